@@ -1,0 +1,1 @@
+"""Human judgments, final labels and exports."""

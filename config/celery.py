@@ -1,0 +1,11 @@
+"""The Celery application, wired the standard way (tasks autodiscovered from apps)."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("dream")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

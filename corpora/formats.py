@@ -1,0 +1,371 @@
+"""Reading and writing benchmark files: BEIR JSONL/TSV, TREC qrels, reference answers.
+
+Pure functions, no database. Every reader streams its file line by line (plain or ``.gz``),
+strips a UTF-8 byte-order mark, and raises :class:`FormatError` naming the file, the line and
+the reason for the first thing it cannot read. Formats follow BEIR (Thakur et al., 2021,
+``beir.datasets.data_loader``) and trec_eval's qrels layout ``qid iter docid rel``.
+
+Ids are opaque strings: ``#`` inside an id (MS MARCO style) is part of the id, and ids may not
+contain whitespace (as in trec_eval).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+RELEVANCE_MIN = -127
+RELEVANCE_MAX = 127
+ID_MAX_LENGTH = 200
+DUPLICATE_POLICIES = ("keep-max", "keep-last")
+BEIR_QRELS_HEADER = "query-id\tcorpus-id\tscore\n"
+_BOM = b"\xef\xbb\xbf"
+# How many offending ids or lines an error message spells out before summarising the rest.
+MAX_LISTED = 50
+
+
+class FormatError(ValueError):
+    """A file that cannot be imported. ``str()`` reads ``path:line: reason``.
+
+    ``details`` holds one line per offending record when there are several (duplicates,
+    unknown ids), so the whole list reaches the user at once.
+    """
+
+    def __init__(
+        self, path: str | Path, line: int | None, reason: str, details: Iterable[str] = ()
+    ) -> None:
+        self.path = str(path)
+        self.line = line
+        self.reason = reason
+        self.details = list(details)
+        where = f"{self.path}:{line}" if line is not None else self.path
+        message = f"{where}: {reason}"
+        if self.details:
+            shown = self.details[:MAX_LISTED]
+            message += "\n" + "\n".join(f"  {d}" for d in shown)
+            if len(self.details) > MAX_LISTED:
+                message += f"\n  ... and {len(self.details) - MAX_LISTED} more"
+        super().__init__(message)
+
+
+@dataclass(frozen=True, slots=True)
+class DocRecord:
+    line: int
+    doc_id: str
+    title: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class QueryRecord:
+    line: int
+    query_id: str
+    text: str
+    metadata: dict
+
+
+@dataclass(frozen=True, slots=True)
+class QrelRecord:
+    line: int
+    query_id: str
+    doc_id: str
+    relevance: int
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRecord:
+    line: int
+    query_id: str
+    answers: list[str]
+
+
+def open_binary(path: str | Path) -> IO[bytes]:
+    """Open ``path`` for binary reading, decompressing transparently when it ends in ``.gz``."""
+    path = Path(path)
+    if path.suffix == ".gz":
+        return gzip.open(path, "rb")
+    return path.open("rb")
+
+
+def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
+    """Yield ``(line_number, text)`` for every line of a UTF-8 file, 1-based, without newline.
+
+    A byte-order mark at the start is dropped (the first record is kept). Invalid UTF-8 or a
+    damaged gzip stream raises :class:`FormatError` with the line number.
+    """
+    number = 0
+    with open_binary(path) as handle:
+        try:
+            for number, raw in enumerate(handle, start=1):
+                if number == 1 and raw.startswith(_BOM):
+                    raw = raw[len(_BOM) :]
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise FormatError(path, number, f"not valid UTF-8 ({exc.reason})") from None
+                yield number, text.rstrip("\r\n")
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            raise FormatError(path, number + 1, f"cannot read file ({exc})") from None
+
+
+def _check_id(value: object, field: str, path: str | Path, line: int) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise FormatError(path, line, f"'{field}' must be a string, got {type(value).__name__}")
+    text = str(value)
+    if not text or text != text.strip() or any(ch.isspace() for ch in text):
+        raise FormatError(path, line, f"'{field}' {text!r} is empty or contains whitespace")
+    if len(text) > ID_MAX_LENGTH:
+        raise FormatError(path, line, f"'{field}' is longer than {ID_MAX_LENGTH} characters")
+    return text
+
+
+def _check_text(value: object, field: str, path: str | Path, line: int) -> str:
+    if not isinstance(value, str):
+        raise FormatError(path, line, f"'{field}' must be a string, got {type(value).__name__}")
+    if "\x00" in value:
+        raise FormatError(path, line, f"'{field}' contains a NUL character")
+    return value
+
+
+def _iter_json_objects(path: str | Path) -> Iterator[tuple[int, dict]]:
+    seen_any = False
+    for number, text in iter_lines(path):
+        if not text.strip():
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise FormatError(
+                path, number, f"invalid JSON ({exc.msg} at column {exc.colno})"
+            ) from None
+        if not isinstance(obj, dict):
+            raise FormatError(path, number, "expected a JSON object")
+        seen_any = True
+        yield number, obj
+    if not seen_any:
+        raise FormatError(path, None, "file is empty (no records)")
+
+
+def parse_corpus(path: str | Path) -> Iterator[DocRecord]:
+    """Stream a BEIR ``corpus.jsonl[.gz]``: one ``{"_id", "title"?, "text"}`` object a line.
+
+    A missing or null ``title`` is read as ``""``; ``text`` must be a string (may be empty).
+    Raises :class:`FormatError` on invalid JSON, a missing ``_id`` or ``text``, or an empty file.
+    """
+    for number, obj in _iter_json_objects(path):
+        if "_id" not in obj:
+            raise FormatError(path, number, "missing '_id'")
+        if "text" not in obj:
+            raise FormatError(path, number, "missing 'text'")
+        title = obj.get("title")
+        yield DocRecord(
+            line=number,
+            doc_id=_check_id(obj["_id"], "_id", path, number),
+            title="" if title is None else _check_text(title, "title", path, number),
+            text=_check_text(obj["text"], "text", path, number),
+        )
+
+
+def parse_queries(path: str | Path) -> Iterator[QueryRecord]:
+    """Stream a BEIR ``queries.jsonl[.gz]``: ``{"_id", "text", "metadata"?}`` a line.
+
+    Raises :class:`FormatError` on invalid JSON, a missing ``_id`` or ``text``, or an empty file.
+    """
+    for number, obj in _iter_json_objects(path):
+        if "_id" not in obj:
+            raise FormatError(path, number, "missing '_id'")
+        if "text" not in obj:
+            raise FormatError(path, number, "missing 'text'")
+        metadata = obj.get("metadata") or {}
+        if not isinstance(metadata, dict):
+            raise FormatError(path, number, "'metadata' must be an object")
+        yield QueryRecord(
+            line=number,
+            query_id=_check_id(obj["_id"], "_id", path, number),
+            text=_check_text(obj["text"], "text", path, number),
+            metadata=metadata,
+        )
+
+
+def parse_grade(token: str, path: str | Path, line: int) -> int:
+    """Read a relevance grade: an integer, or a float with an integral value (``1.0`` → 1).
+
+    Raises :class:`FormatError` for ``0.5``, non-numbers, and grades outside −127..127.
+    """
+    try:
+        value = int(token)
+    except ValueError:
+        value = None
+    if value is None:
+        try:
+            number = float(token)
+        except ValueError:
+            raise FormatError(path, line, f"relevance {token!r} is not a number") from None
+        if not math.isfinite(number) or number != int(number):
+            raise FormatError(path, line, f"relevance {token!r} is not a whole number")
+        value = int(number)
+    if not RELEVANCE_MIN <= value <= RELEVANCE_MAX:
+        raise FormatError(
+            path, line, f"relevance {value} is outside {RELEVANCE_MIN}..{RELEVANCE_MAX}"
+        )
+    return value
+
+
+def _is_number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
+
+def parse_beir_qrels(path: str | Path) -> Iterator[QrelRecord]:
+    """Stream a BEIR ``qrels/<split>.tsv``: ``query-id corpus-id score`` a line.
+
+    The header is optional and recognised by content (a first line whose score field is not a
+    number), so a headerless file loses no row. Fields may be separated by tabs or spaces.
+    Raises :class:`FormatError` for a wrong field count, a bad grade or an empty file.
+    """
+    first = True
+    seen_any = False
+    for number, text in iter_lines(path):
+        fields = text.split()
+        if not fields:
+            continue
+        if first:
+            first = False
+            if len(fields) == 3 and not _is_number(fields[2]):
+                continue
+        if len(fields) != 3:
+            raise FormatError(
+                path, number, f"expected 3 fields (query-id corpus-id score), got {len(fields)}"
+            )
+        seen_any = True
+        yield QrelRecord(
+            line=number,
+            query_id=_check_id(fields[0], "query-id", path, number),
+            doc_id=_check_id(fields[1], "corpus-id", path, number),
+            relevance=parse_grade(fields[2], path, number),
+        )
+    if not seen_any:
+        raise FormatError(path, None, "file is empty (no qrels)")
+
+
+def parse_trec_qrels(path: str | Path) -> Iterator[QrelRecord]:
+    """Stream a TREC qrels file: ``qid iter docid rel`` separated by any whitespace.
+
+    The ``iter`` column is ignored, as trec_eval does. Negative grades are kept as they are.
+    Raises :class:`FormatError` for a wrong field count, a bad grade or an empty file.
+    """
+    seen_any = False
+    for number, text in iter_lines(path):
+        fields = text.split()
+        if not fields:
+            continue
+        if len(fields) != 4:
+            raise FormatError(
+                path, number, f"expected 4 fields (qid iter docid rel), got {len(fields)}"
+            )
+        seen_any = True
+        yield QrelRecord(
+            line=number,
+            query_id=_check_id(fields[0], "qid", path, number),
+            doc_id=_check_id(fields[2], "docid", path, number),
+            relevance=parse_grade(fields[3], path, number),
+        )
+    if not seen_any:
+        raise FormatError(path, None, "file is empty (no qrels)")
+
+
+def parse_answers(path: str | Path) -> Iterator[AnswerRecord]:
+    """Stream reference answers: ``{"query_id": str, "answers": [str, ...]}`` a line.
+
+    Raises :class:`FormatError` for invalid JSON, a missing field, or non-string answers.
+    """
+    for number, obj in _iter_json_objects(path):
+        if "query_id" not in obj or "answers" not in obj:
+            raise FormatError(path, number, "expected keys 'query_id' and 'answers'")
+        answers = obj["answers"]
+        if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
+            raise FormatError(path, number, "'answers' must be a list of strings")
+        yield AnswerRecord(
+            line=number,
+            query_id=_check_id(obj["query_id"], "query_id", path, number),
+            answers=answers,
+        )
+
+
+def resolve_duplicate_qrels(
+    records: Iterable[QrelRecord], policy: str | None, path: str | Path
+) -> tuple[list[QrelRecord], int]:
+    """Return ``(records, dropped)`` with one record per (query, doc), in first-seen order.
+
+    ``policy`` None rejects any duplicate, listing every line of every duplicated pair;
+    ``"keep-max"`` keeps the highest grade, ``"keep-last"`` the last row. Raises
+    :class:`FormatError` on duplicates without a policy, or an unknown policy.
+    """
+    if policy not in (None, *DUPLICATE_POLICIES):
+        raise FormatError(path, None, f"unknown duplicate policy {policy!r}")
+    kept: dict[tuple[str, str], QrelRecord] = {}
+    lines: dict[tuple[str, str], list[int]] = {}
+    dropped = 0
+    for record in records:
+        key = (record.query_id, record.doc_id)
+        previous = kept.get(key)
+        if previous is None:
+            kept[key] = record
+            continue
+        dropped += 1
+        lines.setdefault(key, [previous.line]).append(record.line)
+        if policy == "keep-last" or (
+            policy == "keep-max" and record.relevance > previous.relevance
+        ):
+            kept[key] = record
+    if lines and policy is None:
+        details = [
+            f"query {q!r} document {d!r} on lines {', '.join(map(str, ls))}"
+            for (q, d), ls in lines.items()
+        ]
+        raise FormatError(
+            path,
+            lines[next(iter(lines))][1],
+            f"{len(lines)} duplicate (query, document) pair(s); "
+            "pass --on-duplicate keep-max or keep-last to resolve them",
+            details,
+        )
+    return list(kept.values()), dropped
+
+
+def format_trec_qrel(query_id: str, doc_id: str, relevance: int) -> str:
+    """One canonical TREC qrels line: ``qid 0 docid rel\\n`` with single spaces."""
+    return f"{query_id} 0 {doc_id} {relevance}\n"
+
+
+def format_beir_qrel(query_id: str, doc_id: str, relevance: int) -> str:
+    """One BEIR TSV qrels line: ``query-id<TAB>corpus-id<TAB>score\\n``."""
+    return f"{query_id}\t{doc_id}\t{relevance}\n"
+
+
+def write_qrels(rows: Iterable[tuple[str, str, int]], out: IO[str], fmt: str) -> int:
+    """Write ``(query_id, doc_id, relevance)`` rows as ``trec`` or ``beir``; return row count.
+
+    Rows are written in the order given (callers pass canonical order: query id, then doc id,
+    by code point). BEIR output starts with its header. Raises ValueError for another format.
+    """
+    if fmt == "trec":
+        line = format_trec_qrel
+    elif fmt == "beir":
+        line = format_beir_qrel
+        out.write(BEIR_QRELS_HEADER)
+    else:
+        raise ValueError(f"unknown qrels format {fmt!r} (expected 'trec' or 'beir')")
+    count = 0
+    for query_id, doc_id, relevance in rows:
+        out.write(line(query_id, doc_id, relevance))
+        count += 1
+    return count

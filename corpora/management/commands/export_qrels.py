@@ -1,0 +1,32 @@
+import sys
+
+from django.core.management.base import BaseCommand, CommandError
+
+from corpora.models import QrelSet
+from corpora.services import qrel_set_get, qrels_export
+
+from ._common import load_dataset
+
+
+class Command(BaseCommand):
+    help = "Export a qrel set as TREC qrels or BEIR TSV, streaming (canonical order)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("dataset", help="Dataset slug")
+        parser.add_argument("qrelset", help="Qrel set name, e.g. test")
+        parser.add_argument("--format", choices=["trec", "beir"], default="trec")
+        parser.add_argument("--out", default="-", help="Output file ('-' for stdout)")
+
+    def handle(self, *args, **opts):
+        dataset = load_dataset(opts["dataset"])
+        try:
+            qrel_set = qrel_set_get(dataset=dataset, name=opts["qrelset"])
+        except QrelSet.DoesNotExist:
+            names = ", ".join(dataset.qrel_sets.values_list("name", flat=True)) or "none"
+            raise CommandError(f"no qrel set {opts['qrelset']!r} (known: {names})") from None
+        if opts["out"] == "-":
+            rows = qrels_export(qrel_set=qrel_set, out=sys.stdout, fmt=opts["format"])
+        else:
+            with open(opts["out"], "w", encoding="utf-8", newline="\n") as out:
+                rows = qrels_export(qrel_set=qrel_set, out=out, fmt=opts["format"])
+        self.stderr.write(f"{rows:,} rows written to {opts['out']}")

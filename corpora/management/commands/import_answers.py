@@ -1,0 +1,27 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from corpora.formats import FormatError
+from corpora.services import answers_import
+
+from ._common import load_dataset
+
+
+class Command(BaseCommand):
+    help = 'Set reference answers from a JSONL file of {"query_id", "answers": [...]}.'
+
+    def add_arguments(self, parser):
+        parser.add_argument("dataset", help="Dataset slug")
+        parser.add_argument("file", help="Answers JSONL (.gz allowed)")
+
+    def handle(self, *args, **opts):
+        dataset = load_dataset(opts["dataset"])
+        try:
+            count = answers_import(dataset=dataset, path=opts["file"])
+        except FormatError as exc:
+            raise CommandError(f"import failed, nothing imported: {exc}") from None
+        total = dataset.queries.count()
+        with_answers = dataset.queries.exclude(answers=[]).count()
+        self.stdout.write(
+            f"answers set for {count:,} queries; {with_answers:,} of {total:,} queries in "
+            f"{dataset.slug} have reference answers"
+        )

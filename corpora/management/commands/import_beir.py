@@ -1,0 +1,38 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from corpora.formats import DUPLICATE_POLICIES, FormatError
+from corpora.services import dataset_import_beir, dataset_summary
+
+from ._common import format_summary
+
+
+class Command(BaseCommand):
+    help = "Import a BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv) as a dataset."
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", help="BEIR folder")
+        parser.add_argument("--name", required=True, help="Dataset name (slug derived from it)")
+        parser.add_argument("--slug", help="Dataset slug (default: from --name)")
+        parser.add_argument("--licence", default="", help="Licence note")
+        parser.add_argument("--source", default="", help="Provenance note (default: the path)")
+        parser.add_argument("--on-duplicate", choices=DUPLICATE_POLICIES, default=None)
+        parser.add_argument(
+            "--splits", help="Comma-separated qrels splits to import (default: every qrels/*.tsv)"
+        )
+        parser.add_argument("--no-progress", action="store_true")
+
+    def handle(self, *args, **opts):
+        try:
+            dataset = dataset_import_beir(
+                path=opts["path"],
+                name=opts["name"],
+                slug=opts["slug"],
+                licence=opts["licence"],
+                source=opts["source"],
+                on_duplicate=opts["on_duplicate"],
+                splits=opts["splits"].split(",") if opts["splits"] else None,
+                progress=not opts["no_progress"],
+            )
+        except FormatError as exc:
+            raise CommandError(f"import failed, nothing imported: {exc}") from None
+        self.stdout.write(format_summary(dataset_summary(dataset=dataset)))

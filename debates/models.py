@@ -1,0 +1,1 @@
+"""Debate jobs, debates and turns (see issue: DREAM debates)."""

@@ -1,0 +1,43 @@
+"""The import commands print documents, queries, qrels per split and relevant per query."""
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from corpora.models import ImportRecord
+
+from .conftest import BUNDLED_SCIFACT
+
+
+@pytest.mark.django_db
+def test_import_beir_of_the_bundled_scifact_prints_its_summary(capsys):
+    call_command("import_beir", str(BUNDLED_SCIFACT), "--name", "SciFact", "--no-progress")
+    out = capsys.readouterr().out
+    assert out.splitlines() == [
+        "dataset scifact: 5,183 documents, 1,109 queries",
+        "  qrels test (imported): 339 rows, 300 judged queries, 339 relevant, "
+        "1.13 relevant per judged query",
+        "  qrels train (imported): 919 rows, 809 judged queries, 919 relevant, "
+        "1.14 relevant per judged query",
+    ]
+    record = ImportRecord.objects.get()
+    assert (record.kind, record.summary["documents"]) == ("beir", 5183)
+
+
+@pytest.mark.django_db
+def test_import_qrels_adds_a_named_set_and_prints_it(tiny_beir, tmp_path, capsys):
+    call_command("import_beir", str(tiny_beir()), "--name", "tiny", "--no-progress")
+    path = tmp_path / "more.qrels"
+    path.write_text("q1 0 d2 1\nq1 0 d3 0\n")
+    call_command("import_qrels", "tiny", str(path), "--name", "more")
+    out = capsys.readouterr().out
+    assert (
+        "  qrels more (imported): 2 rows, 1 judged queries, 1 relevant, 1.0 relevant per "
+        "judged query" in out
+    )
+
+
+def test_an_unknown_dataset_is_named_with_the_known_ones(db):
+    with pytest.raises(CommandError) as err:
+        call_command("import_answers", "nope", "x.jsonl")
+    assert str(err.value) == "no dataset 'nope' (known: none)"
