@@ -1,0 +1,78 @@
+"""The one interface every LLM backend implements.
+
+Callers build chat messages, call :meth:`LLMClient.chat`, and get an :class:`LLMResult`; no
+module outside ``debates/llm/`` imports a provider SDK. Errors are split so callers can decide:
+:class:`TransientLLMError` (timeout, connection, 429, 5xx: retry with backoff, honouring
+``retry_after``) and :class:`PermanentLLMError` (auth, bad request, context too long: do not
+retry). Neither is ever turned into a relevance label.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, TypedDict, runtime_checkable
+
+
+class ChatMessage(TypedDict):
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class LLMResult:
+    """One completion. Tokens are counts; ``latency_ms`` is wall time of the call."""
+
+    text: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_ms: float
+    finish_reason: str  # "stop", "length", ... as the provider reports it
+
+
+class LLMError(Exception):
+    """Base class of backend errors."""
+
+
+class TransientLLMError(LLMError):
+    """Worth retrying: timeout, connection error, HTTP 429 or 5xx.
+
+    ``retry_after`` is the server's Retry-After in seconds, when it sent one.
+    """
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class PermanentLLMError(LLMError):
+    """Not worth retrying: authentication, bad request, context too long, missing model."""
+
+
+class ContextTooLongError(PermanentLLMError):
+    """The request would not fit the model's context window."""
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationParams:
+    temperature: float = 0.0
+    max_tokens: int = 512
+    json_schema: dict[str, Any] | None = None  # constrain output when the backend supports it
+    seed: int | None = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class LLMClient(Protocol):
+    """What the debate engine needs from a backend."""
+
+    model: str
+    context_window: int  # tokens
+
+    def chat(self, messages: list[ChatMessage], params: GenerationParams) -> LLMResult:
+        """Complete ``messages``. Raises TransientLLMError or PermanentLLMError."""
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens ``text`` takes with this model's tokenizer (an upper bound is acceptable)."""
+        ...
