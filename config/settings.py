@@ -127,6 +127,28 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # Must exceed the task time limit, or Redis redelivers a task that is still running.
     "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600")),
 }
+# Celery beat (`celery -A config beat`, or `worker -B` on one worker): requeue debates whose
+# worker died, every DREAM_REQUEUE_EVERY_SECONDS.
+CELERY_BEAT_SCHEDULE = {
+    "requeue-expired-debates": {
+        "task": "debates.requeue_expired_debates",
+        "schedule": float(os.environ.get("DREAM_REQUEUE_EVERY_SECONDS", "60")),
+    },
+    "sync-review-items": {
+        "task": "assess.sync_review_items",
+        "schedule": float(os.environ.get("DREAM_REVIEW_SYNC_EVERY_SECONDS", "60")),
+    },
+}
+# Debate jobs: a running debate's lease (renewed before every LLM call), the calls per LLM
+# request before a transient error fails the attempt, the first delay before a failed
+# attempt is run again (doubling after each).
+DREAM_DEBATE_LEASE_SECONDS = int(os.environ.get("DREAM_DEBATE_LEASE_SECONDS", "600"))
+DREAM_LLM_RETRY_ATTEMPTS = int(os.environ.get("DREAM_LLM_RETRY_ATTEMPTS", "5"))
+DREAM_DEBATE_RETRY_SECONDS = int(os.environ.get("DREAM_DEBATE_RETRY_SECONDS", "30"))
+# Human judging: a claimed pair's lease and the undo window (seconds); job-page cost estimate.
+DREAM_REVIEW_LEASE_SECONDS = int(os.environ.get("DREAM_REVIEW_LEASE_SECONDS", "900"))
+DREAM_UNDO_SECONDS = int(os.environ.get("DREAM_UNDO_SECONDS", "900"))
+DREAM_PRICE_PER_1K_TOKENS = os.environ.get("DREAM_PRICE_PER_1K_TOKENS", "")
 
 LOGGING = {
     "version": 1,

@@ -1,6 +1,20 @@
 from django.contrib import admin
+from django.db.models import Count
+from django.utils.html import format_html_join
 
-from .models import Dataset, Document, ImportRecord, Qrel, QrelSet, Query
+from .models import (
+    Dataset,
+    Document,
+    ImportRecord,
+    Pair,
+    PairSource,
+    Pool,
+    Qrel,
+    QrelSet,
+    Query,
+    Run,
+    RunEntry,
+)
 
 
 @admin.register(Dataset)
@@ -49,3 +63,77 @@ class ImportRecordAdmin(admin.ModelAdmin):
     list_display = ["dataset", "kind", "path", "seconds", "created"]
     list_filter = ["kind", "dataset"]
     search_fields = ["path", "dataset__slug"]
+
+
+@admin.register(Run)
+class RunAdmin(admin.ModelAdmin):
+    list_display = ["name", "dataset", "source", "status", "system", "seconds", "created"]
+    list_filter = ["dataset", "source", "status"]
+    search_fields = ["name", "system", "dataset__slug"]
+    readonly_fields = ["created"]
+
+
+@admin.register(RunEntry)
+class RunEntryAdmin(admin.ModelAdmin):
+    list_display = ["run", "query", "rank", "document", "score"]
+    list_filter = ["run"]
+    search_fields = ["query__query_id", "document__doc_id"]
+    list_select_related = ["run__dataset", "query", "document"]
+    raw_id_fields = ["query", "document"]
+    ordering = ["run", "query", "rank"]
+    show_full_result_count = False
+
+
+@admin.register(Pool)
+class PoolAdmin(admin.ModelAdmin):
+    list_display = ["name", "dataset", "qrel_set", "depth", "include_judged", "run_names", "pairs"]
+    list_filter = ["dataset"]
+    search_fields = ["name", "dataset__slug"]
+    filter_horizontal = ["runs"]
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("dataset", "qrel_set__dataset")
+            .prefetch_related("runs")
+            .annotate(pair_count=Count("pairs"))
+        )
+
+    @admin.display(description="runs")
+    def run_names(self, obj: Pool) -> str:
+        return ", ".join(r.name for r in obj.runs.all())
+
+    @admin.display(description="pairs", ordering="pair_count")
+    def pairs(self, obj: Pool) -> int:
+        return obj.pair_count
+
+
+class PairSourceInline(admin.TabularInline):
+    model = PairSource
+    extra = 0
+    fields = ["run", "rank", "score"]
+    readonly_fields = ["run", "rank", "score"]
+    can_delete = False
+
+
+@admin.register(Pair)
+class PairAdmin(admin.ModelAdmin):
+    list_display = ["pool", "query", "document", "original_relevance", "provenance"]
+    list_filter = ["pool"]
+    search_fields = ["query__query_id", "document__doc_id"]
+    list_select_related = ["pool__dataset", "query", "document"]
+    raw_id_fields = ["query", "document"]
+    inlines = [PairSourceInline]
+    show_full_result_count = False
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("sources__run")
+
+    @admin.display(description="provenance (run: rank, score)")
+    def provenance(self, obj: Pair) -> str:
+        return format_html_join(
+            ", ",
+            "{}: #{} ({})",
+            ((s.run.name, s.rank, f"{s.score:.4g}") for s in obj.sources.all()),
+        )

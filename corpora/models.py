@@ -134,3 +134,153 @@ class ImportRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.dataset.slug} {self.kind} {self.path}"
+
+
+class Run(models.Model):
+    """A ranked list of documents per query: built by a retriever here or imported (TREC run).
+
+    Rank order is (score descending, doc_id ascending) everywhere, so a run is reproducible
+    byte for byte. ``status`` tracks a built-in retrieval executed by a Celery task.
+    """
+
+    class Source(models.TextChoices):
+        BUILTIN = "builtin", "built-in retriever"
+        IMPORTED = "imported", "imported TREC run"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "pending"
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+        FAILED = "failed", "failed"
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="runs")
+    name = models.SlugField(max_length=100, help_text="Run tag, unique per dataset, e.g. 'bm25'.")
+    system = models.TextField(blank=True, help_text="What produced the run (retriever, model).")
+    parameters = models.JSONField(default=dict, blank=True)
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.BUILTIN)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DONE)
+    error = models.TextField(blank=True)
+    seconds = models.FloatField(default=0, help_text="Wall-clock seconds to build or import.")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["dataset", "name"]
+        constraints = [models.UniqueConstraint(fields=["dataset", "name"], name="run_natural_key")]
+
+    def __str__(self) -> str:
+        return f"{self.dataset.slug}/{self.name}"
+
+
+class RunEntry(models.Model):
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="entries")
+    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="run_entries")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="run_entries")
+    rank = models.PositiveIntegerField(help_text="1-based rank within the query.")
+    score = models.FloatField(help_text="Raw score from the system (kept as imported).")
+
+    class Meta:
+        verbose_name_plural = "run entries"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "query", "document"], name="runentry_natural_key"
+            )
+        ]
+        indexes = [models.Index(fields=["run", "query", "rank"], name="runentry_rank")]
+
+    def __str__(self) -> str:
+        return f"{self.run_id} {self.query_id} {self.document_id} {self.rank} {self.score}"
+
+
+class DocumentEmbedding(models.Model):
+    """A document's dense vector for one encoder, computed once and reused by every run.
+
+    ``vector`` is little-endian float32 bytes, L2-normalised (so dot product = cosine).
+    """
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="embeddings")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="embeddings")
+    model_name = models.CharField(max_length=200)
+    vector = models.BinaryField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["document", "model_name"], name="documentembedding_natural_key"
+            )
+        ]
+        indexes = [models.Index(fields=["dataset", "model_name"], name="embedding_dataset_model")]
+
+    def __str__(self) -> str:
+        return f"{self.document_id} {self.model_name}"
+
+
+class Pool(models.Model):
+    """Candidate (query, document) pairs: the union of chosen runs' top ``depth`` per query,
+    minus pairs already judged in ``qrel_set`` unless ``include_judged``."""
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="pools")
+    qrel_set = models.ForeignKey(
+        QrelSet,
+        # RESTRICT, not PROTECT: deleting the whole dataset (pools included) still works.
+        on_delete=models.RESTRICT,
+        related_name="pools",
+        help_text="The qrels the pool is judged against (judged pairs are left out).",
+    )
+    name = models.SlugField(max_length=100)
+    depth = models.PositiveIntegerField(default=10, help_text="Pool depth k: top k per run.")
+    include_judged = models.BooleanField(
+        default=False, help_text="Keep pairs already judged in the qrel set (accuracy audits)."
+    )
+    runs = models.ManyToManyField(Run, related_name="pools", blank=True)
+    query_ids = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Pool only these query ids (a bounded subset); empty: every judged query.",
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["dataset", "name"]
+        constraints = [models.UniqueConstraint(fields=["dataset", "name"], name="pool_natural_key")]
+
+    def __str__(self) -> str:
+        return f"{self.dataset.slug}/{self.name}"
+
+
+class Pair(models.Model):
+    """One candidate (query, document) in a pool; its provenance is in ``sources``."""
+
+    pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="pairs")
+    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="pairs")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="pairs")
+    original_relevance = models.SmallIntegerField(
+        null=True, blank=True, help_text="Grade in the pool's qrel set, if judged there."
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["pool", "query", "document"], name="pair_natural_key")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.pool_id} {self.query_id} {self.document_id}"
+
+
+class PairSource(models.Model):
+    """A run that put a pair in its pool, at this rank and score."""
+
+    pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="sources")
+    # A run whose ranks are a pool's provenance must not vanish under it; RESTRICT (unlike
+    # PROTECT) still lets the whole dataset, pools included, be deleted.
+    run = models.ForeignKey(Run, on_delete=models.RESTRICT, related_name="pair_sources")
+    rank = models.PositiveIntegerField()
+    score = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["pair", "run"], name="pairsource_natural_key")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.pair_id} {self.run_id} {self.rank}"

@@ -6,21 +6,38 @@ error) rolls back everything the import wrote, so bad input changes nothing.
 
 from __future__ import annotations
 
+import re
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+import numpy as np
 from django.db import connection, transaction
 from django.db.models import Count, Q
 from django.db.models.functions import Collate
+from django.utils import timezone
 from django.utils.text import slugify
 from tqdm import tqdm
 
-from . import formats
+from . import formats, pooling, retrieval
+from . import runs as run_files
 from .formats import FormatError
-from .models import Dataset, Document, ImportRecord, Qrel, QrelSet, Query
+from .models import (
+    Dataset,
+    Document,
+    DocumentEmbedding,
+    ImportRecord,
+    PairSource,
+    Pool,
+    Qrel,
+    QrelSet,
+    Query,
+    Run,
+    RunEntry,
+)
 
 BATCH_SIZE = 5000
 
@@ -433,3 +450,584 @@ def dataset_get(*, slug: str) -> Dataset:
 def qrel_set_get(*, dataset: Dataset, name: str) -> QrelSet:
     """The dataset's QrelSet of this name. Raises ``QrelSet.DoesNotExist``."""
     return QrelSet.objects.get(dataset=dataset, name=name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Runs, built-in retrievers and pooling
+# ---------------------------------------------------------------------------------------------
+
+RETRIEVERS = ("bm25", "dense")
+# From this corpus size on, BM25 runs on bm25s: bench/retrieval_bench.py measured rank-bm25
+# (a Python loop over every document per query term) far more than 5x slower at 100,000
+# documents. Below it rank-bm25, the reference implementation, is fast enough.
+BM25S_MIN_DOCUMENTS = 20_000
+RUN_NAME_RE = re.compile(r"^[-a-zA-Z0-9_]+$")
+QUERIES_ALL = "all"
+
+
+class RunError(ValueError):
+    """A run action that is refused (name taken, unknown qrel set, run still in use...)."""
+
+
+class PoolError(ValueError):
+    """A pool build that is refused (runs of another dataset, unfinished runs, a pool of that
+    name built with other settings...)."""
+
+
+def _progress_bar(enabled: bool, *, desc: str, unit: str):
+    """A callable wrapping an iterable in a tqdm bar on stderr, or None when disabled."""
+    if not enabled:
+        return None
+    return lambda iterable: _progress(iterable, desc=desc, enabled=True, unit=unit)
+
+
+def _check_run_name(name: str) -> str:
+    if not RUN_NAME_RE.match(name or "") or len(name) > 100:
+        raise RunError(
+            f"run name {name!r} must be 1-100 letters, digits, '-' or '_' (it is the TREC tag)"
+        )
+    return name
+
+
+def _judged_queries(qrel_set: QrelSet):
+    return Query.objects.filter(pk__in=qrel_set.qrels.values("query_id"))
+
+
+def run_queries(*, dataset: Dataset, queries: str | None) -> list[tuple[int, str, str]]:
+    """The queries a run covers as ``(pk, query_id, text)``, sorted by query id (code point).
+
+    ``queries`` is the name of a qrel set (its judged queries: ``"test"`` means the queries
+    judged in qrel set ``test``) or ``"all"``/None for every query of the dataset.
+    Raises :class:`RunError` for an unknown qrel set.
+    """
+    qs = Query.objects.filter(dataset=dataset)
+    if queries not in (None, QUERIES_ALL):
+        try:
+            qrel_set = qrel_set_get(dataset=dataset, name=queries)
+        except QrelSet.DoesNotExist:
+            names = ", ".join(dataset.qrel_sets.values_list("name", flat=True)) or "none"
+            raise RunError(
+                f"no qrel set {queries!r} in {dataset.slug!r} to take queries from "
+                f"(known: {names}; or 'all')"
+            ) from None
+        qs = qs.filter(pk__in=qrel_set.qrels.values("query_id"))
+    rows = list(qs.values_list("pk", "query_id", "text"))
+    rows.sort(key=lambda r: r[1])
+    return rows
+
+
+def _run_documents(dataset: Dataset) -> list[tuple[int, str, str]]:
+    """``(pk, doc_id, indexed text)`` for every document, in primary-key order."""
+    qs = Document.objects.filter(dataset=dataset).order_by("pk")
+    return [
+        (pk, doc_id, retrieval.document_text(title, text))
+        for pk, doc_id, title, text in qs.values_list("pk", "doc_id", "title", "text").iterator(
+            chunk_size=BATCH_SIZE
+        )
+    ]
+
+
+def run_create(
+    *,
+    dataset: Dataset,
+    retriever: str,
+    k: int = 100,
+    queries: str | None = "test",
+    name: str | None = None,
+    replace: bool = False,
+    backend: str | None = None,
+) -> Run:
+    """Create a pending built-in Run (no entries yet); :func:`run_retrieve` fills it.
+
+    ``retriever`` is ``"bm25"`` or ``"dense"``; ``k`` the documents kept per query;
+    ``queries`` a qrel set name or ``"all"`` (see :func:`run_queries`); ``name`` defaults to
+    the retriever. ``backend`` (BM25 only) is ``"rank_bm25"`` or ``"bm25s"``; by default
+    bm25s from :data:`BM25S_MIN_DOCUMENTS` documents on. An existing run of that name is
+    refused unless ``replace``; a run that a pool uses as provenance is never replaced.
+    Raises :class:`RunError`.
+    """
+    if retriever not in RETRIEVERS:
+        raise RunError(f"unknown retriever {retriever!r} (expected {' or '.join(RETRIEVERS)})")
+    if k < 1:
+        raise RunError(f"k must be at least 1, got {k}")
+    name = _check_run_name(name or retriever)
+    if retriever == "bm25":
+        if backend is None:
+            large = dataset.documents.count() >= BM25S_MIN_DOCUMENTS
+            backend = "bm25s" if large else "rank_bm25"
+        if backend not in retrieval.BACKENDS:
+            raise RunError(f"unknown BM25 backend {backend!r}")
+        system = f"BM25 (Lucene IDF, k1={retrieval.BM25_K1}, b={retrieval.BM25_B}) via {backend}"
+        parameters = {
+            "retriever": "bm25",
+            "backend": backend,
+            "k1": retrieval.BM25_K1,
+            "b": retrieval.BM25_B,
+            "idf": "lucene: log(1 + (N - df + 0.5) / (df + 0.5))",
+            "tokenizer": "lower-case, Unicode word characters (\\w+)",
+            "fields": "title + ' ' + text",
+        }
+    else:
+        if backend is not None:
+            raise RunError("--backend applies to bm25 only")
+        system = f"dense retrieval, {retrieval.DENSE_MODEL_NAME}, exact cosine"
+        parameters = {
+            "retriever": "dense",
+            "model": retrieval.DENSE_MODEL_NAME,
+            "normalize_embeddings": True,
+            "batch_size": retrieval.DENSE_BATCH_SIZE,
+            "similarity": "cosine (exact)",
+            "fields": "title + ' ' + text",
+        }
+    parameters.update({"k": k, "queries": queries or QUERIES_ALL})
+    with transaction.atomic():
+        run_queries(dataset=dataset, queries=queries)  # refuses an unknown qrel set early
+        existing = Run.objects.select_for_update().filter(dataset=dataset, name=name).first()
+        if existing is not None:
+            if not replace:
+                raise RunError(
+                    f"run {name!r} already exists in {dataset.slug!r} (status {existing.status});"
+                    " pass --replace to rebuild it or --name to keep both"
+                )
+            pools = list(existing.pools.values_list("name", flat=True))
+            if pools or existing.pair_sources.exists():
+                raise RunError(
+                    f"run {name!r} is pooled in {', '.join(pools) or 'a pool'}: its ranks are "
+                    "that pool's provenance, so it cannot be replaced; use another --name"
+                )
+            existing.delete()
+        return Run.objects.create(
+            dataset=dataset,
+            name=name,
+            system=system,
+            parameters=parameters,
+            source=Run.Source.BUILTIN,
+            status=Run.Status.PENDING,
+        )
+
+
+def run_enqueue(*, run: Run) -> None:
+    """Queue :func:`corpora.tasks.retrieve_task` for ``run`` once the transaction commits."""
+    from .tasks import retrieve_task
+
+    run_id = run.pk
+    transaction.on_commit(lambda: retrieve_task.delay(run_id))
+
+
+def embeddings_ensure(
+    *,
+    dataset: Dataset,
+    documents: Sequence[tuple[int, str, str]] | None = None,
+    model_name: str = retrieval.DENSE_MODEL_NAME,
+    progress: bool = False,
+    cache_dir: Path | None = None,
+) -> np.ndarray:
+    """Dense vectors of ``documents`` (default: all, as :func:`_run_documents` lists them).
+
+    Returns float32 ``(len(documents), 384)``, L2-normalised, in the order given. Vectors are
+    stored per (document, model) in DocumentEmbedding and reused: only documents without one
+    are encoded. ``cache_dir`` adds an on-disk cache keyed by the texts' content hash (tests
+    and benchmarks, whose databases are recreated).
+    """
+    if documents is None:
+        documents = _run_documents(dataset)
+    stored = dict(
+        DocumentEmbedding.objects.filter(dataset=dataset, model_name=model_name).values_list(
+            "document_id", "vector"
+        )
+    )
+    missing = [d for d in documents if d[0] not in stored]
+    if missing:
+        model = retrieval.load_encoder()
+        vectors = retrieval.encode_cached(
+            model,
+            [d[2] for d in missing],
+            cache_dir=cache_dir,
+            model_name=model_name,
+            progress=_progress_bar(progress, desc="encoding", unit=" chunks"),
+        )
+        blobs = retrieval.vectors_to_bytes(vectors)
+        with transaction.atomic():
+            # ignore_conflicts: two workers encoding the same dataset at once both succeed.
+            DocumentEmbedding.objects.bulk_create(
+                (
+                    DocumentEmbedding(
+                        dataset=dataset, document_id=d[0], model_name=model_name, vector=blob
+                    )
+                    for d, blob in zip(missing, blobs, strict=True)
+                ),
+                batch_size=2000,
+                ignore_conflicts=True,
+            )
+        stored.update({d[0]: blob for d, blob in zip(missing, blobs, strict=True)})
+    if not documents:
+        return np.zeros((0, 0), dtype=np.float32)
+    first = bytes(stored[documents[0][0]])
+    return retrieval.vectors_from_bytes([stored[d[0]] for d in documents], len(first) // 4)
+
+
+def run_retrieve(*, run: Run, progress: bool = False, cache_dir: Path | None = None) -> Run:
+    """Execute a built-in run: rank the run's queries and store its top k entries.
+
+    Idempotent: a run already ``done`` is returned as it is. Status goes pending → running →
+    done (entries written in one transaction) or failed (``error`` set, exception re-raised).
+    ``cache_dir`` is passed to :func:`embeddings_ensure` for dense runs.
+    """
+    run = Run.objects.select_related("dataset").get(pk=run.pk)
+    if run.status == Run.Status.DONE:
+        return run
+    if run.source != Run.Source.BUILTIN:
+        raise RunError(f"run {run.name!r} was imported; there is nothing to retrieve")
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING, error="")
+    started = time.monotonic()
+    params = run.parameters
+    try:
+        queries = run_queries(dataset=run.dataset, queries=params.get("queries"))
+        documents = _run_documents(run.dataset)
+        doc_ids = [d[1] for d in documents]
+        bar = _progress_bar(progress, desc=run.name, unit=" queries")
+        if params["retriever"] == "bm25":
+            tokens = [retrieval.tokenize(d[2]) for d in documents]
+            index = retrieval.bm25_index(
+                tokens, backend=params["backend"], k1=params["k1"], b=params["b"]
+            )
+            rankings = retrieval.bm25_search(
+                index, [q[2] for q in queries], doc_ids=doc_ids, k=params["k"], progress=bar
+            )
+        else:
+            doc_vectors = embeddings_ensure(
+                dataset=run.dataset,
+                documents=documents,
+                model_name=params["model"],
+                progress=progress,
+                cache_dir=cache_dir,
+            )
+            model = retrieval.load_encoder()
+            query_vectors = retrieval.encode(model, [q[2] for q in queries])
+            rankings = retrieval.cosine_search(
+                query_vectors, doc_vectors, doc_ids=doc_ids, k=params["k"]
+            )
+    except Exception as exc:
+        Run.objects.filter(pk=run.pk).update(status=Run.Status.FAILED, error=str(exc)[:2000])
+        raise
+    with transaction.atomic():
+        locked = Run.objects.select_for_update().get(pk=run.pk)
+        if locked.status == Run.Status.DONE:
+            return locked
+        RunEntry.objects.filter(run=locked).delete()
+        _copy_rows(
+            "corpora_runentry",
+            ["run_id", "query_id", "document_id", "rank", "score"],
+            (
+                (locked.pk, query[0], documents[index][0], rank, score)
+                for query, ranking in zip(queries, rankings, strict=True)
+                for rank, (index, score) in enumerate(ranking, start=1)
+            ),
+        )
+        locked.status = Run.Status.DONE
+        locked.seconds = time.monotonic() - started
+        locked.save(update_fields=["status", "seconds"])
+    return locked
+
+
+def run_get(*, dataset: Dataset, name: str) -> Run:
+    """The dataset's Run of this name. Raises ``Run.DoesNotExist``."""
+    return Run.objects.get(dataset=dataset, name=name)
+
+
+def run_import(
+    *, dataset: Dataset, path: str | Path, name: str | None = None, system: str = ""
+) -> Run:
+    """Import a TREC run file (``qid Q0 docid rank score tag``) as a new Run.
+
+    Ranks are recomputed in the project's rank order (score descending, doc id ascending), as
+    trec_eval reads a run; raw scores are stored as they are. ``name`` defaults to the file's
+    tag. One transaction; rejects, changing nothing, with file and line: a malformed line, a
+    non-numeric score, a document listed twice for a query, unknown query or document ids
+    (all listed), several tags without ``name``, a name already taken.
+    Raises :class:`FormatError`.
+    """
+    started = time.monotonic()
+    path = Path(path)
+    records = run_files.reject_duplicates(run_files.parse_trec_run(path), path)
+    tags = list(dict.fromkeys(r.tag for r in records))
+    if name is None:
+        if len(tags) > 1:
+            line = next(r.line for r in records if r.tag != tags[0])
+            raise FormatError(
+                path, line, f"the file has {len(tags)} tags ({', '.join(tags[:5])}); pass --name"
+            )
+        name = tags[0]
+    try:
+        _check_run_name(name)
+    except RunError as exc:
+        raise FormatError(path, None, f"{exc}; pass --name") from None
+    with transaction.atomic():
+        if Run.objects.filter(dataset=dataset, name=name).exists():
+            raise FormatError(path, None, f"run {name!r} already exists in {dataset.slug!r}")
+        query_pk, doc_pk = _resolve_run_ids(dataset, records, path)
+        by_query: dict[str, list[run_files.RunRecord]] = {}
+        for record in records:
+            by_query.setdefault(record.query_id, []).append(record)
+        rows = []
+        reordered = 0
+        for query_id in sorted(by_query):
+            group = by_query[query_id]
+            ranked = run_files.rank_order((r.doc_id, r.score) for r in group)
+            if [d for d, _, _ in ranked] != [r.doc_id for r in sorted(group, key=lambda r: r.rank)]:
+                reordered += 1
+            rows.extend((query_pk[query_id], doc_pk[d], rank, score) for d, rank, score in ranked)
+        run = Run.objects.create(
+            dataset=dataset,
+            name=name,
+            system=system or f"imported from {path.name}",
+            parameters={"file": str(path), "tags": tags},
+            source=Run.Source.IMPORTED,
+            status=Run.Status.DONE,
+        )
+        _copy_rows(
+            "corpora_runentry",
+            ["run_id", "query_id", "document_id", "rank", "score"],
+            ((run.pk, *row) for row in rows),
+        )
+        run.seconds = time.monotonic() - started
+        run.save(update_fields=["seconds"])
+        ImportRecord.objects.create(
+            dataset=dataset,
+            kind=ImportRecord.Kind.RUN,
+            path=str(path),
+            summary={
+                "run": name,
+                "queries": len(by_query),
+                "entries": len(rows),
+                "queries_reordered_by_score": reordered,
+            },
+            seconds=run.seconds,
+        )
+    return run
+
+
+def _resolve_run_ids(
+    dataset: Dataset, records: list[run_files.RunRecord], path: Path
+) -> tuple[dict[str, int], dict[str, int]]:
+    """Map a run's query and doc ids to primary keys; reject unknown ids, listing them."""
+    query_ids = sorted({r.query_id for r in records})
+    doc_ids = sorted({r.doc_id for r in records})
+    query_pk: dict[str, int] = {}
+    doc_pk: dict[str, int] = {}
+    for start in range(0, len(query_ids), BATCH_SIZE):
+        query_pk.update(
+            Query.objects.filter(
+                dataset=dataset, query_id__in=query_ids[start : start + BATCH_SIZE]
+            ).values_list("query_id", "pk")
+        )
+    for start in range(0, len(doc_ids), BATCH_SIZE):
+        doc_pk.update(
+            Document.objects.filter(
+                dataset=dataset, doc_id__in=doc_ids[start : start + BATCH_SIZE]
+            ).values_list("doc_id", "pk")
+        )
+    bad = [r for r in records if r.query_id not in query_pk or r.doc_id not in doc_pk]
+    if bad:
+        details = [
+            f"line {r.line}: unknown query id {r.query_id!r}"
+            if r.query_id not in query_pk
+            else f"line {r.line}: unknown document id {r.doc_id!r}"
+            for r in bad
+        ]
+        missing_q = len({r.query_id for r in bad if r.query_id not in query_pk})
+        missing_d = len({r.doc_id for r in bad if r.doc_id not in doc_pk})
+        raise FormatError(
+            path,
+            bad[0].line,
+            f"run names {missing_q} unknown query id(s) and {missing_d} unknown document "
+            f"id(s) in dataset {dataset.slug!r}",
+            details,
+        )
+    return query_pk, doc_pk
+
+
+def run_rows(*, run: Run) -> Iterator[tuple[str, str, int, float]]:
+    """Yield ``(query_id, doc_id, rank, score)`` by query id (code point), then rank, with
+    the raw stored scores, streaming from the database."""
+    qs = (
+        RunEntry.objects.filter(run=run)
+        .order_by(_ordered_by_code_point("query__query_id"), "rank")
+        .values_list("query__query_id", "document__doc_id", "rank", "score")
+    )
+    yield from qs.iterator(chunk_size=BATCH_SIZE)
+
+
+def run_export(*, run: Run, out: IO[str]) -> int:
+    """Write ``run`` as a TREC run file (tag = run name) with strictly decreasing scores per
+    query (see :func:`corpora.runs.strictly_decreasing`); return lines written."""
+    return run_files.write_trec_run(run_rows(run=run), out, run.name)
+
+
+def run_evaluate(
+    *, run: Run, qrel_set: QrelSet, measures: Sequence[str] = ("nDCG@10",)
+) -> dict[str, float]:
+    """Mean of each measure over the run's queries that ``qrel_set`` judges, computed with
+    ir_measures (MacAvaney et al., ECIR 2022; pytrec_eval/trec_eval underneath).
+
+    ``measures`` are ir_measures names, e.g. ``"nDCG@10"``, ``"Judged@10"``. The run is
+    evaluated in its stored rank order (strictly decreasing exported scores). Returns
+    ``{measure name: value}``; queries the run does not cover are not averaged, as in trec_eval.
+    """
+    import ir_measures
+
+    parsed = [ir_measures.parse_measure(m) for m in measures]
+    qrels = run_files.ir_measures_qrels(qrels_rows(qrel_set=qrel_set))
+    run_dict = run_files.ir_measures_run(run_rows(run=run))
+    run_dict = {q: docs for q, docs in run_dict.items() if q in qrels}
+    result = ir_measures.calc_aggregate(parsed, qrels, run_dict)
+    return {str(m): float(result.get(m, 0.0)) for m in parsed}
+
+
+@dataclass
+class PoolBuildReport:
+    """What :func:`pool_build` did: the pool, its full candidate set with statistics, and how
+    many pairs and provenance rows this build created. ``query_ids`` and ``run_names`` map the
+    database ids in ``result`` to benchmark query ids and run names."""
+
+    pool: Pool
+    result: pooling.PoolResult
+    created_pairs: int
+    created_sources: int
+    query_ids: dict[int, str]
+    run_names: dict[int, str]
+
+
+def pool_default_name(*, qrel_set: QrelSet, depth: int, include_judged: bool) -> str:
+    """``<qrels>-depth<k>``, plus ``-judged`` when judged pairs are re-judged."""
+    return f"{qrel_set.name}-depth{depth}" + ("-judged" if include_judged else "")
+
+
+def pool_build(
+    *,
+    dataset: Dataset,
+    qrel_set: QrelSet,
+    runs: Sequence[Run],
+    depth: int = 10,
+    include_judged: bool = False,
+    name: str | None = None,
+    queries: Sequence[str] | None = None,
+) -> PoolBuildReport:
+    """Build or extend a Pool: the union of each run's top ``depth`` per query.
+
+    Only queries judged in ``qrel_set`` are pooled. Pairs judged there (any grade) are left
+    out unless ``include_judged``. Each Pair gets one PairSource per run ranking it within the
+    depth, and its original grade. Incremental and idempotent: building the same pool again
+    creates nothing; adding a run adds only the new pairs and provenance rows; pairs are never
+    deleted. One transaction. ``name`` defaults to :func:`pool_default_name`; an existing
+    pool of that name must have the same qrel set, depth and ``include_judged``.
+    ``queries`` (benchmark query ids) bounds the pool to that subset of the judged queries,
+    e.g. for a quick demo; it is stored on the pool and must match when the pool is extended.
+    Raises :class:`PoolError`.
+    """
+    if depth < 1:
+        raise PoolError(f"pool depth must be at least 1, got {depth}")
+    if not runs:
+        raise PoolError("a pool needs at least one run")
+    if qrel_set.dataset_id != dataset.pk:
+        raise PoolError(f"qrel set {qrel_set} is not in dataset {dataset.slug!r}")
+    for run in runs:
+        if run.dataset_id != dataset.pk:
+            raise PoolError(f"run {run} is not in dataset {dataset.slug!r}")
+        if run.status != Run.Status.DONE:
+            raise PoolError(f"run {run.name!r} is {run.status}, not done")
+    name = name or pool_default_name(qrel_set=qrel_set, depth=depth, include_judged=include_judged)
+    subset = sorted(set(queries)) if queries else []
+    if subset:
+        known = set(
+            Query.objects.filter(dataset=dataset, query_id__in=subset).values_list(
+                "query_id", flat=True
+            )
+        )
+        unknown = [q for q in subset if q not in known]
+        if unknown:
+            raise PoolError(f"unknown query id(s) in {dataset.slug!r}: {', '.join(unknown)}")
+    with transaction.atomic():
+        pool, created = Pool.objects.select_for_update().get_or_create(
+            dataset=dataset,
+            name=name,
+            defaults={
+                "qrel_set": qrel_set,
+                "depth": depth,
+                "include_judged": include_judged,
+                "query_ids": subset,
+            },
+        )
+        if not created and (
+            pool.qrel_set_id != qrel_set.pk
+            or pool.depth != depth
+            or pool.include_judged != include_judged
+            or pool.query_ids != subset
+        ):
+            raise PoolError(
+                f"pool {name!r} exists with qrels {pool.qrel_set.name!r}, depth {pool.depth}, "
+                f"include_judged={pool.include_judged}, "
+                f"{len(pool.query_ids) or 'all'} queries; use another name"
+            )
+        pool.runs.add(*runs)
+        pooled_runs = list(pool.runs.all())
+        judged_queries = qrel_set.qrels.values("query_id")
+        if subset:
+            judged_queries = judged_queries.filter(query__query_id__in=subset)
+        entries = RunEntry.objects.filter(
+            run__in=pooled_runs, rank__lte=depth, query_id__in=judged_queries
+        ).values_list("run_id", "query_id", "document_id", "rank", "score")
+        judged = {
+            (q, d): rel
+            for q, d, rel in qrel_set.qrels.values_list("query_id", "document_id", "relevance")
+        }
+        result = pooling.pool_candidates(
+            entries.iterator(chunk_size=BATCH_SIZE),
+            depth=depth,
+            judged=judged,
+            include_judged=include_judged,
+            runs=[r.pk for r in pooled_runs],
+        )
+        existing = dict(
+            ((q, d), pk) for q, d, pk in pool.pairs.values_list("query_id", "document_id", "pk")
+        )
+        new_pairs = [c for c in result.candidates if (c.query, c.document) not in existing]
+        now = timezone.now()
+        # COPY: a depth-100 pool of a mid-sized benchmark is tens of thousands of rows.
+        _copy_rows(
+            "corpora_pair",
+            ["pool_id", "query_id", "document_id", "original_relevance", "created"],
+            ((pool.pk, c.query, c.document, c.original_relevance, now) for c in new_pairs),
+        )
+        if new_pairs:
+            existing = dict(
+                ((q, d), pk) for q, d, pk in pool.pairs.values_list("query_id", "document_id", "pk")
+            )
+        have = set(PairSource.objects.filter(pair__pool=pool).values_list("pair_id", "run_id"))
+        new_sources = [
+            (existing[(c.query, c.document)], s.run, s.rank, s.score)
+            for c in result.candidates
+            for s in c.sources
+            if (existing[(c.query, c.document)], s.run) not in have
+        ]
+        _copy_rows("corpora_pairsource", ["pair_id", "run_id", "rank", "score"], new_sources)
+    query_ids = dict(
+        Query.objects.filter(pk__in=[s.query for s in result.per_query]).values_list(
+            "pk", "query_id"
+        )
+    )
+    # Report queries in benchmark id order, not database id order.
+    result.per_query.sort(key=lambda s: query_ids[s.query])
+    return PoolBuildReport(
+        pool=pool,
+        result=result,
+        created_pairs=len(new_pairs),
+        created_sources=len(new_sources),
+        query_ids=query_ids,
+        run_names={r.pk: r.name for r in pooled_runs},
+    )
+
+
+def pool_get(*, dataset: Dataset, name: str) -> Pool:
+    """The dataset's Pool of this name. Raises ``Pool.DoesNotExist``."""
+    return Pool.objects.get(dataset=dataset, name=name)

@@ -1,1 +1,166 @@
-"""Debate jobs, debates and turns (see issue: DREAM debates)."""
+"""Debate jobs, debates and turns: the stored side of DREAM debates.
+
+A :class:`DebateJob` debates the pairs of one pool with two agents; it holds one
+:class:`Debate` per pair (unique per job and pair), and each debate the :class:`Turn` of
+every agent in every round (unique per debate, round and agent), so an interrupted debate
+resumes from its stored turns and no LLM call for a stored turn is ever repeated.
+
+Backend configs are stored as plain dicts that are safe to store and show
+(:func:`debates.llm.registry.validate_backend_config`): never an API key, only the name of
+the environment variable that holds it.
+"""
+
+from django.conf import settings
+from django.db import models
+
+from corpora.models import Pair, Pool
+
+
+class DebateJob(models.Model):
+    """One DREAM labelling job over a pool: settings per agent, rounds, and its status."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running", "running"
+        PAUSED = "paused", "paused"
+        CANCELLED = "cancelled", "cancelled"
+        FINISHED = "finished", "finished"
+
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="debate_jobs")
+    agent_a = models.JSONField(
+        help_text="Backend config of agent A (initial stance relevant); never holds a key."
+    )
+    agent_b = models.JSONField(
+        help_text="Backend config of agent B (initial stance irrelevant); never holds a key."
+    )
+    rounds = models.PositiveSmallIntegerField(default=2, help_text="R, the maximum rounds.")
+    temperature = models.FloatField(default=0.0)
+    max_tokens = models.PositiveIntegerField(default=384, help_text="Completion budget per call.")
+    prompt_version = models.CharField(max_length=50)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
+    pair_limit = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Only the first N pairs (query id, doc id) were taken."
+    )
+    judgments_per_pair = models.PositiveSmallIntegerField(
+        default=1, help_text="Human judgments wanted per escalated pair (annotation UI)."
+    )
+    audit_share = models.FloatField(
+        default=0.02, help_text="Share of agreed labels sampled for a human audit."
+    )
+    note = models.CharField(max_length=200, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="debate_jobs",
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return f"job {self.pk} on {self.pool} ({self.status})"
+
+
+class Debate(models.Model):
+    """The debate of one pair in one job, with its outcome and cost.
+
+    ``calls`` and tokens count the LLM calls behind the stored turns (re-asks included);
+    ``seconds`` is worker wall time summed over attempts; ``latency_ms`` the LLM time.
+    ``lease_token``/``lease_expires_at`` mark the worker holding a running debate.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "pending"
+        RUNNING = "running", "running"
+        AGREED = "agreed", "agreed"
+        ESCALATED = "escalated", "escalated"
+        FAILED = "failed", "failed"
+
+    class Reason(models.TextChoices):
+        NONE = "", "none"
+        DISAGREEMENT = "disagreement", "disagreement after R rounds"
+        UNPARSED = "unparsed", "a reply could not be read"
+
+    job = models.ForeignKey(DebateJob, on_delete=models.CASCADE, related_name="debates")
+    pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="debates")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    final_label = models.SmallIntegerField(
+        null=True, blank=True, help_text="1 relevant, 0 irrelevant; set only when agreed."
+    )
+    consensus_round = models.PositiveSmallIntegerField(null=True, blank=True)
+    escalation_reason = models.CharField(
+        max_length=20, choices=Reason.choices, default="", blank=True
+    )
+    chunk_truncated = models.BooleanField(default=False)
+    calls = models.PositiveIntegerField(default=0)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    latency_ms = models.FloatField(default=0, help_text="LLM time of the stored turns.")
+    seconds = models.FloatField(default=0, help_text="Worker wall time, all attempts.")
+    attempts = models.PositiveSmallIntegerField(
+        default=0, help_text="Failed attempts (errors, lost workers)."
+    )
+    last_error = models.TextField(blank=True)
+    lease_token = models.CharField(max_length=32, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["job", "pair"], name="debate_job_pair"),
+        ]
+        indexes = [
+            models.Index(fields=["job", "status"], name="debate_job_status"),
+            models.Index(fields=["status", "lease_expires_at"], name="debate_lease"),
+        ]
+
+    def __str__(self) -> str:
+        return f"debate {self.pk} (job {self.job_id}, pair {self.pair_id}): {self.status}"
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+class Turn(models.Model):
+    """One agent's turn in one round, as the engine returned it (raw reply kept verbatim)."""
+
+    class Agent(models.TextChoices):
+        A = "A", "A (initial stance relevant)"
+        B = "B", "B (initial stance irrelevant)"
+
+    debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="turns")
+    round = models.PositiveSmallIntegerField()
+    agent = models.CharField(max_length=1, choices=Agent.choices)
+    stance = models.CharField(max_length=10, help_text="The agent's assigned initial stance.")
+    label = models.SmallIntegerField(
+        null=True, blank=True, help_text="1 relevant, 0 irrelevant, empty: unparsed."
+    )
+    argument = models.TextField(blank=True)
+    evidence = models.JSONField(default=list, blank=True, help_text="Sentences quoted.")
+    raw = models.TextField(blank=True, help_text="The last reply, verbatim.")
+    parse_error = models.TextField(blank=True)
+    model = models.CharField(max_length=200)
+    attempts = models.PositiveSmallIntegerField(default=1, help_text="2 when re-asked.")
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    latency_ms = models.FloatField(default=0)
+    chunk_truncated = models.BooleanField(default=False)
+    finish_reason = models.CharField(max_length=20, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["debate", "round", "agent"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["debate", "round", "agent"], name="turn_debate_round_agent"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"debate {self.debate_id} round {self.round} agent {self.agent}: {self.label}"

@@ -1,0 +1,145 @@
+"""Agreement between human judges, and the audit's error-rate estimate. Pure: no database.
+
+- Cohen's kappa (J. Cohen, "A coefficient of agreement for nominal scales", Educational and
+  Psychological Measurement 20(1), 1960): chance-corrected agreement of two raters.
+- Krippendorff's alpha, nominal level (K. Krippendorff, *Content Analysis*, 4th ed., 2018,
+  ch. 12), computed by the ``krippendorff`` package: any number of raters, missing values.
+- The Wilson score interval (E. B. Wilson, "Probable inference, the law of succession, and
+  statistical inference", JASA 22(158), 1927) for a binomial proportion: used for the share
+  of audited consensus labels a human found wrong. Unlike the normal (Wald) interval it
+  stays inside [0, 1] and is not empty when no error was found.
+
+Labels are binary (1 relevant, 0 not relevant) throughout, but nothing here depends on it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import Counter
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+
+import krippendorff
+import numpy as np
+
+Z_95 = 1.959963984540054  # two-sided 95% quantile of the standard normal
+
+
+def cohen_kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> float | None:
+    """Cohen's kappa of two raters over ``pairs`` of labels ``(rater 1, rater 2)``.
+
+    kappa = (p_o - p_e) / (1 - p_e), p_o the observed share of agreeing pairs and p_e the
+    agreement expected from each rater's own label shares. Returns None when undefined: no
+    pairs, or p_e = 1 (both raters gave one and the same label to everything).
+    """
+    n = len(pairs)
+    if n == 0:
+        return None
+    observed = sum(1 for a, b in pairs if a == b) / n
+    first = Counter(a for a, _ in pairs)
+    second = Counter(b for _, b in pairs)
+    expected = sum(first[label] * second[label] for label in first) / (n * n)
+    if math.isclose(expected, 1.0):
+        return None
+    return (observed - expected) / (1.0 - expected)
+
+
+def krippendorff_alpha(units: Mapping[Hashable, Mapping[Hashable, int]]) -> float | None:
+    """Krippendorff's alpha (nominal) of ``units``: ``{unit: {rater: label}}``.
+
+    Raters need not label every unit; units with fewer than two labels carry no information
+    and are ignored. Returns None when undefined: fewer than two pairable labels, or a single
+    label value overall (no expected disagreement).
+    """
+    pairable = {u: labels for u, labels in units.items() if len(labels) >= 2}
+    values = {label for labels in pairable.values() for label in labels.values()}
+    if not pairable or len(values) < 2:
+        return None
+    raters = sorted({r for labels in pairable.values() for r in labels}, key=str)
+    unit_keys = list(pairable)
+    data = np.full((len(raters), len(unit_keys)), np.nan)
+    row = {r: i for i, r in enumerate(raters)}
+    for j, unit in enumerate(unit_keys):
+        for rater, label in pairable[unit].items():
+            data[row[rater], j] = float(label)
+    alpha = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
+    return float(alpha) if math.isfinite(alpha) else None
+
+
+@dataclass(frozen=True, slots=True)
+class Proportion:
+    """``successes`` of ``n`` with its point estimate and a confidence interval (shares)."""
+
+    successes: int
+    n: int
+    estimate: float | None
+    low: float | None
+    high: float | None
+    confidence: float = 0.95
+
+
+def wilson_interval(successes: int, n: int, *, z: float = Z_95) -> Proportion:
+    """The share ``successes / n`` with its Wilson score interval (default 95%, z = 1.96).
+
+    centre = (p + z^2 / 2n) / (1 + z^2 / n),
+    half width = z / (1 + z^2 / n) * sqrt(p (1 - p) / n + z^2 / 4n^2).
+    ``n = 0`` gives an estimate and interval of None. Raises ValueError unless
+    0 <= successes <= n.
+    """
+    if n < 0 or not 0 <= successes <= n:
+        raise ValueError(f"need 0 <= successes <= n, got {successes} of {n}")
+    if n == 0:
+        return Proportion(successes, n, None, None, None)
+    p = successes / n
+    z2 = z * z
+    denominator = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denominator
+    half = z / denominator * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    return Proportion(successes, n, p, max(0.0, centre - half), min(1.0, centre + half))
+
+
+def audit_error_rate(human_and_consensus: Sequence[tuple[int, int]]) -> Proportion:
+    """How often the two agents agreed on a wrong label, estimated from audited pairs.
+
+    ``human_and_consensus`` holds, per audited pair, ``(human label, consensus label)``; a
+    pair counts as an error when they differ (the human label is taken as the truth). Returns
+    the share of errors with its 95% Wilson interval (:func:`wilson_interval`).
+    """
+    errors = sum(1 for human, consensus in human_and_consensus if human != consensus)
+    return wilson_interval(errors, len(human_and_consensus))
+
+
+def majority_label(labels: Sequence[int]) -> int | None:
+    """The label most of ``labels`` carry; None for no labels or a tie."""
+    counts = Counter(labels).most_common()
+    if not counts or (len(counts) > 1 and counts[0][1] == counts[1][1]):
+        return None
+    return counts[0][0]
+
+
+def median(values: Sequence[float]) -> float | None:
+    """The median of ``values`` (mean of the two middle ones for an even count); None if empty."""
+    ordered = sorted(values)
+    n = len(ordered)
+    if n == 0:
+        return None
+    mid = n // 2
+    return ordered[mid] if n % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def audit_draw(job_id: int, pair_id: int) -> float:
+    """The pair's reproducible draw in [0, 1) for the audit sample of one job.
+
+    The first 64 bits of SHA-256 of ``"<job id>:<pair id>"`` as a fraction of 2^64: the same
+    on every machine and run, independent of the order debates finish in, and a pair audited
+    at share s stays audited at any larger share.
+    """
+    digest = hashlib.sha256(f"{job_id}:{pair_id}".encode("ascii")).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def audit_selected(job_id: int, pair_id: int, share: float) -> bool:
+    """True if the pair's agreed label goes to a human audit: its :func:`audit_draw` is below
+    ``share`` (0 audits nothing, 1 everything)."""
+    return audit_draw(job_id, pair_id) < share

@@ -1,0 +1,160 @@
+"""Export file formats: JSONL lines, the human-readable CSV, and a hashing writer. Pure.
+
+Every export is deterministic: records arrive sorted (query id, then doc id, by code point),
+JSON objects are written with sorted keys, UTF-8 without escaping (``ensure_ascii=False``)
+and no spaces, one object a line ending in ``\\n``. Equal input gives equal bytes, so the
+sha256 shown next to a download identifies its content.
+
+Only the CSV meant for people opening it in a spreadsheet is altered: a text cell starting
+with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading ``'`` so a
+spreadsheet shows it as text instead of running it as a formula (OWASP, "CSV Injection").
+Numbers we format ourselves (grades, rounds, ids) are written as they are. Machine formats
+(TREC, BEIR, JSONL) are never altered.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import IO, Any
+
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+# Field order of the labels JSONL (keys are sorted in the file; this lists them for docs).
+LABEL_FIELDS = (
+    "query_id",
+    "doc_id",
+    "label",
+    "source",
+    "assessed_label",
+    "assessed_source",
+    "original_label",
+    "consensus_label",
+    "consensus_round",
+    "job",
+    "debate",
+    "models",
+    "prompt_version",
+    "annotators",
+    "adjudicator",
+    "decided_at",
+)
+
+DISAGREEMENT_HEADER = (
+    "query_id",
+    "query",
+    "doc_id",
+    "title",
+    "why listed",
+    "final label",
+    "source",
+    "unresolved reason",
+    "original grade",
+    "consensus label",
+    "consensus round",
+    "debate status",
+    "escalation reason",
+    "review",
+    "human judgments",
+    "adjudicator",
+    "agent A label",
+    "agent A argument",
+    "agent B label",
+    "agent B argument",
+    "debate",
+    "job",
+    "models",
+    "prompt version",
+    "decided at",
+)
+
+
+def jsonl_line(record: Mapping[str, Any]) -> str:
+    """One JSON object as a canonical line: sorted keys, UTF-8 text kept, no spaces, ``\\n``."""
+    return json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def write_jsonl(records: Iterable[Mapping[str, Any]], out: IO[str]) -> int:
+    """Write each record as :func:`jsonl_line`; return the number of lines."""
+    count = 0
+    write = out.write
+    for record in records:
+        write(jsonl_line(record))
+        count += 1
+    return count
+
+
+def neutralise_cell(value: Any) -> str | int | float:
+    """A CSV cell safe to open in a spreadsheet.
+
+    ``None`` becomes ``""``; ints and floats stay numbers; any other value is turned into
+    text and, when it starts with one of :data:`FORMULA_PREFIXES`, gets a leading ``'``.
+    """
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int | float):
+        return value
+    text = str(value)
+    if text.startswith(FORMULA_PREFIXES):
+        return "'" + text
+    return text
+
+
+def write_csv(header: Sequence[str], rows: Iterable[Sequence[Any]], out: IO[str]) -> int:
+    """Write ``header`` and ``rows`` as CSV (RFC 4180: comma, ``"`` quoting, CRLF), every
+    cell through :func:`neutralise_cell`; return the number of data rows."""
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow([neutralise_cell(h) for h in header])
+    count = 0
+    for row in rows:
+        writer.writerow([neutralise_cell(v) for v in row])
+        count += 1
+    return count
+
+
+class HashingWriter(io.TextIOBase):
+    """A text stream that encodes to UTF-8 into a binary file while computing its sha256 and
+    counting bytes; ``hexdigest()`` and ``bytes`` read the result."""
+
+    def __init__(self, raw: IO[bytes], *, buffer_size: int = 1 << 20) -> None:
+        super().__init__()
+        self._raw = raw
+        self._hash = hashlib.sha256()
+        self._parts: list[bytes] = []
+        self._pending = 0
+        self._buffer_size = buffer_size
+        self.bytes = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        data = text.encode("utf-8")
+        self._parts.append(data)
+        self._pending += len(data)
+        if self._pending >= self._buffer_size:
+            self._drain()
+        return len(text)
+
+    def _drain(self) -> None:
+        if self._parts:
+            chunk = b"".join(self._parts)
+            self._hash.update(chunk)
+            self._raw.write(chunk)
+            self.bytes += len(chunk)
+            self._parts.clear()
+            self._pending = 0
+
+    def flush(self) -> None:
+        self._drain()
+        self._raw.flush()
+
+    def hexdigest(self) -> str:
+        """sha256 of everything written so far (flushes first)."""
+        self._drain()
+        return self._hash.hexdigest()

@@ -1,0 +1,632 @@
+"""Exports of qrel sets, labels with provenance, debate transcripts and disagreements.
+
+Five kinds (:class:`~assess.models.ExportFile.Kind`):
+
+- ``trec`` / ``beir``: any qrel set, in the canonical form of ``export_qrels``
+  (:func:`corpora.services.qrels_rows` and :mod:`corpora.formats`);
+- ``labels``: JSONL, one line per judged pair of a qrel set (a refined set's original rows
+  have source "original"), with its provenance;
+- ``transcripts``: JSONL, one line per turn of every debate of a pool's jobs;
+- ``disagreements``: CSV for people: the escalated, overridden, unresolved and
+  contradicting pairs of a refined set, formula cells neutralised.
+
+Large exports run as a Celery job (:func:`export_request` → :func:`assess.tasks_refined.
+export_write_task` → :func:`export_write`) writing a file under ``settings.VAR_DIR /
+"exports"``. Same input, same bytes: rows are sorted by code point and JSON keys sorted, and
+the file's sha256 is recorded. A request for an export whose file is pending, running, or
+done and still current returns that ExportFile instead of starting another job.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import os
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import IO
+
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Count, Max
+from django.utils import timezone
+from django.utils.text import slugify
+
+from corpora import formats
+from corpora.models import Document, Pool, Qrel, QrelSet, Query
+from corpora.services import qrels_rows
+from debates.models import Debate, Turn
+
+from . import export_formats
+from .models import ExportFile, LabelProvenance, Refinement
+from .refine import code_point
+
+log = logging.getLogger(__name__)
+
+BATCH_SIZE = 5000
+# Bump when an export's layout changes: old files then no longer count as current.
+FORMAT_VERSION = 1
+KINDS = tuple(ExportFile.Kind.values)
+QREL_KINDS = ("trec", "beir", "labels", "disagreements")
+SUFFIX = {
+    "trec": ".qrels",
+    "beir": ".tsv",
+    "labels": ".labels.jsonl",
+    "transcripts": ".transcripts.jsonl",
+    "disagreements": ".disagreements.csv",
+}
+CONTENT_TYPE = {
+    "trec": "text/plain; charset=utf-8",
+    "beir": "text/tab-separated-values; charset=utf-8",
+    "labels": "application/x-ndjson; charset=utf-8",
+    "transcripts": "application/x-ndjson; charset=utf-8",
+    "disagreements": "text/csv; charset=utf-8",
+}
+
+
+class ExportError(ValueError):
+    """An export that cannot be made (wrong source for the kind, no refinement...)."""
+
+
+def exports_dir() -> Path:
+    """Where export files live: ``settings.VAR_DIR / "exports"`` (created on demand)."""
+    path = Path(settings.VAR_DIR) / "exports"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+# ---------------------------------------------------------------------------------------------
+# Rows
+
+
+def _iso(value) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+# Columns of one labels row, as :func:`_label_rows` reads them.
+_LABEL_SQL = """
+SELECT q.query_id, d.doc_id, r.relevance, p.label, p.source, p.applied,
+       p.original_relevance, p.consensus_label, p.consensus_round, p.job_id, p.debate_id,
+       CAST(p.agent_models AS TEXT), p.prompt_version, CAST(p.annotators AS TEXT),
+       p.adjudicator, CAST(p.decided_at AS TEXT)
+FROM {qrel} r
+JOIN {query} q ON q.id = r.query_id
+JOIN {document} d ON d.id = r.document_id
+LEFT JOIN (
+    SELECT * FROM {provenance} WHERE qrel_set_id = %s AND query_id {members}
+) p ON p.qrel_id = r.id
+WHERE r.qrel_set_id = %s AND r.query_id {members}
+ORDER BY q.query_id {collate}, d.doc_id {collate}
+"""
+# A batch holds whole queries, about this many rows (one bigger query is a batch of its own).
+LABEL_BATCH_ROWS = 50_000
+LABEL_BATCH_QUERIES = 500
+
+
+def _label_batches(qrel_set: QrelSet) -> Iterator[list[int]]:
+    """The set's query primary keys in query-id order (code point), in batches of whole
+    queries of about :data:`LABEL_BATCH_ROWS` rows."""
+    per_query = sorted(
+        Qrel.objects.filter(qrel_set=qrel_set)
+        .values_list("query__query_id", "query_id")
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    batch: list[int] = []
+    rows = 0
+    for _, pk, n in per_query:
+        if batch and (rows + n > LABEL_BATCH_ROWS or len(batch) >= LABEL_BATCH_QUERIES):
+            yield batch
+            batch, rows = [], 0
+        batch.append(pk)
+        rows += n
+    if batch:
+        yield batch
+
+
+def _label_rows(qrel_set: QrelSet) -> Iterator[tuple]:
+    """Raw labels rows (columns of ``_LABEL_SQL``) in canonical order.
+
+    One sorted SQL query over a million joined rows costs PostgreSQL a large disk sort, and
+    the ORM's per-row JSON and datetime conversions cost more than the export itself; so
+    rows are read a batch of whole queries at a time (batches follow query-id order), each
+    batch sorted by the database in code-point order, keeping memory bounded by the batch.
+    """
+    tables = {
+        "qrel": Qrel._meta.db_table,
+        "query": Query._meta.db_table,
+        "document": Document._meta.db_table,
+        "provenance": LabelProvenance._meta.db_table,
+    }
+    with connection.cursor() as cursor:
+        for batch in _label_batches(qrel_set):
+            if connection.vendor == "postgresql":
+                sql = _LABEL_SQL.format(members="= ANY(%s)", collate='COLLATE "C"', **tables)
+                params = [qrel_set.pk, batch] * 2
+            else:
+                # SQLite's default BINARY collation compares UTF-8 bytes: code-point order.
+                marks = ", ".join(["%s"] * len(batch))
+                sql = _LABEL_SQL.format(members=f"IN ({marks})", collate="", **tables)
+                params = [qrel_set.pk, *batch] * 2
+            cursor.execute(sql, params)
+            yield from cursor.fetchall()
+
+
+_encode = json.encoder.encode_basestring  # what json.dumps(ensure_ascii=False) uses
+
+
+@functools.lru_cache(maxsize=4096)
+def _canonical_json(text: str | None) -> str:
+    # Model lists and annotator lists repeat across millions of rows: canonicalise each
+    # distinct stored text once.
+    if text is None:
+        return "[]"
+    return json.dumps(json.loads(text), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _utc_iso(value: str | datetime | None) -> str | None:
+    """A stored timestamp as ISO 8601 in UTC (``2026-01-02T03:04:05+00:00``).
+
+    Read as text (PostgreSQL ``2026-01-02 03:04:05+00``, SQLite ``2026-01-02 03:04:05``):
+    parsing text is several times cheaper than the driver's timestamptz conversion, which
+    dominated a million-row export. Naive values are UTC, as Django stores them.
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if len(value) >= 22 and value[10] == " " and value.endswith("+00"):
+            # PostgreSQL's UTC text; isoformat() writes microseconds as 6 digits, or none.
+            clock = value[11:-3]
+            if "." in clock:
+                whole, fraction = clock.split(".")
+                clock = f"{whole}.{fraction:0<6}"
+            return f"{value[:10]}T{clock}+00:00"
+        value = datetime.fromisoformat(value)
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC).isoformat()
+
+
+def _label_record(row: tuple) -> dict:
+    (query_id, doc_id, grade, label, source, applied, original, consensus_label) = row[:8]
+    (consensus_round, job, debate, models, version, annotators, adjudicator, decided) = row[8:]
+    assessed = source is not None
+    return {
+        "query_id": query_id,
+        "doc_id": doc_id,
+        "label": grade,
+        "source": source if applied else "original",
+        "assessed_label": label if assessed else None,
+        "assessed_source": source if assessed else None,
+        "original_label": original,
+        "consensus_label": consensus_label,
+        "consensus_round": consensus_round,
+        "job": job,
+        "debate": debate,
+        "models": json.loads(models) if models else [],
+        "prompt_version": version or None,
+        "annotators": json.loads(annotators) if annotators else [],
+        "adjudicator": adjudicator or None,
+        "decided_at": _utc_iso(decided),
+    }
+
+
+def labels_records(*, qrel_set: QrelSet) -> Iterator[dict]:
+    """One dict per row of ``qrel_set`` in canonical order (query id, then doc id, by code
+    point), with its provenance (fields: :data:`assess.export_formats.LABEL_FIELDS`).
+
+    ``label`` is the grade in the set; ``source`` is "original" for rows copied from the
+    original qrels (or of an imported set), else consensus/human/adjudicated. A re-assessed
+    original row carries its ``assessed_label``/``assessed_source`` too; ``original_label``
+    is the grade before refinement when the pair was judged.
+    """
+    for row in _label_rows(qrel_set):
+        yield _label_record(row)
+
+
+def _number(value: int | None) -> str:
+    return "null" if value is None else str(value)
+
+
+def _text(value: str | None) -> str:
+    return _encode(value) if value else "null"
+
+
+def label_line(row: tuple) -> str:
+    """The labels JSONL line of one raw row: byte-identical to
+    ``export_formats.jsonl_line(_label_record(row))`` (sorted keys, compact, UTF-8), built
+    directly because a million ``json.dumps`` of a 16-key dict take most of an export."""
+    (query_id, doc_id, grade, label, source, applied, original, consensus_label) = row[:8]
+    (consensus_round, job, debate, models, version, annotators, adjudicator, decided) = row[8:]
+    if source is None:
+        assessed_label = assessed_source = "null"
+    else:
+        assessed_label, assessed_source = _number(label), _encode(source)
+    return (
+        f'{{"adjudicator":{_text(adjudicator)},'
+        f'"annotators":{_canonical_json(annotators)},'
+        f'"assessed_label":{assessed_label},'
+        f'"assessed_source":{assessed_source},'
+        f'"consensus_label":{_number(consensus_label)},'
+        f'"consensus_round":{_number(consensus_round)},'
+        f'"debate":{_number(debate)},'
+        f'"decided_at":{_text(_utc_iso(decided))},'
+        f'"doc_id":{_encode(doc_id)},'
+        f'"job":{_number(job)},'
+        f'"label":{grade},'
+        f'"models":{_canonical_json(models)},'
+        f'"original_label":{_number(original)},'
+        f'"prompt_version":{_text(version)},'
+        f'"query_id":{_encode(query_id)},'
+        f'"source":{_encode(source if applied else "original")}}}\n'
+    )
+
+
+def write_labels(*, qrel_set: QrelSet, out: IO[str]) -> int:
+    """Write the labels JSONL of ``qrel_set`` to ``out``; return the lines written."""
+    count = 0
+    write = out.write
+    for row in _label_rows(qrel_set):
+        write(label_line(row))
+        count += 1
+    return count
+
+
+def transcripts_records(*, pool: Pool) -> Iterator[dict]:
+    """One dict per stored turn of every debate of ``pool``'s jobs, ordered by query id,
+    doc id (code point), job, round, agent; with the debate's outcome on every line."""
+    qs = (
+        Turn.objects.filter(debate__pair__pool=pool)
+        .order_by(
+            code_point("debate__pair__query__query_id"),
+            code_point("debate__pair__document__doc_id"),
+            "debate__job_id",
+            "round",
+            "agent",
+        )
+        .values_list(
+            "debate_id",
+            "debate__job_id",
+            "debate__pair__query__query_id",
+            "debate__pair__document__doc_id",
+            "debate__status",
+            "debate__final_label",
+            "debate__consensus_round",
+            "debate__escalation_reason",
+            "round",
+            "agent",
+            "stance",
+            "label",
+            "argument",
+            "evidence",
+            "raw",
+            "parse_error",
+            "model",
+            "attempts",
+            "prompt_tokens",
+            "completion_tokens",
+            "latency_ms",
+            "chunk_truncated",
+            "finish_reason",
+            "created",
+        )
+    )
+    for row in qs.iterator(chunk_size=BATCH_SIZE):
+        (debate, job, query_id, doc_id, status, final, consensus, reason) = row[:8]
+        (rnd, agent, stance, label, argument, evidence, raw, parse_error, model) = row[8:17]
+        (attempts, prompt_tokens, completion_tokens, latency, truncated, finish, created) = row[17:]
+        yield {
+            "debate": debate,
+            "job": job,
+            "query_id": query_id,
+            "doc_id": doc_id,
+            "debate_status": status,
+            "final_label": final,
+            "consensus_round": consensus,
+            "escalation_reason": reason or None,
+            "round": rnd,
+            "agent": agent,
+            "stance": stance,
+            "label": label,
+            "argument": argument,
+            "evidence": evidence or [],
+            "raw": raw,
+            "parse_error": parse_error or None,
+            "model": model,
+            "attempts": attempts,
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "latency_ms": latency,
+            "chunk_truncated": truncated,
+            "finish_reason": finish or None,
+            "created": _iso(created),
+        }
+
+
+def _why_listed(p: LabelProvenance) -> list[str]:
+    why = []
+    if p.debate_status == Debate.Status.ESCALATED:
+        why.append("escalated")
+    if p.label is None:
+        why.append(f"unresolved: {p.reason}")
+    if p.overrides_consensus:
+        why.append("human overrode consensus")
+    if len({j["label"] for j in p.judgments or []}) > 1:
+        why.append("annotators disagree")
+    if (
+        p.label is not None
+        and p.original_relevance is not None
+        and (p.original_relevance > 0) != (p.label > 0)
+    ):
+        why.append("differs from original grade")
+    return why
+
+
+def _last_turns(debate_ids: list[int]) -> dict[int, dict[str, tuple[int | None, str]]]:
+    """``{debate id: {agent: (label, argument)}}`` of each debate's last stored round."""
+    out: dict[int, dict[str, tuple[int | None, str]]] = {}
+    for start in range(0, len(debate_ids), BATCH_SIZE):
+        chunk = debate_ids[start : start + BATCH_SIZE]
+        for debate, agent, label, argument in (
+            Turn.objects.filter(debate_id__in=chunk)
+            .order_by("debate_id", "round", "agent")
+            .values_list("debate_id", "agent", "label", "argument")
+        ):
+            out.setdefault(debate, {})[agent] = (label, argument)
+    return out
+
+
+def disagreement_rows(*, qrel_set: QrelSet) -> Iterator[list]:
+    """Rows of the disagreements CSV (header :data:`assess.export_formats.DISAGREEMENT_HEADER`)
+    for a refined set: every pair that was escalated, is unresolved, had its consensus
+    overridden by humans, split its annotators, or contradicts its original grade. Canonical
+    order. Raises :class:`ExportError` for a set that was not refined."""
+    if not Refinement.objects.filter(qrel_set=qrel_set).exists():
+        raise ExportError(f"qrel set {qrel_set.name!r} was not refined: no provenance to list")
+    provenance = list(
+        LabelProvenance.objects.filter(qrel_set=qrel_set)
+        .select_related("query", "document")
+        .order_by(code_point("query__query_id"), code_point("document__doc_id"))
+    )
+    listed = [(p, why) for p in provenance if (why := _why_listed(p))]
+    turns = _last_turns(sorted({p.debate_id for p, _ in listed if p.debate_id}))
+    for p, why in listed:
+        last = turns.get(p.debate_id, {})
+        a_label, a_argument = last.get("A", (None, ""))
+        b_label, b_argument = last.get("B", (None, ""))
+        judged = "; ".join(f"{j['annotator']}={j['label']}" for j in p.judgments or [])
+        yield [
+            p.query.query_id,
+            p.query.text,
+            p.document.doc_id,
+            p.document.title,
+            "; ".join(why),
+            p.label,
+            p.source,
+            p.reason,
+            p.original_relevance,
+            p.consensus_label,
+            p.consensus_round,
+            p.debate_status,
+            p.escalation_reason,
+            p.review_kind,
+            judged,
+            p.adjudicator,
+            a_label,
+            a_argument,
+            b_label,
+            b_argument,
+            p.debate_id,
+            p.job_id,
+            " / ".join(p.agent_models or []),
+            p.prompt_version,
+            _iso(p.decided_at) or "",
+        ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing
+
+
+def export_stream(
+    *, kind: str, out: IO[str], qrel_set: QrelSet | None = None, pool: Pool | None = None
+) -> int:
+    """Write export ``kind`` of ``qrel_set`` (trec, beir, labels, disagreements) or ``pool``
+    (transcripts) to the text stream ``out``; return the rows written.
+
+    Raises :class:`ExportError` for an unknown kind or a missing/wrong source.
+    """
+    _check_source(kind, qrel_set, pool)
+    if kind in ("trec", "beir"):
+        return formats.write_qrels(qrels_rows(qrel_set=qrel_set), out, kind)
+    if kind == "labels":
+        return write_labels(qrel_set=qrel_set, out=out)
+    if kind == "transcripts":
+        return export_formats.write_jsonl(transcripts_records(pool=pool), out)
+    return export_formats.write_csv(
+        export_formats.DISAGREEMENT_HEADER, disagreement_rows(qrel_set=qrel_set), out
+    )
+
+
+def _check_source(kind: str, qrel_set: QrelSet | None, pool: Pool | None) -> None:
+    if kind not in KINDS:
+        raise ExportError(f"unknown export kind {kind!r} (expected one of {', '.join(KINDS)})")
+    if kind in QREL_KINDS and qrel_set is None:
+        raise ExportError(f"a {kind} export needs a qrel set")
+    if kind == "transcripts" and pool is None:
+        raise ExportError("a transcripts export needs a pool")
+    if kind == "disagreements" and not Refinement.objects.filter(qrel_set=qrel_set).exists():
+        raise ExportError(
+            f"qrel set {qrel_set.name!r} was not refined: only a refined set has disagreements"
+        )
+
+
+def export_file_write(
+    *, kind: str, path: Path, qrel_set: QrelSet | None = None, pool: Pool | None = None
+) -> tuple[int, int, str]:
+    """Write export ``kind`` to ``path`` (via a temporary file renamed into place, so a
+    reader never sees half a file); return ``(rows, bytes, sha256 hex)``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".part")
+    try:
+        with open(partial, "wb") as raw:
+            writer = export_formats.HashingWriter(raw)
+            rows = export_stream(kind=kind, out=writer, qrel_set=qrel_set, pool=pool)
+            digest = writer.hexdigest()
+            writer.flush()
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    return rows, writer.bytes, digest
+
+
+def export_key(*, kind: str, qrel_set: QrelSet | None = None, pool: Pool | None = None) -> str:
+    """What an export's bytes depend on. Qrel sets (imported or refined) are never changed
+    after they are written, so their id names their content; a pool's transcripts grow as
+    debates run, so their key also holds the turn count, the last turn and the debates'
+    status counts and last finish time."""
+    _check_source(kind, qrel_set, pool)
+    if kind in QREL_KINDS:
+        return f"v{FORMAT_VERSION}:{kind}:qrels:{qrel_set.pk}"
+    turns = Turn.objects.filter(debate__pair__pool=pool).aggregate(n=Count("pk"), last=Max("pk"))
+    debates = Debate.objects.filter(pair__pool=pool)
+    statuses = ",".join(
+        f"{s}{n}"
+        for s, n in debates.values_list("status")
+        .annotate(n=Count("pk"))
+        .order_by("status")
+        .values_list("status", "n")
+    )
+    finished = debates.aggregate(last=Max("finished"))["last"]
+    stamp = finished.strftime("%Y%m%d%H%M%S%f") if finished else "-"
+    return (
+        f"v{FORMAT_VERSION}:transcripts:pool:{pool.pk}:{turns['n']}:{turns['last'] or 0}:"
+        f"{statuses}:{stamp}"
+    )[:200]
+
+
+def _filename(kind: str, qrel_set: QrelSet | None, pool: Pool | None) -> str:
+    if kind == "transcripts":
+        base = f"{pool.dataset.slug}-{slugify(pool.name) or 'pool'}"
+    else:
+        base = f"{qrel_set.dataset.slug}-{slugify(qrel_set.name) or 'qrels'}"
+    return base + SUFFIX[kind]
+
+
+def _stale_running(export: ExportFile) -> bool:
+    # A job running longer than the task time limit was killed with its worker.
+    limit = timedelta(seconds=int(getattr(settings, "CELERY_TASK_TIME_LIMIT", 1800) or 1800))
+    return export.started is not None and export.started < timezone.now() - limit
+
+
+def export_enqueue(*, export: ExportFile) -> None:
+    """Queue :func:`assess.tasks_refined.export_write_task` once the transaction commits."""
+    from .tasks_refined import export_write_task
+
+    export_id = export.pk
+    transaction.on_commit(lambda: export_write_task.delay(export_id))
+
+
+def export_request(
+    *,
+    kind: str,
+    qrel_set: QrelSet | None = None,
+    pool: Pool | None = None,
+    requested_by=None,
+) -> tuple[ExportFile, bool]:
+    """The ExportFile for this export, reusing a pending, running or current done one (a
+    second click reuses the first job); otherwise a new pending one with its job enqueued
+    after commit. A done export whose file vanished, or a job stuck past the task time limit,
+    is marked failed and replaced. Returns ``(export, created)``.
+    Raises :class:`ExportError` for a bad kind/source.
+    """
+    key = export_key(kind=kind, qrel_set=qrel_set, pool=pool)
+    with transaction.atomic():
+        live = (
+            ExportFile.objects.select_for_update()
+            .filter(key=key, status__in=["pending", "running", "done"])
+            .first()
+        )
+        if live is not None:
+            gone = live.status == ExportFile.Status.DONE and not export_path(live).is_file()
+            if gone or (live.status == ExportFile.Status.RUNNING and _stale_running(live)):
+                live.status = ExportFile.Status.FAILED
+                live.error = "file missing" if gone else "the job stopped (worker lost)"
+                live.save(update_fields=["status", "error"])
+            else:
+                return live, False
+        try:
+            with transaction.atomic():
+                export = ExportFile.objects.create(
+                    kind=kind,
+                    qrel_set=qrel_set,
+                    pool=pool,
+                    key=key,
+                    filename=_filename(kind, qrel_set, pool),
+                    requested_by=requested_by,
+                )
+        except IntegrityError:
+            # Another request created it between our read and our insert: reuse theirs.
+            return ExportFile.objects.get(key=key, status__in=["pending", "running", "done"]), False
+        export_enqueue(export=export)
+    return export, True
+
+
+def export_path(export: ExportFile) -> Path:
+    """Absolute path of an export's file (may not exist yet)."""
+    return exports_dir() / (export.path or f"{export.pk}-{export.filename}")
+
+
+def export_write(*, export: ExportFile) -> ExportFile:
+    """Write one requested export to its file; idempotent (the task's body).
+
+    Claims the export (pending → running, a conditional update, so a second delivery of the
+    task finds nothing to do); writes the file, then records rows, bytes, sha256 and seconds
+    (done), or the error (failed). Errors are recorded, never raised. Returns the row as
+    stored after.
+    """
+    claimed = ExportFile.objects.filter(pk=export.pk, status=ExportFile.Status.PENDING).update(
+        status=ExportFile.Status.RUNNING, started=timezone.now()
+    )
+    if not claimed:
+        return ExportFile.objects.get(pk=export.pk)
+    export = ExportFile.objects.select_related("qrel_set__dataset", "pool__dataset").get(
+        pk=export.pk
+    )
+    relative = f"{export.pk}-{export.filename}"
+    started = time.monotonic()
+    try:
+        rows, size, digest = export_file_write(
+            kind=export.kind,
+            path=exports_dir() / relative,
+            qrel_set=export.qrel_set,
+            pool=export.pool,
+        )
+    except Exception as exc:  # recorded on the row for the page; the job itself is done
+        log.exception("export %s failed", export.pk)
+        ExportFile.objects.filter(pk=export.pk).update(
+            status=ExportFile.Status.FAILED,
+            error=f"{type(exc).__name__}: {exc}"[:4000],
+            finished=timezone.now(),
+            seconds=time.monotonic() - started,
+        )
+        return ExportFile.objects.get(pk=export.pk)
+    ExportFile.objects.filter(pk=export.pk).update(
+        status=ExportFile.Status.DONE,
+        path=relative,
+        rows=rows,
+        bytes=size,
+        sha256=digest,
+        seconds=time.monotonic() - started,
+        finished=timezone.now(),
+    )
+    return ExportFile.objects.get(pk=export.pk)
+
+
+def export_get(*, pk: int) -> ExportFile:
+    """The ExportFile with this id. Raises ``ExportFile.DoesNotExist``."""
+    return ExportFile.objects.select_related("qrel_set__dataset", "pool__dataset").get(pk=pk)

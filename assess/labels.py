@@ -1,0 +1,312 @@
+"""Final-label resolution: one final label per pooled pair, with its provenance. Pure logic.
+
+Input per pair (:class:`PairEvidence`): the original grade (when the pair was judged in the
+pool's qrels and the pool keeps judged pairs), and every debate of the pair (one per debate
+job covering it), each with its human review: live judgments (undone ones are left out by
+the caller) and an admin's adjudication.
+
+Order of precedence (human beats debate consensus, as in DREAM: Ban et al., ICLR 2026,
+arXiv 2602.06526, where humans make the final call on escalated pairs):
+
+1. **adjudicated**: an admin's adjudication of the pair's review;
+2. **human**: the strict majority of the live human judgments of a complete review (at least
+   ``judgments_needed`` live judgments). Equal votes without an adjudication leave the pair
+   unresolved (reason ``human tie``); a review with fewer judgments than needed is not a
+   human answer yet. An audit of an agreed pair whose humans disagree with the consensus
+   overrides it; both labels are kept in the provenance;
+3. **consensus**: the debate's agreed label, with its consensus round;
+4. **nothing**: the pair is unresolved, with a reason: ``escalated, awaiting human``
+   (escalated and no human answer yet), ``human review incomplete``, ``human tie``,
+   ``pending`` (debate not finished), ``failed`` (the debate failed for good) or
+   ``not debated`` (no job covers the pair).
+
+Several debate jobs covering the same pair: the human answer of the most recently decided
+review wins; otherwise the most recently finished debate (agreed or escalated; ties broken
+by the larger debate id, i.e. the later job) decides. Only when no debate finished does an
+unfinished one (pending/running, else failed) give the reason. So re-debating a pair with a
+newer job (a new prompt version, a stronger model) replaces the older consensus.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+# Sources (LabelProvenance.Source values) and unresolved reasons, as stored and exported.
+CONSENSUS = "consensus"
+HUMAN = "human"
+ADJUDICATED = "adjudicated"
+UNRESOLVED = "unresolved"
+
+AWAITING_HUMAN = "escalated, awaiting human"
+REVIEW_INCOMPLETE = "human review incomplete"
+HUMAN_TIE = "human tie"
+PENDING = "pending"
+FAILED = "failed"
+NOT_DEBATED = "not debated"
+UNRESOLVED_REASONS = (AWAITING_HUMAN, REVIEW_INCOMPLETE, HUMAN_TIE, PENDING, FAILED, NOT_DEBATED)
+
+# Debate statuses (debates.models.Debate.Status values).
+AGREED = "agreed"
+ESCALATED = "escalated"
+SETTLED = (AGREED, ESCALATED)
+
+# Default refusal threshold of a refinement: more than 5% of the pool's pairs unresolved.
+DEFAULT_MAX_UNRESOLVED_SHARE = 0.05
+
+
+@dataclass(frozen=True, slots=True)
+class HumanJudgment:
+    """One live judgment: who, what (1 relevant, 0 not), when."""
+
+    annotator: str
+    label: int
+    at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Adjudication:
+    """An admin's final word on a review (label 1 or 0)."""
+
+    admin: str
+    label: int
+    at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DebateEvidence:
+    """One debate of the pair and its human review (if any).
+
+    ``status`` is the Debate status (pending, running, agreed, escalated, failed);
+    ``final_label`` and ``consensus_round`` are set when agreed. ``models`` are the agents'
+    model names ``(A, B)``. ``review_kind`` is "escalated", "audit" or "" (no review).
+    """
+
+    debate_id: int
+    job_id: int
+    status: str
+    final_label: int | None = None
+    consensus_round: int | None = None
+    escalation_reason: str = ""
+    models: tuple[str, ...] = ()
+    prompt_version: str = ""
+    finished: datetime | None = None
+    review_kind: str = ""
+    judgments_needed: int = 1
+    judgments: tuple[HumanJudgment, ...] = ()
+    adjudication: Adjudication | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PairEvidence:
+    """Everything known about one pooled pair. ``original_grade`` is its grade in the pool's
+    qrels (None when unjudged there)."""
+
+    query_id: str
+    doc_id: str
+    original_grade: int | None = None
+    debates: tuple[DebateEvidence, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FinalLabel:
+    """The resolution of one pair.
+
+    ``label`` is 1/0, or None when unresolved (then ``reason`` says why). ``source`` is one
+    of :data:`CONSENSUS`, :data:`HUMAN`, :data:`ADJUDICATED`, :data:`UNRESOLVED`. The debate
+    fields describe the debate that decided (or, when unresolved, the one that explains
+    why); ``consensus_label`` is that debate's agreed label even when humans overrode it.
+    ``annotators`` are sorted usernames of the live judgments; ``decided_at`` the time of
+    the deciding event (adjudication, last judgment, or the debate's end).
+    """
+
+    query_id: str
+    doc_id: str
+    label: int | None
+    source: str
+    reason: str = ""
+    original_grade: int | None = None
+    consensus_label: int | None = None
+    consensus_round: int | None = None
+    debate_status: str = ""
+    escalation_reason: str = ""
+    review_kind: str = ""
+    debate_id: int | None = None
+    job_id: int | None = None
+    models: tuple[str, ...] = ()
+    prompt_version: str = ""
+    annotators: tuple[str, ...] = ()
+    judgments: tuple[HumanJudgment, ...] = field(default=())
+    adjudicator: str = ""
+    debated_at: datetime | None = None
+    decided_at: datetime | None = None
+
+    @property
+    def resolved(self) -> bool:
+        return self.label is not None
+
+    @property
+    def overrides_consensus(self) -> bool:
+        """Humans decided a label different from the debate's consensus (audit disagreement)."""
+        return (
+            self.source in (HUMAN, ADJUDICATED)
+            and self.consensus_label is not None
+            and self.consensus_label != self.label
+        )
+
+    @property
+    def disagrees_with_original(self) -> bool:
+        """The final label contradicts the original grade (grade > 0 means relevant)."""
+        return (
+            self.label is not None
+            and self.original_grade is not None
+            and (self.original_grade > 0) != (self.label > 0)
+        )
+
+
+def _order_key(debate: DebateEvidence) -> tuple:
+    # None sorts first, so an undated debate never wins over a dated one.
+    return (debate.finished is not None, debate.finished or datetime.min, debate.debate_id)
+
+
+def _human_outcome(debate: DebateEvidence) -> tuple[str, int | None, datetime | None]:
+    """``(kind, label, at)``: kind is ADJUDICATED, HUMAN, HUMAN_TIE, REVIEW_INCOMPLETE or ""
+    (no review at all)."""
+    if debate.adjudication is not None:
+        return ADJUDICATED, debate.adjudication.label, debate.adjudication.at
+    if not debate.judgments:
+        return ("", None, None) if not debate.review_kind else (REVIEW_INCOMPLETE, None, None)
+    last = max((j.at for j in debate.judgments if j.at is not None), default=None)
+    if len(debate.judgments) < max(debate.judgments_needed, 1):
+        return REVIEW_INCOMPLETE, None, last
+    votes = Counter(j.label for j in debate.judgments)
+    ranked = votes.most_common()
+    if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+        return HUMAN_TIE, None, last
+    return HUMAN, ranked[0][0], last
+
+
+def _describe(debate: DebateEvidence) -> dict:
+    return {
+        "consensus_label": debate.final_label if debate.status == AGREED else None,
+        "consensus_round": debate.consensus_round if debate.status == AGREED else None,
+        "debate_status": debate.status,
+        "escalation_reason": debate.escalation_reason,
+        "review_kind": debate.review_kind,
+        "debate_id": debate.debate_id,
+        "job_id": debate.job_id,
+        "models": tuple(debate.models),
+        "prompt_version": debate.prompt_version,
+        "annotators": tuple(sorted({j.annotator for j in debate.judgments})),
+        "judgments": tuple(sorted(debate.judgments, key=lambda j: (j.annotator, j.label))),
+        "adjudicator": debate.adjudication.admin if debate.adjudication else "",
+        "debated_at": debate.finished,
+    }
+
+
+def resolve_final_label(pair: PairEvidence) -> FinalLabel:
+    """The final label of one pooled pair (rules in the module docstring).
+
+    Returns a :class:`FinalLabel`; never raises for well-formed input.
+    """
+    base = {"query_id": pair.query_id, "doc_id": pair.doc_id, "original_grade": pair.original_grade}
+    if not pair.debates:
+        return FinalLabel(**base, label=None, source=UNRESOLVED, reason=NOT_DEBATED)
+
+    # 1-2. Humans: the most recently decided human answer of any of the pair's reviews.
+    decided = []
+    for debate in pair.debates:
+        kind, label, at = _human_outcome(debate)
+        if kind in (ADJUDICATED, HUMAN):
+            decided.append((at is not None, at or datetime.min, debate.debate_id, kind, label))
+    if decided:
+        has_at, at, debate_id, kind, label = max(decided)
+        debate = next(d for d in pair.debates if d.debate_id == debate_id)
+        return FinalLabel(
+            **base,
+            **_describe(debate),
+            label=label,
+            source=kind,
+            decided_at=at if has_at else None,
+        )
+
+    # 3. The most recently finished debate decides; 4. else the reason it cannot.
+    settled = [d for d in pair.debates if d.status in SETTLED]
+    if settled:
+        debate = max(settled, key=_order_key)
+        kind, _, at = _human_outcome(debate)
+        if kind == HUMAN_TIE:
+            return FinalLabel(
+                **base, **_describe(debate), label=None, source=UNRESOLVED, reason=HUMAN_TIE
+            )
+        if debate.status == AGREED:
+            return FinalLabel(
+                **base,
+                **_describe(debate),
+                label=debate.final_label,
+                source=CONSENSUS,
+                decided_at=debate.finished,
+            )
+        reason = REVIEW_INCOMPLETE if kind == REVIEW_INCOMPLETE and at else AWAITING_HUMAN
+        return FinalLabel(**base, **_describe(debate), label=None, source=UNRESOLVED, reason=reason)
+    open_debates = [d for d in pair.debates if d.status != FAILED]
+    debate = max(open_debates or pair.debates, key=lambda d: d.debate_id)
+    reason = PENDING if open_debates else FAILED
+    return FinalLabel(**base, **_describe(debate), label=None, source=UNRESOLVED, reason=reason)
+
+
+@dataclass(frozen=True, slots=True)
+class ResolutionSummary:
+    """Counts over a pool's final labels. ``unresolved_share`` is unresolved / pairs (0 for
+    an empty pool); ``by_source`` and ``by_reason`` count pairs."""
+
+    pairs: int
+    resolved: int
+    unresolved: int
+    by_source: dict[str, int]
+    by_reason: dict[str, int]
+    new_relevant: int
+    new_nonrelevant: int
+    kept_original: int
+    overrides_consensus: int
+    disagree_with_original: int
+
+    @property
+    def unresolved_share(self) -> float:
+        return self.unresolved / self.pairs if self.pairs else 0.0
+
+
+def summarise(labels: Iterable[FinalLabel]) -> ResolutionSummary:
+    """Count final labels by source and reason; "new" labels are resolved pairs that were
+    unjudged in the original qrels (they are the rows a refinement adds)."""
+    labels = list(labels)
+    by_source = Counter(f.source for f in labels)
+    by_reason = Counter(f.reason for f in labels if not f.resolved)
+    new = [f for f in labels if f.resolved and f.original_grade is None]
+    return ResolutionSummary(
+        pairs=len(labels),
+        resolved=sum(1 for f in labels if f.resolved),
+        unresolved=sum(1 for f in labels if not f.resolved),
+        by_source=dict(sorted(by_source.items())),
+        by_reason=dict(sorted(by_reason.items())),
+        new_relevant=sum(1 for f in new if f.label > 0),
+        new_nonrelevant=sum(1 for f in new if f.label <= 0),
+        kept_original=sum(1 for f in labels if f.resolved and f.original_grade is not None),
+        overrides_consensus=sum(1 for f in labels if f.overrides_consensus),
+        disagree_with_original=sum(1 for f in labels if f.disagrees_with_original),
+    )
+
+
+def refined_rows(
+    original: Iterable[tuple[str, str, int]], labels: Sequence[FinalLabel]
+) -> list[tuple[str, str, int]]:
+    """The refined qrels: every original row unchanged, plus each resolved label of a pair
+    the original qrels do not judge (grade 1 relevant, 0 not). Sorted by query id, then doc
+    id (code point). A re-assessed pair that was judged keeps its original grade."""
+    rows = {(q, d): g for q, d, g in original}
+    for label in labels:
+        if label.resolved and (label.query_id, label.doc_id) not in rows:
+            rows[(label.query_id, label.doc_id)] = 1 if label.label > 0 else 0
+    return [(q, d, g) for (q, d), g in sorted(rows.items())]

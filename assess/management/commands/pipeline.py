@@ -1,0 +1,69 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from assess.pipeline import pipeline_run
+from assess.rebench import RebenchError
+from assess.refine import RefineError
+from corpora.management.commands._common import load_dataset
+from corpora.services import PoolError, RunError
+from debates.llm.registry import validate_backend_config
+from debates.services import DebateJobError
+
+
+def backend_config(backend: str, model: str | None, base_url: str | None, key_env: str) -> dict:
+    """The agents' backend config from command-line flags (validated; never holds a key)."""
+    config: dict = {"backend": backend}
+    if backend == "openai":
+        config.update(model=model, base_url=base_url, api_key_env=key_env)
+    try:
+        return validate_backend_config(config)
+    except ValueError as exc:
+        raise CommandError(f"backend: {exc}") from None
+
+
+class Command(BaseCommand):
+    help = (
+        "The main job on an imported dataset: built-in runs, pool, DREAM debates, refined "
+        "qrels from consensus (escalated pairs pending) and a re-benchmark table."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("dataset", help="Dataset slug")
+        parser.add_argument("--retrievers", default="bm25,dense", help="Comma-separated")
+        parser.add_argument("--depth", type=int, default=10, help="Pool depth (default 10)")
+        parser.add_argument(
+            "--queries",
+            type=int,
+            default=None,
+            help="Pool only the first N judged queries (default: all)",
+        )
+        parser.add_argument("--qrels", default="test", help="Original qrel set (default test)")
+        parser.add_argument("--backend", default="embedded", choices=["embedded", "openai"])
+        parser.add_argument("--model", help="Model name (openai backend)")
+        parser.add_argument("--base-url", help="Server URL (openai backend)")
+        parser.add_argument("--api-key-env", default="OPENAI_API_KEY")
+        parser.add_argument("--rounds", type=int, default=2, help="R, maximum rounds (1-5)")
+        parser.add_argument("--k", type=int, default=100, help="Run depth per query")
+        parser.add_argument("--refined-name", help="Name of the refined qrel set")
+        parser.add_argument("--out", help="Folder for the refined TREC qrels (default var/exports)")
+
+    def handle(self, *args, **opts):
+        dataset = load_dataset(opts["dataset"])
+        agent = backend_config(
+            opts["backend"], opts["model"], opts["base_url"], opts["api_key_env"]
+        )
+        try:
+            pipeline_run(
+                dataset=dataset,
+                retrievers=[r.strip() for r in opts["retrievers"].split(",") if r.strip()],
+                depth=opts["depth"],
+                queries=opts["queries"],
+                qrels=opts["qrels"],
+                agent=agent,
+                rounds=opts["rounds"],
+                k=opts["k"],
+                refined_name=opts["refined_name"],
+                out_dir=opts["out"],
+                echo=self.stdout.write,
+            )
+        except (RunError, PoolError, DebateJobError, RefineError, RebenchError) as exc:
+            raise CommandError(str(exc)) from None

@@ -1,0 +1,92 @@
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from assess.rag_eval import RagError, rag_evaluate
+from assess.rebench import RebenchError, rebench_qrel_set, rebench_runs
+from assess.rebench_tables import format_table, rag_table
+from corpora.management.commands._common import load_dataset
+from debates.llm.base import LLMError
+
+
+def backend_config(opts) -> dict:
+    """The generator's backend config from --backend (a name or a JSON object) and the
+    optional --model / --base-url / --api-key-env."""
+    raw = opts["backend"].strip()
+    if raw.startswith("{"):
+        try:
+            config = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise CommandError(f"--backend is not valid JSON: {exc}") from None
+    else:
+        config = {"backend": raw}
+    for option, key in (
+        ("model", "model"),
+        ("base_url", "base_url"),
+        ("api_key_env", "api_key_env"),
+    ):
+        if opts.get(option):
+            config[key] = opts[option]
+    return config
+
+
+class Command(BaseCommand):
+    help = (
+        "RAG alignment: answer each query from each run's top-k chunks with an LLM, score the "
+        "answers against the reference answers, and compare with Success@k on the original "
+        "and refined qrels (RAGAlign@k). Stored answers are reused."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("dataset", help="Dataset slug")
+        parser.add_argument("--runs", required=True, help="Comma-separated run names")
+        parser.add_argument("--k", type=int, default=10, help="Chunks per answer (default 10)")
+        parser.add_argument(
+            "--backend",
+            default="embedded",
+            help="embedded, openai, or a backend config as JSON (default embedded)",
+        )
+        parser.add_argument("--model", help="Model name (openai backend)")
+        parser.add_argument("--base-url", help="Server URL (openai backend)")
+        parser.add_argument("--api-key-env", help="Environment variable holding the API key")
+        parser.add_argument("--limit", type=int, help="Only the first N evaluation queries")
+        parser.add_argument("--original", default="test", help="Original qrel set (default test)")
+        parser.add_argument("--refined", help="Refined qrel set")
+
+    def handle(self, *args, **opts):
+        dataset = load_dataset(opts["dataset"])
+        names = [n.strip() for n in opts["runs"].split(",") if n.strip()]
+        try:
+            original = rebench_qrel_set(dataset=dataset, name=opts["original"])
+            refined = (
+                rebench_qrel_set(dataset=dataset, name=opts["refined"]) if opts["refined"] else None
+            )
+            runs = rebench_runs(dataset=dataset, names=names)
+        except RebenchError as exc:
+            raise CommandError(str(exc)) from None
+        counter = {"n": 0}
+
+        def progress(generation) -> None:
+            counter["n"] += 1
+            if counter["n"] % 10 == 0:
+                self.stderr.write(f"  {counter['n']} answers generated")
+
+        try:
+            report = rag_evaluate(
+                dataset=dataset,
+                runs=runs,
+                k=opts["k"],
+                original=original,
+                refined=refined,
+                backend=backend_config(opts),
+                limit=opts["limit"],
+                on_answer=progress,
+            )
+        except RagError as exc:
+            raise CommandError(str(exc)) from None
+        except LLMError as exc:
+            raise CommandError(
+                f"the generator failed ({type(exc).__name__}: {exc}); answers generated so far "
+                "are stored and will be reused"
+            ) from None
+        self.stdout.write(format_table(rag_table(report)) + "\n")

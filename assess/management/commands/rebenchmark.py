@@ -1,0 +1,43 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from assess.rebench import RebenchError, rebench_compute, rebench_qrel_set, rebench_runs
+from assess.rebench_tables import format_text, rebench_tables
+from corpora.management.commands._common import load_dataset
+
+
+class Command(BaseCommand):
+    help = (
+        "Score every run of a dataset on the original and a refined qrel set: leaderboards, "
+        "rank changes, Kendall's tau, paired tests and per-query changes."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("dataset", help="Dataset slug")
+        parser.add_argument("--original", default="test", help="Original qrel set (default test)")
+        parser.add_argument("--refined", required=True, help="Refined qrel set")
+        parser.add_argument(
+            "--runs", help="Comma-separated run names (default: every finished run)"
+        )
+        parser.add_argument(
+            "--no-per-query", action="store_true", help="Leave out the per-query changes"
+        )
+
+    def handle(self, *args, **opts):
+        dataset = load_dataset(opts["dataset"])
+        names = [n.strip() for n in (opts["runs"] or "").split(",") if n.strip()]
+        try:
+            original = rebench_qrel_set(dataset=dataset, name=opts["original"])
+            refined = rebench_qrel_set(dataset=dataset, name=opts["refined"])
+            runs = rebench_runs(dataset=dataset, names=names or None)
+            report = rebench_compute(
+                dataset=dataset, original=original, refined=refined, runs=runs, use_cache=False
+            )
+        except RebenchError as exc:
+            raise CommandError(str(exc)) from None
+        self.stdout.write(
+            f"re-benchmark of {dataset.slug}: {len(report.runs)} runs ({', '.join(report.runs)}) "
+            f"on qrels {original.name} (original) and {refined.name} (refined)\n"
+        )
+        self.stdout.write(
+            format_text(rebench_tables(report.result, per_query=not opts["no_per_query"]))
+        )

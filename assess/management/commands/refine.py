@@ -1,0 +1,105 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from assess.labels import DEFAULT_MAX_UNRESOLVED_SHARE
+from assess.refine import RefineError, RefineReport, qrels_refine
+from corpora.models import Pool
+
+LISTED = 50
+
+
+def _find_pool(name: str, dataset: str | None) -> Pool:
+    if "/" in name and dataset is None:
+        dataset, name = name.split("/", 1)
+    pools = Pool.objects.filter(name=name).select_related("dataset")
+    if dataset is not None:
+        pools = pools.filter(dataset__slug=dataset)
+    found = list(pools)
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        known = ", ".join(
+            f"{p.dataset.slug}/{p.name}" for p in Pool.objects.order_by("dataset__slug", "name")
+        )
+        raise CommandError(f"no pool {name!r} (known: {known or 'none'})")
+    where = ", ".join(p.dataset.slug for p in found)
+    raise CommandError(f"pool {name!r} exists in several datasets ({where}); pass --dataset")
+
+
+def format_report(report: RefineReport, *, listed: int = LISTED) -> str:
+    """The refinement's counts and its unresolved pairs (the first ``listed``)."""
+    s = report.summary
+    r = report.refinement
+    sources = ", ".join(f"{n:,} {k}" for k, n in s.by_source.items() if k != "unresolved")
+    reasons = ", ".join(f"{n:,} {k}" for k, n in s.by_reason.items())
+    lines = [
+        f"pool {r.pool.dataset.slug}/{r.pool.name}: {s.pairs:,} pairs; {s.resolved:,} with a "
+        f"final label ({sources or 'none'}); {s.unresolved:,} unresolved "
+        f"({s.unresolved_share:.1%} of pairs; allowed {r.max_unresolved_share:.1%}"
+        f"{', --allow-partial' if r.allow_partial else ''})" + (f": {reasons}" if reasons else ""),
+        f"refined qrel set {report.qrel_set.name} (origin refined): {r.original_rows:,} original "
+        f"rows of {r.original.name} unchanged + {s.new_relevant:,} relevant + "
+        f"{s.new_nonrelevant:,} not relevant = "
+        f"{r.original_rows + s.new_relevant + s.new_nonrelevant:,} rows",
+    ]
+    if s.kept_original:
+        lines.append(
+            f"{s.kept_original:,} re-assessed pairs were judged already: original grade kept "
+            f"({s.disagree_with_original:,} disagree with it, see the disagreements export)"
+        )
+    if s.overrides_consensus:
+        lines.append(f"{s.overrides_consensus:,} human labels overrode the debate consensus")
+    if report.unresolved:
+        lines.append(
+            f"unresolved pairs (no final label, left unjudged): {len(report.unresolved):,}"
+        )
+        width = max(len("query"), *(len(q) for q, _, _ in report.unresolved[:listed]))
+        dwidth = max(len("document"), *(len(d) for _, d, _ in report.unresolved[:listed]))
+        lines.append(f"  {'query':<{width}}  {'document':<{dwidth}}  reason")
+        for query_id, doc_id, reason in report.unresolved[:listed]:
+            lines.append(f"  {query_id:<{width}}  {doc_id:<{dwidth}}  {reason}")
+        if len(report.unresolved) > listed:
+            lines.append(
+                f"  ... and {len(report.unresolved) - listed:,} more (export_labels DATASET "
+                f"{report.qrel_set.name} --kind disagreements lists them all)"
+            )
+    return "\n".join(lines)
+
+
+class Command(BaseCommand):
+    help = (
+        "Create a refined, immutable qrel set from a pool's final labels: the original "
+        "judgments unchanged plus the new relevant and not-relevant labels."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("pool", help="Pool name, or DATASET/POOL")
+        parser.add_argument("--name", required=True, help="Name of the new refined qrel set")
+        parser.add_argument("--dataset", help="Dataset slug (when the pool name is ambiguous)")
+        parser.add_argument(
+            "--allow-partial",
+            action="store_true",
+            help="Refine even when more pairs are unresolved than allowed (they stay unjudged)",
+        )
+        parser.add_argument(
+            "--max-unresolved",
+            type=float,
+            default=DEFAULT_MAX_UNRESOLVED_SHARE,
+            help="Largest share of unresolved pairs accepted without --allow-partial "
+            f"(default {DEFAULT_MAX_UNRESOLVED_SHARE})",
+        )
+        parser.add_argument(
+            "--list", type=int, default=LISTED, help=f"Unresolved pairs listed (default {LISTED})"
+        )
+
+    def handle(self, *args, **opts):
+        pool = _find_pool(opts["pool"], opts["dataset"])
+        try:
+            report = qrels_refine(
+                pool=pool,
+                name=opts["name"],
+                allow_partial=opts["allow_partial"],
+                max_unresolved_share=opts["max_unresolved"],
+            )
+        except RefineError as exc:
+            raise CommandError(f"refine refused, nothing written: {exc}") from None
+        self.stdout.write(format_report(report, listed=max(opts["list"], 0)))

@@ -1,0 +1,550 @@
+"""Retrieval metrics and re-benchmarking on original vs refined qrels. Pure, no database.
+
+Data shapes (plain Python, so the database layer and the tests share them):
+
+- qrels: ``{query_id: {doc_id: grade}}``, grades are integers; a pair present with any grade
+  (including 0 and negative) is *judged*; a grade > 0 is *relevant*.
+- run: ``{query_id: {doc_id: score}}`` or rows ``(query_id, doc_id, rank, score)``.
+
+Rank order everywhere is score descending, then ``doc_id`` ascending (code-point order), the
+project's convention (``corpora.runs.rank_order``). trec_eval and ir_measures break ties
+differently, so every run is handed to ir_measures with score ``-rank``: strictly decreasing,
+hence the ranking they evaluate is exactly ours (:func:`to_ir_measures_run`).
+
+Evaluation queries: by default the queries with at least one judgment in the qrels (what
+ir_measures/trec_eval average over). A query with no ranked document scores 0 on every
+measure (trec_eval ``-c``), so a system cannot gain by skipping hard queries. Means are
+unweighted over queries (macro average).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+import ir_measures
+from ir_measures import Judged, P, R, Success, nDCG
+from scipy import stats
+
+Qrels = Mapping[str, Mapping[str, int]]
+Run = Mapping[str, Mapping[str, float]]
+RunRows = Iterable[tuple[str, str, int, float]]
+RunInput = Run | RunRows
+Ranked = dict[str, list[str]]  # query_id -> doc_ids in rank order
+
+NDCG10 = "nDCG@10"
+PAPER_NDCG10 = "nDCG@10 (DREAM paper variant, ideal over all gold)"
+HOLE10 = "Hole@10"
+
+# Labels are the names shown on pages; values are ir_measures measures. ``rel=1`` makes a
+# grade >= 1 (i.e. > 0 for integer grades) count as relevant for the binary measures; nDCG
+# uses the graded gains, and Judged counts any judged grade.
+DEFAULT_MEASURES: Mapping[str, Any] = MappingProxyType(
+    {
+        NDCG10: nDCG @ 10,
+        "R@10": R(rel=1) @ 10,
+        "R@100": R(rel=1) @ 100,
+        "P@10": P(rel=1) @ 10,
+        "Success@10": Success(rel=1) @ 10,
+        "Judged@10": Judged @ 10,
+    }
+)
+
+
+# --------------------------------------------------------------------------- converters
+
+
+def to_ir_measures_qrels(rows: Iterable[tuple[str, str, int]]) -> dict[str, dict[str, int]]:
+    """``(query_id, doc_id, grade)`` rows as qrels ``{query_id: {doc_id: grade}}``.
+
+    Raises ValueError naming the query and document of a pair given twice (imports already
+    refuse duplicates, so a second row here is a caller bug, not something to resolve).
+    """
+    qrels: dict[str, dict[str, int]] = {}
+    for query_id, doc_id, grade in rows:
+        judged = qrels.setdefault(query_id, {})
+        if doc_id in judged:
+            raise ValueError(f"qrels pair given twice: query {query_id!r} document {doc_id!r}")
+        judged[doc_id] = int(grade)
+    return qrels
+
+
+def rank_run(run: RunInput) -> Ranked:
+    """A run as ``{query_id: [doc_id, ...]}`` in rank order (score desc, then doc_id asc).
+
+    Rows ``(query_id, doc_id, rank, score)`` are ordered by score, not by their rank column
+    (the project's convention; stored ranks are derived from scores the same way). Raises
+    ValueError naming the pair when a document appears twice for one query, or when a score
+    is not a finite number.
+    """
+    if isinstance(run, Mapping):
+        scored = {q: list(docs.items()) for q, docs in run.items()}
+    else:
+        scored = {}
+        seen: set[tuple[str, str]] = set()
+        for query_id, doc_id, _rank, score in run:
+            if (query_id, doc_id) in seen:
+                raise ValueError(f"run lists query {query_id!r} document {doc_id!r} twice")
+            seen.add((query_id, doc_id))
+            scored.setdefault(query_id, []).append((doc_id, score))
+    ranked: Ranked = {}
+    for query_id, entries in scored.items():
+        for doc_id, score in entries:
+            if not math.isfinite(score):
+                raise ValueError(
+                    f"run score {score!r} for query {query_id!r} document {doc_id!r} "
+                    "is not a finite number"
+                )
+        ranked[query_id] = [d for d, _ in sorted(entries, key=lambda e: (-e[1], e[0]))]
+    return ranked
+
+
+def to_ir_measures_run(run: RunInput) -> dict[str, dict[str, float]]:
+    """A run as ``{query_id: {doc_id: -rank}}``, the form handed to ir_measures.
+
+    Scores become ``-rank`` (rank from 1 in the project's order), so they strictly decrease
+    and trec_eval's own tie-breaking never applies. Raises as :func:`rank_run`.
+    """
+    return _ir_run(rank_run(run))
+
+
+def _ir_run(ranked: Ranked) -> dict[str, dict[str, float]]:
+    return {
+        q: {doc_id: float(-rank) for rank, doc_id in enumerate(docs, start=1)}
+        for q, docs in ranked.items()
+        if docs
+    }
+
+
+def _judged_queries(qrels: Qrels) -> list[str]:
+    return sorted(q for q, judged in qrels.items() if judged)
+
+
+# --------------------------------------------------------------------------- our own measures
+
+
+def _hole_one(original: Mapping[str, int], refined: Mapping[str, int], top: list[str], k: int):
+    holes = sum(1 for d in top if d not in original and refined.get(d, 0) > 0)
+    return holes / k
+
+
+def hole_at_k(
+    original_qrels: Qrels,
+    refined_qrels: Qrels,
+    run: RunInput,
+    k: int = 10,
+    *,
+    queries: Collection[str] | None = None,
+) -> tuple[float, dict[str, float]]:
+    """Hole@k: the share of a run's top k that was a hole the refinement filled.
+
+    Per query: |top-k ∩ {d : d unjudged in the original qrels and grade > 0 in the refined}|
+    divided by ``k`` (always ``k``, even when fewer than k documents are ranked; Judged@10 of
+    ir_measures divides by the number ranked instead). Source: DREAM paper (Ban et al.,
+    ICLR 2026, arXiv 2602.06526), Hole@10, reported ~17% on average; the definition follows
+    the project's method note (METHOD.md).
+
+    Returns ``(mean, {query_id: value})``, the mean over ``queries`` (default: the queries
+    with at least one ranked document; a query listed but not ranked scores 0). Returns
+    ``(0.0, {})`` when there is no query. Raises ValueError if ``k < 1`` or as :func:`rank_run`.
+    """
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    ranked = rank_run(run)
+    if queries is None:
+        queries = [q for q, docs in ranked.items() if docs]
+    return _hole_ranked(original_qrels, refined_qrels, ranked, k, queries)
+
+
+def _hole_ranked(original_qrels, refined_qrels, ranked, k, queries):
+    empty: dict[str, int] = {}
+    per_query = {
+        q: _hole_one(
+            original_qrels.get(q, empty), refined_qrels.get(q, empty), ranked.get(q, [])[:k], k
+        )
+        for q in sorted(queries)
+    }
+    return _mean(per_query.values()), per_query
+
+
+def _dcg(gains: Iterable[float]) -> float:
+    # Same gain (the grade) and discount (log2(rank + 1)) as trec_eval's ndcg_cut.
+    return sum(g / math.log2(rank + 1) for rank, g in enumerate(gains, start=1))
+
+
+def _paper_ndcg_one(judged: Mapping[str, int], top: list[str]) -> float:
+    ideal = _dcg(sorted((g for g in judged.values() if g > 0), reverse=True))
+    if ideal == 0:
+        return 0.0
+    return _dcg(max(judged.get(d, 0), 0) for d in top) / ideal
+
+
+def ndcg_paper_variant(
+    qrels: Qrels,
+    run: RunInput,
+    k: int = 10,
+    *,
+    queries: Collection[str] | None = None,
+) -> tuple[float, dict[str, float]]:
+    """The measure labelled "nDCG@10 (DREAM paper variant, ideal over all gold)".
+
+    DCG@k as in standard nDCG@k (gain = grade, grades <= 0 gain nothing; discount
+    log2(rank + 1)), but the ideal DCG sums over ALL relevant documents of the query, not
+    only the best min(k, |relevant|). So a query with more than k relevant documents can
+    never reach 1, and the value is below standard nDCG@k for it. Source: the DREAM paper's
+    evaluation (Ban et al., ICLR 2026, arXiv 2602.06526), as noted in the project's method
+    note (METHOD.md); we report standard nDCG@10 as the main measure and this one labelled
+    :data:`PAPER_NDCG10`.
+
+    Returns ``(mean, {query_id: value})`` over ``queries`` (default: queries with at least
+    one judgment; a query with no relevant document scores 0). Raises ValueError if ``k < 1``.
+    """
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    ranked = rank_run(run)
+    if queries is None:
+        queries = _judged_queries(qrels)
+    per_query = _paper_ndcg_ranked(qrels, ranked, k, queries)
+    return _mean(per_query.values()), per_query
+
+
+def _paper_ndcg_ranked(qrels, ranked, k, queries) -> dict[str, float]:
+    empty: dict[str, int] = {}
+    return {q: _paper_ndcg_one(qrels.get(q, empty), ranked.get(q, [])[:k]) for q in queries}
+
+
+def holes_per_query(original_qrels: Qrels, refined_qrels: Qrels) -> dict[str, int]:
+    """Per query of the refined qrels: how many holes the refinement filled, i.e. documents
+    unjudged in the original qrels and relevant (grade > 0) in the refined ones.
+
+    Every refined query is listed (0 when none), sorted by query id. Shown as the
+    distribution of holes per query (DREAM paper: 6,976 → 36,800 gold chunks in BRIDGE).
+    """
+    empty: dict[str, int] = {}
+    return {
+        q: sum(
+            1
+            for d, g in refined_qrels[q].items()
+            if g > 0 and d not in original_qrels.get(q, empty)
+        )
+        for q in sorted(refined_qrels)
+    }
+
+
+def hit_at_k(
+    qrels: Qrels,
+    run: RunInput,
+    k: int = 10,
+    *,
+    queries: Collection[str] | None = None,
+) -> dict[str, bool]:
+    """Per query: is a relevant document (grade > 0) in the run's top k? (Success@k per query.)
+
+    ``queries`` defaults to the queries with at least one ranked document; a listed query
+    without a ranking is False. Used by RAGAlign@k (``assess.rag.rag_align``).
+    """
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    ranked = rank_run(run)
+    if queries is None:
+        queries = [q for q, docs in ranked.items() if docs]
+    empty: dict[str, int] = {}
+    return {
+        q: any(qrels.get(q, empty).get(d, 0) > 0 for d in ranked.get(q, [])[:k])
+        for q in sorted(queries)
+    }
+
+
+# --------------------------------------------------------------------------- ir_measures
+
+
+def evaluate_run(
+    qrels: Qrels,
+    run: RunInput,
+    *,
+    measures: Mapping[str, Any] = DEFAULT_MEASURES,
+    queries: Collection[str] | None = None,
+    paper_variant: bool = True,
+) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    """Score one run with ir_measures (Macdonald & Tonellotto, 2022; trec_eval semantics).
+
+    ``measures`` maps display labels to ir_measures measures (default: nDCG@10, R@10, R@100,
+    P@10, Success@10 with relevance = grade > 0, and Judged@10 = share of the top 10 with any
+    judgment, divided by min(10, number ranked) as ir_measures does). With ``paper_variant``
+    the :data:`PAPER_NDCG10` measure is added.
+
+    ``queries`` defaults to the queries with at least one judgment; judgments for other
+    queries are ignored, and a listed query without a ranking scores 0.
+
+    Returns ``(aggregate, per_query)``: ``{label: mean over queries}`` and
+    ``{query_id: {label: value}}``; all values in [0, 1]. An empty query set gives zeros.
+    Raises ValueError as :func:`rank_run`.
+    """
+    ranked = rank_run(run)
+    if queries is None:
+        queries = _judged_queries(qrels)
+    evaluator = _Evaluator(qrels, measures, queries)
+    return evaluator.evaluate(ranked, _ir_run(ranked), paper_variant=paper_variant)
+
+
+class _Evaluator:
+    """One qrels set prepared once and applied to many runs (the pytrec_eval index is reused)."""
+
+    def __init__(self, qrels: Qrels, measures: Mapping[str, Any], queries: Collection[str]):
+        self.queries = sorted(queries)
+        wanted = set(self.queries)
+        self.qrels = {q: dict(j) for q, j in qrels.items() if q in wanted and j}
+        self.measures = dict(measures)
+        self.label_of = {m: label for label, m in self.measures.items()}
+        # ir_measures hands back the very measure objects it was given; looking them up by
+        # identity skips Measure.__hash__ (a repr), which dominated the re-benchmark's time.
+        self.label_by_id = {id(m): label for label, m in self.measures.items()}
+        self.evaluator = (
+            ir_measures.evaluator(list(self.measures.values()), self.qrels) if self.qrels else None
+        )
+
+    def evaluate(self, ranked: Ranked, ir_run, *, paper_variant: bool):
+        labels = list(self.measures)
+        per_query = {q: dict.fromkeys(labels, 0.0) for q in self.queries}
+        run = {q: docs for q, docs in ir_run.items() if q in per_query}
+        if self.evaluator is not None and run:
+            for metric in self.evaluator.iter_calc(run):
+                scores = per_query.get(metric.query_id)
+                if scores is not None:
+                    label = self.label_by_id.get(id(metric.measure))
+                    if label is None:
+                        label = self.label_of[metric.measure]
+                    scores[label] = float(metric.value)
+        if paper_variant:
+            labels.append(PAPER_NDCG10)
+            for q, value in _paper_ndcg_ranked(self.qrels, ranked, 10, self.queries).items():
+                per_query[q][PAPER_NDCG10] = value
+        aggregate = {label: _mean(per_query[q][label] for q in self.queries) for label in labels}
+        return aggregate, per_query
+
+
+def _mean(values: Iterable[float]) -> float:
+    values = list(values)
+    return math.fsum(values) / len(values) if values else 0.0
+
+
+# --------------------------------------------------------------------------- re-benchmarking
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardRow:
+    """One system on a leaderboard: ``rank`` from 1, ``scores`` ``{label: mean}``."""
+
+    rank: int
+    system: str
+    scores: dict[str, float]
+
+
+@dataclass(frozen=True, slots=True)
+class RankChange:
+    """A system's rank before and after; ``change`` = before - after (positive: moved up)."""
+
+    before: int
+    after: int
+    change: int
+
+
+@dataclass(frozen=True, slots=True)
+class PairedTest:
+    """Per-query nDCG@10 of one system, original vs refined qrels, over ``n`` queries.
+
+    ``mean_delta`` = mean(refined - original). p-values are two-sided; None when the test
+    is undefined (fewer than 2 queries for the t-test, or constant nonzero differences for
+    the t-test); both are 1.0 when every difference is zero (``note`` says so).
+    """
+
+    n: int
+    mean_before: float
+    mean_after: float
+    mean_delta: float
+    wilcoxon_statistic: float | None
+    wilcoxon_p: float | None
+    t_statistic: float | None
+    t_p: float | None
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RebenchResult:
+    """Everything the re-benchmark pages show.
+
+    - ``measures``: labels in column order; ``queries``: the evaluation queries (those
+      judged in the original qrels), sorted.
+    - ``before`` / ``after``: leaderboards on the original / refined qrels, sorted by
+      nDCG@10 descending, then system name.
+    - ``rank_changes``: ``{system: RankChange}`` (ranks on nDCG@10).
+    - ``kendall_tau`` / ``kendall_p``: Kendall's tau-b between the systems' nDCG@10 before
+      and after (None with fewer than 2 systems or when a side is constant).
+    - ``per_query_before`` / ``per_query_after`` / ``deltas``:
+      ``{system: {query_id: {label: value}}}``, deltas = after - before.
+    - ``holes`` / ``holes_per_query``: Hole@10 mean and per query per system.
+    - ``significance``: ``{system: PairedTest}`` on per-query nDCG@10.
+    - ``refined_only_queries``: queries judged only in the refined qrels (not evaluated).
+    """
+
+    measures: tuple[str, ...]
+    queries: tuple[str, ...]
+    before: list[LeaderboardRow]
+    after: list[LeaderboardRow]
+    rank_changes: dict[str, RankChange]
+    kendall_tau: float | None
+    kendall_p: float | None
+    per_query_before: dict[str, dict[str, dict[str, float]]]
+    per_query_after: dict[str, dict[str, dict[str, float]]]
+    deltas: dict[str, dict[str, dict[str, float]]]
+    holes: dict[str, float]
+    holes_per_query: dict[str, dict[str, float]]
+    significance: dict[str, PairedTest]
+    refined_only_queries: tuple[str, ...]
+
+
+def leaderboard(scores: Mapping[str, Mapping[str, float]]) -> list[LeaderboardRow]:
+    """``{system: {label: mean}}`` as rows sorted by nDCG@10 descending, then system name.
+
+    Ranks are 1, 2, 3, ... (a tie on nDCG@10 is broken by name, so every rank is unique).
+    Raises KeyError if a system has no nDCG@10.
+    """
+    ordered = sorted(scores, key=lambda s: (-scores[s][NDCG10], s))
+    return [LeaderboardRow(i, s, dict(scores[s])) for i, s in enumerate(ordered, start=1)]
+
+
+def kendall_tau(before: Mapping[str, float], after: Mapping[str, float]):
+    """Kendall's tau-b (scipy.stats.kendalltau) between two scorings of the same systems.
+
+    Computed on the scores, not on the name-tie-broken ranks, so two systems tied on a side
+    count as tied (tau-b's correction) instead of as ordered by name. Returns
+    ``(tau, two-sided p)``, or ``(None, None)`` with fewer than 2 systems or when one side
+    is constant (tau undefined). Raises ValueError if the system sets differ.
+    """
+    if set(before) != set(after):
+        raise ValueError("kendall_tau needs the same systems before and after")
+    systems = sorted(before)
+    if len(systems) < 2:
+        return None, None
+    x = [before[s] for s in systems]
+    y = [after[s] for s in systems]
+    if len(set(x)) < 2 or len(set(y)) < 2:
+        return None, None
+    result = stats.kendalltau(x, y, variant="b")
+    return float(result.statistic), float(result.pvalue)
+
+
+def paired_test(before: list[float], after: list[float]) -> PairedTest:
+    """Paired significance of ``after`` vs ``before`` (per-query scores of one system).
+
+    Wilcoxon signed-rank (scipy.stats.wilcoxon, zero differences dropped as in Wilcoxon's
+    original method, scipy's default exact/normal choice): per-query IR scores are bounded
+    and far from normal, and most queries are unchanged by a refinement. The paired t-test
+    (scipy.stats.ttest_rel) is reported too, since Smucker, Allan & Carterette (CIKM 2007)
+    found it reliable for IR measures. When every difference is zero both tests are
+    undefined and we report p = 1.0 (no evidence of change); when all differences are equal
+    and nonzero the t statistic is infinite and reported as None. Raises ValueError for
+    lists of different lengths.
+    """
+    if len(before) != len(after):
+        raise ValueError(f"paired_test needs equal lengths, got {len(before)} and {len(after)}")
+    n = len(before)
+    diffs = [a - b for a, b in zip(after, before, strict=True)]
+    mean_b, mean_a, mean_d = _mean(before), _mean(after), _mean(diffs)
+    if n == 0 or all(d == 0 for d in diffs):
+        return PairedTest(n, mean_b, mean_a, mean_d, None, 1.0, None, 1.0, "no query changed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        w = stats.wilcoxon(diffs, zero_method="wilcox")
+        w_stat, w_p = float(w.statistic), float(w.pvalue)
+        if n < 2:
+            t_stat = t_p = None
+            note = "t-test needs 2 queries"
+        elif len(set(diffs)) == 1:
+            t_stat = t_p = None
+            note = "every query changed by the same amount: t undefined"
+        else:
+            t = stats.ttest_rel(after, before)
+            t_stat, t_p = float(t.statistic), float(t.pvalue)
+            note = ""
+    return PairedTest(n, mean_b, mean_a, mean_d, w_stat, w_p, t_stat, t_p, note)
+
+
+def rebenchmark(
+    original_qrels: Qrels,
+    refined_qrels: Qrels,
+    runs: Mapping[str, RunInput],
+    *,
+    measures: Mapping[str, Any] = DEFAULT_MEASURES,
+) -> RebenchResult:
+    """Score every run on the original and the refined qrels and compare (DREAM paper, §5).
+
+    Both sides are evaluated over the same queries, those judged in the original qrels, so
+    per-query scores pair up; refined judgments of other queries are ignored and listed in
+    ``refined_only_queries``. ``runs`` maps system names to runs (either run form).
+    Returns a :class:`RebenchResult`. Raises ValueError for an empty ``runs`` or a bad run
+    (as :func:`rank_run`); ``measures`` must include nDCG@10.
+    """
+    if not runs:
+        raise ValueError("rebenchmark needs at least one run")
+    if NDCG10 not in measures:
+        raise ValueError(f"measures must include {NDCG10!r}")
+    queries = _judged_queries(original_qrels)
+    refined_only = tuple(sorted(set(_judged_queries(refined_qrels)) - set(queries)))
+    before_eval = _Evaluator(original_qrels, measures, queries)
+    after_eval = _Evaluator(refined_qrels, measures, queries)
+
+    agg_before, agg_after = {}, {}
+    pq_before, pq_after, deltas = {}, {}, {}
+    holes, holes_pq, significance = {}, {}, {}
+    for system in sorted(runs):
+        ranked = rank_run(runs[system])
+        ir_run = _ir_run(ranked)
+        agg_before[system], pq_before[system] = before_eval.evaluate(
+            ranked, ir_run, paper_variant=True
+        )
+        agg_after[system], pq_after[system] = after_eval.evaluate(
+            ranked, ir_run, paper_variant=True
+        )
+        deltas[system] = {
+            q: {m: pq_after[system][q][m] - v for m, v in pq_before[system][q].items()}
+            for q in queries
+        }
+        holes[system], holes_pq[system] = _hole_ranked(
+            original_qrels, refined_qrels, ranked, 10, queries
+        )
+        significance[system] = paired_test(
+            [pq_before[system][q][NDCG10] for q in queries],
+            [pq_after[system][q][NDCG10] for q in queries],
+        )
+
+    before, after = leaderboard(agg_before), leaderboard(agg_after)
+    rank_before = {row.system: row.rank for row in before}
+    rank_after = {row.system: row.rank for row in after}
+    tau, tau_p = kendall_tau(
+        {s: a[NDCG10] for s, a in agg_before.items()},
+        {s: a[NDCG10] for s, a in agg_after.items()},
+    )
+    return RebenchResult(
+        measures=(*measures, PAPER_NDCG10),
+        queries=tuple(queries),
+        before=before,
+        after=after,
+        rank_changes={
+            s: RankChange(rank_before[s], rank_after[s], rank_before[s] - rank_after[s])
+            for s in sorted(runs)
+        },
+        kendall_tau=tau,
+        kendall_p=tau_p,
+        per_query_before=pq_before,
+        per_query_after=pq_after,
+        deltas=deltas,
+        holes=holes,
+        holes_per_query=holes_pq,
+        significance=significance,
+        refined_only_queries=refined_only,
+    )

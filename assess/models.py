@@ -1,1 +1,0 @@
-"""Human judgments, final labels and exports."""

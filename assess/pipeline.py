@@ -1,0 +1,249 @@
+"""The main job, end to end: runs → pool → DREAM debates → refined qrels → re-benchmark.
+
+``pipeline_run`` chains the services of every app on one imported dataset. Each step is
+idempotent, so running the pipeline again reuses finished runs, the pool, the debate job (a
+stopped job is resumed; no LLM call for a stored turn is repeated) and the refined qrel set.
+With no broker configured the debates run in this process; with ``CELERY_BROKER_URL`` set
+they are queued for ``celery -A config worker`` processes and this function follows their
+progress in the database.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from tqdm import tqdm
+
+from corpora.models import Dataset, Pool, QrelSet, Run
+from corpora.services import (
+    pool_build,
+    qrel_set_get,
+    qrels_export,
+    run_create,
+    run_retrieve,
+)
+from debates.models import Debate, DebateJob
+from debates.services import (
+    debate_job_create,
+    debate_job_progress,
+    debate_job_resume,
+    debate_job_run_inline,
+    debate_job_start,
+)
+
+from .rebench import rebench_compute
+from .rebench_tables import format_text, rebench_tables
+from .refine import qrels_refine
+
+Echo = Callable[[str], None]
+
+
+@dataclass
+class PipelineReport:
+    """What one pipeline run produced (ids and counts; the tables were echoed)."""
+
+    dataset: str
+    runs: list[str]
+    pool: str
+    query_ids: list[str]
+    pairs: int
+    job_id: int
+    counts: dict[str, int]
+    refined: str
+    refined_file: Path
+    refined_rows: int
+    pending: int
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def _eager() -> bool:
+    return bool(getattr(settings, "CELERY_TASK_ALWAYS_EAGER", True))
+
+
+def _run_ensure(*, dataset: Dataset, retriever: str, qrels: str, k: int, echo: Echo) -> Run:
+    run = Run.objects.filter(dataset=dataset, name=retriever).first()
+    if run is None or run.status != Run.Status.DONE:
+        if run is None:
+            run = run_create(dataset=dataset, retriever=retriever, k=k, queries=qrels)
+        echo(f"retrieving with {retriever} (top {k} per query)")
+        run = run_retrieve(run=run, progress=True)
+    else:
+        echo(f"run {retriever}: already done, reused")
+    return run
+
+
+def _first_queries(qrel_set: QrelSet, limit: int | None) -> list[str]:
+    ids = sorted(set(qrel_set.qrels.values_list("query__query_id", flat=True)))
+    return ids[:limit] if limit else []
+
+
+def _job_ensure(*, pool: Pool, agent: dict[str, Any] | None, rounds: int, echo: Echo) -> DebateJob:
+    job = (
+        DebateJob.objects.filter(pool=pool, rounds=rounds)
+        .exclude(status=DebateJob.Status.CANCELLED)
+        .order_by("-created")
+        .first()
+    )
+    if job is None:
+        job = debate_job_create(
+            pool=pool, agent_a=agent, agent_b=agent, rounds=rounds, note="pipeline"
+        )
+        echo(f"debate job {job.pk}: {job.debates.count()} pairs, R = {rounds}")
+    else:
+        echo(f"debate job {job.pk}: reused ({job.status})")
+        if job.status == DebateJob.Status.PAUSED:
+            debate_job_resume(job=job, enqueue=not _eager())
+    return job
+
+
+def _debates_run(job: DebateJob) -> None:
+    total = job.debates.count()
+    done_states = (Debate.Status.AGREED, Debate.Status.ESCALATED, Debate.Status.FAILED)
+    done = job.debates.filter(status__in=done_states).count()
+    bar = tqdm(total=total, initial=done, desc="debates", unit=" pairs", file=sys.stderr)
+    try:
+        if _eager():
+            debate_job_run_inline(
+                job=job,
+                on_debate=lambda d: bar.update(1) if d.status in done_states else None,
+            )
+        else:
+            debate_job_start(job=job)
+            while True:
+                job.refresh_from_db()
+                now_done = job.debates.filter(status__in=done_states).count()
+                bar.update(now_done - bar.n)
+                if now_done >= total or job.status != DebateJob.Status.RUNNING:
+                    break
+                time.sleep(2)
+    finally:
+        bar.close()
+
+
+def pipeline_run(
+    *,
+    dataset: Dataset,
+    retrievers: Sequence[str] = ("bm25", "dense"),
+    depth: int = 10,
+    queries: int | None = None,
+    qrels: str = "test",
+    agent: dict[str, Any] | None = None,
+    rounds: int = 2,
+    k: int = 100,
+    refined_name: str | None = None,
+    out_dir: Path | None = None,
+    echo: Echo = print,
+) -> PipelineReport:
+    """Run the main job on ``dataset`` and echo each step's summary.
+
+    ``retrievers`` are built-in retrievers (``bm25``, ``dense``) whose runs (top ``k`` for the
+    queries judged in ``qrels``) are created or reused; ``depth`` is the pool depth;
+    ``queries`` bounds the pool to the first N judged query ids (code-point order; None: all);
+    ``agent`` is the backend config of both debaters (None: embedded); ``rounds`` is R.
+    The refined qrel set (default name ``<qrels>-dream-<pool>``) takes consensus and human
+    labels, with unresolved pairs listed as pending (``allow_partial``), and is written as TREC
+    qrels to ``out_dir`` (default ``var/exports``). Raises the services' errors
+    (RunError, PoolError, DebateJobError, RefineError, RebenchError).
+    """
+    started = time.monotonic()
+    seconds: dict[str, float] = {}
+    qrel_set = qrel_set_get(dataset=dataset, name=qrels)
+
+    runs = [
+        _run_ensure(dataset=dataset, retriever=r, qrels=qrels, k=k, echo=echo) for r in retrievers
+    ]
+    seconds["retrieval"] = time.monotonic() - started
+
+    mark = time.monotonic()
+    subset = _first_queries(qrel_set, queries)
+    pool_name = f"{qrels}-d{depth}" + (f"-q{len(subset)}" if subset else "")
+    report = pool_build(
+        dataset=dataset, qrel_set=qrel_set, runs=runs, depth=depth, name=pool_name, queries=subset
+    )
+    pool = report.pool
+    pairs = pool.pairs.count()
+    echo(
+        f"pool {pool.name}: {pairs} unjudged pairs from {', '.join(r.name for r in runs)} at "
+        f"depth {depth} over {len(subset) or 'all'} judged queries "
+        f"({report.created_pairs} new)"
+    )
+    seconds["pool"] = time.monotonic() - mark
+
+    mark = time.monotonic()
+    job = _job_ensure(pool=pool, agent=agent, rounds=rounds, echo=echo)
+    _debates_run(job)
+    progress = debate_job_progress(job=job)
+    counts = {
+        "pairs": progress.total,
+        "agreed": progress.agreed,
+        "escalated": progress.escalated,
+        "failed": progress.failed,
+        "pending": progress.pending + progress.running,
+    }
+    echo(
+        f"debates: {progress.total} pairs: {progress.agreed} agreed, {progress.escalated} "
+        f"escalated to humans, {progress.failed} failed, {counts['pending']} not finished; "
+        f"{progress.per_pair(progress.calls):.1f} LLM calls and "
+        f"{progress.per_pair(progress.seconds):.1f} s per pair"
+    )
+    if progress.agreed_by_round:
+        echo(
+            "  agreed by round: "
+            + ", ".join(f"round {r}: {n}" for r, n in sorted(progress.agreed_by_round.items()))
+        )
+    if progress.escalated_by_reason:
+        echo(
+            "  escalated by reason: "
+            + ", ".join(f"{r}: {n}" for r, n in sorted(progress.escalated_by_reason.items()))
+        )
+    seconds["debates"] = time.monotonic() - mark
+
+    mark = time.monotonic()
+    name = refined_name or f"{qrels}-dream-{pool.name}"
+    refined = QrelSet.objects.filter(dataset=dataset, name=name).first()
+    if refined is None:
+        refined = qrels_refine(pool=pool, name=name, allow_partial=True).qrel_set
+        echo(f"refined qrels {name}: created")
+    else:
+        echo(f"refined qrels {name}: already exists, reused")
+    pending = pool.pairs.count() - refined.qrels.count() + qrel_set.qrels.count()
+    out_dir = Path(out_dir or Path(settings.VAR_DIR) / "exports")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{dataset.slug}-{name}.trec"
+    with path.open("w", encoding="utf-8", newline="\n") as handle:
+        rows = qrels_export(qrel_set=refined, out=handle, fmt="trec")
+    echo(
+        f"refined qrels: {rows} rows = {qrel_set.qrels.count()} original + "
+        f"{rows - qrel_set.qrels.count()} new labels; {pending} pairs pending (no final label "
+        f"yet: escalated to humans, failed, or still running) → {path}"
+    )
+    seconds["refine"] = time.monotonic() - mark
+
+    mark = time.monotonic()
+    rebench = rebench_compute(
+        dataset=dataset, original=qrel_set, refined=refined, runs=runs, use_cache=False
+    )
+    echo(f"\nre-benchmark of {', '.join(rebench.runs)}: original {qrel_set.name} vs refined {name}")
+    echo(format_text(rebench_tables(rebench.result, per_query=False)))
+    seconds["rebenchmark"] = time.monotonic() - mark
+    seconds["total"] = time.monotonic() - started
+    return PipelineReport(
+        dataset=dataset.slug,
+        runs=[r.name for r in runs],
+        pool=pool.name,
+        query_ids=subset,
+        pairs=pairs,
+        job_id=job.pk,
+        counts=counts,
+        refined=name,
+        refined_file=path,
+        refined_rows=rows,
+        pending=pending,
+        seconds=seconds,
+    )

@@ -1,0 +1,156 @@
+"""Re-benchmark plots as SVG text, rendered server-side with matplotlib. Pure, no database.
+
+Each function returns a complete, standalone SVG document (a page embeds it and offers it
+as a download). Output is byte-for-byte deterministic for equal input: no creation date in
+the metadata, a fixed ``svg.hashsalt`` for the clip-path ids, and text kept as ``<text>``
+elements (``svg.fonttype = none``), which also keeps system names searchable in the file.
+The object-oriented ``Figure`` API is used instead of pyplot, so no global figure state is
+shared between web requests.
+"""
+
+from __future__ import annotations
+
+import io
+from collections import Counter
+from collections.abc import Mapping
+from typing import Protocol
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
+
+_RC = {
+    "svg.hashsalt": "dream-assess",
+    "svg.fonttype": "none",
+    "font.family": "DejaVu Sans",
+    "font.size": 9,
+}
+_UP, _DOWN, _SAME = "#1b7837", "#b2182b", "#777777"
+
+
+class _RanksLike(Protocol):
+    before: int
+    after: int
+
+
+def _svg(fig: Figure) -> str:
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight")
+    return buffer.getvalue()
+
+
+def _render(draw, size: tuple[float, float]) -> str:
+    with matplotlib.rc_context(_RC):
+        fig = Figure(figsize=size)
+        draw(fig)
+        return _svg(fig)
+
+
+def _ranks(value) -> tuple[int, int]:
+    if isinstance(value, tuple):
+        return int(value[0]), int(value[1])
+    return int(value.before), int(value.after)
+
+
+def rank_slope_svg(
+    rank_changes: Mapping[str, _RanksLike | tuple[int, int]],
+    *,
+    title: str = "System ranks on nDCG@10: original → refined qrels",
+) -> str:
+    """Slope chart: one line per system from its rank on the original qrels (left) to its
+    rank on the refined qrels (right); rank 1 on top; green moved up, red down.
+
+    ``rank_changes`` maps system names to ``RankChange`` (``assess.metrics``) or to
+    ``(rank_before, rank_after)``. Returns SVG text. ValueError when empty.
+    """
+    if not rank_changes:
+        raise ValueError("rank_slope_svg needs at least one system")
+    ranks = {s: _ranks(v) for s, v in sorted(rank_changes.items())}
+    n = max(max(b, a) for b, a in ranks.values())
+
+    def draw(fig: Figure) -> None:
+        ax = fig.add_subplot()
+        for system, (before, after) in ranks.items():
+            color = _UP if after < before else _DOWN if after > before else _SAME
+            ax.plot([0, 1], [before, after], marker="o", color=color, linewidth=1.5)
+            ax.annotate(
+                f"{before}. {system}",
+                (0, before),
+                xytext=(-6, 0),
+                textcoords="offset points",
+                ha="right",
+                va="center",
+            )
+            ax.annotate(
+                f"{after}. {system}",
+                (1, after),
+                xytext=(6, 0),
+                textcoords="offset points",
+                ha="left",
+                va="center",
+            )
+        ax.set_xlim(0, 1)
+        ax.set_ylim(n + 0.5, 0.5)
+        ax.set_xticks([0, 1], ["original qrels", "refined qrels"])
+        ax.set_yticks([])
+        for side in ("left", "right", "top"):
+            ax.spines[side].set_visible(False)
+        ax.set_title(title)
+
+    return _render(draw, (6.0, max(2.5, 0.3 * n + 1.2)))
+
+
+def delta_bars_svg(
+    deltas: Mapping[str, float],
+    *,
+    measure: str = "nDCG@10",
+) -> str:
+    """Horizontal bars of each system's change in ``measure`` (refined − original).
+
+    ``deltas`` maps system names to the change of the mean score. Bars are sorted by change
+    descending, then name; positive green, negative red. Returns SVG text. ValueError when
+    empty.
+    """
+    if not deltas:
+        raise ValueError("delta_bars_svg needs at least one system")
+    ordered = sorted(deltas, key=lambda s: (-deltas[s], s))
+
+    def draw(fig: Figure) -> None:
+        ax = fig.add_subplot()
+        values = [deltas[s] for s in ordered]
+        colors = [_UP if v > 0 else _DOWN if v < 0 else _SAME for v in values]
+        positions = range(len(ordered))
+        ax.barh(list(positions), values, color=colors)
+        ax.set_yticks(list(positions), ordered)
+        ax.invert_yaxis()
+        ax.axvline(0, color="black", linewidth=0.8)
+        ax.set_xlabel(f"Δ {measure} (refined − original)")
+        ax.set_title(f"Change in {measure} per system")
+
+    return _render(draw, (6.0, max(2.5, 0.3 * len(ordered) + 1.2)))
+
+
+def holes_histogram_svg(holes: Mapping[str, int], *, title: str = "Holes filled per query") -> str:
+    """Histogram of holes per query: how many queries had 0, 1, 2, ... holes filled
+    (``assess.metrics.holes_per_query``). One bar per integer count. Returns SVG text.
+    ValueError when empty.
+    """
+    if not holes:
+        raise ValueError("holes_histogram_svg needs at least one query")
+    counts = Counter(int(v) for v in holes.values())
+    xs = list(range(0, max(counts) + 1))
+
+    def draw(fig: Figure) -> None:
+        ax = fig.add_subplot()
+        ax.bar(xs, [counts.get(x, 0) for x in xs], width=0.8, color="#2166ac")
+        ax.set_xlabel("holes filled (unjudged in original, relevant in refined)")
+        ax.set_ylabel("queries")
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_title(f"{title} ({len(holes)} queries, {sum(holes.values())} holes)")
+        if len(xs) <= 30:
+            ax.set_xticks(xs)
+
+    return _render(draw, (6.0, 3.5))

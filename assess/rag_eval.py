@@ -1,0 +1,405 @@
+"""RAG alignment from the database: generate answers from runs' top-k chunks, store them,
+score them, and compare "a relevant chunk in the top k" with "the answer is correct".
+
+For each run and each evaluation query (judged in the original qrels and with reference
+answers), a generator answers from the run's top ``k`` chunks with the fixed, versioned
+prompt of :mod:`assess.rag` (:data:`~assess.rag.RAG_PROMPT_VERSION`, temperature 0). The
+answer is stored as a :class:`~assess.models.RagGeneration` and reused: the same (run,
+query, k, model, prompt version) is never generated twice.
+
+Per system: answer accuracy (a normalised reference answer is contained in the answer,
+DREAM paper §5), SQuAD exact match and token F1, Success@k with the original and with the
+refined qrels, and
+
+    RAGAlign@k = |{q : hit_k(q) == correct(q)}| / |Q|
+
+(DREAM paper, Ban et al., ICLR 2026, arXiv 2602.06526) with each qrel set; across systems,
+the Pearson and Spearman correlation between Success@k and accuracy.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import Count
+
+from corpora.models import Dataset, QrelSet, Query, Run, RunEntry
+from corpora.services import qrels_rows, run_rows
+from debates.llm.base import GenerationParams, LLMClient
+from debates.llm.registry import describe_backend
+from debates.retry import call_with_retry
+
+from . import metrics, rag
+from .models import RagGeneration
+from .rag_context import fit_rag_messages
+
+# Answers are a short phrase; 64 tokens leave room for a sentence without wasting context.
+RAG_MAX_TOKENS = 64
+RAG_RETRY_ATTEMPTS = 5
+
+
+class RagError(ValueError):
+    """A RAG evaluation that cannot run (no reference answers, unknown run or qrels...)."""
+
+
+@dataclass
+class RagSystem:
+    """One run's RAG figures over ``queries`` queries (shares in [0, 1]).
+
+    ``per_query`` maps query ids to ``(hit with original qrels, hit with refined qrels,
+    answer correct)``; the refined fields are None without a refined set.
+    """
+
+    run: str
+    queries: int
+    accuracy: float
+    exact_match: float
+    f1: float
+    success_original: float
+    success_refined: float | None
+    align_original: float
+    align_refined: float | None
+    generated: int
+    reused: int
+    per_query: dict[str, tuple[bool, bool | None, bool]] = field(default_factory=dict)
+
+
+@dataclass
+class RagReport:
+    """A RAG evaluation: settings, the evaluation queries, one :class:`RagSystem` per run,
+    and the correlations across systems between Success@k and accuracy (None with fewer
+    than 3 systems or a constant column)."""
+
+    dataset: str
+    k: int
+    model: str
+    backend: str
+    prompt_version: str
+    original: str
+    refined: str | None
+    queries: list[str]
+    systems: list[RagSystem]
+    correlation_original: rag.Correlation | None
+    correlation_refined: rag.Correlation | None
+
+
+def rag_queries(*, dataset: Dataset, original: QrelSet, limit: int | None = None) -> list[Query]:
+    """The evaluation queries: judged in ``original`` and with reference answers, sorted by
+    query id (code point), the first ``limit``. Raises :class:`RagError` when the dataset
+    has no reference answers, or none of its judged queries has one."""
+    with_answers = [
+        q for q in Query.objects.filter(dataset=dataset).exclude(answers=[]) if q.answers
+    ]
+    if not with_answers:
+        raise RagError(
+            f"dataset {dataset.slug!r} has no reference answers, so answers cannot be scored; "
+            "import them first (import_answers DATASET FILE)"
+        )
+    judged = set(original.qrels.values_list("query_id", flat=True).distinct())
+    queries = sorted((q for q in with_answers if q.pk in judged), key=lambda q: q.query_id)
+    if not queries:
+        raise RagError(
+            f"none of the {len(with_answers)} queries with reference answers is judged in qrel "
+            f"set {original.name!r}"
+        )
+    return queries[:limit] if limit else queries
+
+
+def _top_chunks(run: Run, queries: Sequence[Query], k: int) -> dict[int, list[tuple]]:
+    chunks: dict[int, list[tuple]] = {q.pk: [] for q in queries}
+    entries = (
+        RunEntry.objects.filter(run=run, query__in=list(chunks), rank__lte=k)
+        .order_by("query_id", "rank")
+        .values_list("query_id", "document__doc_id", "document__title", "document__text")
+    )
+    for query_pk, doc_id, title, text in entries:
+        chunks[query_pk].append((doc_id, title, text))
+    return chunks
+
+
+def rag_generations_ensure(
+    *,
+    run: Run,
+    queries: Sequence[Query],
+    k: int,
+    client: LLMClient,
+    backend: dict[str, Any],
+    on_answer: Callable[[RagGeneration], None] | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> tuple[dict[str, RagGeneration], int]:
+    """The stored generation of every query for ``run`` at ``k`` with ``client.model`` and
+    the current prompt version, generating (and storing, one row each) only the missing ones.
+
+    Each prompt holds the run's top ``k`` chunks (title and text), cut to fit the client's
+    context (:func:`assess.rag_context.fit_rag_messages`); temperature 0, at most
+    :data:`RAG_MAX_TOKENS` answer tokens; transient LLM errors are retried with backoff.
+    Returns ``({query_id: RagGeneration}, generated now)``. LLM errors that remain propagate
+    (the answers stored so far are kept).
+    """
+    version = rag.RAG_PROMPT_VERSION
+    stored = {
+        g.query_id: g
+        for g in RagGeneration.objects.filter(
+            run=run, query__in=queries, k=k, model=client.model, prompt_version=version
+        )
+    }
+    missing = [q for q in queries if q.pk not in stored]
+    chunks = _top_chunks(run, missing, k) if missing else {}
+    params = GenerationParams(temperature=0.0, max_tokens=RAG_MAX_TOKENS, seed=0)
+    generated = 0
+    for query in missing:
+        top = chunks[query.pk]
+        messages, used, truncated = fit_rag_messages(
+            client, query.text, top, max_tokens=RAG_MAX_TOKENS
+        )
+        reply = call_with_retry(
+            lambda m=messages: client.chat(m, params), attempts=RAG_RETRY_ATTEMPTS, sleep=sleep
+        )
+        answer = reply.text.strip()
+        references = [str(a) for a in query.answers]
+        row = RagGeneration(
+            run=run,
+            query=query,
+            k=k,
+            backend=backend,
+            model=client.model,
+            prompt_version=version,
+            doc_ids=[doc_id for doc_id, _, _ in top[:used]],
+            chunks_truncated=truncated or used < len(top),
+            answer=answer,
+            correct=rag.answer_correct(answer, references),
+            exact_match=rag.exact_match(answer, references),
+            f1=rag.token_f1(answer, references),
+            prompt_tokens=reply.prompt_tokens,
+            completion_tokens=reply.completion_tokens,
+            latency_ms=reply.latency_ms,
+        )
+        try:
+            with transaction.atomic():
+                row.save()
+            generated += 1
+        except IntegrityError:
+            # Another process stored the same generation meanwhile: keep theirs.
+            row = RagGeneration.objects.get(
+                run=run, query=query, k=k, model=client.model, prompt_version=version
+            )
+        stored[query.pk] = row
+        if on_answer is not None:
+            on_answer(row)
+    by_id = {q.pk: q.query_id for q in queries}
+    return {by_id[pk]: g for pk, g in stored.items()}, generated
+
+
+def rag_client(*, backend: dict[str, Any] | None) -> tuple[LLMClient, dict[str, Any]]:
+    """The generator client for a backend config and the config as stored (never a key);
+    same backends and validation as the debate agents
+    (:func:`debates.services.agent_config_validate`). Raises :class:`RagError`."""
+    from debates.services import DebateJobError, agent_client, agent_config_validate
+
+    try:
+        config = agent_config_validate(backend, agent="generator")
+        return agent_client(config), config
+    except (DebateJobError, ValueError) as exc:
+        raise RagError(str(exc)) from None
+
+
+def _score(
+    name: str,
+    generations: dict[str, RagGeneration],
+    rows: list[tuple[str, str, int, float]],
+    query_ids: list[str],
+    k: int,
+    qrels_original: dict,
+    qrels_refined: dict | None,
+    generated: int,
+) -> RagSystem:
+    """One system's figures over ``query_ids`` from its generations and run rows."""
+    correct = {q: generations[q].correct for q in query_ids}
+    hit_o = metrics.hit_at_k(qrels_original, rows, k, queries=query_ids)
+    hit_r = metrics.hit_at_k(qrels_refined, rows, k, queries=query_ids) if qrels_refined else None
+    return RagSystem(
+        run=name,
+        queries=len(query_ids),
+        accuracy=rag.answer_accuracy(correct),
+        exact_match=_share(generations[q].exact_match for q in query_ids),
+        f1=sum(generations[q].f1 for q in query_ids) / len(query_ids),
+        success_original=_share(hit_o.values()),
+        success_refined=_share(hit_r.values()) if hit_r is not None else None,
+        align_original=rag.rag_align(hit_o, correct),
+        align_refined=rag.rag_align(hit_r, correct) if hit_r is not None else None,
+        generated=generated,
+        reused=len(query_ids) - generated,
+        per_query={
+            q: (hit_o[q], hit_r[q] if hit_r is not None else None, correct[q]) for q in query_ids
+        },
+    )
+
+
+def _report(
+    *,
+    dataset: Dataset,
+    k: int,
+    model: str,
+    backend: dict[str, Any],
+    original: QrelSet,
+    refined: QrelSet | None,
+    query_ids: list[str],
+    systems: list[RagSystem],
+) -> RagReport:
+    try:
+        backend_text = describe_backend(backend)
+    except ValueError:
+        backend_text = f"{backend.get('backend', '?')} {model}"
+    return RagReport(
+        dataset=dataset.slug,
+        k=k,
+        model=model,
+        backend=backend_text,
+        prompt_version=rag.RAG_PROMPT_VERSION,
+        original=original.name,
+        refined=refined.name if refined else None,
+        queries=query_ids,
+        systems=systems,
+        correlation_original=rag.success_accuracy_correlation(
+            {s.run: (s.success_original, s.accuracy) for s in systems}
+        ),
+        correlation_refined=(
+            rag.success_accuracy_correlation(
+                {s.run: (s.success_refined, s.accuracy) for s in systems}
+            )
+            if refined
+            else None
+        ),
+    )
+
+
+def _share(values) -> float:
+    values = [bool(v) for v in values]
+    return sum(values) / len(values) if values else 0.0
+
+
+def _qrels(qrel_set: QrelSet | None) -> dict[str, dict[str, int]] | None:
+    if qrel_set is None:
+        return None
+    return metrics.to_ir_measures_qrels(qrels_rows(qrel_set=qrel_set))
+
+
+def rag_evaluate(
+    *,
+    dataset: Dataset,
+    runs: Sequence[Run],
+    k: int = 10,
+    original: QrelSet,
+    refined: QrelSet | None = None,
+    backend: dict[str, Any] | None = None,
+    client: LLMClient | None = None,
+    limit: int | None = None,
+    on_answer: Callable[[RagGeneration], None] | None = None,
+) -> RagReport:
+    """Generate (or reuse) answers for every run and score RAG alignment.
+
+    ``client`` overrides the client built from ``backend`` (tests inject a scripted one;
+    ``backend`` is then only recorded). Queries: :func:`rag_queries`. Returns a
+    :class:`RagReport` (systems in run-name order). Raises :class:`RagError` for no runs,
+    k < 1, runs or qrel sets of another dataset, or no reference answers; LLM errors
+    propagate.
+    """
+    if not runs:
+        raise RagError("name at least one run")
+    if k < 1:
+        raise RagError(f"k must be at least 1, got {k}")
+    for item in (*runs, original, *([refined] if refined else [])):
+        if item.dataset_id != dataset.pk:
+            raise RagError(f"{item} is not in dataset {dataset.slug!r}")
+    queries = rag_queries(dataset=dataset, original=original, limit=limit)
+    if client is None:
+        client, config = rag_client(backend=backend)
+    else:
+        config = dict(backend or {"backend": "injected", "model": client.model})
+    query_ids = [q.query_id for q in queries]
+    wanted = set(query_ids)
+    qrels_original, qrels_refined = _qrels(original), _qrels(refined)
+    systems = []
+    for run in sorted(runs, key=lambda r: r.name):
+        generations, generated = rag_generations_ensure(
+            run=run, queries=queries, k=k, client=client, backend=config, on_answer=on_answer
+        )
+        rows = [r for r in run_rows(run=run) if r[0] in wanted]
+        systems.append(
+            _score(
+                run.name, generations, rows, query_ids, k, qrels_original, qrels_refined, generated
+            )
+        )
+    return _report(
+        dataset=dataset,
+        k=k,
+        model=client.model,
+        backend=config,
+        original=original,
+        refined=refined,
+        query_ids=query_ids,
+        systems=systems,
+    )
+
+
+def rag_stored_report(
+    *, dataset: Dataset, original: QrelSet, refined: QrelSet | None, k: int = 10
+) -> RagReport | None:
+    """The RAG figures from stored generations only (the page generates nothing).
+
+    Takes the model with the most stored generations at ``k`` and the current prompt
+    version, every run that has generations with it, and the queries that all those runs
+    answered and ``original`` judges. Returns None when there is nothing to show.
+    """
+    version = rag.RAG_PROMPT_VERSION
+    top = (
+        RagGeneration.objects.filter(run__dataset=dataset, k=k, prompt_version=version)
+        .values_list("model")
+        .annotate(n=Count("pk"))
+        .order_by("-n", "model")
+        .first()
+    )
+    if top is None:
+        return None
+    model = top[0]
+    by_run: dict[str, dict[str, RagGeneration]] = {}
+    runs: dict[str, Run] = {}
+    for g in RagGeneration.objects.filter(
+        run__dataset=dataset, k=k, model=model, prompt_version=version
+    ).select_related("run", "query"):
+        by_run.setdefault(g.run.name, {})[g.query.query_id] = g
+        runs[g.run.name] = g.run
+    judged = set(original.qrels.values_list("query__query_id", flat=True))
+    common = set.intersection(*(set(v) for v in by_run.values())) & judged
+    query_ids = sorted(common)
+    if not query_ids:
+        return None
+    qrels_original, qrels_refined = _qrels(original), _qrels(refined)
+    systems = [
+        _score(
+            name,
+            by_run[name],
+            [r for r in run_rows(run=runs[name]) if r[0] in common],
+            query_ids,
+            k,
+            qrels_original,
+            qrels_refined,
+            0,
+        )
+        for name in sorted(by_run)
+    ]
+    first = by_run[sorted(by_run)[0]][query_ids[0]]
+    return _report(
+        dataset=dataset,
+        k=k,
+        model=model,
+        backend=first.backend,
+        original=original,
+        refined=refined,
+        query_ids=query_ids,
+        systems=systems,
+    )

@@ -1,0 +1,126 @@
+"""Re-benchmarking from the database: every run of a dataset on the original and a refined
+qrel set, through the pure evaluation core (:func:`assess.metrics.rebenchmark`).
+
+Qrel sets and finished runs never change once written (a run is replaced only under a new
+id), so a result is cached (Django's cache, 10 minutes) per (original set, refined set,
+runs) for the pages, whose tables and three plots would otherwise compute it four times.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.core.cache import cache
+
+from corpora.models import Dataset, QrelSet, Run
+from corpora.services import qrels_rows, run_rows
+
+from . import metrics
+
+CACHE_SECONDS = 600
+
+
+class RebenchError(ValueError):
+    """A re-benchmark that cannot run (unknown qrel set or run, no finished run...)."""
+
+
+@dataclass
+class RebenchReport:
+    """A re-benchmark: names, the pure result and the holes filled per query
+    (:func:`assess.metrics.holes_per_query`, over the refined set's queries)."""
+
+    dataset: str
+    original: str
+    refined: str
+    runs: list[str]
+    result: metrics.RebenchResult
+    holes_per_query: dict[str, int]
+
+
+def qrels_dict(*, qrel_set: QrelSet) -> dict[str, dict[str, int]]:
+    """A qrel set as ``{query_id: {doc_id: grade}}`` (the evaluation core's shape)."""
+    return metrics.to_ir_measures_qrels(qrels_rows(qrel_set=qrel_set))
+
+
+def rebench_qrel_set(*, dataset: Dataset, name: str) -> QrelSet:
+    """The dataset's qrel set ``name``. Raises :class:`RebenchError` listing known names."""
+    try:
+        return QrelSet.objects.get(dataset=dataset, name=name)
+    except QrelSet.DoesNotExist:
+        known = ", ".join(dataset.qrel_sets.order_by("name").values_list("name", flat=True))
+        raise RebenchError(
+            f"no qrel set {name!r} in {dataset.slug!r} (known: {known or 'none'})"
+        ) from None
+
+
+def rebench_runs(*, dataset: Dataset, names: Sequence[str] | None = None) -> list[Run]:
+    """The runs to score: ``names`` (in name order), or every finished run of the dataset,
+    built-in and imported. Raises :class:`RebenchError` for an unknown or unfinished run, or
+    when there is none."""
+    done = {r.name: r for r in dataset.runs.filter(status=Run.Status.DONE).order_by("name")}
+    if not names:
+        if not done:
+            raise RebenchError(f"dataset {dataset.slug!r} has no finished run to score")
+        return list(done.values())
+    missing = sorted(set(names) - set(done))
+    if missing:
+        raise RebenchError(
+            f"no finished run {', '.join(map(repr, missing))} in {dataset.slug!r} "
+            f"(finished: {', '.join(done) or 'none'})"
+        )
+    return [done[n] for n in sorted(set(names))]
+
+
+def _cache_key(original: QrelSet, refined: QrelSet, runs: Sequence[Run]) -> str:
+    # Ids alone could repeat after a rolled-back transaction (SQLite reuses them); with the
+    # creation times they name one content for good.
+    parts = [f"{q.pk}@{q.created.isoformat()}" for q in (original, refined)]
+    parts += sorted(f"{r.pk}@{r.created.isoformat()}" for r in runs)
+    return "assess:rebench:" + hashlib.sha256("|".join(parts).encode()).hexdigest()
+
+
+def rebench_compute(
+    *,
+    dataset: Dataset,
+    original: QrelSet,
+    refined: QrelSet,
+    runs: Sequence[Run] | None = None,
+    use_cache: bool = True,
+) -> RebenchReport:
+    """Score ``runs`` (default: every finished run) on ``original`` and ``refined`` with the
+    measures of :data:`assess.metrics.DEFAULT_MEASURES` (ir_measures) plus Hole@10 and the
+    labelled paper nDCG@10 variant; see :func:`assess.metrics.rebenchmark`.
+
+    Evaluation queries are those judged in ``original``. Raises :class:`RebenchError` when a
+    qrel set or run belongs to another dataset or there is no run.
+    """
+    for qrel_set in (original, refined):
+        if qrel_set.dataset_id != dataset.pk:
+            raise RebenchError(f"qrel set {qrel_set} is not in dataset {dataset.slug!r}")
+    runs = list(runs) if runs else rebench_runs(dataset=dataset)
+    for run in runs:
+        if run.dataset_id != dataset.pk:
+            raise RebenchError(f"run {run} is not in dataset {dataset.slug!r}")
+    key = _cache_key(original, refined, runs)
+    if use_cache:
+        cached = cache.get(key)
+        if cached is not None:
+            return cached
+    original_qrels = qrels_dict(qrel_set=original)
+    refined_qrels = qrels_dict(qrel_set=refined)
+    result = metrics.rebenchmark(
+        original_qrels, refined_qrels, {run.name: list(run_rows(run=run)) for run in runs}
+    )
+    report = RebenchReport(
+        dataset=dataset.slug,
+        original=original.name,
+        refined=refined.name,
+        runs=sorted(run.name for run in runs),
+        result=result,
+        holes_per_query=metrics.holes_per_query(original_qrels, refined_qrels),
+    )
+    if use_cache:
+        cache.set(key, report, CACHE_SECONDS)
+    return report

@@ -1,0 +1,258 @@
+"""The re-benchmark's tables as plain rows of text, shared by the pages and the terminal.
+Pure: built from an :class:`assess.metrics.RebenchResult`, no database.
+
+Numbers are shown with 4 decimals, p-values with 4 (``<0.0001`` below), a missing value as
+``n/a``. The page renders the same cells in HTML tables; :func:`format_text` aligns them
+for the ``rebenchmark`` command.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from .metrics import HOLE10, NDCG10, PAPER_NDCG10, RebenchResult
+
+# Measures whose per-query deltas are listed (the rest are in the leaderboards).
+DELTA_MEASURES = (NDCG10, "P@10", "Success@10", "Judged@10")
+
+
+@dataclass(frozen=True)
+class Table:
+    """A titled table: ``header`` cells, ``rows`` of cells (all text), and a ``note``.
+    ``numeric`` marks the columns to right-align."""
+
+    title: str
+    header: tuple[str, ...]
+    rows: list[tuple[str, ...]]
+    note: str = ""
+    numeric: tuple[bool, ...] = field(default=())
+
+
+def number(value: float | None, places: int = 4) -> str:
+    """``value`` with ``places`` decimals, or ``n/a``."""
+    return "n/a" if value is None else f"{value:.{places}f}"
+
+
+def p_value(value: float | None) -> str:
+    """A p-value with 4 decimals; ``<0.0001`` below that; ``n/a`` when undefined."""
+    if value is None:
+        return "n/a"
+    return "<0.0001" if value < 0.0001 else f"{value:.4f}"
+
+
+def signed(value: float) -> str:
+    """A change with an explicit sign: ``+0.0123``, ``-0.0040``, ``0.0000``."""
+    return "0.0000" if round(value, 4) == 0 else f"{value:+.4f}"
+
+
+def leaderboard_table(
+    result: RebenchResult, *, after: bool, holes: Mapping[str, float] | None = None
+) -> Table:
+    """The leaderboard on the original (``after=False``) or refined qrels, sorted by
+    nDCG@10; the refined one also shows Hole@10."""
+    rows_in = result.after if after else result.before
+    measures = list(result.measures)
+    header = ["rank", "system", *measures]
+    if after and holes is not None:
+        header.append(HOLE10)
+    rows = []
+    for row in rows_in:
+        cells = [str(row.rank), row.system, *(number(row.scores[m]) for m in measures)]
+        if after and holes is not None:
+            cells.append(number(holes[row.system]))
+        rows.append(tuple(cells))
+    which = "refined" if after else "original"
+    return Table(
+        title=f"Leaderboard on the {which} qrels",
+        header=tuple(header),
+        rows=rows,
+        note=f"Sorted by {NDCG10}; '{PAPER_NDCG10}' divides by the ideal DCG over all relevant "
+        "documents (DREAM paper) and is shown for comparison only.",
+        numeric=(True, False, *([True] * (len(header) - 2))),
+    )
+
+
+def rank_change_table(result: RebenchResult) -> Table:
+    """Per system: rank before/after and its change, nDCG@10 before/after/delta, Hole@10,
+    and the paired tests on per-query nDCG@10 (Wilcoxon signed-rank and paired t)."""
+    header = (
+        "system",
+        "rank original",
+        "rank refined",
+        "change",
+        f"{NDCG10} original",
+        f"{NDCG10} refined",
+        f"Δ {NDCG10}",
+        HOLE10,
+        "queries",
+        "Wilcoxon p",
+        "t-test p",
+    )
+    before = {r.system: r.scores[NDCG10] for r in result.before}
+    after = {r.system: r.scores[NDCG10] for r in result.after}
+    rows = []
+    for system in sorted(result.rank_changes, key=lambda s: (result.rank_changes[s].after, s)):
+        change = result.rank_changes[system]
+        test = result.significance[system]
+        rows.append(
+            (
+                system,
+                str(change.before),
+                str(change.after),
+                f"{change.change:+d}" if change.change else "0",
+                number(before[system]),
+                number(after[system]),
+                signed(after[system] - before[system]),
+                number(result.holes[system]),
+                str(test.n),
+                p_value(test.wilcoxon_p),
+                p_value(test.t_p),
+            )
+        )
+    tau = (
+        f"Kendall's tau-b between the two {NDCG10} rankings: {number(result.kendall_tau)} "
+        f"(p = {p_value(result.kendall_p)})"
+        if result.kendall_tau is not None
+        else f"Kendall's tau: n/a (needs 2+ systems and non-constant {NDCG10})"
+    )
+    return Table(
+        title="Rank changes",
+        header=header,
+        rows=rows,
+        note=f"{tau}. Change = rank original − rank refined (positive: moved up). "
+        f"{len(result.queries)} evaluation queries (judged in the original qrels).",
+        numeric=(False, *([True] * (len(header) - 1))),
+    )
+
+
+def per_query_delta_table(
+    result: RebenchResult, *, measures: Sequence[str] = DELTA_MEASURES
+) -> Table:
+    """Per system and query, the change (refined − original) of ``measures``; only the
+    (system, query) pairs where some measure changed are listed."""
+    measures = [m for m in measures if m in result.measures]
+    rows = []
+    unchanged = 0
+    for system in sorted(result.deltas):
+        for query_id in result.queries:
+            delta = result.deltas[system][query_id]
+            if all(round(delta[m], 12) == 0 for m in measures) and not result.holes_per_query[
+                system
+            ].get(query_id):
+                unchanged += 1
+                continue
+            rows.append(
+                (
+                    system,
+                    query_id,
+                    *(signed(delta[m]) for m in measures),
+                    number(result.holes_per_query[system].get(query_id, 0.0)),
+                )
+            )
+    return Table(
+        title="Per-query changes (refined − original)",
+        header=("system", "query", *(f"Δ {m}" for m in measures), HOLE10),
+        rows=rows,
+        note=f"{len(rows)} changed (system, query) pairs listed; {unchanged} unchanged.",
+        numeric=(False, False, *([True] * (len(measures) + 1))),
+    )
+
+
+def rebench_tables(result: RebenchResult, *, per_query: bool = True) -> list[Table]:
+    """The re-benchmark's tables in page order: the two leaderboards, rank changes, and
+    (with ``per_query``) the per-query deltas."""
+    tables = [
+        leaderboard_table(result, after=False),
+        leaderboard_table(result, after=True, holes=result.holes),
+        rank_change_table(result),
+    ]
+    if per_query:
+        tables.append(per_query_delta_table(result))
+    return tables
+
+
+def format_table(table: Table) -> str:
+    """One table as aligned plain text: title, header, a rule, rows, then the note."""
+    widths = [len(h) for h in table.header]
+    for row in table.rows:
+        widths = [max(w, len(c)) for w, c in zip(widths, row, strict=True)]
+    numeric = table.numeric or tuple(False for _ in table.header)
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(
+            c.rjust(w) if n else c.ljust(w) for c, w, n in zip(cells, widths, numeric, strict=True)
+        ).rstrip()
+
+    out = [table.title, line(table.header), "  ".join("-" * w for w in widths)]
+    out += [line(row) for row in table.rows]
+    if table.note:
+        out.append(table.note)
+    return "\n".join(out)
+
+
+def format_text(tables: Sequence[Table]) -> str:
+    """Tables separated by blank lines (the ``rebenchmark`` command's output)."""
+    return "\n\n".join(format_table(t) for t in tables) + "\n"
+
+
+RAG_FORMULA = (
+    "RAGAlign@k = |{q : hit_k(q) = correct(q)}| / |Q|, where hit_k(q) says a relevant chunk "
+    "(grade > 0 in the qrels) is in the run's top k and correct(q) that the generated answer "
+    "contains a normalised reference answer (SQuAD normalisation; DREAM paper, Ban et al., "
+    "ICLR 2026, arXiv 2602.06526)."
+)
+
+
+def _correlation(label: str, corr) -> str:
+    if corr is None:
+        return f"{label}: n/a (needs 3+ systems with non-constant values)"
+    return (
+        f"{label}: Pearson r = {number(corr.pearson_r)} (p = {p_value(corr.pearson_p)}), "
+        f"Spearman rho = {number(corr.spearman_rho)} (p = {p_value(corr.spearman_p)}), "
+        f"{corr.n} systems"
+    )
+
+
+def rag_table(report) -> Table:
+    """Per system (an :class:`assess.rag_eval.RagReport`'s systems): answer accuracy, exact
+    match, F1, Success@k and RAGAlign@k with the original and refined qrels, and how many
+    answers were generated now or reused; the note gives the correlations and the formula."""
+    k = report.k
+    refined = report.refined is not None
+    header = ["system", "queries", "accuracy", "exact match", "F1", f"Success@{k} original"]
+    if refined:
+        header.append(f"Success@{k} refined")
+    header.append(f"RAGAlign@{k} original")
+    if refined:
+        header.append(f"RAGAlign@{k} refined")
+    header += ["generated", "reused"]
+    rows = []
+    for s in report.systems:
+        cells = [s.run, str(s.queries), number(s.accuracy), number(s.exact_match), number(s.f1)]
+        cells.append(number(s.success_original))
+        if refined:
+            cells.append(number(s.success_refined))
+        cells.append(number(s.align_original))
+        if refined:
+            cells.append(number(s.align_refined))
+        cells += [str(s.generated), str(s.reused)]
+        rows.append(tuple(cells))
+    notes = [
+        f"Correlation across systems between Success@{k} and answer accuracy — "
+        + _correlation("original qrels", report.correlation_original)
+    ]
+    if refined:
+        notes.append(_correlation("refined qrels", report.correlation_refined))
+    notes.append(RAG_FORMULA)
+    return Table(
+        title=(
+            f"RAG alignment at k = {k}: {len(report.queries)} queries (judged in "
+            f"{report.original}, with reference answers); generator {report.backend}, "
+            f"prompt {report.prompt_version}"
+        ),
+        header=tuple(header),
+        rows=rows,
+        note="\n".join(notes),
+        numeric=(False, *([True] * (len(header) - 1))),
+    )

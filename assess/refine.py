@@ -1,0 +1,365 @@
+"""Final labels of a pool's pairs, and refined QrelSets built from them (database side).
+
+:func:`final_labels_collect` reads a pool's pairs, debates, human judgments and
+adjudications and resolves each pair with :func:`assess.labels.resolve_final_label`.
+:func:`qrels_refine` writes a new, immutable QrelSet (origin "refined"): the pool's original
+qrels copied unchanged plus one row per new final label, and one
+:class:`~assess.models.LabelProvenance` row per pool pair. Refined sets are written once,
+here, and never updated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.db import connection, transaction
+from django.db.models import QuerySet
+from django.db.models.functions import Collate
+
+from corpora.models import Pair, Pool, Qrel, QrelSet
+from debates.models import Debate
+
+from . import labels as final
+from .models import Adjudication, Judgment, LabelProvenance, Refinement, ReviewItem
+
+BATCH_SIZE = 5000
+NAME_RE = re.compile(r"^[-a-zA-Z0-9_.]+$")
+
+
+class RefineError(ValueError):
+    """A refinement that is refused (name taken, too many unresolved pairs, empty pool...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PoolLabel:
+    """One pool pair's database ids and its resolved final label."""
+
+    query_pk: int
+    document_pk: int
+    final: final.FinalLabel
+
+
+@dataclass
+class RefineReport:
+    """What :func:`qrels_refine` wrote: the refined set, its Refinement row, the counts, and
+    the unresolved pairs ``(query_id, doc_id, reason)`` in canonical order."""
+
+    qrel_set: QrelSet
+    refinement: Refinement
+    summary: final.ResolutionSummary
+    unresolved: list[tuple[str, str, str]]
+
+
+def code_point(field: str) -> Collate | str:
+    """Order by ``field`` in code-point order: PostgreSQL sorts by the database locale unless
+    told "C", and exports must be byte-identical across machines."""
+    if connection.vendor == "postgresql":
+        return Collate(field, "C")
+    return field
+
+
+def _agent_model(config: dict) -> str:
+    config = config or {}
+    return str(config.get("model") or config.get("backend") or "")
+
+
+def _username_field() -> str:
+    return get_user_model().USERNAME_FIELD
+
+
+def final_labels_collect(*, pool: Pool) -> list[PoolLabel]:
+    """Resolve every pair of ``pool`` (rules: :mod:`assess.labels`); sorted by query id, then
+    doc id (code point).
+
+    Reads: the pairs and their original grade (set only for pools that keep judged pairs),
+    every Debate of every job on the pool (with its job's agent models and prompt version),
+    the review item of each debate, its live judgments (``undone_at`` empty) and its
+    adjudication. Returns one :class:`PoolLabel` per pair.
+    """
+    user = _username_field()
+    pairs = list(
+        Pair.objects.filter(pool=pool).values_list(
+            "pk",
+            "query_id",
+            "document_id",
+            "query__query_id",
+            "document__doc_id",
+            "original_relevance",
+        )
+    )
+    reviews = {
+        debate_id: (item_id, kind, needed)
+        for item_id, debate_id, kind, needed in ReviewItem.objects.filter(
+            debate__pair__pool=pool
+        ).values_list("pk", "debate_id", "kind", "judgments_needed")
+    }
+    judgments: dict[int, list[final.HumanJudgment]] = defaultdict(list)
+    for item_id, name, label, created in Judgment.objects.filter(
+        item__debate__pair__pool=pool, undone_at__isnull=True
+    ).values_list("item_id", f"annotator__{user}", "label", "created"):
+        judgments[item_id].append(final.HumanJudgment(str(name), int(label), created))
+    adjudications = {
+        item_id: final.Adjudication(str(name), int(label), created)
+        for item_id, name, label, created in Adjudication.objects.filter(
+            item__debate__pair__pool=pool
+        ).values_list("item_id", f"admin__{user}", "label", "created")
+    }
+    by_pair: dict[int, list[final.DebateEvidence]] = defaultdict(list)
+    rows = Debate.objects.filter(pair__pool=pool).values_list(
+        "pk",
+        "pair_id",
+        "job_id",
+        "status",
+        "final_label",
+        "consensus_round",
+        "escalation_reason",
+        "finished",
+        "job__agent_a",
+        "job__agent_b",
+        "job__prompt_version",
+    )
+    for pk, pair_id, job_id, status, label, rnd, reason, finished, a, b, version in rows.iterator(
+        chunk_size=BATCH_SIZE
+    ):
+        item_id, kind, needed = reviews.get(pk, (None, "", 1))
+        by_pair[pair_id].append(
+            final.DebateEvidence(
+                debate_id=pk,
+                job_id=job_id,
+                status=status,
+                final_label=label,
+                consensus_round=rnd,
+                escalation_reason=reason or "",
+                models=(_agent_model(a), _agent_model(b)),
+                prompt_version=version,
+                finished=finished,
+                review_kind=kind,
+                judgments_needed=needed,
+                judgments=tuple(judgments.get(item_id, ())) if item_id else (),
+                adjudication=adjudications.get(item_id) if item_id else None,
+            )
+        )
+    out = [
+        PoolLabel(
+            query_pk,
+            document_pk,
+            final.resolve_final_label(
+                final.PairEvidence(
+                    query_id=query_id,
+                    doc_id=doc_id,
+                    original_grade=grade,
+                    debates=tuple(by_pair.get(pair_pk, ())),
+                )
+            ),
+        )
+        for pair_pk, query_pk, document_pk, query_id, doc_id, grade in pairs
+    ]
+    out.sort(key=lambda p: (p.final.query_id, p.final.doc_id))
+    return out
+
+
+def _check_name(name: str) -> str:
+    if not name or len(name) > 100 or not NAME_RE.match(name):
+        raise RefineError(
+            f"refined qrel set name {name!r} must be 1-100 letters, digits, '-', '_' or '.'"
+        )
+    return name
+
+
+def _unresolved_message(summary: final.ResolutionSummary, limit: float) -> str:
+    reasons = ", ".join(f"{n:,} {r}" for r, n in summary.by_reason.items())
+    return (
+        f"{summary.unresolved:,} of {summary.pairs:,} pairs ({summary.unresolved_share:.1%}) "
+        f"have no final label ({reasons}); more than the {limit:.1%} allowed. Finish the "
+        "debates and human reviews, or pass --allow-partial to refine with the resolved "
+        "labels only (the unresolved pairs stay unjudged and are listed)"
+    )
+
+
+def qrels_refine(
+    *,
+    pool: Pool,
+    name: str,
+    allow_partial: bool = False,
+    max_unresolved_share: float = final.DEFAULT_MAX_UNRESOLVED_SHARE,
+    created_by=None,
+) -> RefineReport:
+    """Create the refined QrelSet ``name`` (origin "refined") from ``pool``'s final labels.
+
+    The new set holds every row of the pool's qrel set, grades unchanged (negatives and
+    zeros included), plus one row per resolved pair that the original set does not judge:
+    grade 1 (relevant) or 0 (not relevant). A re-assessed pair that was judged (pools with
+    ``include_judged``) keeps its original grade; its final label and any disagreement are
+    in its provenance. Every pool pair gets a LabelProvenance row (unresolved ones with
+    their reason and no qrels row).
+
+    Refused, writing nothing, when the name is taken in the dataset, the pool has no pairs,
+    or the share of unresolved pairs exceeds ``max_unresolved_share`` (default 5%) and
+    ``allow_partial`` is False. One transaction. Returns a :class:`RefineReport`.
+    Raises :class:`RefineError`.
+    """
+    _check_name(name)
+    if not 0.0 <= max_unresolved_share <= 1.0:
+        raise RefineError(
+            f"the unresolved share must be between 0 and 1, got {max_unresolved_share}"
+        )
+    with transaction.atomic():
+        pool = (
+            Pool.objects.select_for_update().select_related("dataset", "qrel_set").get(pk=pool.pk)
+        )
+        dataset, original = pool.dataset, pool.qrel_set
+        if QrelSet.objects.filter(dataset=dataset, name=name).exists():
+            raise RefineError(
+                f"qrel set {name!r} already exists in {dataset.slug!r}; refined sets are "
+                "immutable, choose another name"
+            )
+        labels = final_labels_collect(pool=pool)
+        if not labels:
+            raise RefineError(f"pool {pool.name!r} has no pairs to refine")
+        summary = final.summarise(p.final for p in labels)
+        if summary.unresolved_share > max_unresolved_share and not allow_partial:
+            raise RefineError(_unresolved_message(summary, max_unresolved_share))
+        refined = QrelSet.objects.create(
+            dataset=dataset,
+            name=name,
+            origin=QrelSet.Origin.REFINED,
+            source=f"pool {pool.name} over qrels {original.name}: original judgments + final "
+            "labels (consensus, human, adjudicated)",
+        )
+        original_rows = _copy_original(original, refined)
+        new = [p for p in labels if p.final.resolved and p.final.original_grade is None]
+        created = Qrel.objects.bulk_create(
+            [
+                Qrel(
+                    qrel_set=refined,
+                    query_id=p.query_pk,
+                    document_id=p.document_pk,
+                    relevance=1 if p.final.label > 0 else 0,
+                )
+                for p in new
+            ],
+            batch_size=BATCH_SIZE,
+        )
+        qrel_pk = {(q.query_id, q.document_id): q.pk for q in created}
+        kept = [p for p in labels if p.final.resolved and p.final.original_grade is not None]
+        qrel_pk.update(_refined_pks(refined, kept))
+        refinement = Refinement.objects.create(
+            qrel_set=refined,
+            pool=pool,
+            original=original,
+            allow_partial=allow_partial,
+            max_unresolved_share=max_unresolved_share,
+            pairs=summary.pairs,
+            unresolved=summary.unresolved,
+            original_rows=original_rows,
+            new_relevant=summary.new_relevant,
+            new_nonrelevant=summary.new_nonrelevant,
+            kept_original=summary.kept_original,
+            counts={
+                "by_source": summary.by_source,
+                "by_reason": summary.by_reason,
+                "overrides_consensus": summary.overrides_consensus,
+                "disagree_with_original": summary.disagree_with_original,
+            },
+            jobs=sorted(set(pool.debate_jobs.values_list("pk", flat=True))),
+            created_by=created_by,
+        )
+        LabelProvenance.objects.bulk_create(
+            (_provenance(refinement, refined, p, qrel_pk) for p in labels),
+            batch_size=BATCH_SIZE,
+        )
+    return RefineReport(
+        qrel_set=refined,
+        refinement=refinement,
+        summary=summary,
+        unresolved=[
+            (p.final.query_id, p.final.doc_id, p.final.reason)
+            for p in labels
+            if not p.final.resolved
+        ],
+    )
+
+
+def _copy_original(original: QrelSet, refined: QrelSet) -> int:
+    """Copy every row of ``original`` into ``refined`` inside the database; return the count."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO corpora_qrel (qrel_set_id, query_id, document_id, relevance) "
+            "SELECT %s, query_id, document_id, relevance FROM corpora_qrel WHERE qrel_set_id = %s",
+            [refined.pk, original.pk],
+        )
+        return cursor.rowcount
+
+
+def _refined_pks(refined: QrelSet, kept: Sequence[PoolLabel]) -> dict[tuple[int, int], int]:
+    wanted = {(p.query_pk, p.document_pk) for p in kept}
+    if not wanted:
+        return {}
+    rows = Qrel.objects.filter(qrel_set=refined, query_id__in={q for q, _ in wanted}).values_list(
+        "query_id", "document_id", "pk"
+    )
+    return {(q, d): pk for q, d, pk in rows if (q, d) in wanted}
+
+
+def _provenance(
+    refinement: Refinement,
+    refined: QrelSet,
+    pool_label: PoolLabel,
+    qrel_pk: dict[tuple[int, int], int],
+) -> LabelProvenance:
+    f = pool_label.final
+    return LabelProvenance(
+        refinement=refinement,
+        qrel_set=refined,
+        query_id=pool_label.query_pk,
+        document_id=pool_label.document_pk,
+        qrel_id=qrel_pk.get((pool_label.query_pk, pool_label.document_pk)) if f.resolved else None,
+        label=f.label,
+        source=f.source,
+        reason=f.reason,
+        applied=f.resolved and f.original_grade is None,
+        original_relevance=f.original_grade,
+        consensus_label=f.consensus_label,
+        consensus_round=f.consensus_round,
+        debate_status=f.debate_status,
+        escalation_reason=f.escalation_reason,
+        review_kind=f.review_kind,
+        job_id=f.job_id,
+        debate_id=f.debate_id,
+        agent_models=list(f.models),
+        prompt_version=f.prompt_version,
+        annotators=list(f.annotators),
+        judgments=[
+            {
+                "annotator": j.annotator,
+                "label": j.label,
+                "at": j.at.isoformat() if j.at else None,
+            }
+            for j in f.judgments
+        ],
+        adjudicator=f.adjudicator,
+        debated_at=f.debated_at,
+        decided_at=f.decided_at,
+    )
+
+
+def refinement_get(*, qrel_set: QrelSet) -> Refinement:
+    """The Refinement that made ``qrel_set``. Raises ``Refinement.DoesNotExist`` (an imported
+    set has none)."""
+    return Refinement.objects.select_related("pool", "original", "qrel_set__dataset").get(
+        qrel_set=qrel_set
+    )
+
+
+def refinement_unresolved(*, refinement: Refinement) -> QuerySet[LabelProvenance]:
+    """The refinement's unresolved pairs as a queryset of LabelProvenance, in canonical order
+    (query id, then doc id, by code point)."""
+    return (
+        LabelProvenance.objects.filter(refinement=refinement, label__isnull=True)
+        .select_related("query", "document")
+        .order_by(code_point("query__query_id"), code_point("document__doc_id"))
+    )

@@ -1,0 +1,515 @@
+"""Read-only queries for the judging, adjudication, agreement and annotator pages.
+
+Human labels of one pair: the adjudication when an admin decided it, else the majority of
+its live (not undone) judgments once the pair has all the judgments it needs; a tie waits
+for an adjudication.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db.models import Count, F, Q
+from django.utils import timezone
+
+from debates.engine import evidence_spans
+from debates.models import Debate, DebateJob, Turn
+
+from . import agreement
+from .highlight import query_terms, segments, term_spans
+from .models import Adjudication, Judgment, ReviewItem
+
+LABEL_TEXT = {1: "relevant", 0: "not relevant", None: "unreadable reply"}
+REASON_TEXT = {
+    Debate.Reason.DISAGREEMENT: (
+        "The two agents still disagreed after the last round ({rounds} of {rounds})."
+    ),
+    Debate.Reason.UNPARSED: (
+        "A reply could not be read even after asking again, so the debate stopped."
+    ),
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# The judging page
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceView:
+    """One quoted evidence sentence and whether it was found in the chunk."""
+
+    text: str
+    found: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TurnView:
+    """One agent's turn as the page shows it. ``css`` is "a" or "b" (the agent's colour)."""
+
+    agent: str
+    stance: str
+    label: int | None
+    label_text: str
+    argument: str
+    evidence: list[EvidenceView]
+    model: str
+    parse_error: str
+    css: str
+
+
+@dataclass(frozen=True, slots=True)
+class RoundView:
+    """One debate round: both agents' turns, and whether their labels agreed."""
+
+    number: int
+    turns: list[TurnView]
+    agreed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PairView:
+    """What a human sees of one review item.
+
+    ``chunk`` is a list of :class:`~assess.highlight.Segment` (kinds "q" for query terms, "a"
+    and "b" for the evidence either agent quoted). ``rounds`` is empty when ``show_debate``
+    is False (audits: the human judges without the agents' agreeing labels).
+    """
+
+    item: ReviewItem
+    debate: Debate
+    query_id: str
+    query: str
+    answers: list[str]
+    doc_id: str
+    title: str
+    chunk: list
+    show_debate: bool
+    rounds: list[RoundView]
+    why: str
+    chunk_truncated: bool
+
+
+def _turn_view(turn: Turn, spans: dict[str, list[tuple[int, int]]]) -> TurnView:
+    evidence = [EvidenceView(str(q), bool(spans[str(q)])) for q in (turn.evidence or [])]
+    return TurnView(
+        agent=turn.agent,
+        stance=turn.stance,
+        label=turn.label,
+        label_text=LABEL_TEXT.get(turn.label, "unreadable reply"),
+        argument=turn.argument,
+        evidence=evidence,
+        model=turn.model,
+        parse_error=turn.parse_error,
+        css=turn.agent.lower(),
+    )
+
+
+def pair_view(*, item: ReviewItem, show_debate: bool | None = None) -> PairView:
+    """The query, reference answers, chunk (query terms and evidence highlighted) and, unless
+    hidden, the debate round by round with why it was escalated.
+
+    ``show_debate`` defaults to True for escalated items and False for audits: an audit asks
+    for a judgment blind to the agents' consensus, and the page does not say it is an audit.
+    Never includes other humans' labels.
+    """
+    debate = (
+        Debate.objects.select_related("job", "pair__query", "pair__document")
+        .prefetch_related("turns")
+        .get(pk=item.debate_id)
+    )
+    if show_debate is None:
+        show_debate = item.kind == ReviewItem.Kind.ESCALATED
+    query, document = debate.pair.query, debate.pair.document
+    chunk = document.text
+    marks = [(s, e, "q") for s, e in term_spans(chunk, query_terms(query.text))]
+    rounds: list[RoundView] = []
+    if show_debate:
+        turns = sorted(debate.turns.all(), key=lambda t: (t.round, t.agent))
+        # Each distinct quote is located once: agents repeat their quotes round after round.
+        spans: dict[str, list[tuple[int, int]]] = {}
+        for turn in turns:
+            for quote in map(str, turn.evidence or []):
+                if quote not in spans:
+                    spans[quote] = evidence_spans(chunk, [quote])
+                marks += [(s, e, turn.agent.lower()) for s, e in spans[quote]]
+        by_round: dict[int, list[TurnView]] = defaultdict(list)
+        for turn in turns:
+            by_round[turn.round].append(_turn_view(turn, spans))
+        for number in sorted(by_round):
+            views = by_round[number]
+            labels = {t.label for t in views}
+            agreed = len(views) == 2 and len(labels) == 1 and None not in labels
+            rounds.append(RoundView(number, views, agreed))
+    why = ""
+    if show_debate and debate.escalation_reason in REASON_TEXT:
+        why = REASON_TEXT[debate.escalation_reason].format(rounds=debate.job.rounds)
+    return PairView(
+        item=item,
+        debate=debate,
+        query_id=query.query_id,
+        query=query.text,
+        answers=[str(a) for a in (query.answers or [])],
+        doc_id=document.doc_id,
+        title=document.title,
+        chunk=segments(chunk, marks),
+        show_debate=show_debate,
+        rounds=rounds,
+        why=why,
+        chunk_truncated=debate.chunk_truncated,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class JudgingStatus:
+    """The annotator's judgments saved today (live ones) and the pairs still waiting for them."""
+
+    today: int
+    queue: int
+
+
+def _today_start(now: datetime) -> datetime:
+    local = timezone.localtime(now)
+    return local.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def judging_status(
+    *, annotator: Any, exclude_ids: list[int] | tuple[int, ...] = (), now: datetime | None = None
+) -> JudgingStatus:
+    """Counts for the judging page's status line.
+
+    ``queue``: pairs this annotator could still be given (needing judgments, not decided by
+    an admin, not judged by them, not skipped, and not leased to someone else), the one they
+    hold included.
+    """
+    now = now or timezone.now()
+    today = Judgment.objects.filter(
+        annotator=annotator, undone_at__isnull=True, created__gte=_today_start(now)
+    ).count()
+    # Open items minus the few unavailable ones: both counts use small index ranges (the
+    # partial index review_open_queue, leases, this annotator's judgments), so the status
+    # line stays cheap with a large queue.
+    open_items = ReviewItem.objects.filter(judgments_done__lt=F("judgments_needed"))
+    still_open = Q(item__judgments_done__lt=F("item__judgments_needed"))
+    unavailable = (
+        open_items.filter(lease_expires_at__gte=now)
+        .exclude(leased_to=annotator)
+        .values_list("pk")
+        .union(
+            # No ORDER BY inside a UNION (Judgment is ordered by default; SQLite refuses it).
+            Judgment.objects.filter(annotator=annotator, undone_at=None)
+            .filter(still_open)
+            .order_by()
+            .values_list("item_id"),
+            Adjudication.objects.filter(still_open).values_list("item_id"),
+            open_items.filter(pk__in=list(exclude_ids)).values_list("pk"),
+        )
+    )
+    queue = open_items.count() - unavailable.count()
+    return JudgingStatus(today=today, queue=queue)
+
+
+# ---------------------------------------------------------------------------------------------
+# Human labels, agreement, audits
+
+
+def _live_labels(items) -> dict[int, list[tuple[int, int]]]:
+    """``{item id: [(annotator id, label), ...]}`` of live judgments, oldest first."""
+    rows = (
+        Judgment.objects.filter(item__in=items, undone_at__isnull=True)
+        .order_by("created", "pk")
+        .values_list("item_id", "annotator_id", "label")
+    )
+    out: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for item_id, annotator_id, label in rows:
+        out[item_id].append((annotator_id, label))
+    return out
+
+
+def review_final_labels(*, job: DebateJob) -> dict[int, tuple[int, str]]:
+    """The human label of each decided review item of ``job``: ``{debate id: (label, source)}``.
+
+    ``source`` is "adjudication" (an admin's label, which wins) or "human" (the majority of
+    the live judgments, once the item has all it needs). Items still open, or whose
+    judgments tie, are left out.
+    """
+    items = ReviewItem.objects.filter(debate__job=job)
+    adjudicated = dict(
+        Adjudication.objects.filter(item__in=items).values_list("item__debate_id", "label")
+    )
+    out = {debate_id: (label, "adjudication") for debate_id, label in adjudicated.items()}
+    complete = items.filter(judgments_done__gte=F("judgments_needed")).exclude(
+        debate_id__in=list(adjudicated)
+    )
+    debate_of = dict(complete.values_list("pk", "debate_id"))
+    for item_id, labels in _live_labels(complete).items():
+        label = agreement.majority_label([label for _, label in labels])
+        if label is not None:
+            out[debate_of[item_id]] = (label, "human")
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class JobAgreement:
+    """Agreement among humans on one job's pairs judged more than once.
+
+    ``kappa`` is Cohen's kappa of each pair's first vs second judgment (the classic two-rater
+    kappa when two annotators did all of them); ``alpha`` Krippendorff's alpha (nominal) over
+    all judgments. None when undefined (too few pairs, or one label only).
+    """
+
+    pairs: int
+    annotators: int
+    kappa: float | None
+    alpha: float | None
+    disagreements: int
+
+
+@dataclass(frozen=True, slots=True)
+class AuditSummary:
+    """Humans vs the agents' consensus on one job's audited pairs.
+
+    ``sampled`` audit items, ``judged`` of them with a human label; ``agreement`` the share
+    where human and consensus agree, ``kappa`` Cohen's kappa between them, ``error`` the
+    share where the agents agreed on a wrong label with its 95% Wilson interval.
+    """
+
+    share: float
+    sampled: int
+    judged: int
+    agreement: float | None
+    kappa: float | None
+    error: agreement.Proportion
+
+
+def job_agreement(*, job: DebateJob) -> JobAgreement:
+    """Cohen's kappa and Krippendorff's alpha of the humans on ``job``'s pairs with at least
+    two live judgments (see :class:`JobAgreement`)."""
+    labels = _live_labels(ReviewItem.objects.filter(debate__job=job))
+    multi = {item: pairs for item, pairs in labels.items() if len(pairs) >= 2}
+    first_second = [(pairs[0][1], pairs[1][1]) for pairs in multi.values()]
+    units = {item: dict(pairs) for item, pairs in multi.items()}
+    annotators = {a for pairs in multi.values() for a, _ in pairs}
+    split = sum(1 for pairs in multi.values() if len({label for _, label in pairs}) > 1)
+    return JobAgreement(
+        pairs=len(multi),
+        annotators=len(annotators),
+        kappa=agreement.cohen_kappa(first_second),
+        alpha=agreement.krippendorff_alpha(units),
+        disagreements=split,
+    )
+
+
+def job_audit(*, job: DebateJob) -> AuditSummary:
+    """How often humans agree with the agents' consensus on the audited pairs of ``job``,
+    and the estimated rate of agreed-but-wrong labels (95% Wilson interval)."""
+    audits = ReviewItem.objects.filter(debate__job=job, kind=ReviewItem.Kind.AUDIT)
+    consensus = dict(audits.values_list("debate_id", "debate__final_label"))
+    human = review_final_labels(job=job)
+    pairs = [
+        (human[debate_id][0], label)
+        for debate_id, label in consensus.items()
+        if debate_id in human and label is not None
+    ]
+    agree = sum(1 for h, c in pairs if h == c)
+    return AuditSummary(
+        share=job.audit_share,
+        sampled=len(consensus),
+        judged=len(pairs),
+        agreement=agree / len(pairs) if pairs else None,
+        kappa=agreement.cohen_kappa(pairs),
+        error=agreement.audit_error_rate(pairs),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class QueueCounts:
+    """One job's review items by kind and state."""
+
+    escalated: int
+    escalated_done: int
+    audits: int
+    audits_done: int
+    leased: int
+
+
+def job_queue_counts(*, job: DebateJob, now: datetime | None = None) -> QueueCounts:
+    """Review items of ``job``: escalated and audit items, how many have all their judgments
+    (or an adjudication), and how many are leased right now."""
+    now = now or timezone.now()
+    done = Q(judgments_done__gte=F("judgments_needed")) | Q(adjudication__isnull=False)
+    counts = ReviewItem.objects.filter(debate__job=job).aggregate(
+        escalated=Count("pk", filter=Q(kind=ReviewItem.Kind.ESCALATED)),
+        escalated_done=Count("pk", filter=Q(kind=ReviewItem.Kind.ESCALATED) & done),
+        audits=Count("pk", filter=Q(kind=ReviewItem.Kind.AUDIT)),
+        audits_done=Count("pk", filter=Q(kind=ReviewItem.Kind.AUDIT) & done),
+        leased=Count("pk", filter=Q(lease_expires_at__gt=now)),
+    )
+    return QueueCounts(**counts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Disagreements and adjudication
+
+
+@dataclass(frozen=True, slots=True)
+class Disagreement:
+    """A pair whose human answers disagree with each other or with the agents' consensus."""
+
+    item: ReviewItem
+    why: str
+    labels: list[int]
+    consensus: int | None
+    decided: int | None
+
+
+def disagreements(*, job: DebateJob | None = None, open_only: bool = False) -> list[Disagreement]:
+    """Pairs for adjudication, oldest first: live human judgments that disagree, or (audits)
+    a human label that differs from the consensus. ``decided`` is the adjudicated label."""
+    items = ReviewItem.objects.all()
+    if job is not None:
+        items = items.filter(debate__job=job)
+    labels = _live_labels(items)
+    consensus = dict(
+        ReviewItem.objects.filter(pk__in=list(labels)).values_list("pk", "debate__final_label")
+    )
+    why: dict[int, str] = {}
+    for item_id, pairs in labels.items():
+        values = {label for _, label in pairs}
+        if len(values) > 1:
+            why[item_id] = "annotators disagree"
+        elif consensus.get(item_id) is not None and consensus[item_id] not in values:
+            why[item_id] = "annotator disagrees with the agents' consensus"
+    rows = (
+        ReviewItem.objects.filter(pk__in=list(why))
+        .select_related("debate__pair__query", "debate__pair__document", "debate__job")
+        .order_by("created", "pk")
+    )
+    decided = dict(Adjudication.objects.filter(item__in=rows).values_list("item_id", "label"))
+    out = [
+        Disagreement(
+            item=item,
+            why=why[item.pk],
+            labels=[label for _, label in labels[item.pk]],
+            consensus=consensus.get(item.pk),
+            decided=decided.get(item.pk),
+        )
+        for item in rows
+    ]
+    if open_only:
+        out = [row for row in out if row.decided is None]
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class HumanAnswer:
+    """One annotator's live judgment as the adjudication page shows it."""
+
+    annotator: str
+    label: int
+    label_text: str
+    note: str
+    seconds: float
+    created: datetime
+
+
+def human_answers(*, item: ReviewItem) -> list[HumanAnswer]:
+    """Every live judgment of ``item``, oldest first (for admins adjudicating)."""
+    rows = (
+        Judgment.objects.filter(item=item, undone_at__isnull=True)
+        .select_related("annotator")
+        .order_by("created", "pk")
+    )
+    return [
+        HumanAnswer(
+            annotator=j.annotator.get_username(),
+            label=j.label,
+            label_text=LABEL_TEXT[j.label],
+            note=j.note,
+            seconds=j.seconds_on_task,
+            created=j.created,
+        )
+        for j in rows
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Annotator overview
+
+
+@dataclass(frozen=True, slots=True)
+class AnnotatorRow:
+    """One annotator's work: live judgments (all time and today), undone ones, the median
+    time on task (seconds), and agreement with other annotators on shared pairs (share of
+    agreeing judgment pairs, over ``compared`` pairs) and with adjudicated labels."""
+
+    username: str
+    judgments: int
+    today: int
+    undone: int
+    median_seconds: float | None
+    agreement: float | None
+    compared: int
+    adjudicated_agreement: float | None
+    adjudicated: int = field(default=0)
+
+
+def annotator_overview(*, now: datetime | None = None) -> list[AnnotatorRow]:
+    """Every user who judged at least once, by username."""
+    now = now or timezone.now()
+    start = _today_start(now)
+    rows = Judgment.objects.values_list(
+        "annotator_id", "item_id", "label", "seconds_on_task", "created", "undone_at"
+    )
+    live_by_item: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    stats: dict[int, dict[str, Any]] = defaultdict(
+        lambda: {"judgments": 0, "today": 0, "undone": 0, "seconds": []}
+    )
+    for annotator_id, item_id, label, seconds, created, undone_at in rows:
+        entry = stats[annotator_id]
+        if undone_at is not None:
+            entry["undone"] += 1
+            continue
+        entry["judgments"] += 1
+        entry["today"] += created >= start
+        entry["seconds"].append(seconds)
+        live_by_item[item_id].append((annotator_id, label))
+    agree: dict[int, list[int]] = defaultdict(lambda: [0, 0])  # annotator: [agreeing, compared]
+    for pairs in live_by_item.values():
+        for a, label_a in pairs:
+            for b, label_b in pairs:
+                if a != b:
+                    agree[a][0] += label_a == label_b
+                    agree[a][1] += 1
+    adjudicated = dict(Adjudication.objects.values_list("item_id", "label"))
+    vs_adj: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    for item_id, final in adjudicated.items():
+        for a, label in live_by_item.get(item_id, []):
+            vs_adj[a][0] += label == final
+            vs_adj[a][1] += 1
+    names = dict(
+        get_user_model()
+        .objects.filter(pk__in=list(stats))
+        .values_list("pk", get_user_model().USERNAME_FIELD)
+    )
+    out = []
+    for annotator_id, entry in stats.items():
+        agreeing, compared = agree[annotator_id]
+        adj_agree, adj_n = vs_adj[annotator_id]
+        out.append(
+            AnnotatorRow(
+                username=names.get(annotator_id, str(annotator_id)),
+                judgments=entry["judgments"],
+                today=entry["today"],
+                undone=entry["undone"],
+                median_seconds=agreement.median(entry["seconds"]),
+                agreement=agreeing / compared if compared else None,
+                compared=compared,
+                adjudicated_agreement=adj_agree / adj_n if adj_n else None,
+                adjudicated=adj_n,
+            )
+        )
+    return sorted(out, key=lambda row: row.username)

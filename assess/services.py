@@ -1,0 +1,400 @@
+"""Assess services. Human judging first (review queue, claims, judgments, undo, adjudication);
+other assess services follow further down.
+
+The review queue
+----------------
+A :class:`~assess.models.ReviewItem` is created for every escalated debate and, for an
+audit, for a reproducible random share of agreed debates (:func:`review_items_sync`).
+Annotators claim items one at a time with a lease (:func:`review_item_claim`): ONE SQL
+statement picks the next free item with ``FOR UPDATE SKIP LOCKED`` and leases it, so two
+annotators never hold the same item at once; a lease that expires returns the item to the
+queue. An item needing several judgments never goes twice to the same annotator, and nobody
+sees another annotator's label (the judging page shows the debate only).
+
+A judgment (:func:`judgment_record`) is idempotent on the browser's ``client_id``: a re-send
+of the same submission finds the stored judgment and changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Exists, F, OuterRef
+from django.utils import timezone
+
+from debates.models import Debate, DebateJob
+
+from .agreement import audit_selected
+from .models import Adjudication, Judgment, ReviewItem
+
+NOTE_MAX_CHARS = 2000
+MAX_SECONDS_ON_TASK = 24 * 3600.0
+SYNC_EVERY_SECONDS = 10
+_SYNC_KEY = "assess:review-sync-escalations"
+
+
+class JudgingError(ValueError):
+    """A judging action that is refused; the message says why, for the annotator."""
+
+
+class JudgingConflict(JudgingError):
+    """The pair is held by another annotator (or already has its judgments): not saved."""
+
+
+def _seconds_setting(name: str, default: float) -> float:
+    value = getattr(settings, name, None)
+    if value is None:
+        value = os.environ.get(name, default)
+    return float(value)
+
+
+def review_lease_seconds() -> float:
+    """How long a claimed pair stays reserved for its annotator (seconds).
+
+    ``DREAM_REVIEW_LEASE_SECONDS`` (setting or environment), default 900 (15 minutes).
+    """
+    return _seconds_setting("DREAM_REVIEW_LEASE_SECONDS", 900)
+
+
+def undo_window_seconds() -> float:
+    """How long after saving a judgment its annotator may undo it (seconds):
+    ``DREAM_UNDO_SECONDS``, default 900 (15 minutes, one lease)."""
+    return _seconds_setting("DREAM_UNDO_SECONDS", 900)
+
+
+# ---------------------------------------------------------------------------------------------
+# The review queue
+
+
+def review_items_sync(*, job: DebateJob) -> int:
+    """Create the missing review items of ``job``; return how many were created.
+
+    - every escalated debate gets an ``escalated`` item;
+    - an agreed debate gets an ``audit`` item when its pair is drawn for the audit:
+      :func:`assess.agreement.audit_selected` (SHA-256 of "job id:pair id" below
+      ``job.audit_share``), so the sample is the same whenever and however often this runs.
+
+    Both kinds want ``job.judgments_per_pair`` judgments. Idempotent and safe to run
+    concurrently (one item per debate, conflicts ignored). Cost: one pass over the job's
+    agreed debates that have no item yet.
+    """
+    without_item = job.debates.exclude(Exists(ReviewItem.objects.filter(debate=OuterRef("pk"))))
+    new: list[ReviewItem] = [
+        ReviewItem(debate_id=pk, kind=ReviewItem.Kind.ESCALATED)
+        for pk in without_item.filter(status=Debate.Status.ESCALATED).values_list("pk", flat=True)
+    ]
+    if job.audit_share > 0:
+        agreed = without_item.filter(status=Debate.Status.AGREED).values_list("pk", "pair_id")
+        new += [
+            ReviewItem(debate_id=pk, kind=ReviewItem.Kind.AUDIT)
+            for pk, pair_id in agreed.iterator(chunk_size=5000)
+            if audit_selected(job.pk, pair_id, job.audit_share)
+        ]
+    for item in new:
+        item.judgments_needed = job.judgments_per_pair
+    created = ReviewItem.objects.bulk_create(new, batch_size=2000, ignore_conflicts=True)
+    return len(created)
+
+
+def review_items_sync_all() -> int:
+    """:func:`review_items_sync` for every job; return the items created. Cancelled jobs too:
+    the debates they finished before the cancel are kept, escalated ones need a human."""
+    return sum(review_items_sync(job=job) for job in DebateJob.objects.all())
+
+
+def _sync_missing_escalations(*, force: bool = False) -> None:
+    # At most every SYNC_EVERY_SECONDS per process (or when the queue looks empty): the check
+    # scans the escalated debates, and the periodic task and job pages sync as well.
+    if not force and not cache.add(_SYNC_KEY, 1, timeout=SYNC_EVERY_SECONDS):
+        return
+    job_ids = (
+        Debate.objects.filter(status=Debate.Status.ESCALATED)
+        .exclude(Exists(ReviewItem.objects.filter(debate=OuterRef("pk"))))
+        .values_list("job_id", flat=True)
+        .distinct()
+    )
+    for job in DebateJob.objects.filter(pk__in=list(job_ids)):
+        review_items_sync(job=job)
+
+
+# The whole claim is this one statement: the inner SELECT picks the next free item and locks
+# it, skipping rows another claim has locked, and the UPDATE leases it. Escalated pairs come
+# before audits (false sorts first), then oldest first: the order of the partial index
+# review_open_queue (migration 0003), which holds only items still needing judgments.
+_CLAIM_SQL = {
+    "postgresql": """
+        UPDATE assess_reviewitem
+           SET leased_to_id = %s, lease_expires_at = %s, claimed_at = %s
+         WHERE id = (
+            SELECT r.id FROM assess_reviewitem r
+             WHERE r.judgments_done < r.judgments_needed
+               AND (r.lease_expires_at IS NULL OR r.lease_expires_at < %s)
+               AND NOT EXISTS (SELECT 1 FROM assess_judgment j
+                                WHERE j.item_id = r.id AND j.annotator_id = %s
+                                  AND j.undone_at IS NULL)
+               AND NOT EXISTS (SELECT 1 FROM assess_adjudication a WHERE a.item_id = r.id)
+               AND NOT (r.id = ANY(%s))
+             ORDER BY (r.kind <> 'escalated'), r.created, r.id
+             LIMIT 1
+             FOR UPDATE SKIP LOCKED)
+        RETURNING id
+    """,
+    # SQLite (the quickstart) has one writer at a time, so the statement is atomic as it is.
+    "sqlite": """
+        UPDATE assess_reviewitem
+           SET leased_to_id = %s, lease_expires_at = %s, claimed_at = %s
+         WHERE id = (
+            SELECT r.id FROM assess_reviewitem r
+             WHERE r.judgments_done < r.judgments_needed
+               AND (r.lease_expires_at IS NULL OR r.lease_expires_at < %s)
+               AND NOT EXISTS (SELECT 1 FROM assess_judgment j
+                                WHERE j.item_id = r.id AND j.annotator_id = %s
+                                  AND j.undone_at IS NULL)
+               AND NOT EXISTS (SELECT 1 FROM assess_adjudication a WHERE a.item_id = r.id)
+               AND r.id NOT IN (SELECT value FROM json_each(%s))
+             ORDER BY (r.kind <> 'escalated'), r.created, r.id
+             LIMIT 1)
+        RETURNING id
+    """,
+}
+
+
+def _held_item(annotator: Any, now: datetime, exclude: list[int]) -> ReviewItem | None:
+    return (
+        ReviewItem.objects.filter(
+            leased_to=annotator,
+            lease_expires_at__gt=now,
+            judgments_done__lt=F("judgments_needed"),
+        )
+        .exclude(pk__in=exclude)
+        .order_by("claimed_at", "pk")
+        .first()
+    )
+
+
+def review_item_claim(
+    *, annotator: Any, exclude_ids: list[int] | tuple[int, ...] = (), now: datetime | None = None
+) -> ReviewItem | None:
+    """Lease the next pair for ``annotator``, or None when the queue holds nothing for them.
+
+    An annotator who already holds a live lease gets that item back (a reload or a new login
+    resumes the same pair). Otherwise one SQL statement (``FOR UPDATE SKIP LOCKED`` on
+    PostgreSQL) leases the first item, escalated before audit, then oldest, that still needs
+    judgments, is not leased (or its lease expired), has no adjudication, was not judged by
+    this annotator (undone judgments aside) and is not in ``exclude_ids`` (the pairs skipped
+    in this login session). The lease lasts :func:`review_lease_seconds`. Escalated debates
+    that have no item yet are put in the queue first (:func:`review_items_sync`), checked at
+    most every 10 seconds per process and whenever the queue looks empty.
+    """
+    now = now or timezone.now()
+    exclude = sorted({int(pk) for pk in exclude_ids})
+    held = _held_item(annotator, now, exclude)
+    if held is not None:
+        return held
+    _sync_missing_escalations()
+    vendor = connection.vendor
+    if vendor not in _CLAIM_SQL:
+        raise NotImplementedError(f"claiming needs PostgreSQL or SQLite, not {vendor}")
+    expires = now + timedelta(seconds=review_lease_seconds())
+    skipped: Any = exclude if vendor == "postgresql" else json.dumps(exclude)
+    params = [annotator.pk, expires, now, now, annotator.pk, skipped]
+    row = _run_claim(vendor, params)
+    if row is None:
+        _sync_missing_escalations(force=True)
+        row = _run_claim(vendor, params)
+    if row is None:
+        return None
+    return ReviewItem.objects.select_related("debate").get(pk=row[0])
+
+
+def _run_claim(vendor: str, params: list[Any]) -> tuple | None:
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(_CLAIM_SQL[vendor], params)
+        return cursor.fetchone()
+
+
+def review_item_release(*, item: ReviewItem, annotator: Any) -> bool:
+    """Give a pair back to the queue (a skip): its lease ends if ``annotator`` holds it.
+    Returns True if a lease was released."""
+    return bool(
+        ReviewItem.objects.filter(pk=item.pk, leased_to=annotator).update(
+            leased_to=None, lease_expires_at=None
+        )
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Judgments
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """What :func:`judgment_record` did: the judgment, and whether it is new (False for a
+    re-send of a submission already stored)."""
+
+    judgment: Judgment
+    created: bool
+
+
+def _clean_seconds(seconds: float) -> float:
+    try:
+        value = float(seconds)
+    except (TypeError, ValueError):
+        return 0.0
+    if not math.isfinite(value) or value < 0:
+        return 0.0
+    return min(value, MAX_SECONDS_ON_TASK)
+
+
+def judgment_record(
+    *,
+    item: ReviewItem,
+    annotator: Any,
+    label: int,
+    client_id: uuid.UUID | str,
+    note: str = "",
+    seconds: float = 0.0,
+    now: datetime | None = None,
+) -> Recorded:
+    """Save ``annotator``'s ``label`` (1 relevant, 0 not) for ``item``; one transaction.
+
+    Idempotent on ``client_id`` (a UUID made by the browser): a re-send of a stored submission
+    returns the stored judgment with ``created=False`` and changes nothing. The item row is
+    locked; the save is accepted when the annotator holds the lease, even an expired one, or
+    nobody else holds a live lease. Saving adds one to ``judgments_done`` and ends the lease.
+    ``seconds`` is the time on task the browser measured (seconds; clamped to 0..86,400), the
+    note is cut to 2,000 characters.
+
+    Raises JudgingConflict when another annotator holds a live lease on the pair, the pair
+    already has the judgments it needs or an adjudication, or this annotator already judged
+    it; JudgingError for a label other than 0/1, an invalid client id, or a client id already
+    used for another pair or annotator.
+    """
+    if label not in (0, 1) or isinstance(label, bool):
+        raise JudgingError(f"label must be 1 (relevant) or 0 (not relevant), got {label!r}")
+    try:
+        client_uuid = client_id if isinstance(client_id, uuid.UUID) else uuid.UUID(client_id)
+    except (ValueError, AttributeError, TypeError):
+        raise JudgingError(f"client id {client_id!r} is not a UUID") from None
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked = ReviewItem.objects.select_for_update().get(pk=item.pk)
+        # Checked under the item lock: two copies of one submission arriving together
+        # queue on the lock, and the second finds the first's row here.
+        stored = Judgment.objects.filter(client_id=client_uuid).first()
+        if stored is not None:
+            if stored.item_id != locked.pk or stored.annotator_id != annotator.pk:
+                raise JudgingError("this submission id was already used for another pair")
+            return Recorded(stored, False)
+        others_lease = (
+            locked.leased_to_id is not None
+            and locked.leased_to_id != annotator.pk
+            and locked.lease_expires_at is not None
+            and locked.lease_expires_at > now
+        )
+        if others_lease:
+            raise JudgingConflict(
+                "Your lease on this pair expired and another annotator is judging it now; "
+                "your answer was not saved."
+            )
+        if Adjudication.objects.filter(item=locked).exists():
+            raise JudgingConflict("An admin has already decided this pair; not saved.")
+        if locked.judgments_done >= locked.judgments_needed:
+            raise JudgingConflict("This pair already has the judgments it needs; not saved.")
+        if Judgment.objects.filter(
+            item=locked, annotator=annotator, undone_at__isnull=True
+        ).exists():
+            raise JudgingConflict("You have already judged this pair; not saved.")
+        try:
+            with transaction.atomic():
+                judgment = Judgment.objects.create(
+                    item=locked,
+                    annotator=annotator,
+                    label=label,
+                    note=(note or "").strip()[:NOTE_MAX_CHARS],
+                    client_id=client_uuid,
+                    seconds_on_task=_clean_seconds(seconds),
+                )
+        except IntegrityError:
+            # The same client id on another item (a different item row lock) raced us.
+            raise JudgingError("this submission id was already used for another pair") from None
+        ReviewItem.objects.filter(pk=locked.pk).update(
+            judgments_done=F("judgments_done") + 1, leased_to=None, lease_expires_at=None
+        )
+    return Recorded(judgment, True)
+
+
+def judgment_undo(*, annotator: Any, now: datetime | None = None) -> ReviewItem:
+    """Undo ``annotator``'s last live judgment and give its pair back to them; one transaction.
+
+    Allowed within :func:`undo_window_seconds` of saving, while no other annotator holds a
+    live lease on the pair and no admin adjudicated it. The judgment is kept, marked
+    ``undone_at``; ``judgments_done`` goes down by one; the pair is leased to the annotator
+    afresh (:func:`review_lease_seconds`) and any other lease they hold is released (that
+    pair goes back to the queue). Returns the item. Raises JudgingError when there is
+    nothing to undo, JudgingConflict when the pair is held by someone else or decided.
+    """
+    now = now or timezone.now()
+    since = now - timedelta(seconds=undo_window_seconds())
+    with transaction.atomic():
+        last = (
+            Judgment.objects.filter(annotator=annotator, undone_at__isnull=True)
+            .order_by("-created", "-pk")
+            .first()
+        )
+        if last is None or last.created < since:
+            raise JudgingError("Nothing to undo: no judgment of yours in the last 15 minutes.")
+        item = ReviewItem.objects.select_for_update().get(pk=last.item_id)
+        if (
+            item.leased_to_id not in (None, annotator.pk)
+            and item.lease_expires_at is not None
+            and item.lease_expires_at > now
+        ):
+            raise JudgingConflict("Too late to undo: another annotator is judging this pair.")
+        if Adjudication.objects.filter(item=item).exists():
+            raise JudgingConflict("Too late to undo: an admin has decided this pair.")
+        Judgment.objects.filter(pk=last.pk).update(undone_at=now)
+        ReviewItem.objects.filter(leased_to=annotator).exclude(pk=item.pk).update(
+            leased_to=None, lease_expires_at=None
+        )
+        ReviewItem.objects.filter(pk=item.pk).update(
+            judgments_done=F("judgments_done") - 1,
+            leased_to=annotator,
+            lease_expires_at=now + timedelta(seconds=review_lease_seconds()),
+            claimed_at=now,
+        )
+    return ReviewItem.objects.select_related("debate").get(pk=item.pk)
+
+
+def adjudication_record(
+    *, item: ReviewItem, admin: Any, label: int, note: str = ""
+) -> Adjudication:
+    """Record (or replace) an admin's final label for ``item``; it wins over every human
+    judgment and the debate. Ends any lease on the item. Raises JudgingError for a label
+    other than 0/1."""
+    if label not in (0, 1) or isinstance(label, bool):
+        raise JudgingError(f"label must be 1 (relevant) or 0 (not relevant), got {label!r}")
+    with transaction.atomic():
+        adjudication, _ = Adjudication.objects.update_or_create(
+            item=item,
+            defaults={
+                "admin": admin,
+                "label": label,
+                "note": (note or "").strip()[:NOTE_MAX_CHARS],
+            },
+        )
+        ReviewItem.objects.filter(pk=item.pk).update(leased_to=None, lease_expires_at=None)
+    return adjudication
+
+
+# ---------------------------------------------------------------------------------------------
+# (other assess services below)

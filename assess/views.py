@@ -1,0 +1,246 @@
+"""Judging, adjudication and annotator pages (namespace ``assess``).
+
+| page                                        | annotator | researcher | admin |
+|---------------------------------------------|-----------|------------|-------|
+| judging page, submit, skip, undo, unskip    | yes       | 403        | 403   |
+| disagreements, adjudication                 | 403       | 403        | yes   |
+| annotator overview                          | 403       | yes        | yes   |
+
+The judging page is driven by ``static/judge.js``: every action is a POST that answers with
+the next pair's fragment (``templates/assess/partials/judge_item.html``), so the page never
+reloads. Requests from the script carry ``HX-Request`` so that an expired session answers
+with an ``HX-Redirect`` to the login page (see :func:`corpora.roles.role_required`). Without
+the script the same forms post normally and are redirected back to the judging page.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from corpora.roles import Role, role_required, user_has_role
+from debates.models import DebateJob
+
+from .forms import AdjudicationForm, JudgmentForm
+from .models import Adjudication, ReviewItem
+from .selectors import (
+    annotator_overview,
+    disagreements,
+    human_answers,
+    job_agreement,
+    job_audit,
+    job_queue_counts,
+    judging_status,
+    pair_view,
+)
+from .services import (
+    JudgingConflict,
+    JudgingError,
+    adjudication_record,
+    judgment_record,
+    judgment_undo,
+    review_item_claim,
+    review_item_release,
+    review_items_sync,
+)
+
+SKIPPED_KEY = "assess_skipped"
+MAX_SKIPPED = 1000
+READERS = (Role.RESEARCHER, Role.ADMIN)
+
+
+def _skipped(request: HttpRequest) -> list[int]:
+    return [int(pk) for pk in request.session.get(SKIPPED_KEY, [])]
+
+
+def _is_script(request: HttpRequest) -> bool:
+    return bool(getattr(request, "htmx", False))
+
+
+def _render_judge(
+    request: HttpRequest,
+    item: ReviewItem | None,
+    *,
+    status: int = 200,
+    saved=None,
+    error: str = "",
+    notice: str = "",
+) -> HttpResponse:
+    skipped = _skipped(request)
+    context = {
+        "item": item,
+        "view": pair_view(item=item) if item is not None else None,
+        "status": judging_status(annotator=request.user, exclude_ids=skipped),
+        "skipped_count": len(skipped),
+        "saved": saved,
+        "error": error,
+        "notice": notice,
+        # For posting without the script; the script makes its own id per submission.
+        "client_id": uuid.uuid4(),
+    }
+    template = "assess/partials/judge_item.html" if _is_script(request) else "assess/judge.html"
+    return render(request, template, context, status=status)
+
+
+def _refused(request: HttpRequest, message: str, status: int) -> HttpResponse:
+    if _is_script(request):
+        return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
+    messages.error(request, message)
+    return redirect("assess:judge")
+
+
+def _next(request: HttpRequest) -> ReviewItem | None:
+    return review_item_claim(annotator=request.user, exclude_ids=_skipped(request))
+
+
+@role_required(Role.ANNOTATOR)
+def judge(request: HttpRequest) -> HttpResponse:
+    """The judging page: the pair this annotator holds, or the next one claimed for them."""
+    return _render_judge(request, _next(request))
+
+
+@role_required(Role.ANNOTATOR)
+@require_POST
+def judge_submit(request: HttpRequest, item_id: int) -> HttpResponse:
+    """Save a judgment (idempotent on ``client_id``), then answer with the next pair.
+
+    400 for an invalid submission, 409 (with the next pair and the reason) when the pair is
+    held by someone else or already decided.
+    """
+    item = get_object_or_404(ReviewItem, pk=item_id)
+    form = JudgmentForm(request.POST)
+    if not form.is_valid():
+        errors = "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items())
+        return _refused(request, f"Not saved: {errors}", 400)
+    data = form.cleaned_data
+    try:
+        recorded = judgment_record(
+            item=item,
+            annotator=request.user,
+            label=data["label"],
+            client_id=data["client_id"],
+            note=data["note"],
+            seconds=data["seconds"] or 0.0,
+        )
+    except JudgingConflict as exc:
+        if not _is_script(request):
+            return _refused(request, str(exc), 409)
+        return _render_judge(request, _next(request), status=409, error=str(exc))
+    except JudgingError as exc:
+        return _refused(request, f"Not saved: {exc}", 400)
+    if not _is_script(request):
+        saved_at = timezone.localtime(recorded.judgment.created)
+        messages.success(request, f"Saved {saved_at:%H:%M:%S}.")
+        return redirect("assess:judge")
+    return _render_judge(request, _next(request), saved=recorded.judgment)
+
+
+@role_required(Role.ANNOTATOR)
+@require_POST
+def judge_skip(request: HttpRequest, item_id: int) -> HttpResponse:
+    """Give the pair back to the queue and do not offer it again in this login session."""
+    item = get_object_or_404(ReviewItem, pk=item_id)
+    review_item_release(item=item, annotator=request.user)
+    skipped = [pk for pk in _skipped(request) if pk != item.pk] + [item.pk]
+    request.session[SKIPPED_KEY] = skipped[-MAX_SKIPPED:]
+    if not _is_script(request):
+        return redirect("assess:judge")
+    return _render_judge(request, _next(request), notice="Skipped.")
+
+
+@role_required(Role.ANNOTATOR)
+@require_POST
+def judge_undo(request: HttpRequest) -> HttpResponse:
+    """Undo this annotator's last judgment and show its pair again (409 when too late)."""
+    try:
+        item = judgment_undo(annotator=request.user)
+    except JudgingError as exc:
+        return _refused(request, str(exc), 409)
+    if not _is_script(request):
+        messages.success(request, "Undone: judge the pair again.")
+        return redirect("assess:judge")
+    return _render_judge(request, item, notice="Undone: judge this pair again.")
+
+
+@role_required(Role.ANNOTATOR)
+@require_POST
+def judge_unskip(request: HttpRequest) -> HttpResponse:
+    """Offer the pairs skipped in this login session again."""
+    request.session[SKIPPED_KEY] = []
+    if not _is_script(request):
+        return redirect("assess:judge")
+    return _render_judge(request, _next(request))
+
+
+@role_required(Role.ADMIN)
+def disagreement_list(request: HttpRequest) -> HttpResponse:
+    """Pairs whose human answers disagree (with each other or, for audits, with the agents'
+    consensus), open ones first; ``?job=<id>`` for one job."""
+    job = None
+    job_id = request.GET.get("job", "")
+    if job_id.isdigit():
+        job = get_object_or_404(DebateJob, pk=int(job_id))
+    rows = disagreements(job=job)
+    rows.sort(key=lambda row: row.decided is not None)
+    return render(request, "assess/disagreements.html", {"rows": rows, "job": job})
+
+
+@role_required(Role.ADMIN)
+def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
+    """The debate and every human answer side by side; POST records the admin's label,
+    which wins over every other."""
+    item = get_object_or_404(ReviewItem.objects.select_related("debate"), pk=item_id)
+    current = Adjudication.objects.filter(item=item).first()
+    initial = {"label": current.label, "note": current.note} if current else None
+    form = AdjudicationForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        adjudication_record(
+            item=item,
+            admin=request.user,
+            label=form.cleaned_data["label"],
+            note=form.cleaned_data["note"],
+        )
+        messages.success(request, f"Pair {item.pk} decided.")
+        return redirect("assess:disagreement_list")
+    return render(
+        request,
+        "assess/adjudicate.html",
+        {
+            "item": item,
+            "view": pair_view(item=item, show_debate=True),
+            "answers": human_answers(item=item),
+            "adjudication": current,
+            "form": form,
+        },
+    )
+
+
+@role_required(*READERS)
+def annotator_list(request: HttpRequest) -> HttpResponse:
+    """Judgments per annotator, median seconds per judgment, agreement."""
+    return render(request, "assess/annotators.html", {"rows": annotator_overview()})
+
+
+def job_review_panel(request: HttpRequest, job: DebateJob) -> str:
+    """The job page's human-review panel (registered with :func:`debates.views.job_panel_register`):
+    review queue, agreement among humans and the audit's error estimate. Brings the job's
+    review queue up to date first (:func:`assess.services.review_items_sync`)."""
+    review_items_sync(job=job)
+    return render_to_string(
+        "assess/partials/job_review_panel.html",
+        {
+            "job": job,
+            "queue": job_queue_counts(job=job),
+            "agreement": job_agreement(job=job),
+            "audit": job_audit(job=job),
+            "open_disagreements": len(disagreements(job=job, open_only=True)),
+            "is_admin": user_has_role(request.user, Role.ADMIN),
+        },
+        request=request,
+    )

@@ -1,0 +1,30 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from corpora.formats import FormatError
+from corpora.services import run_import
+
+from ._common import load_dataset
+
+
+class Command(BaseCommand):
+    help = "Import a TREC run file (qid Q0 docid rank score tag) into an existing dataset."
+
+    def add_arguments(self, parser):
+        parser.add_argument("dataset", help="Dataset slug")
+        parser.add_argument("file", help="TREC run file (.gz allowed)")
+        parser.add_argument("--name", help="Run name (default: the file's tag)")
+        parser.add_argument("--system", default="", help="Description of the system")
+
+    def handle(self, *args, **opts):
+        dataset = load_dataset(opts["dataset"])
+        try:
+            run = run_import(
+                dataset=dataset, path=opts["file"], name=opts["name"], system=opts["system"]
+            )
+        except FormatError as exc:
+            raise CommandError(f"import failed, nothing imported: {exc}") from None
+        summary = dataset.imports.filter(kind="run", summary__run=run.name).first().summary
+        self.stdout.write(
+            f"run {run.name}: {summary['queries']:,} queries, {summary['entries']:,} entries; "
+            f"{summary['queries_reordered_by_score']:,} queries re-ranked by score"
+        )

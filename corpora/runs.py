@@ -1,0 +1,206 @@
+"""TREC run files and run/qrels rows for ir_measures. Pure functions, no database.
+
+A TREC run line is ``qid Q0 docid rank score tag`` (trec_eval's format), fields separated by
+any whitespace. trec_eval ignores the rank column: it sorts each query's documents by score
+and breaks ties by document id, so a file with equal scores can be silently reordered. This
+project's rank order is therefore (score descending, ``doc_id`` ascending) everywhere, and
+exported scores are made strictly decreasing, in float64 and in the float32 trec_eval stores
+(:func:`strictly_decreasing`), so trec_eval, ir_measures and this app read the same ranking
+from the same file.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import IO
+
+import numpy as np
+
+from .formats import FormatError, _check_id, iter_lines
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    line: int
+    query_id: str
+    doc_id: str
+    rank: int
+    score: float
+    tag: str
+
+
+def parse_score(token: str, path: str, line: int) -> float:
+    """A run score: any finite decimal or scientific number. Raises :class:`FormatError`."""
+    try:
+        value = float(token)
+    except ValueError:
+        raise FormatError(path, line, f"score {token!r} is not a number") from None
+    if not math.isfinite(value):
+        raise FormatError(path, line, f"score {token!r} is not a finite number")
+    return value
+
+
+def parse_trec_run(path) -> Iterator[RunRecord]:
+    """Stream a TREC run file: ``qid Q0 docid rank score tag`` a line (plain or ``.gz``).
+
+    The second column is ignored (as trec_eval does); ``rank`` must be an integer but is not
+    used for ordering (see the module note). Blank lines are skipped. Raises
+    :class:`FormatError` naming file and line for a wrong field count, a bad id, a
+    non-integer rank, a non-numeric or infinite score, or an empty file.
+    """
+    seen_any = False
+    for number, text in iter_lines(path):
+        fields = text.split()
+        if not fields:
+            continue
+        if len(fields) != 6:
+            raise FormatError(
+                path, number, f"expected 6 fields (qid Q0 docid rank score tag), got {len(fields)}"
+            )
+        try:
+            rank = int(fields[3])
+        except ValueError:
+            raise FormatError(path, number, f"rank {fields[3]!r} is not an integer") from None
+        seen_any = True
+        yield RunRecord(
+            line=number,
+            query_id=_check_id(fields[0], "qid", path, number),
+            doc_id=_check_id(fields[2], "docid", path, number),
+            rank=rank,
+            score=parse_score(fields[4], str(path), number),
+            tag=fields[5],
+        )
+    if not seen_any:
+        raise FormatError(path, None, "file is empty (no run lines)")
+
+
+def reject_duplicates(records: Iterable[RunRecord], path) -> list[RunRecord]:
+    """All records, or :class:`FormatError` listing every line of every document that appears
+    twice for the same query."""
+    first: dict[tuple[str, str], int] = {}
+    lines: dict[tuple[str, str], list[int]] = {}
+    kept = []
+    for record in records:
+        key = (record.query_id, record.doc_id)
+        if key in first:
+            lines.setdefault(key, [first[key]]).append(record.line)
+        else:
+            first[key] = record.line
+        kept.append(record)
+    if lines:
+        details = [
+            f"query {q!r} document {d!r} on lines {', '.join(map(str, ls))}"
+            for (q, d), ls in lines.items()
+        ]
+        raise FormatError(
+            path,
+            lines[next(iter(lines))][1],
+            f"{len(lines)} document(s) listed twice for the same query",
+            details,
+        )
+    return kept
+
+
+def rank_order(entries: Iterable[tuple[str, float]]) -> list[tuple[str, int, float]]:
+    """``(doc_id, score)`` pairs as ``(doc_id, rank, score)`` in rank order, ranks from 1.
+
+    Rank order: score descending, then ``doc_id`` ascending in code-point order.
+    """
+    ordered = sorted(entries, key=lambda e: (-e[1], e[0]))
+    return [(doc_id, rank, score) for rank, (doc_id, score) in enumerate(ordered, start=1)]
+
+
+def _float32(value: float) -> float:
+    return float(np.float32(value))
+
+
+def strictly_decreasing(scores: Sequence[float]) -> list[float]:
+    """Scores in rank order, each lowered just enough to stay below the one before it, also
+    after rounding to 32 bits.
+
+    trec_eval keeps run scores in a C ``float`` (``TEXT_RESULTS.sim``), so two doubles that
+    round to the same float32 tie there and are re-broken by doc id. A score whose float32
+    is already below its predecessor's is kept exactly; any other becomes the next float32
+    below the previous exported score. Both the float64 and the float32 readings of the
+    result strictly decrease. ``[3.0, 2.0, 2.0, 1.0]`` → ``[3.0, 2.0, 1.9999998807907104, 1.0]``.
+    Raises ValueError for a score beyond float32's range (about ±3.4e38).
+    """
+    out: list[float] = []
+    previous32: float | None = None
+    for score in scores:
+        score32 = _float32(score)
+        if math.isinf(score32):
+            raise ValueError(f"score {score!r} is outside the 32-bit range trec_eval reads")
+        if previous32 is not None and score32 >= previous32:
+            score = score32 = float(np.nextafter(np.float32(previous32), np.float32(-np.inf)))
+        out.append(float(score))
+        previous32 = score32
+    return out
+
+
+def format_trec_run_line(query_id: str, doc_id: str, rank: int, score: float, tag: str) -> str:
+    """One TREC run line with single spaces: ``qid Q0 docid rank score tag\\n``.
+
+    The score is Python's shortest round-trip form (``repr``), so it reads back exactly.
+    """
+    return f"{query_id} Q0 {doc_id} {rank} {score!r} {tag}\n"
+
+
+def write_trec_run(rows: Iterable[tuple[str, str, int, float]], out: IO[str], tag: str) -> int:
+    """Write ``(query_id, doc_id, rank, score)`` rows as a TREC run; return lines written.
+
+    Rows arrive grouped by query in rank order (callers pass query id, then rank). Within a
+    query the scores written strictly decrease (:func:`strictly_decreasing`); ranks are
+    renumbered 1, 2, ... in the order given. Raises ValueError for a tag with whitespace.
+    """
+    if not tag or any(ch.isspace() for ch in tag):
+        raise ValueError(f"run tag {tag!r} is empty or contains whitespace")
+    count = 0
+    for query_id, group in _by_query(rows):
+        scores = strictly_decreasing([score for _, _, score in group])
+        for rank, ((doc_id, _, _), score) in enumerate(zip(group, scores, strict=True), start=1):
+            out.write(format_trec_run_line(query_id, doc_id, rank, score, tag))
+            count += 1
+    return count
+
+
+def _by_query(
+    rows: Iterable[tuple[str, str, int, float]],
+) -> Iterator[tuple[str, list[tuple[str, int, float]]]]:
+    current: str | None = None
+    group: list[tuple[str, int, float]] = []
+    for query_id, doc_id, rank, score in rows:
+        if query_id != current:
+            if group:
+                yield current, group
+            current, group = query_id, []
+        group.append((doc_id, rank, score))
+    if group:
+        yield current, group
+
+
+def ir_measures_qrels(rows: Iterable[tuple[str, str, int]]) -> dict[str, dict[str, int]]:
+    """``(query_id, doc_id, relevance)`` rows as ir_measures qrels ``{qid: {docid: grade}}``."""
+    qrels: dict[str, dict[str, int]] = {}
+    for query_id, doc_id, relevance in rows:
+        qrels.setdefault(query_id, {})[doc_id] = int(relevance)
+    return qrels
+
+
+def ir_measures_run(rows: Iterable[tuple[str, str, int, float]]) -> dict[str, dict[str, float]]:
+    """``(query_id, doc_id, rank, score)`` rows as an ir_measures run ``{qid: {docid: score}}``.
+
+    Scores are the exported ones (strictly decreasing in rank order), so ir_measures and
+    trec_eval evaluate exactly the stored ranking rather than re-breaking ties by doc id.
+    """
+    grouped: dict[str, list[tuple[int, str, float]]] = {}
+    for query_id, doc_id, rank, score in rows:
+        grouped.setdefault(query_id, []).append((rank, doc_id, score))
+    run: dict[str, dict[str, float]] = {}
+    for query_id, entries in grouped.items():
+        entries.sort()
+        scores = strictly_decreasing([score for _, _, score in entries])
+        run[query_id] = {doc_id: s for (_, doc_id, _), s in zip(entries, scores, strict=True)}
+    return run

@@ -1,0 +1,172 @@
+"""Read-only queries behind the dataset pages (counts, history, documents, judgments).
+
+Counts are computed with one grouped query per table, never one query per dataset or a
+join of several big tables (which would multiply rows before counting).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.core.paginator import Page, Paginator
+from django.db.models import Count, Q
+
+from .models import (
+    Dataset,
+    Document,
+    ImportRecord,
+    Pair,
+    Pool,
+    Qrel,
+    QrelSet,
+    Query,
+    Run,
+)
+
+DOCUMENTS_PER_PAGE = 50
+JUDGMENTS_SHOWN = 200
+
+
+@dataclass
+class QrelSetStats:
+    """A qrel set with its row count, judged queries, relevant rows (grade > 0) and relevant
+    rows per judged query (rounded to 2 places, as in ``dataset_summary``)."""
+
+    qrel_set: QrelSet
+    rows: int = 0
+    queries: int = 0
+    relevant: int = 0
+
+    @property
+    def relevant_per_query(self) -> float:
+        return round(self.relevant / self.queries, 2) if self.queries else 0.0
+
+
+@dataclass
+class DatasetCounts:
+    """One row of the dataset list."""
+
+    dataset: Dataset
+    documents: int = 0
+    queries: int = 0
+    qrel_sets: list[QrelSetStats] = field(default_factory=list)
+    runs: int = 0
+    pools: int = 0
+    pairs: int = 0
+    imports: int = 0
+
+
+@dataclass
+class DatasetOverview:
+    """Everything the dataset page shows."""
+
+    counts: DatasetCounts
+    queries_with_answers: int
+    runs: list[Run]
+    pools: list[Pool]
+    imports: list[ImportRecord]
+
+
+def _grouped(queryset, key: str) -> dict[int, int]:
+    rows = queryset.order_by().values(key).annotate(n=Count("pk")).values_list(key, "n")
+    return dict(rows)
+
+
+def _qrel_set_stats(qrel_sets: list[QrelSet]) -> list[QrelSetStats]:
+    stats = {
+        row["qrel_set"]: row
+        for row in Qrel.objects.filter(qrel_set__in=qrel_sets)
+        .order_by()
+        .values("qrel_set")
+        .annotate(
+            rows=Count("pk"),
+            queries=Count("query", distinct=True),
+            relevant=Count("pk", filter=Q(relevance__gt=0)),
+        )
+    }
+    result = []
+    for qrel_set in qrel_sets:
+        row = stats.get(qrel_set.pk, {})
+        result.append(
+            QrelSetStats(
+                qrel_set=qrel_set,
+                rows=row.get("rows", 0),
+                queries=row.get("queries", 0),
+                relevant=row.get("relevant", 0),
+            )
+        )
+    return result
+
+
+def dataset_counts_list(*, datasets: list[Dataset] | None = None) -> list[DatasetCounts]:
+    """Counts per dataset (all datasets by slug unless given): documents, queries, each qrel
+    set's rows, runs, pools, pool pairs and imports. Nine queries whatever the number of
+    datasets (eight when ``datasets`` is given)."""
+    if datasets is None:
+        datasets = list(Dataset.objects.order_by("slug"))
+    ids = [d.pk for d in datasets]
+    documents = _grouped(Document.objects.filter(dataset__in=ids), "dataset")
+    queries = _grouped(Query.objects.filter(dataset__in=ids), "dataset")
+    runs = _grouped(Run.objects.filter(dataset__in=ids), "dataset")
+    pools = _grouped(Pool.objects.filter(dataset__in=ids), "dataset")
+    pairs = _grouped(Pair.objects.filter(pool__dataset__in=ids), "pool__dataset")
+    imports = _grouped(ImportRecord.objects.filter(dataset__in=ids), "dataset")
+    qrel_sets = list(QrelSet.objects.filter(dataset__in=ids).order_by("dataset", "name"))
+    by_dataset: dict[int, list[QrelSetStats]] = {}
+    for stats in _qrel_set_stats(qrel_sets):
+        by_dataset.setdefault(stats.qrel_set.dataset_id, []).append(stats)
+    return [
+        DatasetCounts(
+            dataset=d,
+            documents=documents.get(d.pk, 0),
+            queries=queries.get(d.pk, 0),
+            qrel_sets=by_dataset.get(d.pk, []),
+            runs=runs.get(d.pk, 0),
+            pools=pools.get(d.pk, 0),
+            pairs=pairs.get(d.pk, 0),
+            imports=imports.get(d.pk, 0),
+        )
+        for d in datasets
+    ]
+
+
+def dataset_overview(*, dataset: Dataset) -> DatasetOverview:
+    """Counts, qrel sets, runs (with ``entries``), pools (with ``pair_count`` and their runs)
+    and the import history (newest first) of one dataset."""
+    (counts,) = dataset_counts_list(datasets=[dataset])
+    return DatasetOverview(
+        counts=counts,
+        queries_with_answers=dataset.queries.exclude(answers=[]).count(),
+        runs=list(dataset.runs.annotate(entry_count=Count("entries")).order_by("name")),
+        pools=list(
+            dataset.pools.select_related("qrel_set")
+            .prefetch_related("runs")
+            .annotate(pair_count=Count("pairs"))
+            .order_by("name")
+        ),
+        imports=list(dataset.imports.order_by("-created", "-pk")),
+    )
+
+
+def documents_page(*, dataset: Dataset, prefix: str = "", page: int | str = 1) -> Page:
+    """One page (``DOCUMENTS_PER_PAGE``) of the dataset's documents ordered by doc_id,
+    optionally only ids starting with ``prefix``. Out-of-range pages give the last page."""
+    documents = dataset.documents.order_by("doc_id").only("doc_id", "title")
+    if prefix:
+        documents = documents.filter(doc_id__startswith=prefix)
+    return Paginator(documents, DOCUMENTS_PER_PAGE).get_page(page)
+
+
+def document_get(*, dataset: Dataset, doc_id: str) -> Document:
+    """The dataset's document with this id. Raises ``Document.DoesNotExist``."""
+    return Document.objects.get(dataset=dataset, doc_id=doc_id)
+
+
+def document_judgments(*, document: Document, limit: int = JUDGMENTS_SHOWN) -> list[Qrel]:
+    """Up to ``limit`` qrels rows judging this document, with their qrel set and query loaded,
+    ordered by qrel set name then query id."""
+    return list(
+        document.qrels.select_related("qrel_set", "query").order_by(
+            "qrel_set__name", "query__query_id"
+        )[:limit]
+    )

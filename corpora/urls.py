@@ -1,0 +1,21 @@
+"""Dataset pages (namespace ``corpora``)."""
+
+from django.urls import path, re_path
+
+from . import views
+
+app_name = "corpora"
+
+urlpatterns = [
+    path("datasets/", views.dataset_list, name="dataset_list"),
+    path("datasets/<slug:slug>/", views.dataset_detail, name="dataset_detail"),
+    path("datasets/<slug:slug>/documents/", views.document_list, name="document_list"),
+    # Document ids may hold any character ("/", "#", ".."), so the id travels in ?id=.
+    path("datasets/<slug:slug>/document/", views.document_detail, name="document_detail"),
+    # Qrel set names are free text: the name may hold "/", the format is the last segment.
+    re_path(
+        r"^datasets/(?P<slug>[-a-zA-Z0-9_]+)/qrels/(?P<name>.+)/(?P<fmt>trec|beir)$",
+        views.qrels_download,
+        name="qrels_download",
+    ),
+]

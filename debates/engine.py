@@ -1,0 +1,433 @@
+"""The DREAM debate engine: two agents of opposite initial stance debate one query–chunk pair.
+
+Method: DREAM (Ban et al., "Completing Missing Annotation: Multi-Agent Debate for Accurate and
+Scalable Relevance Assessment for IR Benchmarks", ICLR 2026, arXiv 2602.06526), summarised in
+``docs/METHOD.md``. Agent A starts from stance "relevant", agent B from "irrelevant". In round
+1 each argues its stance from the chunk; in round j > 1 each reads both turns of round j - 1,
+critiques the opponent and gives an updated label. The first round whose two labels agree
+ends the debate (consensus); after R rounds without agreement the pair is escalated to a
+human. A reply that cannot be read is re-asked once; if it still cannot be read the debate
+is escalated at once ("unparsed"): a parse failure is never a label.
+
+Pure logic: no database. The caller persists each new turn through ``on_turn`` and can resume
+an interrupted debate by passing the stored turns back as ``done_turns``. LLM errors
+(:class:`~debates.llm.base.TransientLLMError`, :class:`~debates.llm.base.PermanentLLMError`)
+propagate unchanged; retrying is the caller's business.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from debates import prompts
+from debates.llm.base import (
+    ChatMessage,
+    ContextTooLongError,
+    GenerationParams,
+    LLMClient,
+    LLMResult,
+)
+from debates.parsing import ParsedReply, ReplyParseError, evidence_spans, parse_reply
+
+__all__ = [
+    "MAX_ROUNDS",
+    "DebateConfig",
+    "DebateOutcome",
+    "PairText",
+    "TurnRecord",
+    "debate_pair",
+    "evidence_spans",
+    "judge_single",
+    "prompt_token_count",
+]
+
+MAX_ROUNDS = 5
+AGENTS = (("A", "relevant"), ("B", "irrelevant"))
+# Chat templates wrap every message in role markers (about 4-6 tokens in Llama 3 and ChatML)
+# and add a generation prompt; count_tokens sees only the content, so reserve this much more.
+MESSAGE_OVERHEAD_TOKENS = 8
+REPLY_PRIMING_TOKENS = 8
+SEED = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PairText:
+    """What the agents see of one query–chunk pair. ``answers`` are reference answers."""
+
+    query_id: str
+    query: str
+    doc_id: str
+    title: str
+    chunk: str
+    answers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DebateConfig:
+    """Debate settings. ``rounds`` is R (1..5), ``max_tokens`` the completion budget per call.
+
+    Raises ValueError on construction for rounds outside 1..5, a negative temperature or a
+    max_tokens below 1. Paper defaults: R = 2, temperature 0.
+    """
+
+    rounds: int = 2
+    temperature: float = 0.0
+    max_tokens: int = 384
+    prompt_version: str = prompts.PROMPT_VERSION
+
+    def __post_init__(self) -> None:
+        if (
+            isinstance(self.rounds, bool)
+            or not isinstance(self.rounds, int)
+            or not 1 <= self.rounds <= MAX_ROUNDS
+        ):
+            raise ValueError(f"rounds must be an integer in 1..{MAX_ROUNDS}, got {self.rounds!r}")
+        if not self.temperature >= 0:
+            raise ValueError(f"temperature must be >= 0, got {self.temperature!r}")
+        if isinstance(self.max_tokens, bool) or not isinstance(self.max_tokens, int):
+            raise ValueError(f"max_tokens must be an integer, got {self.max_tokens!r}")
+        if self.max_tokens < 1:
+            raise ValueError(f"max_tokens must be >= 1, got {self.max_tokens}")
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRecord:
+    """One agent's turn in one round (or the single judge's verdict, agent "J").
+
+    ``label`` is 1 (relevant), 0 (irrelevant) or None when the reply could not be read even
+    after the re-ask (``parse_error`` then says why). Tokens and latency (milliseconds) are
+    summed over the ``attempts`` (1, or 2 with the re-ask); ``raw`` is the last reply verbatim.
+    """
+
+    round: int
+    agent: str
+    stance: str
+    label: int | None
+    argument: str
+    evidence: tuple[str, ...]
+    raw: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_ms: float
+    attempts: int
+    parse_error: str | None
+    chunk_truncated: bool = False  # the chunk was cut to fit this call's context window
+    finish_reason: str = ""  # of the last attempt, as the backend reported it
+
+
+@dataclass(frozen=True, slots=True)
+class DebateOutcome:
+    """The result of :func:`debate_pair`.
+
+    ``status`` "agreed" (``final_label`` and ``consensus_round`` set) or "escalated"
+    (``escalation_reason`` "disagreement" or "unparsed"). ``turns`` is the whole history in
+    speaking order, done turns included. ``calls``, tokens and ``latency_ms`` count only the
+    LLM calls made by this invocation (re-asks included).
+    """
+
+    status: str
+    final_label: int | None
+    consensus_round: int | None
+    escalation_reason: str | None
+    turns: tuple[TurnRecord, ...]
+    chunk_truncated: bool
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    latency_ms: float
+
+
+def prompt_token_count(client: LLMClient, messages: Sequence[ChatMessage]) -> int:
+    """Tokens ``messages`` take as a prompt for ``client``: content plus chat-template overhead."""
+    return REPLY_PRIMING_TOKENS + sum(
+        client.count_tokens(m["content"]) + MESSAGE_OVERHEAD_TOKENS for m in messages
+    )
+
+
+def _fit_chunk(
+    client: LLMClient,
+    build: Callable[[str], list[ChatMessage]],
+    chunk: str,
+    max_tokens: int,
+) -> tuple[list[ChatMessage], bool]:
+    """Messages from ``build(chunk)``, with the chunk cut so prompt + max_tokens fits the context.
+
+    Returns (messages, truncated). Only the chunk is ever shortened; the cut chunk ends with
+    TRUNCATION_MARKER. Raises ContextTooLongError when even an empty chunk does not fit.
+    """
+    limit = client.context_window - max_tokens
+    messages = build(chunk)
+    if prompt_token_count(client, messages) <= limit:
+        return messages, False
+
+    def cut(length: int) -> str:
+        head = chunk[:length].rstrip()
+        return f"{head} {prompts.TRUNCATION_MARKER}" if head else prompts.TRUNCATION_MARKER
+
+    def fits(length: int) -> list[ChatMessage] | None:
+        candidate = build(cut(length))
+        return candidate if prompt_token_count(client, candidate) <= limit else None
+
+    best = fits(0)
+    if best is None:
+        needed = prompt_token_count(client, build(cut(0)))
+        raise ContextTooLongError(
+            f"prompt needs {needed} tokens even with an empty chunk, but the context window of "
+            f"{client.model} ({client.context_window}) minus max_tokens ({max_tokens}) "
+            f"leaves {limit}"
+        )
+    # Binary search for the longest prefix that fits; only verified fits are kept, so a
+    # tokenizer that is not monotonic in the prefix length can cost length, never overflow.
+    low, high = 0, len(chunk)
+    while high - low > 1:
+        middle = (low + high) // 2
+        candidate = fits(middle)
+        if candidate is None:
+            high = middle
+        else:
+            low, best = middle, candidate
+    # Prefer ending on a word boundary so the marker does not follow half a word.
+    boundary = max(chunk.rfind(" ", 0, low + 1), chunk.rfind("\n", 0, low + 1))
+    if 0 < boundary < low and not chunk[low].isspace():
+        candidate = fits(boundary)
+        if candidate is not None:
+            best = candidate
+    return best, True
+
+
+def _call(client: LLMClient, messages: list[ChatMessage], config: DebateConfig) -> LLMResult:
+    params = GenerationParams(
+        temperature=config.temperature,
+        max_tokens=config.max_tokens,
+        json_schema=prompts.REPLY_JSON_SCHEMA,
+        seed=SEED,
+    )
+    return client.chat(messages, params)
+
+
+def _turn(
+    *,
+    client: LLMClient,
+    config: DebateConfig,
+    chunk: str,
+    build: Callable[[str], list[ChatMessage]],
+    round: int,
+    agent: str,
+    stance: str,
+) -> TurnRecord:
+    """One turn: call, parse, at most one re-ask. LLM errors propagate."""
+    messages, truncated = _fit_chunk(client, build, chunk, config.max_tokens)
+    results = [_call(client, messages, config)]
+    error: str | None = None
+    try:
+        parsed: ParsedReply | None = parse_reply(
+            results[0].text, finish_reason=results[0].finish_reason
+        )
+    except ReplyParseError:
+        bad = results[0].text
+
+        def build_reask(text: str) -> list[ChatMessage]:
+            return prompts.reask_messages(build(text), bad)
+
+        # The re-ask carries the bad reply too, so it is fitted on its own.
+        reask, truncated_again = _fit_chunk(client, build_reask, chunk, config.max_tokens)
+        truncated = truncated or truncated_again
+        results.append(_call(client, reask, config))
+        try:
+            parsed = parse_reply(results[1].text, finish_reason=results[1].finish_reason)
+        except ReplyParseError as exc:
+            parsed, error = None, exc.reason
+    last = results[-1]
+    return TurnRecord(
+        round=round,
+        agent=agent,
+        stance=stance,
+        label=parsed.label if parsed else None,
+        argument=parsed.argument if parsed else "",
+        evidence=parsed.evidence if parsed else (),
+        raw=last.text,
+        model=last.model,
+        prompt_tokens=sum(r.prompt_tokens for r in results),
+        completion_tokens=sum(r.completion_tokens for r in results),
+        latency_ms=float(sum(r.latency_ms for r in results)),
+        attempts=len(results),
+        parse_error=error,
+        chunk_truncated=truncated,
+        finish_reason=last.finish_reason,
+    )
+
+
+def _debate_builder(
+    *,
+    pair: PairText,
+    stance: str,
+    round: int,
+    own: TurnRecord | None,
+    other: TurnRecord | None,
+) -> Callable[[str], list[ChatMessage]]:
+    """The messages of one debate turn as a function of the (possibly cut) chunk text."""
+    system = prompts.debate_system_prompt(stance=stance, answer_aware=bool(pair.answers))
+
+    def build(chunk: str) -> list[ChatMessage]:
+        user = prompts.debate_user_prompt(
+            stance=stance,
+            round=round,
+            query=pair.query,
+            answers=pair.answers,
+            title=pair.title,
+            chunk=chunk,
+            own_previous=own,
+            opponent_previous=other,
+        )
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+    return build
+
+
+def _check_version(config: DebateConfig) -> None:
+    if config.prompt_version != prompts.PROMPT_VERSION:
+        raise ValueError(
+            f"prompt version {config.prompt_version!r} is not available "
+            f"(this code has {prompts.PROMPT_VERSION!r})"
+        )
+
+
+def _check_done_turns(done: dict[tuple[int, str], TurnRecord], rounds: int) -> None:
+    """Raise ValueError unless ``done`` is a prefix an uninterrupted debate could have stored."""
+    walked: set[tuple[int, str]] = set()
+    for round in range(1, rounds + 1):
+        a, b = done.get((round, "A")), done.get((round, "B"))
+        if a is not None:
+            walked.add((round, "A"))
+        if a is not None and a.label is None:
+            break
+        if b is not None:
+            walked.add((round, "B"))
+        if a is None or b is None or b.label is None or a.label == b.label:
+            break
+    stray = sorted(set(done) - walked)
+    if stray:
+        raise ValueError(
+            f"done_turns hold turns an uninterrupted debate would not have reached: {stray}"
+        )
+
+
+def debate_pair(
+    pair: PairText,
+    agent_a: LLMClient,
+    agent_b: LLMClient,
+    config: DebateConfig,
+    *,
+    done_turns: Sequence[TurnRecord] = (),
+    on_turn: Callable[[TurnRecord], None] | None = None,
+) -> DebateOutcome:
+    """Run (or resume) the DREAM debate on one pair; see the module docstring for the method.
+
+    ``agent_a`` argues the initial stance "relevant", ``agent_b`` "irrelevant" (they may be
+    different models). Within a round A speaks before B, and both see only the previous round.
+    ``done_turns`` are turns stored by an interrupted run: they are reused as they are and
+    never asked again. ``on_turn`` is called with every new turn right after it is complete,
+    before the next LLM call. At most 2R calls plus one re-ask per turn.
+
+    Raises ValueError for a prompt version this code does not have, or for done_turns that
+    are not the beginning of a debate (unknown agent, duplicate, round beyond R or after the
+    debate ended). Raises ContextTooLongError before calling when a prompt cannot fit even
+    with an empty chunk. TransientLLMError / PermanentLLMError propagate unchanged.
+    """
+    _check_version(config)
+    done: dict[tuple[int, str], TurnRecord] = {}
+    for turn in done_turns:
+        key = (turn.round, turn.agent)
+        if turn.agent not in ("A", "B") or not 1 <= turn.round <= config.rounds:
+            raise ValueError(f"done turn {key} is not a turn of a {config.rounds}-round debate")
+        if key in done:
+            raise ValueError(f"done turn {key} given twice")
+        done[key] = turn
+    _check_done_turns(done, config.rounds)
+
+    history: list[TurnRecord] = []
+    new_turns: list[TurnRecord] = []
+    calls = 0
+
+    def outcome(status: str, label: int | None, round: int | None, reason: str | None):
+        return DebateOutcome(
+            status=status,
+            final_label=label,
+            consensus_round=round,
+            escalation_reason=reason,
+            turns=tuple(history),
+            chunk_truncated=any(t.chunk_truncated for t in history),
+            calls=calls,
+            prompt_tokens=sum(t.prompt_tokens for t in new_turns),
+            completion_tokens=sum(t.completion_tokens for t in new_turns),
+            latency_ms=float(sum(t.latency_ms for t in new_turns)),
+        )
+
+    previous: dict[str, TurnRecord] = {}
+    for round in range(1, config.rounds + 1):
+        current: dict[str, TurnRecord] = {}
+        for agent, stance in AGENTS:
+            turn = done.get((round, agent))
+            if turn is None:
+                client = agent_a if agent == "A" else agent_b
+                opponent = "B" if agent == "A" else "A"
+                build = _debate_builder(
+                    pair=pair,
+                    stance=stance,
+                    round=round,
+                    own=previous.get(agent),
+                    other=previous.get(opponent),
+                )
+                turn = _turn(
+                    client=client,
+                    config=config,
+                    chunk=pair.chunk,
+                    build=build,
+                    round=round,
+                    agent=agent,
+                    stance=stance,
+                )
+                calls += turn.attempts
+                new_turns.append(turn)
+                history.append(turn)
+                if on_turn is not None:
+                    on_turn(turn)
+            else:
+                history.append(turn)
+            if turn.label is None:
+                return outcome("escalated", None, None, "unparsed")
+            current[agent] = turn
+        if current["A"].label == current["B"].label:
+            return outcome("agreed", current["A"].label, round, None)
+        previous = current
+    return outcome("escalated", None, None, "disagreement")
+
+
+def judge_single(pair: PairText, client: LLMClient, config: DebateConfig) -> TurnRecord:
+    """Single-LLM-judge baseline: one neutral call (plus at most one re-ask), no debate.
+
+    The paper's baseline that recalls only ~50% of irrelevant pairs (Ban et al., 2026,
+    Table 1); used by evaluate_assessor. Returns a TurnRecord with agent "J", stance
+    "neutral", round 1; ``label`` None when the reply could not be read. ``config.rounds`` is
+    ignored. Raises like :func:`debate_pair`.
+    """
+    _check_version(config)
+    system = prompts.single_judge_system_prompt(answer_aware=bool(pair.answers))
+
+    def build(chunk: str) -> list[ChatMessage]:
+        user = prompts.single_judge_user_prompt(
+            query=pair.query, answers=pair.answers, title=pair.title, chunk=chunk
+        )
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+    return _turn(
+        client=client,
+        config=config,
+        chunk=pair.chunk,
+        build=build,
+        round=1,
+        agent="J",
+        stance="neutral",
+    )

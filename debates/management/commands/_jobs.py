@@ -1,0 +1,207 @@
+"""Helpers shared by the debate commands: backend options, pool lookup, running a job with a
+live progress bar, and the summary."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Any
+
+from celery import current_app
+from django.core.management.base import CommandError
+from tqdm import tqdm
+
+from corpora.models import Pool
+from debates.llm import registry
+from debates.models import DebateJob
+from debates.services import (
+    TEST_BACKEND,
+    TEST_FACTORY_ENV,
+    JobProgress,
+    debate_job_progress,
+    debate_job_run_inline,
+    debate_job_start,
+)
+
+
+def backend_choices() -> tuple[str, ...]:
+    """The backends a command accepts: the registry's, plus "test" when the test suite enabled
+    its test backends (``DREAM_TEST_LLM_FACTORY``)."""
+    extra = (TEST_BACKEND,) if os.environ.get(TEST_FACTORY_ENV) else ()
+    return tuple(registry.BACKENDS) + extra
+
+
+def add_backend_arguments(parser) -> None:
+    """--backend/--model/--base-url/--api-key-env/--rpm/--timeout for agent A, and the same
+    with a ``-b`` suffix for agent B (default: as agent A)."""
+    for suffix, who in (("", "agent A (and B unless given)"), ("-b", "agent B")):
+        parser.add_argument(
+            f"--backend{suffix}",
+            choices=backend_choices(),
+            default="embedded" if not suffix else None,
+            help=f"LLM backend of {who} (default {'embedded' if not suffix else 'as A'})",
+        )
+        parser.add_argument(f"--model{suffix}", help=f"model name of {who} (openai)")
+        parser.add_argument(f"--base-url{suffix}", help=f"OpenAI-compatible base URL of {who}")
+        parser.add_argument(
+            f"--api-key-env{suffix}",
+            help=f"environment variable holding the API key of {who} (default OPENAI_API_KEY)",
+        )
+        parser.add_argument(
+            f"--rpm{suffix}", type=int, help=f"requests per minute allowed for {who}'s backend"
+        )
+        parser.add_argument(f"--timeout{suffix}", type=float, help="seconds per request")
+
+
+def backend_configs(opts: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The agent A and agent B backend configs the options describe (not yet validated)."""
+
+    def config(suffix: str) -> dict[str, Any]:
+        key = suffix.replace("-", "_")
+        out: dict[str, Any] = {"backend": opts[f"backend{key}"]}
+        for option, field in (
+            ("model", "model"),
+            ("base_url", "base_url"),
+            ("api_key_env", "api_key_env"),
+            ("rpm", "rpm"),
+            ("timeout", "timeout"),
+        ):
+            if opts.get(f"{option}{key}") is not None:
+                out[field] = opts[f"{option}{key}"]
+        return out
+
+    agent_a = config("")
+    b_given = any(
+        opts.get(f"{o}_b") is not None
+        for o in ("backend", "model", "base_url", "api_key_env", "rpm", "timeout")
+    )
+    if not b_given:
+        return agent_a, dict(agent_a)
+    agent_b = config("-b") if opts.get("backend_b") else {**agent_a, **config("-b")}
+    if agent_b.get("backend") is None:
+        agent_b["backend"] = agent_a["backend"]
+    return agent_a, agent_b
+
+
+def load_pool(spec: str) -> Pool:
+    """A pool named ``DATASET/NAME``, by id, or by a name unique across datasets."""
+    pools = Pool.objects.select_related("dataset", "qrel_set")
+    if "/" in spec:
+        dataset, _, name = spec.partition("/")
+        found = list(pools.filter(dataset__slug=dataset, name=name))
+    elif spec.isdigit():
+        found = list(pools.filter(pk=int(spec)))
+    else:
+        found = list(pools.filter(name=spec))
+    if len(found) == 1:
+        return found[0]
+    known = ", ".join(f"{p.dataset.slug}/{p.name}" for p in pools.order_by("dataset__slug", "name"))
+    if found:
+        raise CommandError(f"pool name {spec!r} is ambiguous; say DATASET/NAME ({known})")
+    raise CommandError(f"no pool {spec!r} (known: {known or 'none'})")
+
+
+def load_job(pk: int) -> DebateJob:
+    try:
+        return DebateJob.objects.select_related("pool__dataset").get(pk=pk)
+    except DebateJob.DoesNotExist:
+        raise CommandError(f"no debate job {pk}") from None
+
+
+def in_process() -> bool:
+    """True when no broker is configured: tasks would run eagerly, so run debates here."""
+    return bool(current_app.conf.task_always_eager)
+
+
+def _bar(total: int, done: int, enabled: bool):
+    return tqdm(
+        total=total,
+        initial=done,
+        desc="debates",
+        unit=" pairs",
+        file=sys.stderr,
+        disable=not enabled,
+        mininterval=0.5,
+    )
+
+
+def _postfix(bar, progress: JobProgress) -> None:
+    bar.set_postfix(
+        agreed=progress.agreed, escalated=progress.escalated, failed=progress.failed, refresh=False
+    )
+    bar.update(progress.done - bar.n)
+
+
+def run_job(
+    job: DebateJob, *, wait: bool, progress_bar: bool, poll_seconds: float = 1.0
+) -> JobProgress:
+    """Start ``job``: in this process when there is no broker (always waits), else enqueue one
+    task per debate and, with ``wait``, follow the progress in the database until the job is
+    no longer running. Returns the progress at the end."""
+    if in_process():
+        debate_job_start(job=job, enqueue=False)
+        progress = debate_job_progress(job=job)
+        with _bar(progress.total, progress.done, progress_bar) as bar:
+
+            def moved(_debate) -> None:
+                _postfix(bar, debate_job_progress(job=job))
+
+            debate_job_run_inline(job=job, on_debate=moved)
+            _postfix(bar, debate_job_progress(job=job))
+        return debate_job_progress(job=job)
+    debate_job_start(job=job)
+    if not wait:
+        return debate_job_progress(job=job)
+    return follow_job(job, progress_bar=progress_bar, poll_seconds=poll_seconds)
+
+
+def follow_job(job: DebateJob, *, progress_bar: bool, poll_seconds: float = 1.0) -> JobProgress:
+    """Show the job's progress (counted in the database) until it is no longer running."""
+    progress = debate_job_progress(job=job)
+    with _bar(progress.total, progress.done, progress_bar) as bar:
+        while True:
+            progress = debate_job_progress(job=job)
+            _postfix(bar, progress)
+            if progress.status != DebateJob.Status.RUNNING:
+                return progress
+            time.sleep(poll_seconds)
+
+
+def describe_agents(job: DebateJob) -> str:
+    def one(config: dict[str, Any]) -> str:
+        if config.get("backend") in registry.BACKENDS:
+            return registry.describe_backend(config)
+        return str(config)
+
+    a, b = one(job.agent_a), one(job.agent_b)
+    return f"agents: {a}" if a == b else f"agent A: {a}; agent B: {b}"
+
+
+def _counts(values: dict, label: str) -> str:
+    if not values:
+        return ""
+    return " (" + ", ".join(f"{label}{k}: {v:,}" for k, v in values.items()) + ")"
+
+
+def format_summary(job: DebateJob, progress: JobProgress) -> str:
+    """The end-of-job summary: agreed by round, escalated by reason, failed, and per finished
+    pair the LLM calls, tokens and worker seconds."""
+    tokens = progress.prompt_tokens + progress.completion_tokens
+    lines = [
+        f"job {job.pk} ({progress.status}): {progress.total:,} pairs of pool "
+        f"{job.pool.dataset.slug}/{job.pool.name}, R={job.rounds}, {describe_agents(job)}",
+        f"agreed: {progress.agreed:,}{_counts(progress.agreed_by_round, 'round ')}",
+        f"escalated: {progress.escalated:,}{_counts(progress.escalated_by_reason, '')}",
+        f"failed: {progress.failed:,}",
+    ]
+    if progress.pending or progress.running:
+        lines.append(f"not finished: {progress.pending:,} pending, {progress.running:,} running")
+    lines.append(
+        f"per pair: {progress.per_pair(progress.calls):.2f} LLM calls, "
+        f"{progress.per_pair(tokens):,.0f} tokens "
+        f"({progress.per_pair(progress.prompt_tokens):,.0f} prompt + "
+        f"{progress.per_pair(progress.completion_tokens):,.0f} completion), "
+        f"{progress.per_pair(progress.seconds):.2f} s"
+    )
+    return "\n".join(lines)

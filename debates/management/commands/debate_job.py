@@ -1,0 +1,49 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from debates.services import (
+    DebateJobError,
+    debate_job_cancel,
+    debate_job_pause,
+    debate_job_progress,
+    debate_job_resume,
+    debate_job_retry_failed,
+)
+
+from ._jobs import follow_job, format_summary, in_process, load_job, run_job
+
+ACTIONS = ("progress", "pause", "resume", "cancel", "retry-failed")
+
+
+class Command(BaseCommand):
+    help = "Show a debate job's progress, or pause, resume, cancel it or retry its failed debates."
+
+    def add_arguments(self, parser):
+        parser.add_argument("job", type=int, help="Job id")
+        parser.add_argument("action", choices=ACTIONS, nargs="?", default="progress")
+        parser.add_argument("--wait", action="store_true", help="Follow the job until it ends")
+        parser.add_argument("--no-progress", action="store_true", help="No progress bar")
+
+    def handle(self, *args, **opts):
+        job = load_job(opts["job"])
+        action = opts["action"]
+        try:
+            if action == "pause":
+                debate_job_pause(job=job)
+            elif action == "cancel":
+                debate_job_cancel(job=job)
+            elif action in ("resume", "retry-failed"):
+                run_now = in_process()
+                if action == "resume":
+                    debate_job_resume(job=job, enqueue=not run_now)
+                else:
+                    debate_job_retry_failed(job=job, enqueue=not run_now)
+                if run_now:
+                    run_job(job, wait=True, progress_bar=not opts["no_progress"])
+                elif opts["wait"]:
+                    follow_job(job, progress_bar=not opts["no_progress"])
+        except DebateJobError as exc:
+            raise CommandError(str(exc)) from None
+        if action == "progress" and opts["wait"]:
+            follow_job(job, progress_bar=not opts["no_progress"])
+        job.refresh_from_db()
+        self.stdout.write(format_summary(job, debate_job_progress(job=job)))

@@ -1,0 +1,170 @@
+import sys
+import time
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from corpora.management.commands._common import load_dataset
+from corpora.models import QrelSet, Run
+from corpora.services import RunError, qrel_set_get, run_create, run_get, run_retrieve
+from debates.services import (
+    DENSE_JUDGMENT_DATASETS,
+    DebateJobError,
+    assessor_evaluate,
+    debate_job_create,
+    evaluation_pool_create,
+    single_judge_run,
+)
+
+from ._jobs import add_backend_arguments, backend_configs, describe_agents, run_job
+
+
+def _pct(value):
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def format_report(sample, job, report, *, seconds: float) -> str:
+    """The header and a table: recall per class, balanced accuracy, settled share, escalation
+    rate, failures and calls per pair for the single judge and for DREAM (two readings)."""
+    pool = sample.pool
+    if sample.negatives == "judged":
+        negatives = "judged non-relevant"
+    else:
+        negatives = (
+            f"top-ranked unjudged (run {sample.run.name}, rank <= {sample.depth}), "
+            "assumed irrelevant"
+        )
+    lines = [
+        f"evaluate_assessor {pool.dataset.slug}/{pool.qrel_set.name}: "
+        f"{sample.relevant + sample.irrelevant} pairs in pool {pool.name}: "
+        f"{sample.relevant} judged relevant, {sample.irrelevant} {negatives}",
+        f"{describe_agents(job)}; R={job.rounds}, max {job.max_tokens} tokens per call, "
+        f"temperature {job.temperature:g}; job {job.pk}; {seconds:.0f} s",
+        "",
+        f"{'method':<36} {'rec.irr':>7} {'rec.rel':>7} {'bal.acc':>7} {'settled':>7} "
+        f"{'escal.':>7} {'failed':>6} {'calls/pair':>10}",
+    ]
+
+    def row(name, scores, recalls, *, settled=True):
+        lines.append(
+            f"{name:<36} {_pct(recalls.irrelevant):>7} {_pct(recalls.relevant):>7} "
+            f"{_pct(recalls.balanced_accuracy):>7} "
+            f"{_pct(scores.coverage) if settled else '100.0':>7} "
+            f"{_pct(scores.escalation_rate):>7} {scores.failed:>6} "
+            f"{scores.calls_per_pair:>10.2f}"
+        )
+
+    if report.single is not None:
+        row("single judge, on settled pairs", report.single, report.single.settled)
+    row(f"DREAM R={job.rounds}, on settled pairs", report.debate, report.debate.settled)
+    row(
+        f"DREAM R={job.rounds}, humans right on escalated",
+        report.debate,
+        report.debate.with_humans,
+        settled=False,
+    )
+    lines.append(
+        "recalls and balanced accuracy in %; 'settled' = share labelled by the LLMs; escalated "
+        "pairs are not labelled on settled pairs, and labelled right in the last line"
+    )
+    return "\n".join(lines)
+
+
+class Command(BaseCommand):
+    help = (
+        "Measure the assessor: debate a stratified sample of pairs whose gold label is known "
+        "and report recall per class, balanced accuracy, escalation rate and calls per pair, "
+        "beside a single-LLM-judge baseline."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("dataset", help="Dataset slug")
+        parser.add_argument("--qrels", default="test", help="Qrel set with the gold labels")
+        parser.add_argument("--sample", type=int, default=40, help="Pairs (half relevant)")
+        parser.add_argument("--seed", type=int, default=0, help="Seed of the sample draw")
+        add_backend_arguments(parser)
+        parser.add_argument("--rounds", type=int, default=2, help="Maximum rounds R (1-5)")
+        parser.add_argument("--temperature", type=float, default=0.0)
+        parser.add_argument("--max-tokens", type=int, default=384)
+        parser.add_argument(
+            "--unjudged-negatives",
+            action="store_true",
+            help="Take top-ranked unjudged pairs as irrelevant even though the dataset is not "
+            f"known for dense judgments ({', '.join(DENSE_JUDGMENT_DATASETS)})",
+        )
+        parser.add_argument(
+            "--run", default="bm25", help="Run ranking the unjudged negatives (built if missing)"
+        )
+        parser.add_argument("--depth", type=int, default=10, help="Rank limit of those")
+        parser.add_argument("--no-baseline", action="store_true", help="Skip the single judge")
+        parser.add_argument("--no-progress", action="store_true")
+
+    def _negatives_run(self, dataset, qrel_set: QrelSet, name: str) -> Run:
+        try:
+            run = run_get(dataset=dataset, name=name)
+        except Run.DoesNotExist:
+            self.stderr.write(f"building run {name!r} (BM25, top 100) for the negatives")
+            try:
+                run = run_create(
+                    dataset=dataset, retriever="bm25", k=100, queries=qrel_set.name, name=name
+                )
+            except RunError as exc:
+                raise CommandError(str(exc)) from None
+            return run_retrieve(run=run)
+        if run.status != Run.Status.DONE:
+            raise CommandError(f"run {name!r} is {run.status}, not done")
+        return run
+
+    def handle(self, *args, **opts):
+        started = time.monotonic()
+        dataset = load_dataset(opts["dataset"])
+        try:
+            qrel_set = qrel_set_get(dataset=dataset, name=opts["qrels"])
+        except QrelSet.DoesNotExist:
+            names = ", ".join(dataset.qrel_sets.values_list("name", flat=True)) or "none"
+            raise CommandError(f"no qrel set {opts['qrels']!r} (known: {names})") from None
+        run = None
+        if not qrel_set.qrels.filter(relevance__lte=0).exists() and (
+            opts["unjudged_negatives"] or dataset.slug in DENSE_JUDGMENT_DATASETS
+        ):
+            run = self._negatives_run(dataset, qrel_set, opts["run"])
+        agent_a, agent_b = backend_configs(opts)
+        try:
+            sample = evaluation_pool_create(
+                dataset=dataset,
+                qrel_set=qrel_set,
+                sample=opts["sample"],
+                seed=opts["seed"],
+                run=run,
+                depth=opts["depth"],
+                unjudged_negatives=opts["unjudged_negatives"],
+            )
+            job = debate_job_create(
+                pool=sample.pool,
+                agent_a=agent_a,
+                agent_b=agent_b,
+                rounds=opts["rounds"],
+                temperature=opts["temperature"],
+                max_tokens=opts["max_tokens"],
+                note="evaluate_assessor",
+            )
+        except DebateJobError as exc:
+            raise CommandError(str(exc)) from None
+        progress = not opts["no_progress"]
+        run_job(job, wait=True, progress_bar=progress)
+        baseline = None
+        if not opts["no_baseline"]:
+            total = sample.relevant + sample.irrelevant
+            with tqdm(
+                total=total, desc="single judge", file=sys.stderr, disable=not progress
+            ) as bar:
+                baseline = single_judge_run(
+                    pool=sample.pool,
+                    agent=agent_a,
+                    temperature=opts["temperature"],
+                    max_tokens=opts["max_tokens"],
+                    on_pair=lambda _pk: bar.update(1),
+                )
+        job.refresh_from_db()
+        report = assessor_evaluate(job=job, baseline=baseline)
+        self.stdout.write(format_report(sample, job, report, seconds=time.monotonic() - started))

@@ -1,0 +1,250 @@
+"""Debate job pages: list, launch form, job page with live progress, job controls.
+
+| page                                  | annotator | researcher | admin |
+|---------------------------------------|-----------|------------|-------|
+| jobs, job page (and its progress)     | 403       | yes        | yes   |
+| launch form, pause/resume/cancel/retry| 403       | 403        | yes   |
+
+The job page polls its progress fragment (``templates/debates/partials/job_progress.html``)
+with htmx every 2 seconds while the job runs; the fragment of a job that is not running has
+no trigger, so polling stops by itself. Other apps add panels to the job page through
+:func:`job_panel_register` (debates cannot import them: dependencies point one way).
+
+Without a broker (``CELERY_BROKER_URL`` unset, tasks eager) a job started from the web runs
+in a background thread of the web process, so the request that launched it returns at once;
+with a broker its debates are sent to the Celery workers.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+from decimal import Decimal, InvalidOperation
+
+from django.conf import settings
+from django.contrib import messages
+from django.db import close_old_connections, connections, transaction
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from corpora.roles import Role, role_required, user_has_role
+
+from .forms import JobLaunchForm, describe
+from .models import Debate, DebateJob
+from .services import (
+    DebateJobError,
+    debate_job_cancel,
+    debate_job_create,
+    debate_job_get,
+    debate_job_pause,
+    debate_job_progress,
+    debate_job_resume,
+    debate_job_retry_failed,
+    debate_job_run_inline,
+    debate_job_start,
+)
+
+log = logging.getLogger(__name__)
+
+READERS = (Role.RESEARCHER, Role.ADMIN)
+FAILED_SHOWN = 50
+PRICE_SETTING = "DREAM_PRICE_PER_1K_TOKENS"
+GENERIC_EMBEDDED_WARNING = (
+    "The embedded model (SmolLM2-135M) is tiny: its labels are for trying the pipeline, "
+    "not for a benchmark. Use a strong model for real labels."
+)
+
+#: Panels other apps add to the job page: ``panel(request, job) -> str`` (HTML rendered by
+#: the template engine, autoescaped).
+JOB_PANELS: list[Callable[[HttpRequest, DebateJob], str]] = []
+
+
+def job_panel_register(panel: Callable[[HttpRequest, DebateJob], str]) -> None:
+    """Add a panel to every job page (idempotent). ``panel(request, job)`` returns HTML
+    rendered with a template (autoescaped), shown below the progress."""
+    if panel not in JOB_PANELS:
+        JOB_PANELS.append(panel)
+
+
+def price_per_1k_tokens() -> Decimal | None:
+    """``DREAM_PRICE_PER_1K_TOKENS`` (setting or environment): money per 1,000 tokens, prompt
+    and completion alike; None when unset or not a number."""
+    value = getattr(settings, PRICE_SETTING, None)
+    if value is None:
+        value = os.environ.get(PRICE_SETTING, "")
+    try:
+        price = Decimal(str(value).strip())
+    except (InvalidOperation, ValueError):
+        return None
+    return price if price.is_finite() and price >= 0 else None
+
+
+def embedded_warning() -> str:
+    """What the job page says about the embedded model's labels: the measured accuracy note
+    ``debates.llm.embedded.MEASURED_ACCURACY_NOTE`` when it exists, else a generic warning."""
+    from debates.llm import embedded
+
+    note = getattr(embedded, "MEASURED_ACCURACY_NOTE", "")
+    return str(note) if note else GENERIC_EMBEDDED_WARNING
+
+
+def _uses_embedded(job: DebateJob) -> bool:
+    return any((cfg or {}).get("backend") == "embedded" for cfg in (job.agent_a, job.agent_b))
+
+
+def _job_or_404(pk: int) -> DebateJob:
+    try:
+        return debate_job_get(pk=pk)
+    except DebateJob.DoesNotExist:
+        raise Http404(f"No debate job {pk}.") from None
+
+
+def _eager() -> bool:
+    return bool(getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False))
+
+
+def _run_in_background(job_id: int) -> None:
+    """Run the job's pending debates in a daemon thread of this process (no broker)."""
+
+    def work() -> None:
+        close_old_connections()
+        try:
+            debate_job_run_inline(job=DebateJob.objects.get(pk=job_id))
+        except Exception:  # a thread has no caller to raise to: log it
+            log.exception("debate job %s stopped with an error", job_id)
+        finally:
+            connections.close_all()
+
+    threading.Thread(target=work, name=f"debate-job-{job_id}", daemon=True).start()
+
+
+def _dispatch(job: DebateJob) -> None:
+    # Eager tasks would run the whole job inside this request: use a thread instead.
+    if _eager():
+        transaction.on_commit(lambda: _run_in_background(job.pk))
+
+
+@role_required(*READERS)
+def job_list(request: HttpRequest) -> HttpResponse:
+    """Every debate job, newest first, with its counts."""
+    jobs = list(DebateJob.objects.select_related("pool__dataset", "created_by")[:200])
+    rows = [(job, debate_job_progress(job=job)) for job in jobs]
+    return render(
+        request,
+        "debates/job_list.html",
+        {"rows": rows, "can_launch": user_has_role(request.user, Role.ADMIN)},
+    )
+
+
+@role_required(Role.ADMIN)
+def job_launch(request: HttpRequest) -> HttpResponse:
+    """The launch form; a valid POST creates the job, starts it and opens its page."""
+    form = JobLaunchForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            job = debate_job_create(
+                pool=data["pool"],
+                agent_a=data["agent_a"],
+                agent_b=data["agent_b"],
+                rounds=data["rounds"],
+                limit=data["pair_limit"],
+                created_by=request.user,
+                judgments_per_pair=data["judgments_per_pair"],
+                audit_share=float(data["audit_percent"]) / 100.0,
+                note=data["note"],
+            )
+            debate_job_start(job=job, enqueue=not _eager())
+        except DebateJobError as exc:
+            form.add_error(None, str(exc))
+        else:
+            _dispatch(job)
+            messages.success(request, f"Job {job.pk} launched.")
+            return redirect("debates:job_detail", pk=job.pk)
+    return render(request, "debates/job_launch.html", {"form": form}, status=200)
+
+
+def _progress_context(request: HttpRequest, job: DebateJob) -> dict:
+    progress = debate_job_progress(job=job)
+    price = price_per_1k_tokens()
+    tokens = progress.prompt_tokens + progress.completion_tokens
+    failed = (
+        job.debates.filter(status=Debate.Status.FAILED)
+        .select_related("pair__query", "pair__document")
+        .order_by("pk")[:FAILED_SHOWN]
+    )
+    return {
+        "job": job,
+        "progress": progress,
+        "percent": (100 * progress.done // progress.total) if progress.total else 0,
+        "polling": progress.status == DebateJob.Status.RUNNING,
+        "tokens": tokens,
+        "per_pair": {
+            "calls": progress.per_pair(progress.calls),
+            "tokens": progress.per_pair(tokens),
+            "seconds": progress.per_pair(progress.seconds),
+        },
+        "price": price,
+        "cost": (Decimal(tokens) / 1000 * price) if price is not None else None,
+        "cost_per_pair": (
+            Decimal(tokens) / 1000 * price / progress.done
+            if price is not None and progress.done
+            else None
+        ),
+        "failed": list(failed),
+        "can_control": user_has_role(request.user, Role.ADMIN),
+    }
+
+
+@role_required(*READERS)
+def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """The job page; for htmx requests only its progress fragment (polled while running)."""
+    job = _job_or_404(pk)
+    context = _progress_context(request, job)
+    if getattr(request, "htmx", False):
+        return render(request, "debates/partials/job_progress.html", context)
+    context.update(
+        agent_a=describe(job.agent_a),
+        agent_b=describe(job.agent_b),
+        audit_percent=job.audit_share * 100,
+        embedded_warning=embedded_warning() if _uses_embedded(job) else "",
+        panels=[panel(request, job) for panel in JOB_PANELS],
+    )
+    return render(request, "debates/job_detail.html", context)
+
+
+ACTIONS = {
+    "pause": lambda job: debate_job_pause(job=job),
+    "resume": lambda job: debate_job_resume(job=job, enqueue=not _eager()),
+    "cancel": lambda job: debate_job_cancel(job=job),
+    "retry-failed": lambda job: debate_job_retry_failed(job=job, enqueue=not _eager()),
+}
+ACTION_DONE = {
+    "pause": "paused",
+    "resume": "resumed",
+    "cancel": "cancelled",
+    "retry-failed": "given its failed debates back",
+}
+
+
+@role_required(Role.ADMIN)
+@require_POST
+def job_control(request: HttpRequest, pk: int, action: str) -> HttpResponse:
+    """POST: pause, resume, cancel or retry the failed debates of a job; back to its page."""
+    if action not in ACTIONS:
+        raise Http404(f"No job action {action!r}.")
+    job = _job_or_404(pk)
+    try:
+        ACTIONS[action](job)
+    except DebateJobError as exc:
+        messages.error(request, str(exc))
+    else:
+        job.refresh_from_db()
+        if action in ("resume", "retry-failed") and job.status == DebateJob.Status.RUNNING:
+            _dispatch(job)
+        messages.success(request, f"Job {job.pk} {ACTION_DONE[action]}.")
+    return redirect(reverse("debates:job_detail", kwargs={"pk": job.pk}))

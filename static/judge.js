@@ -1,0 +1,257 @@
+// The judging page: keys, buttons, saving and swapping in the next pair without a page load.
+// Loaded only by templates/assess/judge.html (no inline script: Content-Security-Policy).
+//
+// Nothing is lost:
+// - every submission carries an id made here (client_id), so sending it twice is harmless;
+// - the submission is kept in sessionStorage until the server confirms it, and the next pair
+//   is shown only after that confirmation;
+// - a failed request (network, 5xx, 429) shows an error and is retried with growing delays;
+// - an expired session answers with HX-Redirect to the login page; after logging in, the
+//   judging page finds the kept submission and sends it again.
+(function () {
+  "use strict";
+
+  var PENDING_KEY = "dream-judge-pending";
+  var MAX_DELAY_S = 30;
+  var JUDGE_KEYS = { "1": true, "0": true, s: true, u: true };
+  var root = document.getElementById("judge");
+  if (!root) return;
+
+  var shownAt = performance.now();
+  var busy = false;
+
+  function csrfToken() {
+    try {
+      var headers = JSON.parse(document.body.getAttribute("hx-headers") || "{}");
+      return headers["X-CSRFToken"] || "";
+    } catch (err) {
+      return "";
+    }
+  }
+
+  function newId() {
+    if (window.crypto && typeof window.crypto.randomUUID === "function") {
+      return window.crypto.randomUUID();
+    }
+    // randomUUID exists only in secure contexts (https, localhost); build a version 4 UUID.
+    var bytes = new Uint8Array(16);
+    window.crypto.getRandomValues(bytes);
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    var hex = Array.prototype.map.call(bytes, function (b) {
+      return (b + 0x100).toString(16).slice(1);
+    }).join("");
+    return [hex.slice(0, 8), hex.slice(8, 12), hex.slice(12, 16), hex.slice(16, 20), hex.slice(20)].join("-");
+  }
+
+  // Messages go through textContent only: server text may hold markup.
+  function say(message, kind) {
+    var box = document.getElementById("judge-alert");
+    if (!box) return;
+    box.textContent = message || "";
+    box.className = "judge-alert" + (message ? " judge-alert-" + (kind || "error") : "");
+  }
+
+  function currentItem() {
+    return document.getElementById("judge-item");
+  }
+
+  function setBusy(on) {
+    busy = on;
+    var item = currentItem();
+    if (!item) return;
+    item.setAttribute("aria-busy", on ? "true" : "false");
+    Array.prototype.forEach.call(item.querySelectorAll("button"), function (button) {
+      button.disabled = on;
+    });
+  }
+
+  function localiseSaved() {
+    var saved = document.getElementById("judge-saved");
+    if (!saved || !saved.dataset.saved) return;
+    var when = new Date(saved.dataset.saved);
+    if (isNaN(when.getTime())) return;
+    var pad = function (n) { return (n < 10 ? "0" : "") + n; };
+    saved.textContent = "saved " + pad(when.getHours()) + ":" + pad(when.getMinutes()) + ":" + pad(when.getSeconds());
+  }
+
+  function swap(html) {
+    var template = document.createElement("template");
+    template.innerHTML = html;
+    var fresh = template.content.querySelector("#judge-item");
+    var item = currentItem();
+    if (!fresh || !item) {
+      say("The server sent an unexpected answer; reload the page.");
+      return;
+    }
+    item.replaceWith(fresh);
+    shownAt = performance.now();
+    busy = false;
+    localiseSaved();
+    fresh.focus({ preventScroll: false });
+    window.scrollTo(0, 0);
+  }
+
+  function keep(pending) {
+    try {
+      sessionStorage.setItem(PENDING_KEY, JSON.stringify(pending));
+    } catch (err) {
+      /* storage full or disabled: the request is still sent */
+    }
+  }
+
+  function forget(pending) {
+    if (pending.kind === "submit") sessionStorage.removeItem(PENDING_KEY);
+  }
+
+  function retry(pending, attempt, why) {
+    var delay = Math.min(MAX_DELAY_S, Math.pow(2, attempt));
+    say(why + ". Not saved yet: trying again in " + delay + " s. Your answer is kept.");
+    window.setTimeout(function () { send(pending, attempt + 1); }, delay * 1000);
+  }
+
+  function send(pending, attempt) {
+    setBusy(true);
+    var body = new URLSearchParams(pending.fields || {});
+    fetch(pending.url, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: {
+        "X-CSRFToken": csrfToken(),
+        "HX-Request": "true",
+        "HX-Current-URL": window.location.href,
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: body.toString(),
+    }).then(function (response) {
+      var login = response.headers.get("HX-Redirect");
+      if (login) {
+        // Session gone: the pending submission stays in sessionStorage for after the login.
+        say("Your session has ended: log in again and your answer will be sent.", "info");
+        window.location.assign(login);
+        return null;
+      }
+      return response.text().then(function (text) { return { response: response, text: text }; });
+    }).then(function (answer) {
+      if (!answer) return;
+      var status = answer.response.status;
+      if (answer.response.ok) {
+        forget(pending);
+        say("");
+        swap(answer.text);
+        return;
+      }
+      if (status === 409 && pending.kind !== "undo") {
+        // Someone else holds the pair: the server sent the next pair and the reason.
+        forget(pending);
+        say("");
+        swap(answer.text);
+        return;
+      }
+      if (status === 403 && !pending.reloaded) {
+        // Most likely a CSRF token rotated by a login in another tab: reload, then re-send.
+        pending.reloaded = true;
+        if (pending.kind === "submit") keep(pending);
+        window.location.reload();
+        return;
+      }
+      if (status >= 400 && status < 500 && status !== 408 && status !== 429) {
+        forget(pending);
+        setBusy(false);
+        say(answer.text && answer.text.length < 500 ? answer.text : "The server refused this (" + status + ").");
+        return;
+      }
+      retry(pending, attempt, "The server answered " + status);
+    }).catch(function () {
+      retry(pending, attempt, "The server could not be reached");
+    });
+  }
+
+  function secondsOnTask() {
+    return ((performance.now() - shownAt) / 1000).toFixed(2);
+  }
+
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!form || form.id !== "judge-form") return;
+    event.preventDefault();
+    if (busy) return;
+    var button = event.submitter;
+    if (!button) return;
+    var action = button.dataset.action;
+    var url = button.getAttribute("formaction") || form.getAttribute("action");
+    if (action === "label") {
+      var note = form.querySelector("textarea[name=note]");
+      var pending = {
+        kind: "submit",
+        url: url,
+        item: currentItem().dataset.item,
+        fields: {
+          client_id: newId(),
+          label: button.value,
+          note: note ? note.value : "",
+          seconds: secondsOnTask(),
+        },
+      };
+      keep(pending);
+      send(pending, 0);
+    } else if (action === "skip" || action === "undo" || action === "unskip") {
+      send({ kind: action, url: url, fields: {} }, 0);
+    }
+  });
+
+  function toggleHelp() {
+    var help = document.getElementById("judge-help");
+    if (help) help.hidden = !help.hidden;
+  }
+
+  document.addEventListener("click", function (event) {
+    var target = event.target.closest ? event.target.closest("[data-action=help]") : null;
+    if (target) {
+      event.preventDefault();
+      toggleHelp();
+    }
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    var active = event.target;
+    if (active && (active.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(active.tagName))) {
+      if (event.key === "Escape") active.blur();
+      return;
+    }
+    if (event.key === "?") {
+      event.preventDefault();
+      toggleHelp();
+      return;
+    }
+    if (event.key === "n") {
+      var note = document.getElementById("judge-note");
+      if (note) {
+        event.preventDefault();
+        note.focus();
+      }
+      return;
+    }
+    if (!JUDGE_KEYS.hasOwnProperty(event.key)) return;
+    var item = currentItem();
+    if (!item || busy) return;
+    var button = item.querySelector('button[data-key="' + event.key + '"]');
+    if (button && button.dataset.action !== "help" && !button.disabled) {
+      event.preventDefault();
+      button.click();
+    }
+  });
+
+  localiseSaved();
+  var kept = null;
+  try {
+    kept = JSON.parse(sessionStorage.getItem(PENDING_KEY) || "null");
+  } catch (err) {
+    kept = null;
+  }
+  if (kept && kept.url) {
+    say("Sending the answer you gave before logging in…", "info");
+    send(kept, 0);
+  }
+})();

@@ -1,0 +1,42 @@
+"""The audit's estimate of agreed-but-wrong labels: the share of audited pairs where the
+human label differs from the consensus, with a 95% Wilson score interval.
+
+Hand-worked: 0 errors in 10: upper bound z^2 / (n + z^2) = 3.8415 / 13.8415 = 0.2775.
+1 error in 50: p = 0.02, centre = (0.02 + 3.8415/100) / (1 + 3.8415/50) = 0.05428,
+half width = 1.96 / 1.07683 * sqrt(0.02 * 0.98 / 50 + 3.8415 / 10000) = 0.05071,
+so (0.00354, 0.10495).
+"""
+
+import pytest
+
+from assess.agreement import Z_95, audit_error_rate, wilson_interval
+
+
+def test_no_error_in_ten_gives_zero_to_0_2775():
+    result = wilson_interval(0, 10)
+    assert result.estimate == 0.0
+    assert result.low == 0.0
+    assert result.high == pytest.approx(Z_95**2 / (10 + Z_95**2))
+    assert result.high == pytest.approx(0.2775, abs=5e-5)
+
+
+def test_one_error_in_fifty_gives_0_0035_to_0_1050():
+    result = wilson_interval(1, 50)
+    assert result.estimate == pytest.approx(0.02)
+    assert result.low == pytest.approx(0.00354, abs=5e-6)
+    assert result.high == pytest.approx(0.10495, abs=5e-6)
+    assert result.confidence == 0.95
+
+
+def test_the_audit_counts_pairs_where_human_and_consensus_differ():
+    pairs = [(1, 1)] * 45 + [(0, 1)] + [(0, 0)] * 4
+    result = audit_error_rate(pairs)
+    assert (result.successes, result.n) == (1, 50)
+    assert result.low == pytest.approx(0.00354, abs=5e-6)
+
+
+def test_no_audited_pair_gives_no_estimate_and_bad_counts_are_refused():
+    empty = audit_error_rate([])
+    assert (empty.n, empty.estimate, empty.low, empty.high) == (0, None, None, None)
+    with pytest.raises(ValueError):
+        wilson_interval(3, 2)

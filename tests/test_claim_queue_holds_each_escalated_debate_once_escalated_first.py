@@ -1,0 +1,54 @@
+"""Every escalated debate gets one review item (syncing twice creates nothing new, a claim
+creates missing items itself); escalated pairs are offered before audits, oldest first."""
+
+from assess.models import ReviewItem
+from assess.services import review_item_claim, review_items_sync
+from debates.models import Debate
+
+from .annot_fixtures import annotators_fixture, make_review_job_fixture  # noqa: F401
+
+
+def test_syncing_twice_creates_one_item_per_escalated_debate(make_review_job):
+    review = make_review_job(escalated=3, agreed=2, judgments_per_pair=2, sync=False)
+    assert review_items_sync(job=review.job) == 3
+    assert review_items_sync(job=review.job) == 0
+    items = ReviewItem.objects.order_by("debate_id")
+    assert [(i.debate_id, i.kind, i.judgments_needed, i.judgments_done) for i in items] == [
+        (d.pk, "escalated", 2, 0) for d in review.escalated
+    ]
+
+
+def test_a_claim_puts_a_newly_escalated_debate_in_the_queue(make_review_job, annotators):
+    review = make_review_job(escalated=1, sync=False)
+    (alice,) = annotators(1)
+    assert ReviewItem.objects.count() == 0
+    item = review_item_claim(annotator=alice)
+    assert item.debate_id == review.escalated[0].pk
+    assert ReviewItem.objects.count() == 1
+
+
+def test_escalated_pairs_come_before_audits(make_review_job, annotators):
+    review = make_review_job(escalated=2, agreed=2, audit_share=1.0)
+    alice, bob, carol, dave = annotators(4)
+    assert ReviewItem.objects.filter(kind="audit").count() == 2
+    claimed = [review_item_claim(annotator=u).debate for u in (alice, bob, carol, dave)]
+    assert [d.status for d in claimed] == [
+        Debate.Status.ESCALATED,
+        Debate.Status.ESCALATED,
+        Debate.Status.AGREED,
+        Debate.Status.AGREED,
+    ]
+    assert [d.pk for d in claimed] == [d.pk for d in review.escalated + review.agreed]
+
+
+def test_the_periodic_task_syncs_every_job_cancelled_ones_too(make_review_job):
+    from assess.tasks import sync_review_items
+    from debates.models import DebateJob
+
+    live = make_review_job(escalated=2, slug="live", sync=False)
+    cancelled = make_review_job(escalated=3, slug="gone", sync=False)
+    DebateJob.objects.filter(pk=cancelled.job.pk).update(status=DebateJob.Status.CANCELLED)
+    assert sync_review_items.apply().get() == 5
+    assert sync_review_items.apply().get() == 0
+    jobs = ReviewItem.objects.values_list("debate__job_id", flat=True)
+    assert sorted(jobs) == [live.job.pk] * 2 + [cancelled.job.pk] * 3
