@@ -37,12 +37,12 @@ from django.utils.text import slugify
 
 from corpora import formats
 from corpora.models import Document, Pool, Qrel, QrelSet, Query
+from corpora.ordering import code_point
 from corpora.services import qrels_rows
 from debates.models import Debate, Turn
 
 from . import export_formats
 from .models import ExportFile, LabelProvenance, Refinement
-from .refine import code_point
 
 log = logging.getLogger(__name__)
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.db.models import QuerySet
-from django.db.models.functions import Collate
 
 from corpora.models import Pair, Pool, Qrel, QrelSet
+from corpora.ordering import code_point
 from debates.models import Debate
 
 from . import labels as final
@@ -52,14 +52,6 @@ class RefineReport:
     refinement: Refinement
     summary: final.ResolutionSummary
     unresolved: list[tuple[str, str, str]]
-
-
-def code_point(field: str) -> Collate | str:
-    """Order by ``field`` in code-point order: PostgreSQL sorts by the database locale unless
-    told "C", and exports must be byte-identical across machines."""
-    if connection.vendor == "postgresql":
-        return Collate(field, "C")
-    return field
 
 
 def _agent_model(config: dict) -> str:

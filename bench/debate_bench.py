@@ -34,34 +34,13 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+from _common import prepare_database  # noqa: E402
+
 SCIFACT = REPO / "data" / "scifact"
 SLUG = "bench-debates"
-
-
-def prepare_database() -> None:
-    """Create the DATABASE_URL database if missing, and migrate it."""
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    from django.db import connection
-
-    try:
-        connection.ensure_connection()
-    except Exception:
-        import psycopg
-
-        settings = connection.settings_dict
-        with psycopg.connect(
-            host=settings["HOST"],
-            port=settings["PORT"],
-            user=settings["USER"],
-            dbname="postgres",
-            autocommit=True,
-        ) as conn:
-            conn.execute(f'CREATE DATABASE "{settings["NAME"]}"')
-    call_command("migrate", verbosity=0)
 
 
 def _jsonl_gz(path: Path) -> list[dict]:

@@ -27,7 +27,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+from _common import prepare_database  # noqa: E402
 
 WORDS = (
     "protein cell gene expression tumour receptor binding pathway signal immune response "
@@ -82,31 +85,6 @@ def run_one(name: str, path: str, keep: bool) -> dict:
         "docs_per_s": round(summary["documents"] / seconds),
         "peak_rss_mb": round(peak_mb, 1),
     }
-
-
-def prepare_database() -> None:
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    from django.db import connection
-
-    try:
-        connection.ensure_connection()
-    except Exception:
-        # The named database does not exist yet: create it through the maintenance database.
-        import psycopg
-
-        settings = connection.settings_dict
-        with psycopg.connect(
-            host=settings["HOST"],
-            port=settings["PORT"],
-            user=settings["USER"],
-            dbname="postgres",
-            autocommit=True,
-        ) as conn:
-            conn.execute(f'CREATE DATABASE "{settings["NAME"]}"')
-    call_command("migrate", verbosity=0)
 
 
 def main() -> None:

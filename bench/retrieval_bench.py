@@ -26,9 +26,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 import numpy as np  # noqa: E402
+from _common import prepare_database  # noqa: E402
 
 from corpora import formats, retrieval  # noqa: E402
 
@@ -122,30 +124,6 @@ def bench_dense(docs, n: int) -> None:
         f"  ours / bare time: {ratio:.3f} (target <= 1.10: {verdict}); same vectors: {close}",
         flush=True,
     )
-
-
-def prepare_database() -> None:
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    from django.db import connection
-
-    try:
-        connection.ensure_connection()
-    except Exception:
-        import psycopg
-
-        settings = connection.settings_dict
-        with psycopg.connect(
-            host=settings["HOST"],
-            port=settings["PORT"],
-            user=settings["USER"],
-            dbname="postgres",
-            autocommit=True,
-        ) as conn:
-            conn.execute(f'CREATE DATABASE "{settings["NAME"]}"')
-    call_command("migrate", verbosity=0)
 
 
 def bench_pool(keep: bool) -> None:

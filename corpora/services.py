@@ -17,7 +17,6 @@ from typing import IO
 import numpy as np
 from django.db import connection, transaction
 from django.db.models import Count, Q
-from django.db.models.functions import Collate
 from django.utils import timezone
 from django.utils.text import slugify
 from tqdm import tqdm
@@ -38,6 +37,7 @@ from .models import (
     Run,
     RunEntry,
 )
+from .ordering import code_point
 
 BATCH_SIZE = 5000
 
@@ -46,14 +46,6 @@ def _progress(iterable: Iterable, *, desc: str, enabled: bool, unit: str) -> Ite
     if not enabled:
         return iterable
     return tqdm(iterable, desc=desc, unit=unit, file=sys.stderr, mininterval=0.5)
-
-
-def _ordered_by_code_point(field: str):
-    # PostgreSQL sorts with the database's locale collation by default; "C" gives the
-    # code-point order that makes exports byte-identical across machines.
-    if connection.vendor == "postgresql":
-        return Collate(field, "C")
-    return field
 
 
 def _copy_rows(table: str, columns: list[str], rows: Iterable[tuple]) -> int:
@@ -426,9 +418,7 @@ def qrels_rows(*, qrel_set: QrelSet) -> Iterator[tuple[str, str, int]]:
     code point), streaming from the database in chunks."""
     qs = (
         Qrel.objects.filter(qrel_set=qrel_set)
-        .order_by(
-            _ordered_by_code_point("query__query_id"), _ordered_by_code_point("document__doc_id")
-        )
+        .order_by(code_point("query__query_id"), code_point("document__doc_id"))
         .values_list("query__query_id", "document__doc_id", "relevance")
     )
     yield from qs.iterator(chunk_size=BATCH_SIZE)
@@ -852,7 +842,7 @@ def run_rows(*, run: Run) -> Iterator[tuple[str, str, int, float]]:
     the raw stored scores, streaming from the database."""
     qs = (
         RunEntry.objects.filter(run=run)
-        .order_by(_ordered_by_code_point("query__query_id"), "rank")
+        .order_by(code_point("query__query_id"), "rank")
         .values_list("query__query_id", "document__doc_id", "rank", "score")
     )
     yield from qs.iterator(chunk_size=BATCH_SIZE)

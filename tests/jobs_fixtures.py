@@ -41,6 +41,7 @@ import pytest
 from debates.llm.base import ChatMessage, GenerationParams, LLMClient, LLMResult
 from debates.llm.scripted import RuleClient
 
+from .celery_support import app_on_broker
 from .conftest import BUNDLED_SCIFACT, REPO, write_beir
 
 FACTORY = "tests.jobs_fixtures:make_test_llm"
@@ -381,8 +382,6 @@ def celery_worker_process_fixture(tmp_path: Path, settings):
     database_url = (
         f"postgres://{credentials}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
     )
-    saved = {key: app.conf[key] for key in ("broker_url", "task_always_eager")}
-    app.conf.update(broker_url=BROKER, task_always_eager=False)
     settings.CELERY_BROKER_URL = BROKER
     workers: list[WorkerProcess] = []
 
@@ -400,14 +399,13 @@ def celery_worker_process_fixture(tmp_path: Path, settings):
         worker.start()
         return worker
 
-    try:
-        yield start
-    finally:
-        for worker in workers:
-            worker.kill()
-        app.conf.update(saved)
-        app.pool.force_close_all()
-        redis_flush(BROKER)
+    with app_on_broker(app, BROKER):
+        try:
+            yield start
+        finally:
+            for worker in workers:
+                worker.kill()
+            redis_flush(BROKER)
 
 
 def wait_for(predicate, *, timeout: float, every: float = 0.2, what: str = "condition"):

@@ -32,6 +32,7 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
+from .celery_support import app_on_broker
 from .conftest import write_beir
 
 HOLES_CORPUS = [
@@ -253,25 +254,6 @@ def export_worker_fixture():
 
     from config.celery import app
 
-    def reset_producers():
-        # Eager tasks earlier in the session leave a producer pool bound to the default
-        # broker URL; drop it so publishing follows the URL set here. kombu keeps its pools
-        # in a process-wide registry: clear it too, or the next worker fixture of the session
-        # is handed the pool closed here ("Acquire on closed pool").
-        from kombu import pools
-
-        if app._pool is not None:
-            app._pool.force_close_all()
-        app._pool = None
-        app.amqp._producer_pool = None
-        pools.reset()
-
-    saved = {key: app.conf[key] for key in ("broker_url", "task_always_eager")}
-    app.conf.update(broker_url=broker, task_always_eager=False)
-    reset_producers()
-    try:
+    with app_on_broker(app, broker):
         with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
             yield app
-    finally:
-        app.conf.update(saved)
-        reset_producers()

@@ -9,6 +9,7 @@ from django.db import transaction
 from corpora.models import Run
 from corpora.services import run_create, run_enqueue
 
+from .celery_support import app_on_broker
 from .pooling_fixtures import energy_fixture  # noqa: F401
 
 BROKER = os.environ.get("CELERY_TEST_BROKER_URL", "")
@@ -25,23 +26,9 @@ def celery_worker_on_redis():
 
     from config.celery import app
 
-    def reset_producers():
-        # Eager tasks earlier in the session leave a producer pool bound to the default
-        # broker URL; drop it so publishing follows the URL set here.
-        if app._pool is not None:
-            app._pool.force_close_all()
-        app._pool = None
-        app.amqp._producer_pool = None
-
-    saved = {key: app.conf[key] for key in ("broker_url", "task_always_eager")}
-    app.conf.update(broker_url=BROKER, task_always_eager=False)
-    reset_producers()
-    try:
+    with app_on_broker(app, BROKER):
         with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
             yield app
-    finally:
-        app.conf.update(saved)
-        reset_producers()
 
 
 @pytest.mark.django_db(transaction=True)

@@ -15,7 +15,7 @@ from corpora.services import dataset_import_beir, dataset_summary
 from debates.models import DebateJob
 
 BUNDLED_SCIFACT = Path(settings.BASE_DIR) / "data" / "scifact"
-DEMO_QUERIES = 3
+DEMO_QUERIES = 1
 
 
 class Command(BaseCommand):
