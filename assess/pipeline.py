@@ -39,7 +39,7 @@ from debates.services import (
 
 from .rebench import rebench_compute
 from .rebench_tables import format_text, rebench_tables
-from .refine import qrels_refine
+from .refine import qrels_refine, refinement_get, refinement_unresolved
 
 Echo = Callable[[str], None]
 
@@ -212,7 +212,7 @@ def pipeline_run(
         echo(f"refined qrels {name}: created")
     else:
         echo(f"refined qrels {name}: already exists, reused")
-    pending = pool.pairs.count() - refined.qrels.count() + qrel_set.qrels.count()
+    pending = refinement_unresolved(refinement=refinement_get(qrel_set=refined)).count()
     out_dir = Path(out_dir or Path(settings.VAR_DIR) / "exports")
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{dataset.slug}-{name}.trec"

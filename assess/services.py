@@ -130,41 +130,30 @@ def _sync_missing_escalations(*, force: bool = False) -> None:
 # it, skipping rows another claim has locked, and the UPDATE leases it. Escalated pairs come
 # before audits (false sorts first), then oldest first: the order of the partial index
 # review_open_queue (migration 0003), which holds only items still needing judgments.
+_CLAIM_TEMPLATE = """
+    UPDATE assess_reviewitem
+       SET leased_to_id = %s, lease_expires_at = %s, claimed_at = %s
+     WHERE id = (
+        SELECT r.id FROM assess_reviewitem r
+         WHERE r.judgments_done < r.judgments_needed
+           AND (r.lease_expires_at IS NULL OR r.lease_expires_at < %s)
+           AND NOT EXISTS (SELECT 1 FROM assess_judgment j
+                            WHERE j.item_id = r.id AND j.annotator_id = %s
+                              AND j.undone_at IS NULL)
+           AND NOT EXISTS (SELECT 1 FROM assess_adjudication a WHERE a.item_id = r.id)
+           AND {skipped}
+         ORDER BY (r.kind <> 'escalated'), r.created, r.id
+         LIMIT 1{lock})
+    RETURNING id
+"""
 _CLAIM_SQL = {
-    "postgresql": """
-        UPDATE assess_reviewitem
-           SET leased_to_id = %s, lease_expires_at = %s, claimed_at = %s
-         WHERE id = (
-            SELECT r.id FROM assess_reviewitem r
-             WHERE r.judgments_done < r.judgments_needed
-               AND (r.lease_expires_at IS NULL OR r.lease_expires_at < %s)
-               AND NOT EXISTS (SELECT 1 FROM assess_judgment j
-                                WHERE j.item_id = r.id AND j.annotator_id = %s
-                                  AND j.undone_at IS NULL)
-               AND NOT EXISTS (SELECT 1 FROM assess_adjudication a WHERE a.item_id = r.id)
-               AND NOT (r.id = ANY(%s))
-             ORDER BY (r.kind <> 'escalated'), r.created, r.id
-             LIMIT 1
-             FOR UPDATE SKIP LOCKED)
-        RETURNING id
-    """,
+    "postgresql": _CLAIM_TEMPLATE.format(
+        skipped="NOT (r.id = ANY(%s))", lock="\n         FOR UPDATE SKIP LOCKED"
+    ),
     # SQLite (the quickstart) has one writer at a time, so the statement is atomic as it is.
-    "sqlite": """
-        UPDATE assess_reviewitem
-           SET leased_to_id = %s, lease_expires_at = %s, claimed_at = %s
-         WHERE id = (
-            SELECT r.id FROM assess_reviewitem r
-             WHERE r.judgments_done < r.judgments_needed
-               AND (r.lease_expires_at IS NULL OR r.lease_expires_at < %s)
-               AND NOT EXISTS (SELECT 1 FROM assess_judgment j
-                                WHERE j.item_id = r.id AND j.annotator_id = %s
-                                  AND j.undone_at IS NULL)
-               AND NOT EXISTS (SELECT 1 FROM assess_adjudication a WHERE a.item_id = r.id)
-               AND r.id NOT IN (SELECT value FROM json_each(%s))
-             ORDER BY (r.kind <> 'escalated'), r.created, r.id
-             LIMIT 1)
-        RETURNING id
-    """,
+    "sqlite": _CLAIM_TEMPLATE.format(
+        skipped="r.id NOT IN (SELECT value FROM json_each(%s))", lock=""
+    ),
 }
 
 
