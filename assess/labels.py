@@ -34,6 +34,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from .agreement import majority_label
+
 # Sources (LabelProvenance.Source values) and unresolved reasons, as stored and exported.
 CONSENSUS = "consensus"
 HUMAN = "human"
@@ -181,11 +183,10 @@ def _human_outcome(debate: DebateEvidence) -> tuple[str, int | None, datetime | 
     last = max((j.at for j in debate.judgments if j.at is not None), default=None)
     if len(debate.judgments) < max(debate.judgments_needed, 1):
         return REVIEW_INCOMPLETE, None, last
-    votes = Counter(j.label for j in debate.judgments)
-    ranked = votes.most_common()
-    if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+    label = majority_label([j.label for j in debate.judgments])
+    if label is None:
         return HUMAN_TIE, None, last
-    return HUMAN, ranked[0][0], last
+    return HUMAN, label, last
 
 
 def _describe(debate: DebateEvidence) -> dict:
