@@ -158,24 +158,35 @@ def _import_queries(
     return len(objs), dropped
 
 
-def _resolve_ids(
-    dataset: Dataset, records: list[formats.QrelRecord], path: Path
-) -> tuple[dict[str, int], dict[str, int]]:
-    """Map the qrels' query and doc ids to primary keys; reject unknown ids, listing them."""
+def _id_maps(dataset: Dataset, records: Iterable) -> tuple[dict[str, int], dict[str, int]]:
+    """``(query_id → pk, doc_id → pk)`` for the ids ``records`` name that exist in ``dataset``,
+    looked up in batches; ids missing from the dataset are simply absent."""
     query_ids = sorted({r.query_id for r in records})
     doc_ids = sorted({r.doc_id for r in records})
     query_pk: dict[str, int] = {}
     doc_pk: dict[str, int] = {}
     for start in range(0, len(query_ids), BATCH_SIZE):
-        chunk = query_ids[start : start + BATCH_SIZE]
         query_pk.update(
-            Query.objects.filter(dataset=dataset, query_id__in=chunk).values_list("query_id", "pk")
+            Query.objects.filter(
+                dataset=dataset, query_id__in=query_ids[start : start + BATCH_SIZE]
+            ).values_list("query_id", "pk")
         )
     for start in range(0, len(doc_ids), BATCH_SIZE):
-        chunk = doc_ids[start : start + BATCH_SIZE]
         doc_pk.update(
-            Document.objects.filter(dataset=dataset, doc_id__in=chunk).values_list("doc_id", "pk")
+            Document.objects.filter(
+                dataset=dataset, doc_id__in=doc_ids[start : start + BATCH_SIZE]
+            ).values_list("doc_id", "pk")
         )
+    return query_pk, doc_pk
+
+
+def _resolve_ids(
+    dataset: Dataset, records: list[formats.QrelRecord], path: Path
+) -> tuple[dict[str, int], dict[str, int]]:
+    """Map the qrels' query and doc ids to primary keys; reject unknown ids, listing them."""
+    query_pk, doc_pk = _id_maps(dataset, records)
+    query_ids = sorted({r.query_id for r in records})
+    doc_ids = sorted({r.doc_id for r in records})
     missing_queries = [q for q in query_ids if q not in query_pk]
     missing_docs = [d for d in doc_ids if d not in doc_pk]
     if missing_queries or missing_docs:
@@ -801,22 +812,7 @@ def _resolve_run_ids(
     dataset: Dataset, records: list[run_files.RunRecord], path: Path
 ) -> tuple[dict[str, int], dict[str, int]]:
     """Map a run's query and doc ids to primary keys; reject unknown ids, listing them."""
-    query_ids = sorted({r.query_id for r in records})
-    doc_ids = sorted({r.doc_id for r in records})
-    query_pk: dict[str, int] = {}
-    doc_pk: dict[str, int] = {}
-    for start in range(0, len(query_ids), BATCH_SIZE):
-        query_pk.update(
-            Query.objects.filter(
-                dataset=dataset, query_id__in=query_ids[start : start + BATCH_SIZE]
-            ).values_list("query_id", "pk")
-        )
-    for start in range(0, len(doc_ids), BATCH_SIZE):
-        doc_pk.update(
-            Document.objects.filter(
-                dataset=dataset, doc_id__in=doc_ids[start : start + BATCH_SIZE]
-            ).values_list("doc_id", "pk")
-        )
+    query_pk, doc_pk = _id_maps(dataset, records)
     bad = [r for r in records if r.query_id not in query_pk or r.doc_id not in doc_pk]
     if bad:
         details = [
