@@ -84,12 +84,13 @@ def price_per_1k_tokens() -> Decimal | None:
 
 
 def embedded_warning() -> str:
-    """What the job page says about the embedded model's labels: the measured accuracy note
-    ``debates.llm.embedded.MEASURED_ACCURACY_NOTE`` when it exists, else a generic warning."""
+    """What the job page says about the embedded model's labels: always the generic warning
+    (labels for trying the pipeline, not a benchmark), followed by the measured accuracy note
+    ``debates.llm.embedded.MEASURED_ACCURACY_NOTE`` when that constant exists."""
     from debates.llm import embedded
 
     note = getattr(embedded, "MEASURED_ACCURACY_NOTE", "")
-    return str(note) if note else GENERIC_EMBEDDED_WARNING
+    return f"{GENERIC_EMBEDDED_WARNING} {note}" if note else GENERIC_EMBEDDED_WARNING
 
 
 def _uses_embedded(job: DebateJob) -> bool:

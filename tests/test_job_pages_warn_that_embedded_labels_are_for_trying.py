@@ -1,6 +1,7 @@
 """A job using the embedded model says its labels are for trying the pipeline, not for a
-benchmark: the measured-accuracy sentence of ``debates.llm.embedded.MEASURED_ACCURACY_NOTE``
-when it exists, else a generic warning. A job with other models shows no such warning."""
+benchmark, followed by the measured-accuracy sentence of
+``debates.llm.embedded.MEASURED_ACCURACY_NOTE`` when it exists. A job with other models shows
+no such warning."""
 
 from debates import views
 from debates.llm import embedded
@@ -20,15 +21,18 @@ def test_without_a_measured_note_the_generic_warning_is_shown(
     assert "not for a benchmark" in html
 
 
-def test_the_measured_note_replaces_it_when_the_constant_exists(
+def test_the_measured_note_follows_it_when_the_constant_exists(
     client_as, make_review_job, monkeypatch
 ):
     note = "Measured on 200 SciFact pairs: 55% balanced accuracy <for trying only>."
     monkeypatch.setattr(embedded, "MEASURED_ACCURACY_NOTE", note, raising=False)
     job = make_review_job(escalated=1).job
     html = client_as("admin").get(f"/jobs/{job.pk}/").content.decode()
-    assert "55% balanced accuracy &lt;for trying only&gt;." in html
-    assert views.GENERIC_EMBEDDED_WARNING not in html
+    warning = views.GENERIC_EMBEDDED_WARNING.replace("'", "&#x27;")
+    assert (
+        f"{warning} Measured on 200 SciFact pairs: 55% balanced accuracy &lt;for trying only&gt;."
+        in html
+    )
 
 
 def test_a_job_without_the_embedded_model_has_no_warning(client_as, make_review_job):
