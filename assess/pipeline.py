@@ -30,6 +30,7 @@ from corpora.services import (
 )
 from debates.models import Debate, DebateJob
 from debates.services import (
+    agent_config_validate,
     debate_job_create,
     debate_job_progress,
     debate_job_resume,
@@ -97,6 +98,12 @@ def _job_ensure(*, pool: Pool, agent: dict[str, Any] | None, rounds: int, echo: 
         echo(f"debate job {job.pk}: {job.debates.count()} pairs, R = {rounds}")
     else:
         echo(f"debate job {job.pk}: reused ({job.status})")
+        if job.agent_a != agent_config_validate(agent):
+            # Labels are per pool: a second model's job would mix into the same refined set.
+            echo(
+                f"  note: job {job.pk} debates with {job.agent_a.get('model') or job.agent_a}, "
+                "not the agents asked for; use another database (DREAM_VAR_DIR) to compare models"
+            )
         if job.status == DebateJob.Status.PAUSED:
             debate_job_resume(job=job, enqueue=not _eager())
     return job

@@ -28,6 +28,10 @@ from .models import Adjudication, Judgment, LabelProvenance, Refinement, ReviewI
 
 BATCH_SIZE = 5000
 NAME_RE = re.compile(r"^[-a-zA-Z0-9_.]+$")
+NAME_MAX = 100  # QrelSet.name's length
+# "new" is the address of the refine form (datasets/<slug>/refined/new/) and "."/".." are
+# path steps: a refined set of such a name would have no page.
+RESERVED_NAMES = frozenset({"new"})
 
 
 class RefineError(ValueError):
@@ -154,10 +158,17 @@ def final_labels_collect(*, pool: Pool) -> list[PoolLabel]:
     return out
 
 
-def _check_name(name: str) -> str:
-    if not name or len(name) > 100 or not NAME_RE.match(name):
+def refined_name_check(name: str) -> str:
+    """``name`` if it can name a refined qrel set: 1-100 letters, digits, ``-``, ``_`` or
+    ``.``, not ``new`` and not only dots (the refined pages' URLs could not address it).
+    Raises :class:`RefineError` saying why not."""
+    if not name or len(name) > NAME_MAX or not NAME_RE.match(name):
         raise RefineError(
             f"refined qrel set name {name!r} must be 1-100 letters, digits, '-', '_' or '.'"
+        )
+    if name in RESERVED_NAMES or set(name) == {"."}:
+        raise RefineError(
+            f"{name!r} cannot be the name of a refined set (its page address would not work)"
         )
     return name
 
@@ -167,7 +178,7 @@ def _unresolved_message(summary: final.ResolutionSummary, limit: float) -> str:
     return (
         f"{summary.unresolved:,} of {summary.pairs:,} pairs ({summary.unresolved_share:.1%}) "
         f"have no final label ({reasons}); more than the {limit:.1%} allowed. Finish the "
-        "debates and human reviews, or pass --allow-partial to refine with the resolved "
+        "debates and human reviews, or allow partial (--allow-partial) to refine with the resolved "
         "labels only (the unresolved pairs stay unjudged and are listed)"
     )
 
@@ -194,7 +205,7 @@ def qrels_refine(
     ``allow_partial`` is False. One transaction. Returns a :class:`RefineReport`.
     Raises :class:`RefineError`.
     """
-    _check_name(name)
+    refined_name_check(name)
     if not 0.0 <= max_unresolved_share <= 1.0:
         raise RefineError(
             f"the unresolved share must be between 0 and 1, got {max_unresolved_share}"

@@ -8,6 +8,8 @@ app_name = "refined"
 
 urlpatterns = [
     path("datasets/<slug:slug>/refined/", views.refined_list, name="refined_list"),
+    # Before refined_detail, which would take "new" for a name (assess.forms reserves it).
+    path("datasets/<slug:slug>/refined/new/", views.refine_create, name="refine_create"),
     # Refined set names are limited to letters, digits, "-", "_" and "." (assess.refine).
     path("datasets/<slug:slug>/refined/<str:name>/", views.refined_detail, name="refined_detail"),
     path(

@@ -2,10 +2,11 @@
 
 Who may open what (every view is wrapped in :func:`corpora.roles.role_required`):
 
-| page                                              | annotator | researcher | admin |
-|---------------------------------------------------|-----------|------------|-------|
-| refined sets, refined set, re-benchmark, plots, RAG | 403     | yes        | yes   |
-| export request (POST), export status, download    | 403       | yes        | yes   |
+| page                                                | annotator | researcher | admin |
+|-----------------------------------------------------|-----------|------------|-------|
+| refined sets, refined set, re-benchmark, plots, RAG | 403       | yes        | yes   |
+| export request (POST), export status, download      | 403       | yes        | yes   |
+| refine again (POST; its form on the refined sets)   | 403       | 403        | yes   |
 
 Plots are standalone SVG files served with ``image/svg+xml`` and shown with ``<img src>``,
 never inlined into the page.
@@ -13,14 +14,15 @@ never inlined into the page.
 
 from __future__ import annotations
 
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.contrib import messages
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import content_disposition_header, urlencode
 from django.views.decorators.http import require_GET, require_POST
 
 from corpora.models import Dataset, QrelSet
-from corpora.roles import Role, role_required
+from corpora.roles import Role, role_required, user_has_role
 from corpora.services import dataset_get
 
 from . import plots
@@ -32,12 +34,13 @@ from .exports import (
     export_path,
     export_request,
 )
+from .forms import RefineForm
 from .metrics import NDCG10
 from .models import ExportFile, Refinement
 from .rag_eval import rag_stored_report
 from .rebench import RebenchError, rebench_compute, rebench_runs
 from .rebench_tables import RAG_FORMULA, rag_table, rebench_tables
-from .refine import refinement_get, refinement_unresolved
+from .refine import RefineError, qrels_refine, refinement_get, refinement_unresolved
 
 READERS = (Role.RESEARCHER, Role.ADMIN)
 UNRESOLVED_SHOWN = 200
@@ -89,11 +92,17 @@ def _exports_by_kind(refinement: Refinement) -> dict[str, ExportFile]:
     return found
 
 
-@role_required(*READERS)
-@require_GET
-def refined_list(request: HttpRequest, slug: str) -> HttpResponse:
-    """The dataset's refined qrel sets with their counts."""
-    dataset = _dataset_or_404(slug)
+def _refined_list_render(
+    request: HttpRequest, dataset: Dataset, form: RefineForm | None = None, status: int = 200
+) -> HttpResponse:
+    """The refined sets page. Admins get the refine form (``form``, or a fresh one) when the
+    dataset has a pool; everybody else, and a dataset without pools, none."""
+    can_refine = user_has_role(request.user, Role.ADMIN)
+    has_pools = dataset.pools.exists()
+    if not (can_refine and has_pools):
+        form = None
+    elif form is None:
+        form = RefineForm(dataset=dataset)
     refinements = (
         Refinement.objects.filter(qrel_set__dataset=dataset)
         .select_related("qrel_set", "pool", "original")
@@ -102,8 +111,57 @@ def refined_list(request: HttpRequest, slug: str) -> HttpResponse:
     return render(
         request,
         "assess/refined/refined_list.html",
-        {"dataset": dataset, "refinements": refinements},
+        {
+            "dataset": dataset,
+            "refinements": refinements,
+            "can_refine": can_refine,
+            "has_pools": has_pools,
+            "form": form,
+        },
+        status=status,
     )
+
+
+@role_required(*READERS)
+@require_GET
+def refined_list(request: HttpRequest, slug: str) -> HttpResponse:
+    """The dataset's refined qrel sets with their counts; for admins, the form that makes a
+    new one from a pool (:func:`refine_create`)."""
+    return _refined_list_render(request, _dataset_or_404(slug))
+
+
+@role_required(Role.ADMIN)
+@require_POST
+def refine_create(request: HttpRequest, slug: str) -> HttpResponse:
+    """Refine again: a new refined qrel set from a pool's current final labels
+    (:func:`assess.refine.qrels_refine`), then its page (303). A form error or a refusal
+    (name taken, too many unresolved pairs...) gives the refined sets page again with the
+    message (400), having written nothing."""
+    dataset = _dataset_or_404(slug)
+    form = RefineForm(request.POST, dataset=dataset)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            report = qrels_refine(
+                pool=data["pool"],
+                name=data["name"],
+                allow_partial=data["allow_partial"],
+                created_by=request.user,
+            )
+        except RefineError as exc:
+            form.add_error(None, str(exc))
+        else:
+            refinement = report.refinement
+            messages.success(
+                request,
+                f"Refined qrel set {report.qrel_set.name} created: "
+                f"{refinement.original_rows:,} original rows + "
+                f"{refinement.new_relevant + refinement.new_nonrelevant:,} new labels, "
+                f"{refinement.unresolved:,} pairs pending.",
+            )
+            url = reverse("refined:refined_detail", args=[dataset.slug, report.qrel_set.name])
+            return HttpResponseRedirect(url, status=303)
+    return _refined_list_render(request, dataset, form, status=400)
 
 
 @role_required(*READERS)

@@ -115,8 +115,10 @@ SESSION_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_SECURE = not DEBUG
 
 # Celery: with no broker configured, tasks run in-process so the quickstart needs no Redis.
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
-CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+CELERY_TASK_ALWAYS_EAGER = not os.environ.get("CELERY_BROKER_URL", "")
+# Eager tasks never reach a broker; the in-memory transport keeps kombu from guessing
+# amqp://localhost (and warning about it) when a task is sent.
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "") or "memory://"
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True

@@ -9,6 +9,7 @@ with stored turns, and optionally its review items. Fixtures carry ``name=`` (se
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -183,16 +184,45 @@ def browser_page_fixture(monkeypatch):
             connections.close_all()
 
 
-def browser_login(page, base_url: str, path: str, username: str) -> None:
+def browser_login(page, base_url: str, path: str, username: str, password: str = PASSWORD) -> None:
     """Open ``path``, land on the login page, and log in with the keyboard."""
     page.goto(base_url + path)
     page.wait_for_url(f"**/login/?next={path}")
     page.focus("#id_username")
     page.keyboard.type(username)
     page.keyboard.press("Tab")
-    page.keyboard.type(PASSWORD)
+    page.keyboard.type(password)
     page.keyboard.press("Enter")
     page.wait_for_url(base_url + path)
 
 
-__all__ = ["ARTIFACTS", "PASSWORD", "ReviewJob", "browser_login", "build_review_job"]
+#: A demo account line the demo command prints: (role, username, password).
+DEMO_ACCOUNT = re.compile(r"^\s+(\w+)\s+user (demo-\w+)\s+password (\S+)$", re.M)
+
+
+def judge_everything(page) -> int:
+    """Press 1 / 0 in turn until the queue is empty; returns how many pairs were judged."""
+    judged = 0
+    page.wait_for_selector("#judge-item")
+    while page.get_attribute("#judge-item", "data-item"):
+        shown = page.get_attribute("#judge-item", "data-item")
+        page.keyboard.press("1" if judged % 2 == 0 else "0")
+        page.wait_for_function(
+            "previous => document.querySelector('#judge-item').dataset.item !== previous"
+            " && document.querySelector('#judge-item').getAttribute('aria-busy') !== 'true'",
+            arg=shown,
+        )
+        judged += 1
+    assert page.is_visible("#judge-empty")
+    return judged
+
+
+__all__ = [
+    "ARTIFACTS",
+    "DEMO_ACCOUNT",
+    "PASSWORD",
+    "ReviewJob",
+    "browser_login",
+    "build_review_job",
+    "judge_everything",
+]

@@ -34,3 +34,13 @@ def test_a_name_that_cannot_travel_in_a_url_is_refused(holes, name):
     settle_all(holes)
     with pytest.raises(RefineError, match="must be 1-100 letters"):
         qrels_refine(pool=holes.pool, name=name)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["new", ".", ".."])
+def test_a_name_the_refined_pages_cannot_address_is_refused_and_nothing_is_written(holes, name):
+    settle_all(holes)
+    count = Qrel.objects.count()
+    with pytest.raises(RefineError, match="cannot be the name of a refined set"):
+        qrels_refine(pool=holes.pool, name=name)
+    assert Qrel.objects.count() == count

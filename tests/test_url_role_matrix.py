@@ -115,6 +115,9 @@ MATRIX = [
         "",
         _row({ANONYMOUS: LOGIN, NO_ROLE: 403, "annotator": 403}, others=404),
     ),
+    # Refine again: admins only; an empty form gives the page again with its errors.
+    ("post", "refined:refine_create", {"slug": "tiny"}, "", _admins(400)),
+    ("get", "refined:refine_create", {"slug": "tiny"}, "", _admins(405)),
     ("get", "refined:rebenchmark", {"slug": "tiny"}, "", READERS_ONLY),
     ("get", "refined:rebenchmark", {"slug": "tiny"}, "original=test&refined=test", READERS_ONLY),
     (

@@ -5,6 +5,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from assess.management.commands.pipeline import PIPELINE_ERRORS, backend_config
 from assess.pipeline import pipeline_run
 from assess.services import review_items_sync
 from corpora.formats import FormatError
@@ -16,13 +17,21 @@ from debates.models import DebateJob
 
 BUNDLED_SCIFACT = Path(settings.BASE_DIR) / "data" / "scifact"
 DEMO_QUERIES = 1
+DEMO_ACCOUNTS = (
+    ("demo-admin", "admin"),
+    ("demo-annotator", "annotator"),
+    ("demo-researcher", "researcher"),
+)
 
 
 class Command(BaseCommand):
     help = (
         "The main job on the bundled SciFact sample with the embedded defaults, then the web UI "
-        "on http://127.0.0.1:8000 with a demo admin and a demo annotator."
+        "on http://127.0.0.1:8000 with a demo admin, annotator and researcher."
     )
+    # Tests pass a backend config directly (e.g. a rule-based test client) with
+    # call_command("demo", agent={...}); it overrides --backend.
+    stealth_options = ("agent",)
 
     def add_arguments(self, parser):
         parser.add_argument(
@@ -31,8 +40,15 @@ class Command(BaseCommand):
             default=DEMO_QUERIES,
             help=f"Pool the first N judged test queries (default {DEMO_QUERIES})",
         )
-        parser.add_argument("--depth", type=int, default=10)
-        parser.add_argument("--rounds", type=int, default=2)
+        parser.add_argument("--depth", type=int, default=10, help="Pool depth (default 10)")
+        parser.add_argument("--rounds", type=int, default=2, help="R, maximum rounds (1-5)")
+        parser.add_argument(
+            "--retrievers", default="bm25,dense", help="Comma-separated (default bm25,dense)"
+        )
+        parser.add_argument("--backend", default="embedded", choices=["embedded", "openai"])
+        parser.add_argument("--model", help="Model name (openai backend)")
+        parser.add_argument("--base-url", help="Server URL (openai backend)")
+        parser.add_argument("--api-key-env", default="OPENAI_API_KEY")
         parser.add_argument("--no-serve", action="store_true", help="Stop before serving")
         parser.add_argument("--addr", default="127.0.0.1:8000")
 
@@ -50,17 +66,25 @@ class Command(BaseCommand):
             except FormatError as exc:
                 raise CommandError(str(exc)) from None
         self.stdout.write(format_summary(dataset_summary(dataset=dataset)))
-        report = pipeline_run(
-            dataset=dataset,
-            queries=opts["queries"],
-            depth=opts["depth"],
-            rounds=opts["rounds"],
-            echo=self.stdout.write,
+        agent = opts.get("agent") or backend_config(
+            opts["backend"], opts["model"], opts["base_url"], opts["api_key_env"]
         )
+        try:
+            report = pipeline_run(
+                dataset=dataset,
+                retrievers=[r.strip() for r in opts["retrievers"].split(",") if r.strip()],
+                queries=opts["queries"],
+                depth=opts["depth"],
+                agent=agent,
+                rounds=opts["rounds"],
+                echo=self.stdout.write,
+            )
+        except PIPELINE_ERRORS as exc:
+            raise CommandError(str(exc)) from None
         review_items_sync(job=DebateJob.objects.get(pk=report.job_id))
         roles_ensure()
         lines = []
-        for username, role in (("demo-admin", "admin"), ("demo-annotator", "annotator")):
+        for username, role in DEMO_ACCOUNTS:
             password = secrets.token_urlsafe(9)
             user_ensure(username=username, role=role, password=password)
             lines.append(f"  {role:<10} user {username}  password {password}")
@@ -75,6 +99,7 @@ class Command(BaseCommand):
             return
         self.stdout.write(
             f"\nServing the web UI on http://{opts['addr']}/ (Ctrl-C to stop). Judge the "
-            f"escalated pairs as demo-annotator; download refined qrels from the dataset page."
+            f"escalated pairs as demo-annotator, refine again as demo-admin, and download "
+            f"refined qrels as demo-researcher from the dataset's refined qrels page."
         )
         call_command("runserver", opts["addr"], use_reloader=False)

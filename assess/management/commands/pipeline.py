@@ -8,6 +8,9 @@ from corpora.services import PoolError, RunError
 from debates.llm.registry import validate_backend_config
 from debates.services import DebateJobError
 
+#: What pipeline_run raises for bad input or state; commands report them as CommandError.
+PIPELINE_ERRORS = (RunError, PoolError, DebateJobError, RefineError, RebenchError)
+
 
 def backend_config(backend: str, model: str | None, base_url: str | None, key_env: str) -> dict:
     """The agents' backend config from command-line flags (validated; never holds a key)."""
@@ -65,5 +68,5 @@ class Command(BaseCommand):
                 out_dir=opts["out"],
                 echo=self.stdout.write,
             )
-        except (RunError, PoolError, DebateJobError, RefineError, RebenchError) as exc:
+        except PIPELINE_ERRORS as exc:
             raise CommandError(str(exc)) from None

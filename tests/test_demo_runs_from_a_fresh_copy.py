@@ -1,0 +1,207 @@
+"""`./dream demo`, as a newcomer runs it: in a throwaway copy of the repository with no
+virtual environment, no database and no broker (the embedded defaults: SQLite, in-process
+tasks, the embedded LLM), on a small query limit. It must create its own virtual
+environment, print the re-benchmark table, write refined qrels that parse, and serve the
+login page. Then, in Chromium against that server, the demo annotator judges every
+escalated pair (the embedded model often escalates none), the demo admin refines again and
+the demo researcher downloads TREC qrels with original + consensus + human rows.
+
+Slow: the fresh virtual environment installs from pip's cache (minutes), and the dense run
+encodes the 5,183 bundled SciFact documents on CPU.
+"""
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from corpora.formats import parse_trec_qrels
+
+from .annot_fixtures import (  # noqa: F401
+    DEMO_ACCOUNT,
+    browser_login,
+    browser_page_fixture,
+    judge_everything,
+)
+
+DEMO_TIMEOUT = 40 * 60
+SERVING = "Serving the web UI on"
+# Settings a developer's shell or the test run may hold; the newcomer has none of them.
+NOT_INHERITED = (
+    "DATABASE_URL",
+    "CELERY_BROKER_URL",
+    "CELERY_TEST_BROKER_URL",
+    "DREAM_VAR_DIR",
+    "DREAM_VENV",
+    "DREAM_TEST_LLM_FACTORY",
+    "DJANGO_SETTINGS_MODULE",
+    "VIRTUAL_ENV",
+    "PYTHONPATH",
+)
+
+
+def _copy_repository(dest: Path) -> None:
+    """The files a clone would have: tracked and new files, not .venv, var/ or caches."""
+    src = Path(settings.BASE_DIR)
+    if (src / ".git").exists():
+        listed = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=src,
+            check=True,
+            capture_output=True,
+        ).stdout.decode()
+        for name in filter(None, listed.split("\0")):
+            if (src / name).is_file():
+                (dest / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src / name, dest / name)
+    else:
+        shutil.copytree(
+            src,
+            dest,
+            dirs_exist_ok=True,
+            ignore=shutil.ignore_patterns(".venv", "var", "__pycache__", "test-artifacts"),
+        )
+
+
+def _newcomer_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in NOT_INHERITED}
+    venv_bin = str(Path(settings.BASE_DIR) / ".venv" / "bin")
+    env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if p != venv_bin)
+    return env
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_for(log: Path, proc: subprocess.Popen, text: str, timeout: float) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        printed = log.read_text(errors="replace")
+        if text in printed:
+            return printed
+        if proc.poll() is not None:
+            pytest.fail(f"./dream demo exited with {proc.returncode}:\n{printed[-4000:]}")
+        time.sleep(2)
+    pytest.fail(f"no {text!r} after {timeout:.0f} s:\n{log.read_text(errors='replace')[-4000:]}")
+
+
+def _get(url: str, timeout: float = 60.0) -> str:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=10) as response:
+                assert response.status == 200
+                return response.read().decode()
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(1)
+
+
+@pytest.fixture(name="demo")
+def demo_fixture(tmp_path_factory):
+    """``./dream demo --queries 1 --depth 3 --rounds 1`` running in a fresh copy: yields
+    ``(base_url, printed text, copy folder)`` once the server is up; stops it afterwards."""
+    repo = tmp_path_factory.mktemp("fresh") / "dream-assess"
+    repo.mkdir()
+    _copy_repository(repo)
+    assert not (repo / ".venv").exists() and not (repo / "var").exists()
+    port = _free_port()
+    log = repo.parent / "demo.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [
+                "./dream",
+                "demo",
+                "--queries=1",
+                "--depth=3",
+                "--rounds=1",
+                f"--addr=127.0.0.1:{port}",
+            ],
+            cwd=repo,
+            env=_newcomer_env(),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        printed = _wait_for(log, proc, SERVING, DEMO_TIMEOUT)
+        yield f"http://127.0.0.1:{port}", printed, repo
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _download_trec(page, base_url: str, name: str, dest: Path) -> list:
+    page.goto(f"{base_url}/datasets/scifact/refined/{name}/")
+    page.click("#export-trec button[type=submit]")
+    link = page.wait_for_selector("#export-trec a[download]", timeout=120_000)
+    with page.expect_download() as download:
+        link.click()
+    download.value.save_as(dest)
+    return list(parse_trec_qrels(dest))
+
+
+@pytest.mark.slow
+def test_the_demo_runs_from_a_fresh_copy_and_serves_what_it_refined(demo, browser_page, tmp_path):
+    base_url, printed, repo = demo
+    assert "creating virtual environment" in printed
+    assert (repo / ".venv" / "bin" / "python").exists()
+    assert (repo / "var" / "dream.sqlite3").exists()  # the embedded default database
+    assert "Leaderboard on the original qrels" in printed
+    assert "Leaderboard on the refined qrels" in printed
+
+    debates = re.search(
+        r"debates: (\d+) pairs: (\d+) agreed, (\d+) escalated to humans, (\d+) failed", printed
+    )
+    assert debates, printed[-4000:]
+    pairs, agreed, escalated, failed = map(int, debates.groups())
+    assert pairs == agreed + escalated + failed > 0
+    summary = re.search(
+        r"refined qrels: (\d+) rows = (\d+) original \+ (\d+) new labels; (\d+) pairs pending"
+        r" .*→ (\S+)",
+        printed,
+    )
+    assert summary, printed[-4000:]
+    rows, original, new, pending = map(int, summary.groups()[:4])
+    assert (original, new, pending) == (339, agreed, escalated + failed)
+    refined_file = Path(summary.group(5))
+    assert refined_file.is_relative_to(repo) and refined_file.exists()
+    assert len(list(parse_trec_qrels(refined_file))) == rows == original + agreed
+
+    login = _get(f"{base_url}/login/")
+    assert 'id="id_username"' in login and 'name="password"' in login
+
+    accounts = {role: (user, password) for role, user, password in DEMO_ACCOUNT.findall(printed)}
+    assert set(accounts) == {"admin", "annotator", "researcher"}
+    page = browser_page
+    browser_login(page, base_url, "/judge/", *accounts["annotator"])
+    assert judge_everything(page) == escalated
+
+    page.context.clear_cookies()
+    browser_login(page, base_url, "/datasets/scifact/refined/", *accounts["admin"])
+    name = page.input_value("#id_name")
+    if failed:
+        page.check("#id_allow_partial")  # failed debates stay pending
+    page.click("#refine-submit")
+    page.wait_for_url(f"**/datasets/scifact/refined/{name}/")
+
+    page.context.clear_cookies()
+    browser_login(page, base_url, f"/datasets/scifact/refined/{name}/", *accounts["researcher"])
+    downloaded = _download_trec(page, base_url, name, tmp_path / "refined.trec")
+    assert len(downloaded) == original + agreed + escalated
