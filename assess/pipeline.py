@@ -22,6 +22,7 @@ from tqdm import tqdm
 
 from corpora.models import Dataset, Pool, QrelSet, Run
 from corpora.services import (
+    PoolError,
     pool_build,
     qrel_set_get,
     qrels_export,
@@ -30,6 +31,7 @@ from corpora.services import (
 )
 from debates.models import Debate, DebateJob
 from debates.services import (
+    DebateJobError,
     agent_config_validate,
     debate_job_create,
     debate_job_progress,
@@ -85,28 +87,45 @@ def _first_queries(qrel_set: QrelSet, limit: int | None) -> list[str]:
 
 
 def _job_ensure(*, pool: Pool, agent: dict[str, Any] | None, rounds: int, echo: Echo) -> DebateJob:
+    """The pool's debate job: the existing one when it debates the same pairs with the same
+    agents and R, else a new one. Raises DebateJobError when the pool was debated with other
+    agents or another R, or has grown since (another retriever): final labels are per pool,
+    so a second job's labels would mix with the first's."""
+    config = agent_config_validate(agent)
     job = (
-        DebateJob.objects.filter(pool=pool, rounds=rounds)
+        DebateJob.objects.filter(pool=pool)
         .exclude(status=DebateJob.Status.CANCELLED)
         .order_by("-created")
         .first()
     )
     if job is None:
         job = debate_job_create(
-            pool=pool, agent_a=agent, agent_b=agent, rounds=rounds, note="pipeline"
+            pool=pool, agent_a=config, agent_b=config, rounds=rounds, note="pipeline"
         )
         echo(f"debate job {job.pk}: {job.debates.count()} pairs, R = {rounds}")
-    else:
-        echo(f"debate job {job.pk}: reused ({job.status})")
-        if job.agent_a != agent_config_validate(agent):
-            # Labels are per pool: a second model's job would mix into the same refined set.
-            echo(
-                f"  note: job {job.pk} debates with {job.agent_a.get('model') or job.agent_a}, "
-                "not the agents asked for; use another database (DREAM_VAR_DIR) to compare models"
-            )
-        if job.status == DebateJob.Status.PAUSED:
-            debate_job_resume(job=job, enqueue=not _eager())
+        return job
+    pairs, debated = pool.pairs.count(), job.debates.count()
+    if (job.agent_a, job.agent_b, job.rounds) != (config, config, rounds) or debated != pairs:
+        raise DebateJobError(
+            f"pool {pool.name!r} was already debated by job {job.pk} "
+            f"({_agents(job)}, R = {job.rounds}, {debated} of its {pairs} pairs); this run asks "
+            f"for {_agents_of(config)}, R = {rounds}. Labels are per pool and would mix: use a "
+            "fresh database (e.g. DREAM_VAR_DIR=/tmp/dream-2 ./dream demo ...) or the same "
+            "settings"
+        )
+    echo(f"debate job {job.pk}: reused ({job.status})")
+    if job.status == DebateJob.Status.PAUSED:
+        debate_job_resume(job=job, enqueue=not _eager())
     return job
+
+
+def _agents_of(config: dict[str, Any]) -> str:
+    return f"{config.get('backend')} {config.get('model') or ''}".strip()
+
+
+def _agents(job: DebateJob) -> str:
+    a, b = _agents_of(job.agent_a), _agents_of(job.agent_b)
+    return a if a == b else f"{a} vs {b}"
 
 
 def _debates_run(job: DebateJob) -> None:
@@ -156,11 +175,21 @@ def pipeline_run(
     The refined qrel set (default name ``<qrels>-dream-<pool>``) takes consensus and human
     labels, with unresolved pairs listed as pending (``allow_partial``), and is written as TREC
     qrels to ``out_dir`` (default ``var/exports``). Raises the services' errors
-    (RunError, PoolError, DebateJobError, RefineError, RebenchError).
+    (RunError, PoolError, DebateJobError, RefineError, RebenchError): PoolError also for an
+    unknown ``qrels`` name or ``queries`` < 1, DebateJobError when the pool was debated
+    before with other agents, another R or fewer pairs.
     """
     started = time.monotonic()
     seconds: dict[str, float] = {}
-    qrel_set = qrel_set_get(dataset=dataset, name=qrels)
+    if queries is not None and queries < 1:
+        raise PoolError(f"queries must be at least 1 (or None for all), got {queries}")
+    try:
+        qrel_set = qrel_set_get(dataset=dataset, name=qrels)
+    except QrelSet.DoesNotExist:
+        names = ", ".join(dataset.qrel_sets.order_by("name").values_list("name", flat=True))
+        raise PoolError(
+            f"dataset {dataset.slug!r} has no qrel set {qrels!r} (it has: {names or 'none'})"
+        ) from None
 
     runs = [
         _run_ensure(dataset=dataset, retriever=r, qrels=qrels, k=k, echo=echo) for r in retrievers
@@ -218,7 +247,10 @@ def pipeline_run(
         refined = qrels_refine(pool=pool, name=name, allow_partial=True).qrel_set
         echo(f"refined qrels {name}: created")
     else:
-        echo(f"refined qrels {name}: already exists, reused")
+        echo(
+            f"refined qrels {name}: already exists, reused (human labels given since are in a "
+            "new refined set: Refine on the refined qrels page, or the refine command)"
+        )
     pending = refinement_unresolved(refinement=refinement_get(qrel_set=refined)).count()
     out_dir = Path(out_dir or Path(settings.VAR_DIR) / "exports")
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import QuerySet
 
-from corpora.models import Pair, Pool, Qrel, QrelSet
+from corpora.models import Dataset, Pair, Pool, Qrel, QrelSet
 from corpora.ordering import code_point
 from debates.models import Debate
 
@@ -173,6 +173,13 @@ def refined_name_check(name: str) -> str:
     return name
 
 
+def _name_taken(name: str, dataset: Dataset) -> RefineError:
+    return RefineError(
+        f"qrel set {name!r} already exists in {dataset.slug!r}; refined sets are immutable, "
+        "choose another name"
+    )
+
+
 def _unresolved_message(summary: final.ResolutionSummary, limit: float) -> str:
     reasons = ", ".join(f"{n:,} {r}" for r, n in summary.by_reason.items())
     return (
@@ -216,23 +223,26 @@ def qrels_refine(
         )
         dataset, original = pool.dataset, pool.qrel_set
         if QrelSet.objects.filter(dataset=dataset, name=name).exists():
-            raise RefineError(
-                f"qrel set {name!r} already exists in {dataset.slug!r}; refined sets are "
-                "immutable, choose another name"
-            )
+            raise _name_taken(name, dataset)
         labels = final_labels_collect(pool=pool)
         if not labels:
             raise RefineError(f"pool {pool.name!r} has no pairs to refine")
         summary = final.summarise(p.final for p in labels)
         if summary.unresolved_share > max_unresolved_share and not allow_partial:
             raise RefineError(_unresolved_message(summary, max_unresolved_share))
-        refined = QrelSet.objects.create(
-            dataset=dataset,
-            name=name,
-            origin=QrelSet.Origin.REFINED,
-            source=f"pool {pool.name} over qrels {original.name}: original judgments + final "
-            "labels (consensus, human, adjudicated)",
-        )
+        try:
+            # A savepoint: a concurrent refinement that took the name first must surface as
+            # a RefineError, not an IntegrityError.
+            with transaction.atomic():
+                refined = QrelSet.objects.create(
+                    dataset=dataset,
+                    name=name,
+                    origin=QrelSet.Origin.REFINED,
+                    source=f"pool {pool.name} over qrels {original.name}: original judgments + "
+                    "final labels (consensus, human, adjudicated)",
+                )
+        except IntegrityError:
+            raise _name_taken(name, dataset) from None
         original_rows = _copy_original(original, refined)
         new = [p for p in labels if p.final.resolved and p.final.original_grade is None]
         created = Qrel.objects.bulk_create(

@@ -90,8 +90,10 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     # SQLite serialises writers; a generous timeout lets the web server and an in-process
-    # job share the file without "database is locked".
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
+    # job share the file without "database is locked". IMMEDIATE transactions take the write
+    # lock at BEGIN, so two writers queue instead of failing on a read-to-write upgrade
+    # (e.g. a double-clicked "Refine").
+    DATABASES["default"].setdefault("OPTIONS", {}).update(timeout=30, transaction_mode="IMMEDIATE")
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -115,10 +117,8 @@ SESSION_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_SECURE = not DEBUG
 
 # Celery: with no broker configured, tasks run in-process so the quickstart needs no Redis.
-CELERY_TASK_ALWAYS_EAGER = not os.environ.get("CELERY_BROKER_URL", "")
-# Eager tasks never reach a broker; the in-memory transport keeps kombu from guessing
-# amqp://localhost (and warning about it) when a task is sent.
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "") or "memory://"
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
+CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True

@@ -102,4 +102,6 @@ class Command(BaseCommand):
             f"escalated pairs as demo-annotator, refine again as demo-admin, and download "
             f"refined qrels as demo-researcher from the dataset's refined qrels page."
         )
+        # runserver blocks from here on: a log file or pipe must see the lines above now.
+        self.stdout.flush()
         call_command("runserver", opts["addr"], use_reloader=False)
