@@ -667,6 +667,63 @@ def embeddings_ensure(
     return retrieval.vectors_from_bytes([stored[d[0]] for d in documents], len(first) // 4)
 
 
+def _seed_documents(dataset: Dataset) -> list[tuple[int, str, str]]:
+    # doc_id (code-point) order, not primary-key order: a seed file must not depend on the
+    # order in which the corpus happened to be imported.
+    return sorted(_run_documents(dataset), key=lambda d: d[1])  # str order: code points
+
+
+def _seed_path(folder: Path, model_name: str, documents: Sequence[tuple[int, str, str]]) -> Path:
+    key = retrieval.embeddings_cache_key(model_name, [d[2] for d in documents])
+    return Path(folder) / f"{key}.npy"
+
+
+def embeddings_seed(
+    *, dataset: Dataset, folder: Path, model_name: str = retrieval.DENSE_MODEL_NAME
+) -> int:
+    """Store precomputed dense vectors shipped with a bundled dataset, if they match it.
+
+    ``folder/<key>.npy`` holds float32 vectors ``(documents, dim)`` in doc_id (code-point)
+    order; ``key`` is :func:`retrieval.embeddings_cache_key` of ``model_name`` and the
+    documents' indexed texts in that order, so a file made from other texts or another model
+    is never used. Documents that have a vector keep it. Returns how many documents the file
+    covered (0 when no file matches; dense runs then encode as usual).
+    """
+    documents = _seed_documents(dataset)
+    path = _seed_path(folder, model_name, documents)
+    if not documents or not path.is_file():
+        return 0
+    vectors = np.load(path)
+    if vectors.ndim != 2 or vectors.shape[0] != len(documents):
+        return 0
+    blobs = retrieval.vectors_to_bytes(vectors)
+    with transaction.atomic():
+        DocumentEmbedding.objects.bulk_create(
+            (
+                DocumentEmbedding(
+                    dataset=dataset, document_id=d[0], model_name=model_name, vector=blob
+                )
+                for d, blob in zip(documents, blobs, strict=True)
+            ),
+            batch_size=2000,
+            ignore_conflicts=True,
+        )
+    return len(documents)
+
+
+def embeddings_seed_write(
+    *, dataset: Dataset, folder: Path, model_name: str = retrieval.DENSE_MODEL_NAME
+) -> Path:
+    """Write the file :func:`embeddings_seed` reads for ``dataset`` (encoding the documents
+    that have no stored vector yet). Returns its path."""
+    documents = _seed_documents(dataset)
+    vectors = embeddings_ensure(dataset=dataset, documents=documents, model_name=model_name)
+    path = _seed_path(folder, model_name, documents)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.save(path, np.ascontiguousarray(vectors, dtype="<f4"))
+    return path
+
+
 def run_retrieve(*, run: Run, progress: bool = False, cache_dir: Path | None = None) -> Run:
     """Execute a built-in run: rank the run's queries and store its top k entries.
 
