@@ -615,6 +615,30 @@ def run_enqueue(*, run: Run) -> None:
     transaction.on_commit(lambda: retrieve_task.delay(run_id))
 
 
+def _embeddings_store(
+    dataset: Dataset,
+    documents: Sequence[tuple[int, str, str]],
+    vectors: np.ndarray,
+    model_name: str,
+) -> list[bytes]:
+    """Store one vector per document (rows of ``vectors`` in ``documents`` order); a document
+    that already has one keeps it. Returns the rows as stored bytes."""
+    blobs = retrieval.vectors_to_bytes(vectors)
+    with transaction.atomic():
+        # ignore_conflicts: two workers encoding the same dataset at once both succeed.
+        DocumentEmbedding.objects.bulk_create(
+            (
+                DocumentEmbedding(
+                    dataset=dataset, document_id=d[0], model_name=model_name, vector=blob
+                )
+                for d, blob in zip(documents, blobs, strict=True)
+            ),
+            batch_size=2000,
+            ignore_conflicts=True,
+        )
+    return blobs
+
+
 def embeddings_ensure(
     *,
     dataset: Dataset,
@@ -647,19 +671,7 @@ def embeddings_ensure(
             model_name=model_name,
             progress=_progress_bar(progress, desc="encoding", unit=" chunks"),
         )
-        blobs = retrieval.vectors_to_bytes(vectors)
-        with transaction.atomic():
-            # ignore_conflicts: two workers encoding the same dataset at once both succeed.
-            DocumentEmbedding.objects.bulk_create(
-                (
-                    DocumentEmbedding(
-                        dataset=dataset, document_id=d[0], model_name=model_name, vector=blob
-                    )
-                    for d, blob in zip(missing, blobs, strict=True)
-                ),
-                batch_size=2000,
-                ignore_conflicts=True,
-            )
+        blobs = _embeddings_store(dataset, missing, vectors, model_name)
         stored.update({d[0]: blob for d, blob in zip(missing, blobs, strict=True)})
     if not documents:
         return np.zeros((0, 0), dtype=np.float32)
@@ -696,18 +708,7 @@ def embeddings_seed(
     vectors = np.load(path)
     if vectors.ndim != 2 or vectors.shape[0] != len(documents):
         return 0
-    blobs = retrieval.vectors_to_bytes(vectors)
-    with transaction.atomic():
-        DocumentEmbedding.objects.bulk_create(
-            (
-                DocumentEmbedding(
-                    dataset=dataset, document_id=d[0], model_name=model_name, vector=blob
-                )
-                for d, blob in zip(documents, blobs, strict=True)
-            ),
-            batch_size=2000,
-            ignore_conflicts=True,
-        )
+    _embeddings_store(dataset, documents, vectors, model_name)
     return len(documents)
 
 
