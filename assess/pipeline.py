@@ -29,6 +29,7 @@ from corpora.services import (
     run_create,
     run_retrieve,
 )
+from debates.forms import describe
 from debates.models import Debate, DebateJob
 from debates.services import (
     DebateJobError,
@@ -86,7 +87,9 @@ def _first_queries(qrel_set: QrelSet, limit: int | None) -> list[str]:
     return ids[:limit] if limit else []
 
 
-def _job_ensure(*, pool: Pool, agent: dict[str, Any] | None, rounds: int, echo: Echo) -> DebateJob:
+def _job_ensure(
+    *, pool: Pool, pairs: int, agent: dict[str, Any] | None, rounds: int, echo: Echo
+) -> DebateJob:
     """The pool's debate job: the existing one when it debates the same pairs with the same
     agents and R, else a new one. Raises DebateJobError when the pool was debated with other
     agents or another R, or has grown since (another retriever): final labels are per pool,
@@ -104,12 +107,12 @@ def _job_ensure(*, pool: Pool, agent: dict[str, Any] | None, rounds: int, echo: 
         )
         echo(f"debate job {job.pk}: {job.debates.count()} pairs, R = {rounds}")
         return job
-    pairs, debated = pool.pairs.count(), job.debates.count()
+    debated = job.debates.count()
     if (job.agent_a, job.agent_b, job.rounds) != (config, config, rounds) or debated != pairs:
         raise DebateJobError(
             f"pool {pool.name!r} was already debated by job {job.pk} "
             f"({_agents(job)}, R = {job.rounds}, {debated} of its {pairs} pairs); this run asks "
-            f"for {_agents_of(config)}, R = {rounds}. Labels are per pool and would mix: use a "
+            f"for {describe(config)}, R = {rounds}. Labels are per pool and would mix: use a "
             "fresh database (e.g. DREAM_VAR_DIR=/tmp/dream-2 ./dream demo ...) or the same "
             "settings"
         )
@@ -119,12 +122,8 @@ def _job_ensure(*, pool: Pool, agent: dict[str, Any] | None, rounds: int, echo: 
     return job
 
 
-def _agents_of(config: dict[str, Any]) -> str:
-    return f"{config.get('backend')} {config.get('model') or ''}".strip()
-
-
 def _agents(job: DebateJob) -> str:
-    a, b = _agents_of(job.agent_a), _agents_of(job.agent_b)
+    a, b = describe(job.agent_a), describe(job.agent_b)
     return a if a == b else f"{a} vs {b}"
 
 
@@ -212,7 +211,7 @@ def pipeline_run(
     seconds["pool"] = time.monotonic() - mark
 
     mark = time.monotonic()
-    job = _job_ensure(pool=pool, agent=agent, rounds=rounds, echo=echo)
+    job = _job_ensure(pool=pool, pairs=pairs, agent=agent, rounds=rounds, echo=echo)
     _debates_run(job)
     progress = debate_job_progress(job=job)
     counts = {

@@ -699,11 +699,14 @@ def embeddings_seed(
     order; ``key`` is :func:`retrieval.embeddings_cache_key` of ``model_name`` and the
     documents' indexed texts in that order, so a file made from other texts or another model
     is never used. Documents that have a vector keep it. Returns how many documents the file
-    covered (0 when no file matches; dense runs then encode as usual).
+    covered (0 when no file matches, or every document already has a vector).
     """
     documents = _seed_documents(dataset)
+    stored = DocumentEmbedding.objects.filter(dataset=dataset, model_name=model_name).count()
+    if stored == len(documents):  # nothing to seed (a rerun): skip hashing and reading the file
+        return 0
     path = _seed_path(folder, model_name, documents)
-    if not documents or not path.is_file():
+    if not path.is_file():
         return 0
     vectors = np.load(path)
     if vectors.ndim != 2 or vectors.shape[0] != len(documents):

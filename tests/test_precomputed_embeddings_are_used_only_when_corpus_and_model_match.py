@@ -51,6 +51,7 @@ def test_matching_vectors_are_stored_and_the_dense_run_encodes_nothing(
     # Imported in reverse order: the file is keyed by doc_id order, not import order.
     again = _import(tmp_path, "energy-again", list(reversed(ENERGY_CORPUS)))
     assert embeddings_seed(dataset=again, folder=tmp_path / "seed") == 4
+    assert embeddings_seed(dataset=again, folder=tmp_path / "seed") == 0  # already stored
     monkeypatch.setattr(retrieval, "encode_cached", _must_not_encode)
     vectors = embeddings_ensure(dataset=again)
     by_id = dict(
