@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django import forms
-from django.db.models import Count, QuerySet
 
-from corpora.models import Dataset, Pool, QrelSet
+from corpora.models import Dataset, Pool
 
 from .labels import DEFAULT_MAX_UNRESOLVED_SHARE
-from .models import Refinement
-from .refine import NAME_MAX, RefineError, refined_name_check
+from .refine import NAME_MAX
+from .selectors import name_problem, refine_pools, refined_name_suggest
 from .services import NOTE_MAX_CHARS
 
 LABEL_CHOICES = [("1", "relevant"), ("0", "not relevant")]
-SUFFIX_RE = re.compile(r"^(.+)-(\d+)$")
 
 
 class JudgmentForm(forms.Form):
@@ -43,51 +40,6 @@ class RefinePoolField(forms.ModelChoiceField):
 
     def label_from_instance(self, obj: Pool) -> str:
         return f"{obj.name} ({obj.pair_count:,} pairs)"
-
-
-def refine_pools(*, dataset: Dataset) -> QuerySet[Pool]:
-    """The dataset's pools, newest first, each with ``pair_count``."""
-    return (
-        Pool.objects.filter(dataset=dataset)
-        .select_related("qrel_set")
-        .annotate(pair_count=Count("pairs"))
-        .order_by("-created", "-pk")
-    )
-
-
-def _name_problem(name: str) -> str | None:
-    """Why ``name`` cannot be a refined set's name (None if it can):
-    :func:`assess.refine.refined_name_check`."""
-    try:
-        refined_name_check(name)
-    except RefineError as exc:
-        return str(exc)
-    return None
-
-
-def refined_name_suggest(*, pool: Pool) -> str:
-    """A free name for the next refined set of ``pool``: the name of its newest refinement
-    (or ``<original qrels>-dream-<pool>``) if free, else with a ``-2``, ``-3``... suffix
-    (a series ``x``, ``x-2``, ``x-3`` continues at ``x-4``)."""
-    taken = set(QrelSet.objects.filter(dataset_id=pool.dataset_id).values_list("name", flat=True))
-    newest = (
-        Refinement.objects.filter(pool=pool)
-        .order_by("-created", "-pk")
-        .values_list("qrel_set__name", flat=True)
-        .first()
-    )
-    base = newest or f"{pool.qrel_set.name}-dream-{pool.name}"
-    series = SUFFIX_RE.match(base)
-    if newest and series and series.group(1) in taken:
-        base = series.group(1)
-    base = re.sub(r"[^-a-zA-Z0-9_.]+", "-", base).strip("-") or "refined"
-    number = 1
-    while True:
-        suffix = f"-{number}" if number > 1 else ""
-        name = base[: NAME_MAX - len(suffix)] + suffix
-        if name not in taken and _name_problem(name) is None:
-            return name
-        number += 1
 
 
 class RefineForm(forms.Form):
@@ -120,7 +72,7 @@ class RefineForm(forms.Form):
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"]
-        problem = _name_problem(name)
+        problem = name_problem(name)
         if problem:
             raise forms.ValidationError(problem)
         return name

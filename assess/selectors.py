@@ -1,4 +1,4 @@
-"""Read-only queries for the judging, adjudication, agreement and annotator pages.
+"""Read-only queries for the judging, adjudication, agreement, annotator and refined-list pages.
 
 Human labels of one pair: the adjudication when an admin decided it, else the majority of
 its live (not undone) judgments once the pair has all the judgments it needs; a tie waits
@@ -7,21 +7,24 @@ for an adjudication.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, F, Q
+from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
+from corpora.models import Dataset, Pool, QrelSet
 from debates.engine import evidence_spans
 from debates.models import Debate, DebateJob, Turn
 
 from . import agreement
 from .highlight import query_terms, segments, term_spans
-from .models import Adjudication, Judgment, ReviewItem
+from .models import Adjudication, Judgment, Refinement, ReviewItem
+from .refine import NAME_MAX, RefineError, refined_name_check
 
 LABEL_TEXT = {1: "relevant", 0: "not relevant", None: "unreadable reply"}
 REASON_TEXT = {
@@ -513,3 +516,53 @@ def annotator_overview(*, now: datetime | None = None) -> list[AnnotatorRow]:
             )
         )
     return sorted(out, key=lambda row: row.username)
+
+
+# Refined-list page: the refine form's pools and suggested name.
+
+SUFFIX_RE = re.compile(r"^(.+)-(\d+)$")
+
+
+def refine_pools(*, dataset: Dataset) -> QuerySet[Pool]:
+    """The dataset's pools, newest first, each with ``pair_count``."""
+    return (
+        Pool.objects.filter(dataset=dataset)
+        .select_related("qrel_set")
+        .annotate(pair_count=Count("pairs"))
+        .order_by("-created", "-pk")
+    )
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a refined set's name (None if it can), for forms:
+    :func:`assess.refine.refined_name_check`."""
+    try:
+        refined_name_check(name)
+    except RefineError as exc:
+        return str(exc)
+    return None
+
+
+def refined_name_suggest(*, pool: Pool) -> str:
+    """A free name for the next refined set of ``pool``: the name of its newest refinement
+    (or ``<original qrels>-dream-<pool>``) if free, else with a ``-2``, ``-3``... suffix
+    (a series ``x``, ``x-2``, ``x-3`` continues at ``x-4``)."""
+    taken = set(QrelSet.objects.filter(dataset_id=pool.dataset_id).values_list("name", flat=True))
+    newest = (
+        Refinement.objects.filter(pool=pool)
+        .order_by("-created", "-pk")
+        .values_list("qrel_set__name", flat=True)
+        .first()
+    )
+    base = newest or f"{pool.qrel_set.name}-dream-{pool.name}"
+    series = SUFFIX_RE.match(base)
+    if newest and series and series.group(1) in taken:
+        base = series.group(1)
+    base = re.sub(r"[^-a-zA-Z0-9_.]+", "-", base).strip("-") or "refined"
+    number = 1
+    while True:
+        suffix = f"-{number}" if number > 1 else ""
+        name = base[: NAME_MAX - len(suffix)] + suffix
+        if name not in taken and name_problem(name) is None:
+            return name
+        number += 1
