@@ -200,18 +200,25 @@ def browser_login(page, base_url: str, path: str, username: str, password: str =
 DEMO_ACCOUNT = re.compile(r"^\s+(\w+)\s+user (demo-\w+)\s+password (\S+)$", re.M)
 
 
+def press_and_wait(page, key: str, previous: str) -> str:
+    """Press ``key`` on the judging page and wait until another pair (or the empty queue)
+    replaced pair ``previous`` and no request is in flight; returns the shown item id."""
+    page.keyboard.press(key)
+    page.wait_for_function(
+        "previous => document.querySelector('#judge-item').dataset.item !== previous"
+        " && document.querySelector('#judge-item').getAttribute('aria-busy') !== 'true'",
+        arg=previous,
+    )
+    return page.get_attribute("#judge-item", "data-item")
+
+
 def judge_everything(page) -> int:
     """Press 1 / 0 in turn until the queue is empty; returns how many pairs were judged."""
     judged = 0
     page.wait_for_selector("#judge-item")
-    while page.get_attribute("#judge-item", "data-item"):
-        shown = page.get_attribute("#judge-item", "data-item")
-        page.keyboard.press("1" if judged % 2 == 0 else "0")
-        page.wait_for_function(
-            "previous => document.querySelector('#judge-item').dataset.item !== previous"
-            " && document.querySelector('#judge-item').getAttribute('aria-busy') !== 'true'",
-            arg=shown,
-        )
+    shown = page.get_attribute("#judge-item", "data-item")
+    while shown:
+        shown = press_and_wait(page, "1" if judged % 2 == 0 else "0", shown)
         judged += 1
     assert page.is_visible("#judge-empty")
     return judged
@@ -225,4 +232,5 @@ __all__ = [
     "browser_login",
     "build_review_job",
     "judge_everything",
+    "press_and_wait",
 ]

@@ -12,21 +12,12 @@ from .annot_fixtures import (  # noqa: F401
     browser_login,
     browser_page_fixture,
     build_review_job,
+    press_and_wait,
 )
 
 
 def _shown(page) -> str:
     return page.get_attribute("#judge-item", "data-item")
-
-
-def _press_and_wait(page, key: str, previous: str) -> str:
-    page.keyboard.press(key)
-    page.wait_for_function(
-        "previous => document.querySelector('#judge-item').dataset.item !== previous"
-        " && document.querySelector('#judge-item').getAttribute('aria-busy') !== 'true'",
-        arg=previous,
-    )
-    return _shown(page)
 
 
 @pytest.mark.slow
@@ -46,10 +37,10 @@ def test_an_annotator_judges_three_pairs_and_undoes_one_with_the_keyboard_only(
 
     items = [_shown(page)]
     for key in ("1", "0", "1"):
-        items.append(_press_and_wait(page, key, items[-1]))
+        items.append(press_and_wait(page, key, items[-1]))
         assert page.inner_text("#judge-saved").startswith("saved ")
     assert page.inner_text("#judge-today") == "3 judged today"
-    back = _press_and_wait(page, "u", items[-1])
+    back = press_and_wait(page, "u", items[-1])
     assert back == items[2]  # the third pair is shown again
     assert "Undone" in page.inner_text("#judge-notice")
     assert page.inner_text("#judge-today") == "2 judged today"
