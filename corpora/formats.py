@@ -6,7 +6,9 @@ the reason for the first thing it cannot read. Formats follow BEIR (Thakur et al
 ``beir.datasets.data_loader``) and trec_eval's qrels layout ``qid iter docid rel``.
 
 Ids are opaque strings: ``#`` inside an id (MS MARCO style) is part of the id, and ids may not
-contain whitespace (as in trec_eval).
+contain whitespace (as in trec_eval). Anything PostgreSQL cannot store is a FormatError here,
+never a database error later: NUL characters and lone surrogates (``"\\ud800"`` escapes) in
+any id, text, metadata or answer, and JSON's non-standard ``NaN``/``Infinity``.
 """
 
 from __future__ import annotations
@@ -113,10 +115,45 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
             raise FormatError(path, number + 1, f"cannot read file ({exc})") from None
 
 
+def _check_storable(text: str, field: str, path: str | Path, line: int) -> str:
+    """Reject what PostgreSQL cannot store: NUL (text and jsonb refuse it) and lone UTF-16
+    surrogates, which JSON's ``\\ud800`` escapes can produce but UTF-8 cannot encode."""
+    if "\x00" in text:
+        raise FormatError(path, line, f"'{field}' contains a NUL character")
+    if not text.isascii():
+        # Encoding is the cheapest full scan in C (faster than a regex over non-ASCII text);
+        # the only character UTF-8 cannot encode is a surrogate.
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise FormatError(
+                path,
+                line,
+                f"'{field}' contains a lone surrogate U+{ord(text[exc.start]):04X} "
+                "(not valid Unicode)",
+            ) from None
+    return text
+
+
+def _check_json(value: object, field: str, path: str | Path, line: int) -> object:
+    """Check every string (keys included) inside decoded JSON with :func:`_check_storable`;
+    ``field`` grows into a path such as ``metadata.author[0]`` so the reason names the spot."""
+    if isinstance(value, str):
+        _check_storable(value, field, path, line)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_storable(key, field, path, line)
+            _check_json(item, f"{field}.{key}", path, line)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_json(item, f"{field}[{index}]", path, line)
+    return value
+
+
 def _check_id(value: object, field: str, path: str | Path, line: int) -> str:
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise FormatError(path, line, f"'{field}' must be a string, got {type(value).__name__}")
-    text = str(value)
+    text = _check_storable(str(value), field, path, line)
     if not text or text != text.strip() or any(ch.isspace() for ch in text):
         raise FormatError(path, line, f"'{field}' {text!r} is empty or contains whitespace")
     if len(text) > ID_MAX_LENGTH:
@@ -127,9 +164,17 @@ def _check_id(value: object, field: str, path: str | Path, line: int) -> str:
 def _check_text(value: object, field: str, path: str | Path, line: int) -> str:
     if not isinstance(value, str):
         raise FormatError(path, line, f"'{field}' must be a string, got {type(value).__name__}")
-    if "\x00" in value:
-        raise FormatError(path, line, f"'{field}' contains a NUL character")
-    return value
+    return _check_storable(value, field, path, line)
+
+
+def _reject_constant(name: str) -> None:
+    # Python's json accepts NaN and Infinity, which are not JSON and which PostgreSQL's jsonb
+    # refuses, so they must fail while parsing rather than as a DataError at insert time.
+    raise ValueError(f"{name} is not a JSON value")
+
+
+# One decoder for every line: json.loads(..., parse_constant=...) would build a new one a line.
+_JSON_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def _iter_json_objects(path: str | Path) -> Iterator[tuple[int, dict]]:
@@ -138,11 +183,13 @@ def _iter_json_objects(path: str | Path) -> Iterator[tuple[int, dict]]:
         if not text.strip():
             continue
         try:
-            obj = json.loads(text)
+            obj = _JSON_DECODER.decode(text)
         except json.JSONDecodeError as exc:
             raise FormatError(
                 path, number, f"invalid JSON ({exc.msg} at column {exc.colno})"
             ) from None
+        except ValueError as exc:  # NaN/Infinity, or an integer beyond Python's digit limit
+            raise FormatError(path, number, f"invalid JSON ({exc})") from None
         if not isinstance(obj, dict):
             raise FormatError(path, number, "expected a JSON object")
         seen_any = True
@@ -155,7 +202,8 @@ def parse_corpus(path: str | Path) -> Iterator[DocRecord]:
     """Stream a BEIR ``corpus.jsonl[.gz]``: one ``{"_id", "title"?, "text"}`` object a line.
 
     A missing or null ``title`` is read as ``""``; ``text`` must be a string (may be empty).
-    Raises :class:`FormatError` on invalid JSON, a missing ``_id`` or ``text``, or an empty file.
+    Raises :class:`FormatError` on invalid JSON, a missing ``_id`` or ``text``, an empty file,
+    or a NUL or lone surrogate in ``_id``, ``title`` or ``text``.
     """
     for number, obj in _iter_json_objects(path):
         if "_id" not in obj:
@@ -174,7 +222,9 @@ def parse_corpus(path: str | Path) -> Iterator[DocRecord]:
 def parse_queries(path: str | Path) -> Iterator[QueryRecord]:
     """Stream a BEIR ``queries.jsonl[.gz]``: ``{"_id", "text", "metadata"?}`` a line.
 
-    Raises :class:`FormatError` on invalid JSON, a missing ``_id`` or ``text``, or an empty file.
+    Raises :class:`FormatError` on invalid JSON, a missing ``_id`` or ``text``, an empty file,
+    a ``metadata`` that is not an object, or a NUL or lone surrogate anywhere in the record
+    (the reason names the spot, e.g. ``'metadata.author[0]'``).
     """
     for number, obj in _iter_json_objects(path):
         if "_id" not in obj:
@@ -188,7 +238,7 @@ def parse_queries(path: str | Path) -> Iterator[QueryRecord]:
             line=number,
             query_id=_check_id(obj["_id"], "_id", path, number),
             text=_check_text(obj["text"], "text", path, number),
-            metadata=metadata,
+            metadata=_check_json(metadata, "metadata", path, number),
         )
 
 
@@ -216,19 +266,34 @@ def parse_grade(token: str, path: str | Path, line: int) -> int:
     return value
 
 
-def _is_number(token: str) -> bool:
-    try:
-        float(token)
-    except ValueError:
-        return False
-    return True
+# Column names a BEIR qrels header may use, compared case-insensitively with "-" and "_"
+# removed: BEIR writes ``query-id corpus-id score``; other tools write ``query_id``, ``qid``,
+# ``docid``, ``doc-id``, ``relevance``, ``label`` and the like.
+QRELS_HEADER_NAMES = (
+    frozenset({"queryid", "qid", "query", "topicid", "topic"}),
+    frozenset({"corpusid", "docid", "doc", "documentid", "document", "passageid", "pid"}),
+    frozenset({"score", "relevance", "rel", "label", "grade", "judgment", "judgement"}),
+)
+
+
+def is_qrels_header(fields: list[str]) -> bool:
+    """True when ``fields`` are three known column names (see ``QRELS_HEADER_NAMES``).
+
+    Only names count: a first line such as ``q1 d1 high`` is a data row with a bad grade, and
+    is reported as one instead of being skipped.
+    """
+    return len(fields) == 3 and all(
+        field.lower().replace("-", "").replace("_", "") in names
+        for field, names in zip(fields, QRELS_HEADER_NAMES, strict=True)
+    )
 
 
 def parse_beir_qrels(path: str | Path) -> Iterator[QrelRecord]:
     """Stream a BEIR ``qrels/<split>.tsv``: ``query-id corpus-id score`` a line.
 
-    The header is optional and recognised by content (a first line whose score field is not a
-    number), so a headerless file loses no row. Fields may be separated by tabs or spaces.
+    The header is optional and recognised by content: a first line made of known column names
+    (:func:`is_qrels_header`), so a headerless file loses no row and a first data row with a
+    bad grade is an error, not a header. Fields may be separated by tabs or spaces.
     Raises :class:`FormatError` for a wrong field count, a bad grade or an empty file.
     """
     first = True
@@ -239,7 +304,7 @@ def parse_beir_qrels(path: str | Path) -> Iterator[QrelRecord]:
             continue
         if first:
             first = False
-            if len(fields) == 3 and not _is_number(fields[2]):
+            if is_qrels_header(fields):
                 continue
         if len(fields) != 3:
             raise FormatError(
@@ -285,7 +350,8 @@ def parse_trec_qrels(path: str | Path) -> Iterator[QrelRecord]:
 def parse_answers(path: str | Path) -> Iterator[AnswerRecord]:
     """Stream reference answers: ``{"query_id": str, "answers": [str, ...]}`` a line.
 
-    Raises :class:`FormatError` for invalid JSON, a missing field, or non-string answers.
+    Raises :class:`FormatError` for invalid JSON, a missing field, non-string answers, an
+    empty file, or a NUL or lone surrogate in the id or an answer.
     """
     for number, obj in _iter_json_objects(path):
         if "query_id" not in obj or "answers" not in obj:
@@ -296,7 +362,7 @@ def parse_answers(path: str | Path) -> Iterator[AnswerRecord]:
         yield AnswerRecord(
             line=number,
             query_id=_check_id(obj["query_id"], "query_id", path, number),
-            answers=answers,
+            answers=_check_json(answers, "answers", path, number),
         )
 
 

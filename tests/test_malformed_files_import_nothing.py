@@ -1,5 +1,9 @@
 """Empty files, truncated last lines and invalid JSON give a clear error and import nothing."""
 
+import gzip
+import json
+import zlib
+
 import pytest
 
 from corpora.formats import FormatError
@@ -75,4 +79,27 @@ def test_importing_the_same_dataset_twice_is_refused(tiny_beir, table_counts):
     with pytest.raises(FormatError) as err:
         dataset_import_beir(path=folder, name="tiny")
     assert str(err.value) == f"{folder}: dataset 'tiny' already exists"
+    assert table_counts() == before
+
+
+@pytest.mark.django_db
+def test_a_truncated_gzip_corpus_names_the_cut_line_and_imports_nothing(tiny_beir, table_counts):
+    folder = tiny_beir()
+    (folder / "corpus.jsonl").unlink()
+    path = folder / "corpus.jsonl.gz"
+    first_two = "".join(json.dumps({"_id": f"d{i}", "text": "solar " * 40}) + "\n" for i in (1, 2))
+    with gzip.open(path, "wb") as gz:
+        gz.write(first_two.encode())
+        # A full flush ends the deflate block: lines 1-2 decode in full, the cut falls in line 3.
+        gz.flush(zlib.Z_FULL_FLUSH)
+        cut = path.stat().st_size + 5
+        gz.write(json.dumps({"_id": "d3", "text": "wind " * 40}).encode() + b"\n")
+    path.write_bytes(path.read_bytes()[:cut])
+    before = table_counts()
+    with pytest.raises(FormatError) as err:
+        dataset_import_beir(path=folder, name="cut")
+    assert str(err.value) == (
+        f"{path}:3: cannot read file "
+        "(Compressed file ended before the end-of-stream marker was reached)"
+    )
     assert table_counts() == before

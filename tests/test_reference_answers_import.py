@@ -4,7 +4,7 @@ import pytest
 from django.core.management import call_command
 
 from corpora.formats import FormatError
-from corpora.models import Query
+from corpora.models import ImportRecord, Query
 from corpora.services import answers_import, dataset_import_beir
 
 
@@ -22,10 +22,11 @@ def test_answers_are_stored_as_lists_on_their_queries(tiny_beir, tmp_path, capsy
 
 
 @pytest.mark.django_db
-def test_answers_for_an_unknown_query_change_nothing(tiny_beir, tmp_path):
+def test_answers_for_an_unknown_query_change_nothing(tiny_beir, tmp_path, table_counts):
     dataset = dataset_import_beir(path=tiny_beir(), name="tiny")
     path = tmp_path / "answers.jsonl"
     path.write_text('{"query_id": "q1", "answers": ["a"]}\n{"query_id": "q7", "answers": ["b"]}\n')
+    before = table_counts()
     with pytest.raises(FormatError) as err:
         answers_import(dataset=dataset, path=path)
     assert (
@@ -33,6 +34,12 @@ def test_answers_for_an_unknown_query_change_nothing(tiny_beir, tmp_path):
         == f"{path}:2: 1 unknown query id(s) in dataset 'tiny'\n  unknown query id 'q7'"
     )
     assert Query.objects.get(query_id="q1").answers == []
+    assert table_counts() == before
+    assert not ImportRecord.objects.filter(kind="answers").exists()
+    assert list(Query.objects.order_by("query_id").values_list("query_id", "answers")) == [
+        ("q1", []),
+        ("q2", []),
+    ]
 
 
 @pytest.mark.django_db

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from django.core.management.base import CommandError
 
 from corpora.models import Dataset
@@ -34,5 +32,12 @@ def format_summary(summary: dict) -> str:
     return "\n".join(lines)
 
 
-def dump_json(summary: dict) -> str:
-    return json.dumps(summary, indent=2, sort_keys=True)
+def format_answers_summary(count: int, summary: dict) -> str:
+    """Lines for ``import_answers``: queries this file set, then the dataset's totals from
+    :func:`corpora.services.answers_summary`."""
+    return (
+        f"answers set for {count:,} queries; {summary['with_answers']:,} of "
+        f"{summary['queries']:,} queries in {summary['dataset']} have reference answers\n"
+        f"  {summary['answers']:,} answers in all, {summary['answers_per_query']} per query "
+        f"with answers; {summary['without_answers']:,} queries without answers"
+    )

@@ -1,9 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from corpora.formats import FormatError
-from corpora.services import answers_import
+from corpora.services import answers_import, answers_summary
 
-from ._common import load_dataset
+from ._common import format_answers_summary, load_dataset
 
 
 class Command(BaseCommand):
@@ -19,9 +19,4 @@ class Command(BaseCommand):
             count = answers_import(dataset=dataset, path=opts["file"])
         except FormatError as exc:
             raise CommandError(f"import failed, nothing imported: {exc}") from None
-        total = dataset.queries.count()
-        with_answers = dataset.queries.exclude(answers=[]).count()
-        self.stdout.write(
-            f"answers set for {count:,} queries; {with_answers:,} of {total:,} queries in "
-            f"{dataset.slug} have reference answers"
-        )
+        self.stdout.write(format_answers_summary(count, answers_summary(dataset=dataset)))
