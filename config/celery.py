@@ -47,6 +47,16 @@ def check_visibility_timeout(conf) -> None:
             f"longer than the task time limit ({limit} s, CELERY_TASK_TIME_LIMIT), or a task "
             "still running is delivered to a second worker"
         )
+    # The retrieval task has its own, possibly longer, limit (corpora.tasks.retrieve_task).
+    from django.conf import settings
+
+    retrieve = getattr(settings, "DREAM_RETRIEVE_TIME_LIMIT", 0)
+    if retrieve and timeout <= retrieve:
+        raise ImproperlyConfigured(
+            f"the broker's visibility timeout ({timeout} s, CELERY_VISIBILITY_TIMEOUT) must be "
+            f"longer than the retrieval task's time limit ({retrieve} s, "
+            "DREAM_RETRIEVE_TIME_LIMIT), or a retrieval still running is delivered again"
+        )
 
 
 class StartupChecks(bootsteps.Step):

@@ -31,6 +31,9 @@ _DEV_SECRET = "dev-only-insecure-key-do-not-use-in-production"
 SECRET_KEY = os.environ.get("SECRET_KEY", _DEV_SECRET)
 if not DEBUG and SECRET_KEY == _DEV_SECRET:
     raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
+# The development key is public (it is in this file): nothing encrypted with it is protected,
+# so the job form refuses to store a typed API key under it (debates.forms.JobLaunchForm).
+SECRET_KEY_IS_DEVELOPMENT = SECRET_KEY == _DEV_SECRET
 ALLOWED_HOSTS = [
     h.strip()
     for h in os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",")
@@ -125,6 +128,16 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = int(os.environ.get("CELERY_TASK_TIME_LIMIT", "1800"))
+# Retrieval tasks (corpora.tasks.retrieve_task) work in time slices: at the soft limit the
+# task stops, keeps the document vectors it stored and queues itself again to go on
+# (corpora.services.run_suspend); the hard limit kills a task that ignores it. Like any task
+# limit it must stay below CELERY_VISIBILITY_TIMEOUT.
+DREAM_RETRIEVE_TIME_LIMIT = int(
+    os.environ.get("DREAM_RETRIEVE_TIME_LIMIT", str(CELERY_TASK_TIME_LIMIT))
+)
+DREAM_RETRIEVE_SOFT_TIME_LIMIT = DREAM_RETRIEVE_TIME_LIMIT - min(
+    60, DREAM_RETRIEVE_TIME_LIMIT // 10
+)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     # Must exceed the task time limit, or Redis redelivers a task that is still running.
     "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600")),
@@ -139,6 +152,11 @@ CELERY_BEAT_SCHEDULE = {
     "sync-review-items": {
         "task": "assess.sync_review_items",
         "schedule": float(os.environ.get("DREAM_REVIEW_SYNC_EVERY_SECONDS", "60")),
+    },
+    # A retrieval run whose worker died holds no advisory lock any more: mark it failed.
+    "fail-stale-runs": {
+        "task": "corpora.fail_stale_runs",
+        "schedule": float(os.environ.get("DREAM_REQUEUE_EVERY_SECONDS", "60")),
     },
 }
 # Debate jobs: a running debate's lease (renewed before every LLM call), the calls per LLM

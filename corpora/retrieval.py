@@ -219,17 +219,25 @@ def load_encoder(device: str = "cpu") -> SentenceTransformer:
     return SentenceTransformer(str(model_path()), device=device)
 
 
+ChunkCallback = Callable[[list[int], np.ndarray], None]
+"""Called by :func:`encode` after each chunk: the chunk's positions in ``texts`` and their
+vectors (float32, shape ``(len(positions), dim)``)."""
+
+
 def encode(
     model: SentenceTransformer,
     texts: Sequence[str],
     *,
     batch_size: int = DENSE_BATCH_SIZE,
     progress: Callable[[Iterable], Iterable] | None = None,
+    on_chunk: ChunkCallback | None = None,
 ) -> np.ndarray:
     """L2-normalised embeddings of ``texts`` (float32, shape ``(len(texts), dim)``), in order.
 
     Texts are encoded longest first in chunks of :data:`ENCODE_CHUNK` (fewer padding tokens
     per batch, as ``SentenceTransformer.encode`` does within one call) and put back in order.
+    ``on_chunk`` receives each chunk as soon as it is encoded (to store it: an exception or a
+    kill later loses only the chunks not yet handed over).
     """
     # sentence-transformers renamed this method in 5.x; accept both spellings.
     dimension = getattr(model, "get_embedding_dimension", None)
@@ -245,6 +253,8 @@ def encode(
             convert_to_numpy=True,
             show_progress_bar=False,
         ).astype(np.float32, copy=False)
+        if on_chunk is not None:
+            on_chunk(chunk, out[chunk])
     return out
 
 
@@ -264,14 +274,22 @@ def encode_cached(
     cache_dir: Path | None,
     model_name: str = DENSE_MODEL_NAME,
     progress: Callable[[Iterable], Iterable] | None = None,
+    on_chunk: ChunkCallback | None = None,
 ) -> np.ndarray:
-    """:func:`encode`, reusing ``cache_dir/<content hash>.npy`` when present (tests, benches)."""
+    """:func:`encode`, reusing ``cache_dir/<content hash>.npy`` when present (tests, benches).
+
+    The cache file holds all of ``texts``; it is written once every chunk is encoded. On a
+    cache hit ``on_chunk`` receives all texts as one chunk.
+    """
     if cache_dir is None:
-        return encode(model, texts, progress=progress)
+        return encode(model, texts, progress=progress, on_chunk=on_chunk)
     path = Path(cache_dir) / f"{embeddings_cache_key(model_name, texts)}.npy"
     if path.is_file():
-        return np.load(path)
-    vectors = encode(model, texts, progress=progress)
+        vectors = np.load(path)
+        if on_chunk is not None:
+            on_chunk(list(range(len(texts))), vectors)
+        return vectors
+    vectors = encode(model, texts, progress=progress, on_chunk=on_chunk)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp.npy")
     np.save(tmp, vectors)

@@ -31,14 +31,37 @@ class RunRecord:
     tag: str
 
 
+# trec_eval keeps run scores in a C ``float``: a double at or beyond this magnitude rounds to
+# infinity there (2**128 - 2**103 is halfway between the largest float32, about 3.4028235e38,
+# and 2**128, and ties round to even, i.e. up).
+FLOAT32_OVERFLOW = 2.0**128 - 2.0**103
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+_FLOAT32_RANGE = "(|score| <= 3.4028235e+38)"  # FLOAT32_MAX as float32 prints it
+
+
+def fits_float32(value: float) -> bool:
+    """Whether ``value`` is finite as a 32-bit float (|value| rounds to at most
+    :data:`FLOAT32_MAX`, about 3.4028235e38), the type trec_eval stores run scores in."""
+    return abs(value) < FLOAT32_OVERFLOW
+
+
 def parse_score(token: str, path: str, line: int) -> float:
-    """A run score: any finite decimal or scientific number. Raises :class:`FormatError`."""
+    """A run score: a decimal or scientific number that fits a 32-bit float (|score| up to
+    about 3.4028235e38), as trec_eval and ir_measures read it and :func:`strictly_decreasing`
+    exports it. Raises :class:`FormatError` naming file and line otherwise."""
     try:
         value = float(token)
     except ValueError:
         raise FormatError(path, line, f"score {token!r} is not a number") from None
     if not math.isfinite(value):
         raise FormatError(path, line, f"score {token!r} is not a finite number")
+    if not fits_float32(value):
+        raise FormatError(
+            path,
+            line,
+            f"score {token!r} is outside the 32-bit float range trec_eval stores scores in "
+            + _FLOAT32_RANGE,
+        )
     return value
 
 
@@ -125,15 +148,25 @@ def strictly_decreasing(scores: Sequence[float]) -> list[float]:
     is already below its predecessor's is kept exactly; any other becomes the next float32
     below the previous exported score. Both the float64 and the float32 readings of the
     result strictly decrease. ``[3.0, 2.0, 2.0, 1.0]`` → ``[3.0, 2.0, 1.9999998807907104, 1.0]``.
-    Raises ValueError for a score beyond float32's range (about ±3.4e38).
+    Raises ValueError for a score beyond float32's range (about ±3.4e38, see
+    :func:`fits_float32`), or tied scores at the bottom of that range that cannot be lowered
+    further without reaching minus infinity.
     """
     out: list[float] = []
     previous32: float | None = None
     for score in scores:
+        if not math.isfinite(score) or not fits_float32(score):
+            raise ValueError(
+                f"score {score!r} is outside the 32-bit float range trec_eval stores scores in "
+                + _FLOAT32_RANGE
+            )
         score32 = _float32(score)
-        if math.isinf(score32):
-            raise ValueError(f"score {score!r} is outside the 32-bit range trec_eval reads")
         if previous32 is not None and score32 >= previous32:
+            if previous32 <= -FLOAT32_MAX:
+                raise ValueError(
+                    f"score {score!r} ties with the lowest 32-bit float {previous32!r}: it cannot "
+                    "be lowered to keep the exported scores strictly decreasing"
+                )
             score = score32 = float(np.nextafter(np.float32(previous32), np.float32(-np.inf)))
         out.append(float(score))
         previous32 = score32
@@ -159,11 +192,28 @@ def write_trec_run(rows: Iterable[tuple[str, str, int, float]], out: IO[str], ta
         raise ValueError(f"run tag {tag!r} is empty or contains whitespace")
     count = 0
     for query_id, group in _by_query(rows):
-        scores = strictly_decreasing([score for _, _, score in group])
+        scores = _exported_scores(query_id, group)
         for rank, ((doc_id, _, _), score) in enumerate(zip(group, scores, strict=True), start=1):
             out.write(format_trec_run_line(query_id, doc_id, rank, score, tag))
             count += 1
     return count
+
+
+def check_trec_run(rows: Iterable[tuple[str, str, int, float]]) -> int:
+    """Check that :func:`write_trec_run` can write these rows, writing nothing; return the
+    number of lines it would write. Raises ValueError naming the query whose scores cannot be
+    written (see :func:`strictly_decreasing`)."""
+    count = 0
+    for query_id, group in _by_query(rows):
+        count += len(_exported_scores(query_id, group))
+    return count
+
+
+def _exported_scores(query_id: str, group: list[tuple[str, int, float]]) -> list[float]:
+    try:
+        return strictly_decreasing([score for _, _, score in group])
+    except ValueError as exc:
+        raise ValueError(f"query {query_id!r}: {exc}") from None
 
 
 def _by_query(

@@ -10,13 +10,15 @@ import re
 import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 import numpy as np
-from django.db import connection, transaction
-from django.db.models import Count, Q
+from django.db import DatabaseError, connection, transaction
+from django.db.models import Count, F, Func, IntegerField, Q, Sum
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.text import slugify
 from tqdm import tqdm
@@ -418,10 +420,48 @@ def answers_import(*, dataset: Dataset, path: str | Path) -> int:
             dataset=dataset,
             kind=ImportRecord.Kind.ANSWERS,
             path=str(path),
-            summary={"queries_with_answers": len(queries)},
+            summary={
+                "queries_with_answers": len(queries),
+                "answers": sum(len(r.answers) for r in records.values()),
+            },
             seconds=time.monotonic() - started,
         )
     return len(queries)
+
+
+class _JsonArrayLength(Func):
+    """Length of a JSON array column: ``json_array_length`` (SQLite), ``jsonb_array_length``
+    (PostgreSQL)."""
+
+    function = "json_array_length"
+    output_field = IntegerField()
+
+    def as_postgresql(self, compiler, connection, **extra):
+        return super().as_sql(compiler, connection, function="jsonb_array_length", **extra)
+
+
+def answers_summary(*, dataset: Dataset) -> dict:
+    """Reference-answer counts for a dataset, from the database (one aggregate query).
+
+    Returns ``{"dataset": slug, "queries": int, "with_answers": int, "without_answers": int,
+    "answers": int, "answers_per_query": float}``: queries in the dataset, those with a
+    non-empty answer list and those without, answers over all queries, and answers per query
+    with answers (rounded to 2 places, 0.0 when none has any).
+    """
+    stats = dataset.queries.aggregate(
+        queries=Count("pk"),
+        with_answers=Count("pk", filter=~Q(answers=[])),
+        answers=Coalesce(Sum(_JsonArrayLength("answers")), 0),
+    )
+    with_answers = stats["with_answers"]
+    return {
+        "dataset": dataset.slug,
+        "queries": stats["queries"],
+        "with_answers": with_answers,
+        "without_answers": stats["queries"] - with_answers,
+        "answers": stats["answers"],
+        "answers_per_query": round(stats["answers"] / with_answers, 2) if with_answers else 0.0,
+    }
 
 
 def qrels_rows(*, qrel_set: QrelSet) -> Iterator[tuple[str, str, int]]:
@@ -470,6 +510,10 @@ class RunError(ValueError):
     """A run action that is refused (name taken, unknown qrel set, run still in use...)."""
 
 
+class RunBusy(RunError):
+    """The run is being executed right now by another worker or process."""
+
+
 class PoolError(ValueError):
     """A pool build that is refused (runs of another dataset, unfinished runs, a pool of that
     name built with other settings...)."""
@@ -480,6 +524,62 @@ def _progress_bar(enabled: bool, *, desc: str, unit: str):
     if not enabled:
         return None
     return lambda iterable: _progress(iterable, desc=desc, enabled=True, unit=unit)
+
+
+# The PostgreSQL advisory lock held while a run executes has the key
+# (_RUN_LOCK_CLASS << 32) | run id; the class is "RUN" in ASCII, so it names runs only.
+_RUN_LOCK_CLASS = 0x52554E
+# How long a new execution waits for the lock before reporting the run busy: long enough to
+# outlast run_fail_stale's momentary check, far shorter than any real execution.
+RUN_CLAIM_WAIT_SECONDS = 2.0
+RUN_WORKER_LOST = (
+    "worker lost: the task or command executing this run stopped without finishing "
+    "(killed, out of memory, past its hard time limit, or interrupted); retrieve it again "
+    "to resume (stored document vectors are kept)"
+)
+
+
+@contextmanager
+def _run_claim(run_id: int, *, wait: float = 0.0) -> Iterator[bool]:
+    """Hold the execution lock of run ``run_id`` for the block; yield whether it was free
+    (retrying for up to ``wait`` seconds).
+
+    On PostgreSQL this is a session-level advisory lock. It is released when the block ends
+    and, as it belongs to the database connection, also when the process holding it dies
+    (hard time limit, killed worker, Ctrl-C), with no expiry to wait for: it is the lease of
+    debates.services, kept by the database instead of a timestamp. So a run whose status is
+    ``running`` but whose lock is free has no live execution (:func:`run_fail_stale`), and a
+    second execution of a run being executed is refused (:class:`RunBusy`). Other databases
+    (SQLite: one process, tasks in-process) cannot tell, and always yield True.
+    """
+    if connection.vendor != "postgresql":
+        yield True
+        return
+    key = (_RUN_LOCK_CLASS << 32) | (run_id & 0xFFFFFFFF)
+    deadline = time.monotonic() + wait
+    while True:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_try_advisory_lock(%s::bigint)", [key])
+            claimed = bool(cursor.fetchone()[0])
+        if claimed or time.monotonic() >= deadline:
+            break
+        time.sleep(0.1)
+    try:
+        yield claimed
+    finally:
+        if claimed:
+            try:
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT pg_advisory_unlock(%s::bigint)", [key])
+            except DatabaseError:
+                # Inside a transaction the block's own error aborted, the unlock cannot run;
+                # closing the session frees the lock (and the block's error is the one raised).
+                connection.close()
+
+
+def _error_text(exc: BaseException) -> str:
+    message = str(exc)
+    return f"{type(exc).__name__}: {message}"[:2000] if message else type(exc).__name__
 
 
 def _check_run_name(name: str) -> str:
@@ -543,8 +643,13 @@ def run_create(
     ``retriever`` is ``"bm25"`` or ``"dense"``; ``k`` the documents kept per query;
     ``queries`` a qrel set name or ``"all"`` (see :func:`run_queries`); ``name`` defaults to
     the retriever. ``backend`` (BM25 only) is ``"rank_bm25"`` or ``"bm25s"``; by default
-    bm25s from :data:`BM25S_MIN_DOCUMENTS` documents on. An existing run of that name is
-    refused unless ``replace``; a run that a pool uses as provenance is never replaced.
+    bm25s from :data:`BM25S_MIN_DOCUMENTS` documents on.
+
+    An existing run of that name that is not done (pending, failed, or running after its
+    task died) and has exactly these settings is returned as it is, so asking for the same run
+    again resumes it (:func:`run_retrieve` reuses the document vectors already stored). Any
+    other existing run of that name is refused unless ``replace``; a run that a pool uses as
+    provenance, or one being executed right now (:class:`RunBusy`), is never replaced.
     Raises :class:`RunError`.
     """
     if retriever not in RETRIEVERS:
@@ -585,6 +690,20 @@ def run_create(
         run_queries(dataset=dataset, queries=queries)  # refuses an unknown qrel set early
         existing = Run.objects.select_for_update().filter(dataset=dataset, name=name).first()
         if existing is not None:
+            resumable = (
+                existing.status != Run.Status.DONE
+                and existing.source == Run.Source.BUILTIN
+                and existing.parameters == parameters
+            )
+            if resumable and not replace:
+                if existing.status == Run.Status.RUNNING:
+                    with _run_claim(existing.pk) as free:
+                        if not free:
+                            raise RunBusy(
+                                f"run {name!r} is being executed right now; wait for it to "
+                                "finish (its status shows on the dataset page)"
+                            )
+                return existing
             if not replace:
                 raise RunError(
                     f"run {name!r} already exists in {dataset.slug!r} (status {existing.status});"
@@ -596,7 +715,13 @@ def run_create(
                     f"run {name!r} is pooled in {', '.join(pools) or 'a pool'}: its ranks are "
                     "that pool's provenance, so it cannot be replaced; use another --name"
                 )
-            existing.delete()
+            with _run_claim(existing.pk) as free:
+                if not free:
+                    raise RunBusy(
+                        f"run {name!r} is being executed right now, so it cannot be replaced; "
+                        "wait for it to finish or use another --name"
+                    )
+                existing.delete()
         return Run.objects.create(
             dataset=dataset,
             name=name,
@@ -651,8 +776,13 @@ def embeddings_ensure(
 
     Returns float32 ``(len(documents), 384)``, L2-normalised, in the order given. Vectors are
     stored per (document, model) in DocumentEmbedding and reused: only documents without one
-    are encoded. ``cache_dir`` adds an on-disk cache keyed by the texts' content hash (tests
-    and benchmarks, whose databases are recreated).
+    are encoded, longest text first, in chunks of :data:`corpora.retrieval.ENCODE_CHUNK`
+    documents, and each chunk is committed as soon as it is encoded. So an interrupted call
+    (an exception, a task's time limit, a killed worker) keeps every chunk stored before it,
+    at most one chunk of work is lost (about a minute on 2 CPU cores), and the next call
+    encodes only the rest. ``cache_dir`` adds an on-disk cache of all the missing documents'
+    vectors keyed by their texts' content hash (tests and benchmarks, whose databases are
+    recreated), written once every chunk is encoded.
     """
     if documents is None:
         documents = _run_documents(dataset)
@@ -663,16 +793,20 @@ def embeddings_ensure(
     )
     missing = [d for d in documents if d[0] not in stored]
     if missing:
-        model = retrieval.load_encoder()
-        vectors = retrieval.encode_cached(
-            model,
+
+        def store(positions: list[int], vectors: np.ndarray) -> None:
+            chunk = [missing[i] for i in positions]
+            blobs = _embeddings_store(dataset, chunk, vectors, model_name)
+            stored.update({d[0]: blob for d, blob in zip(chunk, blobs, strict=True)})
+
+        retrieval.encode_cached(
+            retrieval.load_encoder(),
             [d[2] for d in missing],
             cache_dir=cache_dir,
             model_name=model_name,
             progress=_progress_bar(progress, desc="encoding", unit=" chunks"),
+            on_chunk=store,
         )
-        blobs = _embeddings_store(dataset, missing, vectors, model_name)
-        stored.update({d[0]: blob for d, blob in zip(missing, blobs, strict=True)})
     if not documents:
         return np.zeros((0, 0), dtype=np.float32)
     first = bytes(stored[documents[0][0]])
@@ -731,15 +865,40 @@ def embeddings_seed_write(
 def run_retrieve(*, run: Run, progress: bool = False, cache_dir: Path | None = None) -> Run:
     """Execute a built-in run: rank the run's queries and store its top k entries.
 
-    Idempotent: a run already ``done`` is returned as it is. Status goes pending → running →
-    done (entries written in one transaction) or failed (``error`` set, exception re-raised).
-    ``cache_dir`` is passed to :func:`embeddings_ensure` for dense runs.
+    Idempotent and resumable. A run already ``done`` is returned as it is. Otherwise the
+    execution holds the run's lock (:func:`_run_claim`) from start to end, so a second
+    delivery of the task, or a second command, raises :class:`RunBusy` instead of computing
+    the run twice. Status goes pending (or failed, or running with no live execution: its
+    task died) → running → done (entries written in one transaction), or failed with
+    ``error`` = the exception's type and message, re-raised (also for KeyboardInterrupt and
+    Celery's SoftTimeLimitExceeded). Document vectors are committed as they are encoded
+    (:func:`embeddings_ensure`), so running a failed or interrupted dense run again encodes
+    only the documents that have none yet. ``seconds`` adds up the wall time of every
+    execution. ``cache_dir`` is passed to :func:`embeddings_ensure` for dense runs.
+    Raises :class:`RunError` for an imported run, :class:`RunBusy`, ``Run.DoesNotExist`` for
+    a run deleted meanwhile.
     """
     run = Run.objects.select_related("dataset").get(pk=run.pk)
     if run.status == Run.Status.DONE:
         return run
     if run.source != Run.Source.BUILTIN:
         raise RunError(f"run {run.name!r} was imported; there is nothing to retrieve")
+    with _run_claim(run.pk, wait=RUN_CLAIM_WAIT_SECONDS) as claimed:
+        if not claimed:
+            raise RunBusy(
+                f"run {run.name!r} is being executed by another worker or process; wait for "
+                "it to finish (its status shows on the dataset page)"
+            )
+        # Read again under the lock: another execution may have finished (or the run been
+        # deleted) while this one waited.
+        run = Run.objects.select_related("dataset").get(pk=run.pk)
+        if run.status == Run.Status.DONE:
+            return run
+        return _run_execute(run, progress=progress, cache_dir=cache_dir)
+
+
+def _run_execute(run: Run, *, progress: bool, cache_dir: Path | None) -> Run:
+    """The body of :func:`run_retrieve`, called with the run's lock held."""
     Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING, error="")
     started = time.monotonic()
     params = run.parameters
@@ -769,27 +928,93 @@ def run_retrieve(*, run: Run, progress: bool = False, cache_dir: Path | None = N
             rankings = retrieval.cosine_search(
                 query_vectors, doc_vectors, doc_ids=doc_ids, k=params["k"]
             )
-    except Exception as exc:
-        Run.objects.filter(pk=run.pk).update(status=Run.Status.FAILED, error=str(exc)[:2000])
-        raise
-    with transaction.atomic():
-        locked = Run.objects.select_for_update().get(pk=run.pk)
-        if locked.status == Run.Status.DONE:
-            return locked
-        RunEntry.objects.filter(run=locked).delete()
-        _copy_rows(
-            "corpora_runentry",
-            ["run_id", "query_id", "document_id", "rank", "score"],
-            (
-                (locked.pk, query[0], documents[index][0], rank, score)
-                for query, ranking in zip(queries, rankings, strict=True)
-                for rank, (index, score) in enumerate(ranking, start=1)
-            ),
+        with transaction.atomic():
+            locked = Run.objects.select_for_update().get(pk=run.pk)
+            if locked.status == Run.Status.DONE:  # SQLite has no run lock: another finished
+                return locked
+            RunEntry.objects.filter(run=locked).delete()
+            _copy_rows(
+                "corpora_runentry",
+                ["run_id", "query_id", "document_id", "rank", "score"],
+                (
+                    (locked.pk, query[0], documents[index][0], rank, score)
+                    for query, ranking in zip(queries, rankings, strict=True)
+                    for rank, (index, score) in enumerate(ranking, start=1)
+                ),
+            )
+            locked.status = Run.Status.DONE
+            locked.seconds += time.monotonic() - started
+            locked.save(update_fields=["status", "seconds"])
+    except BaseException as exc:
+        # BaseException: an interrupted command (KeyboardInterrupt) or a task stopped at its
+        # soft time limit must not leave the run "running" with nobody executing it.
+        Run.objects.filter(pk=run.pk).update(
+            status=Run.Status.FAILED,
+            error=_error_text(exc),
+            seconds=F("seconds") + (time.monotonic() - started),
         )
-        locked.status = Run.Status.DONE
-        locked.seconds = time.monotonic() - started
-        locked.save(update_fields=["status", "seconds"])
+        raise
     return locked
+
+
+def run_vectors_stored(*, run: Run) -> int:
+    """How many documents of the run's dataset have a stored vector of the run's dense model
+    (0 for a run without one, e.g. BM25): the progress a dense run keeps across executions."""
+    model_name = (run.parameters or {}).get("model")
+    if not model_name:
+        return 0
+    return DocumentEmbedding.objects.filter(
+        dataset_id=run.dataset_id, model_name=model_name
+    ).count()
+
+
+def run_suspend(*, run: Run, vectors_before: int, seconds: float) -> bool:
+    """Decide what happens to ``run`` after its task reached its soft time limit of
+    ``seconds`` (:func:`run_retrieve` has marked it failed).
+
+    If this task stored document vectors beyond ``vectors_before`` (see
+    :func:`run_vectors_stored`), the run goes back to pending and True is returned: the caller
+    queues it again and the next task goes on from the stored vectors, so a corpus of any
+    size is encoded over several time slices. Otherwise another slice would not get further:
+    the run stays failed with that reason, and False is returned.
+    """
+    if run_vectors_stored(run=run) > vectors_before:
+        Run.objects.filter(pk=run.pk, status=Run.Status.FAILED).update(
+            status=Run.Status.PENDING, error=""
+        )
+        return True
+    Run.objects.filter(pk=run.pk, status=Run.Status.FAILED).update(
+        error=(
+            f"stopped at the task's time limit ({seconds:.0f} s) without storing a new document "
+            "vector, so another task would not get further; raise DREAM_RETRIEVE_TIME_LIMIT "
+            "(below CELERY_VISIBILITY_TIMEOUT) or run `retrieve` without --background"
+        )
+    )
+    return False
+
+
+def run_fail_stale(*, runs: Iterable[Run] | None = None) -> int:
+    """Mark ``failed`` every running built-in run (among ``runs``, default all) that no live
+    execution holds (see :func:`_run_claim`): its task or command died (hard time limit,
+    killed worker, Ctrl-C), and the error says so (:data:`RUN_WORKER_LOST`). Such a run is
+    resumed by retrieving it again (the task, or ``retrieve`` with the same settings).
+    Returns how many were marked. Run periodically (Celery beat,
+    :func:`corpora.tasks.fail_stale_runs`) and before a pool is built from runs; on
+    databases without advisory locks (SQLite) nothing can be told apart and it returns 0.
+    """
+    if connection.vendor != "postgresql":
+        return 0
+    running = Run.objects.filter(status=Run.Status.RUNNING, source=Run.Source.BUILTIN)
+    if runs is not None:
+        running = running.filter(pk__in=[r.pk for r in runs])
+    marked = 0
+    for pk in running.values_list("pk", flat=True):
+        with _run_claim(pk) as free:
+            if free:
+                marked += Run.objects.filter(pk=pk, status=Run.Status.RUNNING).update(
+                    status=Run.Status.FAILED, error=RUN_WORKER_LOST
+                )
+    return marked
 
 
 def run_get(*, dataset: Dataset, name: str) -> Run:
@@ -907,7 +1132,16 @@ def run_rows(*, run: Run) -> Iterator[tuple[str, str, int, float]]:
 
 def run_export(*, run: Run, out: IO[str]) -> int:
     """Write ``run`` as a TREC run file (tag = run name) with strictly decreasing scores per
-    query (see :func:`corpora.runs.strictly_decreasing`); return lines written."""
+    query (see :func:`corpora.runs.strictly_decreasing`); return lines written.
+
+    The scores are checked first (a second streaming pass over the run), so a run that cannot
+    be written, e.g. a score beyond the 32-bit float range stored before imports refused
+    those, raises :class:`RunError` naming the query before anything is written to ``out``.
+    """
+    try:
+        run_files.check_trec_run(run_rows(run=run))
+    except ValueError as exc:
+        raise RunError(f"run {run.name!r} cannot be exported as a TREC run: {exc}") from None
     return run_files.write_trec_run(run_rows(run=run), out, run.name)
 
 
@@ -970,7 +1204,8 @@ def pool_build(
     pool of that name must have the same qrel set, depth and ``include_judged``.
     ``queries`` (benchmark query ids) bounds the pool to that subset of the judged queries,
     e.g. for a quick demo; it is stored on the pool and must match when the pool is extended.
-    Raises :class:`PoolError`.
+    Every run must be done; one left running by a task that died is marked failed first
+    (:func:`run_fail_stale`) and refused with that reason. Raises :class:`PoolError`.
     """
     if depth < 1:
         raise PoolError(f"pool depth must be at least 1, got {depth}")
@@ -981,8 +1216,19 @@ def pool_build(
     for run in runs:
         if run.dataset_id != dataset.pk:
             raise PoolError(f"run {run} is not in dataset {dataset.slug!r}")
-        if run.status != Run.Status.DONE:
-            raise PoolError(f"run {run.name!r} is {run.status}, not done")
+    # A run left "running" by a task that died is refused as failed, with why, not as running.
+    run_fail_stale(runs=runs)
+    current = {
+        pk: (status, error)
+        for pk, status, error in Run.objects.filter(pk__in=[r.pk for r in runs]).values_list(
+            "pk", "status", "error"
+        )
+    }
+    for run in runs:
+        status, error = current.get(run.pk, ("deleted", ""))
+        if status != Run.Status.DONE:
+            reason = f": {error}" if error else ""
+            raise PoolError(f"run {run.name!r} is {status}, not done{reason}")
     name = name or pool_default_name(qrel_set=qrel_set, depth=depth, include_judged=include_judged)
     subset = sorted(set(queries)) if queries else []
     if subset:

@@ -35,6 +35,14 @@ def test_kombus_default_of_one_hour_counts_when_no_timeout_is_set():
         check_visibility_timeout(conf(limit=3600))
 
 
+def test_a_retrieval_time_limit_not_below_the_visibility_timeout_is_refused(settings):
+    settings.DREAM_RETRIEVE_TIME_LIMIT = 3600
+    with pytest.raises(ImproperlyConfigured, match=r"retrieval task's time limit \(3600 s"):
+        check_visibility_timeout(conf(options={"visibility_timeout": 3600}))
+    settings.DREAM_RETRIEVE_TIME_LIMIT = 3599
+    check_visibility_timeout(conf(options={"visibility_timeout": 3600}))
+
+
 def test_a_redis_broker_needs_a_time_limit():
     with pytest.raises(ImproperlyConfigured, match="CELERY_TASK_TIME_LIMIT must be set"):
         check_visibility_timeout(conf(limit=None))

@@ -1,9 +1,12 @@
+import os
 import sys
+import tempfile
+from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
 from corpora.models import Run
-from corpora.services import run_export, run_get
+from corpora.services import RunError, run_export, run_get
 
 from ._common import load_dataset
 
@@ -23,9 +26,31 @@ class Command(BaseCommand):
         except Run.DoesNotExist:
             names = ", ".join(dataset.runs.values_list("name", flat=True)) or "none"
             raise CommandError(f"no run {opts['run']!r} (known: {names})") from None
-        if opts["out"] == "-":
-            lines = run_export(run=run, out=sys.stdout)
-        else:
-            with open(opts["out"], "w", encoding="utf-8", newline="\n") as out:
-                lines = run_export(run=run, out=out)
+        try:
+            if opts["out"] == "-":
+                lines = run_export(run=run, out=sys.stdout)
+            else:
+                lines = self._export_to_file(run, Path(opts["out"]))
+        except RunError as exc:
+            raise CommandError(f"{exc}; nothing written") from None
+        except OSError as exc:
+            raise CommandError(f"cannot write {opts['out']}: {exc}; nothing written") from None
         self.stderr.write(f"{lines:,} lines written to {opts['out']}")
+
+    @staticmethod
+    def _export_to_file(run: Run, path: Path) -> int:
+        """Write into a temporary file beside ``path`` and rename it over ``path`` only once
+        complete, so an error (or an interrupt) never leaves a truncated run file behind."""
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            # mkstemp makes the file private (0600); give it the mode open() would have.
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
+                lines = run_export(run=run, out=out)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return lines

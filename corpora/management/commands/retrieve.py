@@ -1,7 +1,11 @@
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from corpora import retrieval
-from corpora.models import QrelSet
+from corpora.models import QrelSet, Run
 from corpora.services import (
     QUERIES_ALL,
     RETRIEVERS,
@@ -17,7 +21,10 @@ from ._common import load_dataset
 
 
 class Command(BaseCommand):
-    help = "Rank a dataset's queries with a built-in retriever (BM25 or dense) into a new run."
+    help = (
+        "Rank a dataset's queries with a built-in retriever (BM25 or dense) into a new run; "
+        "asked again with the same settings, an unfinished run is resumed."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("dataset", help="Dataset slug")
@@ -38,7 +45,10 @@ class Command(BaseCommand):
             help="BM25 implementation (default: rank_bm25, bm25s for large corpora)",
         )
         parser.add_argument(
-            "--background", action="store_true", help="Queue a Celery task instead of waiting"
+            "--background",
+            action="store_true",
+            help="Queue a Celery task instead of waiting (without CELERY_BROKER_URL the task "
+            "runs in this process)",
         )
         parser.add_argument("--no-progress", action="store_true")
 
@@ -56,11 +66,33 @@ class Command(BaseCommand):
             )
         except RunError as exc:
             raise CommandError(str(exc)) from None
+        if run.status in (Run.Status.FAILED, Run.Status.RUNNING):
+            self.stdout.write(f"resuming run {run.name} (it was {run.status})")
         if opts["background"]:
-            run_enqueue(run=run)
-            self.stdout.write(f"run {run.name} (id {run.pk}) queued")
-            return
-        run = run_retrieve(run=run, progress=not opts["no_progress"])
+            with self._failures(run):
+                run_enqueue(run=run)
+            if not settings.CELERY_TASK_ALWAYS_EAGER:
+                # A worker executes it later: the status read now is the one before the run
+                # (a failed run being resumed still reads "failed").
+                self.stdout.write(
+                    f"run {run.name} (id {run.pk}) queued; a Celery worker executes it "
+                    "(its status shows on the dataset page)"
+                )
+                return
+            run.refresh_from_db()
+            if run.status == Run.Status.FAILED:
+                raise CommandError(self._failed_message(run, run.error))
+            if run.status != Run.Status.DONE:
+                self.stdout.write(
+                    f"run {run.name} (id {run.pk}) queued; a Celery worker executes it "
+                    "(its status shows on the dataset page)"
+                )
+                return
+            # No broker: the task ran in this process when it was queued.
+            self.stdout.write(f"run {run.name} (id {run.pk}) ran in this process (no broker)")
+        else:
+            with self._failures(run):
+                run = run_retrieve(run=run, progress=not opts["no_progress"])
         entries = run.entries.count()
         queries = run.entries.values("query").distinct().count()
         self.stdout.write(
@@ -79,3 +111,24 @@ class Command(BaseCommand):
                 + ": "
                 + ", ".join(f"{m} {v:.4f}" for m, v in scores.items())
             )
+
+    @contextmanager
+    def _failures(self, run: Run) -> Iterator[None]:
+        """Turn an error inside the retrieval into a CommandError saying what failed and how
+        to go on, instead of a traceback."""
+        try:
+            yield
+        except RunError as exc:  # refused (e.g. RunBusy): the run was not touched
+            raise CommandError(str(exc)) from None
+        except Exception as exc:
+            reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            raise CommandError(self._failed_message(run, reason)) from None
+
+    @staticmethod
+    def _failed_message(run: Run, reason: str) -> str:
+        dense = run.parameters.get("retriever") == "dense"
+        kept = " (the document vectors stored so far are kept)" if dense else ""
+        return (
+            f"run {run.name!r} failed: {reason}. It is marked failed; run the same command "
+            f"again to resume it{kept}"
+        )
