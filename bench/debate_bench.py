@@ -140,13 +140,13 @@ class BareClient:
 
 def run_bare(pool, *, rounds: int, max_tokens: int) -> dict:
     from debates import engine
-    from debates.services import pair_text
+    from debates.services import pair_text_build
 
     client = BareClient()
     config = engine.DebateConfig(rounds=rounds, max_tokens=max_tokens)
     replies = {}
     for pair in pool.pairs.order_by("pk").select_related("query", "document"):
-        outcome = engine.debate_pair(pair_text(pair), client, client, config)
+        outcome = engine.debate_pair(pair_text_build(pair=pair), client, client, config)
         replies[pair.pk] = [(t.round, t.agent, t.raw) for t in outcome.turns]
     return {"seconds": client.seconds, "calls": client.calls, "replies": replies}
 

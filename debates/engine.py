@@ -97,7 +97,9 @@ class TurnRecord:
 
     ``label`` is 1 (relevant), 0 (irrelevant) or None when the reply could not be read even
     after the re-ask (``parse_error`` then says why). Tokens and latency (milliseconds) are
-    summed over the ``attempts`` (1, or 2 with the re-ask); ``raw`` is the last reply verbatim.
+    summed over the ``attempts`` (1, or 2 with the re-ask); ``raw`` is the last reply verbatim
+    and ``raw_attempts`` every attempt's reply verbatim, in order (so the unreadable first
+    reply of a re-asked turn is kept too; empty for turns stored before it was recorded).
     """
 
     round: int
@@ -115,6 +117,7 @@ class TurnRecord:
     parse_error: str | None
     chunk_truncated: bool = False  # the chunk was cut to fit this call's context window
     finish_reason: str = ""  # of the last attempt, as the backend reported it
+    raw_attempts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +210,30 @@ def _call(client: LLMClient, messages: list[ChatMessage], config: DebateConfig) 
     return client.chat(messages, params)
 
 
+def _fitted_call(
+    client: LLMClient,
+    build: Callable[[str], list[ChatMessage]],
+    chunk: str,
+    config: DebateConfig,
+) -> tuple[LLMResult, bool]:
+    """Fit the chunk (see :func:`_fit_chunk`) and call; returns (result, truncated).
+
+    When the server refuses the prompt as too long and the client's context window shrank
+    meanwhile (the server stated a smaller one, see the openai backend), the chunk is fitted
+    to the new window and called once more; a refused call has no result and is not counted.
+    Otherwise the ContextTooLongError propagates.
+    """
+    window = client.context_window
+    messages, truncated = _fit_chunk(client, build, chunk, config.max_tokens)
+    try:
+        return _call(client, messages, config), truncated
+    except ContextTooLongError:
+        if client.context_window >= window:
+            raise
+    messages, truncated = _fit_chunk(client, build, chunk, config.max_tokens)
+    return _call(client, messages, config), truncated
+
+
 def _turn(
     *,
     client: LLMClient,
@@ -218,8 +245,8 @@ def _turn(
     stance: str,
 ) -> TurnRecord:
     """One turn: call, parse, at most one re-ask. LLM errors propagate."""
-    messages, truncated = _fit_chunk(client, build, chunk, config.max_tokens)
-    results = [_call(client, messages, config)]
+    first, truncated = _fitted_call(client, build, chunk, config)
+    results = [first]
     error: str | None = None
     try:
         parsed: ParsedReply | None = parse_reply(
@@ -232,9 +259,9 @@ def _turn(
             return prompts.reask_messages(build(text), bad)
 
         # The re-ask carries the bad reply too, so it is fitted on its own.
-        reask, truncated_again = _fit_chunk(client, build_reask, chunk, config.max_tokens)
+        second, truncated_again = _fitted_call(client, build_reask, chunk, config)
         truncated = truncated or truncated_again
-        results.append(_call(client, reask, config))
+        results.append(second)
         try:
             parsed = parse_reply(results[1].text, finish_reason=results[1].finish_reason)
         except ReplyParseError as exc:
@@ -248,6 +275,7 @@ def _turn(
         argument=parsed.argument if parsed else "",
         evidence=parsed.evidence if parsed else (),
         raw=last.text,
+        raw_attempts=tuple(r.text for r in results),
         model=last.model,
         prompt_tokens=sum(r.prompt_tokens for r in results),
         completion_tokens=sum(r.completion_tokens for r in results),

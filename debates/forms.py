@@ -1,9 +1,11 @@
 """The form that launches a debate job.
 
-Per agent: backend (embedded or openai), model, base URL and the NAME of the environment
-variable holding the API key. The form has no field for a key and ignores any posted one:
-keys live only in the environment of the workers, never in the database, the page or the
-Celery message.
+Per agent: backend (embedded or openai), model, base URL, context window, timeout, shared
+rate limit, and the API key: either the NAME of the environment variable holding it on the
+workers, or the key itself in a password field. A typed key is never rendered back (not
+even when the form is shown again with errors), never put in the backend config, and stored
+only encrypted (:mod:`debates.api_keys`); it never reaches a page, the admin, an export or
+the Celery message.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from django import forms
+from django.conf import settings
 
 from corpora.models import Pool
 from debates.engine import MAX_ROUNDS
@@ -30,9 +33,54 @@ class PoolChoiceField(forms.ModelChoiceField):
         return f"{obj.dataset.name} / {obj.name} (depth {obj.depth})"
 
 
+def _api_key_field(*, agent_b: bool = False) -> forms.CharField:
+    help_text = "Optional; wins over the variable. Stored encrypted, never shown again."
+    if agent_b:
+        help_text += " Empty: agent A's key when both use the same base URL."
+    return forms.CharField(
+        required=False,
+        max_length=500,
+        label="API key",
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
+        help_text=help_text,
+    )
+
+
+def _context_window_field() -> forms.IntegerField:
+    return forms.IntegerField(
+        required=False,
+        min_value=256,
+        max_value=10_000_000,
+        label="Context window (tokens)",
+        help_text="Empty: what the server reports, else 8192.",
+    )
+
+
+def _timeout_field() -> forms.FloatField:
+    return forms.FloatField(
+        required=False,
+        min_value=0.1,
+        max_value=3600,
+        label="Timeout (s)",
+        help_text="Per request; empty: 60.",
+    )
+
+
+def _rpm_field() -> forms.IntegerField:
+    return forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=1_000_000,
+        label="Requests per minute",
+        help_text="Shared by all workers; empty: unlimited.",
+    )
+
+
 class JobLaunchForm(forms.Form):
     """Settings of a new debate job. ``cleaned_data`` gains ``agent_a`` and ``agent_b``:
-    validated backend configs (:func:`debates.services.agent_config_validate`)."""
+    validated backend configs (:func:`debates.services.agent_config_validate`), and
+    ``api_keys``: ``{"A"/"B": key}`` of the keys typed for openai agents (for
+    :func:`debates.services.debate_job_create`, which stores them encrypted)."""
 
     pool = PoolChoiceField(queryset=Pool.objects.select_related("dataset").order_by("pk"))
     a_backend = forms.ChoiceField(choices=BACKEND_CHOICES, initial="embedded", label="Backend")
@@ -44,6 +92,10 @@ class JobLaunchForm(forms.Form):
         label="API key variable",
         help_text="Name of the environment variable holding the key, e.g. OPENAI_API_KEY.",
     )
+    a_api_key = _api_key_field()
+    a_context_window = _context_window_field()
+    a_timeout = _timeout_field()
+    a_rpm = _rpm_field()
     b_backend = forms.ChoiceField(choices=BACKEND_CHOICES, initial="embedded", label="Backend")
     b_model = forms.CharField(required=False, max_length=200, label="Model")
     b_base_url = forms.CharField(required=False, max_length=500, label="Base URL")
@@ -53,6 +105,10 @@ class JobLaunchForm(forms.Form):
         label="API key variable",
         help_text="Name of the environment variable holding the key, e.g. OPENAI_API_KEY.",
     )
+    b_api_key = _api_key_field(agent_b=True)
+    b_context_window = _context_window_field()
+    b_timeout = _timeout_field()
+    b_rpm = _rpm_field()
     rounds = forms.IntegerField(
         min_value=1, max_value=MAX_ROUNDS, initial=2, label="Rounds (R)", help_text="1 to 5."
     )
@@ -89,6 +145,9 @@ class JobLaunchForm(forms.Form):
                 value = (data.get(f"{prefix}_{name}") or "").strip()
                 if value:
                     config[name] = value
+            for name in ("context_window", "timeout", "rpm"):
+                if data.get(f"{prefix}_{name}") is not None:
+                    config[name] = data[f"{prefix}_{name}"]
         try:
             return agent_config_validate(config, agent=agent)
         except DebateJobError as exc:
@@ -111,6 +170,29 @@ class JobLaunchForm(forms.Form):
         data = super().clean()
         for prefix, agent in AGENTS:
             data[f"agent_{prefix}"] = self._agent_config(prefix, agent)
+        keys: dict[str, str] = {}
+        for prefix, agent in AGENTS:
+            config = data.get(f"agent_{prefix}") or {}
+            key = data.get(f"{prefix}_api_key") or ""
+            if key and config.get("backend") == "openai":
+                if getattr(settings, "SECRET_KEY_IS_DEVELOPMENT", False):
+                    self.add_error(
+                        f"{prefix}_api_key",
+                        "not stored: SECRET_KEY is the public development key, so an "
+                        "encrypted key would not be protected; set SECRET_KEY, or give the "
+                        "name of an environment variable holding the key instead",
+                    )
+                    continue
+                keys[agent] = key
+        config_a, config_b = data.get("agent_a") or {}, data.get("agent_b") or {}
+        if (
+            "A" in keys
+            and "B" not in keys
+            and config_b.get("backend") == "openai"
+            and config_b.get("base_url") == config_a.get("base_url")
+        ):
+            keys["B"] = keys["A"]
+        data["api_keys"] = keys
         return data
 
 

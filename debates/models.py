@@ -7,7 +7,9 @@ resumes from its stored turns and no LLM call for a stored turn is ever repeated
 
 Backend configs are stored as plain dicts that are safe to store and show
 (:func:`debates.llm.registry.validate_backend_config`): never an API key, only the name of
-the environment variable that holds it.
+the environment variable that holds it. A key typed in the job form is kept only encrypted
+(:mod:`debates.api_keys`) in ``DebateJob.api_keys_encrypted``, which no form, page, admin or
+export shows.
 """
 
 from django.conf import settings
@@ -47,6 +49,12 @@ class DebateJob(models.Model):
         default=0.02, help_text="Share of agreed labels sampled for a human audit."
     )
     note = models.CharField(max_length=200, blank=True)
+    api_keys_encrypted = models.TextField(
+        blank=True,
+        editable=False,
+        help_text="API keys typed in the job form, per agent, as one Fernet token keyed from "
+        "SECRET_KEY (debates.api_keys); empty when the keys come from the environment.",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -144,6 +152,11 @@ class Turn(models.Model):
     argument = models.TextField(blank=True)
     evidence = models.JSONField(default=list, blank=True, help_text="Sentences quoted.")
     raw = models.TextField(blank=True, help_text="The last reply, verbatim.")
+    raw_attempts = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Every attempt's reply verbatim, in order (two when re-asked).",
+    )
     parse_error = models.TextField(blank=True)
     model = models.CharField(max_length=200)
     attempts = models.PositiveSmallIntegerField(default=1, help_text="2 when re-asked.")
@@ -152,6 +165,9 @@ class Turn(models.Model):
     latency_ms = models.FloatField(default=0)
     chunk_truncated = models.BooleanField(default=False)
     finish_reason = models.CharField(max_length=20, blank=True)
+    prompt_version = models.CharField(
+        max_length=50, blank=True, help_text="Prompt version the turn was asked with."
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

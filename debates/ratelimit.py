@@ -261,9 +261,13 @@ class RateLimitedClient:
         _check(rpm, window, 1)
         self.inner = client
         self.model = client.model
-        self.context_window = client.context_window
         self.key, self.rpm, self.timeout, self.window = key, rpm, timeout, window
         self._limiter = limiter
+
+    @property
+    def context_window(self) -> int:
+        """The wrapped client's (read each time: a server may have lowered it)."""
+        return self.inner.context_window
 
     def __repr__(self) -> str:
         return f"RateLimitedClient({self.inner!r}, rpm={self.rpm})"

@@ -26,6 +26,7 @@ Progress is always counted from the database (:func:`debate_job_progress`).
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import logging
 import os
@@ -41,12 +42,20 @@ from django.db import connection, transaction
 from django.db.models import Count, Exists, F, OuterRef, Sum, Value
 from django.db.models.functions import Coalesce, Collate
 from django.utils import timezone
+from django.views.decorators.debug import sensitive_variables
 
 from corpora.models import Pair, Pool
 from debates import engine, prompts
+from debates.api_keys import ApiKeyError, api_keys_decrypt, api_keys_encrypt
 from debates.engine import DebateConfig, PairText, TurnRecord
 from debates.llm import registry
-from debates.llm.base import ChatMessage, GenerationParams, LLMClient, LLMResult
+from debates.llm.base import (
+    ChatMessage,
+    ContextTooLongError,
+    GenerationParams,
+    LLMClient,
+    LLMResult,
+)
 from debates.retry import call_with_retry
 
 from .models import Debate, DebateJob, Turn
@@ -122,16 +131,19 @@ def agent_config_validate(config: dict[str, Any] | None, *, agent: str = "A") ->
         raise DebateJobError(f"agent {agent}: {exc}") from None
 
 
-_clients: dict[tuple[int, str], LLMClient] = {}
+_clients: dict[tuple[int, str, str], LLMClient] = {}
 
 
-def agent_client(config: dict[str, Any]) -> LLMClient:
-    """The LLM client for a stored backend config, built once per process and config.
+def agent_client_get(*, config: dict[str, Any], api_key: str | None = None) -> LLMClient:
+    """The LLM client for a stored backend config, built once per process, config and key.
 
-    API keys come from the environment variable the config names (never from the database).
+    ``api_key`` is a key typed in the job form (decrypted by the caller, see
+    :mod:`debates.api_keys`); without one the key comes from the environment variable the
+    config names. The cache is keyed by the key's SHA-256, never the key itself.
     Raises ValueError for an invalid config and PermanentLLMError for a missing model.
     """
-    key = (os.getpid(), repr(sorted(config.items())))
+    fingerprint = hashlib.sha256(api_key.encode("utf-8")).hexdigest() if api_key else ""
+    key = (os.getpid(), repr(sorted(config.items())), fingerprint)
     client = _clients.get(key)
     if client is None:
         if config.get("backend") == TEST_BACKEND:
@@ -141,7 +153,7 @@ def agent_client(config: dict[str, Any]) -> LLMClient:
                 raise ValueError(f"{TEST_FACTORY_ENV} must be 'module:function', got {path!r}")
             client = getattr(importlib.import_module(module), name)(config)
         else:
-            client = registry.client_from_config(config)
+            client = registry.client_from_config(config, api_key=api_key or None)
         _clients[key] = client
     return client
 
@@ -193,8 +205,12 @@ class _GuardedClient:
     ) -> None:
         self.inner = inner
         self.model = inner.model
-        self.context_window = inner.context_window
         self._lease, self._attempts, self._sleep = lease, attempts, sleep
+
+    @property
+    def context_window(self) -> int:
+        # Read each time: the OpenAI client lowers it when a server states a smaller one.
+        return self.inner.context_window
 
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
@@ -240,6 +256,7 @@ def _add_debates(job: DebateJob, limit: int | None) -> list[int]:
     return [d.pk for d in created]
 
 
+@sensitive_variables("api_keys")
 def debate_job_create(
     *,
     pool: Pool,
@@ -254,13 +271,17 @@ def debate_job_create(
     judgments_per_pair: int = 1,
     audit_share: float = 0.02,
     note: str = "",
+    api_keys: dict[str, str] | None = None,
 ) -> DebateJob:
     """Create a running job with one pending Debate per pair of ``pool`` (nothing enqueued;
     see :func:`debate_job_start`).
 
     ``agent_a`` argues the initial stance "relevant", ``agent_b`` "irrelevant"; each is a
     backend config (default: embedded; ``agent_b`` defaults to ``agent_a``), stored safe (no
-    API key). ``rounds`` is R (1..5), ``max_tokens`` the completion budget per call.
+    API key). ``api_keys`` maps agent "A"/"B" to an API key typed in the job form: kept only
+    encrypted (:mod:`debates.api_keys`), only for openai agents, agent B taking A's key when
+    ``agent_b`` is None; a key wins over the config's environment variable.
+    ``rounds`` is R (1..5), ``max_tokens`` the completion budget per call.
     ``limit`` takes only the first N pairs in canonical order (query id, then doc id, by code
     point). One transaction. Raises DebateJobError for invalid settings or an empty pool.
     """
@@ -281,6 +302,16 @@ def debate_job_create(
         raise DebateJobError(f"judgments per pair must be at least 1, got {judgments_per_pair}")
     if not 0.0 <= audit_share <= 1.0:
         raise DebateJobError(f"audit share must be between 0 and 1, got {audit_share}")
+    keys = {agent: key for agent, key in (api_keys or {}).items() if key}
+    if agent_b is None and "A" in keys:
+        keys.setdefault("B", keys["A"])
+    for agent, cfg in (("A", config_a), ("B", config_b)):
+        if cfg.get("backend") != "openai":
+            keys.pop(agent, None)
+    try:
+        encrypted = api_keys_encrypt(keys=keys)
+    except ValueError as exc:
+        raise DebateJobError(f"api_keys: {exc}") from None
     with transaction.atomic():
         job = DebateJob.objects.create(
             pool=pool,
@@ -294,6 +325,7 @@ def debate_job_create(
             judgments_per_pair=judgments_per_pair,
             audit_share=audit_share,
             note=note,
+            api_keys_encrypted=encrypted,
             created_by=created_by,
         )
         if not _add_debates(job, limit):
@@ -373,7 +405,7 @@ def debate_job_extend(*, job: DebateJob, limit: int | None = None, enqueue: bool
 # Running one debate
 
 
-def pair_text(pair: Pair) -> PairText:
+def pair_text_build(*, pair: Pair) -> PairText:
     """What the agents see of a pair: query, reference answers, title and chunk."""
     return PairText(
         query_id=pair.query.query_id,
@@ -385,7 +417,7 @@ def pair_text(pair: Pair) -> PairText:
     )
 
 
-def turn_record(turn: Turn) -> TurnRecord:
+def turn_record_build(*, turn: Turn) -> TurnRecord:
     """A stored Turn as the engine's TurnRecord (for resuming)."""
     return TurnRecord(
         round=turn.round,
@@ -395,6 +427,7 @@ def turn_record(turn: Turn) -> TurnRecord:
         argument=turn.argument,
         evidence=tuple(turn.evidence or ()),
         raw=turn.raw,
+        raw_attempts=tuple(turn.raw_attempts or ()),
         model=turn.model,
         prompt_tokens=turn.prompt_tokens,
         completion_tokens=turn.completion_tokens,
@@ -406,9 +439,10 @@ def turn_record(turn: Turn) -> TurnRecord:
     )
 
 
-def _store_turn(lease: _Lease, record: TurnRecord) -> None:
-    """Persist one new turn and add its cost to the debate, in one transaction; a turn already
-    stored for (debate, round, agent) is never stored or counted twice."""
+def _store_turn(lease: _Lease, record: TurnRecord, *, prompt_version: str) -> None:
+    """Persist one new turn (with the prompt version it was asked with) and add its cost to the
+    debate, in one transaction; a turn already stored for (debate, round, agent) is never
+    stored or counted twice."""
     with transaction.atomic():
         if lease.held() is None:
             raise LeaseLost(f"debate {lease.debate_id}: lease lost before storing a turn")
@@ -422,6 +456,8 @@ def _store_turn(lease: _Lease, record: TurnRecord) -> None:
                 "argument": record.argument,
                 "evidence": list(record.evidence),
                 "raw": record.raw,
+                "raw_attempts": list(record.raw_attempts),
+                "prompt_version": prompt_version,
                 "parse_error": record.parse_error or "",
                 "model": record.model[:200],
                 "attempts": record.attempts,
@@ -465,9 +501,10 @@ def _error_text(exc: BaseException) -> str:
 
 
 def _record_failure(
-    lease: _Lease, job_id: int, elapsed: float, error: str, *, requeue: bool
+    lease: _Lease, job_id: int, elapsed: float, error: str, *, requeue: bool, final: bool = False
 ) -> None:
-    """Count a failed attempt: back to pending with the error, or failed after MAX_ATTEMPTS."""
+    """Count a failed attempt: back to pending with the error, or failed after MAX_ATTEMPTS
+    (at once with ``final``: an error that another attempt would only repeat)."""
     now = timezone.now()
     with transaction.atomic():
         debate = lease.held()
@@ -475,7 +512,7 @@ def _record_failure(
             log.warning("debate %s failed after losing its lease: %s", lease.debate_id, error)
             return
         attempts = debate.attempts + 1
-        failed = attempts >= MAX_ATTEMPTS
+        failed = final or attempts >= MAX_ATTEMPTS
         Debate.objects.filter(pk=debate.pk).update(
             status=Debate.Status.FAILED if failed else Debate.Status.PENDING,
             attempts=attempts,
@@ -548,35 +585,47 @@ def debate_run(
     Errors are recorded, never raised: a TransientLLMError left after
     :func:`llm_retry_attempts` calls, or any other exception, is a failed attempt (see the
     module docstring); with ``requeue`` the debate is re-enqueued after
-    :func:`retry_countdown`. ``sleep`` is the wait used between LLM retries.
+    :func:`retry_countdown`. A ContextTooLongError (the prompt cannot fit even with an empty
+    chunk, or the server refused it and stated no smaller context to fit to) leaves the debate
+    ``failed`` at once: another attempt would send the same prompt. ``sleep`` is the wait used
+    between LLM retries. KeyboardInterrupt and SystemExit give the debate back (pending, lease
+    cleared, stored turns kept, no attempt counted) and are raised again.
     """
     lease = _claim(debate.pk, lease_seconds())
     if lease is None:
         return Debate.objects.get(pk=debate.pk)
+    # Callers may pass an unloaded Debate(pk=...): the job is read from the row.
+    job_id = Debate.objects.filter(pk=debate.pk).values_list("job_id", flat=True).get()
     started = time.monotonic()
-    row = Debate.objects.select_related("job", "pair__query", "pair__document").get(pk=debate.pk)
-    job = row.job
     try:
+        row = Debate.objects.select_related("job", "pair__query", "pair__document").get(
+            pk=debate.pk
+        )
+        job = row.job
         config = DebateConfig(
             rounds=job.rounds,
             temperature=job.temperature,
             max_tokens=job.max_tokens,
             prompt_version=job.prompt_version,
         )
+        keys = api_keys_decrypt(token=job.api_keys_encrypted)
         clients = [
             _GuardedClient(
-                agent_client(cfg), lease=lease, attempts=llm_retry_attempts(), sleep=sleep
+                agent_client_get(config=cfg, api_key=keys.get(agent)),
+                lease=lease,
+                attempts=llm_retry_attempts(),
+                sleep=sleep,
             )
-            for cfg in (job.agent_a, job.agent_b)
+            for agent, cfg in (("A", job.agent_a), ("B", job.agent_b))
         ]
-        done = [turn_record(t) for t in row.turns.order_by("round", "agent")]
+        done = [turn_record_build(turn=t) for t in row.turns.order_by("round", "agent")]
         outcome = engine.debate_pair(
-            pair_text(row.pair),
+            pair_text_build(pair=row.pair),
             clients[0],
             clients[1],
             config,
             done_turns=done,
-            on_turn=lambda record: _store_turn(lease, record),
+            on_turn=lambda record: _store_turn(lease, record, prompt_version=job.prompt_version),
         )
     except LeaseLost as exc:
         log.warning("%s; another worker owns it now", exc)
@@ -584,11 +633,31 @@ def debate_run(
     except JobStopped:
         _release(lease, time.monotonic() - started)
         return Debate.objects.get(pk=debate.pk)
-    except Exception as exc:  # every failure is recorded on the debate, never lost
+    except (ContextTooLongError, ApiKeyError) as exc:
+        # The same prompt cannot fit the next time either, and an undecryptable key stays
+        # so: failed at once, not retried.
         _record_failure(
-            lease, job.pk, time.monotonic() - started, _error_text(exc), requeue=requeue
+            lease,
+            job_id,
+            time.monotonic() - started,
+            _error_text(exc),
+            requeue=False,
+            final=True,
         )
         return Debate.objects.get(pk=debate.pk)
+    except Exception as exc:  # every failure is recorded on the debate, never lost
+        _record_failure(
+            lease, job_id, time.monotonic() - started, _error_text(exc), requeue=requeue
+        )
+        return Debate.objects.get(pk=debate.pk)
+    except BaseException:
+        # Ctrl-C or exit (in-process runs): give the debate back with its stored turns, so
+        # the next run resumes it at once instead of waiting for the lease to expire.
+        try:
+            _release(lease, time.monotonic() - started)
+        except Exception:  # e.g. the interrupt broke the connection: the lease will expire
+            log.exception("debate %s: could not give the debate back", debate.pk)
+        raise
     with transaction.atomic():
         if lease.held() is None:
             log.warning("debate %s finished after losing its lease; not stored", debate.pk)
@@ -605,7 +674,7 @@ def debate_run(
             seconds=F("seconds") + (time.monotonic() - started),
             finished=timezone.now(),
         )
-    _job_finish_if_done(job.pk)
+    _job_finish_if_done(job_id)
     return Debate.objects.get(pk=debate.pk)
 
 
@@ -615,11 +684,15 @@ def debate_job_run_inline(
     """Run a job's pending debates one after another in this process (no broker needed).
 
     A debate whose attempt failed is run again right away until it finishes or fails for
-    good (:data:`MAX_ATTEMPTS`). Stops early when the job leaves "running". ``on_debate`` is
-    called after each debate run (e.g. to move a progress bar).
+    good (:data:`MAX_ATTEMPTS`). Debates of this job left running by a process that died
+    (lease expired) are requeued first (:func:`debate_requeue_expired`, one failed attempt
+    each) and resumed from their stored turns: without a broker there is no Celery beat to do
+    it. Stops early when the job leaves "running". ``on_debate`` is called after each debate
+    run (e.g. to move a progress bar).
     """
     tried: dict[int, int] = {}
     while True:
+        debate_requeue_expired(enqueue=False, job=job)
         job.refresh_from_db()
         if job.status != DebateJob.Status.RUNNING:
             return
@@ -630,7 +703,7 @@ def debate_job_run_inline(
             return
         for pk in pending:
             tried[pk] = tried.get(pk, 0) + 1
-            debate = debate_run(debate=Debate(pk=pk), requeue=False)
+            debate = debate_run(debate=Debate(pk=pk, job_id=job.pk), requeue=False)
             if on_debate is not None:
                 on_debate(debate)
             if debate.status == Debate.Status.PENDING and not debate.last_error:
@@ -705,20 +778,24 @@ def debate_job_retry_failed(*, job: DebateJob, enqueue: bool = True) -> int:
     return len(failed)
 
 
-def debate_requeue_expired(*, now: datetime | None = None, enqueue: bool = True) -> int:
+def debate_requeue_expired(
+    *, now: datetime | None = None, enqueue: bool = True, job: DebateJob | None = None
+) -> int:
     """Requeue running debates whose lease expired (their worker died or hung).
 
     Each counts as a failed attempt ("worker lost"): back to pending and re-enqueued if its
     job is running, or ``failed`` after :data:`MAX_ATTEMPTS`. Also finishes running jobs with
     no open debate left. Returns how many debates were requeued or failed. Run periodically
-    (Celery beat, :func:`debates.tasks.requeue_expired_debates`).
+    (Celery beat, :func:`debates.tasks.requeue_expired_debates`), and by
+    :func:`debate_job_run_inline` for its ``job`` only (no beat without a broker).
     """
     now = now or timezone.now()
     touched_jobs: set[int] = set()
     to_enqueue: list[int] = []
+    scope = Debate.objects.filter(job=job) if job is not None else Debate.objects.all()
     with transaction.atomic():
         expired = list(
-            Debate.objects.select_for_update(skip_locked=True, of=("self",))
+            scope.select_for_update(skip_locked=True, of=("self",))
             .filter(status=Debate.Status.RUNNING, lease_expires_at__lt=now)
             .values_list("pk", "job_id", "job__status", "attempts", "lease_expires_at")
         )
@@ -742,10 +819,10 @@ def debate_requeue_expired(*, now: datetime | None = None, enqueue: bool = True)
             _enqueue(to_enqueue)
     if expired:
         log.warning("requeued %d debate(s) whose lease expired", len(expired))
-    running_jobs = DebateJob.objects.filter(status=DebateJob.Status.RUNNING).values_list(
-        "pk", flat=True
-    )
-    for job_id in set(running_jobs) | touched_jobs:
+    running_jobs = DebateJob.objects.filter(status=DebateJob.Status.RUNNING)
+    if job is not None:
+        running_jobs = running_jobs.filter(pk=job.pk)
+    for job_id in set(running_jobs.values_list("pk", flat=True)) | touched_jobs:
         _job_finish_if_done(job_id)
     return len(expired)
 
@@ -962,11 +1039,15 @@ def single_judge_run(
     from debates.llm.base import LLMError
 
     config = DebateConfig(rounds=rounds, temperature=temperature, max_tokens=max_tokens)
-    client = agent_client(agent_config_validate(agent))
+    client = agent_client_get(config=agent_config_validate(agent))
     attempts = llm_retry_attempts()
 
     class _Retrying:
-        model, context_window = client.model, client.context_window
+        model = client.model
+
+        @property
+        def context_window(self) -> int:
+            return client.context_window
 
         def count_tokens(self, text: str) -> int:
             return client.count_tokens(text)
@@ -980,7 +1061,7 @@ def single_judge_run(
     pairs = _pairs_in_order(pool).select_related("query", "document")
     for pair in pairs:
         try:
-            results[pair.pk] = engine.judge_single(pair_text(pair), _Retrying(), config)
+            results[pair.pk] = engine.judge_single(pair_text_build(pair=pair), _Retrying(), config)
         except LLMError as exc:
             results[pair.pk] = _error_text(exc)
         if on_pair is not None:
@@ -1044,7 +1125,7 @@ __all__ = [
     "MAX_ATTEMPTS",
     "DebateJobError",
     "JobProgress",
-    "agent_client",
+    "agent_client_get",
     "agent_config_validate",
     "debate_job_cancel",
     "debate_job_create",
@@ -1061,6 +1142,6 @@ __all__ = [
     "evaluation_pool_create",
     "assessor_evaluate",
     "single_judge_run",
-    "pair_text",
-    "turn_record",
+    "pair_text_build",
+    "turn_record_build",
 ]

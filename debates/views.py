@@ -29,6 +29,7 @@ from django.db import close_old_connections, connections, transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_POST
 
 from corpora.roles import Role, role_required, user_has_role
@@ -142,6 +143,7 @@ def job_list(request: HttpRequest) -> HttpResponse:
 
 
 @role_required(Role.ADMIN)
+@sensitive_post_parameters("a_api_key", "b_api_key")
 def job_launch(request: HttpRequest) -> HttpResponse:
     """The launch form; a valid POST creates the job, starts it and opens its page."""
     form = JobLaunchForm(request.POST or None)
@@ -158,6 +160,7 @@ def job_launch(request: HttpRequest) -> HttpResponse:
                 judgments_per_pair=data["judgments_per_pair"],
                 audit_share=float(data["audit_percent"]) / 100.0,
                 note=data["note"],
+                api_keys=data["api_keys"],
             )
             debate_job_start(job=job, enqueue=not _eager())
         except DebateJobError as exc:

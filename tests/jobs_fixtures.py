@@ -141,9 +141,9 @@ def stance_rule(messages: list[ChatMessage]) -> str:
 def debate_pair_key(debate) -> str:
     """The pair key (see :func:`pair_key`) of a stored debate's prompts."""
     from debates import prompts
-    from debates.services import pair_text
+    from debates.services import pair_text_build
 
-    text = pair_text(debate.pair)
+    text = pair_text_build(pair=debate.pair)
     blocks = prompts.pair_blocks(
         query=text.query, answers=text.answers, title=text.title, chunk=text.chunk
     )
@@ -307,10 +307,14 @@ def redis_flush(url: str) -> None:
 
 
 class WorkerProcess:
-    """``celery -A config worker`` in a subprocess, on the test database and broker."""
+    """``celery -A config worker`` in a subprocess, on the test database and broker; ``pool``
+    is the execution pool (``solo``: tasks run in the worker process; ``prefork``: in one
+    forked child, see :meth:`pool_children`)."""
 
-    def __init__(self, env: dict[str, str], log: Path, *, beat: bool = False) -> None:
-        self.env, self.log, self.beat = env, log, beat
+    def __init__(
+        self, env: dict[str, str], log: Path, *, beat: bool = False, pool: str = "solo"
+    ) -> None:
+        self.env, self.log, self.beat, self.pool = env, log, beat, pool
         self.process: subprocess.Popen | None = None
 
     def start(self, timeout: float = 60.0) -> None:
@@ -322,7 +326,7 @@ class WorkerProcess:
             "config",
             "worker",
             "-P",
-            "solo",
+            self.pool,
             "-c",
             "1",
             "--loglevel",
@@ -345,6 +349,15 @@ class WorkerProcess:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"worker not ready: {self.log.read_text()[-3000:]}")
             time.sleep(0.2)
+
+    def pool_children(self) -> list[int]:
+        """Process ids of the worker's pool children (prefork), oldest first."""
+        import psutil
+
+        if self.process is None:
+            return []
+        children = psutil.Process(self.process.pid).children()
+        return [c.pid for c in sorted(children, key=lambda c: c.create_time())]
 
     def kill(self) -> None:
         """SIGKILL: the worker dies at once, mid-task, acknowledging nothing."""
@@ -385,7 +398,7 @@ def celery_worker_process_fixture(tmp_path: Path, settings):
     settings.CELERY_BROKER_URL = BROKER
     workers: list[WorkerProcess] = []
 
-    def start(*, beat: bool = False, **extra: str) -> WorkerProcess:
+    def start(*, beat: bool = False, pool: str = "solo", **extra: str) -> WorkerProcess:
         env = {
             **os.environ,
             "DATABASE_URL": database_url,
@@ -394,7 +407,7 @@ def celery_worker_process_fixture(tmp_path: Path, settings):
             "LOG_LEVEL": "INFO",
             **extra,
         }
-        worker = WorkerProcess(env, tmp_path / f"worker{len(workers)}.log", beat=beat)
+        worker = WorkerProcess(env, tmp_path / f"worker{len(workers)}.log", beat=beat, pool=pool)
         workers.append(worker)
         worker.start()
         return worker

@@ -4,7 +4,7 @@ with an rpm limit is called through the shared (Redis) rate limit."""
 import pytest
 
 from debates.ratelimit import RateLimitedClient
-from debates.services import agent_client, debate_job_create
+from debates.services import agent_client_get, debate_job_create
 
 from .jobs_fixtures import small_pool_fixture  # noqa: F401
 
@@ -21,8 +21,8 @@ HOSTED = {
 def test_a_hosted_agent_with_an_rpm_goes_through_the_shared_limit(small_pool, monkeypatch):
     monkeypatch.setenv("DREAM_TEST_KEY", "sk-test")
     job = debate_job_create(pool=small_pool, agent_a=HOSTED)
-    client = agent_client(job.agent_a)
+    client = agent_client_get(config=job.agent_a)
     assert isinstance(client, RateLimitedClient)
     assert (client.key, client.rpm) == ("openai:https://api.example.com/v1:gpt-4o-mini", 60)
-    assert agent_client(job.agent_b) is client  # same config, one client per process
+    assert agent_client_get(config=job.agent_b) is client  # same config, one client per process
     assert "sk-test" not in str(job.agent_a)

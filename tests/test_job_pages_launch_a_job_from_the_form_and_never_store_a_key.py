@@ -1,6 +1,8 @@
 """An admin launches a debate job from the form: pool, backend and model per agent, rounds,
-judgments per escalated pair, audit share, pair limit. Only the NAME of the variable holding
-an API key is accepted; a key typed anywhere in the form is neither stored nor shown."""
+judgments per escalated pair, audit share, pair limit. The API key is the NAME of the variable
+holding it, or typed in the key field (kept only encrypted, see
+test_job_form_api_key_is_stored_encrypted_and_reaches_the_server); no key is ever stored in
+the config or shown."""
 
 import json
 
@@ -76,6 +78,9 @@ def test_an_openai_agent_stores_the_variable_name_and_never_the_key(
     client_as, tiny_dataset, settings, django_capture_on_commit_callbacks
 ):
     settings.CELERY_TASK_ALWAYS_EAGER = False
+    # A typed key is stored (encrypted) only under a SECRET_KEY of one's own.
+    settings.SECRET_KEY = "a-private-secret-key-for-this-test-0123456789"
+    settings.SECRET_KEY_IS_DEVELOPMENT = False
     client = client_as("admin")
     data = _form(
         tiny_dataset.pools.get().pk,
@@ -83,8 +88,8 @@ def test_an_openai_agent_stores_the_variable_name_and_never_the_key(
         a_model="gpt-4o-mini",
         a_base_url="https://api.example.test/v1",
         a_api_key_env="TEAM_OPENAI_KEY",
-        a_api_key=SECRET,  # not a field of the form: ignored
-        api_key=SECRET,
+        a_api_key=SECRET,  # the key field: stored only encrypted, never in the config
+        api_key=SECRET,  # not a field of the form: ignored
     )
     with django_capture_on_commit_callbacks(execute=False):
         client.post("/jobs/new/", data)
@@ -95,7 +100,6 @@ def test_an_openai_agent_stores_the_variable_name_and_never_the_key(
         "base_url": "https://api.example.test/v1",
         "api_key_env": "TEAM_OPENAI_KEY",
         "timeout": 60.0,
-        "context_window": 8192,
     }
     assert SECRET not in json.dumps([job.agent_a, job.agent_b, job.note])
     page = client.get(f"/jobs/{job.pk}/").content.decode()

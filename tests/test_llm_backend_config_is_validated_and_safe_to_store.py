@@ -39,7 +39,6 @@ def test_an_openai_config_is_normalised_with_defaults():
         "base_url": "https://api.example.com/v1",
         "api_key_env": "OPENAI_API_KEY",
         "timeout": 60.0,
-        "context_window": 8192,
         "rpm": 500,
     }
 

@@ -39,6 +39,7 @@ def test_one_readable_reply_is_one_neutral_turn():
         parse_error=None,
         chunk_truncated=False,
         finish_reason="stop",
+        raw_attempts=(reply("relevant", "800 IU cut hip fractures", ["Daily vitamin D"]),),
     )
     assert len(client.calls) == 1
 

@@ -50,7 +50,15 @@ class PermanentLLMError(LLMError):
 
 
 class ContextTooLongError(PermanentLLMError):
-    """The request would not fit the model's context window."""
+    """The request would not fit the model's context window.
+
+    ``context_window`` is the context size (tokens) the server stated in its rejection, when
+    it stated one.
+    """
+
+    def __init__(self, message: str, *, context_window: int | None = None) -> None:
+        super().__init__(message)
+        self.context_window = context_window
 
 
 @dataclass(frozen=True, slots=True)

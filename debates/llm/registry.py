@@ -7,8 +7,9 @@ it never holds an API key, only the NAME of the environment variable that holds 
   configured).
 - ``{"backend": "openai", "model": "gpt-4o-mini", "base_url": "https://api.openai.com/v1",
   "api_key_env": "OPENAI_API_KEY"}``: any OpenAI-compatible server (OpenAI, vLLM, Ollama,
-  llama.cpp server, LM Studio). Optional: ``timeout`` (seconds), ``context_window`` (tokens),
-  ``rpm`` (requests per minute allowed across all workers; absent = unlimited).
+  llama.cpp server, LM Studio). Optional: ``timeout`` (seconds), ``context_window`` (tokens;
+  absent = what the server reports, else :data:`DEFAULT_CONTEXT_WINDOW`), ``rpm`` (requests
+  per minute allowed across all workers; absent = unlimited).
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def validate_backend_config(config: dict[str, Any] | None) -> dict[str, Any]:
     field: unknown backend, unknown field, a field that would hold a secret (``api_key`` ...),
     missing ``model``, a base URL that is not http(s), an invalid environment variable name,
     or a number out of range (timeout 0.1-3600 s, context_window 256-10,000,000 tokens,
-    rpm 1-1,000,000, n_ctx 256-32768).
+    rpm 1-1,000,000, n_ctx 256-32768). ``context_window`` and ``rpm`` are kept only when given.
     """
     if not config:
         config = dict(DEFAULT_CONFIG)
@@ -108,9 +109,11 @@ def validate_backend_config(config: dict[str, Any] | None) -> dict[str, Any]:
         raise ValueError(f"api_key_env: must be an environment variable name, got {env!r}")
     out["api_key_env"] = env
     out["timeout"] = _number(config, "timeout", default=DEFAULT_TIMEOUT_S, lo=0.1, hi=3600)
-    out["context_window"] = _integer(
-        config, "context_window", default=DEFAULT_CONTEXT_WINDOW, lo=256, hi=10_000_000
-    )
+    if config.get("context_window") is not None:
+        # Absent: the client asks the server, else uses DEFAULT_CONTEXT_WINDOW.
+        out["context_window"] = _integer(
+            config, "context_window", default=None, lo=256, hi=10_000_000
+        )
     if config.get("rpm") is not None:
         out["rpm"] = _integer(config, "rpm", default=None, lo=1, hi=1_000_000)
     return out
@@ -158,7 +161,7 @@ def client_from_config(
         api_key=api_key,
         api_key_env=cfg["api_key_env"],
         timeout=cfg["timeout"],
-        context_window=cfg["context_window"],
+        context_window=cfg.get("context_window"),
     )
     if cfg.get("rpm"):
         from debates.ratelimit import RateLimitedClient

@@ -12,11 +12,27 @@ from debates.services import DebateJobError
 PIPELINE_ERRORS = (RunError, PoolError, DebateJobError, RefineError, RebenchError)
 
 
-def backend_config(backend: str, model: str | None, base_url: str | None, key_env: str) -> dict:
-    """The agents' backend config from command-line flags (validated; never holds a key)."""
+def backend_config(
+    backend: str,
+    model: str | None,
+    base_url: str | None,
+    key_env: str,
+    *,
+    context_window: int | None = None,
+    timeout: float | None = None,
+    rpm: int | None = None,
+) -> dict:
+    """The agents' backend config from command-line flags (validated; never holds a key).
+
+    ``context_window`` (tokens), ``timeout`` (seconds per request) and ``rpm`` (requests per
+    minute, shared by all workers) apply to the openai backend and are left out when None.
+    Raises CommandError naming the bad flag's field.
+    """
     config: dict = {"backend": backend}
     if backend == "openai":
         config.update(model=model, base_url=base_url, api_key_env=key_env)
+        extra = {"context_window": context_window, "timeout": timeout, "rpm": rpm}
+        config.update({name: value for name, value in extra.items() if value is not None})
     try:
         return validate_backend_config(config)
     except ValueError as exc:
@@ -44,6 +60,18 @@ class Command(BaseCommand):
         parser.add_argument("--model", help="Model name (openai backend)")
         parser.add_argument("--base-url", help="Server URL (openai backend)")
         parser.add_argument("--api-key-env", default="OPENAI_API_KEY")
+        parser.add_argument(
+            "--context-window",
+            type=int,
+            help="Context of the model in tokens (openai; default: what the server reports, "
+            "else 8192)",
+        )
+        parser.add_argument("--timeout", type=float, help="Seconds per request (openai; 60)")
+        parser.add_argument(
+            "--rpm",
+            type=int,
+            help="Requests per minute allowed, shared by all workers (openai; default unlimited)",
+        )
         parser.add_argument("--rounds", type=int, default=2, help="R, maximum rounds (1-5)")
         parser.add_argument("--k", type=int, default=100, help="Run depth per query")
         parser.add_argument("--refined-name", help="Name of the refined qrel set")
@@ -52,7 +80,13 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         dataset = load_dataset(opts["dataset"])
         agent = backend_config(
-            opts["backend"], opts["model"], opts["base_url"], opts["api_key_env"]
+            opts["backend"],
+            opts["model"],
+            opts["base_url"],
+            opts["api_key_env"],
+            context_window=opts["context_window"],
+            timeout=opts["timeout"],
+            rpm=opts["rpm"],
         )
         try:
             pipeline_run(

@@ -32,9 +32,19 @@ def backend_choices() -> tuple[str, ...]:
     return tuple(registry.BACKENDS) + extra
 
 
+OPTION_FIELDS = (
+    ("model", "model"),
+    ("base_url", "base_url"),
+    ("api_key_env", "api_key_env"),
+    ("rpm", "rpm"),
+    ("timeout", "timeout"),
+    ("context_window", "context_window"),
+)
+
+
 def add_backend_arguments(parser) -> None:
-    """--backend/--model/--base-url/--api-key-env/--rpm/--timeout for agent A, and the same
-    with a ``-b`` suffix for agent B (default: as agent A)."""
+    """--backend/--model/--base-url/--api-key-env/--rpm/--timeout/--context-window for agent
+    A, and the same with a ``-b`` suffix for agent B (default: as agent A)."""
     for suffix, who in (("", "agent A (and B unless given)"), ("-b", "agent B")):
         parser.add_argument(
             f"--backend{suffix}",
@@ -49,9 +59,20 @@ def add_backend_arguments(parser) -> None:
             help=f"environment variable holding the API key of {who} (default OPENAI_API_KEY)",
         )
         parser.add_argument(
-            f"--rpm{suffix}", type=int, help=f"requests per minute allowed for {who}'s backend"
+            f"--rpm{suffix}",
+            type=int,
+            help=f"requests per minute allowed for {who}'s backend, shared by all workers "
+            "(openai; default unlimited)",
         )
-        parser.add_argument(f"--timeout{suffix}", type=float, help="seconds per request")
+        parser.add_argument(
+            f"--timeout{suffix}", type=float, help=f"seconds per request of {who} (openai; 60)"
+        )
+        parser.add_argument(
+            f"--context-window{suffix}",
+            type=int,
+            help=f"context of {who}'s model in tokens (openai; default: what the server "
+            "reports, else 8192)",
+        )
 
 
 def backend_configs(opts: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -60,21 +81,14 @@ def backend_configs(opts: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any
     def config(suffix: str) -> dict[str, Any]:
         key = suffix.replace("-", "_")
         out: dict[str, Any] = {"backend": opts[f"backend{key}"]}
-        for option, field in (
-            ("model", "model"),
-            ("base_url", "base_url"),
-            ("api_key_env", "api_key_env"),
-            ("rpm", "rpm"),
-            ("timeout", "timeout"),
-        ):
+        for option, field in OPTION_FIELDS:
             if opts.get(f"{option}{key}") is not None:
                 out[field] = opts[f"{option}{key}"]
         return out
 
     agent_a = config("")
     b_given = any(
-        opts.get(f"{o}_b") is not None
-        for o in ("backend", "model", "base_url", "api_key_env", "rpm", "timeout")
+        opts.get(f"{o}_b") is not None for o in ("backend", *(o for o, _ in OPTION_FIELDS))
     )
     if not b_given:
         return agent_a, dict(agent_a)
@@ -138,7 +152,9 @@ def run_job(
 ) -> JobProgress:
     """Start ``job``: in this process when there is no broker (always waits), else enqueue one
     task per debate and, with ``wait``, follow the progress in the database until the job is
-    no longer running. Returns the progress at the end."""
+    no longer running. Returns the progress at the end. In this process, Ctrl-C gives the
+    debate being run back (pending, turns kept) and raises CommandError saying how to
+    continue."""
     if in_process():
         debate_job_start(job=job, enqueue=False)
         progress = debate_job_progress(job=job)
@@ -147,7 +163,14 @@ def run_job(
             def moved(_debate) -> None:
                 _postfix(bar, debate_job_progress(job=job))
 
-            debate_job_run_inline(job=job, on_debate=moved)
+            try:
+                debate_job_run_inline(job=job, on_debate=moved)
+            except KeyboardInterrupt:
+                # debate_run gave the interrupted debate back (pending, turns kept).
+                raise CommandError(
+                    f"interrupted: job {job.pk} keeps every stored turn; continue it with "
+                    f"`debate_job {job.pk} resume`"
+                ) from None
             _postfix(bar, debate_job_progress(job=job))
         return debate_job_progress(job=job)
     debate_job_start(job=job)

@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from debates.models import DebateJob
 from debates.services import (
     DebateJobError,
     debate_job_cancel,
@@ -15,7 +16,11 @@ ACTIONS = ("progress", "pause", "resume", "cancel", "retry-failed")
 
 
 class Command(BaseCommand):
-    help = "Show a debate job's progress, or pause, resume, cancel it or retry its failed debates."
+    help = (
+        "Show a debate job's progress, or pause, resume, cancel it or retry its failed "
+        "debates. Without a broker, resume also continues a running job whose process was "
+        "interrupted."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("job", type=int, help="Job id")
@@ -33,10 +38,13 @@ class Command(BaseCommand):
                 debate_job_cancel(job=job)
             elif action in ("resume", "retry-failed"):
                 run_now = in_process()
-                if action == "resume":
-                    debate_job_resume(job=job, enqueue=not run_now)
-                else:
+                # Without a broker nothing runs a running job's debates once its process
+                # stopped (Ctrl-C): resuming it runs them here.
+                interrupted = run_now and job.status == DebateJob.Status.RUNNING
+                if action == "retry-failed":
                     debate_job_retry_failed(job=job, enqueue=not run_now)
+                elif not interrupted:
+                    debate_job_resume(job=job, enqueue=not run_now)
                 if run_now:
                     run_job(job, wait=True, progress_bar=not opts["no_progress"])
                 elif opts["wait"]:

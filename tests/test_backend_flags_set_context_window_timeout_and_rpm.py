@@ -1,0 +1,74 @@
+"""--context-window, --timeout and --rpm reach the agents' backend configs: per agent for
+run_debates and evaluate_assessor (a ``-b`` suffix for agent B), for both agents for
+pipeline; a value out of range is refused naming the field."""
+
+import pytest
+from django.core.management.base import CommandError
+
+from assess.management.commands import pipeline
+from debates.management.commands import evaluate_assessor, run_debates
+from debates.management.commands._jobs import backend_configs
+
+
+def parse(command, *args):
+    return vars(command.Command().create_parser("manage.py", "cmd").parse_args(list(args)))
+
+
+OPENAI = ["--backend", "openai", "--model", "m", "--base-url", "http://127.0.0.1:8080/v1"]
+
+
+@pytest.mark.parametrize("command", [run_debates, evaluate_assessor])
+def test_run_debates_and_evaluate_assessor_take_them_per_agent(command):
+    head = ["pool"] if command is run_debates else ["dataset"]
+    opts = parse(
+        command,
+        *head,
+        *OPENAI,
+        "--context-window",
+        "4096",
+        "--timeout",
+        "5",
+        "--rpm",
+        "30",
+        "--context-window-b",
+        "2048",
+    )
+    agent_a, agent_b = backend_configs(opts)
+    assert agent_a == {
+        "backend": "openai",
+        "model": "m",
+        "base_url": "http://127.0.0.1:8080/v1",
+        "rpm": 30,
+        "timeout": 5.0,
+        "context_window": 4096,
+    }
+    assert agent_b == {**agent_a, "context_window": 2048}
+
+
+def test_pipeline_takes_them_for_both_agents():
+    opts = parse(pipeline, "scifact", *OPENAI, "--context-window", "2048", "--timeout", "9")
+    config = pipeline.backend_config(
+        opts["backend"],
+        opts["model"],
+        opts["base_url"],
+        opts["api_key_env"],
+        context_window=opts["context_window"],
+        timeout=opts["timeout"],
+        rpm=opts["rpm"],
+    )
+    assert config == {
+        "backend": "openai",
+        "model": "m",
+        "base_url": "http://127.0.0.1:8080/v1",
+        "api_key_env": "OPENAI_API_KEY",
+        "timeout": 9.0,
+        "context_window": 2048,
+    }
+
+
+def test_a_context_window_out_of_range_is_refused_naming_the_field():
+    with pytest.raises(CommandError) as caught:
+        pipeline.backend_config("openai", "m", None, "K", context_window=100)
+    assert str(caught.value) == (
+        "backend: context_window: must be between 256 and 10000000, got 100"
+    )
