@@ -26,6 +26,14 @@ class JudgmentForm(forms.Form):
     seconds = forms.FloatField(required=False)
 
 
+class UndoForm(forms.Form):
+    """An undo from the judging page: ``undo`` is the ``client_id`` of the judgment to undo,
+    which the page carries (empty when it knows of none), so a re-sent undo names the same
+    judgment and cannot undo the one before it."""
+
+    undo = forms.UUIDField(required=False)
+
+
 class AdjudicationForm(forms.Form):
     """An admin's final label for a pair, with an optional note."""
 

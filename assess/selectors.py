@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -25,6 +25,7 @@ from . import agreement
 from .highlight import query_terms, segments, term_spans
 from .models import Adjudication, Judgment, Refinement, ReviewItem
 from .refine import NAME_MAX, RefineError, refined_name_check
+from .services import undo_window_seconds
 
 LABEL_TEXT = {1: "relevant", 0: "not relevant", None: "unreadable reply"}
 REASON_TEXT = {
@@ -193,7 +194,7 @@ def judging_status(
         annotator=annotator, undone_at__isnull=True, created__gte=_today_start(now)
     ).count()
     # Open items minus the few unavailable ones: both counts use small index ranges (the
-    # partial index review_open_queue, leases, this annotator's judgments), so the status
+    # partial index review_open_by_age, leases, this annotator's judgments), so the status
     # line stays cheap with a large queue.
     open_items = ReviewItem.objects.filter(judgments_done__lt=F("judgments_needed"))
     still_open = Q(item__judgments_done__lt=F("item__judgments_needed"))
@@ -213,6 +214,22 @@ def judging_status(
     )
     queue = open_items.count() - unavailable.count()
     return JudgingStatus(today=today, queue=queue)
+
+
+def undoable_judgment(*, annotator: Any, now: datetime | None = None) -> Judgment | None:
+    """The judgment ``u`` on the judging page undoes: ``annotator``'s newest live judgment
+    saved within :func:`assess.services.undo_window_seconds`, or None. The page carries its
+    ``client_id`` so that the undo request names it (a re-sent undo cannot undo the one
+    before; see :func:`assess.services.judgment_undo`)."""
+    now = now or timezone.now()
+    newest = (
+        Judgment.objects.filter(annotator=annotator, undone_at__isnull=True)
+        .order_by("-created", "-pk")
+        .first()
+    )
+    if newest is None or newest.created < now - timedelta(seconds=undo_window_seconds()):
+        return None
+    return newest
 
 
 # ---------------------------------------------------------------------------------------------
@@ -256,12 +273,26 @@ def review_final_labels(*, job: DebateJob) -> dict[int, tuple[int, str]]:
 
 
 @dataclass(frozen=True, slots=True)
+class PairKappa:
+    """Cohen's kappa of one pair of annotators (usernames, ``annotator_a`` sorting first)
+    over the ``items`` pairs both of them judged; None when undefined (see
+    :func:`assess.agreement.cohen_kappa`)."""
+
+    annotator_a: str
+    annotator_b: str
+    items: int
+    kappa: float | None
+
+
+@dataclass(frozen=True, slots=True)
 class JobAgreement:
     """Agreement among humans on one job's pairs judged more than once.
 
-    ``kappa`` is Cohen's kappa of each pair's first vs second judgment (the classic two-rater
-    kappa when two annotators did all of them); ``alpha`` Krippendorff's alpha (nominal) over
-    all judgments. None when undefined (too few pairs, or one label only).
+    ``pair_kappas`` holds Cohen's kappa for every pair of annotators who judged a pair in
+    common, most shared pairs first (then by username); ``kappa_pair`` is the first of them
+    and ``kappa`` its value, the job's headline kappa. ``alpha`` is Krippendorff's alpha
+    (nominal) over all judgments, any number of annotators. Values are None when undefined
+    (too few pairs, or one label only).
     """
 
     pairs: int
@@ -269,6 +300,8 @@ class JobAgreement:
     kappa: float | None
     alpha: float | None
     disagreements: int
+    kappa_pair: PairKappa | None = None
+    pair_kappas: list[PairKappa] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,19 +323,56 @@ class AuditSummary:
 
 def job_agreement(*, job: DebateJob) -> JobAgreement:
     """Cohen's kappa and Krippendorff's alpha of the humans on ``job``'s pairs with at least
-    two live judgments (see :class:`JobAgreement`)."""
+    two live judgments (see :class:`JobAgreement`).
+
+    Cohen's kappa (J. Cohen, "A coefficient of agreement for nominal scales", Educational and
+    Psychological Measurement 20(1), 1960) is defined for two fixed raters: each annotator
+    pair is scored on the pairs both judged, annotator X's label against annotator Y's,
+    whoever judged first (:func:`assess.agreement.cohen_kappa`; no library in
+    requirements.txt provides it: scikit-learn is not a dependency, scipy and krippendorff
+    have no kappa). The headline ``kappa`` is the pair with the most pairs in common.
+
+    Worked example (tests/test_agreement_kappa_pairs_the_same_two_annotators.py): on four
+    pairs alice says 1, 1, 1, 0 and bob 1, 0, 0, 0, bob judging first on pairs 3 and 4.
+    Alice vs bob: p_o = 2/4 (pairs 1 and 4 agree); alice says 1 on 3/4, bob on 1/4, so
+    p_e = 3/4 * 1/4 + 1/4 * 3/4 = 0.375 and kappa = (0.5 - 0.375) / (1 - 0.375) = 0.2.
+    Pairing the first judgment of each pair with the second instead mixes both annotators
+    into each "rater" (1, 1, 0, 0 against 1, 0, 1, 0: p_o = p_e = 0.5, kappa 0), which is
+    not Cohen's kappa.
+    """
     labels = _live_labels(ReviewItem.objects.filter(debate__job=job))
     multi = {item: pairs for item, pairs in labels.items() if len(pairs) >= 2}
-    first_second = [(pairs[0][1], pairs[1][1]) for pairs in multi.values()]
     units = {item: dict(pairs) for item, pairs in multi.items()}
     annotators = {a for pairs in multi.values() for a, _ in pairs}
+    names = dict(
+        get_user_model()
+        .objects.filter(pk__in=list(annotators))
+        .values_list("pk", get_user_model().USERNAME_FIELD)
+    )
+    # {(name X, name Y): [(X's label, Y's label), ...]}, X sorting first, over shared pairs.
+    shared: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
+    for unit in units.values():
+        by_name = sorted((str(names.get(a, a)), label) for a, label in unit.items())
+        for i, (name_x, label_x) in enumerate(by_name):
+            for name_y, label_y in by_name[i + 1 :]:
+                shared[(name_x, name_y)].append((label_x, label_y))
+    pair_kappas = sorted(
+        (
+            PairKappa(x, y, len(rows), agreement.cohen_kappa(rows))
+            for (x, y), rows in shared.items()
+        ),
+        key=lambda row: (-row.items, row.annotator_a, row.annotator_b),
+    )
+    headline = pair_kappas[0] if pair_kappas else None
     split = sum(1 for pairs in multi.values() if len({label for _, label in pairs}) > 1)
     return JobAgreement(
         pairs=len(multi),
         annotators=len(annotators),
-        kappa=agreement.cohen_kappa(first_second),
+        kappa=headline.kappa if headline else None,
         alpha=agreement.krippendorff_alpha(units),
         disagreements=split,
+        kappa_pair=headline,
+        pair_kappas=pair_kappas,
     )
 
 
@@ -537,7 +607,7 @@ def name_problem(name: str) -> str | None:
     """Why ``name`` cannot be a refined set's name (None if it can), for forms:
     :func:`assess.refine.refined_name_check`."""
     try:
-        refined_name_check(name)
+        refined_name_check(name=name)
     except RefineError as exc:
         return str(exc)
     return None

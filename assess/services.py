@@ -12,7 +12,9 @@ queue. An item needing several judgments never goes twice to the same annotator,
 sees another annotator's label (the judging page shows the debate only).
 
 A judgment (:func:`judgment_record`) is idempotent on the browser's ``client_id``: a re-send
-of the same submission finds the stored judgment and changes nothing.
+of the same submission finds the stored judgment and changes nothing. An undo
+(:func:`judgment_undo`) names the judgment it undoes by that id, so a re-sent undo finds it
+undone and changes nothing either.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Exists, F, OuterRef
+from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from debates.models import Debate, DebateJob
@@ -39,7 +41,9 @@ from .models import Adjudication, Judgment, ReviewItem
 NOTE_MAX_CHARS = 2000
 MAX_SECONDS_ON_TASK = 24 * 3600.0
 SYNC_EVERY_SECONDS = 10
+AUDIT_SYNC_MARGIN_SECONDS = 300
 _SYNC_KEY = "assess:review-sync-escalations"
+_AUDIT_SINCE_KEY = "assess:review-sync-audits-since"
 
 
 class JudgingError(ValueError):
@@ -75,7 +79,7 @@ def undo_window_seconds() -> float:
 # The review queue
 
 
-def review_items_sync(*, job: DebateJob) -> int:
+def review_items_sync(*, job: DebateJob, agreed_since: datetime | None = None) -> int:
     """Create the missing review items of ``job``; return how many were created.
 
     - every escalated debate gets an ``escalated`` item;
@@ -83,9 +87,13 @@ def review_items_sync(*, job: DebateJob) -> int:
       :func:`assess.agreement.audit_selected` (SHA-256 of "job id:pair id" below
       ``job.audit_share``), so the sample is the same whenever and however often this runs.
 
-    Both kinds want ``job.judgments_per_pair`` judgments. Idempotent and safe to run
-    concurrently (one item per debate, conflicts ignored). Cost: one pass over the job's
-    agreed debates that have no item yet.
+    Both kinds want ``job.judgments_per_pair`` judgments. The new items are created in debate
+    order, escalated and audit items mixed, so the queue (oldest item first, see
+    :func:`review_item_claim`) serves audits alongside escalations. ``agreed_since`` limits
+    the audit draw to agreed debates finished at or after that time (or with no finish time):
+    the on-claim sync uses it to look only at debates that can be new. Idempotent and safe to
+    run concurrently (one item per debate, conflicts ignored). Cost: one pass over the job's
+    agreed debates that have no item yet (finished since ``agreed_since`` if given).
     """
     without_item = job.debates.exclude(Exists(ReviewItem.objects.filter(debate=OuterRef("pk"))))
     new: list[ReviewItem] = [
@@ -93,12 +101,15 @@ def review_items_sync(*, job: DebateJob) -> int:
         for pk in without_item.filter(status=Debate.Status.ESCALATED).values_list("pk", flat=True)
     ]
     if job.audit_share > 0:
-        agreed = without_item.filter(status=Debate.Status.AGREED).values_list("pk", "pair_id")
+        agreed = without_item.filter(status=Debate.Status.AGREED)
+        if agreed_since is not None:
+            agreed = agreed.filter(Q(finished__isnull=True) | Q(finished__gte=agreed_since))
         new += [
             ReviewItem(debate_id=pk, kind=ReviewItem.Kind.AUDIT)
-            for pk, pair_id in agreed.iterator(chunk_size=5000)
+            for pk, pair_id in agreed.values_list("pk", "pair_id").iterator(chunk_size=5000)
             if audit_selected(job.pk, pair_id, job.audit_share)
         ]
+    new.sort(key=lambda item: item.debate_id)
     for item in new:
         item.judgments_needed = job.judgments_per_pair
     created = ReviewItem.objects.bulk_create(new, batch_size=2000, ignore_conflicts=True)
@@ -111,25 +122,40 @@ def review_items_sync_all() -> int:
     return sum(review_items_sync(job=job) for job in DebateJob.objects.all())
 
 
-def _sync_missing_escalations(*, force: bool = False) -> None:
-    # At most every SYNC_EVERY_SECONDS per process (or when the queue looks empty): the check
-    # scans the escalated debates, and the periodic task and job pages sync as well.
+def _sync_missing_review_items(*, force: bool = False) -> None:
+    # At most every SYNC_EVERY_SECONDS (or when the queue looks empty): the periodic task and
+    # job pages sync as well, but neither may be running (no beat, nobody on a job page), and
+    # annotators must still get escalated pairs and audits. Escalated debates without an
+    # item are few and indexed (status); audits are drawn only from debates agreed since the
+    # previous sync, in jobs that are running or finished since then, so a finished job's
+    # thousands of undrawn agreed debates are not hashed again every 10 seconds.
     if not force and not cache.add(_SYNC_KEY, 1, timeout=SYNC_EVERY_SECONDS):
         return
-    job_ids = (
+    started = timezone.now()
+    since = cache.get(_AUDIT_SINCE_KEY)  # None: the first sync (of this cache) draws all
+    job_ids = set(
         Debate.objects.filter(status=Debate.Status.ESCALATED)
         .exclude(Exists(ReviewItem.objects.filter(debate=OuterRef("pk"))))
         .values_list("job_id", flat=True)
         .distinct()
     )
-    for job in DebateJob.objects.filter(pk__in=list(job_ids)):
-        review_items_sync(job=job)
+    audited = DebateJob.objects.filter(audit_share__gt=0)
+    if since is not None:
+        audited = audited.filter(Q(finished__isnull=True) | Q(finished__gte=since))
+    job_ids.update(audited.values_list("pk", flat=True))
+    for job in DebateJob.objects.filter(pk__in=sorted(job_ids)):
+        review_items_sync(job=job, agreed_since=since)
+    # A debate is stamped ``finished`` a moment before its transaction commits: look back
+    # AUDIT_SYNC_MARGIN_SECONDS so that a commit landing after this sync is seen by the next.
+    cache.set(_AUDIT_SINCE_KEY, started - timedelta(seconds=AUDIT_SYNC_MARGIN_SECONDS), None)
 
 
 # The whole claim is this one statement: the inner SELECT picks the next free item and locks
-# it, skipping rows another claim has locked, and the UPDATE leases it. Escalated pairs come
-# before audits (false sorts first), then oldest first: the order of the partial index
-# review_open_queue (migration 0003), which holds only items still needing judgments.
+# it, skipping rows another claim has locked, and the UPDATE leases it. Oldest item first,
+# whatever its kind: escalated pairs first would starve the audits for as long as
+# escalations keep coming. This order needs a partial index on (created, id) over the items
+# still needing judgments (judgments_done < judgments_needed), or PostgreSQL sorts every open
+# item on each claim; review_open_by_age (migration 0005) is that index.
 _CLAIM_TEMPLATE = """
     UPDATE assess_reviewitem
        SET leased_to_id = %s, lease_expires_at = %s, claimed_at = %s
@@ -142,7 +168,7 @@ _CLAIM_TEMPLATE = """
                               AND j.undone_at IS NULL)
            AND NOT EXISTS (SELECT 1 FROM assess_adjudication a WHERE a.item_id = r.id)
            AND {skipped}
-         ORDER BY (r.kind <> 'escalated'), r.created, r.id
+         ORDER BY r.created, r.id
          LIMIT 1{lock})
     RETURNING id
 """
@@ -177,19 +203,22 @@ def review_item_claim(
 
     An annotator who already holds a live lease gets that item back (a reload or a new login
     resumes the same pair). Otherwise one SQL statement (``FOR UPDATE SKIP LOCKED`` on
-    PostgreSQL) leases the first item, escalated before audit, then oldest, that still needs
-    judgments, is not leased (or its lease expired), has no adjudication, was not judged by
-    this annotator (undone judgments aside) and is not in ``exclude_ids`` (the pairs skipped
-    in this login session). The lease lasts :func:`review_lease_seconds`. Escalated debates
-    that have no item yet are put in the queue first (:func:`review_items_sync`), checked at
-    most every 10 seconds per process and whenever the queue looks empty.
+    PostgreSQL) leases the oldest item (creation time, then id; escalated and audit items
+    alike, so audits are served while escalations keep coming) that still needs judgments,
+    is not leased (or its lease expired), has no adjudication, was not judged by this
+    annotator (undone judgments aside) and is not in ``exclude_ids`` (the pairs skipped in
+    this login session). The lease lasts :func:`review_lease_seconds`. Escalated debates
+    and drawn audits that have no item yet are put in the queue first
+    (:func:`review_items_sync`, without the periodic task or a job page), checked at most
+    every 10 seconds per cache (per process without ``REDIS_URL``) and whenever the queue
+    looks empty.
     """
     now = now or timezone.now()
     exclude = sorted({int(pk) for pk in exclude_ids})
     held = _held_item(annotator, now, exclude)
     if held is not None:
         return held
-    _sync_missing_escalations()
+    _sync_missing_review_items()
     vendor = connection.vendor
     if vendor not in _CLAIM_SQL:
         raise NotImplementedError(f"claiming needs PostgreSQL or SQLite, not {vendor}")
@@ -198,7 +227,7 @@ def review_item_claim(
     params = [annotator.pk, expires, now, now, annotator.pk, skipped]
     row = _run_claim(vendor, params)
     if row is None:
-        _sync_missing_escalations(force=True)
+        _sync_missing_review_items(force=True)
         row = _run_claim(vendor, params)
     if row is None:
         return None
@@ -322,27 +351,54 @@ def judgment_record(
     return Recorded(judgment, True)
 
 
-def judgment_undo(*, annotator: Any, now: datetime | None = None) -> ReviewItem:
-    """Undo ``annotator``'s last live judgment and give its pair back to them; one transaction.
+def judgment_undo(
+    *,
+    annotator: Any,
+    client_id: uuid.UUID | str | None = None,
+    now: datetime | None = None,
+) -> ReviewItem:
+    """Undo one judgment of ``annotator`` and give its pair back to them; one transaction.
+
+    ``client_id`` names the judgment (the id its submission carried; the judging page shows
+    the newest live one, see :func:`assess.selectors.undoable_judgment`); None takes the
+    annotator's newest live judgment. Idempotent: when the named judgment is already undone
+    (a re-sent undo whose first answer was lost, or two undos racing) nothing changes and its
+    item is returned as the first undo returned it, so a re-send never undoes the judgment
+    before it. The item row is locked first and the judgment read again under the lock; the
+    judgment is marked with a conditional update and ``judgments_done`` goes down by one only
+    when that update changed it, so two concurrent undos count once.
 
     Allowed within :func:`undo_window_seconds` of saving, while no other annotator holds a
     live lease on the pair and no admin adjudicated it. The judgment is kept, marked
-    ``undone_at``; ``judgments_done`` goes down by one; the pair is leased to the annotator
-    afresh (:func:`review_lease_seconds`) and any other lease they hold is released (that
-    pair goes back to the queue). Returns the item. Raises JudgingError when there is
-    nothing to undo, JudgingConflict when the pair is held by someone else or decided.
+    ``undone_at``; the pair is leased to the annotator afresh (:func:`review_lease_seconds`)
+    and any other lease they hold is released (that pair goes back to the queue). Returns the
+    item. Raises JudgingError when there is nothing to undo (no such judgment of theirs, or
+    saved too long ago) or ``client_id`` is not a UUID, JudgingConflict when the pair is held
+    by someone else or decided.
     """
     now = now or timezone.now()
     since = now - timedelta(seconds=undo_window_seconds())
+    nothing = "Nothing to undo: no judgment of yours in the last 15 minutes."
+    mine = Judgment.objects.filter(annotator=annotator)
+    if client_id is None:
+        target = mine.filter(undone_at__isnull=True).order_by("-created", "-pk").first()
+    else:
+        try:
+            client_uuid = client_id if isinstance(client_id, uuid.UUID) else uuid.UUID(client_id)
+        except (ValueError, AttributeError, TypeError):
+            raise JudgingError(f"undo id {client_id!r} is not a UUID") from None
+        target = mine.filter(client_id=client_uuid).first()
+    if target is None:
+        raise JudgingError(nothing)
     with transaction.atomic():
-        last = (
-            Judgment.objects.filter(annotator=annotator, undone_at__isnull=True)
-            .order_by("-created", "-pk")
-            .first()
-        )
-        if last is None or last.created < since:
-            raise JudgingError("Nothing to undo: no judgment of yours in the last 15 minutes.")
-        item = ReviewItem.objects.select_for_update().get(pk=last.item_id)
+        # Lock first, then read the judgment again: a concurrent undo of the same judgment
+        # waits here and finds it undone.
+        item = ReviewItem.objects.select_for_update().get(pk=target.item_id)
+        last = Judgment.objects.get(pk=target.pk)
+        if last.undone_at is not None:
+            return ReviewItem.objects.select_related("debate").get(pk=item.pk)
+        if last.created < since:
+            raise JudgingError(nothing)
         if (
             item.leased_to_id not in (None, annotator.pk)
             and item.lease_expires_at is not None
@@ -351,16 +407,17 @@ def judgment_undo(*, annotator: Any, now: datetime | None = None) -> ReviewItem:
             raise JudgingConflict("Too late to undo: another annotator is judging this pair.")
         if Adjudication.objects.filter(item=item).exists():
             raise JudgingConflict("Too late to undo: an admin has decided this pair.")
-        Judgment.objects.filter(pk=last.pk).update(undone_at=now)
-        ReviewItem.objects.filter(leased_to=annotator).exclude(pk=item.pk).update(
-            leased_to=None, lease_expires_at=None
-        )
-        ReviewItem.objects.filter(pk=item.pk).update(
-            judgments_done=F("judgments_done") - 1,
-            leased_to=annotator,
-            lease_expires_at=now + timedelta(seconds=review_lease_seconds()),
-            claimed_at=now,
-        )
+        changed = Judgment.objects.filter(pk=last.pk, undone_at__isnull=True).update(undone_at=now)
+        if changed == 1:
+            ReviewItem.objects.filter(leased_to=annotator).exclude(pk=item.pk).update(
+                leased_to=None, lease_expires_at=None
+            )
+            ReviewItem.objects.filter(pk=item.pk).update(
+                judgments_done=F("judgments_done") - 1,
+                leased_to=annotator,
+                lease_expires_at=now + timedelta(seconds=review_lease_seconds()),
+                claimed_at=now,
+            )
     return ReviewItem.objects.select_related("debate").get(pk=item.pk)
 
 

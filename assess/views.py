@@ -27,7 +27,7 @@ from django.views.decorators.http import require_POST
 from corpora.roles import Role, role_required, user_has_role
 from debates.models import DebateJob
 
-from .forms import AdjudicationForm, JudgmentForm
+from .forms import AdjudicationForm, JudgmentForm, UndoForm
 from .models import Adjudication, ReviewItem
 from .selectors import (
     annotator_overview,
@@ -38,6 +38,7 @@ from .selectors import (
     job_queue_counts,
     judging_status,
     pair_view,
+    undoable_judgment,
 )
 from .services import (
     JudgingConflict,
@@ -83,6 +84,8 @@ def _render_judge(
         "notice": notice,
         # For posting without the script; the script makes its own id per submission.
         "client_id": uuid.uuid4(),
+        # The judgment "u" undoes: the undo request names it, so a re-send is harmless.
+        "undo": undoable_judgment(annotator=request.user),
     }
     template = "assess/partials/judge_item.html" if _is_script(request) else "assess/judge.html"
     return render(request, template, context, status=status)
@@ -157,14 +160,34 @@ def judge_skip(request: HttpRequest, item_id: int) -> HttpResponse:
 @role_required(Role.ANNOTATOR)
 @require_POST
 def judge_undo(request: HttpRequest) -> HttpResponse:
-    """Undo this annotator's last judgment and show its pair again (409 when too late)."""
+    """Undo the judgment the page named (``undo``: its client id) and show its pair again.
+
+    Idempotent: a re-sent undo finds the judgment already undone and answers as the first
+    did (the pair, or the next one if the annotator no longer holds it), never undoing the
+    judgment before it. 409 when there is nothing to undo (no id: the page knew of none) or
+    it is too late, 400 for an id that is not a UUID.
+    """
+    form = UndoForm(request.POST)
+    if not form.is_valid():
+        return _refused(request, f"Not undone: {' '.join(form.errors['undo'])}", 400)
+    client_id = form.cleaned_data["undo"]
     try:
-        item = judgment_undo(annotator=request.user)
+        if client_id is None:
+            raise JudgingError("Nothing to undo: no judgment of yours in the last 15 minutes.")
+        item = judgment_undo(annotator=request.user, client_id=client_id)
     except JudgingError as exc:
         return _refused(request, str(exc), 409)
     if not _is_script(request):
         messages.success(request, "Undone: judge the pair again.")
         return redirect("assess:judge")
+    held = (
+        item.leased_to_id == request.user.pk
+        and item.lease_expires_at is not None
+        and item.lease_expires_at > timezone.now()
+    )
+    if not held:
+        # A late re-send after the pair was judged again or handed on: nothing to show.
+        return _render_judge(request, _next(request), notice="Already undone.")
     return _render_judge(request, item, notice="Undone: judge this pair again.")
 
 

@@ -1,10 +1,50 @@
-"""Top-level URL configuration: Django admin, login/logout, home and each app's pages."""
+"""Top-level URL configuration: Django admin, login/logout, home and each app's pages.
 
+The last pattern catches every path nothing else matches (:func:`anywhere_else`), so that
+anonymous visitors get the login page there too, with ``DEBUG`` on or off (``handler404``
+alone serves only ``DEBUG=0``, and Django's ``DEBUG`` 404 page lists every URL pattern).
+"""
+
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.contrib.auth.views import redirect_to_login
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.urls import Resolver404, include, path, re_path, resolve
+from django.views.decorators.common import no_append_slash
+from django.views.decorators.csrf import csrf_exempt
 
 from corpora import views as corpora_views
+
+
+@csrf_exempt  # it changes nothing; an anonymous POST goes to the login page, not a CSRF 403
+@no_append_slash  # CommonMiddleware must not send "/nope" to "/nope/": this view decides
+def anywhere_else(request: HttpRequest, rest: str = "") -> HttpResponse:
+    """Any path no other pattern matches (``rest`` is that path, unused).
+
+    Anonymous visitors are redirected to the login page (302, ``?next=`` the path), like
+    every page but the login page, so they learn nothing about which addresses exist.
+    Signed-in users get what Django would give them without this pattern: a 301 to the path
+    with a slash appended when that path exists (``APPEND_SLASH``, as the Django admin's
+    ``catch_all_view`` does), else 404. Paths under ``STATIC_URL`` are 404 for everyone
+    (static files are public; in production the reverse proxy serves them).
+    Raises Http404.
+    """
+    static = "/" + settings.STATIC_URL.lstrip("/")
+    if request.path_info.startswith(static):
+        raise Http404("no such static file")
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    if settings.APPEND_SLASH and not request.path_info.endswith("/"):
+        try:
+            match = resolve(request.path_info + "/")
+        except Resolver404:
+            pass
+        else:
+            if getattr(match.func, "should_append_slash", True):
+                return HttpResponsePermanentRedirect(request.get_full_path(force_append_slash=True))
+    raise Http404("no page at this address")
+
 
 urlpatterns = [
     # Before admin.site.urls: the admin's own login form must not bypass the rate limit.
@@ -18,4 +58,6 @@ urlpatterns = [
     path("", include("debates.urls")),
     path("", include("assess.urls")),
     path("", include("assess.urls_refined")),
+    # Last: every other path (see anywhere_else).
+    re_path(r"^(?P<rest>.*)$", anywhere_else),
 ]

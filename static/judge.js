@@ -3,6 +3,8 @@
 //
 // Nothing is lost:
 // - every submission carries an id made here (client_id), so sending it twice is harmless;
+//   an undo names the judgment it undoes (the fragment's "undo" field), so a retried undo is
+//   harmless too;
 // - the submission is kept in sessionStorage until the server confirms it, and the next pair
 //   is shown only after that confirmation;
 // - a failed request (network, 5xx, 429) shows an error and is retried with growing delays;
@@ -195,7 +197,12 @@
       };
       keep(pending);
       send(pending, 0);
-    } else if (action === "skip" || action === "undo" || action === "unskip") {
+    } else if (action === "undo") {
+      // The undo names the judgment the page shows as the last one: a retry after a lost
+      // answer finds it undone already and cannot undo the judgment before it.
+      var undo = form.querySelector("input[name=undo]");
+      send({ kind: action, url: url, fields: { undo: undo ? undo.value : "" } }, 0);
+    } else if (action === "skip" || action === "unskip") {
       send({ kind: action, url: url, fields: {} }, 0);
     }
   });

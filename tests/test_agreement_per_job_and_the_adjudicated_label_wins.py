@@ -43,7 +43,7 @@ def test_kappa_and_alpha_of_a_job_come_from_its_pairs_judged_twice(judged_twice)
 def test_the_job_page_shows_the_agreement(client_as, judged_twice):
     html = client_as("researcher").get(f"/jobs/{judged_twice.job.pk}/").content.decode()
     assert "<dt>Pairs judged more than once</dt><dd>4 by 2 annotators</dd>" in html
-    assert "<dt>Cohen's kappa (first vs second judgment)</dt><dd>0.500</dd>" in html
+    assert "<dt>Cohen's kappa (ann1 vs ann2, 4 pairs judged by both)</dt><dd>0.500</dd>" in html
     assert "<dt>Krippendorff's alpha (nominal)</dt><dd>0.533</dd>" in html
 
 

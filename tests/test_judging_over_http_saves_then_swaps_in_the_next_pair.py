@@ -20,6 +20,10 @@ def _item_id(html: str) -> int:
     return int(re.search(r'id="judge-item"[^>]*data-item="(\d*)"', html).group(1) or 0)
 
 
+def _undo_id(html: str) -> str:
+    return re.search(r'name="undo" value="([^"]*)"', html).group(1)
+
+
 def _status(html: str) -> tuple[str, str, str]:
     saved = re.search(r'<span id="judge-saved"[^>]*>([^<]*)</span>', html).group(1)
     today = re.search(r'<span id="judge-today">([^<]*)</span>', html).group(1)
@@ -109,16 +113,20 @@ def test_skip_shows_the_next_pair_and_undo_brings_the_last_judged_pair_back(
     assert client.session["assess_skipped"] == [first]
 
     body = {"client_id": str(uuid.uuid4()), "label": "1", "seconds": "3"}
-    third = _item_id(client.post(f"/judge/{second}/submit/", body, headers=HX).content.decode())
+    saved = client.post(f"/judge/{second}/submit/", body, headers=HX).content.decode()
+    third = _item_id(saved)
     assert third not in (first, second)
+    # The fragment names the judgment "u" undoes: the one just saved.
+    assert _undo_id(saved) == body["client_id"]
 
-    undone = client.post("/judge/undo/", headers=HX)
+    undone = client.post("/judge/undo/", {"undo": _undo_id(saved)}, headers=HX)
     assert undone.status_code == 200
     assert _item_id(undone.content.decode()) == second
     assert "Undone: judge this pair again." in undone.content.decode()
     assert Judgment.objects.get().undone_at is not None
+    assert _undo_id(undone.content.decode()) == ""  # no judgment left to undo
 
-    nothing = client.post("/judge/undo/", headers=HX)
+    nothing = client.post("/judge/undo/", {"undo": _undo_id(undone.content.decode())}, headers=HX)
     assert nothing.status_code == 409
     assert nothing.content.decode().startswith("Nothing to undo")
 

@@ -1,5 +1,6 @@
 """Every escalated debate gets one review item (syncing twice creates nothing new, a claim
-creates missing items itself); escalated pairs are offered before audits, oldest first."""
+creates missing items itself); the queue is served oldest first, escalated pairs and audits
+alike (items are created in debate order), so audits are not starved by escalations."""
 
 from assess.models import ReviewItem
 from assess.services import review_item_claim, review_items_sync
@@ -27,7 +28,7 @@ def test_a_claim_puts_a_newly_escalated_debate_in_the_queue(make_review_job, ann
     assert ReviewItem.objects.count() == 1
 
 
-def test_escalated_pairs_come_before_audits(make_review_job, annotators):
+def test_items_made_in_one_sync_are_served_in_debate_order(make_review_job, annotators):
     review = make_review_job(escalated=2, agreed=2, audit_share=1.0)
     alice, bob, carol, dave = annotators(4)
     assert ReviewItem.objects.filter(kind="audit").count() == 2
@@ -39,6 +40,27 @@ def test_escalated_pairs_come_before_audits(make_review_job, annotators):
         Debate.Status.AGREED,
     ]
     assert [d.pk for d in claimed] == [d.pk for d in review.escalated + review.agreed]
+
+
+def test_an_audit_of_an_earlier_debate_comes_before_a_later_escalation(make_review_job, annotators):
+    review = make_review_job(escalated=2, agreed=2, audit_share=1.0, sync=False)
+    first_escalated, second_escalated = review.escalated
+    # Debates in pair order: escalated, agreed, escalated, agreed.
+    Debate.objects.filter(pk=second_escalated.pk).update(
+        status=Debate.Status.AGREED, final_label=1, escalation_reason=""
+    )
+    Debate.objects.filter(pk=review.agreed[0].pk).update(
+        status=Debate.Status.ESCALATED, final_label=None, escalation_reason="disagreement"
+    )
+    assert review_items_sync(job=review.job) == 4
+    users = annotators(4)
+    claimed = [review_item_claim(annotator=u) for u in users]
+    assert [(i.debate_id, i.kind) for i in claimed] == [
+        (first_escalated.pk, "escalated"),
+        (second_escalated.pk, "audit"),
+        (review.agreed[0].pk, "escalated"),
+        (review.agreed[1].pk, "audit"),
+    ]
 
 
 def test_the_periodic_task_syncs_every_job_cancelled_ones_too(make_review_job):
