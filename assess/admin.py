@@ -1,4 +1,14 @@
+"""Admin pages of the judging and refined-benchmark models.
+
+A refined qrel set is immutable: its Refinement and LabelProvenance rows are shown read-only
+and deleted only with the whole set (:class:`corpora.admin.WholeSetRowsAdmin`). Export files
+and RAG generations are read-only too; deleting one is allowed, and only makes the next
+request write the file, or ``rag_eval`` generate the answer, again.
+"""
+
 from django.contrib import admin
+
+from corpora.admin import WholeSetRowsAdmin
 
 from .models import Adjudication, Judgment, ReviewItem
 from .models.refined import ExportFile, LabelProvenance, RagGeneration, Refinement
@@ -25,11 +35,38 @@ class AdjudicationAdmin(admin.ModelAdmin):
 
 
 @admin.register(LabelProvenance)
-class LabelProvenanceAdmin(admin.ModelAdmin):
+class LabelProvenanceAdmin(WholeSetRowsAdmin):
     list_display = ["qrel_set", "query", "document", "label", "source", "consensus_round"]
     list_filter = ["source", "qrel_set"]
     raw_id_fields = ["query", "document", "qrel", "debate", "job"]
     show_full_result_count = False
 
 
-admin.site.register([Refinement, ExportFile, RagGeneration])
+@admin.register(Refinement)
+class RefinementAdmin(WholeSetRowsAdmin):
+    list_display = ["qrel_set", "pool", "original", "pairs", "unresolved", "created"]
+    list_select_related = ["qrel_set__dataset", "pool", "original"]
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Shown, never added or edited; deletable."""
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(ExportFile)
+class ExportFileAdmin(ReadOnlyAdmin):
+    list_display = ["kind", "qrel_set", "pool", "status", "rows", "sha256", "created"]
+    list_filter = ["kind", "status"]
+
+
+@admin.register(RagGeneration)
+class RagGenerationAdmin(ReadOnlyAdmin):
+    list_display = ["run", "query", "k", "generator", "prompt_version", "correct"]
+    list_filter = ["k", "prompt_version"]
+    raw_id_fields = ["run", "query"]
+    show_full_result_count = False

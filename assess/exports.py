@@ -31,7 +31,7 @@ from typing import IO
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Max
+from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -48,7 +48,7 @@ log = logging.getLogger(__name__)
 
 BATCH_SIZE = 5000
 # Bump when an export's layout changes: old files then no longer count as current.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 KINDS = tuple(ExportFile.Kind.values)
 QREL_KINDS = ("trec", "beir", "labels", "disagreements")
 SUFFIX = {
@@ -265,7 +265,7 @@ def label_line(row: tuple) -> str:
     )
 
 
-def write_labels(*, qrel_set: QrelSet, out: IO[str]) -> int:
+def labels_write(*, qrel_set: QrelSet, out: IO[str]) -> int:
     """Write the labels JSONL of ``qrel_set`` to ``out``; return the lines written."""
     count = 0
     write = out.write
@@ -305,6 +305,8 @@ def transcripts_records(*, pool: Pool) -> Iterator[dict]:
             "raw",
             "parse_error",
             "model",
+            "raw_attempts",
+            "prompt_version",
             "attempts",
             "prompt_tokens",
             "completion_tokens",
@@ -317,7 +319,8 @@ def transcripts_records(*, pool: Pool) -> Iterator[dict]:
     for row in qs.iterator(chunk_size=BATCH_SIZE):
         (debate, job, query_id, doc_id, status, final, consensus, reason) = row[:8]
         (rnd, agent, stance, label, argument, evidence, raw, parse_error, model) = row[8:17]
-        (attempts, prompt_tokens, completion_tokens, latency, truncated, finish, created) = row[17:]
+        (raw_attempts, prompt_version) = row[17:19]
+        (attempts, prompt_tokens, completion_tokens, latency, truncated, finish, created) = row[19:]
         yield {
             "debate": debate,
             "job": job,
@@ -334,8 +337,11 @@ def transcripts_records(*, pool: Pool) -> Iterator[dict]:
             "argument": argument,
             "evidence": evidence or [],
             "raw": raw,
+            # Every reply of the turn in order: two when the first was unreadable and re-asked.
+            "raw_attempts": raw_attempts or [],
             "parse_error": parse_error or None,
             "model": model,
+            "prompt_version": prompt_version or None,
             "attempts": attempts,
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
@@ -346,32 +352,75 @@ def transcripts_records(*, pool: Pool) -> Iterator[dict]:
         }
 
 
-def _why_listed(p: LabelProvenance) -> list[str]:
+# Columns of one disagreements candidate, as :func:`disagreement_rows` reads them: the query
+# and document ids and their short texts, never the document body.
+_DISAGREEMENT_COLUMNS = (
+    "query__query_id",
+    "query__text",
+    "document__doc_id",
+    "document__title",
+    "label",
+    "source",
+    "reason",
+    "original_relevance",
+    "consensus_label",
+    "consensus_round",
+    "debate_status",
+    "escalation_reason",
+    "review_kind",
+    "judgments",
+    "adjudicator",
+    "debate_id",
+    "job_id",
+    "agent_models",
+    "prompt_version",
+    "decided_at",
+)
+_HUMAN_SOURCES = (LabelProvenance.Source.HUMAN, LabelProvenance.Source.ADJUDICATED)
+
+# Every provenance row :func:`_why_listed` can list, and a few more (an audit whose one
+# judgment agrees): the database leaves out the bulk of a refined set, the agreed pairs
+# nobody contradicted, and Python decides on the rest.
+_MAYBE_LISTED = (
+    Q(debate_status=Debate.Status.ESCALATED)
+    | Q(label__isnull=True)
+    | (Q(source__in=_HUMAN_SOURCES, consensus_label__isnull=False) & ~Q(consensus_label=F("label")))
+    | ~Q(judgments=[])
+    | Q(original_relevance__gt=0, label__lte=0)
+    | Q(original_relevance__lte=0, label__gt=0)
+)
+
+
+def _why_listed(row: dict) -> list[str]:
+    """Why a provenance row (a dict of :data:`_DISAGREEMENT_COLUMNS`) is in the
+    disagreements CSV; empty when it is not."""
     why = []
-    if p.debate_status == Debate.Status.ESCALATED:
+    label, original, consensus = row["label"], row["original_relevance"], row["consensus_label"]
+    if row["debate_status"] == Debate.Status.ESCALATED:
         why.append("escalated")
-    if p.label is None:
-        why.append(f"unresolved: {p.reason}")
-    if p.overrides_consensus:
+    if label is None:
+        why.append(f"unresolved: {row['reason']}")
+    # LabelProvenance.overrides_consensus, on plain values.
+    if row["source"] in _HUMAN_SOURCES and consensus is not None and consensus != label:
         why.append("human overrode consensus")
-    if len({j["label"] for j in p.judgments or []}) > 1:
+    if len({j["label"] for j in row["judgments"] or []}) > 1:
         why.append("annotators disagree")
-    if (
-        p.label is not None
-        and p.original_relevance is not None
-        and (p.original_relevance > 0) != (p.label > 0)
-    ):
+    if label is not None and original is not None and (original > 0) != (label > 0):
         why.append("differs from original grade")
     return why
 
 
-def _last_turns(debate_ids: list[int]) -> dict[int, dict[str, tuple[int | None, str]]]:
-    """``{debate id: {agent: (label, argument)}}`` of each debate's last stored round."""
+def _last_turns(
+    debate_ids: list[int], *, stored_by: datetime
+) -> dict[int, dict[str, tuple[int | None, str]]]:
+    """``{debate id: {agent: (label, argument)}}`` of each debate's last round stored at or
+    before ``stored_by`` (the refinement's creation): turns a debate adds later are not part
+    of the refined set, so they never change its export."""
     out: dict[int, dict[str, tuple[int | None, str]]] = {}
     for start in range(0, len(debate_ids), BATCH_SIZE):
         chunk = debate_ids[start : start + BATCH_SIZE]
         for debate, agent, label, argument in (
-            Turn.objects.filter(debate_id__in=chunk)
+            Turn.objects.filter(debate_id__in=chunk, created__lte=stored_by)
             .order_by("debate_id", "round", "agent")
             .values_list("debate_id", "agent", "label", "argument")
         ):
@@ -379,52 +428,78 @@ def _last_turns(debate_ids: list[int]) -> dict[int, dict[str, tuple[int | None, 
     return out
 
 
+def _disagreement_row(row: dict, why: list[str], turns: dict) -> list:
+    last = turns.get(row["debate_id"], {})
+    a_label, a_argument = last.get("A", (None, ""))
+    b_label, b_argument = last.get("B", (None, ""))
+    judged = "; ".join(f"{j['annotator']}={j['label']}" for j in row["judgments"] or [])
+    return [
+        row["query__query_id"],
+        row["query__text"],
+        row["document__doc_id"],
+        row["document__title"],
+        "; ".join(why),
+        row["label"],
+        row["source"],
+        row["reason"],
+        row["original_relevance"],
+        row["consensus_label"],
+        row["consensus_round"],
+        row["debate_status"],
+        row["escalation_reason"],
+        row["review_kind"],
+        judged,
+        row["adjudicator"],
+        a_label,
+        a_argument,
+        b_label,
+        b_argument,
+        row["debate_id"],
+        row["job_id"],
+        " / ".join(row["agent_models"] or []),
+        row["prompt_version"],
+        _iso(row["decided_at"]) or "",
+    ]
+
+
 def disagreement_rows(*, qrel_set: QrelSet) -> Iterator[list]:
     """Rows of the disagreements CSV (header :data:`assess.export_formats.DISAGREEMENT_HEADER`)
     for a refined set: every pair that was escalated, is unresolved, had its consensus
     overridden by humans, split its annotators, or contradicts its original grade. Canonical
-    order. Raises :class:`ExportError` for a set that was not refined."""
-    if not Refinement.objects.filter(qrel_set=qrel_set).exists():
+    order (query id, then doc id, by code point).
+
+    A function of the refined set alone, as its export key promises: provenance rows are
+    written once by the refinement, and the agents' last arguments are those of the turns
+    stored by the time the refinement was created. Memory is bounded by
+    :data:`BATCH_SIZE` listed rows: the database filters the candidates and streams them
+    (no document text is read), and turns are fetched a batch at a time.
+    Raises :class:`ExportError` for a set that was not refined.
+    """
+    created = Refinement.objects.filter(qrel_set=qrel_set).values_list("created", flat=True).first()
+    if created is None:
         raise ExportError(f"qrel set {qrel_set.name!r} was not refined: no provenance to list")
-    provenance = list(
-        LabelProvenance.objects.filter(qrel_set=qrel_set)
-        .select_related("query", "document")
+    candidates = (
+        LabelProvenance.objects.filter(_MAYBE_LISTED, qrel_set=qrel_set)
         .order_by(code_point("query__query_id"), code_point("document__doc_id"))
+        .values(*_DISAGREEMENT_COLUMNS)
     )
-    listed = [(p, why) for p in provenance if (why := _why_listed(p))]
-    turns = _last_turns(sorted({p.debate_id for p, _ in listed if p.debate_id}))
-    for p, why in listed:
-        last = turns.get(p.debate_id, {})
-        a_label, a_argument = last.get("A", (None, ""))
-        b_label, b_argument = last.get("B", (None, ""))
-        judged = "; ".join(f"{j['annotator']}={j['label']}" for j in p.judgments or [])
-        yield [
-            p.query.query_id,
-            p.query.text,
-            p.document.doc_id,
-            p.document.title,
-            "; ".join(why),
-            p.label,
-            p.source,
-            p.reason,
-            p.original_relevance,
-            p.consensus_label,
-            p.consensus_round,
-            p.debate_status,
-            p.escalation_reason,
-            p.review_kind,
-            judged,
-            p.adjudicator,
-            a_label,
-            a_argument,
-            b_label,
-            b_argument,
-            p.debate_id,
-            p.job_id,
-            " / ".join(p.agent_models or []),
-            p.prompt_version,
-            _iso(p.decided_at) or "",
-        ]
+    batch: list[tuple[dict, list[str]]] = []
+
+    def flush() -> Iterator[list]:
+        turns = _last_turns(
+            sorted({row["debate_id"] for row, _ in batch if row["debate_id"]}), stored_by=created
+        )
+        for row, why in batch:
+            yield _disagreement_row(row, why, turns)
+        batch.clear()
+
+    for row in candidates.iterator(chunk_size=BATCH_SIZE):
+        why = _why_listed(row)
+        if why:
+            batch.append((row, why))
+            if len(batch) >= BATCH_SIZE:
+                yield from flush()
+    yield from flush()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -443,7 +518,7 @@ def export_stream(
     if kind in ("trec", "beir"):
         return formats.write_qrels(qrels_rows(qrel_set=qrel_set), out, kind)
     if kind == "labels":
-        return write_labels(qrel_set=qrel_set, out=out)
+        return labels_write(qrel_set=qrel_set, out=out)
     if kind == "transcripts":
         return export_formats.write_jsonl(transcripts_records(pool=pool), out)
     return export_formats.write_csv(
@@ -486,9 +561,12 @@ def export_file_write(
 
 def export_key(*, kind: str, qrel_set: QrelSet | None = None, pool: Pool | None = None) -> str:
     """What an export's bytes depend on. Qrel sets (imported or refined) are never changed
-    after they are written, so their id names their content; a pool's transcripts grow as
-    debates run, so their key also holds the turn count, the last turn and the debates'
-    status counts and last finish time."""
+    after they are written (no code path updates their rows, and the Django admin shows them
+    read-only: :class:`corpora.admin.WholeSetRowsAdmin`), so their id names their content;
+    the disagreements CSV reads only turns stored before the refinement
+    (:func:`disagreement_rows`). A pool's transcripts grow as debates run, so their key also
+    holds the turn count, the last turn and the debates' status counts and last finish
+    time."""
     _check_source(kind, qrel_set, pool)
     if kind in QREL_KINDS:
         return f"v{FORMAT_VERSION}:{kind}:qrels:{qrel_set.pk}"
@@ -552,7 +630,7 @@ def export_request(
             .first()
         )
         if live is not None:
-            gone = live.status == ExportFile.Status.DONE and not export_path(live).is_file()
+            gone = live.status == ExportFile.Status.DONE and not export_path(export=live).is_file()
             if gone or (live.status == ExportFile.Status.RUNNING and _stale_running(live)):
                 live.status = ExportFile.Status.FAILED
                 live.error = "file missing" if gone else "the job stopped (worker lost)"
@@ -576,8 +654,8 @@ def export_request(
     return export, True
 
 
-def export_path(export: ExportFile) -> Path:
-    """Absolute path of an export's file (may not exist yet)."""
+def export_path(*, export: ExportFile) -> Path:
+    """Absolute path of an export's file (may not exist yet): under :func:`exports_dir`."""
     return exports_dir() / (export.path or f"{export.pk}-{export.filename}")
 
 

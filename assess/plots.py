@@ -133,6 +133,45 @@ def delta_bars_svg(
     return _render(draw, (6.0, max(2.5, 0.3 * len(ordered) + 1.2)))
 
 
+def delta_panels_svg(deltas: Mapping[str, Mapping[str, float]]) -> str:
+    """One panel of horizontal bars per measure: each system's change in that measure
+    (refined − original), in a grid of two columns.
+
+    ``deltas`` maps measure labels (panel order) to ``{system: change of the mean score}``.
+    Every panel lists the systems in the same order (change in the first measure
+    descending, then name) so a system sits on the same row everywhere; positive green,
+    negative red. Returns SVG text. ValueError when there is no measure or no system.
+    """
+    if not deltas or not any(deltas.values()):
+        raise ValueError("delta_panels_svg needs at least one measure and one system")
+    measures = list(deltas)
+    first = deltas[measures[0]]
+    ordered = sorted({s for d in deltas.values() for s in d}, key=lambda s: (-first.get(s, 0), s))
+    columns = 2 if len(measures) > 1 else 1
+    rows = -(-len(measures) // columns)
+    panel_height = max(1.6, 0.25 * len(ordered) + 0.9)
+
+    def draw(fig: Figure) -> None:
+        axes = fig.subplots(rows, columns, squeeze=False)
+        for index, ax in enumerate(axes.flat):
+            if index >= len(measures):
+                ax.set_visible(False)
+                continue
+            measure = measures[index]
+            values = [deltas[measure].get(s, 0.0) for s in ordered]
+            colors = [_UP if v > 0 else _DOWN if v < 0 else _SAME for v in values]
+            positions = list(range(len(ordered)))
+            ax.barh(positions, values, color=colors)
+            ax.set_yticks(positions, ordered)
+            ax.invert_yaxis()
+            ax.axvline(0, color="black", linewidth=0.8)
+            ax.set_title(f"Δ {measure}", fontsize=9)
+        fig.suptitle("Change per system and measure (refined − original)")
+        fig.tight_layout()
+
+    return _render(draw, (5.0 * columns, rows * panel_height + 0.6))
+
+
 def holes_histogram_svg(holes: Mapping[str, int], *, title: str = "Holes filled per query") -> str:
     """Histogram of holes per query: how many queries had 0, 1, 2, ... holes filled
     (``assess.metrics.holes_per_query``). One bar per integer count. Returns SVG text.

@@ -5,7 +5,11 @@ For each run and each evaluation query (judged in the original qrels and with re
 answers), a generator answers from the run's top ``k`` chunks with the fixed, versioned
 prompt of :mod:`assess.rag` (:data:`~assess.rag.RAG_PROMPT_VERSION`, temperature 0). The
 answer is stored as a :class:`~assess.models.RagGeneration` and reused: the same (run,
-query, k, model, prompt version) is never generated twice.
+query, k, generator, prompt version) is never generated twice, the generator being the
+backend kind, its server and the model (:func:`generator_key`), so two servers that report
+the same model name never share answers. Stored answers are scored against the reference
+answers as they are when the report is made (``import_answers`` may have changed them
+since the answer was generated); scoring is cheap, generating is not.
 
 Per system: answer accuracy (a normalised reference answer is contained in the answer,
 DREAM paper §5), SQuAD exact match and token F1, Success@k with the original and with the
@@ -19,8 +23,9 @@ the Pearson and Spearman correlation between Success@k and accuracy.
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,11 +77,13 @@ class RagSystem:
 class RagReport:
     """A RAG evaluation: settings, the evaluation queries, one :class:`RagSystem` per run,
     and the correlations across systems between Success@k and accuracy (None with fewer
-    than 3 systems or a constant column)."""
+    than 3 systems or a constant column). ``generator`` is the :func:`generator_key` of the
+    answers' generator, ``backend`` its description for people."""
 
     dataset: str
     k: int
     model: str
+    generator: str
     backend: str
     prompt_version: str
     original: str
@@ -85,6 +92,38 @@ class RagReport:
     systems: list[RagSystem]
     correlation_original: rag.Correlation | None
     correlation_refined: rag.Correlation | None
+
+
+@dataclass(frozen=True)
+class RagGenerator:
+    """One generator with answers stored for a dataset at some k: its :func:`generator_key`,
+    model name, and how many answers it has there."""
+
+    key: str
+    model: str
+    answers: int
+
+
+def generator_key(*, backend: Mapping[str, Any], model: str) -> str:
+    """The generator that answers with ``backend`` (a stored backend config) and ``model``:
+    ``"<backend kind>:<server>:<model>"``, e.g. ``openai:http://gpu1:8000/v1:llama-70b`` or
+    ``embedded:in-process:SmolLM2-135M-Instruct-Q4_1``. The server is the config's base URL;
+    without one, the OpenAI SDK's (``OPENAI_BASE_URL``, else the OpenAI API). Operational
+    settings (API key variable, timeout, rate limit) are left out: they do not change an
+    answer. So is the context window, although it decides how far the chunks are cut to fit
+    (:func:`assess.rag_context.fit_rag_messages`): answers made under one context size are reused
+    under another; to compare context sizes, serve them under different model names. At most
+    400 characters (the column's length)."""
+    kind = str(backend.get("backend") or "embedded")
+    server = backend.get("base_url")
+    if not server:
+        if kind == "embedded":
+            server = "in-process"
+        elif kind == "openai":
+            server = os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        else:
+            server = "default"
+    return f"{kind}:{str(server).rstrip('/')}:{model}"[:400]
 
 
 def rag_queries(*, dataset: Dataset, original: QrelSet, limit: int | None = None) -> list[Query]:
@@ -131,8 +170,9 @@ def rag_generations_ensure(
     on_answer: Callable[[RagGeneration], None] | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> tuple[dict[str, RagGeneration], int]:
-    """The stored generation of every query for ``run`` at ``k`` with ``client.model`` and
-    the current prompt version, generating (and storing, one row each) only the missing ones.
+    """The stored generation of every query for ``run`` at ``k`` by the generator of
+    ``backend`` and ``client.model`` (:func:`generator_key`) with the current prompt version,
+    generating (and storing, one row each) only the missing ones.
 
     Each prompt holds the run's top ``k`` chunks (title and text), cut to fit the client's
     context (:func:`assess.rag_context.fit_rag_messages`); temperature 0, at most
@@ -141,10 +181,11 @@ def rag_generations_ensure(
     (the answers stored so far are kept).
     """
     version = rag.RAG_PROMPT_VERSION
+    generator = generator_key(backend=backend, model=client.model)
     stored = {
         g.query_id: g
         for g in RagGeneration.objects.filter(
-            run=run, query__in=queries, k=k, model=client.model, prompt_version=version
+            run=run, query__in=queries, k=k, generator=generator, prompt_version=version
         )
     }
     missing = [q for q in queries if q.pk not in stored]
@@ -167,6 +208,7 @@ def rag_generations_ensure(
             k=k,
             backend=backend,
             model=client.model,
+            generator=generator,
             prompt_version=version,
             doc_ids=[doc_id for doc_id, _, _ in top[:used]],
             chunks_truncated=truncated or used < len(top),
@@ -185,7 +227,7 @@ def rag_generations_ensure(
         except IntegrityError:
             # Another process stored the same generation meanwhile: keep theirs.
             row = RagGeneration.objects.get(
-                run=run, query=query, k=k, model=client.model, prompt_version=version
+                run=run, query=query, k=k, generator=generator, prompt_version=version
             )
         stored[query.pk] = row
         if on_answer is not None:
@@ -198,18 +240,38 @@ def rag_client(*, backend: dict[str, Any] | None) -> tuple[LLMClient, dict[str, 
     """The generator client for a backend config and the config as stored (never a key);
     same backends and validation as the debate agents
     (:func:`debates.services.agent_config_validate`). Raises :class:`RagError`."""
-    from debates.services import DebateJobError, agent_client, agent_config_validate
+    from debates.services import DebateJobError, agent_client_get, agent_config_validate
 
     try:
         config = agent_config_validate(backend, agent="generator")
-        return agent_client(config), config
+        return agent_client_get(config=config), config
     except (DebateJobError, ValueError) as exc:
         raise RagError(str(exc)) from None
+
+
+def answers_score(
+    *, generations: Mapping[str, RagGeneration], references: Mapping[str, Sequence[str]]
+) -> dict[str, tuple[bool, bool, float]]:
+    """``{query_id: (correct, exact match, token F1)}`` of each stored answer against the
+    query's reference answers in ``references`` (the current ones, not those of the time
+    the answer was generated): :func:`assess.rag.answer_correct`, :func:`~assess.rag.
+    exact_match`, :func:`~assess.rag.token_f1`. Raises KeyError for a query without
+    references."""
+    out = {}
+    for query_id, generation in generations.items():
+        answers = [str(a) for a in references[query_id]]
+        out[query_id] = (
+            rag.answer_correct(generation.answer, answers),
+            rag.exact_match(generation.answer, answers),
+            rag.token_f1(generation.answer, answers),
+        )
+    return out
 
 
 def _score(
     name: str,
     generations: dict[str, RagGeneration],
+    references: Mapping[str, Sequence[str]],
     rows: list[tuple[str, str, int, float]],
     query_ids: list[str],
     k: int,
@@ -217,16 +279,20 @@ def _score(
     qrels_refined: dict | None,
     generated: int,
 ) -> RagSystem:
-    """One system's figures over ``query_ids`` from its generations and run rows."""
-    correct = {q: generations[q].correct for q in query_ids}
+    """One system's figures over ``query_ids`` from its generations (scored against
+    ``references``, ``{query_id: [answer, ...]}``) and run rows."""
+    scores = answers_score(
+        generations={q: generations[q] for q in query_ids}, references=references
+    )
+    correct = {q: scores[q][0] for q in query_ids}
     hit_o = metrics.hit_at_k(qrels_original, rows, k, queries=query_ids)
     hit_r = metrics.hit_at_k(qrels_refined, rows, k, queries=query_ids) if qrels_refined else None
     return RagSystem(
         run=name,
         queries=len(query_ids),
         accuracy=rag.answer_accuracy(correct),
-        exact_match=_share(generations[q].exact_match for q in query_ids),
-        f1=sum(generations[q].f1 for q in query_ids) / len(query_ids),
+        exact_match=_share(scores[q][1] for q in query_ids),
+        f1=sum(scores[q][2] for q in query_ids) / len(query_ids),
         success_original=_share(hit_o.values()),
         success_refined=_share(hit_r.values()) if hit_r is not None else None,
         align_original=rag.rag_align(hit_o, correct),
@@ -244,6 +310,7 @@ def _report(
     dataset: Dataset,
     k: int,
     model: str,
+    generator: str,
     backend: dict[str, Any],
     original: QrelSet,
     refined: QrelSet | None,
@@ -258,6 +325,7 @@ def _report(
         dataset=dataset.slug,
         k=k,
         model=model,
+        generator=generator,
         backend=backend_text,
         prompt_version=rag.RAG_PROMPT_VERSION,
         original=original.name,
@@ -321,6 +389,7 @@ def rag_evaluate(
     else:
         config = dict(backend or {"backend": "injected", "model": client.model})
     query_ids = [q.query_id for q in queries]
+    references = {q.query_id: q.answers for q in queries}
     wanted = set(query_ids)
     qrels_original, qrels_refined = _qrels(original), _qrels(refined)
     systems = []
@@ -331,13 +400,22 @@ def rag_evaluate(
         rows = [r for r in run_rows(run=run) if r[0] in wanted]
         systems.append(
             _score(
-                run.name, generations, rows, query_ids, k, qrels_original, qrels_refined, generated
+                run.name,
+                generations,
+                references,
+                rows,
+                query_ids,
+                k,
+                qrels_original,
+                qrels_refined,
+                generated,
             )
         )
     return _report(
         dataset=dataset,
         k=k,
         model=client.model,
+        generator=generator_key(backend=config, model=client.model),
         backend=config,
         original=original,
         refined=refined,
@@ -346,35 +424,56 @@ def rag_evaluate(
     )
 
 
+def rag_generators(*, dataset: Dataset, k: int) -> list[RagGenerator]:
+    """The generators with answers stored for ``dataset`` at ``k`` and the current prompt
+    version, most answers first (then by key): the choices of the RAG page."""
+    rows = (
+        RagGeneration.objects.filter(
+            run__dataset=dataset, k=k, prompt_version=rag.RAG_PROMPT_VERSION
+        )
+        .values_list("generator", "model")
+        .annotate(n=Count("pk"))
+        .order_by("-n", "generator")
+    )
+    return [RagGenerator(key=key, model=model, answers=n) for key, model, n in rows]
+
+
 def rag_stored_report(
-    *, dataset: Dataset, original: QrelSet, refined: QrelSet | None, k: int = 10
+    *,
+    dataset: Dataset,
+    original: QrelSet,
+    refined: QrelSet | None,
+    k: int = 10,
+    generator: str | None = None,
 ) -> RagReport | None:
     """The RAG figures from stored generations only (the page generates nothing).
 
-    Takes the model with the most stored generations at ``k`` and the current prompt
-    version, every run that has generations with it, and the queries that all those runs
-    answered and ``original`` judges. Returns None when there is nothing to show.
+    Takes the answers of ``generator`` (a :func:`generator_key`; default: the generator
+    with the most answers, :func:`rag_generators`) at ``k`` and the current prompt version,
+    every run that has answers from it, and the queries that all those runs answered,
+    ``original`` judges and that have reference answers now. Answers are scored against the
+    current reference answers. Returns None when there is nothing to show.
     """
     version = rag.RAG_PROMPT_VERSION
-    top = (
-        RagGeneration.objects.filter(run__dataset=dataset, k=k, prompt_version=version)
-        .values_list("model")
-        .annotate(n=Count("pk"))
-        .order_by("-n", "model")
-        .first()
-    )
-    if top is None:
-        return None
-    model = top[0]
+    if generator is None:
+        generators = rag_generators(dataset=dataset, k=k)
+        if not generators:
+            return None
+        generator = generators[0].key
     by_run: dict[str, dict[str, RagGeneration]] = {}
     runs: dict[str, Run] = {}
+    references: dict[str, list] = {}
     for g in RagGeneration.objects.filter(
-        run__dataset=dataset, k=k, model=model, prompt_version=version
+        run__dataset=dataset, k=k, generator=generator, prompt_version=version
     ).select_related("run", "query"):
         by_run.setdefault(g.run.name, {})[g.query.query_id] = g
         runs[g.run.name] = g.run
+        if g.query.answers:
+            references[g.query.query_id] = g.query.answers
+    if not by_run:
+        return None
     judged = set(original.qrels.values_list("query__query_id", flat=True))
-    common = set.intersection(*(set(v) for v in by_run.values())) & judged
+    common = set.intersection(*(set(v) for v in by_run.values())) & judged & set(references)
     query_ids = sorted(common)
     if not query_ids:
         return None
@@ -383,6 +482,7 @@ def rag_stored_report(
         _score(
             name,
             by_run[name],
+            references,
             [r for r in run_rows(run=runs[name]) if r[0] in common],
             query_ids,
             k,
@@ -396,7 +496,8 @@ def rag_stored_report(
     return _report(
         dataset=dataset,
         k=k,
-        model=model,
+        model=first.model,
+        generator=generator,
         backend=first.backend,
         original=original,
         refined=refined,

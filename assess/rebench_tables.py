@@ -13,8 +13,15 @@ from dataclasses import dataclass, field
 
 from .metrics import HOLE10, NDCG10, PAPER_NDCG10, RebenchResult
 
-# Measures whose per-query deltas are listed (the rest are in the leaderboards).
-DELTA_MEASURES = (NDCG10, "P@10", "Success@10", "Judged@10")
+
+def mean_deltas(result: RebenchResult) -> dict[str, dict[str, float]]:
+    """``{measure: {system: mean on the refined − mean on the original qrels}}`` for every
+    measure of ``result``, in column order (the bars of the delta plot)."""
+    before = {row.system: row.scores for row in result.before}
+    return {
+        m: {row.system: row.scores[m] - before[row.system][m] for row in result.after}
+        for m in result.measures
+    }
 
 
 @dataclass(frozen=True)
@@ -126,12 +133,12 @@ def rank_change_table(result: RebenchResult) -> Table:
     )
 
 
-def per_query_delta_table(
-    result: RebenchResult, *, measures: Sequence[str] = DELTA_MEASURES
-) -> Table:
-    """Per system and query, the change (refined − original) of ``measures``; only the
-    (system, query) pairs where some measure changed are listed."""
-    measures = [m for m in measures if m in result.measures]
+def per_query_delta_table(result: RebenchResult, *, measures: Sequence[str] | None = None) -> Table:
+    """Per system and query, the change (refined − original) of ``measures`` (default: every
+    measure of the leaderboards, the paper nDCG@10 variant included) and the query's
+    Hole@10; only the (system, query) pairs where some measure changed or a hole was filled
+    are listed."""
+    measures = [m for m in (measures or result.measures) if m in result.measures]
     rows = []
     unchanged = 0
     for system in sorted(result.deltas):

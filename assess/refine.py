@@ -158,7 +158,7 @@ def final_labels_collect(*, pool: Pool) -> list[PoolLabel]:
     return out
 
 
-def refined_name_check(name: str) -> str:
+def refined_name_check(*, name: str) -> str:
     """``name`` if it can name a refined qrel set: 1-100 letters, digits, ``-``, ``_`` or
     ``.``, not ``new`` and not only dots (the refined pages' URLs could not address it).
     Raises :class:`RefineError` saying why not."""
@@ -212,7 +212,7 @@ def qrels_refine(
     ``allow_partial`` is False. One transaction. Returns a :class:`RefineReport`.
     Raises :class:`RefineError`.
     """
-    refined_name_check(name)
+    refined_name_check(name=name)
     if not 0.0 <= max_unresolved_share <= 1.0:
         raise RefineError(
             f"the unresolved share must be between 0 and 1, got {max_unresolved_share}"

@@ -9,7 +9,8 @@ Who may open what (every view is wrapped in :func:`corpora.roles.role_required`)
 | refine again (POST; its form on the refined sets)   | 403       | 403        | yes   |
 
 Plots are standalone SVG files served with ``image/svg+xml`` and shown with ``<img src>``,
-never inlined into the page.
+never inlined into the page. Database reads go through :mod:`assess.selectors_refined` and
+the services; the views only choose, call and render.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpRe
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import content_disposition_header, urlencode
+from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
 from corpora.models import Dataset, QrelSet
@@ -26,25 +28,32 @@ from corpora.roles import Role, role_required, user_has_role
 from corpora.services import dataset_get
 
 from . import plots
-from .exports import (
-    CONTENT_TYPE,
-    ExportError,
-    export_get,
-    export_key,
-    export_path,
-    export_request,
-)
+from .exports import CONTENT_TYPE, ExportError, export_get, export_path, export_request
 from .forms import RefineForm
-from .metrics import NDCG10
 from .models import ExportFile, Refinement
-from .rag_eval import rag_stored_report
+from .rag_eval import rag_generators, rag_stored_report
 from .rebench import RebenchError, rebench_compute, rebench_runs
-from .rebench_tables import RAG_FORMULA, rag_table, rebench_tables
+from .rebench_tables import RAG_FORMULA, mean_deltas, rag_table, rebench_tables
 from .refine import RefineError, qrels_refine, refinement_get, refinement_unresolved
+from .selectors_refined import (
+    dataset_has_pools,
+    export_refinement,
+    exports_current,
+    qrel_set_find,
+    qrel_sets_by_name,
+    queries_with_answers_count,
+    refinements_of,
+    runs_finished,
+)
 
 READERS = (Role.RESEARCHER, Role.ADMIN)
 UNRESOLVED_SHOWN = 200
 PLOTS = ("ranks", "deltas", "holes")
+PLOT_ALT = {
+    "ranks": "Slope chart of each system's rank on nDCG@10, original to refined qrels",
+    "deltas": "Bars of each system's change in every measure, one panel per measure",
+    "holes": "Histogram of holes filled per query",
+}
 EXPORT_KINDS = (
     ("labels", "Labels with provenance (JSONL)"),
     ("trec", "TREC qrels"),
@@ -63,7 +72,7 @@ def _dataset_or_404(slug: str) -> Dataset:
 
 
 def _refinement_or_404(dataset: Dataset, name: str) -> Refinement:
-    qrel_set = QrelSet.objects.filter(dataset=dataset, name=name).first()
+    qrel_set = qrel_set_find(dataset=dataset, name=name)
     if qrel_set is None:
         raise Http404(f"No qrel set {name!r} in {dataset.slug}.")
     try:
@@ -72,42 +81,18 @@ def _refinement_or_404(dataset: Dataset, name: str) -> Refinement:
         raise Http404(f"Qrel set {name!r} was imported, not refined.") from None
 
 
-def _exports_by_kind(refinement: Refinement) -> dict[str, ExportFile]:
-    """The newest export of each kind that is still current for a refined set (its key
-    matches: transcripts go out of date as the pool's debates go on)."""
-    found: dict[str, ExportFile] = {}
-    for kind, _ in EXPORT_KINDS:
-        source = (
-            {"pool": refinement.pool}
-            if kind == "transcripts"
-            else {"qrel_set": refinement.qrel_set}
-        )
-        export = (
-            ExportFile.objects.filter(key=export_key(kind=kind, **source))
-            .order_by("-created")
-            .first()
-        )
-        if export is not None:
-            found[kind] = export
-    return found
-
-
 def _refined_list_render(
     request: HttpRequest, dataset: Dataset, form: RefineForm | None = None, status: int = 200
 ) -> HttpResponse:
     """The refined sets page. Admins get the refine form (``form``, or a fresh one) when the
     dataset has a pool; everybody else, and a dataset without pools, none."""
     can_refine = user_has_role(request.user, Role.ADMIN)
-    has_pools = dataset.pools.exists()
+    has_pools = dataset_has_pools(dataset=dataset)
     if not (can_refine and has_pools):
         form = None
     elif form is None:
         form = RefineForm(dataset=dataset)
-    refinements = (
-        Refinement.objects.filter(qrel_set__dataset=dataset)
-        .select_related("qrel_set", "pool", "original")
-        .order_by("qrel_set__name")
-    )
+    refinements = refinements_of(dataset=dataset)
     return render(
         request,
         "assess/refined/refined_list.html",
@@ -171,7 +156,7 @@ def refined_detail(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     dataset = _dataset_or_404(slug)
     refinement = _refinement_or_404(dataset, name)
     unresolved = refinement_unresolved(refinement=refinement)
-    exports = _exports_by_kind(refinement)
+    exports = exports_current(refinement=refinement, kinds=[kind for kind, _ in EXPORT_KINDS])
     return render(
         request,
         "assess/refined/refined_detail.html",
@@ -232,11 +217,7 @@ def export_status(request: HttpRequest, pk: int) -> HttpResponse:
         export = export_get(pk=pk)
     except ExportFile.DoesNotExist:
         raise Http404("No such export.") from None
-    refinement = None
-    if export.qrel_set_id:
-        refinement = Refinement.objects.filter(qrel_set_id=export.qrel_set_id).first()
-    elif export.pool_id:
-        refinement = Refinement.objects.filter(pool_id=export.pool_id).order_by("-created").first()
+    refinement = export_refinement(export=export)
     dataset = (export.qrel_set or export.pool).dataset
     return render(
         request,
@@ -253,7 +234,7 @@ def export_download(request: HttpRequest, pk: int) -> FileResponse:
         export = export_get(pk=pk)
     except ExportFile.DoesNotExist:
         raise Http404("No such export.") from None
-    path = export_path(export)
+    path = export_path(export=export)
     if export.status != ExportFile.Status.DONE or not path.is_file():
         raise Http404("This export is not ready (or its file was removed); request it again.")
     response = FileResponse(
@@ -268,7 +249,7 @@ def export_download(request: HttpRequest, pk: int) -> FileResponse:
 
 def _rebench_choice(request: HttpRequest, dataset: Dataset) -> dict:
     """The qrel sets and runs chosen on the re-benchmark and RAG pages (with defaults)."""
-    qrel_sets = list(dataset.qrel_sets.order_by("name"))
+    qrel_sets = qrel_sets_by_name(dataset=dataset)
     by_name = {q.name: q for q in qrel_sets}
     imported = [q for q in qrel_sets if q.origin == QrelSet.Origin.IMPORTED]
     refined = sorted(
@@ -301,7 +282,7 @@ def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
     changes and the three plots, for the chosen original and refined qrel sets and runs."""
     dataset = _dataset_or_404(slug)
     choice = _rebench_choice(request, dataset)
-    all_runs = list(dataset.runs.filter(status="done").order_by("name"))
+    all_runs = runs_finished(dataset=dataset)
     wanted = request.GET.getlist("runs")
     context = {"dataset": dataset, "all_runs": all_runs, "wanted": set(wanted), **choice}
     report = None
@@ -318,18 +299,22 @@ def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
             context["errors"].append(str(exc))
     if report is not None:
         tables = rebench_tables(report.result)
-        query = request.GET.urlencode()
         context.update(
             {
                 "report": report,
                 "tables": tables[:3],
                 "per_query": tables[3],
                 "plots": [
-                    (
-                        plot,
-                        reverse("refined:rebenchmark_plot", args=[dataset.slug, plot])
-                        + (f"?{query}" if query else ""),
-                    )
+                    {
+                        "name": plot,
+                        "alt": PLOT_ALT[plot],
+                        "url": _plot_url(request, dataset, plot),
+                        # The delta panels also come one measure a file.
+                        "measures": [
+                            (m, _plot_url(request, dataset, plot, measure=m))
+                            for m in (report.result.measures if plot == "deltas" else ())
+                        ],
+                    }
                     for plot in PLOTS
                 ],
             }
@@ -338,12 +323,22 @@ def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "assess/refined/rebenchmark.html", context, status=status)
 
 
+def _plot_url(request: HttpRequest, dataset: Dataset, plot: str, **extra: str) -> str:
+    """The plot's address with the page's choices (qrel sets, runs) and ``extra``."""
+    query = request.GET.copy()
+    for key, value in extra.items():
+        query[key] = value
+    url = reverse("refined:rebenchmark_plot", args=[dataset.slug, plot])
+    return f"{url}?{query.urlencode()}" if query else url
+
+
 @role_required(*READERS)
 @require_GET
 def rebenchmark_plot(request: HttpRequest, slug: str, plot: str) -> HttpResponse:
     """One re-benchmark plot as an SVG file: ``ranks`` (slope chart of ranks before →
-    after), ``deltas`` (change of nDCG@10 per system) or ``holes`` (holes filled per query).
-    ``?download=1`` serves it as an attachment."""
+    after), ``deltas`` (each system's change in every measure, one panel per measure; with
+    ``?measure=LABEL`` that measure's bars alone) or ``holes`` (holes filled per query).
+    ``?download=1`` serves it as an attachment. An unknown plot or measure is a 404."""
     dataset = _dataset_or_404(slug)
     if plot not in PLOTS:
         raise Http404(f"Unknown plot {plot!r}.")
@@ -358,19 +353,25 @@ def rebenchmark_plot(request: HttpRequest, slug: str, plot: str) -> HttpResponse
     except RebenchError as exc:
         raise Http404(str(exc)) from None
     result = report.result
+    name = plot
     if plot == "ranks":
         svg = plots.rank_slope_svg(result.rank_changes)
     elif plot == "deltas":
-        before = {r.system: r.scores[NDCG10] for r in result.before}
-        svg = plots.delta_bars_svg(
-            {r.system: r.scores[NDCG10] - before[r.system] for r in result.after}
-        )
+        deltas = mean_deltas(result)
+        measure = request.GET.get("measure")
+        if measure is None:
+            svg = plots.delta_panels_svg(deltas)
+        elif measure in deltas:
+            svg = plots.delta_bars_svg(deltas[measure], measure=measure)
+            name = f"{plot}-{slugify(measure)}"
+        else:
+            raise Http404(f"Unknown measure {measure!r} (known: {', '.join(deltas)}).")
     else:
         holes = {q: report.holes_per_query.get(q, 0) for q in result.queries}
         svg = plots.holes_histogram_svg(holes)
     response = HttpResponse(svg, content_type="image/svg+xml")
     response["Content-Security-Policy"] = SVG_POLICY
-    filename = f"{dataset.slug}-{choice['refined'].name}-{plot}.svg"
+    filename = f"{dataset.slug}-{choice['refined'].name}-{name}.svg"
     response["Content-Disposition"] = content_disposition_header(
         request.GET.get("download") == "1", filename
     )
@@ -381,17 +382,31 @@ def rebenchmark_plot(request: HttpRequest, slug: str, plot: str) -> HttpResponse
 @require_GET
 def rag(request: HttpRequest, slug: str) -> HttpResponse:
     """RAG alignment from the stored generations (``rag_eval`` makes them): accuracy,
-    Success@k and RAGAlign@k with the original and refined qrels, correlation, formula."""
+    Success@k and RAGAlign@k with the original and refined qrels, correlation, formula.
+    ``?generator=KEY`` chooses whose answers (:func:`assess.rag_eval.generator_key`; default:
+    the generator with the most answers at k); an unknown one is reported (400)."""
     dataset = _dataset_or_404(slug)
     choice = _rebench_choice(request, dataset)
     try:
         k = int(request.GET.get("k", 10))
     except ValueError:
         k = 10
+    generators = rag_generators(dataset=dataset, k=k)
+    known = {g.key for g in generators}
+    generator = request.GET.get("generator") or None
+    if generator is not None and generator not in known:
+        choice["errors"].append(f"No stored answers from generator {generator!r} at k = {k}.")
+        generator = None
+    elif generator is None and generators:
+        generator = generators[0].key  # the one with the most answers
     report = None
-    if choice["original"] and not choice["errors"]:
+    if choice["original"] and generator and not choice["errors"]:
         report = rag_stored_report(
-            dataset=dataset, original=choice["original"], refined=choice["refined"], k=k
+            dataset=dataset,
+            original=choice["original"],
+            refined=choice["refined"],
+            k=k,
+            generator=generator,
         )
     return render(
         request,
@@ -402,7 +417,9 @@ def rag(request: HttpRequest, slug: str) -> HttpResponse:
             "report": report,
             "table": rag_table(report) if report else None,
             "formula": RAG_FORMULA,
-            "with_answers": dataset.queries.exclude(answers=[]).count(),
+            "with_answers": queries_with_answers_count(dataset=dataset),
+            "generators": generators,
+            "generator": generator,
             **choice,
         },
         status=400 if choice["errors"] else 200,

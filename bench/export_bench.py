@@ -1,4 +1,5 @@
-"""Export of a 1,000,000-row refined QrelSet: TREC qrels and the labels JSONL with provenance.
+"""Export of a 1,000,000-row refined QrelSet: TREC qrels and the labels JSONL with provenance;
+and the disagreements CSV of a refined set whose documents carry real-sized text.
 Seconds and peak RSS per export; target under 10 s and 300 MB each.
 
 Synthetic and seeded, on PostgreSQL (``DATABASE_URL``, migrated by the script): a dataset of
@@ -8,9 +9,16 @@ LabelProvenance row (consensus at round 1 or 2, or a human label with two annota
 refinement writes them. Each export runs in a fresh process (``--measure KIND``) so its peak
 RSS (``VmHWM``) is its own, Django and the database driver included.
 
+The disagreements CSV gets a dataset of its own (``--disagreement-rows``, default 100,000):
+one document of 1,000 characters per provenance row, 1% of the pairs escalated to humans
+(each with a debate of two rounds, so four stored turns) and listed in the CSV, the rest
+agreed. Reading every provenance row with its document, as the CSV once did, took 51 s and
+365 MB here for 1,000 listed rows.
+
     createdb -h 127.0.0.1 -U postgres bench_exports   # once; the script migrates it
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_exports \\
-        .venv/bin/python bench/export_bench.py [--rows 1000000] [--repeat 2]
+        .venv/bin/python bench/export_bench.py [--rows 1000000] [--repeat 2] \\
+        [--kinds trec,labels,disagreements] [--disagreement-rows 100000]
 
 Building the data takes about 2.5 minutes the first time; later runs reuse it.
 """
@@ -33,8 +41,12 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 SLUG = "export-bench"
+DISAGREEMENT_SLUG = "export-bench-disagreements"
 PER_QUERY = 100
 MODELS = '["Llama-3.3-70B-Instruct", "Llama-3.3-70B-Instruct"]'
+KINDS = ("trec", "labels", "disagreements")
+DOCUMENT_CHARS = 1000
+ESCALATED_EVERY = 100  # 1% of the pairs are escalated and listed in the disagreements CSV
 
 
 def _setup():
@@ -170,40 +182,181 @@ def build(rows: int) -> None:
                         base + timedelta(seconds=n),
                     )
 
-            _copy(
-                cursor,
-                "assess_labelprovenance",
-                [
-                    "refinement_id",
-                    "qrel_set_id",
-                    "query_id",
-                    "document_id",
-                    "qrel_id",
-                    "label",
-                    "source",
-                    "reason",
-                    "applied",
-                    "original_relevance",
-                    "consensus_label",
-                    "consensus_round",
-                    "debate_status",
-                    "escalation_reason",
-                    "review_kind",
-                    "job_id",
-                    "debate_id",
-                    "agent_models",
-                    "prompt_version",
-                    "annotators",
-                    "judgments",
-                    "adjudicator",
-                    "debated_at",
-                    "decided_at",
-                ],
-                provenance(),
-            )
+            _copy(cursor, "assess_labelprovenance", PROVENANCE_COLUMNS, provenance())
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
     print(f"built {rows:,} refined rows in {time.perf_counter() - started:.1f} s")
+
+
+def build_disagreements(rows: int) -> None:
+    """Create the disagreements dataset (once; reused when its refined set has ``rows``
+    provenance rows): see the module note."""
+    from django.core.management import call_command
+    from django.db import connection, transaction
+
+    from assess.models import LabelProvenance, Refinement
+    from corpora.models import Dataset, Document, Pair, Pool, QrelSet, Query
+    from debates.models import Debate, DebateJob, Turn
+
+    call_command("migrate", verbosity=0)
+    existing = Dataset.objects.filter(slug=DISAGREEMENT_SLUG).first()
+    if existing is not None:
+        refined = QrelSet.objects.filter(dataset=existing, name="refined").first()
+        if refined is not None and LabelProvenance.objects.filter(qrel_set=refined).count() == rows:
+            return
+        print("rebuilding the disagreements dataset")
+        Refinement.objects.filter(qrel_set__dataset=existing).delete()
+        DebateJob.objects.filter(pool__dataset=existing).delete()
+        existing.delete()
+    rng = random.Random(7)
+    queries = max(1, rows // PER_QUERY)
+    filler = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod "
+    body = (filler * (DOCUMENT_CHARS // len(filler) + 1))[:DOCUMENT_CHARS]
+    started = time.perf_counter()
+    with transaction.atomic():
+        dataset = Dataset.objects.create(name="disagreements bench", slug=DISAGREEMENT_SLUG)
+        with connection.cursor() as cursor:
+            _copy(
+                cursor,
+                "corpora_document",
+                ["dataset_id", "doc_id", "title", "text"],
+                ((dataset.pk, f"doc{i:07d}", f"Title {i}", body) for i in range(rows)),
+            )
+            _copy(
+                cursor,
+                "corpora_query",
+                ["dataset_id", "query_id", "text", "answers", "metadata"],
+                ((dataset.pk, f"q{i:05d}", "question", "[]", "{}") for i in range(queries)),
+            )
+        doc_pk = dict(Document.objects.filter(dataset=dataset).values_list("doc_id", "pk"))
+        query_pk = dict(Query.objects.filter(dataset=dataset).values_list("query_id", "pk"))
+        original = QrelSet.objects.create(dataset=dataset, name="test")
+        refined = QrelSet.objects.create(dataset=dataset, name="refined", origin="refined")
+        pool = Pool.objects.create(dataset=dataset, qrel_set=original, name="bench", depth=100)
+        job = DebateJob.objects.create(
+            pool=pool, agent_a={"backend": "embedded"}, agent_b={}, prompt_version="dream-v1"
+        )
+        # Pair i: query i // PER_QUERY, document i; every ESCALATED_EVERY-th is escalated.
+        pairs = [
+            (query_pk[f"q{min(i // PER_QUERY, queries - 1):05d}"], doc_pk[f"doc{i:07d}"])
+            for i in range(rows)
+        ]
+        escalated = [i for i in range(rows) if i % ESCALATED_EVERY == 0]
+        pair_rows = Pair.objects.bulk_create(
+            [Pair(pool=pool, query_id=pairs[i][0], document_id=pairs[i][1]) for i in escalated],
+            batch_size=5000,
+        )
+        debates = Debate.objects.bulk_create(
+            [
+                Debate(job=job, pair=pair, status="escalated", escalation_reason="disagreement")
+                for pair in pair_rows
+            ],
+            batch_size=5000,
+        )
+        debate_of = dict(zip(escalated, (d.pk for d in debates), strict=True))
+        argument = "The passage " + "argues at length about the question; " * 5
+        Turn.objects.bulk_create(
+            [
+                Turn(
+                    debate=debate,
+                    round=rnd,
+                    agent=agent,
+                    stance="relevant" if agent == "A" else "irrelevant",
+                    label=1 if agent == "A" else 0,
+                    argument=f"{argument}(round {rnd})",
+                    model="Llama-3.3-70B-Instruct",
+                )
+                for debate in debates
+                for rnd in (1, 2)
+                for agent in ("A", "B")
+            ],
+            batch_size=5000,
+        )
+        refinement = Refinement.objects.create(
+            qrel_set=refined, pool=pool, original=original, max_unresolved_share=0.05
+        )
+        with connection.cursor() as cursor:
+            _copy(
+                cursor,
+                "corpora_qrel",
+                ["qrel_set_id", "query_id", "document_id", "relevance"],
+                ((refined.pk, q, d, 1 if rng.random() < 0.2 else 0) for q, d in pairs),
+            )
+            cursor.execute(
+                "SELECT document_id, id, relevance FROM corpora_qrel WHERE qrel_set_id = %s",
+                [refined.pk],
+            )
+            qrel_of = {d: (pk, rel) for d, pk, rel in cursor.fetchall()}
+            base = datetime(2026, 1, 1, tzinfo=UTC)
+
+            def provenance():
+                for i, (q, d) in enumerate(pairs):
+                    pk, rel = qrel_of[d]
+                    human = i in debate_of
+                    yield (
+                        refinement.pk,
+                        refined.pk,
+                        q,
+                        d,
+                        pk,
+                        rel,
+                        "human" if human else "consensus",
+                        "",
+                        True,
+                        None,
+                        None if human else rel,
+                        None if human else 1,
+                        "escalated" if human else "agreed",
+                        "disagreement" if human else "",
+                        "escalated" if human else "",
+                        job.pk,
+                        debate_of.get(i),
+                        MODELS,
+                        "dream-v1",
+                        '["alice"]' if human else "[]",
+                        f'[{{"annotator": "alice", "label": {rel}, "at": null}}]'
+                        if human
+                        else "[]",
+                        "",
+                        base,
+                        base + timedelta(seconds=i),
+                    )
+
+            _copy(cursor, "assess_labelprovenance", PROVENANCE_COLUMNS, provenance())
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+    print(
+        f"built {rows:,} provenance rows ({len(escalated):,} escalated) with "
+        f"{DOCUMENT_CHARS:,}-character documents in {time.perf_counter() - started:.1f} s"
+    )
+
+
+PROVENANCE_COLUMNS = [
+    "refinement_id",
+    "qrel_set_id",
+    "query_id",
+    "document_id",
+    "qrel_id",
+    "label",
+    "source",
+    "reason",
+    "applied",
+    "original_relevance",
+    "consensus_label",
+    "consensus_round",
+    "debate_status",
+    "escalation_reason",
+    "review_kind",
+    "job_id",
+    "debate_id",
+    "agent_models",
+    "prompt_version",
+    "annotators",
+    "judgments",
+    "adjudicator",
+    "debated_at",
+    "decided_at",
+]
 
 
 def peak_rss_mb() -> float:
@@ -222,7 +375,8 @@ def measure(kind: str) -> None:
     from assess.exports import export_file_write
     from corpora.models import QrelSet
 
-    qrel_set = QrelSet.objects.get(dataset__slug=SLUG, name="refined")
+    slug = DISAGREEMENT_SLUG if kind == "disagreements" else SLUG
+    qrel_set = QrelSet.objects.get(dataset__slug=slug, name="refined")
     with tempfile.TemporaryDirectory() as folder:
         started, cpu = time.perf_counter(), time.process_time()
         rows, size, digest = export_file_write(
@@ -238,19 +392,37 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=2)
-    parser.add_argument("--measure", choices=["trec", "labels"], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--kinds",
+        default=",".join(KINDS),
+        help=f"exports to measure, comma-separated (default {','.join(KINDS)})",
+    )
+    parser.add_argument(
+        "--disagreement-rows",
+        type=int,
+        default=100_000,
+        help="provenance rows of the disagreements dataset (default 100,000)",
+    )
+    parser.add_argument("--measure", choices=KINDS, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
+    unknown = sorted(set(kinds) - set(KINDS))
+    if unknown:
+        parser.error(f"unknown kind {unknown[0]!r} (expected some of {', '.join(KINDS)})")
     _setup()
     if args.measure:
         measure(args.measure)
         return
-    build(args.rows)
+    if {"trec", "labels"} & set(kinds):
+        build(args.rows)
+    if "disagreements" in kinds:
+        build_disagreements(args.disagreement_rows)
     print(
         "load average (1, 5, 15 min): {:.1f} {:.1f} {:.1f} on {} CPUs".format(
             *os.getloadavg(), os.cpu_count()
         )
     )
-    for kind in ("trec", "labels"):
+    for kind in kinds:
         results = []
         for _ in range(args.repeat):
             out = subprocess.run(

@@ -1,4 +1,14 @@
+"""Admin pages for benchmarks, runs and pools.
+
+Runs, their entries, pools, pairs and provenance rows are read-only here: a run is built by
+``retrieve`` or ``import_run`` and a pool by ``build_pool`` (:func:`corpora.services.pool_build`),
+and a pool's pairs, their provenance and the debates about them depend on exactly those rows
+(editing a pool's depth from 2 to 1 would leave pairs ranked 2). Deleting stays possible where
+the database allows it (a pooled run is protected by its provenance).
+"""
+
 from django.contrib import admin
+from django.core.exceptions import PermissionDenied
 from django.db.models import Count
 from django.utils.html import format_html_join
 
@@ -24,8 +34,46 @@ class DatasetAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ["name"]}
 
 
+class WholeSetRowsAdmin(admin.ModelAdmin):
+    """Rows written once and never changed (a dataset's documents and queries, a qrel set's
+    judgments, a refinement and its provenance): listed and shown, never added, edited or
+    deleted one by one; they go only with their whole qrel set or dataset.
+
+    Every qrel set is immutable, imported as much as refined: exports are cached under the
+    set's id (:func:`assess.exports.export_key`) and re-benchmarks under its id and creation
+    time, so one edited row would leave a download, its sha256 and the tables out of date.
+    A corrected benchmark is imported, or refined, as a new set. Documents and queries are
+    held to the same rule: the disagreements CSV and the RAG prompts show their text, and
+    pools and debates were made from it.
+
+    Deleting the whole set (or its dataset) asks this admin about each row it takes along,
+    so ``has_delete_permission`` stays true for a given row; the row's own delete page and
+    the changelist's delete action are refused instead (403, nothing deleted).
+    """
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        # Without a row this is the changelist's bulk delete action: never.
+        return obj is not None and super().has_delete_permission(request, obj)
+
+    def delete_view(self, request, object_id, extra_context=None):
+        raise PermissionDenied(
+            f"{self.model._meta.verbose_name} rows are deleted only with their whole set or dataset"
+        )
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        return super().change_view(
+            request, object_id, form_url, {**(extra_context or {}), "show_delete": False}
+        )
+
+
 @admin.register(Document)
-class DocumentAdmin(admin.ModelAdmin):
+class DocumentAdmin(WholeSetRowsAdmin):
     list_display = ["doc_id", "dataset", "title"]
     list_filter = ["dataset"]
     search_fields = ["doc_id", "title", "text"]
@@ -34,7 +82,7 @@ class DocumentAdmin(admin.ModelAdmin):
 
 
 @admin.register(Query)
-class QueryAdmin(admin.ModelAdmin):
+class QueryAdmin(WholeSetRowsAdmin):
     list_display = ["query_id", "dataset", "text"]
     list_filter = ["dataset"]
     search_fields = ["query_id", "text"]
@@ -43,13 +91,23 @@ class QueryAdmin(admin.ModelAdmin):
 
 @admin.register(QrelSet)
 class QrelSetAdmin(admin.ModelAdmin):
+    """Qrel sets are made by the import commands and ``refine`` and never changed
+    (:class:`WholeSetRowsAdmin` says why): shown read-only; a whole set may be deleted, taking
+    its rows, refinement, provenance and export files along."""
+
     list_display = ["name", "dataset", "origin", "duplicate_policy", "created"]
     list_filter = ["dataset", "origin"]
     search_fields = ["name", "dataset__slug"]
 
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
 
 @admin.register(Qrel)
-class QrelAdmin(admin.ModelAdmin):
+class QrelAdmin(WholeSetRowsAdmin):
     list_display = ["qrel_set", "query", "document", "relevance"]
     list_filter = ["qrel_set"]
     search_fields = ["query__query_id", "document__doc_id"]
@@ -65,8 +123,19 @@ class ImportRecordAdmin(admin.ModelAdmin):
     search_fields = ["path", "dataset__slug"]
 
 
+class ViewOnlyAdmin(admin.ModelAdmin):
+    """Rows that only their service creates and never changes: listed and shown, deletable,
+    but neither added nor edited in the admin (a change form POST is refused with 403)."""
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
 @admin.register(Run)
-class RunAdmin(admin.ModelAdmin):
+class RunAdmin(ViewOnlyAdmin):
     list_display = ["name", "dataset", "source", "status", "system", "seconds", "created"]
     list_filter = ["dataset", "source", "status"]
     search_fields = ["name", "system", "dataset__slug"]
@@ -74,7 +143,7 @@ class RunAdmin(admin.ModelAdmin):
 
 
 @admin.register(RunEntry)
-class RunEntryAdmin(admin.ModelAdmin):
+class RunEntryAdmin(ViewOnlyAdmin):
     list_display = ["run", "query", "rank", "document", "score"]
     list_filter = ["run"]
     search_fields = ["query__query_id", "document__doc_id"]
@@ -85,11 +154,10 @@ class RunEntryAdmin(admin.ModelAdmin):
 
 
 @admin.register(Pool)
-class PoolAdmin(admin.ModelAdmin):
+class PoolAdmin(ViewOnlyAdmin):
     list_display = ["name", "dataset", "qrel_set", "depth", "include_judged", "run_names", "pairs"]
     list_filter = ["dataset"]
     search_fields = ["name", "dataset__slug"]
-    filter_horizontal = ["runs"]
 
     def get_queryset(self, request):
         return (
@@ -116,9 +184,15 @@ class PairSourceInline(admin.TabularInline):
     readonly_fields = ["run", "rank", "score"]
     can_delete = False
 
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
 
 @admin.register(Pair)
-class PairAdmin(admin.ModelAdmin):
+class PairAdmin(ViewOnlyAdmin):
     list_display = ["pool", "query", "document", "original_relevance", "provenance"]
     list_filter = ["pool"]
     search_fields = ["query__query_id", "document__doc_id"]

@@ -164,6 +164,8 @@ def add_turns(debate, rounds: list[tuple[tuple[int, str], tuple[int, str]]]):
                 argument=argument,
                 evidence=[f"evidence {agent}{number}"],
                 raw=f'{{"label": {label}}}',
+                raw_attempts=[f'{{"label": {label}}}'],
+                prompt_version="dream-v1",
                 model="SmolLM2-135M-Instruct-Q4_1",
                 prompt_tokens=100,
                 completion_tokens=20,

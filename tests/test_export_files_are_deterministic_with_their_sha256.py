@@ -45,9 +45,9 @@ def test_the_job_records_rows_bytes_and_the_sha256_of_its_file(
     with django_capture_on_commit_callbacks(execute=True):
         export, created = export_request(kind="labels", qrel_set=refined.refined)
     export.refresh_from_db()
-    data = export_path(export).read_bytes()
+    data = export_path(export=export).read_bytes()
     assert created and export.status == "done"
     assert (export.rows, export.bytes) == (8, len(data))
     assert export.sha256 == hashlib.sha256(data).hexdigest()
-    assert export_path(export).parent == var_dir / "exports"
+    assert export_path(export=export).parent == var_dir / "exports"
     assert export.filename == "holes-test-dream.labels.jsonl"

@@ -39,7 +39,7 @@ def test_a_done_export_whose_file_vanished_is_replaced(
     with django_capture_on_commit_callbacks(execute=True):
         first, _ = export_request(kind="labels", qrel_set=refined.refined)
     first.refresh_from_db()
-    export_path(first).unlink()
+    export_path(export=first).unlink()
     with django_capture_on_commit_callbacks(execute=True):
         second, created = export_request(kind="labels", qrel_set=refined.refined)
     first.refresh_from_db()

@@ -45,4 +45,4 @@ def test_a_queued_export_is_written_by_the_worker(refined, var_dir, export_worke
             break
         time.sleep(0.2)
     assert (export.status, export.error, export.rows) == ("done", "", 8)
-    assert export_path(export).read_text().splitlines()[0] == "q1 0 d1 1"
+    assert export_path(export=export).read_text().splitlines()[0] == "q1 0 d1 1"

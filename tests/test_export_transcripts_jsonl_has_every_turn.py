@@ -44,5 +44,7 @@ def test_twelve_turns_of_four_debates_in_order(refined):
     )
     assert escalated["evidence"] == ["evidence B2"]
     assert escalated["raw"] == '{"label": 0}'
+    assert escalated["raw_attempts"] == ['{"label": 0}']
+    assert escalated["prompt_version"] == "dream-v1"
     # Machine formats are never altered: a formula-looking argument stays as it is.
     assert lines[11]["argument"] == '=HYPERLINK("http://x")'

@@ -10,6 +10,12 @@ nDCG@10 (gain = grade, grades <= 0 gain nothing, discount 1/log2(rank + 1), D2 =
 
 The holes alpha found (q1 d3) lift it above beta: ranks swap, tau = -1. Hole@10: one hole
 in one of the two queries' top 10 → 0.05 for both.
+
+Per-query changes list every measure. R@10 = R@100 (every run ranks at most 3): the refined
+qrels add a relevant d3 to both queries, so alpha q2 (d6, d4) and beta q1 (d1, d2, d5) find
+1 of 2 instead of 1 of 1 (-0.5), the others find both (0). P@10 gains 0.1 where d3 is
+ranked (alpha q1, beta q2); Success@10 stays 1; the paper variant equals nDCG@10 (no query
+has more than 10 relevant documents).
 """
 
 import io
@@ -48,12 +54,22 @@ def test_the_tables_hold_the_hand_worked_values(refined):
     assert changes[0][:8] == ["alpha", "2", "1", "+1", "0.6309", "0.6934", "+0.0625", "0.0500"]
     assert changes[1][:8] == ["beta", "1", "2", "-1", "0.8155", "0.6533", "-0.1622", "0.0500"]
     assert "Kendall's tau-b between the two nDCG@10 rankings: -1.0000".split() == changes[2][:8]
-    per_query = section(lines, "Per-query changes (refined − original)")
+    title = "Per-query changes (refined − original)"
+    header = lines[lines.index(title.split()) + 1]
+    assert " ".join(header) == (
+        "system query Δ nDCG@10 Δ R@10 Δ R@100 Δ P@10 Δ Success@10 Δ Judged@10 "
+        "Δ nDCG@10 (DREAM paper variant, ideal over all gold) Hole@10"
+    )
+    per_query = section(lines, title)
     assert per_query[:4] == [
-        ["alpha", "q1", "+0.3691", "+0.1000", "0.0000", "+0.3333", "0.1000"],
-        ["alpha", "q2", "-0.2441", "0.0000", "0.0000", "+0.5000", "0.0000"],
-        ["beta", "q1", "-0.3869", "0.0000", "0.0000", "+0.3333", "0.0000"],
-        ["beta", "q2", "+0.0625", "+0.1000", "0.0000", "+0.3333", "0.1000"],
+        ["alpha", "q1", "+0.3691", "0.0000", "0.0000", "+0.1000", "0.0000", "+0.3333"]
+        + ["+0.3691", "0.1000"],
+        ["alpha", "q2", "-0.2441", "-0.5000", "-0.5000", "0.0000", "0.0000", "+0.5000"]
+        + ["-0.2441", "0.0000"],
+        ["beta", "q1", "-0.3869", "-0.5000", "-0.5000", "0.0000", "0.0000", "+0.3333"]
+        + ["-0.3869", "0.0000"],
+        ["beta", "q2", "+0.0625", "0.0000", "0.0000", "+0.1000", "0.0000", "+0.3333"]
+        + ["+0.0625", "0.1000"],
     ]
 
 

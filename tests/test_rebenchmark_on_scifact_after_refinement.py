@@ -116,7 +116,7 @@ def test_refinement_lifts_dense_and_exported_qrels_score_like_the_app(
         export, _ = export_request(kind="trec", qrel_set=report.qrel_set)
     export.refresh_from_db()
     assert export.status == "done"
-    qrels = list(ir_measures.read_trec_qrels(str(export_path(export))))
+    qrels = list(ir_measures.read_trec_qrels(str(export_path(export=export))))
     assert len(qrels) == export.rows
     for run in (bm25, dense):
         path = tmp_path / f"{run.name}.run"

@@ -8,8 +8,8 @@
   (pending, escalated awaiting a human, human tie, failed, not debated).
 - :class:`ExportFile`: one export written by a Celery job to a file under
   ``settings.VAR_DIR / "exports"``, with its sha256.
-- :class:`RagGeneration`: one generated answer (run, query, k, model, prompt version), stored
-  so a RAG evaluation never asks the LLM twice for the same thing.
+- :class:`RagGeneration`: one generated answer (run, query, k, generator, prompt version),
+  stored so a RAG evaluation never asks the LLM twice for the same thing.
 """
 
 from django.conf import settings
@@ -206,15 +206,23 @@ class ExportFile(models.Model):
 
 
 class RagGeneration(models.Model):
-    """One generated answer to a query from a run's top k chunks, scored against the query's
-    reference answers. Reused: the same (run, query, k, model, prompt version) is never
-    generated twice."""
+    """One generated answer to a query from a run's top k chunks. Reused: the same (run,
+    query, k, generator, prompt version) is never generated twice, where the generator names
+    the backend kind, its server and the model (two servers serving a model under the same
+    name are two generators). ``correct``/``exact_match``/``f1`` score the answer against
+    the reference answers of the time it was generated; reports score the stored answer
+    against the current ones (:mod:`assess.rag_eval`)."""
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="rag_generations")
     query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="rag_generations")
     k = models.PositiveSmallIntegerField()
     backend = models.JSONField(help_text="Backend config (safe to store: never a key).")
     model = models.CharField(max_length=200)
+    generator = models.CharField(
+        max_length=400,
+        help_text="Backend kind, server and model, e.g. openai:http://gpu1:8000/v1:llama-70b "
+        "(assess.rag_eval.generator_key; never a key).",
+    )
     prompt_version = models.CharField(max_length=50)
     doc_ids = models.JSONField(default=list, help_text="The chunks given, in rank order.")
     chunks_truncated = models.BooleanField(default=False)
@@ -230,10 +238,10 @@ class RagGeneration(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["run", "query", "k", "model", "prompt_version"],
+                fields=["run", "query", "k", "generator", "prompt_version"],
                 name="raggeneration_natural_key",
             )
         ]
 
     def __str__(self) -> str:
-        return f"{self.run_id} {self.query_id} k={self.k} {self.model}: {self.correct}"
+        return f"{self.run_id} {self.query_id} k={self.k} {self.generator}: {self.correct}"
