@@ -155,31 +155,16 @@ def build(rows: int) -> None:
             def provenance():
                 for n, (pk, q, d, rel) in enumerate(new_rows):
                     human = n % 30 == 0
-                    yield (
-                        refinement.pk,
-                        refined.pk,
-                        q,
-                        d,
-                        pk,
-                        rel,
-                        "human" if human else "consensus",
-                        "",
-                        True,
-                        None,
-                        None if human else rel,
-                        None if human else 1 + n % 2,
-                        "escalated" if human else "agreed",
-                        "disagreement" if human else "",
-                        "escalated" if human else "",
-                        job.pk,
-                        None,
-                        MODELS,
-                        "dream-v1",
-                        '["alice", "bob"]' if human else "[]",
-                        "[]",
-                        "",
-                        base,
-                        base + timedelta(seconds=n),
+                    yield _provenance_row(
+                        (refinement.pk, refined.pk, q, d, pk, rel),
+                        human=human,
+                        consensus_round=1 + n % 2,
+                        job=job.pk,
+                        debate=None,
+                        annotators='["alice", "bob"]' if human else "[]",
+                        judgments="[]",
+                        labelled=base + timedelta(seconds=n),
+                        base=base,
                     )
 
             _copy(cursor, "assess_labelprovenance", PROVENANCE_COLUMNS, provenance())
@@ -293,33 +278,18 @@ def build_disagreements(rows: int) -> None:
                 for i, (q, d) in enumerate(pairs):
                     pk, rel = qrel_of[d]
                     human = i in debate_of
-                    yield (
-                        refinement.pk,
-                        refined.pk,
-                        q,
-                        d,
-                        pk,
-                        rel,
-                        "human" if human else "consensus",
-                        "",
-                        True,
-                        None,
-                        None if human else rel,
-                        None if human else 1,
-                        "escalated" if human else "agreed",
-                        "disagreement" if human else "",
-                        "escalated" if human else "",
-                        job.pk,
-                        debate_of.get(i),
-                        MODELS,
-                        "dream-v1",
-                        '["alice"]' if human else "[]",
-                        f'[{{"annotator": "alice", "label": {rel}, "at": null}}]'
+                    yield _provenance_row(
+                        (refinement.pk, refined.pk, q, d, pk, rel),
+                        human=human,
+                        consensus_round=1,
+                        job=job.pk,
+                        debate=debate_of.get(i),
+                        annotators='["alice"]' if human else "[]",
+                        judgments=f'[{{"annotator": "alice", "label": {rel}, "at": null}}]'
                         if human
                         else "[]",
-                        "",
-                        base,
-                        base + timedelta(seconds=i),
+                        labelled=base + timedelta(seconds=i),
+                        base=base,
                     )
 
             _copy(cursor, "assess_labelprovenance", PROVENANCE_COLUMNS, provenance())
@@ -328,6 +298,45 @@ def build_disagreements(rows: int) -> None:
     print(
         f"built {rows:,} provenance rows ({len(escalated):,} escalated) with "
         f"{DOCUMENT_CHARS:,}-character documents in {time.perf_counter() - started:.1f} s"
+    )
+
+
+def _provenance_row(
+    ids: tuple,
+    *,
+    human: bool,
+    consensus_round: int,
+    job,
+    debate,
+    annotators: str,
+    judgments: str,
+    labelled: datetime,
+    base: datetime,
+) -> tuple:
+    """One ``assess_labelprovenance`` row in :data:`PROVENANCE_COLUMNS` order: ``ids`` are
+    (refinement, refined set, query, document, qrel, label); a human label (escalated by
+    disagreement) or a consensus one (agreed at ``consensus_round``)."""
+    rel = ids[-1]
+    return (
+        *ids,
+        "human" if human else "consensus",
+        "",
+        True,
+        None,
+        None if human else rel,
+        None if human else consensus_round,
+        "escalated" if human else "agreed",
+        "disagreement" if human else "",
+        "escalated" if human else "",
+        job,
+        debate,
+        MODELS,
+        "dream-v1",
+        annotators,
+        judgments,
+        "",
+        base,
+        labelled,
     )
 
 

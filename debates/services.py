@@ -703,7 +703,7 @@ def debate_job_run_inline(
             return
         for pk in pending:
             tried[pk] = tried.get(pk, 0) + 1
-            debate = debate_run(debate=Debate(pk=pk, job_id=job.pk), requeue=False)
+            debate = debate_run(debate=Debate(pk=pk), requeue=False)
             if on_debate is not None:
                 on_debate(debate)
             if debate.status == Debate.Status.PENDING and not debate.last_error:

@@ -431,3 +431,108 @@ def wait_for(predicate, *, timeout: float, every: float = 0.2, what: str = "cond
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout}s waiting for {what}")
         time.sleep(every)
+
+
+# ---------------------------------------------------------------------------------------------
+# Killing a worker mid-job (the solo and prefork SIGKILL tests)
+
+KILL_RULE = {"backend": "test", "rule": "stance", "delay": 0.4}
+
+
+def kill_test_job(scifact_pool, log: Path):
+    """A job of 12 SciFact pairs debated at R = 2 by the rule agents (0.4 s a call, so a kill
+    lands mid-debate), logging every call to ``log``. Returns ``(job, {debate id: pair key},
+    worker env)``; the caller sets ``DREAM_TEST_LLM_FACTORY`` to :data:`FACTORY`."""
+    from debates.services import debate_job_create
+
+    env = {
+        "DREAM_TEST_LLM_LOG": str(log),
+        "DREAM_DEBATE_LEASE_SECONDS": "3",
+        "DREAM_REQUEUE_EVERY_SECONDS": "1",
+    }
+    job = debate_job_create(pool=scifact_pool(12), agent_a=KILL_RULE, agent_b=KILL_RULE, rounds=2)
+    keys = {
+        d.pk: debate_pair_key(d)
+        for d in job.debates.select_related("pair__query", "pair__document")
+    }
+    assert len(set(keys.values())) == 12
+    return job, keys, env
+
+
+def wait_mid_debate(job) -> None:
+    """Wait until two debates ended and a running one has stored a turn."""
+    from django.db.models import Count
+
+    from debates.models import Debate
+
+    def mid_debate():
+        done = job.debates.filter(status__in=["agreed", "escalated"]).count()
+        started = (
+            Debate.objects.filter(job=job, status="running")
+            .annotate(n=Count("turns"))
+            .filter(n__gte=1)
+        )
+        return done >= 2 and started.exists()
+
+    wait_for(mid_debate, timeout=120, every=0.05, what="a debate with stored turns running")
+
+
+def stored_turn_keys(job, keys: dict[int, str]) -> set[tuple[str, int, str]]:
+    """``(pair key, round, agent)`` of every turn stored for ``job``."""
+    from debates.models import Turn
+
+    rows = Turn.objects.filter(debate__job=job).values_list("debate_id", "round", "agent")
+    return {(keys[d], r, a) for d, r, a in rows}
+
+
+def wait_job_finished(job, *, what: str) -> None:
+    def finished():
+        job.refresh_from_db()
+        return job.status == "finished"
+
+    wait_for(finished, timeout=240, what=what)
+
+
+def assert_every_debate_finished_once(
+    job,
+    keys: dict[int, str],
+    *,
+    killed: list[int],
+    calls_before: list[tuple[str, int, str, int]],
+    calls: list[tuple[str, int, str, int]],
+    calls_after: list[tuple[str, int, str]],
+    stored_at_kill: set[tuple[str, int, str]],
+) -> None:
+    """After a kill mid-job: every debate ended once, as the rule dictates, with exactly its
+    turns; no Turn is duplicated; no call for a turn stored before the kill was made again;
+    the only call made twice is the one in flight at the kill (its turn never stored); and
+    every call made ended up as exactly one stored turn."""
+    from collections import Counter
+
+    from django.db.models import Count
+
+    from debates.models import Turn
+
+    for debate in job.debates.all():
+        status, consensus, turns = expected_outcome(keys[debate.pk], rounds=2)
+        assert (debate.status, debate.consensus_round) == (status, consensus), debate.pk
+        assert debate.turns.count() == turns
+        assert debate.calls == turns  # one call per turn: nothing counted twice
+        assert debate.finished is not None
+        assert debate.attempts == (1 if debate.pk in killed else 0)
+    assert (
+        not Turn.objects.filter(debate__job=job)
+        .values("debate", "round", "agent")
+        .annotate(n=Count("pk"))
+        .filter(n__gt=1)
+    )
+    assert calls_after, "a new process did the rest of the job"
+    assert not set(calls_after) & stored_at_kill
+    repeated = [key for key, n in Counter(c[:3] for c in calls).items() if n > 1]
+    assert len(repeated) <= 1
+    if repeated:
+        assert repeated[0] == calls_before[-1][:3]
+        assert repeated[0] not in stored_at_kill
+    stored = stored_turn_keys(job, keys)
+    assert stored == {c[:3] for c in calls}
+    assert len(calls) == len(stored) + len(repeated)

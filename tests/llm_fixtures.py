@@ -182,6 +182,26 @@ _FAULT_BODIES = {
 }
 
 
+def forward(upstream: str, handler: BaseHTTPRequestHandler, body: bytes) -> tuple[int, bytes, str]:
+    """Send ``handler``'s request (method, path, ``body``) on to ``upstream`` (``http://host:port``);
+    return the answer's status, body and Content-Type, HTTP errors included."""
+    request = urllib.request.Request(
+        upstream + handler.path,
+        data=body or None,
+        method=handler.command,
+        headers={"Content-Type": handler.headers.get("Content-Type", "application/json")},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=600) as response:
+            return (
+                response.status,
+                response.read(),
+                response.headers.get("Content-Type", "application/json"),
+            )
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read(), exc.headers.get("Content-Type", "application/json")
+
+
 def _handler(proxy: FaultProxy):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -220,19 +240,7 @@ def _handler(proxy: FaultProxy):
                 return
             if fault == "stall":
                 time.sleep(proxy.stall_seconds)
-            request = urllib.request.Request(
-                proxy.upstream + self.path,
-                data=body or None,
-                method=self.command,
-                headers={"Content-Type": self.headers.get("Content-Type", "application/json")},
-            )
-            try:
-                with urllib.request.urlopen(request, timeout=600) as response:
-                    status, payload = response.status, response.read()
-                    ctype = response.headers.get("Content-Type", "application/json")
-            except urllib.error.HTTPError as exc:
-                status, payload = exc.code, exc.read()
-                ctype = exc.headers.get("Content-Type", "application/json")
+            status, payload, ctype = forward(proxy.upstream, self, body)
             record["status"] = status
             try:
                 self._reply(status, {"Content-Type": ctype}, payload)

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import json
 import threading
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+
+from .llm_fixtures import forward
 
 TOO_LONG = {
     "error": {
@@ -84,19 +84,7 @@ def _handler(proxy: RecordingProxy):
                 record["status"] = 400
                 self._reply(400, json.dumps(TOO_LONG).encode())
                 return
-            request = urllib.request.Request(
-                proxy.upstream + self.path,
-                data=body or None,
-                method=self.command,
-                headers={"Content-Type": self.headers.get("Content-Type", "application/json")},
-            )
-            try:
-                with urllib.request.urlopen(request, timeout=600) as response:
-                    status, payload = response.status, response.read()
-                    ctype = response.headers.get("Content-Type", "application/json")
-            except urllib.error.HTTPError as exc:
-                status, payload = exc.code, exc.read()
-                ctype = exc.headers.get("Content-Type", "application/json")
+            status, payload, ctype = forward(proxy.upstream, self, body)
             if status == 200 and self.path.rstrip("/").endswith("/v1/models"):
                 listing = json.loads(payload)
                 for entry in listing.get("data", []):
