@@ -76,8 +76,8 @@ def embedded_client():
     return EmbeddedClient()
 
 
-@pytest.fixture
-def gguf_copy(tmp_path: Path) -> Path:
+@pytest.fixture(name="gguf_copy")
+def gguf_copy_fixture(tmp_path: Path) -> Path:
     """A copy of the bundled SmolLM2 GGUF at another path (``tmp_path/models/copy.gguf``):
     a "downloaded" local model that is not the default one."""
     import shutil

@@ -8,7 +8,7 @@ import pytest
 
 from debates.llm.registry import describe_backend, validate_backend_config
 
-from .llm_fixtures import gguf_copy, write_gguf_header  # noqa: F401
+from .llm_fixtures import gguf_copy_fixture, write_gguf_header  # noqa: F401
 
 
 def test_the_copy_is_stored_by_absolute_path_with_a_4096_token_context(gguf_copy):
@@ -52,9 +52,9 @@ def test_a_short_training_context_is_the_default(tmp_path):
             "tokenizer.chat_template": "{{ x }}",
         },
     )
-    assert validate_backend_config({"backend": "embedded", "model_path": str(path)})[
-        "n_ctx"
-    ] == 2048
+    assert (
+        validate_backend_config({"backend": "embedded", "model_path": str(path)})["n_ctx"] == 2048
+    )
 
 
 def test_a_missing_file_a_folder_and_a_text_file_are_refused_naming_the_path(tmp_path):

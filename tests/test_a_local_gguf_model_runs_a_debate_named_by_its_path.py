@@ -7,7 +7,7 @@ from django.core.management import call_command
 from debates.models import Debate, DebateJob, Turn
 
 from .jobs_fixtures import small_pool_fixture  # noqa: F401
-from .llm_fixtures import gguf_copy  # noqa: F401
+from .llm_fixtures import gguf_copy_fixture  # noqa: F401
 
 
 @pytest.mark.django_db

@@ -78,4 +78,8 @@ def test_a_listed_gguf_file_becomes_the_agents_model(
         "model_path": str(link),
         "n_ctx": 4096,
     }
-    assert job.agent_b == {"backend": "embedded", "model": "SmolLM2-135M-Instruct-Q4_1", "n_ctx": 2048}
+    assert job.agent_b == {
+        "backend": "embedded",
+        "model": "SmolLM2-135M-Instruct-Q4_1",
+        "n_ctx": 2048,
+    }

@@ -30,9 +30,7 @@ def test_a_missing_file_is_named_by_run_debates(small_pool, tmp_path):
 @pytest.mark.django_db
 def test_a_text_file_is_refused_for_agent_b_by_run_debates(small_pool, text_file):
     with pytest.raises(CommandError) as caught:
-        call_command(
-            "run_debates", "small/pool", "--model-path-b", str(text_file), "--no-progress"
-        )
+        call_command("run_debates", "small/pool", "--model-path-b", str(text_file), "--no-progress")
     assert str(caught.value) == (
         f"agent B: model_path {text_file}: not a GGUF file (starts with b'PLAC')"
     )

@@ -7,7 +7,7 @@ from assess.rag_eval import generator_key
 from debates.llm.registry import backend_key
 from debates.services import agent_client_get, agent_config_validate
 
-from .llm_fixtures import gguf_copy  # noqa: F401
+from .llm_fixtures import gguf_copy_fixture  # noqa: F401
 
 
 @pytest.mark.django_db
