@@ -3,7 +3,7 @@ path get different clients (and loaded models), rate-limit keys and RAG generato
 
 import pytest
 
-from assess.rag_eval import generator_key
+from assess.evaluation.rag_eval import generator_key
 from debates.llm.registry import backend_key
 from debates.services import agent_client_get, agent_config_validate
 
