@@ -112,6 +112,24 @@ class JobLaunchForm(forms.Form):
     rounds = forms.IntegerField(
         min_value=1, max_value=MAX_ROUNDS, initial=2, label="Rounds (R)", help_text="1 to 5."
     )
+    scale = forms.ChoiceField(
+        choices=[
+            ("binary", "binary (relevant / not relevant)"),
+            ("graded", "graded (0..G, G = the qrels' top grade)"),
+        ],
+        initial="binary",
+        label="Scale",
+        help_text="Graded: each agent gives a grade with a written rubric.",
+    )
+    consensus = forms.ChoiceField(
+        choices=[
+            ("exact", "exact: the same grade"),
+            ("binary", "binary: the same side, the lower grade"),
+        ],
+        initial="exact",
+        label="Consensus (graded)",
+        help_text="When a round of a graded debate agrees.",
+    )
     judgments_per_pair = forms.IntegerField(
         min_value=1,
         max_value=9,

@@ -45,7 +45,7 @@ from django.utils import timezone
 from django.views.decorators.debug import sensitive_variables
 
 from corpora.models import Pair, Pool
-from debates import engine, prompts
+from debates import engine
 from debates.api_keys import ApiKeyError, api_keys_decrypt, api_keys_encrypt
 from debates.engine import DebateConfig, PairText, TurnRecord
 from debates.llm import registry
@@ -265,9 +265,12 @@ def debate_job_create(
     rounds: int = 2,
     temperature: float = 0.0,
     max_tokens: int = 384,
-    prompt_version: str = prompts.PROMPT_VERSION,
+    prompt_version: str = "",
     limit: int | None = None,
     created_by: Any = None,
+    scale: str = "binary",
+    max_grade: int | None = None,
+    consensus: str = "exact",
     judgments_per_pair: int = 1,
     audit_share: float = 0.02,
     note: str = "",
@@ -282,19 +285,35 @@ def debate_job_create(
     encrypted (:mod:`debates.api_keys`), only for openai agents, agent B taking A's key when
     ``agent_b`` is None; a key wins over the config's environment variable.
     ``rounds`` is R (1..5), ``max_tokens`` the completion budget per call.
+    ``scale`` "binary" (DREAM) or "graded": grades 0..G, G = ``max_grade`` or, when None, the
+    pool's qrels top grade (:func:`corpora.selectors.qrels_top_grade`); ``consensus`` "exact"
+    or "binary" (:func:`debates.engine.consensus_label`). ``prompt_version`` "" takes this
+    code's version for the scale (stored on the job and every turn).
     ``limit`` takes only the first N pairs in canonical order (query id, then doc id, by code
     point). One transaction. Raises DebateJobError for invalid settings or an empty pool.
     """
     config_a = agent_config_validate(agent_a, agent="A")
     config_b = agent_config_validate(agent_b if agent_b is not None else agent_a, agent="B")
+    if scale == "graded" and max_grade is None:
+        from corpora.selectors import qrels_top_grade
+
+        max_grade = qrels_top_grade(qrel_set=pool.qrel_set)
     try:
-        DebateConfig(rounds=rounds, temperature=temperature, max_tokens=max_tokens)
+        config = DebateConfig(
+            rounds=rounds,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            scale=scale,
+            max_grade=1 if max_grade is None else max_grade,
+            consensus=consensus,
+        )
     except ValueError as exc:
         raise DebateJobError(str(exc)) from None
-    if prompt_version != prompts.PROMPT_VERSION:
+    prompt_version = prompt_version or config.prompt_version
+    if prompt_version != config.prompt_version:
         raise DebateJobError(
-            f"prompt version {prompt_version!r} is not available "
-            f"(this code has {prompts.PROMPT_VERSION!r})"
+            f"prompt version {prompt_version!r} is not available for {scale} debates "
+            f"(this code has {config.prompt_version!r})"
         )
     if limit is not None and limit < 1:
         raise DebateJobError(f"limit must be at least 1, got {limit}")
@@ -321,6 +340,9 @@ def debate_job_create(
             temperature=temperature,
             max_tokens=max_tokens,
             prompt_version=prompt_version,
+            scale=config.scale,
+            max_grade=config.max_grade,
+            consensus=config.consensus,
             pair_limit=limit,
             judgments_per_pair=judgments_per_pair,
             audit_share=audit_share,
@@ -607,6 +629,9 @@ def debate_run(
             temperature=job.temperature,
             max_tokens=job.max_tokens,
             prompt_version=job.prompt_version,
+            scale=job.scale,
+            max_grade=job.max_grade,
+            consensus=job.consensus,
         )
         keys = api_keys_decrypt(token=job.api_keys_encrypted)
         clients = [
@@ -938,9 +963,13 @@ def evaluation_pool_create(
     run: Any = None,
     depth: int = 10,
     unjudged_negatives: bool = False,
+    max_grade: int | None = None,
 ) -> EvaluationSample:
     """Create (or reuse) pool ``eval-<qrels>-n<sample>-seed<seed>`` of a stratified sample of
-    pairs with a known gold label: half judged relevant (grade > 0), half irrelevant.
+    pairs with a known gold label: half judged relevant (grade > 0), half irrelevant. With
+    ``max_grade`` G (graded evaluation) the pool is ``eval-<qrels>-graded-n<sample>-seed<seed>``
+    and the draw is spread evenly over the gold grades 0..G instead
+    (:func:`debates.assessment.stratified_sample_by_grade`).
 
     Irrelevant pairs are the qrels' judged non-relevant ones (grade <= 0) when there are any;
     otherwise unjudged pairs ranked in the top ``depth`` of ``run`` for a judged query, which
@@ -987,8 +1016,22 @@ def evaluation_pool_create(
             if (q, d) not in judged_pairs:
                 negatives.append((q, d, None))
                 entries[(q, d)] = (rank, score)
-    rel, irr = stratified_sample(relevant, negatives, size=sample, rng=random.Random(seed))
-    name = f"eval-{qrel_set.name}-n{sample}-seed{seed}"
+    if max_grade is None:
+        rel, irr = stratified_sample(relevant, negatives, size=sample, rng=random.Random(seed))
+        name = f"eval-{qrel_set.name}-n{sample}-seed{seed}"
+    else:
+        from .assessment import gold_grade, stratified_sample_by_grade
+
+        groups: dict[int, list] = {g: [] for g in range(max_grade + 1)}
+        for row in relevant + negatives:
+            groups[gold_grade(row[2], max_grade=max_grade)].append(row)
+        try:
+            drawn = stratified_sample_by_grade(groups, size=sample, rng=random.Random(seed))
+        except ValueError as exc:
+            raise DebateJobError(str(exc)) from None
+        rel = [row for g in range(1, max_grade + 1) for row in drawn[g]]
+        irr = drawn[0]
+        name = f"eval-{qrel_set.name}-graded-n{sample}-seed{seed}"
     with transaction.atomic():
         pool, created = Pool.objects.get_or_create(
             dataset=dataset,
@@ -1028,17 +1071,21 @@ def single_judge_run(
     max_tokens: int = 384,
     on_pair: Callable[[int], None] | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    max_grade: int | None = None,
 ) -> dict[int, TurnRecord | str]:
     """The single-LLM-judge baseline (:func:`debates.engine.judge_single`: one neutral call,
     at most one re-ask, no debate) on every pair of ``pool``, in this process.
 
     Returns ``{pair id: TurnRecord}``, or the error text when the LLM failed after the
     retries of :func:`llm_retry_attempts`. Nothing is stored. ``on_pair(pair_id)`` is called
-    after each pair.
+    after each pair. With ``max_grade`` G the judge gives a grade 0..G (graded prompts).
     """
     from debates.llm.base import LLMError
 
-    config = DebateConfig(rounds=rounds, temperature=temperature, max_tokens=max_tokens)
+    graded = {} if max_grade is None else {"scale": "graded", "max_grade": max_grade}
+    config = DebateConfig(
+        rounds=rounds, temperature=temperature, max_tokens=max_tokens, **graded
+    )
     client = agent_client_get(config=agent_config_validate(agent))
     attempts = llm_retry_attempts()
 
@@ -1075,10 +1122,15 @@ class AssessorReport:
 
     debate: Any  # assessment.AssessorScores
     single: Any  # assessment.AssessorScores | None
+    graded_debate: Any = None  # assessment.GradedScores, for a graded job
+    graded_single: Any = None  # assessment.GradedScores | None
 
 
 def assessor_evaluate(
-    *, job: DebateJob, baseline: dict[int, TurnRecord | str] | None = None
+    *,
+    job: DebateJob,
+    baseline: dict[int, TurnRecord | str] | None = None,
+    relevance_level: int = 1,
 ) -> AssessorReport:
     """Score a finished job on its pool's gold labels (see :mod:`debates.assessment`), and the
     single-judge ``baseline`` (from :func:`single_judge_run`) on the same pairs.
@@ -1086,7 +1138,61 @@ def assessor_evaluate(
     Debates that are not agreed count as escalated (a human decides) or, when failed or not
     finished, as failed; a baseline reply that could not be read counts as escalated (not
     labelled), an LLM error as failed. Calls are LLM calls including re-asks.
+
+    For a graded job the report also holds :class:`~debates.assessment.GradedScores` against
+    the gold grades (:func:`~debates.assessment.gold_grade`), a grade >= ``relevance_level``
+    counting as relevant; the binary scores then read every grade >= 1 as relevant.
     """
+    report = _assessor_binary(job=job, baseline=baseline)
+    if job.scale != DebateJob.Scale.GRADED:
+        return report
+    return _assessor_graded(job=job, baseline=baseline, report=report, level=relevance_level)
+
+
+def _assessor_graded(
+    *,
+    job: DebateJob,
+    baseline: dict[int, TurnRecord | str] | None,
+    report: AssessorReport,
+    level: int,
+) -> AssessorReport:
+    from . import assessment
+
+    top = job.max_grade
+    rows, single_rows, calls, single_calls = [], [], 0, 0
+    for debate in job.debates.select_related("pair"):
+        gold = assessment.gold_grade(debate.pair.original_relevance, max_grade=top)
+        calls += debate.calls
+        if debate.status == Debate.Status.AGREED:
+            rows.append((gold, int(debate.final_label)))
+        elif debate.status == Debate.Status.ESCALATED:
+            rows.append((gold, assessment.ESCALATED))
+        else:
+            rows.append((gold, assessment.FAILED))
+        if baseline is not None:
+            verdict = baseline.get(debate.pair_id)
+            if isinstance(verdict, TurnRecord):
+                single_calls += verdict.attempts
+                outcome = assessment.ESCALATED if verdict.label is None else verdict.label
+            else:
+                outcome = assessment.FAILED
+            single_rows.append((gold, outcome))
+    score = assessment.graded_scores
+    return AssessorReport(
+        debate=report.debate,
+        single=report.single,
+        graded_debate=score(rows, max_grade=top, relevance_level=level, calls=calls),
+        graded_single=(
+            score(single_rows, max_grade=top, relevance_level=level, calls=single_calls)
+            if baseline is not None
+            else None
+        ),
+    )
+
+
+def _assessor_binary(
+    *, job: DebateJob, baseline: dict[int, TurnRecord | str] | None
+) -> AssessorReport:
     from . import assessment
 
     rows, calls = [], 0
@@ -1096,7 +1202,7 @@ def assessor_evaluate(
         gold_by_pair[debate.pair_id] = gold
         calls += debate.calls
         if debate.status == Debate.Status.AGREED:
-            rows.append((gold, int(debate.final_label)))
+            rows.append((gold, assessment.gold_label(debate.final_label)))
         elif debate.status == Debate.Status.ESCALATED:
             rows.append((gold, assessment.ESCALATED))
         else:
@@ -1108,7 +1214,8 @@ def assessor_evaluate(
             verdict = baseline.get(pair_id)
             if isinstance(verdict, TurnRecord):
                 single_calls += verdict.attempts
-                outcome = assessment.ESCALATED if verdict.label is None else verdict.label
+                label = verdict.label
+                outcome = assessment.ESCALATED if label is None else assessment.gold_label(label)
             else:
                 outcome = assessment.FAILED
             single_rows.append((gold, outcome))
