@@ -262,9 +262,7 @@ def gold_grade(relevance: int | None, *, max_grade: int) -> int:
     return min(relevance, max_grade)
 
 
-def stratified_sample_by_grade(
-    groups: dict[int, list], *, size: int, rng
-) -> dict[int, list]:
+def stratified_sample_by_grade(groups: dict[int, list], *, size: int, rng) -> dict[int, list]:
     """Draw ``size`` items spread as evenly as possible over the grades of ``groups``
     (``{grade: items}``), without replacement: each grade gets ``size // k`` (the lowest
     grades one more for the remainder, k = number of grades); a grade with too few items
@@ -285,6 +283,5 @@ def stratified_sample_by_grade(
         want[g] += extra
         spare -= extra
     return {
-        g: [groups[g][i] for i in sorted(rng.sample(range(len(groups[g])), want[g]))]
-        for g in order
+        g: [groups[g][i] for i in sorted(rng.sample(range(len(groups[g])), want[g]))] for g in order
     }

@@ -105,9 +105,7 @@ class DebateConfig:
         if self.scale not in SCALES:
             raise ValueError(f"scale must be one of {SCALES}, got {self.scale!r}")
         if self.consensus not in CONSENSUS_RULES:
-            raise ValueError(
-                f"consensus must be one of {CONSENSUS_RULES}, got {self.consensus!r}"
-            )
+            raise ValueError(f"consensus must be one of {CONSENSUS_RULES}, got {self.consensus!r}")
         if self.scale == "graded":
             rubric.check_max_grade(self.max_grade)
         elif self.max_grade != 1:

@@ -118,6 +118,7 @@ class JobLaunchForm(forms.Form):
             ("graded", "graded (0..G, G = the qrels' top grade)"),
         ],
         initial="binary",
+        required=False,
         label="Scale",
         help_text="Graded: each agent gives a grade with a written rubric.",
     )
@@ -127,6 +128,7 @@ class JobLaunchForm(forms.Form):
             ("binary", "binary: the same side, the lower grade"),
         ],
         initial="exact",
+        required=False,
         label="Consensus (graded)",
         help_text="When a round of a graded debate agrees.",
     )
@@ -186,6 +188,9 @@ class JobLaunchForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        # Not sent (older pages, scripted posts): the paper's binary method.
+        data["scale"] = data.get("scale") or "binary"
+        data["consensus"] = data.get("consensus") or "exact"
         for prefix, agent in AGENTS:
             data[f"agent_{prefix}"] = self._agent_config(prefix, agent)
         keys: dict[str, str] = {}

@@ -67,7 +67,6 @@ FORMAT_REMINDER = (
 )
 
 
-
 def reply_json_schema(max_grade: int | None = None) -> dict[str, Any]:
     """The reply schema: :data:`REPLY_JSON_SCHEMA` itself when ``max_grade`` is None (binary),
     else the same shape with ``label`` an integer enum 0..G. Raises ValueError for G outside
@@ -80,7 +79,9 @@ def reply_json_schema(max_grade: int | None = None) -> dict[str, Any]:
 
 
 def _graded_reply_format(max_grade: int) -> str:
-    return f'{{"label": a whole number from 0 to {max_grade}, "argument": "...", "evidence": ["..."]}}'
+    return (
+        f'{{"label": a whole number from 0 to {max_grade}, "argument": "...", "evidence": ["..."]}}'
+    )
 
 
 def _grade_words(max_grade: int) -> str:
@@ -196,9 +197,7 @@ def _graded_debate_system_prompt(*, stance: str, answer_aware: bool, max_grade: 
     )
 
 
-def debate_system_prompt(
-    *, stance: str, answer_aware: bool, max_grade: int | None = None
-) -> str:
+def debate_system_prompt(*, stance: str, answer_aware: bool, max_grade: int | None = None) -> str:
     """System prompt of a debating agent whose assigned initial stance is ``stance``.
 
     ``stance`` is "relevant" or "irrelevant" (ValueError otherwise). ``answer_aware`` adds the
@@ -337,9 +336,7 @@ def single_judge_user_prompt(
         else f"How relevant is the chunk to the query, from 0 to {max_grade}?"
     )
     return (
-        f"{text}\n"
-        f"{ask} Quote evidence sentences from the chunk. "
-        "Reply with the JSON object only."
+        f"{text}\n{ask} Quote evidence sentences from the chunk. Reply with the JSON object only."
     )
 
 

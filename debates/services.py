@@ -1083,9 +1083,7 @@ def single_judge_run(
     from debates.llm.base import LLMError
 
     graded = {} if max_grade is None else {"scale": "graded", "max_grade": max_grade}
-    config = DebateConfig(
-        rounds=rounds, temperature=temperature, max_tokens=max_tokens, **graded
-    )
+    config = DebateConfig(rounds=rounds, temperature=temperature, max_tokens=max_tokens, **graded)
     client = agent_client_get(config=agent_config_validate(agent))
     attempts = llm_retry_attempts()
 

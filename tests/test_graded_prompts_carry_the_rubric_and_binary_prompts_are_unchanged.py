@@ -88,7 +88,9 @@ def test_the_graded_stances_are_the_highest_supported_grade_and_grade_zero():
     common = {"query": PAIR.query, "answers": (), "title": PAIR.title, "chunk": PAIR.chunk}
     first_a = prompts.debate_user_prompt(stance="relevant", round=1, max_grade=2, **common)
     first_b = prompts.debate_user_prompt(stance="irrelevant", round=1, max_grade=2, **common)
-    assert "Round 1. Argue that the chunk is relevant, for the highest grade its evidence" in first_a
+    assert (
+        "Round 1. Argue that the chunk is relevant, for the highest grade its evidence" in first_a
+    )
     assert "Round 1. Argue that the chunk is not relevant (grade 0)." in first_b
 
 

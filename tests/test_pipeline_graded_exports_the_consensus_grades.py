@@ -43,9 +43,7 @@ def test_the_refined_export_holds_the_grades_the_agents_agreed_on(energy, fake_l
     job = DebateJob.objects.get()
     assert (job.scale, job.max_grade, job.consensus) == ("graded", 2, "exact")
     agreed = dict(
-        Debate.objects.filter(status="agreed").values_list(
-            "pair__document__doc_id", "final_label"
-        )
+        Debate.objects.filter(status="agreed").values_list("pair__document__doc_id", "final_label")
     )
     assert agreed and set(agreed.values()) <= {0, 1, 2}
     original = {("q1", "d1"): 1, ("q1", "d3"): 0, ("q2", "d3"): 2, ("q2", "d4"): -1}

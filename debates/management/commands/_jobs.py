@@ -94,7 +94,7 @@ def add_scale_arguments(parser) -> None:
 
 
 def describe_scale(job: DebateJob) -> str:
-    """", graded 0..G (consensus RULE)" for a graded job, "" for a binary one."""
+    """ ", graded 0..G (consensus RULE)" for a graded job, "" for a binary one."""
     if job.scale != DebateJob.Scale.GRADED:
         return ""
     return f", graded 0..{job.max_grade} (consensus {job.consensus})"

@@ -86,8 +86,7 @@ def format_confusion(scores) -> list[str]:
     for gold in grades:
         cells = "".join(f"{n:>6}" for n in scores.confusion[gold])
         lines.append(
-            f"{gold:>12} {cells}{scores.escalated_by_gold[gold]:>8}"
-            f"{scores.failed_by_gold[gold]:>7}"
+            f"{gold:>12} {cells}{scores.escalated_by_gold[gold]:>8}{scores.failed_by_gold[gold]:>7}"
         )
     return lines
 
