@@ -134,11 +134,11 @@ class TurnRecord:
     """One agent's turn in one round (or the single judge's verdict, agent "J").
 
     ``label`` is 1 (relevant), 0 (irrelevant) (a grade 0..G in a graded debate) or None when
-    the reply could not be read even
-    after the re-ask (``parse_error`` then says why). Tokens and latency (milliseconds) are
-    summed over the ``attempts`` (1, or 2 with the re-ask); ``raw`` is the last reply verbatim
-    and ``raw_attempts`` every attempt's reply verbatim, in order (so the unreadable first
-    reply of a re-asked turn is kept too; empty for turns stored before it was recorded).
+    the reply could not be read even after the re-ask (``parse_error`` then says why). Tokens
+    and latency (milliseconds) are summed over the ``attempts`` (1, or 2 with the re-ask);
+    ``raw`` is the last reply verbatim and ``raw_attempts`` every attempt's reply verbatim, in
+    order (so the unreadable first reply of a re-asked turn is kept too; empty for turns
+    stored before it was recorded).
     """
 
     round: int
