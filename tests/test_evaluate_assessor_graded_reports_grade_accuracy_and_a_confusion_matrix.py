@@ -39,7 +39,9 @@ def gold(tmp_path, monkeypatch):
     from corpora.services import dataset_import_beir
 
     client = RuleClient(rule)
-    monkeypatch.setattr("debates.services.agent_client_get", lambda *, config, api_key=None: client)
+    monkeypatch.setattr(
+        "debates.services.backends.agent_client_get", lambda *, config, api_key=None: client
+    )
     folder = write_beir(tmp_path / "gold", corpus=CORPUS, queries=QUERIES, qrels={"test": QRELS})
     return dataset_import_beir(path=folder, name="gold")
 

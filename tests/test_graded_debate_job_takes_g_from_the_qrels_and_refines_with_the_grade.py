@@ -4,7 +4,7 @@ it is (2, not clamped to 1)."""
 
 import pytest
 
-from assess.refine import qrels_refine
+from assess.refined.refine import qrels_refine
 from corpora.selectors import qrels_top_grade
 from corpora.services import dataset_import_beir
 from debates.llm.scripted import ScriptedClient

@@ -27,7 +27,9 @@ def grades(messages):
 @pytest.mark.django_db
 def test_a_graded_run_with_binary_consensus_keeps_the_lower_grade(tmp_path, monkeypatch, capsys):
     client = RuleClient(grades)
-    monkeypatch.setattr("debates.services.agent_client_get", lambda *, config, api_key=None: client)
+    monkeypatch.setattr(
+        "debates.services.backends.agent_client_get", lambda *, config, api_key=None: client
+    )
     folder = write_beir(
         tmp_path / "dl", corpus=SMALL_CORPUS, queries=SMALL_QUERIES, qrels={"test": QRELS}
     )
