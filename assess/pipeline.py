@@ -88,7 +88,13 @@ def _first_queries(qrel_set: QrelSet, limit: int | None) -> list[str]:
 
 
 def _job_ensure(
-    *, pool: Pool, pairs: int, agent: dict[str, Any] | None, rounds: int, echo: Echo
+    *,
+    pool: Pool,
+    pairs: int,
+    agent: dict[str, Any] | None,
+    rounds: int,
+    echo: Echo,
+    concurrency: int | None = None,
 ) -> DebateJob:
     """The pool's debate job: the existing one when it debates the same pairs with the same
     agents and R, else a new one. Raises DebateJobError when the pool was debated with other
@@ -103,7 +109,12 @@ def _job_ensure(
     )
     if job is None:
         job = debate_job_create(
-            pool=pool, agent_a=config, agent_b=config, rounds=rounds, note="pipeline"
+            pool=pool,
+            agent_a=config,
+            agent_b=config,
+            rounds=rounds,
+            note="pipeline",
+            concurrency=concurrency,
         )
         echo(f"debate job {job.pk}: {job.debates.count()} pairs, R = {rounds}")
         return job
@@ -127,7 +138,7 @@ def _agents(job: DebateJob) -> str:
     return a if a == b else f"{a} vs {b}"
 
 
-def _debates_run(job: DebateJob) -> None:
+def _debates_run(job: DebateJob, *, concurrency: int | None = None) -> None:
     total = job.debates.count()
     done_states = (Debate.Status.AGREED, Debate.Status.ESCALATED, Debate.Status.FAILED)
     done = job.debates.filter(status__in=done_states).count()
@@ -136,6 +147,7 @@ def _debates_run(job: DebateJob) -> None:
         if _eager():
             debate_job_run_inline(
                 job=job,
+                concurrency=concurrency,
                 on_debate=lambda d: bar.update(1) if d.status in done_states else None,
             )
         else:
@@ -160,6 +172,7 @@ def pipeline_run(
     qrels: str = "test",
     agent: dict[str, Any] | None = None,
     rounds: int = 2,
+    concurrency: int | None = None,
     k: int = 100,
     refined_name: str | None = None,
     out_dir: Path | None = None,
@@ -170,7 +183,9 @@ def pipeline_run(
     ``retrievers`` are built-in retrievers (``bm25``, ``dense``) whose runs (top ``k`` for the
     queries judged in ``qrels``) are created or reused; ``depth`` is the pool depth;
     ``queries`` bounds the pool to the first N judged query ids (code-point order; None: all);
-    ``agent`` is the backend config of both debaters (None: embedded); ``rounds`` is R.
+    ``agent`` is the backend config of both debaters (None: embedded); ``rounds`` is R;
+    ``concurrency`` the debates run at once in this process (None: the job's, 16 for openai
+    agents, 1 for embedded).
     The refined qrel set (default name ``<qrels>-dream-<pool>``) takes consensus and human
     labels, with unresolved pairs listed as pending (``allow_partial``), and is written as TREC
     qrels to ``out_dir`` (default ``var/exports``). Raises the services' errors
@@ -211,8 +226,10 @@ def pipeline_run(
     seconds["pool"] = time.monotonic() - mark
 
     mark = time.monotonic()
-    job = _job_ensure(pool=pool, pairs=pairs, agent=agent, rounds=rounds, echo=echo)
-    _debates_run(job)
+    job = _job_ensure(
+        pool=pool, pairs=pairs, agent=agent, rounds=rounds, echo=echo, concurrency=concurrency
+    )
+    _debates_run(job, concurrency=concurrency)
     progress = debate_job_progress(job=job)
     counts = {
         "pairs": progress.total,

@@ -30,6 +30,7 @@ import hashlib
 import importlib
 import logging
 import os
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable
@@ -38,7 +39,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import Count, Exists, F, OuterRef, Sum, Value
 from django.db.models.functions import Coalesce, Collate
 from django.utils import timezone
@@ -63,6 +64,10 @@ from .models import Debate, DebateJob, Turn
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3
+MAX_CONCURRENCY = 256
+REMOTE_CONCURRENCY = 16  # default for jobs whose agents are all remote (openai)
+REMOTE_QUEUE = "llm_remote"  # Celery queue of debates whose agents are all remote
+LOCAL_QUEUE = "celery"  # Celery's default queue: debates with an embedded (in-process) agent
 TEST_BACKEND = "test"
 TEST_FACTORY_ENV = "DREAM_TEST_LLM_FACTORY"
 ERROR_CHARS = 4000
@@ -166,7 +171,10 @@ class _Lease:
 
     def renew(self) -> None:
         """Extend the lease; raise JobStopped if the job left "running", LeaseLost if another
-        worker took the debate over."""
+        worker took the debate over. A connection the server closed meanwhile is reopened."""
+        _with_connection_retry(self._renew)
+
+    def _renew(self) -> None:
         updated = Debate.objects.filter(
             pk=self.debate_id,
             status=Debate.Status.RUNNING,
@@ -191,9 +199,57 @@ class _Lease:
         )
 
 
+def _database_release() -> None:
+    """Close this thread's database connection before an LLM call, unless a transaction is
+    open (tests wrapped in one, or a caller's atomic block).
+
+    An LLM call may take a minute; an idle connection held that long is closed by
+    PostgreSQL's ``idle_session_timeout``, PgBouncer and managed databases, and each idle
+    one takes a server slot. Django reopens the connection on the next query.
+    """
+    if not connection.in_atomic_block:
+        connection.close()
+
+
+class _Meter:
+    """Every answered LLM request of one debate run, and the share already counted on the
+    debate through a stored turn, so answered requests whose turn was never stored (lease
+    lost, a later call failed, the job paused) are counted too."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.calls = self.prompt_tokens = self.completion_tokens = 0
+
+    def answered(self, result: LLMResult) -> None:
+        with self._lock:
+            self.calls += 1
+            self.prompt_tokens += result.prompt_tokens
+            self.completion_tokens += result.completion_tokens
+
+    def stored(self, record: TurnRecord) -> None:
+        with self._lock:
+            self.calls -= record.attempts
+            self.prompt_tokens -= record.prompt_tokens
+            self.completion_tokens -= record.completion_tokens
+
+    def unstored(self) -> dict[str, Any]:
+        """F() updates adding the answered-but-unstored requests to a Debate ({} if none)."""
+        with self._lock:
+            calls, prompt, completion = self.calls, self.prompt_tokens, self.completion_tokens
+            self.calls = self.prompt_tokens = self.completion_tokens = 0
+        if calls <= 0:
+            return {}
+        return {
+            "calls": F("calls") + calls,
+            "prompt_tokens": F("prompt_tokens") + max(prompt, 0),
+            "completion_tokens": F("completion_tokens") + max(completion, 0),
+        }
+
+
 class _GuardedClient:
     """A client for one running debate: renews the lease before each call (stopping the debate
-    if the job was paused or the lease lost) and retries transient errors with backoff."""
+    if the job was paused, the lease lost or ``stop`` set), closes the database connection for
+    the call's duration, retries transient errors with backoff, and meters every reply."""
 
     def __init__(
         self,
@@ -202,10 +258,14 @@ class _GuardedClient:
         lease: _Lease,
         attempts: int,
         sleep: Callable[[float], None],
+        meter: _Meter | None = None,
+        stop: threading.Event | None = None,
     ) -> None:
         self.inner = inner
         self.model = inner.model
         self._lease, self._attempts, self._sleep = lease, attempts, sleep
+        self._meter = meter or _Meter()
+        self._stop = stop
 
     @property
     def context_window(self) -> int:
@@ -217,8 +277,13 @@ class _GuardedClient:
 
     def chat(self, messages: list[ChatMessage], params: GenerationParams) -> LLMResult:
         def once() -> LLMResult:
+            if self._stop is not None and self._stop.is_set():
+                raise JobStopped(f"debate {self._lease.debate_id}: the run is stopping")
             self._lease.renew()
-            return self.inner.chat(messages, params)
+            _database_release()
+            result = self.inner.chat(messages, params)
+            self._meter.answered(result)
+            return result
 
         return call_with_retry(once, attempts=self._attempts, sleep=self._sleep)
 
@@ -272,6 +337,7 @@ def debate_job_create(
     audit_share: float = 0.02,
     note: str = "",
     api_keys: dict[str, str] | None = None,
+    concurrency: int | None = None,
 ) -> DebateJob:
     """Create a running job with one pending Debate per pair of ``pool`` (nothing enqueued;
     see :func:`debate_job_start`).
@@ -283,7 +349,9 @@ def debate_job_create(
     ``agent_b`` is None; a key wins over the config's environment variable.
     ``rounds`` is R (1..5), ``max_tokens`` the completion budget per call.
     ``limit`` takes only the first N pairs in canonical order (query id, then doc id, by code
-    point). One transaction. Raises DebateJobError for invalid settings or an empty pool.
+    point). ``concurrency`` is how many debates an in-process run keeps going at once (1 to
+    :data:`MAX_CONCURRENCY`; default :func:`default_concurrency`). One transaction. Raises
+    DebateJobError for invalid settings or an empty pool.
     """
     config_a = agent_config_validate(agent_a, agent="A")
     config_b = agent_config_validate(agent_b if agent_b is not None else agent_a, agent="B")
@@ -302,6 +370,12 @@ def debate_job_create(
         raise DebateJobError(f"judgments per pair must be at least 1, got {judgments_per_pair}")
     if not 0.0 <= audit_share <= 1.0:
         raise DebateJobError(f"audit share must be between 0 and 1, got {audit_share}")
+    if concurrency is None:
+        concurrency = default_concurrency(config_a, config_b)
+    if isinstance(concurrency, bool) or not 1 <= concurrency <= MAX_CONCURRENCY:
+        raise DebateJobError(
+            f"concurrency must be between 1 and {MAX_CONCURRENCY}, got {concurrency}"
+        )
     keys = {agent: key for agent, key in (api_keys or {}).items() if key}
     if agent_b is None and "A" in keys:
         keys.setdefault("B", keys["A"])
@@ -325,6 +399,7 @@ def debate_job_create(
             judgments_per_pair=judgments_per_pair,
             audit_share=audit_share,
             note=note,
+            concurrency=concurrency,
             api_keys_encrypted=encrypted,
             created_by=created_by,
         )
@@ -333,9 +408,38 @@ def debate_job_create(
     return job
 
 
-def _enqueue(debate_ids: Iterable[int], *, countdown: float | None = None) -> None:
-    """Send one :func:`~debates.tasks.run_debate` message per debate once the transaction
-    commits (at once when there is none)."""
+def _runs_in_process(config: dict[str, Any]) -> bool:
+    # The embedded model (and the test backend wrapping it) computes in the worker's process;
+    # every other backend waits on a server.
+    return config.get("backend") == "embedded" or config.get("inner") == "embedded"
+
+
+def default_concurrency(agent_a: dict[str, Any], agent_b: dict[str, Any]) -> int:
+    """Debates run at once by default: 1 when an agent is the embedded model (one llama.cpp
+    context per process), else :data:`REMOTE_CONCURRENCY` (16) requests in flight."""
+    if _runs_in_process(agent_a) or _runs_in_process(agent_b):
+        return 1
+    return REMOTE_CONCURRENCY
+
+
+def debate_queue(*, agent_a: dict[str, Any], agent_b: dict[str, Any]) -> str:
+    """The Celery queue of a job's debates: :data:`REMOTE_QUEUE` ("llm_remote", for a
+    thread-pool worker keeping many requests in flight) when both agents are remote, else
+    :data:`LOCAL_QUEUE` ("celery", a prefork worker: one embedded model per process)."""
+    if _runs_in_process(agent_a) or _runs_in_process(agent_b):
+        return LOCAL_QUEUE
+    return REMOTE_QUEUE
+
+
+def _job_queue(job: DebateJob) -> str:
+    return debate_queue(agent_a=job.agent_a, agent_b=job.agent_b)
+
+
+def _enqueue(
+    debate_ids: Iterable[int], *, queue: str = LOCAL_QUEUE, countdown: float | None = None
+) -> None:
+    """Send one :func:`~debates.tasks.run_debate` message per debate to ``queue`` once the
+    transaction commits (at once when there is none)."""
     from .tasks import run_debate
 
     ids = list(debate_ids)
@@ -344,7 +448,7 @@ def _enqueue(debate_ids: Iterable[int], *, countdown: float | None = None) -> No
 
     def send() -> None:
         for pk in ids:
-            run_debate.apply_async((pk,), countdown=countdown)
+            run_debate.apply_async((pk,), countdown=countdown, queue=queue)
 
     transaction.on_commit(send)
 
@@ -375,7 +479,7 @@ def debate_job_start(*, job: DebateJob, enqueue: bool = True) -> int:
             locked.save(update_fields=["started"])
         pending = _pending_ids(locked)
         if enqueue:
-            _enqueue(pending)
+            _enqueue(pending, queue=_job_queue(locked))
     job.refresh_from_db()
     return len(pending)
 
@@ -396,7 +500,7 @@ def debate_job_extend(*, job: DebateJob, limit: int | None = None, enqueue: bool
             locked.status, locked.finished = DebateJob.Status.RUNNING, None
             locked.save(update_fields=["status", "finished"])
         if created and enqueue and locked.status == DebateJob.Status.RUNNING:
-            _enqueue(created)
+            _enqueue(created, queue=_job_queue(locked))
     job.refresh_from_db()
     return len(created)
 
@@ -439,10 +543,34 @@ def turn_record_build(*, turn: Turn) -> TurnRecord:
     )
 
 
-def _store_turn(lease: _Lease, record: TurnRecord, *, prompt_version: str) -> None:
+def _with_connection_retry(write: Callable[[], Any], *, tries: int = 3) -> Any:
+    """Run ``write`` (its own transaction), reopening the connection and trying again when
+    the server closed it (idle timeout, a pooler or a restart: OperationalError or
+    InterfaceError). Inside a caller's transaction nothing is retried."""
+    for attempt in range(1, tries + 1):
+        try:
+            return write()
+        except (OperationalError, InterfaceError):
+            if connection.in_atomic_block or attempt == tries:
+                raise
+            log.warning("database connection lost; reconnecting (try %d/%d)", attempt, tries)
+            connection.close()
+    raise AssertionError("unreachable")
+
+
+def _store_turn(
+    lease: _Lease, record: TurnRecord, *, prompt_version: str, meter: _Meter | None = None
+) -> None:
     """Persist one new turn (with the prompt version it was asked with) and add its cost to the
     debate, in one transaction; a turn already stored for (debate, round, agent) is never
-    stored or counted twice."""
+    stored or counted twice. A connection the server closed during the LLM call is reopened
+    and the write tried again (the reply is never asked for again)."""
+    _with_connection_retry(lambda: _store_turn_once(lease, record, prompt_version=prompt_version))
+    if meter is not None:
+        meter.stored(record)
+
+
+def _store_turn_once(lease: _Lease, record: TurnRecord, *, prompt_version: str) -> None:
     with transaction.atomic():
         if lease.held() is None:
             raise LeaseLost(f"debate {lease.debate_id}: lease lost before storing a turn")
@@ -500,8 +628,23 @@ def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:ERROR_CHARS]
 
 
+def _count_unstored(debate_id: int, meter: _Meter) -> None:
+    """Add the answered requests whose turn was not stored to the debate's calls and tokens
+    (a provider bills them all)."""
+    cost = meter.unstored()
+    if cost:
+        _with_connection_retry(lambda: Debate.objects.filter(pk=debate_id).update(**cost))
+
+
 def _record_failure(
-    lease: _Lease, job_id: int, elapsed: float, error: str, *, requeue: bool, final: bool = False
+    lease: _Lease,
+    job_id: int,
+    elapsed: float,
+    error: str,
+    *,
+    requeue: bool,
+    final: bool = False,
+    queue: str = LOCAL_QUEUE,
 ) -> None:
     """Count a failed attempt: back to pending with the error, or failed after MAX_ATTEMPTS
     (at once with ``final``: an error that another attempt would only repeat)."""
@@ -525,7 +668,7 @@ def _record_failure(
         if not failed and requeue:
             running = DebateJob.objects.filter(pk=job_id, status=DebateJob.Status.RUNNING).exists()
             if running:
-                _enqueue([debate.pk], countdown=retry_countdown(attempts))
+                _enqueue([debate.pk], queue=queue, countdown=retry_countdown(attempts))
     log.warning(
         "debate %s attempt %d/%d failed%s: %s",
         lease.debate_id,
@@ -571,6 +714,7 @@ def debate_run(
     debate: Debate,
     requeue: bool = True,
     sleep: Callable[[float], None] = time.sleep,
+    stop: threading.Event | None = None,
 ) -> Debate:
     """Run (or resume) one debate to its end; idempotent. Returns the debate as stored after.
 
@@ -589,25 +733,35 @@ def debate_run(
     chunk, or the server refused it and stated no smaller context to fit to) leaves the debate
     ``failed`` at once: another attempt would send the same prompt. ``sleep`` is the wait used
     between LLM retries. KeyboardInterrupt and SystemExit give the debate back (pending, lease
-    cleared, stored turns kept, no attempt counted) and are raised again.
+    cleared, stored turns kept, no attempt counted) and are raised again; so does ``stop``
+    once set (checked before each LLM call; an in-process run sets it on Ctrl-C).
+
+    No transaction or connection is held across an LLM call (see :func:`_database_release`);
+    every answered request is counted in the debate's calls and tokens, stored or not.
     """
-    lease = _claim(debate.pk, lease_seconds())
+    # A worker thread's connection may have been closed by the server while it waited for
+    # this task; the claim is the first statement, so it is safe to try again.
+    lease = _with_connection_retry(lambda: _claim(debate.pk, lease_seconds()))
     if lease is None:
         return Debate.objects.get(pk=debate.pk)
     # Callers may pass an unloaded Debate(pk=...): the job is read from the row.
     job_id = Debate.objects.filter(pk=debate.pk).values_list("job_id", flat=True).get()
     started = time.monotonic()
+    meter = _Meter()
+    queue = LOCAL_QUEUE
     try:
         row = Debate.objects.select_related("job", "pair__query", "pair__document").get(
             pk=debate.pk
         )
         job = row.job
+        queue = _job_queue(job)
         config = DebateConfig(
             rounds=job.rounds,
             temperature=job.temperature,
             max_tokens=job.max_tokens,
             prompt_version=job.prompt_version,
         )
+        done = [turn_record_build(turn=t) for t in row.turns.order_by("round", "agent")]
         keys = api_keys_decrypt(token=job.api_keys_encrypted)
         clients = [
             _GuardedClient(
@@ -615,45 +769,64 @@ def debate_run(
                 lease=lease,
                 attempts=llm_retry_attempts(),
                 sleep=sleep,
+                meter=meter,
+                stop=stop,
             )
             for agent, cfg in (("A", job.agent_a), ("B", job.agent_b))
         ]
-        done = [turn_record_build(turn=t) for t in row.turns.order_by("round", "agent")]
         outcome = engine.debate_pair(
             pair_text_build(pair=row.pair),
             clients[0],
             clients[1],
             config,
             done_turns=done,
-            on_turn=lambda record: _store_turn(lease, record, prompt_version=job.prompt_version),
+            on_turn=lambda record: _store_turn(
+                lease, record, prompt_version=job.prompt_version, meter=meter
+            ),
         )
     except LeaseLost as exc:
         log.warning("%s; another worker owns it now", exc)
+        _count_unstored(debate.pk, meter)
         return Debate.objects.get(pk=debate.pk)
     except JobStopped:
-        _release(lease, time.monotonic() - started)
+        _count_unstored(debate.pk, meter)
+        _with_connection_retry(lambda: _release(lease, time.monotonic() - started))
         return Debate.objects.get(pk=debate.pk)
     except (ContextTooLongError, ApiKeyError) as exc:
         # The same prompt cannot fit the next time either, and an undecryptable key stays
         # so: failed at once, not retried.
-        _record_failure(
-            lease,
-            job_id,
-            time.monotonic() - started,
-            _error_text(exc),
-            requeue=False,
-            final=True,
+        error = _error_text(exc)
+        _count_unstored(debate.pk, meter)
+        _with_connection_retry(
+            lambda: _record_failure(
+                lease,
+                job_id,
+                time.monotonic() - started,
+                error,
+                requeue=False,
+                final=True,
+            )
         )
         return Debate.objects.get(pk=debate.pk)
     except Exception as exc:  # every failure is recorded on the debate, never lost
-        _record_failure(
-            lease, job_id, time.monotonic() - started, _error_text(exc), requeue=requeue
+        error = _error_text(exc)
+        _count_unstored(debate.pk, meter)
+        _with_connection_retry(
+            lambda: _record_failure(
+                lease,
+                job_id,
+                time.monotonic() - started,
+                error,
+                requeue=requeue,
+                queue=queue,
+            )
         )
         return Debate.objects.get(pk=debate.pk)
     except BaseException:
         # Ctrl-C or exit (in-process runs): give the debate back with its stored turns, so
         # the next run resumes it at once instead of waiting for the lease to expire.
         try:
+            _count_unstored(debate.pk, meter)
             _release(lease, time.monotonic() - started)
         except Exception:  # e.g. the interrupt broke the connection: the lease will expire
             log.exception("debate %s: could not give the debate back", debate.pk)
@@ -679,17 +852,27 @@ def debate_run(
 
 
 def debate_job_run_inline(
-    *, job: DebateJob, on_debate: Callable[[Debate], None] | None = None
+    *,
+    job: DebateJob,
+    on_debate: Callable[[Debate], None] | None = None,
+    concurrency: int | None = None,
 ) -> None:
-    """Run a job's pending debates one after another in this process (no broker needed).
+    """Run a job's pending debates in this process (no broker needed), up to ``concurrency``
+    at once (default: the job's ``concurrency``), each in its own thread with its own
+    database connection; so at most that many LLM requests are in flight.
 
     A debate whose attempt failed is run again right away until it finishes or fails for
     good (:data:`MAX_ATTEMPTS`). Debates of this job left running by a process that died
     (lease expired) are requeued first (:func:`debate_requeue_expired`, one failed attempt
     each) and resumed from their stored turns: without a broker there is no Celery beat to do
-    it. Stops early when the job leaves "running". ``on_debate`` is called after each debate
-    run (e.g. to move a progress bar).
+    it. Stops early when the job leaves "running": no debate starts after a pause, and the
+    calls in flight finish and are stored. ``on_debate`` is called after each debate run
+    (e.g. to move a progress bar), from one thread at a time. On KeyboardInterrupt the
+    threads stop before their next LLM call, give their debates back (pending, turns kept)
+    and the interrupt is raised again.
     """
+    width = concurrency if concurrency is not None else job.concurrency
+    width = max(1, min(int(width or 1), MAX_CONCURRENCY))
     tried: dict[int, int] = {}
     while True:
         debate_requeue_expired(enqueue=False, job=job)
@@ -703,11 +886,63 @@ def debate_job_run_inline(
             return
         for pk in pending:
             tried[pk] = tried.get(pk, 0) + 1
-            debate = debate_run(debate=Debate(pk=pk), requeue=False)
-            if on_debate is not None:
-                on_debate(debate)
-            if debate.status == Debate.Status.PENDING and not debate.last_error:
-                return  # released: the job was paused or cancelled meanwhile
+        if width > 1:
+            _database_release()  # this thread's connection would idle while the threads run
+        if not _run_batch(pending, width=width, on_debate=on_debate):
+            return  # released: the job was paused or cancelled meanwhile
+
+
+def _run_batch(
+    pending: list[int], *, width: int, on_debate: Callable[[Debate], None] | None
+) -> bool:
+    """Run ``pending`` debates, ``width`` at a time; False when one was given back (the job
+    stopped), after which no further debate starts."""
+    ids = iter(pending)
+    lock = threading.Lock()
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def work(threaded: bool) -> None:
+        try:
+            while not stop.is_set():
+                with lock:
+                    pk = next(ids, None)
+                if pk is None:
+                    return
+                debate = debate_run(debate=Debate(pk=pk), requeue=False, stop=stop)
+                if on_debate is not None:
+                    with lock:
+                        on_debate(debate)
+                if debate.status == Debate.Status.PENDING and not debate.last_error:
+                    stop.set()
+        except BaseException as exc:  # re-raised by the calling thread
+            stop.set()
+            errors.append(exc)
+        finally:
+            if threaded:
+                connection.close()
+
+    if width == 1:
+        work(threaded=False)
+    else:
+        threads = [
+            threading.Thread(target=work, args=(True,), name=f"debate-{n}", daemon=True)
+            for n in range(min(width, len(pending)))
+        ]
+        for thread in threads:
+            thread.start()
+        try:
+            for thread in threads:
+                thread.join()
+        except BaseException:
+            # Ctrl-C: the threads stop before their next call and give their debates back.
+            stop.set()
+            for thread in threads:
+                thread.join()
+            raise
+    if errors:
+        raise errors[0]
+    return not stop.is_set()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -737,7 +972,7 @@ def debate_job_resume(*, job: DebateJob, enqueue: bool = True) -> int:
         locked.save(update_fields=["status", "started"])
         pending = _pending_ids(locked)
         if enqueue:
-            _enqueue(pending)
+            _enqueue(pending, queue=_job_queue(locked))
     _job_finish_if_done(job.pk)
     job.refresh_from_db()
     return len(pending)
@@ -773,7 +1008,7 @@ def debate_job_retry_failed(*, job: DebateJob, enqueue: bool = True) -> int:
             locked.status, locked.finished = DebateJob.Status.RUNNING, None
             locked.save(update_fields=["status", "finished"])
         if enqueue and locked.status == DebateJob.Status.RUNNING:
-            _enqueue(failed)
+            _enqueue(failed, queue=_job_queue(locked))
     job.refresh_from_db()
     return len(failed)
 
@@ -797,9 +1032,18 @@ def debate_requeue_expired(
         expired = list(
             scope.select_for_update(skip_locked=True, of=("self",))
             .filter(status=Debate.Status.RUNNING, lease_expires_at__lt=now)
-            .values_list("pk", "job_id", "job__status", "attempts", "lease_expires_at")
+            .values_list(
+                "pk",
+                "job_id",
+                "job__status",
+                "attempts",
+                "lease_expires_at",
+                "job__agent_a",
+                "job__agent_b",
+            )
         )
-        for pk, job_id, job_status, attempts, expired_at in expired:
+        queues: dict[int, str] = {}
+        for pk, job_id, job_status, attempts, expired_at, agent_a, agent_b in expired:
             failed = attempts + 1 >= MAX_ATTEMPTS
             Debate.objects.filter(pk=pk).update(
                 status=Debate.Status.FAILED if failed else Debate.Status.PENDING,
@@ -814,9 +1058,11 @@ def debate_requeue_expired(
             )
             touched_jobs.add(job_id)
             if not failed and job_status == DebateJob.Status.RUNNING:
-                to_enqueue.append(pk)
+                to_enqueue.append((pk, job_id))
+                queues[job_id] = debate_queue(agent_a=agent_a, agent_b=agent_b)
         if enqueue:
-            _enqueue(to_enqueue)
+            for queue in set(queues.values()):
+                _enqueue([pk for pk, j in to_enqueue if queues[j] == queue], queue=queue)
     if expired:
         log.warning("requeued %d debate(s) whose lease expired", len(expired))
     running_jobs = DebateJob.objects.filter(status=DebateJob.Status.RUNNING)
@@ -1028,13 +1274,14 @@ def single_judge_run(
     max_tokens: int = 384,
     on_pair: Callable[[int], None] | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    concurrency: int = 1,
 ) -> dict[int, TurnRecord | str]:
     """The single-LLM-judge baseline (:func:`debates.engine.judge_single`: one neutral call,
     at most one re-ask, no debate) on every pair of ``pool``, in this process.
 
     Returns ``{pair id: TurnRecord}``, or the error text when the LLM failed after the
     retries of :func:`llm_retry_attempts`. Nothing is stored. ``on_pair(pair_id)`` is called
-    after each pair.
+    after each pair (one thread at a time). ``concurrency`` pairs are judged at once.
     """
     from debates.llm.base import LLMError
 
@@ -1058,15 +1305,33 @@ def single_judge_run(
             )
 
     results: dict[int, TurnRecord | str] = {}
-    pairs = _pairs_in_order(pool).select_related("query", "document")
-    for pair in pairs:
+    texts = [
+        (pair.pk, pair_text_build(pair=pair))
+        for pair in _pairs_in_order(pool).select_related("query", "document")
+    ]
+    lock = threading.Lock()
+
+    def judge(item: tuple[int, PairText]) -> None:
+        pk, text = item
         try:
-            results[pair.pk] = engine.judge_single(pair_text_build(pair=pair), _Retrying(), config)
+            verdict: TurnRecord | str = engine.judge_single(text, _Retrying(), config)
         except LLMError as exc:
-            results[pair.pk] = _error_text(exc)
-        if on_pair is not None:
-            on_pair(pair.pk)
-    return results
+            verdict = _error_text(exc)
+        with lock:
+            results[pk] = verdict
+            if on_pair is not None:
+                on_pair(pk)
+
+    if concurrency <= 1:
+        for item in texts:
+            judge(item)
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _database_release()  # nothing is read or written while the judges run
+        with ThreadPoolExecutor(max_workers=min(concurrency, MAX_CONCURRENCY)) as executor:
+            list(executor.map(judge, texts))
+    return {pk: results[pk] for pk, _ in texts}
 
 
 @dataclass(frozen=True)
@@ -1137,7 +1402,9 @@ __all__ = [
     "debate_job_retry_failed",
     "debate_job_run_inline",
     "debate_job_start",
+    "debate_queue",
     "debate_requeue_expired",
+    "default_concurrency",
     "debate_run",
     "evaluation_pool_create",
     "assessor_evaluate",

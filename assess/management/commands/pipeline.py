@@ -73,6 +73,12 @@ class Command(BaseCommand):
             help="Requests per minute allowed, shared by all workers (openai; default unlimited)",
         )
         parser.add_argument("--rounds", type=int, default=2, help="R, maximum rounds (1-5)")
+        parser.add_argument(
+            "--concurrency",
+            type=int,
+            help="Debates run at once without a broker, i.e. LLM requests in flight (default "
+            "16 for openai, 1 for embedded); with a broker the workers' -c bounds it",
+        )
         parser.add_argument("--k", type=int, default=100, help="Run depth per query")
         parser.add_argument("--refined-name", help="Name of the refined qrel set")
         parser.add_argument("--out", help="Folder for the refined TREC qrels (default var/exports)")
@@ -97,6 +103,7 @@ class Command(BaseCommand):
                 qrels=opts["qrels"],
                 agent=agent,
                 rounds=opts["rounds"],
+                concurrency=opts["concurrency"],
                 k=opts["k"],
                 refined_name=opts["refined_name"],
                 out_dir=opts["out"],

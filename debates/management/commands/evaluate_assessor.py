@@ -16,7 +16,13 @@ from debates.services import (
     single_judge_run,
 )
 
-from ._jobs import add_backend_arguments, backend_configs, describe_agents, run_job
+from ._jobs import (
+    add_backend_arguments,
+    add_concurrency_argument,
+    backend_configs,
+    describe_agents,
+    run_job,
+)
 
 
 def _pct(value):
@@ -97,6 +103,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--depth", type=int, default=10, help="Rank limit of those")
         parser.add_argument("--no-baseline", action="store_true", help="Skip the single judge")
+        add_concurrency_argument(parser)
         parser.add_argument("--no-progress", action="store_true")
 
     def _negatives_run(self, dataset, qrel_set: QrelSet, name: str) -> Run:
@@ -147,6 +154,7 @@ class Command(BaseCommand):
                 temperature=opts["temperature"],
                 max_tokens=opts["max_tokens"],
                 note="evaluate_assessor",
+                concurrency=opts["concurrency"],
             )
         except DebateJobError as exc:
             raise CommandError(str(exc)) from None
@@ -164,6 +172,7 @@ class Command(BaseCommand):
                     temperature=opts["temperature"],
                     max_tokens=opts["max_tokens"],
                     on_pair=lambda _pk: bar.update(1),
+                    concurrency=job.concurrency,
                 )
         job.refresh_from_db()
         report = assessor_evaluate(job=job, baseline=baseline)

@@ -4,6 +4,7 @@ from debates.services import DebateJobError, debate_job_create
 
 from ._jobs import (
     add_backend_arguments,
+    add_concurrency_argument,
     backend_configs,
     format_summary,
     in_process,
@@ -21,6 +22,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("pool", help="Pool as DATASET/NAME, its id, or a unique name")
         add_backend_arguments(parser)
+        add_concurrency_argument(parser)
         parser.add_argument("--rounds", type=int, default=2, help="Maximum rounds R (1-5)")
         parser.add_argument("--temperature", type=float, default=0.0)
         parser.add_argument(
@@ -49,6 +51,7 @@ class Command(BaseCommand):
                 max_tokens=opts["max_tokens"],
                 limit=opts["limit"],
                 note="run_debates",
+                concurrency=opts["concurrency"],
             )
         except DebateJobError as exc:
             raise CommandError(str(exc)) from None
