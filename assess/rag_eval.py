@@ -243,7 +243,8 @@ def rag_generations_ensure(
             if on_answer is not None:
                 on_answer(row)
 
-    if concurrency <= 1 or len(missing) <= 1:
+    # Threads have their own connections: inside a transaction they would not see its rows.
+    if concurrency <= 1 or len(missing) <= 1 or connection.in_atomic_block:
         for query in missing:
             generate(query)
     else:

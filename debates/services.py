@@ -39,7 +39,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, connection, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import Count, Exists, F, OuterRef, Sum, Value
 from django.db.models.functions import Coalesce, Collate
 from django.utils import timezone
@@ -65,6 +65,7 @@ log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3
 MAX_CONCURRENCY = 256
+RENEWED_BY_STORE_S = 0.25  # a turn stored this recently renewed the lease (see _Lease.renew)
 REMOTE_CONCURRENCY = 16  # default for jobs whose agents are all remote (openai)
 REMOTE_QUEUE = "llm_remote"  # Celery queue of debates whose agents are all remote
 LOCAL_QUEUE = "celery"  # Celery's default queue: debates with an embedded (in-process) agent
@@ -168,10 +169,17 @@ class _Lease:
 
     def __init__(self, debate_id: int, token: str, seconds: float) -> None:
         self.debate_id, self.token, self.seconds = debate_id, token, seconds
+        # When the turn just stored also extended the lease under a running job: the renewal
+        # before the next call (a few ms later) is then already done.
+        self.confirmed_at: float | None = None
 
     def renew(self) -> None:
         """Extend the lease; raise JobStopped if the job left "running", LeaseLost if another
-        worker took the debate over. A connection the server closed meanwhile is reopened."""
+        worker took the debate over. A connection the server closed meanwhile is reopened.
+        Skipped once right after a stored turn did the same (see :func:`_store_turn`)."""
+        confirmed, self.confirmed_at = self.confirmed_at, None
+        if confirmed is not None and time.monotonic() - confirmed < RENEWED_BY_STORE_S:
+            return
         _with_connection_retry(self._renew)
 
     def _renew(self) -> None:
@@ -571,41 +579,50 @@ def _store_turn(
 
 
 def _store_turn_once(lease: _Lease, record: TurnRecord, *, prompt_version: str) -> None:
-    with transaction.atomic():
-        if lease.held() is None:
-            raise LeaseLost(f"debate {lease.debate_id}: lease lost before storing a turn")
-        _, created = Turn.objects.get_or_create(
-            debate_id=lease.debate_id,
-            round=record.round,
-            agent=record.agent,
-            defaults={
-                "stance": record.stance,
-                "label": record.label,
-                "argument": record.argument,
-                "evidence": list(record.evidence),
-                "raw": record.raw,
-                "raw_attempts": list(record.raw_attempts),
-                "prompt_version": prompt_version,
-                "parse_error": record.parse_error or "",
-                "model": record.model[:200],
-                "attempts": record.attempts,
-                "prompt_tokens": record.prompt_tokens,
-                "completion_tokens": record.completion_tokens,
-                "latency_ms": record.latency_ms,
-                "chunk_truncated": record.chunk_truncated,
-                "finish_reason": (record.finish_reason or "")[:20],
-            },
-        )
-        if created:
-            cost: dict[str, Any] = {
-                "calls": F("calls") + record.attempts,
-                "prompt_tokens": F("prompt_tokens") + record.prompt_tokens,
-                "completion_tokens": F("completion_tokens") + record.completion_tokens,
-                "latency_ms": F("latency_ms") + record.latency_ms,
-            }
-            if record.chunk_truncated:
-                cost["chunk_truncated"] = True
-            Debate.objects.filter(pk=lease.debate_id).update(**cost)
+    # Four round trips (BEGIN, UPDATE, INSERT, COMMIT): the conditional UPDATE both checks
+    # and locks the lease, adds the cost and extends the lease; a duplicate turn rolls the
+    # cost back.
+    cost: dict[str, Any] = {
+        "calls": F("calls") + record.attempts,
+        "prompt_tokens": F("prompt_tokens") + record.prompt_tokens,
+        "completion_tokens": F("completion_tokens") + record.completion_tokens,
+        "latency_ms": F("latency_ms") + record.latency_ms,
+        "lease_expires_at": timezone.now() + timedelta(seconds=lease.seconds),
+    }
+    if record.chunk_truncated:
+        cost["chunk_truncated"] = True
+    held = Debate.objects.filter(
+        pk=lease.debate_id, status=Debate.Status.RUNNING, lease_token=lease.token
+    )
+    key = {"debate_id": lease.debate_id, "round": record.round, "agent": record.agent}
+    try:
+        with transaction.atomic():
+            running = bool(held.filter(job__status=DebateJob.Status.RUNNING).update(**cost))
+            if not running and not held.update(**cost):
+                raise LeaseLost(f"debate {lease.debate_id}: lease lost before storing a turn")
+            Turn.objects.create(
+                **key,
+                stance=record.stance,
+                label=record.label,
+                argument=record.argument,
+                evidence=list(record.evidence),
+                raw=record.raw,
+                raw_attempts=list(record.raw_attempts),
+                prompt_version=prompt_version,
+                parse_error=record.parse_error or "",
+                model=record.model[:200],
+                attempts=record.attempts,
+                prompt_tokens=record.prompt_tokens,
+                completion_tokens=record.completion_tokens,
+                latency_ms=record.latency_ms,
+                chunk_truncated=record.chunk_truncated,
+                finish_reason=(record.finish_reason or "")[:20],
+            )
+    except IntegrityError:
+        if not Turn.objects.filter(**key).exists():
+            raise
+        running = False  # stored before (a retried write whose commit went through)
+    lease.confirmed_at = time.monotonic() if running else None
 
 
 def _job_finish_if_done(job_id: int) -> bool:
@@ -745,14 +762,12 @@ def debate_run(
     if lease is None:
         return Debate.objects.get(pk=debate.pk)
     # Callers may pass an unloaded Debate(pk=...): the job is read from the row.
-    job_id = Debate.objects.filter(pk=debate.pk).values_list("job_id", flat=True).get()
+    row = Debate.objects.select_related("job", "pair__query", "pair__document").get(pk=debate.pk)
+    job_id = row.job_id
     started = time.monotonic()
     meter = _Meter()
     queue = LOCAL_QUEUE
     try:
-        row = Debate.objects.select_related("job", "pair__query", "pair__document").get(
-            pk=debate.pk
-        )
         job = row.job
         queue = _job_queue(job)
         config = DebateConfig(
@@ -831,11 +846,11 @@ def debate_run(
         except Exception:  # e.g. the interrupt broke the connection: the lease will expire
             log.exception("debate %s: could not give the debate back", debate.pk)
         raise
-    with transaction.atomic():
-        if lease.held() is None:
-            log.warning("debate %s finished after losing its lease; not stored", debate.pk)
-            return Debate.objects.get(pk=debate.pk)
-        Debate.objects.filter(pk=debate.pk).update(
+    # One conditional UPDATE: stored only while this lease still holds the debate.
+    ended = _with_connection_retry(
+        lambda: Debate.objects.filter(
+            pk=debate.pk, status=Debate.Status.RUNNING, lease_token=lease.token
+        ).update(
             status=outcome.status,
             final_label=outcome.final_label,
             consensus_round=outcome.consensus_round,
@@ -847,6 +862,10 @@ def debate_run(
             seconds=F("seconds") + (time.monotonic() - started),
             finished=timezone.now(),
         )
+    )
+    if not ended:
+        log.warning("debate %s finished after losing its lease; not stored", debate.pk)
+        return Debate.objects.get(pk=debate.pk)
     _job_finish_if_done(job_id)
     return Debate.objects.get(pk=debate.pk)
 
@@ -873,6 +892,8 @@ def debate_job_run_inline(
     """
     width = concurrency if concurrency is not None else job.concurrency
     width = max(1, min(int(width or 1), MAX_CONCURRENCY))
+    if connection.in_atomic_block:
+        width = 1  # other threads' connections would not see this transaction's rows
     tried: dict[int, int] = {}
     while True:
         debate_requeue_expired(enqueue=False, job=job)

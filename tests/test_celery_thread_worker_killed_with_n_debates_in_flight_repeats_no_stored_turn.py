@@ -54,8 +54,9 @@ def test_after_a_sigkill_with_four_in_flight_every_debate_finishes_once(
     assert calls_before and {pid for *_, pid in calls_before} == {first.process.pid}
     assert job.debates.filter(status="pending").exists()  # the job is really mid-way
 
+    # Beat's periodic requeue task goes to the default queue, so this worker takes both.
     second = celery_worker_process(
-        beat=True, pool="threads", concurrency=N, queues="llm_remote", **env
+        beat=True, pool="threads", concurrency=N, queues="celery,llm_remote", **env
     )
     wait_job_finished(job, what="the job to finish after the restart")
     second.stop()

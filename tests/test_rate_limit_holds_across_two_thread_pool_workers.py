@@ -18,7 +18,7 @@ from .latency_fixtures import (  # noqa: F401
     stored_calls,
 )
 
-RPM = 150  # one request every 0.4 s
+RPM = 60  # one request a second
 
 
 @pytest.mark.slow
@@ -29,7 +29,7 @@ def test_requests_are_spaced_by_the_rate_limit_across_two_workers_and_eight_thre
     server = latency_server(0.1)
     agent = remote_agent(server, rpm=RPM)
     job = debate_job_create(
-        pool=scifact_pool(10), agent_a=agent, agent_b=agent, rounds=2, concurrency=4
+        pool=scifact_pool(6), agent_a=agent, agent_b=agent, rounds=2, concurrency=4
     )
     workers = [
         celery_worker_process(pool="threads", concurrency=4, queues="llm_remote") for _ in range(2)
@@ -41,11 +41,12 @@ def test_requests_are_spaced_by_the_rate_limit_across_two_workers_and_eight_thre
 
     counters = server.counters(arrivals=True)
     arrivals = sorted(counters["arrivals"])
-    assert counters["requests"] == stored_calls(job) >= 20
+    assert counters["requests"] == stored_calls(job) >= 12
     interval = 60 / RPM
     # Without the limit 8 threads would send 8 requests per 0.1 s; with it, any window of
-    # w seconds holds at most w / interval + 1 (+1 for the jitter between grant and arrival).
-    window = 2.0
+    # w seconds holds at most w / interval + 1 (+1 for the jitter between a slot granted in
+    # Redis and the request's arrival on a loaded machine).
+    window = 4.0
     for i, start in enumerate(arrivals):
         inside = sum(1 for t in arrivals[i:] if t < start + window)
         assert inside <= window / interval + 2, (start, inside)
