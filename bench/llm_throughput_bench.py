@@ -249,7 +249,7 @@ def run_celery(server: LatencyServer, pool, concurrency: int, log: Path) -> dict
             "--without-gossip",
             "--without-mingle",
             "--loglevel",
-            "WARNING",
+            "INFO",
             "-n",
             f"bench-{time.monotonic_ns()}@localhost",
         ],

@@ -28,12 +28,14 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import json
 import logging
 import os
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -180,7 +182,23 @@ class _Lease:
         confirmed, self.confirmed_at = self.confirmed_at, None
         if confirmed is not None and time.monotonic() - confirmed < RENEWED_BY_STORE_S:
             return
-        _with_connection_retry(self._renew)
+        if connection.vendor == "postgresql":
+            _with_connection_retry(self._renew_postgresql)
+        else:
+            _with_connection_retry(self._renew)
+
+    def _renew_postgresql(self) -> None:
+        # One statement, no ORM: this runs before every LLM call (see _store_turn_postgresql).
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _RENEW_SQL,
+                [timezone.now() + timedelta(seconds=self.seconds), self.debate_id, self.token],
+            )
+            row = cursor.fetchone()
+        if row is None:
+            raise LeaseLost(f"debate {self.debate_id}: lease lost")
+        if row[0] != DebateJob.Status.RUNNING:
+            raise JobStopped(f"debate {self.debate_id}: its job is no longer running")
 
     def _renew(self) -> None:
         updated = Debate.objects.filter(
@@ -573,9 +591,90 @@ def _store_turn(
     debate, in one transaction; a turn already stored for (debate, round, agent) is never
     stored or counted twice. A connection the server closed during the LLM call is reopened
     and the write tried again (the reply is never asked for again)."""
-    _with_connection_retry(lambda: _store_turn_once(lease, record, prompt_version=prompt_version))
+    store = _store_turn_postgresql if connection.vendor == "postgresql" else _store_turn_once
+    _with_connection_retry(lambda: store(lease, record, prompt_version=prompt_version))
     if meter is not None:
         meter.stored(record)
+
+
+_DEBATE, _JOB, _TURN = (
+    connection.ops.quote_name(model._meta.db_table) for model in (Debate, DebateJob, Turn)
+)
+# Lock and check the lease, add the cost and extend the lease, and insert the turn: one
+# statement, one round trip, atomic on its own (a duplicate turn undoes the cost too). The
+# ORM version (_store_turn_once) costs 4 round trips and ~4x the CPU; this runs once per LLM
+# call, so it is written out (see bench/llm_throughput_bench.py).
+_RENEW_SQL = f"""
+UPDATE {_DEBATE} SET lease_expires_at = %s
+WHERE id = %s AND status = 'running' AND lease_token = %s
+RETURNING (SELECT status FROM {_JOB} WHERE id = job_id)
+"""  # noqa: S608 (table names from the models; every value is a bound parameter)
+_STORE_TURN_SQL = f"""
+WITH held AS (
+    UPDATE {_DEBATE} SET calls = calls + %(attempts)s,
+        prompt_tokens = prompt_tokens + %(prompt_tokens)s,
+        completion_tokens = completion_tokens + %(completion_tokens)s,
+        latency_ms = latency_ms + %(latency_ms)s,
+        chunk_truncated = chunk_truncated OR %(chunk_truncated)s,
+        lease_expires_at = %(lease_expires_at)s
+    WHERE id = %(debate_id)s AND status = 'running' AND lease_token = %(token)s
+    RETURNING (SELECT status FROM {_JOB} WHERE id = job_id) AS job_status
+), stored AS (
+    INSERT INTO {_TURN} (debate_id, round, agent, stance, label, argument, evidence, raw,
+        raw_attempts, prompt_version, parse_error, model, attempts, prompt_tokens,
+        completion_tokens, latency_ms, chunk_truncated, finish_reason, created)
+    SELECT %(debate_id)s, %(round)s, %(agent)s, %(stance)s, %(label)s, %(argument)s,
+        %(evidence)s::jsonb, %(raw)s, %(raw_attempts)s::jsonb, %(prompt_version)s,
+        %(parse_error)s, %(model)s, %(attempts)s, %(prompt_tokens)s, %(completion_tokens)s,
+        %(latency_ms)s, %(chunk_truncated)s, %(finish_reason)s, %(created)s
+    FROM held
+    RETURNING id
+)
+SELECT job_status, (SELECT count(*) FROM stored) FROM held
+"""  # noqa: S608 (table names from the models; every value is a bound parameter)
+
+
+def _store_turn_postgresql(lease: _Lease, record: TurnRecord, *, prompt_version: str) -> None:
+    now = timezone.now()
+    params = {
+        "debate_id": lease.debate_id,
+        "token": lease.token,
+        "lease_expires_at": now + timedelta(seconds=lease.seconds),
+        "created": now,
+        "round": record.round,
+        "agent": record.agent,
+        "stance": record.stance,
+        "label": record.label,
+        "argument": record.argument,
+        "evidence": json.dumps(list(record.evidence)),
+        "raw": record.raw,
+        "raw_attempts": json.dumps(list(record.raw_attempts)),
+        "prompt_version": prompt_version,
+        "parse_error": record.parse_error or "",
+        "model": record.model[:200],
+        "attempts": record.attempts,
+        "prompt_tokens": record.prompt_tokens,
+        "completion_tokens": record.completion_tokens,
+        "latency_ms": record.latency_ms,
+        "chunk_truncated": record.chunk_truncated,
+        "finish_reason": (record.finish_reason or "")[:20],
+    }
+    key = {"debate_id": lease.debate_id, "round": record.round, "agent": record.agent}
+    try:
+        # Inside a caller's transaction a failed statement needs its own savepoint.
+        with transaction.atomic() if connection.in_atomic_block else nullcontext():
+            with connection.cursor() as cursor:
+                cursor.execute(_STORE_TURN_SQL, params)
+                row = cursor.fetchone()
+    except IntegrityError:
+        if not Turn.objects.filter(**key).exists():
+            raise
+        lease.confirmed_at = None  # stored before (a retried write whose commit went through)
+        return
+    if row is None:
+        raise LeaseLost(f"debate {lease.debate_id}: lease lost before storing a turn")
+    running = row[0] == DebateJob.Status.RUNNING
+    lease.confirmed_at = time.monotonic() if running else None
 
 
 def _store_turn_once(lease: _Lease, record: TurnRecord, *, prompt_version: str) -> None:
