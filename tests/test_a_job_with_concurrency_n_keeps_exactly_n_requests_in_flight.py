@@ -5,13 +5,8 @@ remote queue. Every request the server answered is one stored turn, none repeate
 
 import pytest
 
-from debates.services import (
-    REMOTE_QUEUE,
-    debate_job_create,
-    debate_job_run_inline,
-    debate_job_start,
-    debate_queue,
-)
+from debates.services import debate_job_create, debate_job_run_inline, debate_job_start
+from debates.services.common import REMOTE_QUEUE, debate_queue
 
 from .jobs_fixtures import (  # noqa: F401
     celery_worker_process_fixture,
