@@ -170,7 +170,14 @@ def run_bare(server: LatencyServer, messages: list[list[dict]], concurrency: int
     }
 
     async def main() -> None:
-        client = openai.AsyncOpenAI(base_url=server.url, api_key="none", max_retries=0)
+        # A loaded machine can take seconds to accept 64 connections: the SDK's 5 s connect
+        # timeout would fail the anchor, not measure it.
+        client = openai.AsyncOpenAI(
+            base_url=server.url,
+            api_key="none",
+            max_retries=0,
+            timeout=openai.Timeout(120.0, connect=60.0),
+        )
         gate = asyncio.Semaphore(concurrency)
 
         async def one(m: list[dict]) -> None:
