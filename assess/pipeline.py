@@ -97,6 +97,7 @@ def _job_ensure(
     echo: Echo,
     scale: str = "binary",
     consensus: str = "exact",
+    concurrency: int | None = None,
 ) -> DebateJob:
     """The pool's debate job: the existing one when it debates the same pairs with the same
     agents, R, scale and consensus rule, else a new one. Raises DebateJobError when the pool
@@ -119,6 +120,7 @@ def _job_ensure(
             scale=scale,
             consensus=consensus,
             note="pipeline",
+            concurrency=concurrency,
         )
         echo(f"debate job {job.pk}: {job.debates.count()} pairs, R = {rounds}{_scale(job)}")
         return job
@@ -153,7 +155,7 @@ def _agents(job: DebateJob) -> str:
     return a if a == b else f"{a} vs {b}"
 
 
-def _debates_run(job: DebateJob) -> None:
+def _debates_run(job: DebateJob, *, concurrency: int | None = None) -> None:
     total = job.debates.count()
     done_states = (Debate.Status.AGREED, Debate.Status.ESCALATED, Debate.Status.FAILED)
     done = job.debates.filter(status__in=done_states).count()
@@ -162,6 +164,7 @@ def _debates_run(job: DebateJob) -> None:
         if _eager():
             debate_job_run_inline(
                 job=job,
+                concurrency=concurrency,
                 on_debate=lambda d: bar.update(1) if d.status in done_states else None,
             )
         else:
@@ -188,6 +191,7 @@ def pipeline_run(
     rounds: int = 2,
     scale: str = "binary",
     consensus: str = "exact",
+    concurrency: int | None = None,
     k: int = 100,
     refined_name: str | None = None,
     out_dir: Path | None = None,
@@ -202,6 +206,8 @@ def pipeline_run(
     ``scale`` "graded" asks the debaters for grades 0..G (G the top grade of ``qrels``) with
     the ``consensus`` rule "exact" or "binary" (see the README's "Graded debates"); consensus
     grades go into the refined set as they are.
+    ``concurrency`` the debates run at once in this process (None: the job's, 16 for openai
+    agents, 1 for embedded).
     The refined qrel set (default name ``<qrels>-dream-<pool>``) takes consensus and human
     labels, with unresolved pairs listed as pending (``allow_partial``), and is written as TREC
     qrels to ``out_dir`` (default ``var/exports``). Raises the services' errors
@@ -250,8 +256,9 @@ def pipeline_run(
         echo=echo,
         scale=scale,
         consensus=consensus,
+        concurrency=concurrency,
     )
-    _debates_run(job)
+    _debates_run(job, concurrency=concurrency)
     progress = debate_job_progress(job=job)
     counts = {
         "pairs": progress.total,

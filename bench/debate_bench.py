@@ -163,6 +163,8 @@ class Worker:
                 "-A",
                 "config",
                 "worker",
+                "-Q",
+                "celery,llm_remote",
                 "-P",
                 pool,
                 "-c",

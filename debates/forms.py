@@ -192,6 +192,14 @@ class JobLaunchForm(forms.Form):
         label="Pair limit",
         help_text="Only the first N pairs (query id, then document id). Empty: all.",
     )
+    concurrency = forms.IntegerField(
+        min_value=1,
+        max_value=256,
+        required=False,
+        label="Concurrency",
+        help_text="Debates at once (LLM requests in flight). Empty: 16 for openai agents, 1 "
+        "with an embedded one. Celery workers bound it with their -c.",
+    )
     note = forms.CharField(required=False, max_length=200)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

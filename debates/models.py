@@ -73,6 +73,11 @@ class DebateJob(models.Model):
         default=0.02, help_text="Share of agreed labels sampled for a human audit."
     )
     note = models.CharField(max_length=200, blank=True)
+    concurrency = models.PositiveIntegerField(
+        default=1,
+        help_text="Debates run at once by an in-process run (LLM requests in flight); with "
+        "Celery the workers' -c bounds it (see README, Workers).",
+    )
     api_keys_encrypted = models.TextField(
         blank=True,
         editable=False,

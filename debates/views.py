@@ -168,6 +168,7 @@ def job_launch(request: HttpRequest) -> HttpResponse:
                 audit_share=float(data["audit_percent"]) / 100.0,
                 note=data["note"],
                 api_keys=data["api_keys"],
+                concurrency=data["concurrency"],
             )
             debate_job_start(job=job, enqueue=not _eager())
         except DebateJobError as exc:

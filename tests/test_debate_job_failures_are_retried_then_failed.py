@@ -23,7 +23,9 @@ def sent(monkeypatch):
 
     messages = []
     monkeypatch.setattr(
-        run_debate, "apply_async", lambda args, countdown=None: messages.append((*args, countdown))
+        run_debate,
+        "apply_async",
+        lambda args, countdown=None, queue=None: messages.append((*args, countdown)),
     )
     return messages
 

@@ -25,7 +25,7 @@ def sent(monkeypatch):
 
     messages = []
     monkeypatch.setattr(
-        run_debate, "apply_async", lambda args, countdown=None: messages.append(args[0])
+        run_debate, "apply_async", lambda args, countdown=None, queue=None: messages.append(args[0])
     )
     return messages
 

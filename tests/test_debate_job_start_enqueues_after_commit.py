@@ -15,7 +15,9 @@ def test_messages_leave_only_when_the_transaction_commits(
     from debates.tasks import run_debate
 
     sent = []
-    monkeypatch.setattr(run_debate, "apply_async", lambda args, countdown=None: sent.append(args))
+    monkeypatch.setattr(
+        run_debate, "apply_async", lambda args, countdown=None, queue=None: sent.append(args)
+    )
     job = debate_job_create(pool=small_pool)
     job.debates.filter(pk=job.debates.order_by("pk").first().pk).update(status="agreed")
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
@@ -34,7 +36,9 @@ def test_starting_without_enqueueing_sends_nothing(small_pool, monkeypatch):
     from debates.tasks import run_debate
 
     sent = []
-    monkeypatch.setattr(run_debate, "apply_async", lambda args, countdown=None: sent.append(args))
+    monkeypatch.setattr(
+        run_debate, "apply_async", lambda args, countdown=None, queue=None: sent.append(args)
+    )
     job = debate_job_create(pool=small_pool)
     assert debate_job_start(job=job, enqueue=False) == 4
     assert sent == []

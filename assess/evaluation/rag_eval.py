@@ -24,12 +24,14 @@ the Pearson and Spearman correlation between Success@k and accuracy.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count
 
 from corpora.models import Dataset, QrelSet, Query, Run, RunEntry
@@ -169,6 +171,7 @@ def rag_generations_ensure(
     backend: dict[str, Any],
     on_answer: Callable[[RagGeneration], None] | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    concurrency: int = 1,
 ) -> tuple[dict[str, RagGeneration], int]:
     """The stored generation of every query for ``run`` at ``k`` by the generator of
     ``backend`` and ``client.model`` (:func:`generator_key`) with the current prompt version,
@@ -177,8 +180,9 @@ def rag_generations_ensure(
     Each prompt holds the run's top ``k`` chunks (title and text), cut to fit the client's
     context (:func:`assess.evaluation.rag_context.fit_rag_messages`); temperature 0, at most
     :data:`RAG_MAX_TOKENS` answer tokens; transient LLM errors are retried with backoff.
-    Returns ``({query_id: RagGeneration}, generated now)``. LLM errors that remain propagate
-    (the answers stored so far are kept).
+    ``concurrency`` answers are generated at once (threads, each with its own database
+    connection, none held across an LLM call). Returns ``({query_id: RagGeneration},
+    generated now)``. LLM errors that remain propagate (the answers stored so far are kept).
     """
     version = rag.RAG_PROMPT_VERSION
     generator = generator_key(backend=backend, model=client.model)
@@ -191,12 +195,16 @@ def rag_generations_ensure(
     missing = [q for q in queries if q.pk not in stored]
     chunks = _top_chunks(run, missing, k) if missing else {}
     params = GenerationParams(temperature=0.0, max_tokens=RAG_MAX_TOKENS, seed=0)
-    generated = 0
-    for query in missing:
+    counts = {"generated": 0}
+    lock = threading.Lock()
+
+    def generate(query: Query) -> None:
         top = chunks[query.pk]
         messages, used, truncated = fit_rag_messages(
             client, query.text, top, max_tokens=RAG_MAX_TOKENS
         )
+        if not connection.in_atomic_block:
+            connection.close()  # no connection idles across the call (see debate_run)
         reply = call_with_retry(
             lambda m=messages: client.chat(m, params), attempts=RAG_RETRY_ATTEMPTS, sleep=sleep
         )
@@ -223,17 +231,35 @@ def rag_generations_ensure(
         try:
             with transaction.atomic():
                 row.save()
-            generated += 1
+            with lock:
+                counts["generated"] += 1
         except IntegrityError:
             # Another process stored the same generation meanwhile: keep theirs.
             row = RagGeneration.objects.get(
                 run=run, query=query, k=k, generator=generator, prompt_version=version
             )
-        stored[query.pk] = row
-        if on_answer is not None:
-            on_answer(row)
+        with lock:
+            stored[query.pk] = row
+            if on_answer is not None:
+                on_answer(row)
+
+    # Threads have their own connections: inside a transaction they would not see its rows.
+    if concurrency <= 1 or len(missing) <= 1 or connection.in_atomic_block:
+        for query in missing:
+            generate(query)
+    else:
+
+        def generate_in_thread(query: Query) -> None:
+            try:
+                generate(query)
+            finally:
+                connection.close()
+
+        with ThreadPoolExecutor(max_workers=min(concurrency, len(missing))) as pool:
+            # list() re-raises the first LLM error; the answers stored so far are kept.
+            list(pool.map(generate_in_thread, missing))
     by_id = {q.pk: q.query_id for q in queries}
-    return {by_id[pk]: g for pk, g in stored.items()}, generated
+    return {by_id[pk]: g for pk, g in stored.items()}, counts["generated"]
 
 
 def rag_client(*, backend: dict[str, Any] | None) -> tuple[LLMClient, dict[str, Any]]:
@@ -367,11 +393,13 @@ def rag_evaluate(
     client: LLMClient | None = None,
     limit: int | None = None,
     on_answer: Callable[[RagGeneration], None] | None = None,
+    concurrency: int = 1,
 ) -> RagReport:
     """Generate (or reuse) answers for every run and score RAG alignment.
 
     ``client`` overrides the client built from ``backend`` (tests inject a scripted one;
-    ``backend`` is then only recorded). Queries: :func:`rag_queries`. Returns a
+    ``backend`` is then only recorded). ``concurrency``: answers generated at once (see
+    :func:`rag_generations_ensure`). Queries: :func:`rag_queries`. Returns a
     :class:`RagReport` (systems in run-name order). Raises :class:`RagError` for no runs,
     k < 1, runs or qrel sets of another dataset, or no reference answers; LLM errors
     propagate.
@@ -395,7 +423,13 @@ def rag_evaluate(
     systems = []
     for run in sorted(runs, key=lambda r: r.name):
         generations, generated = rag_generations_ensure(
-            run=run, queries=queries, k=k, client=client, backend=config, on_answer=on_answer
+            run=run,
+            queries=queries,
+            k=k,
+            client=client,
+            backend=config,
+            on_answer=on_answer,
+            concurrency=concurrency,
         )
         rows = [r for r in run_rows(run=run) if r[0] in wanted]
         systems.append(

@@ -6,6 +6,7 @@ Named ``assessor`` because the pure scoring it calls lives in :mod:`debates.asse
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,14 +16,16 @@ from django.db import transaction
 
 from corpora.models import Pair, Pool
 from debates import engine
-from debates.engine import DebateConfig, TurnRecord
+from debates.engine import DebateConfig, PairText, TurnRecord
 from debates.llm.base import ChatMessage, GenerationParams, LLMResult
 from debates.models import Debate, DebateJob
 from debates.retry import call_with_retry
 from debates.services import backends
 from debates.services.common import (
+    MAX_CONCURRENCY,
     DebateJobError,
     _code_point,
+    _database_release,
     _error_text,
     _pairs_in_order,
     llm_retry_attempts,
@@ -167,13 +170,15 @@ def single_judge_run(
     on_pair: Callable[[int], None] | None = None,
     sleep: Callable[[float], None] = time.sleep,
     max_grade: int | None = None,
+    concurrency: int = 1,
 ) -> dict[int, TurnRecord | str]:
     """The single-LLM-judge baseline (:func:`debates.engine.judge_single`: one neutral call,
     at most one re-ask, no debate) on every pair of ``pool``, in this process.
 
     Returns ``{pair id: TurnRecord}``, or the error text when the LLM failed after the
     retries of :func:`llm_retry_attempts`. Nothing is stored. ``on_pair(pair_id)`` is called
-    after each pair. With ``max_grade`` G the judge gives a grade 0..G (graded prompts).
+    after each pair (one thread at a time). ``concurrency`` pairs are judged at once.
+    With ``max_grade`` G the judge gives a grade 0..G (graded prompts).
     """
     from debates.llm.base import LLMError
 
@@ -198,15 +203,33 @@ def single_judge_run(
             )
 
     results: dict[int, TurnRecord | str] = {}
-    pairs = _pairs_in_order(pool).select_related("query", "document")
-    for pair in pairs:
+    texts = [
+        (pair.pk, pair_text_build(pair=pair))
+        for pair in _pairs_in_order(pool).select_related("query", "document")
+    ]
+    lock = threading.Lock()
+
+    def judge(item: tuple[int, PairText]) -> None:
+        pk, text = item
         try:
-            results[pair.pk] = engine.judge_single(pair_text_build(pair=pair), _Retrying(), config)
+            verdict: TurnRecord | str = engine.judge_single(text, _Retrying(), config)
         except LLMError as exc:
-            results[pair.pk] = _error_text(exc)
-        if on_pair is not None:
-            on_pair(pair.pk)
-    return results
+            verdict = _error_text(exc)
+        with lock:
+            results[pk] = verdict
+            if on_pair is not None:
+                on_pair(pk)
+
+    if concurrency <= 1:
+        for item in texts:
+            judge(item)
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _database_release()  # nothing is read or written while the judges run
+        with ThreadPoolExecutor(max_workers=min(concurrency, MAX_CONCURRENCY)) as executor:
+            list(executor.map(judge, texts))
+    return {pk: results[pk] for pk, _ in texts}
 
 
 @dataclass(frozen=True)

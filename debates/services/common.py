@@ -6,16 +6,25 @@ imports nothing from the other service modules."""
 
 from __future__ import annotations
 
+import logging
 import os
+from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
-from django.db import connection
+from django.db import InterfaceError, OperationalError, connection
 from django.db.models.functions import Collate
 
 from corpora.models import Pair, Pool
 
 MAX_ATTEMPTS = 3
 ERROR_CHARS = 4000
+MAX_CONCURRENCY = 256
+REMOTE_CONCURRENCY = 16  # default for jobs whose agents are all remote (openai)
+REMOTE_QUEUE = "llm_remote"  # Celery queue of debates whose agents are all remote
+LOCAL_QUEUE = "celery"  # Celery's default queue: debates with an embedded (in-process) agent
+
+log = logging.getLogger(__name__)
 
 
 class DebateJobError(ValueError):
@@ -66,3 +75,53 @@ def _pairs_in_order(pool: Pool):
     return Pair.objects.filter(pool=pool).order_by(
         _code_point("query__query_id"), _code_point("document__doc_id")
     )
+
+
+def _runs_in_process(config: dict[str, Any]) -> bool:
+    # The embedded model (and the test backend wrapping it) computes in the worker's process;
+    # every other backend waits on a server.
+    return config.get("backend") == "embedded" or config.get("inner") == "embedded"
+
+
+def default_concurrency(agent_a: dict[str, Any], agent_b: dict[str, Any]) -> int:
+    """Debates run at once by default: 1 when an agent is the embedded model (one llama.cpp
+    context per process), else :data:`REMOTE_CONCURRENCY` (16) requests in flight."""
+    if _runs_in_process(agent_a) or _runs_in_process(agent_b):
+        return 1
+    return REMOTE_CONCURRENCY
+
+
+def debate_queue(*, agent_a: dict[str, Any], agent_b: dict[str, Any]) -> str:
+    """The Celery queue of a job's debates: :data:`REMOTE_QUEUE` ("llm_remote", for a
+    thread-pool worker keeping many requests in flight) when both agents are remote, else
+    :data:`LOCAL_QUEUE` ("celery", a prefork worker: one embedded model per process)."""
+    if _runs_in_process(agent_a) or _runs_in_process(agent_b):
+        return LOCAL_QUEUE
+    return REMOTE_QUEUE
+
+
+def _database_release() -> None:
+    """Close this thread's database connection before an LLM call, unless a transaction is
+    open (tests wrapped in one, or a caller's atomic block).
+
+    An LLM call may take a minute; an idle connection held that long is closed by
+    PostgreSQL's ``idle_session_timeout``, PgBouncer and managed databases, and each idle
+    one takes a server slot. Django reopens the connection on the next query.
+    """
+    if not connection.in_atomic_block:
+        connection.close()
+
+
+def _with_connection_retry(write: Callable[[], Any], *, tries: int = 3) -> Any:
+    """Run ``write`` (its own transaction), reopening the connection and trying again when
+    the server closed it (idle timeout, a pooler or a restart: OperationalError or
+    InterfaceError). Inside a caller's transaction nothing is retried."""
+    for attempt in range(1, tries + 1):
+        try:
+            return write()
+        except (OperationalError, InterfaceError):
+            if connection.in_atomic_block or attempt == tries:
+                raise
+            log.warning("database connection lost; reconnecting (try %d/%d)", attempt, tries)
+            connection.close()
+    raise AssertionError("unreachable")

@@ -20,8 +20,13 @@ from debates.api_keys import api_keys_encrypt
 from debates.engine import DebateConfig
 from debates.models import Debate, DebateJob
 from debates.services.backends import agent_config_validate
-from debates.services.common import DebateJobError, _pairs_in_order
-from debates.services.run import _enqueue, _job_finish_if_done, _pending_ids
+from debates.services.common import (
+    MAX_CONCURRENCY,
+    DebateJobError,
+    _pairs_in_order,
+    default_concurrency,
+)
+from debates.services.run import _enqueue, _job_finish_if_done, _job_queue, _pending_ids
 
 
 def _add_debates(job: DebateJob, limit: int | None) -> list[int]:
@@ -58,6 +63,7 @@ def debate_job_create(
     audit_share: float = 0.02,
     note: str = "",
     api_keys: dict[str, str] | None = None,
+    concurrency: int | None = None,
 ) -> DebateJob:
     """Create a running job with one pending Debate per pair of ``pool`` (nothing enqueued;
     see :func:`debate_job_start`).
@@ -73,7 +79,10 @@ def debate_job_create(
     or "binary" (:func:`debates.engine.consensus_label`). ``prompt_version`` "" takes this
     code's version for the scale (stored on the job and every turn).
     ``limit`` takes only the first N pairs in canonical order (query id, then doc id, by code
-    point). One transaction. Raises DebateJobError for invalid settings or an empty pool.
+    point). ``concurrency`` is how many debates an in-process run keeps going at once (1 to
+    :data:`~debates.services.common.MAX_CONCURRENCY`; default
+    :func:`~debates.services.common.default_concurrency`). One transaction. Raises
+    DebateJobError for invalid settings or an empty pool.
     """
     config_a = agent_config_validate(agent_a, agent="A")
     config_b = agent_config_validate(agent_b if agent_b is not None else agent_a, agent="B")
@@ -104,6 +113,12 @@ def debate_job_create(
         raise DebateJobError(f"judgments per pair must be at least 1, got {judgments_per_pair}")
     if not 0.0 <= audit_share <= 1.0:
         raise DebateJobError(f"audit share must be between 0 and 1, got {audit_share}")
+    if concurrency is None:
+        concurrency = default_concurrency(config_a, config_b)
+    if isinstance(concurrency, bool) or not 1 <= concurrency <= MAX_CONCURRENCY:
+        raise DebateJobError(
+            f"concurrency must be between 1 and {MAX_CONCURRENCY}, got {concurrency}"
+        )
     keys = {agent: key for agent, key in (api_keys or {}).items() if key}
     if agent_b is None and "A" in keys:
         keys.setdefault("B", keys["A"])
@@ -130,6 +145,7 @@ def debate_job_create(
             judgments_per_pair=judgments_per_pair,
             audit_share=audit_share,
             note=note,
+            concurrency=concurrency,
             api_keys_encrypted=encrypted,
             created_by=created_by,
         )
@@ -158,7 +174,7 @@ def debate_job_start(*, job: DebateJob, enqueue: bool = True) -> int:
             locked.save(update_fields=["started"])
         pending = _pending_ids(locked)
         if enqueue:
-            _enqueue(pending)
+            _enqueue(pending, queue=_job_queue(locked))
     job.refresh_from_db()
     return len(pending)
 
@@ -179,7 +195,7 @@ def debate_job_extend(*, job: DebateJob, limit: int | None = None, enqueue: bool
             locked.status, locked.finished = DebateJob.Status.RUNNING, None
             locked.save(update_fields=["status", "finished"])
         if created and enqueue and locked.status == DebateJob.Status.RUNNING:
-            _enqueue(created)
+            _enqueue(created, queue=_job_queue(locked))
     job.refresh_from_db()
     return len(created)
 
@@ -207,7 +223,7 @@ def debate_job_resume(*, job: DebateJob, enqueue: bool = True) -> int:
         locked.save(update_fields=["status", "started"])
         pending = _pending_ids(locked)
         if enqueue:
-            _enqueue(pending)
+            _enqueue(pending, queue=_job_queue(locked))
     _job_finish_if_done(job.pk)
     job.refresh_from_db()
     return len(pending)
@@ -243,7 +259,7 @@ def debate_job_retry_failed(*, job: DebateJob, enqueue: bool = True) -> int:
             locked.status, locked.finished = DebateJob.Status.RUNNING, None
             locked.save(update_fields=["status", "finished"])
         if enqueue and locked.status == DebateJob.Status.RUNNING:
-            _enqueue(failed)
+            _enqueue(failed, queue=_job_queue(locked))
     job.refresh_from_db()
     return len(failed)
 

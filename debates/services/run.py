@@ -3,12 +3,13 @@ as one Celery task (:func:`debates.tasks.run_debate`) calling :func:`debate_run`
 - claims the debate with a conditional UPDATE (pending → running, only while the job is
   running) and a lease (a random token and an expiry), so a second delivery of the same
   message finds nothing to claim and does nothing;
-- stores every turn in its own transaction as soon as the engine returns it
-  (``get_or_create`` on (debate, round, agent)), and passes the stored turns of a restarted
+- stores every turn atomically as soon as the engine returns it (unique on (debate, round,
+  agent); see :mod:`debates.services.leases`), and passes the stored turns of a restarted
   debate back to the engine as ``done_turns``, so no LLM call for a stored turn is repeated;
-- renews the lease before every LLM call; a worker that lost its lease (it was too slow and
-  the debate was requeued) stops without writing, and a paused or cancelled job makes the
-  debate go back to pending, its turns kept;
+- renews the lease before every LLM call and holds no transaction or database connection
+  across the call; a worker that lost its lease (it was too slow and the debate was
+  requeued) stops without writing, and a paused or cancelled job makes the debate go back to
+  pending, its turns kept; every answered request is counted in calls and tokens;
 - retries transient LLM errors with exponential backoff and full jitter, honouring
   Retry-After (:func:`debates.retry.call_with_retry`); when retries run out, or on any other
   error, the attempt counts as failed: the debate goes back to pending with the error kept
@@ -18,18 +19,18 @@ as one Celery task (:func:`debates.tasks.run_debate`) calling :func:`debate_run`
 - leaves, when its worker is killed mid-debate, a lease that expires:
   :func:`debate_requeue_expired` (a periodic task) counts that as a failed attempt and
   re-enqueues the debate. :func:`debate_job_run_inline` runs a job's debates in this process
-  (no broker)."""
+  (no broker), ``concurrency`` at a time."""
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
-from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Exists, F, OuterRef, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -39,97 +40,32 @@ from debates import engine
 from debates.api_keys import ApiKeyError, api_keys_decrypt
 from debates.engine import DebateConfig, PairText, TurnRecord
 from debates.llm.base import (
-    ChatMessage,
     ContextTooLongError,
-    GenerationParams,
-    LLMClient,
-    LLMResult,
 )
 from debates.models import Debate, DebateJob, Turn
-from debates.retry import call_with_retry
 from debates.services import backends
 from debates.services.common import (
+    LOCAL_QUEUE,
     MAX_ATTEMPTS,
+    MAX_CONCURRENCY,
+    _database_release,
     _error_text,
+    _with_connection_retry,
+    debate_queue,
     lease_seconds,
     llm_retry_attempts,
     retry_countdown,
 )
+from debates.services.leases import (
+    JobStopped,
+    LeaseLost,
+    _GuardedClient,
+    _Lease,
+    _Meter,
+    _store_turn,
+)
 
 log = logging.getLogger(__name__)
-
-
-class LeaseLost(Exception):
-    """This worker no longer holds the debate (its lease expired and it was requeued)."""
-
-
-class JobStopped(Exception):
-    """The debate's job was paused or cancelled while the debate was running."""
-
-
-class _Lease:
-    """The claim one worker holds on one running debate (token + expiry)."""
-
-    def __init__(self, debate_id: int, token: str, seconds: float) -> None:
-        self.debate_id, self.token, self.seconds = debate_id, token, seconds
-
-    def renew(self) -> None:
-        """Extend the lease; raise JobStopped if the job left "running", LeaseLost if another
-        worker took the debate over."""
-        updated = Debate.objects.filter(
-            pk=self.debate_id,
-            status=Debate.Status.RUNNING,
-            lease_token=self.token,
-            job__status=DebateJob.Status.RUNNING,
-        ).update(lease_expires_at=timezone.now() + timedelta(seconds=self.seconds))
-        if updated:
-            return
-        held = Debate.objects.filter(
-            pk=self.debate_id, status=Debate.Status.RUNNING, lease_token=self.token
-        ).exists()
-        if held:
-            raise JobStopped(f"debate {self.debate_id}: its job is no longer running")
-        raise LeaseLost(f"debate {self.debate_id}: lease lost")
-
-    def held(self):
-        """The debate row, locked, if this lease still holds it (call inside a transaction)."""
-        return (
-            Debate.objects.select_for_update()
-            .filter(pk=self.debate_id, status=Debate.Status.RUNNING, lease_token=self.token)
-            .first()
-        )
-
-
-class _GuardedClient:
-    """A client for one running debate: renews the lease before each call (stopping the debate
-    if the job was paused or the lease lost) and retries transient errors with backoff."""
-
-    def __init__(
-        self,
-        inner: LLMClient,
-        *,
-        lease: _Lease,
-        attempts: int,
-        sleep: Callable[[float], None],
-    ) -> None:
-        self.inner = inner
-        self.model = inner.model
-        self._lease, self._attempts, self._sleep = lease, attempts, sleep
-
-    @property
-    def context_window(self) -> int:
-        # Read each time: the OpenAI client lowers it when a server states a smaller one.
-        return self.inner.context_window
-
-    def count_tokens(self, text: str) -> int:
-        return self.inner.count_tokens(text)
-
-    def chat(self, messages: list[ChatMessage], params: GenerationParams) -> LLMResult:
-        def once() -> LLMResult:
-            self._lease.renew()
-            return self.inner.chat(messages, params)
-
-        return call_with_retry(once, attempts=self._attempts, sleep=self._sleep)
 
 
 def pair_text_build(*, pair: Pair) -> PairText:
@@ -166,50 +102,15 @@ def turn_record_build(*, turn: Turn) -> TurnRecord:
     )
 
 
-def _store_turn(lease: _Lease, record: TurnRecord, *, prompt_version: str) -> None:
-    """Persist one new turn (with the prompt version it was asked with) and add its cost to the
-    debate, in one transaction; a turn already stored for (debate, round, agent) is never
-    stored or counted twice."""
-    with transaction.atomic():
-        if lease.held() is None:
-            raise LeaseLost(f"debate {lease.debate_id}: lease lost before storing a turn")
-        _, created = Turn.objects.get_or_create(
-            debate_id=lease.debate_id,
-            round=record.round,
-            agent=record.agent,
-            defaults={
-                "stance": record.stance,
-                "label": record.label,
-                "argument": record.argument,
-                "evidence": list(record.evidence),
-                "raw": record.raw,
-                "raw_attempts": list(record.raw_attempts),
-                "prompt_version": prompt_version,
-                "parse_error": record.parse_error or "",
-                "model": record.model[:200],
-                "attempts": record.attempts,
-                "prompt_tokens": record.prompt_tokens,
-                "completion_tokens": record.completion_tokens,
-                "latency_ms": record.latency_ms,
-                "chunk_truncated": record.chunk_truncated,
-                "finish_reason": (record.finish_reason or "")[:20],
-            },
-        )
-        if created:
-            cost: dict[str, Any] = {
-                "calls": F("calls") + record.attempts,
-                "prompt_tokens": F("prompt_tokens") + record.prompt_tokens,
-                "completion_tokens": F("completion_tokens") + record.completion_tokens,
-                "latency_ms": F("latency_ms") + record.latency_ms,
-            }
-            if record.chunk_truncated:
-                cost["chunk_truncated"] = True
-            Debate.objects.filter(pk=lease.debate_id).update(**cost)
+def _job_queue(job: DebateJob) -> str:
+    return debate_queue(agent_a=job.agent_a, agent_b=job.agent_b)
 
 
-def _enqueue(debate_ids: Iterable[int], *, countdown: float | None = None) -> None:
-    """Send one :func:`~debates.tasks.run_debate` message per debate once the transaction
-    commits (at once when there is none)."""
+def _enqueue(
+    debate_ids: Iterable[int], *, queue: str = LOCAL_QUEUE, countdown: float | None = None
+) -> None:
+    """Send one :func:`~debates.tasks.run_debate` message per debate to ``queue`` once the
+    transaction commits (at once when there is none)."""
     from debates.tasks import run_debate
 
     ids = list(debate_ids)
@@ -218,7 +119,7 @@ def _enqueue(debate_ids: Iterable[int], *, countdown: float | None = None) -> No
 
     def send() -> None:
         for pk in ids:
-            run_debate.apply_async((pk,), countdown=countdown)
+            run_debate.apply_async((pk,), countdown=countdown, queue=queue)
 
     transaction.on_commit(send)
 
@@ -245,8 +146,23 @@ def _job_finish_if_done(job_id: int) -> bool:
     )
 
 
+def _count_unstored(debate_id: int, meter: _Meter) -> None:
+    """Add the answered requests whose turn was not stored to the debate's calls and tokens
+    (a provider bills them all)."""
+    cost = meter.unstored()
+    if cost:
+        _with_connection_retry(lambda: Debate.objects.filter(pk=debate_id).update(**cost))
+
+
 def _record_failure(
-    lease: _Lease, job_id: int, elapsed: float, error: str, *, requeue: bool, final: bool = False
+    lease: _Lease,
+    job_id: int,
+    elapsed: float,
+    error: str,
+    *,
+    requeue: bool,
+    final: bool = False,
+    queue: str = LOCAL_QUEUE,
 ) -> None:
     """Count a failed attempt: back to pending with the error, or failed after MAX_ATTEMPTS
     (at once with ``final``: an error that another attempt would only repeat)."""
@@ -270,7 +186,7 @@ def _record_failure(
         if not failed and requeue:
             running = DebateJob.objects.filter(pk=job_id, status=DebateJob.Status.RUNNING).exists()
             if running:
-                _enqueue([debate.pk], countdown=retry_countdown(attempts))
+                _enqueue([debate.pk], queue=queue, countdown=retry_countdown(attempts))
     log.warning(
         "debate %s attempt %d/%d failed%s: %s",
         lease.debate_id,
@@ -316,6 +232,7 @@ def debate_run(
     debate: Debate,
     requeue: bool = True,
     sleep: Callable[[float], None] = time.sleep,
+    stop: threading.Event | None = None,
 ) -> Debate:
     """Run (or resume) one debate to its end; idempotent. Returns the debate as stored after.
 
@@ -334,19 +251,26 @@ def debate_run(
     chunk, or the server refused it and stated no smaller context to fit to) leaves the debate
     ``failed`` at once: another attempt would send the same prompt. ``sleep`` is the wait used
     between LLM retries. KeyboardInterrupt and SystemExit give the debate back (pending, lease
-    cleared, stored turns kept, no attempt counted) and are raised again.
+    cleared, stored turns kept, no attempt counted) and are raised again; so does ``stop``
+    once set (checked before each LLM call; an in-process run sets it on Ctrl-C).
+
+    No transaction or connection is held across an LLM call (see :func:`_database_release`);
+    every answered request is counted in the debate's calls and tokens, stored or not.
     """
-    lease = _claim(debate.pk, lease_seconds())
+    # A worker thread's connection may have been closed by the server while it waited for
+    # this task; the claim is the first statement, so it is safe to try again.
+    lease = _with_connection_retry(lambda: _claim(debate.pk, lease_seconds()))
     if lease is None:
         return Debate.objects.get(pk=debate.pk)
     # Callers may pass an unloaded Debate(pk=...): the job is read from the row.
-    job_id = Debate.objects.filter(pk=debate.pk).values_list("job_id", flat=True).get()
+    row = Debate.objects.select_related("job", "pair__query", "pair__document").get(pk=debate.pk)
+    job_id = row.job_id
     started = time.monotonic()
+    meter = _Meter()
+    queue = LOCAL_QUEUE
     try:
-        row = Debate.objects.select_related("job", "pair__query", "pair__document").get(
-            pk=debate.pk
-        )
         job = row.job
+        queue = _job_queue(job)
         config = DebateConfig(
             rounds=job.rounds,
             temperature=job.temperature,
@@ -356,6 +280,7 @@ def debate_run(
             max_grade=job.max_grade,
             consensus=job.consensus,
         )
+        done = [turn_record_build(turn=t) for t in row.turns.order_by("round", "agent")]
         keys = api_keys_decrypt(token=job.api_keys_encrypted)
         clients = [
             _GuardedClient(
@@ -363,54 +288,73 @@ def debate_run(
                 lease=lease,
                 attempts=llm_retry_attempts(),
                 sleep=sleep,
+                meter=meter,
+                stop=stop,
             )
             for agent, cfg in (("A", job.agent_a), ("B", job.agent_b))
         ]
-        done = [turn_record_build(turn=t) for t in row.turns.order_by("round", "agent")]
         outcome = engine.debate_pair(
             pair_text_build(pair=row.pair),
             clients[0],
             clients[1],
             config,
             done_turns=done,
-            on_turn=lambda record: _store_turn(lease, record, prompt_version=job.prompt_version),
+            on_turn=lambda record: _store_turn(
+                lease, record, prompt_version=job.prompt_version, meter=meter
+            ),
         )
     except LeaseLost as exc:
         log.warning("%s; another worker owns it now", exc)
+        _count_unstored(debate.pk, meter)
         return Debate.objects.get(pk=debate.pk)
     except JobStopped:
-        _release(lease, time.monotonic() - started)
+        _count_unstored(debate.pk, meter)
+        _with_connection_retry(lambda: _release(lease, time.monotonic() - started))
         return Debate.objects.get(pk=debate.pk)
     except (ContextTooLongError, ApiKeyError) as exc:
         # The same prompt cannot fit the next time either, and an undecryptable key stays
         # so: failed at once, not retried.
-        _record_failure(
-            lease,
-            job_id,
-            time.monotonic() - started,
-            _error_text(exc),
-            requeue=False,
-            final=True,
+        error = _error_text(exc)
+        _count_unstored(debate.pk, meter)
+        _with_connection_retry(
+            lambda: _record_failure(
+                lease,
+                job_id,
+                time.monotonic() - started,
+                error,
+                requeue=False,
+                final=True,
+            )
         )
         return Debate.objects.get(pk=debate.pk)
     except Exception as exc:  # every failure is recorded on the debate, never lost
-        _record_failure(
-            lease, job_id, time.monotonic() - started, _error_text(exc), requeue=requeue
+        error = _error_text(exc)
+        _count_unstored(debate.pk, meter)
+        _with_connection_retry(
+            lambda: _record_failure(
+                lease,
+                job_id,
+                time.monotonic() - started,
+                error,
+                requeue=requeue,
+                queue=queue,
+            )
         )
         return Debate.objects.get(pk=debate.pk)
     except BaseException:
         # Ctrl-C or exit (in-process runs): give the debate back with its stored turns, so
         # the next run resumes it at once instead of waiting for the lease to expire.
         try:
+            _count_unstored(debate.pk, meter)
             _release(lease, time.monotonic() - started)
         except Exception:  # e.g. the interrupt broke the connection: the lease will expire
             log.exception("debate %s: could not give the debate back", debate.pk)
         raise
-    with transaction.atomic():
-        if lease.held() is None:
-            log.warning("debate %s finished after losing its lease; not stored", debate.pk)
-            return Debate.objects.get(pk=debate.pk)
-        Debate.objects.filter(pk=debate.pk).update(
+    # One conditional UPDATE: stored only while this lease still holds the debate.
+    ended = _with_connection_retry(
+        lambda: Debate.objects.filter(
+            pk=debate.pk, status=Debate.Status.RUNNING, lease_token=lease.token
+        ).update(
             status=outcome.status,
             final_label=outcome.final_label,
             consensus_round=outcome.consensus_round,
@@ -422,22 +366,38 @@ def debate_run(
             seconds=F("seconds") + (time.monotonic() - started),
             finished=timezone.now(),
         )
+    )
+    if not ended:
+        log.warning("debate %s finished after losing its lease; not stored", debate.pk)
+        return Debate.objects.get(pk=debate.pk)
     _job_finish_if_done(job_id)
     return Debate.objects.get(pk=debate.pk)
 
 
 def debate_job_run_inline(
-    *, job: DebateJob, on_debate: Callable[[Debate], None] | None = None
+    *,
+    job: DebateJob,
+    on_debate: Callable[[Debate], None] | None = None,
+    concurrency: int | None = None,
 ) -> None:
-    """Run a job's pending debates one after another in this process (no broker needed).
+    """Run a job's pending debates in this process (no broker needed), up to ``concurrency``
+    at once (default: the job's ``concurrency``), each in its own thread with its own
+    database connection; so at most that many LLM requests are in flight.
 
     A debate whose attempt failed is run again right away until it finishes or fails for
     good (:data:`MAX_ATTEMPTS`). Debates of this job left running by a process that died
     (lease expired) are requeued first (:func:`debate_requeue_expired`, one failed attempt
     each) and resumed from their stored turns: without a broker there is no Celery beat to do
-    it. Stops early when the job leaves "running". ``on_debate`` is called after each debate
-    run (e.g. to move a progress bar).
+    it. Stops early when the job leaves "running": no debate starts after a pause, and the
+    calls in flight finish and are stored. ``on_debate`` is called after each debate run
+    (e.g. to move a progress bar), from one thread at a time. On KeyboardInterrupt the
+    threads stop before their next LLM call, give their debates back (pending, turns kept)
+    and the interrupt is raised again.
     """
+    width = concurrency if concurrency is not None else job.concurrency
+    width = max(1, min(int(width or 1), MAX_CONCURRENCY))
+    if connection.in_atomic_block:
+        width = 1  # other threads' connections would not see this transaction's rows
     tried: dict[int, int] = {}
     while True:
         debate_requeue_expired(enqueue=False, job=job)
@@ -451,11 +411,63 @@ def debate_job_run_inline(
             return
         for pk in pending:
             tried[pk] = tried.get(pk, 0) + 1
-            debate = debate_run(debate=Debate(pk=pk), requeue=False)
-            if on_debate is not None:
-                on_debate(debate)
-            if debate.status == Debate.Status.PENDING and not debate.last_error:
-                return  # released: the job was paused or cancelled meanwhile
+        if width > 1:
+            _database_release()  # this thread's connection would idle while the threads run
+        if not _run_batch(pending, width=width, on_debate=on_debate):
+            return  # released: the job was paused or cancelled meanwhile
+
+
+def _run_batch(
+    pending: list[int], *, width: int, on_debate: Callable[[Debate], None] | None
+) -> bool:
+    """Run ``pending`` debates, ``width`` at a time; False when one was given back (the job
+    stopped), after which no further debate starts."""
+    ids = iter(pending)
+    lock = threading.Lock()
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def work(threaded: bool) -> None:
+        try:
+            while not stop.is_set():
+                with lock:
+                    pk = next(ids, None)
+                if pk is None:
+                    return
+                debate = debate_run(debate=Debate(pk=pk), requeue=False, stop=stop)
+                if on_debate is not None:
+                    with lock:
+                        on_debate(debate)
+                if debate.status == Debate.Status.PENDING and not debate.last_error:
+                    stop.set()
+        except BaseException as exc:  # re-raised by the calling thread
+            stop.set()
+            errors.append(exc)
+        finally:
+            if threaded:
+                connection.close()
+
+    if width == 1:
+        work(threaded=False)
+    else:
+        threads = [
+            threading.Thread(target=work, args=(True,), name=f"debate-{n}", daemon=True)
+            for n in range(min(width, len(pending)))
+        ]
+        for thread in threads:
+            thread.start()
+        try:
+            for thread in threads:
+                thread.join()
+        except BaseException:
+            # Ctrl-C: the threads stop before their next call and give their debates back.
+            stop.set()
+            for thread in threads:
+                thread.join()
+            raise
+    if errors:
+        raise errors[0]
+    return not stop.is_set()
 
 
 def debate_requeue_expired(
@@ -477,9 +489,18 @@ def debate_requeue_expired(
         expired = list(
             scope.select_for_update(skip_locked=True, of=("self",))
             .filter(status=Debate.Status.RUNNING, lease_expires_at__lt=now)
-            .values_list("pk", "job_id", "job__status", "attempts", "lease_expires_at")
+            .values_list(
+                "pk",
+                "job_id",
+                "job__status",
+                "attempts",
+                "lease_expires_at",
+                "job__agent_a",
+                "job__agent_b",
+            )
         )
-        for pk, job_id, job_status, attempts, expired_at in expired:
+        queues: dict[int, str] = {}
+        for pk, job_id, job_status, attempts, expired_at, agent_a, agent_b in expired:
             failed = attempts + 1 >= MAX_ATTEMPTS
             Debate.objects.filter(pk=pk).update(
                 status=Debate.Status.FAILED if failed else Debate.Status.PENDING,
@@ -494,9 +515,11 @@ def debate_requeue_expired(
             )
             touched_jobs.add(job_id)
             if not failed and job_status == DebateJob.Status.RUNNING:
-                to_enqueue.append(pk)
+                to_enqueue.append((pk, job_id))
+                queues[job_id] = debate_queue(agent_a=agent_a, agent_b=agent_b)
         if enqueue:
-            _enqueue(to_enqueue)
+            for queue in set(queues.values()):
+                _enqueue([pk for pk, j in to_enqueue if queues[j] == queue], queue=queue)
     if expired:
         log.warning("requeued %d debate(s) whose lease expired", len(expired))
     running_jobs = DebateJob.objects.filter(status=DebateJob.Status.RUNNING)

@@ -96,6 +96,12 @@ class Command(BaseCommand):
             help="graded: agree on the same grade (exact, default) or the same side of "
             "relevance keeping the lower grade (binary)",
         )
+        parser.add_argument(
+            "--concurrency",
+            type=int,
+            help="Debates run at once without a broker, i.e. LLM requests in flight (default "
+            "16 for openai, 1 for embedded); with a broker the workers' -c bounds it",
+        )
         parser.add_argument("--k", type=int, default=100, help="Run depth per query")
         parser.add_argument("--refined-name", help="Name of the refined qrel set")
         parser.add_argument("--out", help="Folder for the refined TREC qrels (default var/exports)")
@@ -123,6 +129,7 @@ class Command(BaseCommand):
                 rounds=opts["rounds"],
                 scale=opts["scale"],
                 consensus=opts["consensus"],
+                concurrency=opts["concurrency"],
                 k=opts["k"],
                 refined_name=opts["refined_name"],
                 out_dir=opts["out"],

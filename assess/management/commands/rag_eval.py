@@ -57,6 +57,12 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, help="Only the first N evaluation queries")
         parser.add_argument("--original", default="test", help="Original qrel set (default test)")
         parser.add_argument("--refined", help="Refined qrel set")
+        parser.add_argument(
+            "--concurrency",
+            type=int,
+            help="Answers generated at once (LLM requests in flight; default 16 for openai, "
+            "1 for embedded)",
+        )
 
     def handle(self, *args, **opts):
         dataset = load_dataset(opts["dataset"])
@@ -76,6 +82,12 @@ class Command(BaseCommand):
             if counter["n"] % 10 == 0:
                 self.stderr.write(f"  {counter['n']} answers generated")
 
+        backend = backend_config(opts)
+        concurrency = opts["concurrency"]
+        if concurrency is None:
+            concurrency = 16 if backend.get("backend") == "openai" else 1
+        if not 1 <= concurrency <= 256:
+            raise CommandError(f"--concurrency must be between 1 and 256, got {concurrency}")
         try:
             report = rag_evaluate(
                 dataset=dataset,
@@ -83,9 +95,10 @@ class Command(BaseCommand):
                 k=opts["k"],
                 original=original,
                 refined=refined,
-                backend=backend_config(opts),
+                backend=backend,
                 limit=opts["limit"],
                 on_answer=progress,
+                concurrency=concurrency,
             )
         except RagError as exc:
             raise CommandError(str(exc)) from None

@@ -103,6 +103,16 @@ def describe_scale(job: DebateJob) -> str:
     return f", graded 0..{job.max_grade} (consensus {job.consensus})"
 
 
+def add_concurrency_argument(parser) -> None:
+    """--concurrency N: debates (LLM requests) in flight at once."""
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        help="debates run at once without a broker, i.e. LLM requests in flight (default 16 "
+        "for openai agents, 1 with an embedded one); with a broker the workers' -c bounds it",
+    )
+
+
 def backend_configs(opts: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The agent A and agent B backend configs the options describe (not yet validated)."""
 
@@ -187,9 +197,13 @@ def run_job(
         debate_job_start(job=job, enqueue=False)
         progress = debate_job_progress(job=job)
         with _bar(progress.total, progress.done, progress_bar) as bar:
+            shown = [0.0]
 
             def moved(_debate) -> None:
-                _postfix(bar, debate_job_progress(job=job))
+                # Counting takes a few queries: at most twice a second, however many run.
+                if progress_bar and time.monotonic() - shown[0] >= 0.5:
+                    _postfix(bar, debate_job_progress(job=job))
+                    shown[0] = time.monotonic()
 
             try:
                 debate_job_run_inline(job=job, on_debate=moved)

@@ -19,6 +19,7 @@ from debates.services.jobs import debate_job_create
 
 from ._jobs import (
     add_backend_arguments,
+    add_concurrency_argument,
     add_scale_arguments,
     backend_configs,
     describe_agents,
@@ -167,6 +168,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--depth", type=int, default=10, help="Rank limit of those")
         parser.add_argument("--no-baseline", action="store_true", help="Skip the single judge")
+        add_concurrency_argument(parser)
         parser.add_argument("--no-progress", action="store_true")
 
     def _negatives_run(self, dataset, qrel_set: QrelSet, name: str) -> Run:
@@ -223,6 +225,7 @@ class Command(BaseCommand):
                 max_grade=top,
                 consensus=opts["consensus"],
                 note="evaluate_assessor",
+                concurrency=opts["concurrency"],
             )
         except DebateJobError as exc:
             raise CommandError(str(exc)) from None
@@ -241,6 +244,7 @@ class Command(BaseCommand):
                     max_tokens=opts["max_tokens"],
                     on_pair=lambda _pk: bar.update(1),
                     max_grade=top,
+                    concurrency=job.concurrency,
                 )
         job.refresh_from_db()
         report = assessor_evaluate(job=job, baseline=baseline)

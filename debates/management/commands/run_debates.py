@@ -5,6 +5,7 @@ from debates.services.jobs import debate_job_create
 
 from ._jobs import (
     add_backend_arguments,
+    add_concurrency_argument,
     add_scale_arguments,
     backend_configs,
     format_summary,
@@ -23,6 +24,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("pool", help="Pool as DATASET/NAME, its id, or a unique name")
         add_backend_arguments(parser)
+        add_concurrency_argument(parser)
         parser.add_argument("--rounds", type=int, default=2, help="Maximum rounds R (1-5)")
         add_scale_arguments(parser)
         parser.add_argument("--temperature", type=float, default=0.0)
@@ -54,6 +56,7 @@ class Command(BaseCommand):
                 scale=opts["scale"],
                 consensus=opts["consensus"],
                 note="run_debates",
+                concurrency=opts["concurrency"],
             )
         except DebateJobError as exc:
             raise CommandError(str(exc)) from None

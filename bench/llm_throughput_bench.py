@@ -1,0 +1,372 @@
+"""LLM throughput of the debate stack against a bare async client, at C requests in flight.
+
+A fixed-latency OpenAI-compatible server (:mod:`latency_server`, a subprocess) answers every
+request after L seconds with a valid DREAM reply, however many are in flight, and counts the
+requests and the most in flight at once. For each concurrency C:
+
+(a) **bare**: ``openai.AsyncOpenAI``, C requests at once (asyncio), DREAM-sized prompts of the
+    same pairs, as many calls as (b) made: the anchor;
+(b) **in-process**: a job over P real SciFact pairs (R = 2) with ``concurrency=C``, run by
+    ``debate_job_run_inline`` in this process (what ``run_debates`` does without a broker);
+(c) **celery**: the same job on a real worker ``celery -A config worker -Q llm_remote -P
+    threads -c C`` through Redis; wall time from enqueueing to the job's end.
+
+Printed per run: calls/s (server-counted requests / wall time), CPU ms per call (this
+process for (a) and (b), the worker process for (c): user + system, the HTTP client
+included), the server's peak in flight, and requests counted at the server vs LLM calls
+stored in turns (lost = requests without a stored turn, repeated = the same messages asked
+twice). Then the ratios (b)/(a) and (c)/(a) of calls/s. Targets: >= 0.95 at C = 16, >= 0.8
+at C = 64; peak in flight = C; 0 lost, 0 repeated.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench \\
+    CELERY_BROKER_URL=redis://127.0.0.1:6379/14 \\
+        .venv/bin/python bench/llm_throughput_bench.py [--latency 0.5] [--pairs 400]
+        [--pairs-c1 20] [--concurrency 1,16,64] [--skip-celery] [--profile]
+
+The database is created if missing and migrated; the Redis database is flushed; the bench
+dataset is deleted before and after. ``--profile`` runs (b) at C = 1 under cProfile (one
+thread, so the profile sees every call) and prints the top functions by own time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+from _common import prepare_database  # noqa: E402
+from latency_server import MODEL, LatencyServer  # noqa: E402
+
+SCIFACT = REPO / "data" / "scifact"
+SLUG = "bench-throughput"
+
+
+def _jsonl_gz(path: Path) -> list[dict]:
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def drop_bench_data() -> None:
+    from corpora.models import Dataset, Pool
+    from debates.models import DebateJob
+
+    DebateJob.objects.filter(pool__dataset__slug=SLUG).delete()
+    Pool.objects.filter(dataset__slug=SLUG).delete()
+    Dataset.objects.filter(slug=SLUG).delete()
+
+
+def bench_dataset(folder: Path):
+    """Bundled SciFact (5,183 documents, 300 test queries) imported as the bench dataset."""
+    from corpora.services import dataset_import_beir
+
+    folder.mkdir(parents=True)
+    for name in ("corpus", "queries"):
+        rows = _jsonl_gz(SCIFACT / f"{name}.jsonl.gz")
+        (folder / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (folder / "qrels").mkdir()
+    (folder / "qrels" / "test.tsv").write_text(
+        gzip.open(SCIFACT / "qrels" / "test.tsv.gz", "rt").read()
+    )
+    return dataset_import_beir(path=folder, name=SLUG, slug=SLUG)
+
+
+def bench_pool(dataset, pairs: int, name: str):
+    """A pool of ``pairs`` pairs: the first test queries, 10 documents each, spread over the
+    corpus deterministically."""
+    from corpora.models import Document, Pair, Pool, Query
+
+    queries = list(Query.objects.filter(dataset=dataset).order_by("pk"))
+    docs = list(
+        Document.objects.filter(dataset=dataset).order_by("pk").values_list("pk", flat=True)
+    )
+    pool = Pool.objects.create(
+        dataset=dataset, qrel_set=dataset.qrel_sets.get(), name=name, include_judged=True
+    )
+    rows = []
+    for i in range(pairs):
+        query = queries[i // 10]
+        doc = docs[(i // 10 * 131 + (i % 10) * 997) % len(docs)]
+        rows.append(Pair(pool=pool, query=query, document_id=doc))
+    Pair.objects.bulk_create(rows)
+    return pool
+
+
+def agent(server: LatencyServer) -> dict:
+    return {
+        "backend": "openai",
+        "model": MODEL,
+        "base_url": server.url,
+        "api_key_env": "BENCH_NO_KEY",
+        "timeout": 60,
+        "context_window": 8192,
+    }
+
+
+def job_counts(job) -> dict:
+    from django.db.models import Sum
+
+    from debates.models import Turn
+
+    turns = Turn.objects.filter(debate__job=job)
+    stored = turns.aggregate(calls=Sum("attempts"))["calls"] or 0
+    return {
+        "stored_calls": stored,
+        "debate_calls": job.debates.aggregate(n=Sum("calls"))["n"] or 0,
+        "finished": job.debates.filter(status__in=["agreed", "escalated"]).count(),
+        "failed": job.debates.filter(status="failed").count(),
+        "total": job.debates.count(),
+    }
+
+
+def prompts_of(pool, n: int) -> list[list[dict]]:
+    """Round-1 debate prompts (agent A) of the pool's pairs, cycled to ``n`` requests."""
+    from debates import prompts
+    from debates.services import pair_text_build
+
+    texts = [pair_text_build(pair=p) for p in pool.pairs.select_related("query", "document")]
+    out = []
+    for i in range(n):
+        text = texts[i % len(texts)]
+        system = prompts.debate_system_prompt(stance="relevant", answer_aware=False)
+        user = prompts.debate_user_prompt(
+            stance="relevant",
+            round=1,
+            query=text.query,
+            answers=(),
+            title=text.title,
+            chunk=text.chunk,
+        )
+        # A distinct prefix per request, so the server counts no repeats.
+        out.append(
+            [
+                {"role": "system", "content": system},
+                {"role": "user", "content": f"[{i}] {user}"},
+            ]
+        )
+    return out
+
+
+def run_bare(server: LatencyServer, messages: list[list[dict]], concurrency: int) -> dict:
+    """(a): every request through one AsyncOpenAI client, ``concurrency`` at once."""
+    import openai
+
+    from debates import prompts
+
+    schema = {
+        "type": "json_schema",
+        "json_schema": {"name": "reply", "schema": prompts.REPLY_JSON_SCHEMA},
+    }
+
+    async def main() -> None:
+        # A loaded machine can take seconds to accept 64 connections: the SDK's 5 s connect
+        # timeout would fail the anchor, not measure it.
+        client = openai.AsyncOpenAI(
+            base_url=server.url,
+            api_key="none",
+            max_retries=0,
+            timeout=openai.Timeout(120.0, connect=60.0),
+        )
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(m: list[dict]) -> None:
+            async with gate:
+                response = await client.chat.completions.create(
+                    model=MODEL,
+                    messages=m,
+                    temperature=0.0,
+                    max_tokens=384,
+                    seed=0,
+                    response_format=schema,
+                )
+                json.loads(response.choices[0].message.content)
+
+        await asyncio.gather(*(one(m) for m in messages))
+        await client.close()
+
+    server.reset()
+    cpu, wall = time.process_time(), time.perf_counter()
+    asyncio.run(main())
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    counters = server.counters()
+    return {"wall": wall, "cpu": cpu, "calls": counters["requests"], "server": counters}
+
+
+def run_inline(server: LatencyServer, pool, concurrency: int, *, profile: bool = False) -> dict:
+    """(b): the job run in this process by ``debate_job_run_inline``."""
+    from debates.services import debate_job_create, debate_job_run_inline, debate_job_start
+
+    a = agent(server)
+    job = debate_job_create(pool=pool, agent_a=a, agent_b=a, rounds=2, concurrency=concurrency)
+    debate_job_start(job=job, enqueue=False)
+    server.reset()
+    profiler = None
+    if profile:
+        import cProfile
+
+        # CPU time, not wall time: waiting on the server or PostgreSQL is not overhead.
+        profiler = cProfile.Profile(time.process_time)
+        profiler.enable()
+    cpu, wall = time.process_time(), time.perf_counter()
+    debate_job_run_inline(job=job)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    if profiler is not None:
+        import pstats
+
+        profiler.disable()
+        stats = pstats.Stats(profiler)
+        stats.sort_stats("tottime").print_stats(25)
+        stats.sort_stats("cumulative").print_stats(40)
+    counters = server.counters()
+    return {"wall": wall, "cpu": cpu, "calls": counters["requests"], "server": counters, "job": job}
+
+
+def run_celery(server: LatencyServer, pool, concurrency: int, log: Path) -> dict:
+    """(c): the job on a real ``-P threads -c C`` worker of the llm_remote queue."""
+    import psutil
+
+    from debates.models import DebateJob
+    from debates.services import debate_job_create, debate_job_start
+
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "-Q",
+            "llm_remote",
+            "-P",
+            "threads",
+            "-c",
+            str(concurrency),
+            "--without-gossip",
+            "--without-mingle",
+            "--loglevel",
+            "INFO",
+            "-n",
+            f"bench-{time.monotonic_ns()}@localhost",
+        ],
+        cwd=REPO,
+        env=dict(os.environ),
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while "ready." not in log.read_text(errors="replace"):
+            if worker.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"worker did not start: {log.read_text()[-2000:]}")
+            time.sleep(0.2)
+        a = agent(server)
+        job = debate_job_create(pool=pool, agent_a=a, agent_b=a, rounds=2, concurrency=concurrency)
+        server.reset()
+        process = psutil.Process(worker.pid)
+        before = process.cpu_times()
+        wall = time.perf_counter()
+        debate_job_start(job=job)
+        while DebateJob.objects.filter(pk=job.pk, status="running").exists():
+            time.sleep(0.1)
+        wall = time.perf_counter() - wall
+        after = process.cpu_times()
+        cpu = (after.user - before.user) + (after.system - before.system)
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+    counters = server.counters()
+    return {"wall": wall, "cpu": cpu, "calls": counters["requests"], "server": counters, "job": job}
+
+
+def line(name: str, result: dict, concurrency: int) -> str:
+    calls = result["calls"]
+    server = result["server"]
+    text = (
+        f"  {name:<11} {calls / result['wall']:7.1f} calls/s  "
+        f"{1000 * result['cpu'] / max(calls, 1):6.2f} ms CPU/call  "
+        f"{calls:5d} requests in {result['wall']:6.1f} s  peak in flight "
+        f"{server['peak_in_flight']}/{concurrency}  repeated {server['repeated']}"
+    )
+    if "job" in result:
+        counts = job_counts(result["job"])
+        lost = calls - counts["stored_calls"]
+        text += (
+            f"  stored {counts['stored_calls']} (debates count {counts['debate_calls']}), "
+            f"lost {lost}, {counts['finished']}/{counts['total']} finished, "
+            f"{counts['failed']} failed"
+        )
+    return text
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency", type=float, default=0.5)
+    parser.add_argument("--pairs", type=int, default=400)
+    parser.add_argument("--pairs-c1", type=int, default=20, help="pairs at C = 1 (slow)")
+    parser.add_argument("--concurrency", default="1,16,64")
+    parser.add_argument("--skip-celery", action="store_true")
+    parser.add_argument("--profile", action="store_true", help="cProfile (b) at C = 1 only")
+    args = parser.parse_args()
+    if not args.skip_celery and not os.environ.get("CELERY_BROKER_URL", "").startswith("redis"):
+        sys.exit("set CELERY_BROKER_URL=redis://127.0.0.1:6379/<db> (flushed) or --skip-celery")
+    prepare_database()
+    import redis
+
+    if not args.skip_celery:
+        redis.Redis.from_url(os.environ["CELERY_BROKER_URL"]).flushdb()
+    drop_bench_data()
+    levels = [int(c) for c in args.concurrency.split(",")]
+    with tempfile.TemporaryDirectory() as tmp, LatencyServer(args.latency) as server:
+        dataset = bench_dataset(Path(tmp) / "scifact")
+        try:
+            if args.profile:
+                # A warm-up job first: the SDK's lazy imports are not per-call cost.
+                run_inline(server, bench_pool(dataset, 3, "warm-up"), 1)
+                pool = bench_pool(dataset, args.pairs_c1, "profile")
+                result = run_inline(server, pool, 1, profile=True)
+                print(line("in-process", result, 1))
+                return
+            print(
+                f"latency {args.latency} s; {args.pairs} pairs (C = 1: {args.pairs_c1}), R = 2; "
+                f"load before: {os.getloadavg()[0]:.2f}"
+            )
+            for c in levels:
+                pairs = args.pairs_c1 if c == 1 else args.pairs
+                inline = run_inline(server, bench_pool(dataset, pairs, f"inline-{c}"), c)
+                bare = run_bare(server, prompts_of(inline["job"].pool, inline["calls"]), c)
+                results = {"bare (a)": bare, "in-proc (b)": inline}
+                if not args.skip_celery:
+                    results["celery (c)"] = run_celery(
+                        server, bench_pool(dataset, pairs, f"celery-{c}"), c, Path(tmp) / "w.log"
+                    )
+                print(f"C = {c}:")
+                for name, result in results.items():
+                    print(line(name, result, c))
+                rate = {k: v["calls"] / v["wall"] for k, v in results.items()}
+                ratios = ", ".join(
+                    f"{k.split()[-1]}/(a) = {rate[k] / rate['bare (a)']:.3f}"
+                    for k in results
+                    if k != "bare (a)"
+                )
+                print(f"  ratios: {ratios}  (load {os.getloadavg()[0]:.2f})")
+        finally:
+            drop_bench_data()
+
+
+if __name__ == "__main__":
+    main()
