@@ -6,6 +6,7 @@ error) rolls back everything the import wrote, so bad input changes nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
 import time
@@ -26,6 +27,7 @@ from tqdm import tqdm
 from . import formats, pooling, retrieval
 from . import runs as run_files
 from .formats import FormatError
+from .identical import IDENTICAL_ID_POLICIES, exclude_by_default, skip_identical
 from .models import (
     Dataset,
     Document,
@@ -40,6 +42,7 @@ from .models import (
     RunEntry,
 )
 from .ordering import code_point
+from .selectors import excluded_pk_pairs, identical_counts
 
 BATCH_SIZE = 5000
 
@@ -182,11 +185,40 @@ def _id_maps(dataset: Dataset, records: Iterable) -> tuple[dict[str, int], dict[
     return query_pk, doc_pk
 
 
+# --- i13: unknown ids (reject | drop) --------------------------------------------------------
+UNKNOWN_IDS_HINT = "pass --unknown-ids drop to skip those rows (counted and listed)"
+
+
+def _unknown_id_rows(records: list, query_pk: dict, doc_pk: dict, path: Path) -> list[str]:
+    """One ``path:line: unknown ... id 'X'`` line per record naming an unknown id."""
+    return [
+        f"{path}:{r.line}: unknown query id {r.query_id!r}"
+        if r.query_id not in query_pk
+        else f"{path}:{r.line}: unknown document id {r.doc_id!r}"
+        for r in records
+        if r.query_id not in query_pk or r.doc_id not in doc_pk
+    ]
+
+
+def _check_unknown_ids(policy: str, path: Path) -> None:
+    if policy not in formats.UNKNOWN_ID_POLICIES:
+        raise FormatError(
+            path, None, f"unknown --unknown-ids policy {policy!r} (expected reject or drop)"
+        )
+
+
 def _resolve_ids(
-    dataset: Dataset, records: list[formats.QrelRecord], path: Path
-) -> tuple[dict[str, int], dict[str, int]]:
-    """Map the qrels' query and doc ids to primary keys; reject unknown ids, listing them."""
+    dataset: Dataset, records: list[formats.QrelRecord], path: Path, unknown_ids: str = "reject"
+) -> tuple[dict[str, int], dict[str, int], list[formats.QrelRecord], list[str]]:
+    """Map the qrels' query and doc ids to primary keys: ``(query_pk, doc_pk, records kept,
+    dropped)``. Unknown ids are rejected, listing them (``unknown_ids="reject"``), or their
+    rows skipped (``"drop"``), ``dropped`` listing each as ``path:line: unknown ... id``."""
+    _check_unknown_ids(unknown_ids, path)
     query_pk, doc_pk = _id_maps(dataset, records)
+    if unknown_ids == "drop":
+        dropped = _unknown_id_rows(records, query_pk, doc_pk, path)
+        kept = [r for r in records if r.query_id in query_pk and r.doc_id in doc_pk]
+        return query_pk, doc_pk, kept, dropped
     query_ids = sorted({r.query_id for r in records})
     doc_ids = sorted({r.doc_id for r in records})
     missing_queries = [q for q in query_ids if q not in query_pk]
@@ -201,10 +233,11 @@ def _resolve_ids(
             path,
             first_line,
             f"qrels name {len(missing_queries)} unknown query id(s) and "
-            f"{len(missing_docs)} unknown document id(s) in dataset {dataset.slug!r}",
+            f"{len(missing_docs)} unknown document id(s) in dataset {dataset.slug!r}; "
+            + UNKNOWN_IDS_HINT,
             details,
         )
-    return query_pk, doc_pk
+    return query_pk, doc_pk, records, []
 
 
 def _import_qrels(
@@ -215,12 +248,15 @@ def _import_qrels(
     fmt: str,
     on_duplicate: str | None,
     origin: str = QrelSet.Origin.IMPORTED,
-) -> QrelSet:
+    unknown_ids: str = "reject",
+) -> tuple[QrelSet, list[str]]:
+    """Import one qrels file as a new QrelSet; return it and the rows dropped for unknown ids
+    (``path:line: unknown ... id``, empty unless ``unknown_ids="drop"``)."""
     if QrelSet.objects.filter(dataset=dataset, name=name).exists():
         raise FormatError(path, None, f"qrel set {name!r} already exists in {dataset.slug!r}")
     parser = formats.parse_trec_qrels if fmt == "trec" else formats.parse_beir_qrels
     records, dropped = formats.resolve_duplicate_qrels(parser(path), on_duplicate, path)
-    query_pk, doc_pk = _resolve_ids(dataset, records, path)
+    query_pk, doc_pk, records, unknown = _resolve_ids(dataset, records, path, unknown_ids)
     qrel_set = QrelSet.objects.create(
         dataset=dataset,
         name=name,
@@ -228,13 +264,17 @@ def _import_qrels(
         source=str(path),
         duplicate_policy=on_duplicate or "",
         duplicates_resolved=dropped,
+        unknown_ids_dropped=len(unknown),
     )
     _copy_rows(
         "corpora_qrel",
         ["qrel_set_id", "query_id", "document_id", "relevance"],
         ((qrel_set.pk, query_pk[r.query_id], doc_pk[r.doc_id], r.relevance) for r in records),
     )
-    return qrel_set
+    return qrel_set, unknown
+
+
+# --- end i13 unknown ids ---------------------------------------------------------------------
 
 
 def _find_beir_file(folder: Path, stem: str) -> Path:
@@ -274,6 +314,7 @@ def dataset_summary(*, dataset: Dataset) -> dict:
             round(stats["relevant"] / stats["queries"], 2) if stats["queries"] else 0.0
         )
         stats["origin"] = qrel_set.origin
+        stats["unknown_ids_dropped"] = qrel_set.unknown_ids_dropped
         qrels[qrel_set.name] = stats
     return {
         "dataset": dataset.slug,
@@ -281,6 +322,30 @@ def dataset_summary(*, dataset: Dataset) -> dict:
         "queries": dataset.queries.count(),
         "qrels": qrels,
     }
+
+
+# --- i13: identical ids ----------------------------------------------------------------------
+def dataset_identical_ids_count(*, dataset: Dataset, policy: str | None = None) -> dict:
+    """Count the dataset's identical ids and texts (:func:`corpora.selectors.identical_counts`),
+    store them on the dataset and set ``exclude_identical_ids`` from ``policy``
+    (``"exclude"``, ``"keep"``, None: :func:`corpora.identical.exclude_by_default`).
+    Returns ``{"queries", "ids", "texts", "same_id_and_text", "exclude"}``.
+    """
+    counts = identical_counts(dataset=dataset)
+    if policy is None:
+        exclude = exclude_by_default(
+            queries=counts.queries, same_id_and_text=counts.same_id_and_text
+        )
+    else:
+        exclude = policy == "exclude"
+    dataset.identical_ids = counts.ids
+    dataset.identical_texts = counts.texts
+    dataset.exclude_identical_ids = exclude
+    dataset.save(update_fields=["identical_ids", "identical_texts", "exclude_identical_ids"])
+    return {**dataclasses.asdict(counts), "exclude": exclude}
+
+
+# --- end i13 identical ids -------------------------------------------------------------------
 
 
 def dataset_import_beir(
@@ -293,6 +358,8 @@ def dataset_import_beir(
     on_duplicate: str | None = None,
     splits: list[str] | None = None,
     progress: bool = False,
+    unknown_ids: str = "reject",
+    identical_ids: str | None = None,
 ) -> Dataset:
     """Import a BEIR folder (``corpus.jsonl[.gz]``, ``queries.jsonl[.gz]``, ``qrels/*.tsv``).
 
@@ -301,7 +368,13 @@ def dataset_import_beir(
     One transaction: any error leaves the database unchanged. ``on_duplicate`` is None (reject),
     ``"keep-last"`` or ``"keep-max"`` (for qrels; documents and queries keep the last record).
     ``splits`` limits which qrels splits are read (default: all found); naming a split that is
-    not there is an error.
+    not there is an error. ``unknown_ids`` is ``"reject"`` (a qrels row naming an id absent
+    from the corpus or queries fails the import) or ``"drop"`` (such rows are skipped, counted
+    on the qrel set and listed as ``file:line: unknown ... id`` in the ImportRecord's
+    ``summary["unknown_ids_dropped"][split]``). ``identical_ids`` sets the dataset's
+    ``exclude_identical_ids``: ``"exclude"``, ``"keep"``, or None for
+    :func:`corpora.identical.exclude_by_default`; the counts of
+    :func:`corpora.selectors.identical_counts` go to ``summary["identical"]``.
 
     Raises :class:`FormatError` naming file, line and reason, including when the slug is taken.
     """
@@ -309,6 +382,9 @@ def dataset_import_beir(
     folder = Path(path)
     if not folder.is_dir():
         raise FormatError(folder, None, "not a folder")
+    _check_unknown_ids(unknown_ids, folder)
+    if identical_ids not in (None, *IDENTICAL_ID_POLICIES):
+        raise FormatError(folder, None, f"unknown --identical-ids policy {identical_ids!r}")
     corpus_path = _find_beir_file(folder, "corpus")
     queries_path = _find_beir_file(folder, "queries")
     found = dict(_qrels_splits(folder))
@@ -336,10 +412,21 @@ def dataset_import_beir(
         _, query_dupes = _import_queries(
             dataset, queries_path, on_duplicate=on_duplicate, progress=progress
         )
+        unknown = {}
         for split, qrels_path in found.items():
-            _import_qrels(dataset, qrels_path, name=split, fmt="beir", on_duplicate=on_duplicate)
+            _, unknown[split] = _import_qrels(
+                dataset,
+                qrels_path,
+                name=split,
+                fmt="beir",
+                on_duplicate=on_duplicate,
+                unknown_ids=unknown_ids,
+            )
+        identical = dataset_identical_ids_count(dataset=dataset, policy=identical_ids)
         summary = dataset_summary(dataset=dataset)
         summary["duplicates_dropped"] = {"documents": doc_dupes, "queries": query_dupes}
+        summary["unknown_ids_dropped"] = {split: rows for split, rows in unknown.items() if rows}
+        summary["identical"] = identical
         ImportRecord.objects.create(
             dataset=dataset,
             kind=ImportRecord.Kind.BEIR,
@@ -357,23 +444,31 @@ def qrels_import(
     name: str,
     fmt: str = "trec",
     on_duplicate: str | None = None,
+    unknown_ids: str = "reject",
 ) -> QrelSet:
     """Import a qrels file (``trec``: ``qid iter docid rel``; ``beir``: TSV) as a new QrelSet.
 
     Rejects, changing nothing: an existing set of that name, unknown query or document ids
-    (all listed), duplicates without a policy, bad grades. Raises :class:`FormatError`.
+    (all listed; unless ``unknown_ids="drop"``, which skips their rows, counts them on the
+    set and lists them as ``file:line: unknown ... id`` in the ImportRecord's
+    ``summary["unknown_ids_dropped_rows"]``), duplicates without a policy, bad grades.
+    Raises :class:`FormatError`.
     """
     started = time.monotonic()
     path = Path(path)
     if fmt not in ("trec", "beir"):
         raise FormatError(path, None, f"unknown qrels format {fmt!r}")
     with transaction.atomic():
-        qrel_set = _import_qrels(dataset, path, name=name, fmt=fmt, on_duplicate=on_duplicate)
+        qrel_set, unknown = _import_qrels(
+            dataset, path, name=name, fmt=fmt, on_duplicate=on_duplicate, unknown_ids=unknown_ids
+        )
+        summary = dataset_summary(dataset=dataset)["qrels"][name]
+        summary["unknown_ids_dropped_rows"] = unknown
         ImportRecord.objects.create(
             dataset=dataset,
             kind=ImportRecord.Kind.QRELS,
             path=str(path),
-            summary=dataset_summary(dataset=dataset)["qrels"][name],
+            summary=summary,
             seconds=time.monotonic() - started,
         )
     return qrel_set
@@ -498,10 +593,12 @@ def qrel_set_get(*, dataset: Dataset, name: str) -> QrelSet:
 # ---------------------------------------------------------------------------------------------
 
 RETRIEVERS = ("bm25", "dense")
-# From this corpus size on, BM25 runs on bm25s: bench/retrieval_bench.py measured rank-bm25
-# (a Python loop over every document per query term) far more than 5x slower at 100,000
-# documents. Below it rank-bm25, the reference implementation, is fast enough.
-BM25S_MIN_DOCUMENTS = 20_000
+# BM25 runs on bm25s unless asked otherwise: it gives rank-bm25's scores (tests/
+# test_bm25_backends_give_the_same_top_100_on_scifact_and_arguana.py), and rank-bm25's cost
+# grows with corpus size times query length (a Python loop over every document per query
+# term): ArguAna's 1,401 long test queries took 828 s on 8,674 documents, bm25s 5.7 s.
+# rank-bm25 stays the reference (--backend rank_bm25).
+BM25_DEFAULT_BACKEND = "bm25s"
 RUN_NAME_RE = re.compile(r"^[-a-zA-Z0-9_]+$")
 QUERIES_ALL = "all"
 
@@ -642,8 +739,10 @@ def run_create(
 
     ``retriever`` is ``"bm25"`` or ``"dense"``; ``k`` the documents kept per query;
     ``queries`` a qrel set name or ``"all"`` (see :func:`run_queries`); ``name`` defaults to
-    the retriever. ``backend`` (BM25 only) is ``"rank_bm25"`` or ``"bm25s"``; by default
-    bm25s from :data:`BM25S_MIN_DOCUMENTS` documents on.
+    the retriever. ``backend`` (BM25 only) is ``"rank_bm25"`` or ``"bm25s"`` (default:
+    :data:`BM25_DEFAULT_BACKEND`). When the dataset excludes identical ids, the run records
+    ``exclude_identical_ids`` and never returns a query's own document (k + 1 asked, the
+    query's id dropped, k kept).
 
     An existing run of that name that is not done (pending, failed, or running after its
     task died) and has exactly these settings is returned as it is, so asking for the same run
@@ -659,8 +758,7 @@ def run_create(
     name = _check_run_name(name or retriever)
     if retriever == "bm25":
         if backend is None:
-            large = dataset.documents.count() >= BM25S_MIN_DOCUMENTS
-            backend = "bm25s" if large else "rank_bm25"
+            backend = BM25_DEFAULT_BACKEND
         if backend not in retrieval.BACKENDS:
             raise RunError(f"unknown BM25 backend {backend!r}")
         system = f"BM25 (Lucene IDF, k1={retrieval.BM25_K1}, b={retrieval.BM25_B}) via {backend}"
@@ -686,6 +784,8 @@ def run_create(
             "fields": "title + ' ' + text",
         }
     parameters.update({"k": k, "queries": queries or QUERIES_ALL})
+    if dataset.exclude_identical_ids:  # i13
+        parameters["exclude_identical_ids"] = True
     with transaction.atomic():
         run_queries(dataset=dataset, queries=queries)  # refuses an unknown qrel set early
         existing = Run.objects.select_for_update().filter(dataset=dataset, name=name).first()
@@ -907,13 +1007,16 @@ def _run_execute(run: Run, *, progress: bool, cache_dir: Path | None) -> Run:
         documents = _run_documents(run.dataset)
         doc_ids = [d[1] for d in documents]
         bar = _progress_bar(progress, desc=run.name, unit=" queries")
+        # i13: one more document per query, so that k remain once the query's own is dropped.
+        exclude_self = bool(params.get("exclude_identical_ids"))
+        depth = params["k"] + 1 if exclude_self else params["k"]
         if params["retriever"] == "bm25":
             tokens = [retrieval.tokenize(d[2]) for d in documents]
             index = retrieval.bm25_index(
                 tokens, backend=params["backend"], k1=params["k1"], b=params["b"]
             )
             rankings = retrieval.bm25_search(
-                index, [q[2] for q in queries], doc_ids=doc_ids, k=params["k"], progress=bar
+                index, [q[2] for q in queries], doc_ids=doc_ids, k=depth, progress=bar
             )
         else:
             doc_vectors = embeddings_ensure(
@@ -925,8 +1028,10 @@ def _run_execute(run: Run, *, progress: bool, cache_dir: Path | None) -> Run:
             )
             model = retrieval.load_encoder()
             query_vectors = retrieval.encode(model, [q[2] for q in queries])
-            rankings = retrieval.cosine_search(
-                query_vectors, doc_vectors, doc_ids=doc_ids, k=params["k"]
+            rankings = retrieval.cosine_search(query_vectors, doc_vectors, doc_ids=doc_ids, k=depth)
+        if exclude_self:
+            rankings = retrieval.drop_query_ids(
+                rankings, [q[1] for q in queries], doc_ids=doc_ids, k=params["k"]
             )
         with transaction.atomic():
             locked = Run.objects.select_for_update().get(pk=run.pk)
@@ -1023,7 +1128,12 @@ def run_get(*, dataset: Dataset, name: str) -> Run:
 
 
 def run_import(
-    *, dataset: Dataset, path: str | Path, name: str | None = None, system: str = ""
+    *,
+    dataset: Dataset,
+    path: str | Path,
+    name: str | None = None,
+    system: str = "",
+    unknown_ids: str = "reject",
 ) -> Run:
     """Import a TREC run file (``qid Q0 docid rank score tag``) as a new Run.
 
@@ -1031,11 +1141,15 @@ def run_import(
     trec_eval reads a run; raw scores are stored as they are. ``name`` defaults to the file's
     tag. One transaction; rejects, changing nothing, with file and line: a malformed line, a
     non-numeric score, a document listed twice for a query, unknown query or document ids
-    (all listed), several tags without ``name``, a name already taken.
+    (all listed), several tags without ``name``, a name already taken. With
+    ``unknown_ids="drop"`` the rows naming unknown ids are skipped instead, counted in the
+    run's ``parameters["unknown_ids_dropped"]`` and listed (``file:line: unknown ... id``) in
+    the ImportRecord's ``summary["unknown_ids_dropped_rows"]``.
     Raises :class:`FormatError`.
     """
     started = time.monotonic()
     path = Path(path)
+    _check_unknown_ids(unknown_ids, path)
     records = run_files.reject_duplicates(run_files.parse_trec_run(path), path)
     tags = list(dict.fromkeys(r.tag for r in records))
     if name is None:
@@ -1052,7 +1166,12 @@ def run_import(
     with transaction.atomic():
         if Run.objects.filter(dataset=dataset, name=name).exists():
             raise FormatError(path, None, f"run {name!r} already exists in {dataset.slug!r}")
-        query_pk, doc_pk = _resolve_run_ids(dataset, records, path)
+        query_pk, doc_pk = _id_maps(dataset, records)
+        unknown = _unknown_id_rows(records, query_pk, doc_pk, path)
+        if unknown and unknown_ids == "drop":
+            records = [r for r in records if r.query_id in query_pk and r.doc_id in doc_pk]
+        elif unknown:
+            _resolve_run_ids(dataset, records, path)  # raises, listing them
         by_query: dict[str, list[run_files.RunRecord]] = {}
         for record in records:
             by_query.setdefault(record.query_id, []).append(record)
@@ -1068,7 +1187,7 @@ def run_import(
             dataset=dataset,
             name=name,
             system=system or f"imported from {path.name}",
-            parameters={"file": str(path), "tags": tags},
+            parameters={"file": str(path), "tags": tags, "unknown_ids_dropped": len(unknown)},
             source=Run.Source.IMPORTED,
             status=Run.Status.DONE,
         )
@@ -1088,6 +1207,8 @@ def run_import(
                 "queries": len(by_query),
                 "entries": len(rows),
                 "queries_reordered_by_score": reordered,
+                "unknown_ids_dropped": len(unknown),
+                "unknown_ids_dropped_rows": unknown,
             },
             seconds=run.seconds,
         )
@@ -1113,7 +1234,7 @@ def _resolve_run_ids(
             path,
             bad[0].line,
             f"run names {missing_q} unknown query id(s) and {missing_d} unknown document "
-            f"id(s) in dataset {dataset.slug!r}",
+            f"id(s) in dataset {dataset.slug!r}; {UNKNOWN_IDS_HINT}",
             details,
         )
     return query_pk, doc_pk
@@ -1154,12 +1275,16 @@ def run_evaluate(
     ``measures`` are ir_measures names, e.g. ``"nDCG@10"``, ``"Judged@10"``. The run is
     evaluated in its stored rank order (strictly decreasing exported scores). Returns
     ``{measure name: value}``; queries the run does not cover are not averaged, as in trec_eval.
+    When the run's dataset excludes identical ids, entries ranking the query's own document
+    are skipped first (BEIR's ``ignore_identical_ids``).
     """
     import ir_measures
 
     parsed = [ir_measures.parse_measure(m) for m in measures]
     qrels = run_files.ir_measures_qrels(qrels_rows(qrel_set=qrel_set))
-    run_dict = run_files.ir_measures_run(run_rows(run=run))
+    # i13: a query's own document is skipped when the dataset excludes identical ids.
+    rows, _ = skip_identical(run_rows(run=run), enabled=run.dataset.exclude_identical_ids)
+    run_dict = run_files.ir_measures_run(rows)
     run_dict = {q: docs for q, docs in run_dict.items() if q in qrels}
     result = ir_measures.calc_aggregate(parsed, qrels, run_dict)
     return {str(m): float(result.get(m, 0.0)) for m in parsed}
@@ -1205,7 +1330,9 @@ def pool_build(
     ``queries`` (benchmark query ids) bounds the pool to that subset of the judged queries,
     e.g. for a quick demo; it is stored on the pool and must match when the pool is extended.
     Every run must be done; one left running by a task that died is marked failed first
-    (:func:`run_fail_stale`) and refused with that reason. Raises :class:`PoolError`.
+    (:func:`run_fail_stale`) and refused with that reason. When the dataset excludes
+    identical ids, a query's own document is never pooled (``result.excluded_left_out``
+    counts the run entries skipped for it). Raises :class:`PoolError`.
     """
     if depth < 1:
         raise PoolError(f"pool depth must be at least 1, got {depth}")
@@ -1280,6 +1407,7 @@ def pool_build(
             judged=judged,
             include_judged=include_judged,
             runs=[r.pk for r in pooled_runs],
+            excluded=excluded_pk_pairs(dataset=dataset),  # i13: never a self-pair
         )
         existing = dict(
             ((q, d), pk) for q, d, pk in pool.pairs.values_list("query_id", "document_id", "pk")
