@@ -1,8 +1,9 @@
 """bm25s (the default backend) and rank-bm25 (the reference) give the same top 100, ties
 ranked by doc id, and the same scores on identical tokens: for every SciFact test query at
 top 10, and at top 100 for a sample of SciFact and ArguAna test queries (every 10th and
-every 50th query id in code-point order; ArguAna's long queries cost rank-bm25 ~0.6 s each,
-so its full test set, 828 s, is left to bench/retrieval_bench.py)."""
+every 140th query id in code-point order; ArguAna's long queries cost rank-bm25 ~0.6 s each
+on a quiet machine, so its full test set, 828 s, is left out: bench/arguana_bm25_bench.py
+times it on a sample)."""
 
 import numpy as np
 import pytest
@@ -54,9 +55,9 @@ def test_the_same_top_100_for_30_scifact_test_queries():
 
 
 @pytest.mark.slow
-def test_the_same_top_100_for_29_arguana_test_queries():
-    test_ids, results = _rankings("arguana", step=50, k=100)
+def test_the_same_top_100_for_11_arguana_test_queries():
+    test_ids, results = _rankings("arguana", step=140, k=100)
     assert len(test_ids) == 1401
-    assert len(results["bm25s"]) == 29
-    assert sum(len(r) for r in results["bm25s"]) == 29 * 100
+    assert len(results["bm25s"]) == 11
+    assert sum(len(r) for r in results["bm25s"]) == 11 * 100
     _assert_same(results, 100)
