@@ -156,7 +156,7 @@ def _top_chunks(run: Run, queries: Sequence[Query], k: int) -> dict[int, list[tu
     exclude_self = run.dataset.exclude_identical_ids
     own = {q.pk: q.query_id for q in queries} if exclude_self else {}
     entries = (
-        RunEntry.objects.filter(run=run, query__in=list(chunks), rank__lte=k + exclude_self)
+        RunEntry.objects.filter(run=run, query__in=list(chunks), rank__lte=k + int(exclude_self))
         .order_by("query_id", "rank")
         .values_list("query_id", "document__doc_id", "document__title", "document__text")
     )

@@ -1,6 +1,6 @@
-"""BM25 on ArguAna's test queries, with identical ids excluded as BEIR does, scores nDCG@10
-of at least 0.38 (BEIR's published Elasticsearch BM25: 0.414, Thakur et al., 2021); with the
-query's own document kept it would rank first for almost every query (0.289)."""
+"""BM25 on ArguAna's test queries, with identical ids excluded as BEIR does
+(``ignore_identical_ids``), scores nDCG@10 of at least 0.38 (measured: 0.3866); with the
+query's own document kept it ranks first for 1,294 queries and nDCG@10 falls to 0.289."""
 
 import pytest
 from django.db.models import F
