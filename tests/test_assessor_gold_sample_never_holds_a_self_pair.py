@@ -5,7 +5,7 @@ unjudged negative left is q2-d3, and the two self-pairs are counted."""
 import pytest
 
 from corpora.services import dataset_import_beir, qrel_set_get, run_import
-from debates.services import evaluation_pool_create
+from debates.services.assessor import evaluation_pool_create
 
 from .identical_fixtures import leaky_file_fixture, selfish_folder_fixture  # noqa: F401
 

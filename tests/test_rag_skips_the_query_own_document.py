@@ -12,7 +12,7 @@ Generator rule: "lower" when d1 (solar panels lower energy bills) is in the cont
 
 import pytest
 
-from assess.rag_eval import rag_evaluate
+from assess.evaluation.rag_eval import rag_evaluate
 from corpora.models import Query
 from corpora.services import dataset_import_beir, qrel_set_get, run_import
 from debates.llm.scripted import RuleClient

@@ -12,8 +12,8 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from assess import metrics
-from assess.rebench import rebench_compute
+from assess.evaluation import metrics
+from assess.evaluation.rebench import rebench_compute
 from corpora.identical import skip_identical, skip_identical_qrels
 from corpora.services import dataset_import_beir, qrel_set_get, run_evaluate, run_import
 

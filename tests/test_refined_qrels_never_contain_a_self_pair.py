@@ -6,7 +6,7 @@ Original rows are copied untouched."""
 import pytest
 
 from assess.models import LabelProvenance
-from assess.refine import qrels_refine
+from assess.refined.refine import qrels_refine
 from corpora.models import Dataset
 from corpora.services import dataset_import_beir, pool_build, qrel_set_get, qrels_rows, run_import
 from debates.services import debate_job_create

@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from corpora.formats import DUPLICATE_POLICIES, UNKNOWN_ID_POLICIES, FormatError
 from corpora.identical import IDENTICAL_ID_POLICIES
-from corpora.services import dataset_import_beir, dataset_summary
+from corpora.services.datasets import dataset_import_beir, dataset_summary
 
 from ._common import format_identical, format_summary, format_unknown_dropped
 

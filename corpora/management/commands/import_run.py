@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from corpora.formats import UNKNOWN_ID_POLICIES, FormatError
-from corpora.services import run_import
+from corpora.services.runs import run_import
 
 from ._common import format_unknown_dropped, load_dataset
 
