@@ -151,7 +151,7 @@ def rag_queries(*, dataset: Dataset, original: QrelSet, limit: int | None = None
 
 def _top_chunks(run: Run, queries: Sequence[Query], k: int) -> dict[int, list[tuple]]:
     chunks: dict[int, list[tuple]] = {q.pk: [] for q in queries}
-    # i13: with identical ids excluded, the query's own document is never a context chunk;
+    # With identical ids excluded, the query's own document is never a context chunk;
     # one more rank is read so that k remain.
     exclude_self = run.dataset.exclude_identical_ids
     own = {q.pk: q.query_id for q in queries} if exclude_self else {}
@@ -404,7 +404,7 @@ def rag_evaluate(
             run=run, queries=queries, k=k, client=client, backend=config, on_answer=on_answer
         )
         rows = [r for r in run_rows(run=run) if r[0] in wanted]
-        rows, _ = skip_identical(rows, enabled=dataset.exclude_identical_ids)  # i13
+        rows, _ = skip_identical(rows, enabled=dataset.exclude_identical_ids)
         systems.append(
             _score(
                 run.name,

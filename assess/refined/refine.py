@@ -246,7 +246,7 @@ def qrels_refine(
             raise _name_taken(name, dataset) from None
         original_rows = _copy_original(original, refined)
         new = [p for p in labels if p.final.resolved and p.final.original_grade is None]
-        # i13: never add a query's own document (a pool built before the dataset excluded
+        # Never add a query's own document (a pool built before the dataset excluded
         # identical ids may hold one); original rows are copied untouched.
         new, _ = skip_identical_labels(new, enabled=dataset.exclude_identical_ids)
         created = Qrel.objects.bulk_create(

@@ -176,7 +176,7 @@ def _id_maps(dataset: Dataset, records: Iterable) -> tuple[dict[str, int], dict[
     return query_pk, doc_pk
 
 
-# --- i13: unknown ids (reject | drop) --------------------------------------------------------
+# Unknown ids: a qrels or run row naming an id absent from the dataset is rejected or dropped.
 UNKNOWN_IDS_HINT = "pass --unknown-ids drop to skip those rows (counted and listed)"
 
 
@@ -265,9 +265,6 @@ def _import_qrels(
     return qrel_set, unknown
 
 
-# --- end i13 unknown ids ---------------------------------------------------------------------
-
-
 def _find_beir_file(folder: Path, stem: str) -> Path:
     for candidate in (folder / f"{stem}.jsonl", folder / f"{stem}.jsonl.gz"):
         if candidate.is_file():
@@ -315,7 +312,6 @@ def dataset_summary(*, dataset: Dataset) -> dict:
     }
 
 
-# --- i13: identical ids ----------------------------------------------------------------------
 def dataset_identical_ids_count(*, dataset: Dataset, policy: str | None = None) -> dict:
     """Count the dataset's identical ids and texts (:func:`corpora.selectors.identical_counts`),
     store them on the dataset and set ``exclude_identical_ids`` from ``policy``
@@ -334,9 +330,6 @@ def dataset_identical_ids_count(*, dataset: Dataset, policy: str | None = None) 
     dataset.exclude_identical_ids = exclude
     dataset.save(update_fields=["identical_ids", "identical_texts", "exclude_identical_ids"])
     return {**dataclasses.asdict(counts), "exclude": exclude}
-
-
-# --- end i13 identical ids -------------------------------------------------------------------
 
 
 def dataset_import_beir(

@@ -143,7 +143,7 @@ def pool_build(
             judged=judged,
             include_judged=include_judged,
             runs=[r.pk for r in pooled_runs],
-            excluded=excluded_pk_pairs(dataset=dataset),  # i13: never a self-pair
+            excluded=excluded_pk_pairs(dataset=dataset),  # never a self-pair
         )
         existing = dict(
             ((q, d), pk) for q, d, pk in pool.pairs.values_list("query_id", "document_id", "pk")

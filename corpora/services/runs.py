@@ -207,7 +207,7 @@ def run_create(
             "fields": "title + ' ' + text",
         }
     parameters.update({"k": k, "queries": queries or QUERIES_ALL})
-    if dataset.exclude_identical_ids:  # i13
+    if dataset.exclude_identical_ids:
         parameters["exclude_identical_ids"] = True
     with transaction.atomic():
         run_queries(dataset=dataset, queries=queries)  # refuses an unknown qrel set early
@@ -308,7 +308,7 @@ def _run_execute(run: Run, *, progress: bool, cache_dir: Path | None) -> Run:
         documents = _run_documents(run.dataset)
         doc_ids = [d[1] for d in documents]
         bar = _progress_bar(progress, desc=run.name, unit=" queries")
-        # i13: one more document per query, so that k remain once the query's own is dropped.
+        # One more document per query, so that k remain once the query's own is dropped.
         exclude_self = bool(params.get("exclude_identical_ids"))
         depth = params["k"] + 1 if exclude_self else params["k"]
         if params["retriever"] == "bm25":
@@ -583,7 +583,7 @@ def run_evaluate(
 
     parsed = [ir_measures.parse_measure(m) for m in measures]
     qrels = run_files.ir_measures_qrels(qrels_rows(qrel_set=qrel_set))
-    # i13: a query's own document is skipped when the dataset excludes identical ids.
+    # A query's own document is skipped when the dataset excludes identical ids.
     rows, _ = skip_identical(run_rows(run=run), enabled=run.dataset.exclude_identical_ids)
     run_dict = run_files.ir_measures_run(rows)
     run_dict = {q: docs for q, docs in run_dict.items() if q in qrels}

@@ -48,7 +48,7 @@ class EvaluationSample:
     negatives: str
     run: Any = None
     depth: int = 10
-    self_pairs_skipped: int = 0  # i13: judged or ranked self-pairs left out of the draw
+    self_pairs_skipped: int = 0  # judged or ranked self-pairs left out
 
 
 def evaluation_pool_create(
@@ -85,7 +85,7 @@ def evaluation_pool_create(
     judged = qrel_set.qrels.order_by(*[_code_point(f) for f in order]).values_list(
         "query_id", "document_id", "relevance"
     )
-    # i13: a query's own document is never gold-sampled when the dataset excludes it.
+    # A query's own document is never gold-sampled when the dataset excludes it.
     excluded = excluded_pk_pairs(dataset=dataset)
     relevant = [(q, d, g) for q, d, g in judged if g > 0 and (q, d) not in excluded]
     negatives = [(q, d, g) for q, d, g in judged if g <= 0 and (q, d) not in excluded]
