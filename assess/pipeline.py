@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count
+from django.db.models import Count, F
 from tqdm import tqdm
 
 from corpora.models import Dataset, Pool, QrelSet, Run
@@ -245,6 +245,13 @@ def pipeline_run(
         f"depth {depth} over {len(subset) or 'all'} judged queries "
         f"({report.created_pairs} new)"
     )
+    if dataset.exclude_identical_ids:
+        self_pairs = pool.pairs.filter(query__query_id=F("document__doc_id")).count()
+        echo(
+            f"  identical ids excluded: {self_pairs} self-pairs in the pool; "
+            f"{report.result.excluded_left_out} run entries ranking a query's own document "
+            "were not pooled"
+        )
     seconds["pool"] = time.monotonic() - mark
 
     mark = time.monotonic()
@@ -325,6 +332,8 @@ def pipeline_run(
         dataset=dataset, original=qrel_set, refined=refined, runs=runs, use_cache=False
     )
     echo(f"\nre-benchmark of {', '.join(rebench.runs)}: original {qrel_set.name} vs refined {name}")
+    if rebench.self_entries_note():
+        echo(rebench.self_entries_note())
     echo(format_text(rebench_tables(rebench.result, per_query=False)))
     seconds["rebenchmark"] = time.monotonic() - mark
     seconds["total"] = time.monotonic() - started

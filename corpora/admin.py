@@ -29,9 +29,12 @@ from .models import (
 
 @admin.register(Dataset)
 class DatasetAdmin(admin.ModelAdmin):
-    list_display = ["slug", "name", "licence", "created"]
+    list_display = ["slug", "name", "licence", "exclude_identical_ids", "created"]
     search_fields = ["slug", "name", "source"]
     prepopulated_fields = {"slug": ["name"]}
+    # The counts are measured at import; "exclude identical ids" is the setting an admin may
+    # change (it applies to retrievals, pools and evaluations made from then on).
+    readonly_fields = ["identical_ids", "identical_texts"]
 
 
 class WholeSetRowsAdmin(admin.ModelAdmin):

@@ -25,6 +25,9 @@ RELEVANCE_MIN = -127
 RELEVANCE_MAX = 127
 ID_MAX_LENGTH = 200
 DUPLICATE_POLICIES = ("keep-max", "keep-last")
+# What an import does with a qrels or run row naming an id absent from the dataset: reject the
+# whole file (default) or skip the row, counting and listing it (file:line and id).
+UNKNOWN_ID_POLICIES = ("reject", "drop")
 BEIR_QRELS_HEADER = "query-id\tcorpus-id\tscore\n"
 _BOM = b"\xef\xbb\xbf"
 # How many offending ids or lines an error message spells out before summarising the rest.

@@ -17,6 +17,18 @@ class Dataset(models.Model):
         blank=True, help_text="Where the files came from (path, URL, commit)."
     )
     licence = models.TextField(blank=True, help_text="Licence note, e.g. 'CC BY-NC 2.0'.")
+    exclude_identical_ids = models.BooleanField(
+        default=False,
+        help_text="A query's own document (doc id = query id) is never retrieved, pooled, "
+        "refined or counted in an evaluation (BEIR's ignore_identical_ids, for ArguAna and "
+        "Quora, whose queries are documents of the corpus).",
+    )
+    identical_ids = models.PositiveIntegerField(
+        default=0, help_text="Query ids that are also document ids (counted at import)."
+    )
+    identical_texts = models.PositiveIntegerField(
+        default=0, help_text="Documents whose text equals a query's text (counted at import)."
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -77,6 +89,11 @@ class QrelSet(models.Model):
     )
     duplicates_resolved = models.PositiveIntegerField(
         default=0, help_text="Rows dropped by the duplicate policy at import."
+    )
+    unknown_ids_dropped = models.PositiveIntegerField(
+        default=0,
+        help_text="Rows naming a query or document id absent from the dataset, skipped at "
+        "import with --unknown-ids drop (listed in the import record).",
     )
     created = models.DateTimeField(auto_now_add=True)
 

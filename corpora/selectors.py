@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Exists, Max, OuterRef, Q, Subquery
 
 from .models import (
     Dataset,
@@ -182,3 +182,47 @@ def qrels_top_grade(*, qrel_set: QrelSet) -> int:
     """
     top = qrel_set.qrels.aggregate(top=Max("relevance"))["top"]
     return max(int(top or 0), 1)
+
+
+@dataclass(frozen=True)
+class IdenticalCounts:
+    """How far a dataset's queries are documents of its corpus (see :mod:`corpora.identical`):
+    ``ids``: query ids that are also document ids; ``texts``: documents whose text equals a
+    query's text; ``same_id_and_text``: queries whose same-id document has the same text."""
+
+    queries: int
+    ids: int
+    texts: int
+    same_id_and_text: int
+
+
+def identical_counts(*, dataset: Dataset) -> IdenticalCounts:
+    """Count identical ids and texts of ``dataset`` in the database (three semi-joins)."""
+    queries = Query.objects.filter(dataset=dataset)
+    documents = Document.objects.filter(dataset=dataset)
+    same_doc = documents.filter(doc_id=OuterRef("query_id"))
+    return IdenticalCounts(
+        queries=queries.count(),
+        ids=queries.filter(Exists(same_doc)).count(),
+        texts=documents.filter(text__in=queries.values("text")).count(),
+        same_id_and_text=queries.filter(Exists(same_doc.filter(text=OuterRef("text")))).count(),
+    )
+
+
+def identical_pk_pairs(*, dataset: Dataset) -> set[tuple[int, int]]:
+    """The dataset's self-pairs as ``{(query pk, document pk)}``: each query whose id is also
+    a document id, with that document (whatever ``exclude_identical_ids`` says)."""
+    same_doc = Document.objects.filter(dataset=dataset, doc_id=OuterRef("query_id"))
+    rows = (
+        Query.objects.filter(dataset=dataset)
+        .annotate(doc_pk=Subquery(same_doc.values("pk")[:1]))
+        .filter(doc_pk__isnull=False)
+        .values_list("pk", "doc_pk")
+    )
+    return set(rows)
+
+
+def excluded_pk_pairs(*, dataset: Dataset) -> set[tuple[int, int]]:
+    """:func:`identical_pk_pairs` when the dataset excludes identical ids, else empty: the
+    pairs pooling, gold sampling and refinement must leave out."""
+    return identical_pk_pairs(dataset=dataset) if dataset.exclude_identical_ids else set()

@@ -14,7 +14,7 @@ BEIR_BM25_SCIFACT = 0.665
 @pytest.mark.django_db
 def test_bm25_ndcg_at_10_on_scifact_is_within_0_02_of_0_665(scifact):
     run = run_retrieve(run=run_create(dataset=scifact, retriever="bm25", k=100, queries="test"))
-    assert run.parameters["backend"] == "rank_bm25"
+    assert run.parameters["backend"] == "bm25s"
     assert run.entries.values("query").distinct().count() == 300
     assert run.entries.filter(rank__gt=100).count() == 0
     scores = run_evaluate(run=run, qrel_set=qrel_set_get(dataset=scifact, name="test"))

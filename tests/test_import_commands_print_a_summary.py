@@ -20,6 +20,9 @@ def test_import_beir_of_the_bundled_scifact_prints_its_summary(capsys):
         "1.13 relevant per judged query",
         "  qrels train (imported): 919 rows, 809 judged queries, 919 relevant, "
         "1.14 relevant per judged query",
+        "identical ids: 0 of 1,109 query ids are also document ids (0 with the same text); "
+        "0 documents have a query's text; a query's own document is kept (--identical-ids, or "
+        "the dataset's admin page)",
     ]
     record = ImportRecord.objects.get()
     assert (record.kind, record.summary["documents"]) == ("beir", 5183)

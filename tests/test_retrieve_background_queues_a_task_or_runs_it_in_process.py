@@ -26,7 +26,7 @@ def test_without_a_broker_the_task_runs_in_this_process(energy):
     run = Run.objects.get()
     assert printed.startswith(
         f"run bm25 (id {run.pk}) ran in this process (no broker)\n"
-        "run bm25: BM25 (Lucene IDF, k1=0.9, b=0.4) via rank_bm25; 2 queries, 3 entries in "
+        "run bm25: BM25 (Lucene IDF, k1=0.9, b=0.4) via bm25s; 2 queries, 3 entries in "
     )
     assert printed.endswith("against qrels test: nDCG@10 1.0000, Judged@10 0.7500\n")
     assert (run.status, run.entries.count()) == ("done", 3)

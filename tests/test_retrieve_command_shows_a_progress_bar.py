@@ -31,7 +31,7 @@ def retrieve(*args: str) -> str:
 @pytest.mark.django_db
 def test_bm25_shows_the_queries_ranked(energy, capsys):
     printed = retrieve("--retriever", "bm25", "--k", "3")
-    assert printed.startswith("run bm25: BM25 (Lucene IDF, k1=0.9, b=0.4) via rank_bm25; 2 ")
+    assert printed.startswith("run bm25: BM25 (Lucene IDF, k1=0.9, b=0.4) via bm25s; 2 ")
     bar = capsys.readouterr().err
     assert "bm25: 100%|" in bar
     assert "| 2/2 [" in bar and " queries/s]" in bar

@@ -22,11 +22,11 @@ def retrieve(*args: str) -> str:
 def test_retrieve_prints_the_run_and_its_ndcg_and_refuses_a_second_run_of_that_name(energy):
     printed = retrieve("--retriever", "bm25", "--k", "3")
     run = Run.objects.get(dataset=energy, name="bm25")
-    assert run.status == "done" and run.parameters["backend"] == "rank_bm25"
+    assert run.status == "done" and run.parameters["backend"] == "bm25s"
     # q1 "solar" -> d1, d2; q2 "wind noise" -> d3 (d4 shares no term and is not returned)
     assert run.entries.count() == 3
     assert printed.startswith(
-        "run bm25: BM25 (Lucene IDF, k1=0.9, b=0.4) via rank_bm25; 2 queries, 3 entries in "
+        "run bm25: BM25 (Lucene IDF, k1=0.9, b=0.4) via bm25s; 2 queries, 3 entries in "
     )
     # q1: d1 (grade 1) at rank 1 or 2 of two tied documents -> by doc id d1 first: nDCG 1;
     # q2: d3 (grade 2) at rank 1, d4 (grade -1) unretrieved: nDCG 1

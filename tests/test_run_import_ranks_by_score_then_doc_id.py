@@ -37,4 +37,6 @@ def test_ties_rank_by_doc_id_and_the_rank_column_is_ignored(energy, import_run):
         "queries": 2,
         "entries": 5,
         "queries_reordered_by_score": 1,
+        "unknown_ids_dropped": 0,
+        "unknown_ids_dropped_rows": [],
     }

@@ -22,7 +22,8 @@ GOOD = ["q1 Q0 d1 1 2.5 sys", "q1 Q0 d2 2 1.5 sys", "q2 Q0 d3 1 4 sys"]
         (
             [*GOOD, "q9 Q0 d1 1 1.0 sys", "q1 Q0 d7 3 1.0 sys"],
             ":4: run names 1 unknown query id(s) and 1 unknown document id(s) in dataset "
-            "'energy'\n  line 4: unknown query id 'q9'\n  line 5: unknown document id 'd7'",
+            "'energy'; pass --unknown-ids drop to skip those rows (counted and listed)\n"
+            "  line 4: unknown query id 'q9'\n  line 5: unknown document id 'd7'",
         ),
         ([*GOOD[:1], "q1 Q0 d2 2 high sys"], ":2: score 'high' is not a number"),
         ([*GOOD[:2], "q2 Q0 d3 1 nan sys"], ":3: score 'nan' is not a finite number"),

@@ -1,4 +1,5 @@
-"""Qrels naming a query or document that does not exist are rejected, listing the ids."""
+"""Qrels naming a query or document that does not exist are rejected, listing the ids and
+naming the --unknown-ids flag that would drop them."""
 
 import pytest
 
@@ -14,7 +15,8 @@ def test_beir_qrels_with_unknown_ids_are_rejected_listing_them(tiny_beir, table_
         dataset_import_beir(path=folder, name="unknown")
     assert str(err.value) == (
         f"{folder}/qrels/test.tsv:2: qrels name 2 unknown query id(s) and 2 unknown document "
-        "id(s) in dataset 'unknown'\n"
+        "id(s) in dataset 'unknown'; pass --unknown-ids drop to skip those rows (counted and "
+        "listed)\n"
         "  unknown query id 'q8'\n"
         "  unknown query id 'q9'\n"
         "  unknown document id 'dX'\n"
@@ -33,6 +35,7 @@ def test_trec_qrels_with_an_unknown_document_change_nothing(tiny_beir, tmp_path,
         qrels_import(dataset=dataset, path=path, name="extra")
     assert str(err.value) == (
         f"{path}:2: qrels name 0 unknown query id(s) and 1 unknown document id(s) in dataset "
-        "'tiny'\n  unknown document id 'nope'"
+        "'tiny'; pass --unknown-ids drop to skip those rows (counted and listed)\n"
+        "  unknown document id 'nope'"
     )
     assert table_counts() == before

@@ -34,6 +34,7 @@ from typing import Any
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count
 
+from corpora.identical import skip_identical
 from corpora.models import Dataset, QrelSet, Query, Run, RunEntry
 from corpora.services import qrels_rows, run_rows
 from debates.llm.base import GenerationParams, LLMClient
@@ -152,13 +153,18 @@ def rag_queries(*, dataset: Dataset, original: QrelSet, limit: int | None = None
 
 def _top_chunks(run: Run, queries: Sequence[Query], k: int) -> dict[int, list[tuple]]:
     chunks: dict[int, list[tuple]] = {q.pk: [] for q in queries}
+    # With identical ids excluded, the query's own document is never a context chunk;
+    # one more rank is read so that k remain.
+    exclude_self = run.dataset.exclude_identical_ids
+    own = {q.pk: q.query_id for q in queries} if exclude_self else {}
     entries = (
-        RunEntry.objects.filter(run=run, query__in=list(chunks), rank__lte=k)
+        RunEntry.objects.filter(run=run, query__in=list(chunks), rank__lte=k + int(exclude_self))
         .order_by("query_id", "rank")
         .values_list("query_id", "document__doc_id", "document__title", "document__text")
     )
     for query_pk, doc_id, title, text in entries:
-        chunks[query_pk].append((doc_id, title, text))
+        if own.get(query_pk) != doc_id and len(chunks[query_pk]) < k:
+            chunks[query_pk].append((doc_id, title, text))
     return chunks
 
 
@@ -432,6 +438,7 @@ def rag_evaluate(
             concurrency=concurrency,
         )
         rows = [r for r in run_rows(run=run) if r[0] in wanted]
+        rows, _ = skip_identical(rows, enabled=dataset.exclude_identical_ids)
         systems.append(
             _score(
                 run.name,

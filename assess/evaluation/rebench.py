@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.core.cache import cache
 
+from corpora.identical import skip_identical
 from corpora.models import Dataset, QrelSet, Run
 from corpora.services import qrels_rows, run_rows
 
@@ -37,6 +38,26 @@ class RebenchReport:
     runs: list[str]
     result: metrics.RebenchResult
     holes_per_query: dict[str, int]
+    # Run entries left out because they rank the query's own document (dataset excludes
+    # identical ids), per run name; empty when the dataset keeps them.
+    self_entries_skipped: dict[str, int] = field(default_factory=dict)
+
+    def self_entries_note(self) -> str:
+        """One line naming the skipped self entries per run, or "" when none were."""
+        return self_entries_note(self.self_entries_skipped)
+
+
+def self_entries_note(skipped: dict[str, int]) -> str:
+    """``identical ids excluded: N run entries ranking the query's own document skipped
+    (run: n, ...)``, or "" when there are none."""
+    total = sum(skipped.values())
+    if not total:
+        return ""
+    per_run = ", ".join(f"{name}: {n:,}" for name, n in sorted(skipped.items()))
+    return (
+        f"identical ids excluded: {total:,} run entries ranking the query's own document "
+        f"skipped ({per_run})"
+    )
 
 
 def qrels_dict(*, qrel_set: QrelSet) -> dict[str, dict[str, int]]:
@@ -73,10 +94,13 @@ def rebench_runs(*, dataset: Dataset, names: Sequence[str] | None = None) -> lis
     return [done[n] for n in sorted(set(names))]
 
 
-def _cache_key(original: QrelSet, refined: QrelSet, runs: Sequence[Run]) -> str:
+def _cache_key(
+    original: QrelSet, refined: QrelSet, runs: Sequence[Run], exclude_self: bool = False
+) -> str:
     # Ids alone could repeat after a rolled-back transaction (SQLite reuses them); with the
     # creation times they name one content for good.
     parts = [f"{q.pk}@{q.created.isoformat()}" for q in (original, refined)]
+    parts.append(f"exclude_identical_ids={exclude_self}")
     parts += sorted(f"{r.pk}@{r.created.isoformat()}" for r in runs)
     return "assess:rebench:" + hashlib.sha256("|".join(parts).encode()).hexdigest()
 
@@ -93,8 +117,11 @@ def rebench_compute(
     measures of :data:`assess.evaluation.metrics.DEFAULT_MEASURES` (ir_measures) plus Hole@10
     and the labelled paper nDCG@10 variant; see :func:`assess.evaluation.metrics.rebenchmark`.
 
-    Evaluation queries are those judged in ``original``. Raises :class:`RebenchError` when a
-    qrel set or run belongs to another dataset or there is no run.
+    Evaluation queries are those judged in ``original``. When the dataset excludes identical
+    ids, run entries ranking a query's own document are skipped first (BEIR's
+    ``ignore_identical_ids``), counted per run in ``self_entries_skipped``. Raises
+    :class:`RebenchError` when a qrel set or run belongs to another dataset or there is no
+    run.
     """
     for qrel_set in (original, refined):
         if qrel_set.dataset_id != dataset.pk:
@@ -103,16 +130,18 @@ def rebench_compute(
     for run in runs:
         if run.dataset_id != dataset.pk:
             raise RebenchError(f"run {run} is not in dataset {dataset.slug!r}")
-    key = _cache_key(original, refined, runs)
+    exclude_self = dataset.exclude_identical_ids
+    key = _cache_key(original, refined, runs, exclude_self)
     if use_cache:
         cached = cache.get(key)
         if cached is not None:
             return cached
     original_qrels = qrels_dict(qrel_set=original)
     refined_qrels = qrels_dict(qrel_set=refined)
-    result = metrics.rebenchmark(
-        original_qrels, refined_qrels, {run.name: list(run_rows(run=run)) for run in runs}
-    )
+    rows, skipped = {}, {}
+    for run in runs:
+        rows[run.name], skipped[run.name] = skip_identical(run_rows(run=run), enabled=exclude_self)
+    result = metrics.rebenchmark(original_qrels, refined_qrels, rows)
     report = RebenchReport(
         dataset=dataset.slug,
         original=original.name,
@@ -120,6 +149,7 @@ def rebench_compute(
         runs=sorted(run.name for run in runs),
         result=result,
         holes_per_query=metrics.holes_per_query(original_qrels, refined_qrels),
+        self_entries_skipped=skipped if exclude_self else {},
     )
     if use_cache:
         cache.set(key, report, CACHE_SECONDS)

@@ -19,6 +19,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
 from django.db.models import QuerySet
 
+from corpora.identical import skip_identical
 from corpora.models import Dataset, Pair, Pool, Qrel, QrelSet
 from corpora.ordering import code_point
 from debates.models import Debate
@@ -246,6 +247,9 @@ def qrels_refine(
             raise _name_taken(name, dataset) from None
         original_rows = _copy_original(original, refined)
         new = [p for p in labels if p.final.resolved and p.final.original_grade is None]
+        # Never add a query's own document (a pool built before the dataset excluded
+        # identical ids may hold one); original rows are copied untouched.
+        new, _ = skip_identical_labels(new, enabled=dataset.exclude_identical_ids)
         created = Qrel.objects.bulk_create(
             [
                 Qrel(
@@ -299,6 +303,17 @@ def qrels_refine(
     )
 
 
+def skip_identical_labels(
+    labels: Sequence[PoolLabel], *, enabled: bool
+) -> tuple[list[PoolLabel], int]:
+    """``(labels kept, labels skipped)``: with ``enabled``, labels of a query's own document
+    (doc id = query id) are left out (:func:`corpora.identical.skip_identical`)."""
+    rows, skipped = skip_identical(
+        [(p.final.query_id, p.final.doc_id, p) for p in labels], enabled=enabled
+    )
+    return [row[2] for row in rows], skipped
+
+
 def _copy_original(original: QrelSet, refined: QrelSet) -> int:
     """Copy every row of ``original`` into ``refined`` inside the database; return the count."""
     with connection.cursor() as cursor:
@@ -336,7 +351,10 @@ def _provenance(
         label=f.label,
         source=f.source,
         reason=f.reason,
-        applied=f.resolved and f.original_grade is None,
+        # A skipped self-pair (identical ids excluded) has no qrels row: not applied.
+        applied=f.resolved
+        and f.original_grade is None
+        and (pool_label.query_pk, pool_label.document_pk) in qrel_pk,
         original_relevance=f.original_grade,
         consensus_label=f.consensus_label,
         consensus_round=f.consensus_round,

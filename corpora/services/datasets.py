@@ -8,6 +8,7 @@ lookups (:func:`_id_maps`) that the run and pool services reuse.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 from collections.abc import Iterable, Iterator
@@ -22,8 +23,10 @@ from tqdm import tqdm
 
 from .. import formats
 from ..formats import FormatError
+from ..identical import IDENTICAL_ID_POLICIES, exclude_by_default
 from ..models import Dataset, Document, ImportRecord, Qrel, QrelSet, Query
 from ..ordering import code_point
+from ..selectors import identical_counts
 
 BATCH_SIZE = 5000
 
@@ -173,11 +176,40 @@ def _id_maps(dataset: Dataset, records: Iterable) -> tuple[dict[str, int], dict[
     return query_pk, doc_pk
 
 
+# Unknown ids: a qrels or run row naming an id absent from the dataset is rejected or dropped.
+UNKNOWN_IDS_HINT = "pass --unknown-ids drop to skip those rows (counted and listed)"
+
+
+def _unknown_id_rows(records: list, query_pk: dict, doc_pk: dict, path: Path) -> list[str]:
+    """One ``path:line: unknown ... id 'X'`` line per record naming an unknown id."""
+    return [
+        f"{path}:{r.line}: unknown query id {r.query_id!r}"
+        if r.query_id not in query_pk
+        else f"{path}:{r.line}: unknown document id {r.doc_id!r}"
+        for r in records
+        if r.query_id not in query_pk or r.doc_id not in doc_pk
+    ]
+
+
+def _check_unknown_ids(policy: str, path: Path) -> None:
+    if policy not in formats.UNKNOWN_ID_POLICIES:
+        raise FormatError(
+            path, None, f"unknown --unknown-ids policy {policy!r} (expected reject or drop)"
+        )
+
+
 def _resolve_ids(
-    dataset: Dataset, records: list[formats.QrelRecord], path: Path
-) -> tuple[dict[str, int], dict[str, int]]:
-    """Map the qrels' query and doc ids to primary keys; reject unknown ids, listing them."""
+    dataset: Dataset, records: list[formats.QrelRecord], path: Path, unknown_ids: str = "reject"
+) -> tuple[dict[str, int], dict[str, int], list[formats.QrelRecord], list[str]]:
+    """Map the qrels' query and doc ids to primary keys: ``(query_pk, doc_pk, records kept,
+    dropped)``. Unknown ids are rejected, listing them (``unknown_ids="reject"``), or their
+    rows skipped (``"drop"``), ``dropped`` listing each as ``path:line: unknown ... id``."""
+    _check_unknown_ids(unknown_ids, path)
     query_pk, doc_pk = _id_maps(dataset, records)
+    if unknown_ids == "drop":
+        dropped = _unknown_id_rows(records, query_pk, doc_pk, path)
+        kept = [r for r in records if r.query_id in query_pk and r.doc_id in doc_pk]
+        return query_pk, doc_pk, kept, dropped
     query_ids = sorted({r.query_id for r in records})
     doc_ids = sorted({r.doc_id for r in records})
     missing_queries = [q for q in query_ids if q not in query_pk]
@@ -192,10 +224,11 @@ def _resolve_ids(
             path,
             first_line,
             f"qrels name {len(missing_queries)} unknown query id(s) and "
-            f"{len(missing_docs)} unknown document id(s) in dataset {dataset.slug!r}",
+            f"{len(missing_docs)} unknown document id(s) in dataset {dataset.slug!r}; "
+            + UNKNOWN_IDS_HINT,
             details,
         )
-    return query_pk, doc_pk
+    return query_pk, doc_pk, records, []
 
 
 def _import_qrels(
@@ -206,12 +239,15 @@ def _import_qrels(
     fmt: str,
     on_duplicate: str | None,
     origin: str = QrelSet.Origin.IMPORTED,
-) -> QrelSet:
+    unknown_ids: str = "reject",
+) -> tuple[QrelSet, list[str]]:
+    """Import one qrels file as a new QrelSet; return it and the rows dropped for unknown ids
+    (``path:line: unknown ... id``, empty unless ``unknown_ids="drop"``)."""
     if QrelSet.objects.filter(dataset=dataset, name=name).exists():
         raise FormatError(path, None, f"qrel set {name!r} already exists in {dataset.slug!r}")
     parser = formats.parse_trec_qrels if fmt == "trec" else formats.parse_beir_qrels
     records, dropped = formats.resolve_duplicate_qrels(parser(path), on_duplicate, path)
-    query_pk, doc_pk = _resolve_ids(dataset, records, path)
+    query_pk, doc_pk, records, unknown = _resolve_ids(dataset, records, path, unknown_ids)
     qrel_set = QrelSet.objects.create(
         dataset=dataset,
         name=name,
@@ -219,13 +255,14 @@ def _import_qrels(
         source=str(path),
         duplicate_policy=on_duplicate or "",
         duplicates_resolved=dropped,
+        unknown_ids_dropped=len(unknown),
     )
     _copy_rows(
         "corpora_qrel",
         ["qrel_set_id", "query_id", "document_id", "relevance"],
         ((qrel_set.pk, query_pk[r.query_id], doc_pk[r.doc_id], r.relevance) for r in records),
     )
-    return qrel_set
+    return qrel_set, unknown
 
 
 def _find_beir_file(folder: Path, stem: str) -> Path:
@@ -265,6 +302,7 @@ def dataset_summary(*, dataset: Dataset) -> dict:
             round(stats["relevant"] / stats["queries"], 2) if stats["queries"] else 0.0
         )
         stats["origin"] = qrel_set.origin
+        stats["unknown_ids_dropped"] = qrel_set.unknown_ids_dropped
         qrels[qrel_set.name] = stats
     return {
         "dataset": dataset.slug,
@@ -272,6 +310,26 @@ def dataset_summary(*, dataset: Dataset) -> dict:
         "queries": dataset.queries.count(),
         "qrels": qrels,
     }
+
+
+def dataset_identical_ids_count(*, dataset: Dataset, policy: str | None = None) -> dict:
+    """Count the dataset's identical ids and texts (:func:`corpora.selectors.identical_counts`),
+    store them on the dataset and set ``exclude_identical_ids`` from ``policy``
+    (``"exclude"``, ``"keep"``, None: :func:`corpora.identical.exclude_by_default`).
+    Returns ``{"queries", "ids", "texts", "same_id_and_text", "exclude"}``.
+    """
+    counts = identical_counts(dataset=dataset)
+    if policy is None:
+        exclude = exclude_by_default(
+            queries=counts.queries, same_id_and_text=counts.same_id_and_text
+        )
+    else:
+        exclude = policy == "exclude"
+    dataset.identical_ids = counts.ids
+    dataset.identical_texts = counts.texts
+    dataset.exclude_identical_ids = exclude
+    dataset.save(update_fields=["identical_ids", "identical_texts", "exclude_identical_ids"])
+    return {**dataclasses.asdict(counts), "exclude": exclude}
 
 
 def dataset_import_beir(
@@ -284,6 +342,8 @@ def dataset_import_beir(
     on_duplicate: str | None = None,
     splits: list[str] | None = None,
     progress: bool = False,
+    unknown_ids: str = "reject",
+    identical_ids: str | None = None,
 ) -> Dataset:
     """Import a BEIR folder (``corpus.jsonl[.gz]``, ``queries.jsonl[.gz]``, ``qrels/*.tsv``).
 
@@ -292,7 +352,13 @@ def dataset_import_beir(
     One transaction: any error leaves the database unchanged. ``on_duplicate`` is None (reject),
     ``"keep-last"`` or ``"keep-max"`` (for qrels; documents and queries keep the last record).
     ``splits`` limits which qrels splits are read (default: all found); naming a split that is
-    not there is an error.
+    not there is an error. ``unknown_ids`` is ``"reject"`` (a qrels row naming an id absent
+    from the corpus or queries fails the import) or ``"drop"`` (such rows are skipped, counted
+    on the qrel set and listed as ``file:line: unknown ... id`` in the ImportRecord's
+    ``summary["unknown_ids_dropped"][split]``). ``identical_ids`` sets the dataset's
+    ``exclude_identical_ids``: ``"exclude"``, ``"keep"``, or None for
+    :func:`corpora.identical.exclude_by_default`; the counts of
+    :func:`corpora.selectors.identical_counts` go to ``summary["identical"]``.
 
     Raises :class:`FormatError` naming file, line and reason, including when the slug is taken.
     """
@@ -300,6 +366,9 @@ def dataset_import_beir(
     folder = Path(path)
     if not folder.is_dir():
         raise FormatError(folder, None, "not a folder")
+    _check_unknown_ids(unknown_ids, folder)
+    if identical_ids not in (None, *IDENTICAL_ID_POLICIES):
+        raise FormatError(folder, None, f"unknown --identical-ids policy {identical_ids!r}")
     corpus_path = _find_beir_file(folder, "corpus")
     queries_path = _find_beir_file(folder, "queries")
     found = dict(_qrels_splits(folder))
@@ -327,10 +396,21 @@ def dataset_import_beir(
         _, query_dupes = _import_queries(
             dataset, queries_path, on_duplicate=on_duplicate, progress=progress
         )
+        unknown = {}
         for split, qrels_path in found.items():
-            _import_qrels(dataset, qrels_path, name=split, fmt="beir", on_duplicate=on_duplicate)
+            _, unknown[split] = _import_qrels(
+                dataset,
+                qrels_path,
+                name=split,
+                fmt="beir",
+                on_duplicate=on_duplicate,
+                unknown_ids=unknown_ids,
+            )
+        identical = dataset_identical_ids_count(dataset=dataset, policy=identical_ids)
         summary = dataset_summary(dataset=dataset)
         summary["duplicates_dropped"] = {"documents": doc_dupes, "queries": query_dupes}
+        summary["unknown_ids_dropped"] = {split: rows for split, rows in unknown.items() if rows}
+        summary["identical"] = identical
         ImportRecord.objects.create(
             dataset=dataset,
             kind=ImportRecord.Kind.BEIR,
@@ -348,23 +428,31 @@ def qrels_import(
     name: str,
     fmt: str = "trec",
     on_duplicate: str | None = None,
+    unknown_ids: str = "reject",
 ) -> QrelSet:
     """Import a qrels file (``trec``: ``qid iter docid rel``; ``beir``: TSV) as a new QrelSet.
 
     Rejects, changing nothing: an existing set of that name, unknown query or document ids
-    (all listed), duplicates without a policy, bad grades. Raises :class:`FormatError`.
+    (all listed; unless ``unknown_ids="drop"``, which skips their rows, counts them on the
+    set and lists them as ``file:line: unknown ... id`` in the ImportRecord's
+    ``summary["unknown_ids_dropped_rows"]``), duplicates without a policy, bad grades.
+    Raises :class:`FormatError`.
     """
     started = time.monotonic()
     path = Path(path)
     if fmt not in ("trec", "beir"):
         raise FormatError(path, None, f"unknown qrels format {fmt!r}")
     with transaction.atomic():
-        qrel_set = _import_qrels(dataset, path, name=name, fmt=fmt, on_duplicate=on_duplicate)
+        qrel_set, unknown = _import_qrels(
+            dataset, path, name=name, fmt=fmt, on_duplicate=on_duplicate, unknown_ids=unknown_ids
+        )
+        summary = dataset_summary(dataset=dataset)["qrels"][name]
+        summary["unknown_ids_dropped_rows"] = unknown
         ImportRecord.objects.create(
             dataset=dataset,
             kind=ImportRecord.Kind.QRELS,
             path=str(path),
-            summary=dataset_summary(dataset=dataset)["qrels"][name],
+            summary=summary,
             seconds=time.monotonic() - started,
         )
     return qrel_set

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from .. import pooling
 from ..models import Dataset, PairSource, Pool, QrelSet, Query, Run, RunEntry
+from ..selectors import excluded_pk_pairs
 from .datasets import BATCH_SIZE, _copy_rows
 from .runs import run_fail_stale
 
@@ -65,7 +66,9 @@ def pool_build(
     ``queries`` (benchmark query ids) bounds the pool to that subset of the judged queries,
     e.g. for a quick demo; it is stored on the pool and must match when the pool is extended.
     Every run must be done; one left running by a task that died is marked failed first
-    (:func:`run_fail_stale`) and refused with that reason. Raises :class:`PoolError`.
+    (:func:`run_fail_stale`) and refused with that reason. When the dataset excludes
+    identical ids, a query's own document is never pooled (``result.excluded_left_out``
+    counts the run entries skipped for it). Raises :class:`PoolError`.
     """
     if depth < 1:
         raise PoolError(f"pool depth must be at least 1, got {depth}")
@@ -140,6 +143,7 @@ def pool_build(
             judged=judged,
             include_judged=include_judged,
             runs=[r.pk for r in pooled_runs],
+            excluded=excluded_pk_pairs(dataset=dataset),  # never a self-pair
         )
         existing = dict(
             ((q, d), pk) for q, d, pk in pool.pairs.values_list("query_id", "document_id", "pk")

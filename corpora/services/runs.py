@@ -22,16 +22,29 @@ from django.db.models import F
 from .. import retrieval
 from .. import runs as run_files
 from ..formats import FormatError
+from ..identical import skip_identical
 from ..models import Dataset, DocumentEmbedding, ImportRecord, QrelSet, Query, Run, RunEntry
 from ..ordering import code_point
-from .datasets import BATCH_SIZE, _copy_rows, _id_maps, _progress_bar, qrel_set_get, qrels_rows
+from .datasets import (
+    BATCH_SIZE,
+    UNKNOWN_IDS_HINT,
+    _check_unknown_ids,
+    _copy_rows,
+    _id_maps,
+    _progress_bar,
+    _unknown_id_rows,
+    qrel_set_get,
+    qrels_rows,
+)
 from .embeddings import _run_documents, embeddings_ensure
 
 RETRIEVERS = ("bm25", "dense")
-# From this corpus size on, BM25 runs on bm25s: bench/retrieval_bench.py measured rank-bm25
-# (a Python loop over every document per query term) far more than 5x slower at 100,000
-# documents. Below it rank-bm25, the reference implementation, is fast enough.
-BM25S_MIN_DOCUMENTS = 20_000
+# BM25 runs on bm25s unless asked otherwise: it gives rank-bm25's scores (tests/
+# test_bm25_backends_give_the_same_top_100_on_scifact_and_arguana.py), and rank-bm25's cost
+# grows with corpus size times query length (a Python loop over every document per query
+# term): ArguAna's 1,401 long test queries took 828 s on 8,674 documents, bm25s 5.7 s.
+# rank-bm25 stays the reference (--backend rank_bm25).
+BM25_DEFAULT_BACKEND = "bm25s"
 RUN_NAME_RE = re.compile(r"^[-a-zA-Z0-9_]+$")
 QUERIES_ALL = "all"
 
@@ -149,8 +162,10 @@ def run_create(
 
     ``retriever`` is ``"bm25"`` or ``"dense"``; ``k`` the documents kept per query;
     ``queries`` a qrel set name or ``"all"`` (see :func:`run_queries`); ``name`` defaults to
-    the retriever. ``backend`` (BM25 only) is ``"rank_bm25"`` or ``"bm25s"``; by default
-    bm25s from :data:`BM25S_MIN_DOCUMENTS` documents on.
+    the retriever. ``backend`` (BM25 only) is ``"rank_bm25"`` or ``"bm25s"`` (default:
+    :data:`BM25_DEFAULT_BACKEND`). When the dataset excludes identical ids, the run records
+    ``exclude_identical_ids`` and never returns a query's own document (k + 1 asked, the
+    query's id dropped, k kept).
 
     An existing run of that name that is not done (pending, failed, or running after its
     task died) and has exactly these settings is returned as it is, so asking for the same run
@@ -166,8 +181,7 @@ def run_create(
     name = _check_run_name(name or retriever)
     if retriever == "bm25":
         if backend is None:
-            large = dataset.documents.count() >= BM25S_MIN_DOCUMENTS
-            backend = "bm25s" if large else "rank_bm25"
+            backend = BM25_DEFAULT_BACKEND
         if backend not in retrieval.BACKENDS:
             raise RunError(f"unknown BM25 backend {backend!r}")
         system = f"BM25 (Lucene IDF, k1={retrieval.BM25_K1}, b={retrieval.BM25_B}) via {backend}"
@@ -193,6 +207,8 @@ def run_create(
             "fields": "title + ' ' + text",
         }
     parameters.update({"k": k, "queries": queries or QUERIES_ALL})
+    if dataset.exclude_identical_ids:
+        parameters["exclude_identical_ids"] = True
     with transaction.atomic():
         run_queries(dataset=dataset, queries=queries)  # refuses an unknown qrel set early
         existing = Run.objects.select_for_update().filter(dataset=dataset, name=name).first()
@@ -292,13 +308,16 @@ def _run_execute(run: Run, *, progress: bool, cache_dir: Path | None) -> Run:
         documents = _run_documents(run.dataset)
         doc_ids = [d[1] for d in documents]
         bar = _progress_bar(progress, desc=run.name, unit=" queries")
+        # One more document per query, so that k remain once the query's own is dropped.
+        exclude_self = bool(params.get("exclude_identical_ids"))
+        depth = params["k"] + 1 if exclude_self else params["k"]
         if params["retriever"] == "bm25":
             tokens = [retrieval.tokenize(d[2]) for d in documents]
             index = retrieval.bm25_index(
                 tokens, backend=params["backend"], k1=params["k1"], b=params["b"]
             )
             rankings = retrieval.bm25_search(
-                index, [q[2] for q in queries], doc_ids=doc_ids, k=params["k"], progress=bar
+                index, [q[2] for q in queries], doc_ids=doc_ids, k=depth, progress=bar
             )
         else:
             doc_vectors = embeddings_ensure(
@@ -310,8 +329,10 @@ def _run_execute(run: Run, *, progress: bool, cache_dir: Path | None) -> Run:
             )
             model = retrieval.load_encoder()
             query_vectors = retrieval.encode(model, [q[2] for q in queries])
-            rankings = retrieval.cosine_search(
-                query_vectors, doc_vectors, doc_ids=doc_ids, k=params["k"]
+            rankings = retrieval.cosine_search(query_vectors, doc_vectors, doc_ids=doc_ids, k=depth)
+        if exclude_self:
+            rankings = retrieval.drop_query_ids(
+                rankings, [q[1] for q in queries], doc_ids=doc_ids, k=params["k"]
             )
         with transaction.atomic():
             locked = Run.objects.select_for_update().get(pk=run.pk)
@@ -408,7 +429,12 @@ def run_get(*, dataset: Dataset, name: str) -> Run:
 
 
 def run_import(
-    *, dataset: Dataset, path: str | Path, name: str | None = None, system: str = ""
+    *,
+    dataset: Dataset,
+    path: str | Path,
+    name: str | None = None,
+    system: str = "",
+    unknown_ids: str = "reject",
 ) -> Run:
     """Import a TREC run file (``qid Q0 docid rank score tag``) as a new Run.
 
@@ -416,11 +442,15 @@ def run_import(
     trec_eval reads a run; raw scores are stored as they are. ``name`` defaults to the file's
     tag. One transaction; rejects, changing nothing, with file and line: a malformed line, a
     non-numeric score, a document listed twice for a query, unknown query or document ids
-    (all listed), several tags without ``name``, a name already taken.
+    (all listed), several tags without ``name``, a name already taken. With
+    ``unknown_ids="drop"`` the rows naming unknown ids are skipped instead, counted in the
+    run's ``parameters["unknown_ids_dropped"]`` and listed (``file:line: unknown ... id``) in
+    the ImportRecord's ``summary["unknown_ids_dropped_rows"]``.
     Raises :class:`FormatError`.
     """
     started = time.monotonic()
     path = Path(path)
+    _check_unknown_ids(unknown_ids, path)
     records = run_files.reject_duplicates(run_files.parse_trec_run(path), path)
     tags = list(dict.fromkeys(r.tag for r in records))
     if name is None:
@@ -437,7 +467,12 @@ def run_import(
     with transaction.atomic():
         if Run.objects.filter(dataset=dataset, name=name).exists():
             raise FormatError(path, None, f"run {name!r} already exists in {dataset.slug!r}")
-        query_pk, doc_pk = _resolve_run_ids(dataset, records, path)
+        query_pk, doc_pk = _id_maps(dataset, records)
+        unknown = _unknown_id_rows(records, query_pk, doc_pk, path)
+        if unknown and unknown_ids == "drop":
+            records = [r for r in records if r.query_id in query_pk and r.doc_id in doc_pk]
+        elif unknown:
+            _resolve_run_ids(dataset, records, path)  # raises, listing them
         by_query: dict[str, list[run_files.RunRecord]] = {}
         for record in records:
             by_query.setdefault(record.query_id, []).append(record)
@@ -453,7 +488,7 @@ def run_import(
             dataset=dataset,
             name=name,
             system=system or f"imported from {path.name}",
-            parameters={"file": str(path), "tags": tags},
+            parameters={"file": str(path), "tags": tags, "unknown_ids_dropped": len(unknown)},
             source=Run.Source.IMPORTED,
             status=Run.Status.DONE,
         )
@@ -473,6 +508,8 @@ def run_import(
                 "queries": len(by_query),
                 "entries": len(rows),
                 "queries_reordered_by_score": reordered,
+                "unknown_ids_dropped": len(unknown),
+                "unknown_ids_dropped_rows": unknown,
             },
             seconds=run.seconds,
         )
@@ -498,7 +535,7 @@ def _resolve_run_ids(
             path,
             bad[0].line,
             f"run names {missing_q} unknown query id(s) and {missing_d} unknown document "
-            f"id(s) in dataset {dataset.slug!r}",
+            f"id(s) in dataset {dataset.slug!r}; {UNKNOWN_IDS_HINT}",
             details,
         )
     return query_pk, doc_pk
@@ -539,12 +576,16 @@ def run_evaluate(
     ``measures`` are ir_measures names, e.g. ``"nDCG@10"``, ``"Judged@10"``. The run is
     evaluated in its stored rank order (strictly decreasing exported scores). Returns
     ``{measure name: value}``; queries the run does not cover are not averaged, as in trec_eval.
+    When the run's dataset excludes identical ids, entries ranking the query's own document
+    are skipped first (BEIR's ``ignore_identical_ids``).
     """
     import ir_measures
 
     parsed = [ir_measures.parse_measure(m) for m in measures]
     qrels = run_files.ir_measures_qrels(qrels_rows(qrel_set=qrel_set))
-    run_dict = run_files.ir_measures_run(run_rows(run=run))
+    # A query's own document is skipped when the dataset excludes identical ids.
+    rows, _ = skip_identical(run_rows(run=run), enabled=run.dataset.exclude_identical_ids)
+    run_dict = run_files.ir_measures_run(rows)
     run_dict = {q: docs for q, docs in run_dict.items() if q in qrels}
     result = ir_measures.calc_aggregate(parsed, qrels, run_dict)
     return {str(m): float(result.get(m, 0.0)) for m in parsed}

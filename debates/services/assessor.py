@@ -51,6 +51,7 @@ class EvaluationSample:
     negatives: str
     run: Any = None
     depth: int = 10
+    self_pairs_skipped: int = 0  # judged or ranked self-pairs left out
 
 
 def evaluation_pool_create(
@@ -76,11 +77,13 @@ def evaluation_pool_create(
     :data:`DENSE_JUDGMENT_DATASETS` or ``unjudged_negatives`` must be given. The draw uses
     ``random.Random(seed)`` over pairs in canonical order, so it is reproducible. Pairs keep
     their grade (``original_relevance``; None for unjudged) and the pool re-judges judged
-    pairs (``include_judged``). One transaction. Raises DebateJobError.
+    pairs (``include_judged``). When the dataset excludes identical ids, no pair of a query
+    with its own document is sampled. One transaction. Raises DebateJobError.
     """
     import random
 
     from corpora.models import PairSource, RunEntry
+    from corpora.selectors import excluded_pk_pairs
     from debates.assessment import stratified_sample
 
     if sample < 2:
@@ -89,8 +92,11 @@ def evaluation_pool_create(
     judged = qrel_set.qrels.order_by(*[_code_point(f) for f in order]).values_list(
         "query_id", "document_id", "relevance"
     )
-    relevant = [(q, d, g) for q, d, g in judged if g > 0]
-    negatives = [(q, d, g) for q, d, g in judged if g <= 0]
+    # A query's own document is never gold-sampled when the dataset excludes it.
+    excluded = excluded_pk_pairs(dataset=dataset)
+    relevant = [(q, d, g) for q, d, g in judged if g > 0 and (q, d) not in excluded]
+    negatives = [(q, d, g) for q, d, g in judged if g <= 0 and (q, d) not in excluded]
+    skipped = sum(1 for q, d, _ in judged if (q, d) in excluded)
     source, entries = "judged", {}
     if not negatives:
         if not (unjudged_negatives or dataset.slug in DENSE_JUDGMENT_DATASETS):
@@ -111,7 +117,8 @@ def evaluation_pool_create(
             .values_list("query_id", "document_id", "rank", "score")
         )
         for q, d, rank, score in rows:
-            if (q, d) not in judged_pairs:
+            skipped += (q, d) in excluded
+            if (q, d) not in judged_pairs and (q, d) not in excluded:
                 negatives.append((q, d, None))
                 entries[(q, d)] = (rank, score)
     if max_grade is None:
@@ -156,7 +163,13 @@ def evaluation_pool_create(
                 ]
             )
     return EvaluationSample(
-        pool=pool, relevant=len(rel), irrelevant=len(irr), negatives=source, run=run, depth=depth
+        pool=pool,
+        relevant=len(rel),
+        irrelevant=len(irr),
+        negatives=source,
+        run=run,
+        depth=depth,
+        self_pairs_skipped=skipped,
     )
 
 

@@ -38,6 +38,8 @@ class Command(BaseCommand):
             f"re-benchmark of {dataset.slug}: {len(report.runs)} runs ({', '.join(report.runs)}) "
             f"on qrels {original.name} (original) and {refined.name} (refined)\n"
         )
+        if report.self_entries_note():
+            self.stdout.write(report.self_entries_note() + "\n")
         self.stdout.write(
             format_text(rebench_tables(report.result, per_query=not opts["no_per_query"]))
         )

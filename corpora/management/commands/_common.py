@@ -24,12 +24,31 @@ def format_summary(summary: dict) -> str:
         f"{summary['queries']:,} queries"
     ]
     for name, stats in summary["qrels"].items():
+        dropped = stats.get("unknown_ids_dropped", 0)
         lines.append(
             f"  qrels {name} ({stats['origin']}): {stats['rows']:,} rows, "
             f"{stats['queries']:,} judged queries, {stats['relevant']:,} relevant, "
             f"{stats['relevant_per_query']} relevant per judged query"
+            + (f"; {dropped:,} rows with unknown ids dropped" if dropped else "")
         )
     return "\n".join(lines)
+
+
+def format_unknown_dropped(rows: list[str]) -> str:
+    """The rows an import skipped for unknown ids, one ``file:line: unknown ... id`` a line."""
+    lines = [f"dropped {len(rows):,} row(s) naming unknown ids:"]
+    return "\n".join(lines + [f"  {r}" for r in rows])
+
+
+def format_identical(identical: dict) -> str:
+    """Lines for the identical-id counts of :func:`corpora.services.dataset_identical_ids_count`."""
+    state = "excluded" if identical["exclude"] else "kept"
+    return (
+        f"identical ids: {identical['ids']:,} of {identical['queries']:,} query ids are also "
+        f"document ids ({identical['same_id_and_text']:,} with the same text); "
+        f"{identical['texts']:,} documents have a query's text; a query's own document is "
+        f"{state} (--identical-ids, or the dataset's admin page)"
+    )
 
 
 def format_answers_summary(count: int, summary: dict) -> str:

@@ -39,6 +39,11 @@ def format_report(report: PoolBuildReport, *, per_query: bool = True) -> str:
         f"{result.unjudged:,} unjudged, {shared:,} found by 2+ runs, "
         f"{result.judged_left_out:,} judged pairs left out, {result.judged_kept:,} judged kept"
     )
+    if result.excluded_left_out:
+        lines.append(
+            f"identical ids excluded: {result.excluded_left_out:,} run entries ranked a "
+            "query's own document and were not pooled"
+        )
     lines.append(
         f"this build created {report.created_pairs:,} new pairs and "
         f"{report.created_sources:,} provenance rows"

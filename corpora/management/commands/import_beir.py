@@ -1,9 +1,10 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from corpora.formats import DUPLICATE_POLICIES, FormatError
+from corpora.formats import DUPLICATE_POLICIES, UNKNOWN_ID_POLICIES, FormatError
+from corpora.identical import IDENTICAL_ID_POLICIES
 from corpora.services.datasets import dataset_import_beir, dataset_summary
 
-from ._common import format_summary
+from ._common import format_identical, format_summary, format_unknown_dropped
 
 
 class Command(BaseCommand):
@@ -19,6 +20,21 @@ class Command(BaseCommand):
         parser.add_argument(
             "--splits", help="Comma-separated qrels splits to import (default: every qrels/*.tsv)"
         )
+        parser.add_argument(
+            "--unknown-ids",
+            choices=UNKNOWN_ID_POLICIES,
+            default="reject",
+            help="Qrels rows naming a query or document id that is not in the dataset: reject "
+            "the import (default) or drop the rows (counted and listed)",
+        )
+        parser.add_argument(
+            "--identical-ids",
+            choices=IDENTICAL_ID_POLICIES,
+            default=None,
+            help="Exclude a query's own document (doc id = query id) from retrieval, pools and "
+            "evaluation, as BEIR does for ArguAna and Quora (default: exclude when most queries "
+            "have a document with the same id and text)",
+        )
         parser.add_argument("--no-progress", action="store_true")
 
     def handle(self, *args, **opts):
@@ -32,7 +48,13 @@ class Command(BaseCommand):
                 on_duplicate=opts["on_duplicate"],
                 splits=opts["splits"].split(",") if opts["splits"] else None,
                 progress=not opts["no_progress"],
+                unknown_ids=opts["unknown_ids"],
+                identical_ids=opts["identical_ids"],
             )
         except FormatError as exc:
             raise CommandError(f"import failed, nothing imported: {exc}") from None
         self.stdout.write(format_summary(dataset_summary(dataset=dataset)))
+        summary = dataset.imports.order_by("-pk").first().summary
+        for lines in summary["unknown_ids_dropped"].values():
+            self.stdout.write(format_unknown_dropped(lines))
+        self.stdout.write(format_identical(summary["identical"]))

@@ -1,9 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from corpora.formats import DUPLICATE_POLICIES, FormatError
+from corpora.formats import DUPLICATE_POLICIES, UNKNOWN_ID_POLICIES, FormatError
 from corpora.services.datasets import dataset_summary, qrels_import
 
-from ._common import format_summary, load_dataset
+from ._common import format_summary, format_unknown_dropped, load_dataset
 
 
 class Command(BaseCommand):
@@ -15,17 +15,28 @@ class Command(BaseCommand):
         parser.add_argument("--name", required=True, help="Name of the new qrel set")
         parser.add_argument("--format", choices=["trec", "beir"], default="trec")
         parser.add_argument("--on-duplicate", choices=DUPLICATE_POLICIES, default=None)
+        parser.add_argument(
+            "--unknown-ids",
+            choices=UNKNOWN_ID_POLICIES,
+            default="reject",
+            help="Rows naming a query or document id that is not in the dataset: reject the "
+            "file (default) or drop the rows (counted and listed)",
+        )
 
     def handle(self, *args, **opts):
         dataset = load_dataset(opts["dataset"])
         try:
-            qrels_import(
+            qrel_set = qrels_import(
                 dataset=dataset,
                 path=opts["file"],
                 name=opts["name"],
                 fmt=opts["format"],
                 on_duplicate=opts["on_duplicate"],
+                unknown_ids=opts["unknown_ids"],
             )
         except FormatError as exc:
             raise CommandError(f"import failed, nothing imported: {exc}") from None
         self.stdout.write(format_summary(dataset_summary(dataset=dataset)))
+        if qrel_set.unknown_ids_dropped:
+            record = dataset.imports.filter(kind="qrels").order_by("-pk").first()
+            self.stdout.write(format_unknown_dropped(record.summary["unknown_ids_dropped_rows"]))

@@ -1,9 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from corpora.formats import FormatError
+from corpora.formats import UNKNOWN_ID_POLICIES, FormatError
 from corpora.services.runs import run_import
 
-from ._common import load_dataset
+from ._common import format_unknown_dropped, load_dataset
 
 
 class Command(BaseCommand):
@@ -14,12 +14,23 @@ class Command(BaseCommand):
         parser.add_argument("file", help="TREC run file (.gz allowed)")
         parser.add_argument("--name", help="Run name (default: the file's tag)")
         parser.add_argument("--system", default="", help="Description of the system")
+        parser.add_argument(
+            "--unknown-ids",
+            choices=UNKNOWN_ID_POLICIES,
+            default="reject",
+            help="Rows naming a query or document id that is not in the dataset: reject the "
+            "file (default) or drop the rows (counted and listed)",
+        )
 
     def handle(self, *args, **opts):
         dataset = load_dataset(opts["dataset"])
         try:
             run = run_import(
-                dataset=dataset, path=opts["file"], name=opts["name"], system=opts["system"]
+                dataset=dataset,
+                path=opts["file"],
+                name=opts["name"],
+                system=opts["system"],
+                unknown_ids=opts["unknown_ids"],
             )
         except FormatError as exc:
             raise CommandError(f"import failed, nothing imported: {exc}") from None
@@ -28,3 +39,5 @@ class Command(BaseCommand):
             f"run {run.name}: {summary['queries']:,} queries, {summary['entries']:,} entries; "
             f"{summary['queries_reordered_by_score']:,} queries re-ranked by score"
         )
+        if summary.get("unknown_ids_dropped_rows"):
+            self.stdout.write(format_unknown_dropped(summary["unknown_ids_dropped_rows"]))

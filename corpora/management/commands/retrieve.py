@@ -42,7 +42,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--backend",
             choices=retrieval.BACKENDS,
-            help="BM25 implementation (default: rank_bm25, bm25s for large corpora)",
+            help="BM25 implementation (default: bm25s; rank_bm25 is the slower reference)",
         )
         parser.add_argument(
             "--background",

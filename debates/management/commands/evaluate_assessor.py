@@ -229,6 +229,11 @@ class Command(BaseCommand):
             )
         except DebateJobError as exc:
             raise CommandError(str(exc)) from None
+        if sample.self_pairs_skipped:
+            self.stdout.write(
+                f"identical ids excluded: {sample.self_pairs_skipped:,} pairs of a query with "
+                "its own document left out of the gold sample"
+            )
         progress = not opts["no_progress"]
         run_job(job, wait=True, progress_bar=progress)
         baseline = None
