@@ -23,6 +23,7 @@ from django.utils.http import content_disposition_header, urlencode
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
+from corpora.htmx import htmx_view, wants_fragment
 from corpora.models import Dataset, QrelSet
 from corpora.roles import Role, role_required, user_has_role
 from corpora.services import dataset_get
@@ -181,6 +182,7 @@ def refined_detail(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     )
 
 
+@htmx_view(no_store=True)
 @role_required(*READERS)
 @require_POST
 def export_start(request: HttpRequest, slug: str, name: str, kind: str) -> HttpResponse:
@@ -199,7 +201,7 @@ def export_start(request: HttpRequest, slug: str, name: str, kind: str) -> HttpR
             )
     except ExportError as exc:
         return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
-    if getattr(request, "htmx", False):
+    if wants_fragment(request):
         export.refresh_from_db()
         return render(
             request,
@@ -209,6 +211,7 @@ def export_start(request: HttpRequest, slug: str, name: str, kind: str) -> HttpR
     return redirect("refined:refined_detail", slug=dataset.slug, name=name)
 
 
+@htmx_view(no_store=True)
 @role_required(*READERS)
 @require_GET
 def export_status(request: HttpRequest, pk: int) -> HttpResponse:

@@ -506,6 +506,15 @@ RUN_NAME_RE = re.compile(r"^[-a-zA-Z0-9_]+$")
 QUERIES_ALL = "all"
 
 
+# --windows: 128 word pieces with [CLS] and [SEP] (the length the model was trained on), a new
+# window every 64 pieces (see corpora.retrieval.WINDOW_LENGTH and WINDOW_STRIDE).
+DENSE_WINDOWS = {
+    "max_length": retrieval.WINDOW_LENGTH,
+    "stride": retrieval.WINDOW_STRIDE,
+    "scoring": "MaxP: a document scores its best window's cosine",
+}
+
+
 class RunError(ValueError):
     """A run action that is refused (name taken, unknown qrel set, run still in use...)."""
 
@@ -637,13 +646,16 @@ def run_create(
     name: str | None = None,
     replace: bool = False,
     backend: str | None = None,
+    windows: bool = False,
 ) -> Run:
     """Create a pending built-in Run (no entries yet); :func:`run_retrieve` fills it.
 
     ``retriever`` is ``"bm25"`` or ``"dense"``; ``k`` the documents kept per query;
     ``queries`` a qrel set name or ``"all"`` (see :func:`run_queries`); ``name`` defaults to
     the retriever. ``backend`` (BM25 only) is ``"rank_bm25"`` or ``"bm25s"``; by default
-    bm25s from :data:`BM25S_MIN_DOCUMENTS` documents on.
+    bm25s from :data:`BM25S_MIN_DOCUMENTS` documents on. ``windows`` (dense only) encodes
+    each document as overlapping windows the model reads whole and scores it by its best
+    window (MaxP; :data:`DENSE_WINDOWS`); off by default.
 
     An existing run of that name that is not done (pending, failed, or running after its
     task died) and has exactly these settings is returned as it is, so asking for the same run
@@ -657,6 +669,8 @@ def run_create(
     if k < 1:
         raise RunError(f"k must be at least 1, got {k}")
     name = _check_run_name(name or retriever)
+    if windows and retriever != "dense":
+        raise RunError("--windows applies to dense only")
     if retriever == "bm25":
         if backend is None:
             large = dataset.documents.count() >= BM25S_MIN_DOCUMENTS
@@ -685,6 +699,12 @@ def run_create(
             "similarity": "cosine (exact)",
             "fields": "title + ' ' + text",
         }
+        if windows:  # the key is absent without windows: older runs keep their parameters
+            parameters["windows"] = dict(DENSE_WINDOWS)
+            system += (
+                f", MaxP over {DENSE_WINDOWS['max_length']}-piece windows "
+                f"(stride {DENSE_WINDOWS['stride']})"
+            )
     parameters.update({"k": k, "queries": queries or QUERIES_ALL})
     with transaction.atomic():
         run_queries(dataset=dataset, queries=queries)  # refuses an unknown qrel set early
@@ -787,9 +807,9 @@ def embeddings_ensure(
     if documents is None:
         documents = _run_documents(dataset)
     stored = dict(
-        DocumentEmbedding.objects.filter(dataset=dataset, model_name=model_name).values_list(
-            "document_id", "vector"
-        )
+        DocumentEmbedding.objects.filter(
+            dataset=dataset, model_name=model_name, windowing=""
+        ).values_list("document_id", "vector")
     )
     missing = [d for d in documents if d[0] not in stored]
     if missing:
@@ -811,6 +831,100 @@ def embeddings_ensure(
         return np.zeros((0, 0), dtype=np.float32)
     first = bytes(stored[documents[0][0]])
     return retrieval.vectors_from_bytes([stored[d[0]] for d in documents], len(first) // 4)
+
+
+# --- issue 13: windowed document vectors (MaxP) -------------------------------------------
+
+
+def embeddings_windows_ensure(
+    *,
+    dataset: Dataset,
+    documents: Sequence[tuple[int, str, str]],
+    model_name: str = retrieval.DENSE_MODEL_NAME,
+    max_length: int,
+    stride: int,
+    progress: bool = False,
+    cache_dir: Path | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Dense vectors of the overlapping windows of ``documents``
+    (:func:`corpora.retrieval.document_windows` with the model's own tokenizer).
+
+    Returns ``(vectors, starts)``: float32 ``(windows, 384)``, L2-normalised, the windows of
+    each document in order and the documents in the order given; ``starts[i]`` (int64) is
+    the row of document *i*'s first window, as :func:`corpora.retrieval.cosine_search`
+    takes it. Stored and reused like :func:`embeddings_ensure`'s vectors, under windowing
+    ``"<max_length>/<stride>"`` with one row per window; documents without stored windows
+    are encoded longest first, about :data:`corpora.retrieval.ENCODE_CHUNK` windows at a
+    time, each group committed (all windows of a document together) once encoded.
+    """
+    windowing = f"{max_length}/{stride}"
+    stored: dict[int, list[bytes]] = {}
+    rows = (
+        DocumentEmbedding.objects.filter(
+            dataset=dataset, model_name=model_name, windowing=windowing
+        )
+        .order_by("document_id", "window")
+        .values_list("document_id", "vector")
+    )
+    for document_id, blob in rows.iterator(chunk_size=BATCH_SIZE):
+        stored.setdefault(document_id, []).append(blob)
+    missing = [d for d in documents if d[0] not in stored]
+    if missing:
+        model = retrieval.load_encoder()
+        windows = retrieval.document_windows(
+            model.tokenizer, [d[2] for d in missing], max_length=max_length, stride=stride
+        )
+        order = sorted(range(len(missing)), key=lambda i: -len(missing[i][2]))
+        groups: list[list[int]] = [[]]
+        size = 0
+        for i in order:
+            if size >= retrieval.ENCODE_CHUNK:
+                groups.append([])
+                size = 0
+            groups[-1].append(i)
+            size += len(windows[i])
+        bar = _progress_bar(progress, desc="encoding windows", unit=" chunks")
+        for group in bar(groups) if bar else groups:
+            texts = [w for i in group for w in windows[i]]
+            vectors = retrieval.encode_cached(
+                model, texts, cache_dir=cache_dir, model_name=f"{model_name} {windowing}"
+            )
+            blobs = retrieval.vectors_to_bytes(vectors)
+            objs, row = [], 0
+            for i in group:
+                document_id = missing[i][0]
+                stored[document_id] = blobs[row : row + len(windows[i])]
+                objs.extend(
+                    DocumentEmbedding(
+                        dataset=dataset,
+                        document_id=document_id,
+                        model_name=model_name,
+                        windowing=windowing,
+                        window=w,
+                        vector=blob,
+                    )
+                    for w, blob in enumerate(stored[document_id])
+                )
+                row += len(windows[i])
+            with transaction.atomic():
+                DocumentEmbedding.objects.bulk_create(objs, batch_size=2000, ignore_conflicts=True)
+    if not documents:
+        return np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.int64)
+    counts = [len(stored[d[0]]) for d in documents]
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+    dim = len(bytes(stored[documents[0][0]][0])) // 4
+    blobs = [blob for d in documents for blob in stored[d[0]]]
+    return retrieval.vectors_from_bytes(blobs, dim), starts
+
+
+def _truncated_documents(model, documents: Sequence[tuple[int, str, str]]) -> int:
+    """How many documents the model reads only in part: more word pieces (its tokenizer,
+    special tokens included) than its ``max_seq_length``."""
+    lengths = retrieval.token_lengths(model.tokenizer, [d[2] for d in documents])
+    return sum(1 for n in lengths if n > model.max_seq_length)
+
+
+# --- end issue 13 windows ---------------------------------------------------------------
 
 
 def _seed_documents(dataset: Dataset) -> list[tuple[int, str, str]]:
@@ -836,7 +950,9 @@ def embeddings_seed(
     covered (0 when no file matches, or every document already has a vector).
     """
     documents = _seed_documents(dataset)
-    stored = DocumentEmbedding.objects.filter(dataset=dataset, model_name=model_name).count()
+    stored = DocumentEmbedding.objects.filter(
+        dataset=dataset, model_name=model_name, windowing=""
+    ).count()
     if stored == len(documents):  # nothing to seed (a rerun): skip hashing and reading the file
         return 0
     path = _seed_path(folder, model_name, documents)
@@ -916,17 +1032,31 @@ def _run_execute(run: Run, *, progress: bool, cache_dir: Path | None) -> Run:
                 index, [q[2] for q in queries], doc_ids=doc_ids, k=params["k"], progress=bar
             )
         else:
-            doc_vectors = embeddings_ensure(
-                dataset=run.dataset,
-                documents=documents,
-                model_name=params["model"],
-                progress=progress,
-                cache_dir=cache_dir,
-            )
             model = retrieval.load_encoder()
+            truncated = _truncated_documents(model, documents)
+            Run.objects.filter(pk=run.pk).update(truncated_documents=truncated)
+            windows, starts = params.get("windows"), None
+            if windows:
+                doc_vectors, starts = embeddings_windows_ensure(
+                    dataset=run.dataset,
+                    documents=documents,
+                    model_name=params["model"],
+                    max_length=windows["max_length"],
+                    stride=windows["stride"],
+                    progress=progress,
+                    cache_dir=cache_dir,
+                )
+            else:
+                doc_vectors = embeddings_ensure(
+                    dataset=run.dataset,
+                    documents=documents,
+                    model_name=params["model"],
+                    progress=progress,
+                    cache_dir=cache_dir,
+                )
             query_vectors = retrieval.encode(model, [q[2] for q in queries])
             rankings = retrieval.cosine_search(
-                query_vectors, doc_vectors, doc_ids=doc_ids, k=params["k"]
+                query_vectors, doc_vectors, doc_ids=doc_ids, k=params["k"], window_starts=starts
             )
         with transaction.atomic():
             locked = Run.objects.select_for_update().get(pk=run.pk)
@@ -963,8 +1093,11 @@ def run_vectors_stored(*, run: Run) -> int:
     model_name = (run.parameters or {}).get("model")
     if not model_name:
         return 0
+    windows = run.windows
+    windowing = f"{windows['max_length']}/{windows['stride']}" if windows else ""
+    # window 0: a document's windows are stored together, so this counts documents.
     return DocumentEmbedding.objects.filter(
-        dataset_id=run.dataset_id, model_name=model_name
+        dataset_id=run.dataset_id, model_name=model_name, windowing=windowing, window=0
     ).count()
 
 
