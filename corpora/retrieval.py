@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import math
 import os
 import re
@@ -232,6 +233,25 @@ def load_encoder(device: str = "cpu") -> SentenceTransformer:
     from sentence_transformers import SentenceTransformer
 
     return SentenceTransformer(str(model_path()), device=device)
+
+
+@functools.lru_cache(maxsize=1)
+def load_tokenizer():
+    """The model's own word-piece tokenizer (a Hugging Face fast tokenizer, the same files
+    ``SentenceTransformer`` loads), offline, once per process; loading it needs no model
+    weights. Raises ImportError if the model package is missing."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(str(model_path()))
+
+
+def max_seq_length() -> int:
+    """Word pieces the model reads, special tokens included (``max_seq_length`` of its
+    ``sentence_bert_config.json``: 256 for all-MiniLM-L6-v2); the rest is ignored."""
+    config = json.loads((model_path() / "sentence_bert_config.json").read_text())
+    return int(config["max_seq_length"])
 
 
 ChunkCallback = Callable[[list[int], np.ndarray], None]

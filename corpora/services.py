@@ -872,7 +872,10 @@ def embeddings_windows_ensure(
     if missing:
         model = retrieval.load_encoder()
         windows = retrieval.document_windows(
-            model.tokenizer, [d[2] for d in missing], max_length=max_length, stride=stride
+            retrieval.load_tokenizer(),
+            [d[2] for d in missing],
+            max_length=max_length,
+            stride=stride,
         )
         order = sorted(range(len(missing)), key=lambda i: -len(missing[i][2]))
         groups: list[list[int]] = [[]]
@@ -917,11 +920,12 @@ def embeddings_windows_ensure(
     return retrieval.vectors_from_bytes(blobs, dim), starts
 
 
-def _truncated_documents(model, documents: Sequence[tuple[int, str, str]]) -> int:
-    """How many documents the model reads only in part: more word pieces (its tokenizer,
-    special tokens included) than its ``max_seq_length``."""
-    lengths = retrieval.token_lengths(model.tokenizer, [d[2] for d in documents])
-    return sum(1 for n in lengths if n > model.max_seq_length)
+def _truncated_documents(documents: Sequence[tuple[int, str, str]]) -> int:
+    """How many documents the dense model reads only in part: more word pieces (its own
+    tokenizer, special tokens included) than its ``max_seq_length``."""
+    lengths = retrieval.token_lengths(retrieval.load_tokenizer(), [d[2] for d in documents])
+    limit = retrieval.max_seq_length()
+    return sum(1 for n in lengths if n > limit)
 
 
 # --- end issue 13 windows ---------------------------------------------------------------
@@ -1032,8 +1036,7 @@ def _run_execute(run: Run, *, progress: bool, cache_dir: Path | None) -> Run:
                 index, [q[2] for q in queries], doc_ids=doc_ids, k=params["k"], progress=bar
             )
         else:
-            model = retrieval.load_encoder()
-            truncated = _truncated_documents(model, documents)
+            truncated = _truncated_documents(documents)
             Run.objects.filter(pk=run.pk).update(truncated_documents=truncated)
             windows, starts = params.get("windows"), None
             if windows:
@@ -1054,6 +1057,7 @@ def _run_execute(run: Run, *, progress: bool, cache_dir: Path | None) -> Run:
                     progress=progress,
                     cache_dir=cache_dir,
                 )
+            model = retrieval.load_encoder()
             query_vectors = retrieval.encode(model, [q[2] for q in queries])
             rankings = retrieval.cosine_search(
                 query_vectors, doc_vectors, doc_ids=doc_ids, k=params["k"], window_starts=starts

@@ -13,6 +13,7 @@ from corpora.models import DocumentEmbedding, Run
 from corpora.services import run_rows
 
 from .conftest import write_beir
+from .ui_fixtures import client_as_fixture, html_tables  # noqa: F401
 
 FILLER = " ".join(["the committee met again on tuesday to review the quarterly budget"] * 30)
 RELEVANT = "Axolotls regrow lost limbs by forming a blastema of stem cells at the wound."
@@ -54,7 +55,7 @@ def _ranking(run: Run) -> list[str]:
 
 
 @pytest.mark.django_db
-def test_the_sentence_after_300_filler_words_ranks_first_only_with_windows(regrowth):
+def test_the_sentence_after_300_filler_words_ranks_first_only_with_windows(regrowth, client_as):
     assert len(FILLER.split()) == 330
     plain_out = _retrieve("--name", "dense")
     windowed_out = _retrieve("--name", "dense-windows", "--windows")
@@ -93,3 +94,12 @@ def test_the_sentence_after_300_filler_words_ranks_first_only_with_windows(regro
     assert sorted(windows.filter(document__doc_id="long").values_list("window", flat=True)) == (
         list(range(WINDOWS_OF_LONG))
     )
+
+    # The dataset page shows the count per run.
+    page = client_as("researcher").get("/datasets/regrowth/").content.decode()
+    runs = next(t for t in html_tables(page) if t[0][0] == "Name" and "System" in t[0])
+    assert [(row[0], row[-1]) for row in runs] == [
+        ("Name", "Too long for the model"),
+        ("dense", "1 (ends ignored)"),
+        ("dense-windows", "1 (read in windows, MaxP)"),
+    ]
