@@ -10,6 +10,6 @@ class AssessConfig(AppConfig):
         # review panel (queue, agreement, audit estimate) to the debate job page.
         from debates.views import job_panel_register
 
-        from .views import job_review_panel
+        from .review.views import job_review_panel
 
         job_panel_register(job_review_panel)

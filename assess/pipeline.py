@@ -41,9 +41,9 @@ from debates.services import (
     debate_job_start,
 )
 
-from .rebench import rebench_compute
-from .rebench_tables import format_text, rebench_tables
-from .refine import qrels_refine, refinement_get, refinement_unresolved
+from .evaluation.rebench import rebench_compute
+from .evaluation.tables import format_text, rebench_tables
+from .refined.refine import qrels_refine, refinement_get, refinement_unresolved
 
 Echo = Callable[[str], None]
 

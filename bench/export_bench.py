@@ -381,7 +381,7 @@ def peak_rss_mb() -> float:
 
 def measure(kind: str) -> None:
     """Child process: export ``kind`` of the refined set; print seconds, rows, peak RSS."""
-    from assess.exports import export_file_write
+    from assess.refined.exports import export_file_write
     from corpora.models import QrelSet
 
     slug = DISAGREEMENT_SLUG if kind == "disagreements" else SLUG

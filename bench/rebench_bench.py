@@ -1,8 +1,8 @@
-"""Wall time of a re-benchmark of 25 runs x 300 queries x 100 documents, twice: the pure
-evaluation core (``assess.metrics.rebenchmark`` on in-memory dicts) and the whole database
-path the pages and the ``rebenchmark`` command take (``assess.rebench.rebench_compute``,
-uncached: both qrel sets and 25 x 300 x 100 = 750,000 run entries read from PostgreSQL,
-then the same core). Target: under 10 s.
+"""Wall time of a re-benchmark of 25 runs x 300 queries x 100 documents, twice: the pure evaluation
+core (``assess.evaluation.metrics.rebenchmark`` on in-memory dicts) and the whole database path the
+pages and the ``rebenchmark`` command take (``assess.evaluation.rebench.rebench_compute``, uncached:
+both qrel sets and 25 x 300 x 100 = 750,000 run entries read from PostgreSQL, then the same core).
+Target: under 10 s.
 
 Synthetic and seeded: each query has a 2,000-document candidate space, 1-3 relevant and
 2 judged non-relevant documents in the original qrels; the refined qrels add a label for
@@ -33,7 +33,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-from assess.metrics import rebenchmark  # noqa: E402
+from assess.evaluation.metrics import rebenchmark  # noqa: E402
 
 SLUG = "rebench-bench"
 
@@ -160,7 +160,7 @@ def database_path(original, refined, runs, args, expected) -> None:
     from _common import prepare_database
 
     prepare_database()
-    from assess.rebench import rebench_compute
+    from assess.evaluation.rebench import rebench_compute
     from corpora.models import QrelSet
 
     signature = f"runs={args.runs} queries={args.queries} depth={args.depth} seed=6"

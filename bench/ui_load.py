@@ -95,7 +95,7 @@ def build(*, pairs: int, sessions: int, seed: int = 7) -> int:
     from django.db import transaction
 
     from assess.models import ReviewItem
-    from assess.services import review_items_sync
+    from assess.review.services import review_items_sync
     from corpora.models import Dataset, Document, Pair, Pool, QrelSet, Query
     from corpora.roles import roles_ensure
     from debates.models import Debate, DebateJob, Turn

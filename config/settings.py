@@ -130,8 +130,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = int(os.environ.get("CELERY_TASK_TIME_LIMIT", "1800"))
 # Retrieval tasks (corpora.tasks.retrieve_task) work in time slices: at the soft limit the
 # task stops, keeps the document vectors it stored and queues itself again to go on
-# (corpora.services.run_suspend); the hard limit kills a task that ignores it. Like any task
-# limit it must stay below CELERY_VISIBILITY_TIMEOUT.
+# (corpora.services.runs.run_suspend); the hard limit kills a task that ignores it. Like any
+# task limit it must stay below CELERY_VISIBILITY_TIMEOUT.
 DREAM_RETRIEVE_TIME_LIMIT = int(
     os.environ.get("DREAM_RETRIEVE_TIME_LIMIT", str(CELERY_TASK_TIME_LIMIT))
 )

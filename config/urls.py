@@ -56,8 +56,8 @@ urlpatterns = [
     path("", corpora_views.home, name="home"),
     path("", include("corpora.urls")),
     path("", include("debates.urls")),
-    path("", include("assess.urls")),
-    path("", include("assess.urls_refined")),
+    path("", include("assess.review.urls")),
+    path("", include("assess.refined.urls")),
     # Last: every other path (see anywhere_else).
     re_path(r"^(?P<rest>.*)$", anywhere_else),
 ]

@@ -40,7 +40,7 @@ class WholeSetRowsAdmin(admin.ModelAdmin):
     deleted one by one; they go only with their whole qrel set or dataset.
 
     Every qrel set is immutable, imported as much as refined: exports are cached under the
-    set's id (:func:`assess.exports.export_key`) and re-benchmarks under its id and creation
+    set's id (:func:`assess.refined.exports.export_key`) and re-benchmarks under its id and creation
     time, so one edited row would leave a download, its sha256 and the tables out of date.
     A corrected benchmark is imported, or refined, as a new set. Documents and queries are
     held to the same rule: the disagreements CSV and the RAG prompts show their text, and

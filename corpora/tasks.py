@@ -4,7 +4,7 @@ A retrieval runs in time slices. ``retrieve_task`` has the soft and hard time li
 ``DREAM_RETRIEVE_SOFT_TIME_LIMIT`` / ``DREAM_RETRIEVE_TIME_LIMIT`` (config/settings.py; the
 hard one defaults to ``CELERY_TASK_TIME_LIMIT`` and, like it, stays below the broker's
 visibility timeout). A dense run commits document vectors as it encodes them, so at the soft
-limit the task hands the run back to the queue (:func:`corpora.services.run_suspend`) and
+limit the task hands the run back to the queue (:func:`corpora.services.runs.run_suspend`) and
 the next task goes on from the stored vectors. A task killed outright leaves the run
 "running" with its lock gone (the lock belongs to the dead process's database connection):
 after a lost worker the message is delivered again (``acks_late``,
@@ -28,7 +28,7 @@ from django.conf import settings
     soft_time_limit=settings.DREAM_RETRIEVE_SOFT_TIME_LIMIT,
 )
 def retrieve_task(run_id: int) -> str:
-    """Execute built-in Run ``run_id`` (see :func:`corpora.services.run_retrieve`).
+    """Execute built-in Run ``run_id`` (see :func:`corpora.services.runs.run_retrieve`).
 
     Idempotent: a run already done, or deleted since it was queued, is left alone, and a
     run another worker is executing (a second delivery) too. At the soft time limit a run
@@ -36,7 +36,7 @@ def retrieve_task(run_id: int) -> str:
     Returns the run's status afterwards (``"missing"`` for a deleted run).
     """
     from .models import Run
-    from .services import RunBusy, run_retrieve, run_suspend, run_vectors_stored
+    from .services.runs import RunBusy, run_retrieve, run_suspend, run_vectors_stored
 
     run = Run.objects.filter(pk=run_id).first()
     if run is None:
@@ -60,6 +60,6 @@ def retrieve_task(run_id: int) -> str:
 @shared_task(name="corpora.fail_stale_runs", ignore_result=True)
 def fail_stale_runs() -> int:
     """Periodic (Celery beat): mark failed the runs left running by a task that died."""
-    from .services import run_fail_stale
+    from .services.runs import run_fail_stale
 
     return run_fail_stale()

@@ -35,7 +35,7 @@ from .selectors import (
     document_judgments,
     documents_page,
 )
-from .services import dataset_get, qrel_set_get, qrels_rows
+from .services.datasets import dataset_get, qrel_set_get, qrels_rows
 
 READERS = (Role.RESEARCHER, Role.ADMIN)
 QRELS_DOWNLOADS = {

@@ -19,7 +19,8 @@ from django.conf import settings
 from corpora.models import Pool
 from debates.engine import MAX_ROUNDS
 from debates.llm import registry
-from debates.services import DebateJobError, agent_config_validate
+from debates.services.backends import agent_config_validate
+from debates.services.common import DebateJobError
 
 AGENTS = (("a", "A"), ("b", "B"))
 BACKEND_CHOICES = [
@@ -78,9 +79,9 @@ def _rpm_field() -> forms.IntegerField:
 
 class JobLaunchForm(forms.Form):
     """Settings of a new debate job. ``cleaned_data`` gains ``agent_a`` and ``agent_b``:
-    validated backend configs (:func:`debates.services.agent_config_validate`), and
+    validated backend configs (:func:`debates.services.backends.agent_config_validate`), and
     ``api_keys``: ``{"A"/"B": key}`` of the keys typed for openai agents (for
-    :func:`debates.services.debate_job_create`, which stores them encrypted)."""
+    :func:`debates.services.jobs.debate_job_create`, which stores them encrypted)."""
 
     pool = PoolChoiceField(queryset=Pool.objects.select_related("dataset").order_by("pk"))
     a_backend = forms.ChoiceField(choices=BACKEND_CHOICES, initial="embedded", label="Backend")

@@ -1,6 +1,6 @@
 """Celery tasks for debates: thin wrappers that fetch a row by id and call one service.
 
-``run_debate`` is idempotent (see :func:`debates.services.debate_run`): it acknowledges its
+``run_debate`` is idempotent (see :func:`debates.services.run.debate_run`): it acknowledges its
 message only after the debate ran (``acks_late``) and hands the message back if the worker
 process dies under it (``reject_on_worker_lost``); a message delivered twice does nothing
 the second time.
@@ -23,7 +23,7 @@ def run_debate(debate_id: int) -> str:
     """Run debate ``debate_id`` if it is pending and its job running; return its status
     after (``"missing"`` if it was deleted since it was queued)."""
     from .models import Debate
-    from .services import debate_run
+    from .services.run import debate_run
 
     debate = Debate.objects.filter(pk=debate_id).first()
     if debate is None:
@@ -34,6 +34,6 @@ def run_debate(debate_id: int) -> str:
 @shared_task(name="debates.requeue_expired_debates", ignore_result=True)
 def requeue_expired_debates() -> int:
     """Periodic (Celery beat, every minute): requeue debates whose worker lease expired."""
-    from .services import debate_requeue_expired
+    from .services.run import debate_requeue_expired
 
     return debate_requeue_expired()

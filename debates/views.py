@@ -37,18 +37,18 @@ from corpora.roles import Role, role_required, user_has_role
 
 from .forms import JobLaunchForm, describe
 from .models import Debate, DebateJob
-from .services import (
-    DebateJobError,
+from .services.common import DebateJobError
+from .services.jobs import (
     debate_job_cancel,
     debate_job_create,
     debate_job_get,
     debate_job_pause,
-    debate_job_progress,
     debate_job_resume,
     debate_job_retry_failed,
-    debate_job_run_inline,
     debate_job_start,
 )
+from .services.progress import debate_job_progress
+from .services.run import debate_job_run_inline
 
 log = logging.getLogger(__name__)
 

@@ -110,7 +110,7 @@ def build_review_job(
                 )
         (out.escalated if is_escalated else out.agreed).append(debate)
     if sync:
-        from assess.services import review_items_sync
+        from assess.review.services import review_items_sync
 
         review_items_sync(job=job)
     return out

@@ -184,19 +184,19 @@ def make_test_llm(config: dict[str, Any]) -> LLMClient:
 def fake_llms_fixture(monkeypatch):
     """Enable the test backend; ``fake_llms(a=client, b=client)`` registers clients for
     configs ``{"backend": "test", "name": "a"}`` etc. Cached clients are dropped after."""
-    from debates import services
+    from debates.services import backends
 
     monkeypatch.setenv("DREAM_TEST_LLM_FACTORY", FACTORY)
-    services._clients.clear()
+    backends._clients.clear()
     REGISTERED.clear()
 
     def register(**clients: LLMClient) -> None:
         REGISTERED.update(clients)
-        services._clients.clear()
+        backends._clients.clear()
 
     yield register
     REGISTERED.clear()
-    services._clients.clear()
+    backends._clients.clear()
 
 
 AGENT_A = {"backend": "test", "name": "a"}

@@ -30,7 +30,7 @@ def judged_after_refining_fixture(holes):
     """The world of the module docstring. Adds ``first`` (the QrelSet ``test-dream-p``) and
     ``item`` (the review item of (q2, d3), judged by alice) to the ``holes`` namespace."""
     from assess.models import Judgment
-    from assess.refine import qrels_refine
+    from assess.refined.refine import qrels_refine
 
     settle(holes.debate("q1", "d3"), "agreed", label=1, round=1, minutes=1)
     settle(holes.debate("q1", "d5"), "agreed", label=0, round=2, minutes=2)

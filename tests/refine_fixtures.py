@@ -198,7 +198,7 @@ def var_dir_fixture(settings, tmp_path: Path) -> Path:
 @pytest.fixture(name="refined")
 def refined_fixture(holes):
     """The ``holes`` world settled (:func:`settle_all`) and refined as ``test-dream``."""
-    from assess.refine import qrels_refine
+    from assess.refined.refine import qrels_refine
 
     settle_all(holes)
     holes.refined = qrels_refine(pool=holes.pool, name="test-dream").qrel_set

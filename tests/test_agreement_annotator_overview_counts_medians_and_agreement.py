@@ -5,7 +5,12 @@ adjudicated labels."""
 import uuid
 
 from assess.models import Judgment
-from assess.services import adjudication_record, judgment_record, judgment_undo, review_item_claim
+from assess.review.services import (
+    adjudication_record,
+    judgment_record,
+    judgment_undo,
+    review_item_claim,
+)
 
 from .annot_fixtures import annotators_fixture, make_review_job_fixture  # noqa: F401
 from .ui_fixtures import client_as_fixture, html_tables  # noqa: F401

@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-from assess.agreement import cohen_kappa, krippendorff_alpha, majority_label, median
+from assess.review.agreement import cohen_kappa, krippendorff_alpha, majority_label, median
 
 PAIRS = [(1, 1), (0, 0), (1, 0), (1, 1)]
 

@@ -2,7 +2,7 @@
 every pair both judged, whoever judged first. Each pair of annotators gets its own kappa
 over the pairs they share; the job's headline is the pair sharing the most.
 
-Hand-worked (the docstring of assess.selectors.job_agreement): alice 1, 1, 1, 0 and bob
+Hand-worked (the docstring of assess.review.selectors.job_agreement): alice 1, 1, 1, 0 and bob
 1, 0, 0, 0 on pairs 1-4, bob judging first on pairs 3 and 4. p_o = 2/4; alice says 1 on 3/4
 of them, bob on 1/4, so p_e = 3/4 * 1/4 + 1/4 * 3/4 = 0.375 and
 kappa = (0.5 - 0.375) / (1 - 0.375) = 0.2. (First vs second judgment would be 1, 1, 0, 0
@@ -16,8 +16,8 @@ import uuid
 import pytest
 
 from assess.models import ReviewItem
-from assess.selectors import PairKappa, job_agreement
-from assess.services import judgment_record
+from assess.review.selectors import PairKappa, job_agreement
+from assess.review.services import judgment_record
 
 from .annot_fixtures import annotators_fixture, make_review_job_fixture  # noqa: F401
 from .ui_fixtures import client_as_fixture, html_tables  # noqa: F401

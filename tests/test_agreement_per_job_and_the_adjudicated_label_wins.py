@@ -8,8 +8,8 @@ import uuid
 import pytest
 
 from assess.models import Adjudication
-from assess.selectors import job_agreement, job_audit, review_final_labels
-from assess.services import judgment_record, review_item_claim
+from assess.review.selectors import job_agreement, job_audit, review_final_labels
+from assess.review.services import judgment_record, review_item_claim
 
 from .annot_fixtures import annotators_fixture, make_review_job_fixture  # noqa: F401
 from .ui_fixtures import client_as_fixture, html_tables  # noqa: F401

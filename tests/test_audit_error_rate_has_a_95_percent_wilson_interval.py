@@ -9,7 +9,7 @@ so (0.00354, 0.10495).
 
 import pytest
 
-from assess.agreement import Z_95, audit_error_rate, wilson_interval
+from assess.review.agreement import Z_95, audit_error_rate, wilson_interval
 
 
 def test_no_error_in_ten_gives_zero_to_0_2775():

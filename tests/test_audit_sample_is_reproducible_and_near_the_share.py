@@ -3,9 +3,9 @@ audit share: the same pairs every time, about the share of them, and none at sha
 
 import hashlib
 
-from assess.agreement import audit_draw, audit_selected
 from assess.models import ReviewItem
-from assess.services import review_items_sync
+from assess.review.agreement import audit_draw, audit_selected
+from assess.review.services import review_items_sync
 
 from .annot_fixtures import make_review_job_fixture  # noqa: F401
 

@@ -4,8 +4,9 @@ rank-bm25 reference does. The threshold is lowered to the 4-document test corpus
 
 import pytest
 
-from corpora import retrieval, services
+from corpora import retrieval
 from corpora.services import run_create, run_retrieve, run_rows
+from corpora.services import runs as run_services
 
 from .pooling_fixtures import energy_fixture  # noqa: F401
 
@@ -26,9 +27,9 @@ def indexes_built(monkeypatch):
 
 @pytest.mark.django_db
 def test_the_backend_switches_to_bm25s_at_the_threshold(energy, monkeypatch, indexes_built):
-    monkeypatch.setattr(services, "BM25S_MIN_DOCUMENTS", 5)
+    monkeypatch.setattr(run_services, "BM25S_MIN_DOCUMENTS", 5)
     below = run_create(dataset=energy, retriever="bm25", k=3, queries="all", name="below")
-    monkeypatch.setattr(services, "BM25S_MIN_DOCUMENTS", 4)
+    monkeypatch.setattr(run_services, "BM25S_MIN_DOCUMENTS", 4)
     at = run_create(dataset=energy, retriever="bm25", k=3, queries="all", name="at")
     assert (below.parameters["backend"], at.parameters["backend"]) == ("rank_bm25", "bm25s")
     assert at.system == "BM25 (Lucene IDF, k1=0.9, b=0.4) via bm25s"

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from assess.models import ReviewItem
-from assess.services import JudgingConflict, judgment_record, review_item_claim
+from assess.review.services import JudgingConflict, judgment_record, review_item_claim
 
 from .annot_fixtures import annotators_fixture, make_review_job_fixture  # noqa: F401
 

@@ -2,7 +2,7 @@
 undone judgment makes the pair available to its annotator again."""
 
 from assess.models import ReviewItem
-from assess.services import judgment_record, judgment_undo, review_item_claim
+from assess.review.services import judgment_record, judgment_undo, review_item_claim
 
 from .annot_fixtures import annotators_fixture, make_review_job_fixture  # noqa: F401
 

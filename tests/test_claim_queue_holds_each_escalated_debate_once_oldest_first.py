@@ -3,7 +3,7 @@ creates missing items itself); the queue is served oldest first, escalated pairs
 alike (items are created in debate order), so audits are not starved by escalations."""
 
 from assess.models import ReviewItem
-from assess.services import review_item_claim, review_items_sync
+from assess.review.services import review_item_claim, review_items_sync
 from debates.models import Debate
 
 from .annot_fixtures import annotators_fixture, make_review_job_fixture  # noqa: F401

@@ -1,7 +1,7 @@
 """An annotator holding a live lease gets the same pair back (reload, new login); a skip
 gives the pair back to the queue, for others, and not again to the skipper in this session."""
 
-from assess.services import review_item_claim, review_item_release
+from assess.review.services import review_item_claim, review_item_release
 
 from .annot_fixtures import annotators_fixture, make_review_job_fixture  # noqa: F401
 

@@ -8,7 +8,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from assess.models import ReviewItem
-from assess.services import review_item_claim, review_items_sync
+from assess.review.services import review_item_claim, review_items_sync
 from debates.models import Debate, DebateJob
 
 from .annot_fixtures import annotators_fixture, make_review_job_fixture  # noqa: F401

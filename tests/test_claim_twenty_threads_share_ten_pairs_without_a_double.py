@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 
 from assess.models import ReviewItem
-from assess.services import review_item_claim
+from assess.review.services import review_item_claim
 
 from .annot_fixtures import annotators_fixture, make_review_job_fixture  # noqa: F401
 

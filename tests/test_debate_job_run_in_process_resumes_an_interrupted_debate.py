@@ -123,7 +123,9 @@ def test_run_debates_interrupted_says_how_to_continue_and_resume_finishes_the_jo
         return split_then_agree(messages)
 
     client = RuleClient(rule)
-    monkeypatch.setattr("debates.services.agent_client_get", lambda *, config, api_key=None: client)
+    monkeypatch.setattr(
+        "debates.services.backends.agent_client_get", lambda *, config, api_key=None: client
+    )
 
     with pytest.raises(CommandError) as caught:
         call_command("run_debates", "small/pool", "--rounds", "2", "--no-progress")

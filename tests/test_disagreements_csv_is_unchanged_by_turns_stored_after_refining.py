@@ -11,7 +11,7 @@ import io
 
 import pytest
 
-from assess.exports import export_file_write
+from assess.refined.exports import export_file_write
 from debates.models import Turn
 
 from .refine_fixtures import holes_fixture, refined_fixture  # noqa: F401

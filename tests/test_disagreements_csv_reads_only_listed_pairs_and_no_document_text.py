@@ -13,8 +13,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from assess import exports
-from assess.exports import export_stream
+from assess.refined import export_rows as exports
+from assess.refined.exports import export_stream
 
 from .refine_fixtures import holes_fixture, refined_fixture  # noqa: F401
 

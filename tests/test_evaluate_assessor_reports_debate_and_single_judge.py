@@ -51,7 +51,9 @@ def gold(tmp_path, monkeypatch):
     from corpora.services import dataset_import_beir
 
     client = RuleClient(rule)
-    monkeypatch.setattr("debates.services.agent_client_get", lambda *, config, api_key=None: client)
+    monkeypatch.setattr(
+        "debates.services.backends.agent_client_get", lambda *, config, api_key=None: client
+    )
     folder = write_beir(tmp_path / "gold", corpus=CORPUS, queries=QUERIES, qrels={"test": QRELS})
     return dataset_import_beir(path=folder, name="gold")
 
@@ -100,7 +102,7 @@ def test_unjudged_negatives_need_dense_judgments_or_an_explicit_flag(tmp_path, m
     from corpora.services import dataset_import_beir
 
     monkeypatch.setattr(
-        "debates.services.agent_client_get",
+        "debates.services.backends.agent_client_get",
         lambda *, config, api_key=None: RuleClient(lambda m: reply(1)),
     )
     corpus = [

@@ -6,8 +6,8 @@ import io
 
 import pytest
 
-from assess.export_formats import neutralise_cell, write_csv
-from assess.exports import export_stream
+from assess.refined.export_formats import neutralise_cell, write_csv
+from assess.refined.exports import export_stream
 from corpora.models import Document, Query
 
 from .refine_fixtures import holes_fixture, refined_fixture  # noqa: F401

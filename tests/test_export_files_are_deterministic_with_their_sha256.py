@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from assess.exports import export_file_write, export_path, export_request
+from assess.refined.exports import export_file_write, export_path, export_request
 from corpora.services import qrels_export
 
 from .refine_fixtures import holes_fixture, refined_fixture, var_dir_fixture  # noqa: F401

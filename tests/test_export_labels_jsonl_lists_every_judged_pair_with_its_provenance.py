@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from assess.exports import export_stream
+from assess.refined.exports import export_stream
 
 from .refine_fixtures import holes_fixture, refined_fixture  # noqa: F401
 
@@ -73,8 +73,8 @@ def test_the_line_format_is_sorted_keys_compact_utf8(refined):
 
 @pytest.mark.django_db
 def test_the_fast_line_writer_matches_json_dumps_even_for_odd_ids(refined):
-    from assess.export_formats import jsonl_line
-    from assess.exports import labels_records
+    from assess.refined.export_formats import jsonl_line
+    from assess.refined.export_rows import labels_records
     from corpora.models import Document
 
     Document.objects.filter(doc_id="d6").update(doc_id='d6"é\\\u2028')

@@ -3,8 +3,8 @@ file or changed transcripts start a new one."""
 
 import pytest
 
-from assess.exports import export_path, export_request, export_write
 from assess.models import ExportFile
+from assess.refined.exports import export_path, export_request, export_write
 from debates.models import Turn
 
 from .refine_fixtures import holes_fixture, refined_fixture, var_dir_fixture  # noqa: F401

@@ -10,7 +10,7 @@ import time
 import pytest
 from django.db import transaction
 
-from assess.exports import export_path, export_request
+from assess.refined.exports import export_path, export_request
 
 from .conftest import REPO
 from .refine_fixtures import (  # noqa: F401

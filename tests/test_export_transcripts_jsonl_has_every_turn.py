@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from assess.exports import export_stream
+from assess.refined.exports import export_stream
 
 from .refine_fixtures import holes_fixture, refined_fixture  # noqa: F401
 

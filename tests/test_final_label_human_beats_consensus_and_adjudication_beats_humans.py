@@ -3,7 +3,7 @@ debate consensus; an audit's human label overrides the consensus and both are ke
 
 from datetime import UTC, datetime
 
-from assess.labels import (
+from assess.refined.labels import (
     Adjudication,
     DebateEvidence,
     HumanJudgment,

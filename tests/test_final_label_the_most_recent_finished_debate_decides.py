@@ -3,7 +3,7 @@ escalated) decides; an unfinished newer job does not hide an older consensus."""
 
 from datetime import UTC, datetime
 
-from assess.labels import DebateEvidence, PairEvidence, resolve_final_label
+from assess.refined.labels import DebateEvidence, PairEvidence, resolve_final_label
 
 EARLY = datetime(2026, 1, 1, tzinfo=UTC)
 LATE = datetime(2026, 2, 1, tzinfo=UTC)

@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from assess.labels import DebateEvidence, HumanJudgment, PairEvidence, resolve_final_label
+from assess.refined.labels import DebateEvidence, HumanJudgment, PairEvidence, resolve_final_label
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

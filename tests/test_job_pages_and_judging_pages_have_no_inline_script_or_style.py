@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from assess.services import judgment_record, review_item_claim
+from assess.review.services import judgment_record, review_item_claim
 
 from .annot_fixtures import annotators_fixture, make_review_job_fixture  # noqa: F401
 from .ui_fixtures import client_as_fixture, html_elements, tiny_dataset_fixture  # noqa: F401

@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 
 from assess.models import Judgment, ReviewItem
-from assess.services import JudgingError, judgment_record, review_item_claim
+from assess.review.services import JudgingError, judgment_record, review_item_claim
 
 from .annot_fixtures import annotators_fixture, make_review_job_fixture  # noqa: F401
 

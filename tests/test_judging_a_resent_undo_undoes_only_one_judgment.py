@@ -9,7 +9,7 @@ import uuid
 import pytest
 
 from assess.models import Judgment, ReviewItem
-from assess.services import JudgingError, judgment_record, judgment_undo, review_item_claim
+from assess.review.services import JudgingError, judgment_record, judgment_undo, review_item_claim
 
 from .annot_fixtures import annotators_fixture, make_review_job_fixture  # noqa: F401
 

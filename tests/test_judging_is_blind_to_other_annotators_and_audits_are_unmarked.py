@@ -5,7 +5,7 @@ consensus in view."""
 import uuid
 
 from assess.models import ReviewItem
-from assess.services import judgment_record, review_item_claim
+from assess.review.services import judgment_record, review_item_claim
 
 from .annot_fixtures import annotators_fixture, make_review_job_fixture  # noqa: F401
 

@@ -9,7 +9,7 @@ import uuid
 from django.utils import timezone
 
 from assess.models import Judgment, ReviewItem
-from assess.services import review_item_claim
+from assess.review.services import review_item_claim
 
 from .annot_fixtures import annotators_fixture, make_review_job_fixture  # noqa: F401
 

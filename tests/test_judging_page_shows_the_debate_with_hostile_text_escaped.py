@@ -2,7 +2,7 @@
 agent's evidence highlighted, and the debate round by round with why it was escalated; all
 text is escaped, so markup in a chunk, an argument or a quote stays text."""
 
-from assess.highlight import Segment, query_terms, segments, term_spans
+from assess.review.highlight import Segment, query_terms, segments, term_spans
 
 from .annot_fixtures import make_review_job_fixture  # noqa: F401
 from .ui_fixtures import client_as_fixture, html_elements  # noqa: F401

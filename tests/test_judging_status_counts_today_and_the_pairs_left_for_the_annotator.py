@@ -8,8 +8,8 @@ from datetime import timedelta
 from django.utils import timezone
 
 from assess.models import Judgment
-from assess.selectors import JudgingStatus, judging_status
-from assess.services import (
+from assess.review.selectors import JudgingStatus, judging_status
+from assess.review.services import (
     adjudication_record,
     judgment_record,
     judgment_undo,

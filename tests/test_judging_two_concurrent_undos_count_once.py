@@ -11,7 +11,7 @@ import pytest
 from django.db import connection, transaction
 
 from assess.models import Judgment, ReviewItem
-from assess.services import judgment_record, judgment_undo
+from assess.review.services import judgment_record, judgment_undo
 
 from .annot_fixtures import annotators_fixture, make_review_job_fixture  # noqa: F401
 

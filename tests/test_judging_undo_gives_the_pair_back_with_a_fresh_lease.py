@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone
 
 from assess.models import Judgment, ReviewItem
-from assess.services import (
+from assess.review.services import (
     JudgingConflict,
     JudgingError,
     judgment_record,

@@ -5,7 +5,7 @@ kept submission is sent again."""
 import uuid
 
 from assess.models import Judgment
-from assess.services import review_item_claim
+from assess.review.services import review_item_claim
 
 from .annot_fixtures import annotators_fixture, make_review_job_fixture  # noqa: F401
 

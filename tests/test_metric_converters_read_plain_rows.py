@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from assess.metrics import evaluate_run, to_ir_measures_qrels, to_ir_measures_run
+from assess.evaluation.metrics import evaluate_run, to_ir_measures_qrels, to_ir_measures_run
 from tests.metrics_fixtures import ALPHA, ORIGINAL, as_rows
 
 

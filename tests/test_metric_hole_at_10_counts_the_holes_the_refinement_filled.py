@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assess.metrics import hole_at_k, holes_per_query
+from assess.evaluation.metrics import hole_at_k, holes_per_query
 from tests.metrics_fixtures import ALPHA, BETA, GAMMA, ORIGINAL, REFINED
 
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from assess.metrics import PAPER_NDCG10, evaluate_run, ndcg_paper_variant
+from assess.evaluation.metrics import PAPER_NDCG10, evaluate_run, ndcg_paper_variant
 
 TWELVE_RELEVANT = {"q1": {f"r{i:02d}": 1 for i in range(1, 13)}}
 # The run ranks ten of the twelve relevant documents, r01..r10, in its top 10.

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from assess.metrics import RankChange, holes_per_query, rebenchmark
-from assess.plots import delta_bars_svg, holes_histogram_svg, rank_slope_svg
+from assess.evaluation.metrics import RankChange, holes_per_query, rebenchmark
+from assess.evaluation.plots import delta_bars_svg, holes_histogram_svg, rank_slope_svg
 from tests.metrics_fixtures import ORIGINAL, REFINED, RUNS
 
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from assess.metrics import evaluate_run, rank_run, to_ir_measures_run
+from assess.evaluation.metrics import evaluate_run, rank_run, to_ir_measures_run
 
 QRELS = {"q1": {"b": 1, "a": 0}}
 

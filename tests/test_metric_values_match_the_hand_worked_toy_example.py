@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assess.metrics import evaluate_run
+from assess.evaluation.metrics import evaluate_run
 from tests.metrics_fixtures import ALPHA, BETA, D2, ORIGINAL, REFINED
 
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from assess.metrics import paired_test, rebenchmark
+from assess.evaluation.metrics import paired_test, rebenchmark
 from tests.metrics_fixtures import ORIGINAL, REFINED, RUNS
 
 

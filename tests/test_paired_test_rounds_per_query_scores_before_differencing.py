@@ -1,7 +1,7 @@
 """Paired significance tests round every per-query score to 1e-9 before differencing, so a
 float-noise "change" (0.1 + 0.2 against 0.3) is no change: p = 1.0, "no query changed"."""
 
-from assess.metrics import paired_test
+from assess.evaluation.metrics import paired_test
 
 
 def test_point_one_plus_point_two_against_point_three_is_no_change():

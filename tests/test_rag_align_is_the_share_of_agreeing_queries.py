@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from assess.metrics import hit_at_k
-from assess.rag import answer_accuracy, rag_align, success_accuracy_correlation
+from assess.evaluation.metrics import hit_at_k
+from assess.evaluation.rag import answer_accuracy, rag_align, success_accuracy_correlation
 from tests.metrics_fixtures import ALPHA, ORIGINAL, REFINED
 
 

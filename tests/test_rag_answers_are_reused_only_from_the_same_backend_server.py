@@ -4,8 +4,8 @@ do not change an answer (API key variable, timeout, rate limit) do not split the
 
 import pytest
 
+from assess.evaluation.rag_eval import generator_key, rag_evaluate
 from assess.models import RagGeneration
-from assess.rag_eval import generator_key, rag_evaluate
 from debates.llm.scripted import RuleClient, ScriptedClient
 
 from .refine_fixtures import (  # noqa: F401

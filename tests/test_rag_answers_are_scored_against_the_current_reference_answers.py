@@ -15,7 +15,7 @@ from "forty two" to "unknown":
 
 import pytest
 
-from assess.rag_eval import rag_evaluate, rag_stored_report
+from assess.evaluation.rag_eval import rag_evaluate, rag_stored_report
 from corpora.models import Query
 from debates.llm.scripted import RuleClient, ScriptedClient
 

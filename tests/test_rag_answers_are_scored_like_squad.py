@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from assess.rag import answer_correct, contains_answer, exact_match, normalize_answer, token_f1
+from assess.evaluation.rag import (
+    answer_correct,
+    contains_answer,
+    exact_match,
+    normalize_answer,
+    token_f1,
+)
 
 
 def test_normalisation_lowercases_drops_punctuation_articles_and_extra_spaces():

@@ -4,8 +4,8 @@ ones do not fit, and a question that alone does not fit is an error. No database
 
 import pytest
 
-from assess.rag import build_rag_messages
-from assess.rag_context import fit_rag_messages
+from assess.evaluation.rag import build_rag_messages
+from assess.evaluation.rag_context import fit_rag_messages
 from debates.engine import prompt_token_count
 from debates.llm.base import ContextTooLongError
 from debates.llm.scripted import ScriptedClient

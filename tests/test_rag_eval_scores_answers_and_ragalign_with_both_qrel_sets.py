@@ -14,8 +14,8 @@ and q2 only from d4)::
 import pytest
 from scipy import stats
 
+from assess.evaluation.rag_eval import rag_evaluate
 from assess.models import RagGeneration
-from assess.rag_eval import rag_evaluate
 from debates.llm.scripted import RuleClient, ScriptedClient
 
 from .refine_fixtures import (  # noqa: F401

@@ -11,7 +11,7 @@ for q1 only (3 answers; every run correct, accuracy 1.0 over 1 query).
 import pytest
 from django.urls import reverse
 
-from assess.rag_eval import rag_evaluate
+from assess.evaluation.rag_eval import rag_evaluate
 from debates.llm.scripted import RuleClient
 
 from .refine_fixtures import (  # noqa: F401

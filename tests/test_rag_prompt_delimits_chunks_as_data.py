@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assess.rag import RAG_PROMPT_VERSION, build_rag_messages
+from assess.evaluation.rag import RAG_PROMPT_VERSION, build_rag_messages
 
 CHUNKS = [
     ("d1", "Vitamin D", "Daily vitamin D of 800 IU reduced hip fractures by 30 percent."),

@@ -4,7 +4,7 @@ correct; "A" vs "C" is 0, 0 and not correct."""
 
 import pytest
 
-from assess.rag import answer_correct, contains_answer, exact_match, token_f1
+from assess.evaluation.rag import answer_correct, contains_answer, exact_match, token_f1
 
 
 @pytest.mark.parametrize("reference", ["A", "a", "The", "(A)"])

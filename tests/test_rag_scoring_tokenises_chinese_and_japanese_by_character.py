@@ -1,7 +1,7 @@
 """Answer F1 and containment tokenise Han, Hiragana, Katakana (and Hangul) one character per
 token: reference "東京", answer "東京都" → precision 2/3, recall 1, F1 0.80, correct."""
 
-from assess.rag import answer_correct, answer_tokens, exact_match, token_f1
+from assess.evaluation.rag import answer_correct, answer_tokens, exact_match, token_f1
 
 
 def test_tokyo_in_tokyo_metropolis_is_f1_point_eight_and_correct():

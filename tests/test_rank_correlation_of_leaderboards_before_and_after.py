@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from assess.metrics import PAPER_NDCG10, RankChange, kendall_tau, leaderboard, rebenchmark
+from assess.evaluation.metrics import (
+    PAPER_NDCG10,
+    RankChange,
+    kendall_tau,
+    leaderboard,
+    rebenchmark,
+)
 from tests.metrics_fixtures import ORIGINAL, REFINED, RUNS
 
 

@@ -9,9 +9,9 @@ R@10 falls by 0.25 (q2: 1 → 1/2) and its nDCG@10 rises by 0.0625.
 import pytest
 from django.urls import reverse
 
-from assess.metrics import DEFAULT_MEASURES, PAPER_NDCG10
-from assess.rebench import rebench_compute
-from assess.rebench_tables import mean_deltas
+from assess.evaluation.metrics import DEFAULT_MEASURES, PAPER_NDCG10
+from assess.evaluation.rebench import rebench_compute
+from assess.evaluation.tables import mean_deltas
 
 from .refine_fixtures import holes_fixture, refined_fixture  # noqa: F401
 from .ui_fixtures import client_as_fixture, html_elements  # noqa: F401

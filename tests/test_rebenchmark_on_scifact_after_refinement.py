@@ -7,10 +7,10 @@ the exported runs, give exactly the in-app numbers."""
 import ir_measures
 import pytest
 
-from assess.exports import export_path, export_request
-from assess.metrics import DEFAULT_MEASURES, HOLE10, NDCG10
-from assess.rebench import rebench_compute
-from assess.refine import qrels_refine
+from assess.evaluation.metrics import DEFAULT_MEASURES, HOLE10, NDCG10
+from assess.evaluation.rebench import rebench_compute
+from assess.refined.exports import export_path, export_request
+from assess.refined.refine import qrels_refine
 from corpora.models import RunEntry
 from corpora.services import (
     pool_build,

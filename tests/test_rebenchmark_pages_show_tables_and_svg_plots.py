@@ -4,8 +4,8 @@ collapsible section, and three plots as <img> of SVG files that can be downloade
 import pytest
 from django.urls import reverse
 
-from assess.rebench import rebench_compute
-from assess.rebench_tables import rebench_tables
+from assess.evaluation.rebench import rebench_compute
+from assess.evaluation.tables import rebench_tables
 
 from .refine_fixtures import holes_fixture, refined_fixture  # noqa: F401
 from .ui_fixtures import client_as_fixture, html_elements, html_tables  # noqa: F401

@@ -4,7 +4,7 @@ included) plus one row per new final label: consensus, human majority, human ove
 import pytest
 
 from assess.models import LabelProvenance
-from assess.refine import qrels_refine
+from assess.refined.refine import qrels_refine
 from corpora.models import QrelSet
 from corpora.services import qrels_rows
 

@@ -4,8 +4,8 @@ name: ``<original qrels>-dream-<pool>``, or the pool's newest refinement's name,
 
 import pytest
 
-from assess.forms import RefineForm, refined_name_suggest
-from assess.refine import qrels_refine
+from assess.refined.forms import RefineForm, refined_name_suggest
+from assess.refined.refine import qrels_refine
 from corpora.models import Pool, QrelSet
 
 from .refine_fixtures import holes_fixture, settle_all  # noqa: F401

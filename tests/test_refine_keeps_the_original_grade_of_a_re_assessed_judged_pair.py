@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from assess.exports import export_stream
 from assess.models import LabelProvenance
-from assess.refine import qrels_refine
+from assess.refined.exports import export_stream
+from assess.refined.refine import qrels_refine
 from corpora.services import pool_build, qrels_rows
 from debates.services import debate_job_create
 

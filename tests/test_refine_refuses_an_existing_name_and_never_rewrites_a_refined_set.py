@@ -3,7 +3,7 @@ refused and changes nothing, and a second refinement gets a set of its own."""
 
 import pytest
 
-from assess.refine import RefineError, qrels_refine
+from assess.refined.refine import RefineError, qrels_refine
 from corpora.models import Qrel
 from corpora.services import qrels_rows
 

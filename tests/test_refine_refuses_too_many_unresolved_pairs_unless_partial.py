@@ -8,7 +8,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from assess.models import LabelProvenance, Refinement
-from assess.refine import RefineError, qrels_refine
+from assess.refined.refine import RefineError, qrels_refine
 from corpora.models import Qrel, QrelSet
 from corpora.services import qrels_rows
 

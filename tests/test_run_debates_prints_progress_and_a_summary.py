@@ -33,7 +33,9 @@ def by_document(messages):
 @pytest.fixture
 def rule_agents(monkeypatch):
     client = RuleClient(by_document)
-    monkeypatch.setattr("debates.services.agent_client_get", lambda *, config, api_key=None: client)
+    monkeypatch.setattr(
+        "debates.services.backends.agent_client_get", lambda *, config, api_key=None: client
+    )
     return client
 
 

@@ -76,7 +76,7 @@ MATRIX = [
         "",
         READERS_ONLY,
     ),
-    # Refined qrel sets, exports, re-benchmark and RAG (assess.urls_refined). The tiny
+    # Refined qrel sets, exports, re-benchmark and RAG (assess.refined.urls). The tiny
     # dataset has no refined set: its pages answer 404 to readers (tests/test_refined_pages_*
     # open real ones); "test" against itself gives a re-benchmark with tables and plots.
     ("get", "refined:refined_list", {"slug": "tiny"}, "", READERS_ONLY),

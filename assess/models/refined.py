@@ -2,7 +2,7 @@
 
 - :class:`Refinement`: how one refined QrelSet (origin "refined") was made: from which pool
   and original qrels, with which threshold, and its counts. The refined set is immutable: it
-  is written once by :func:`assess.refine.qrels_refine`, and no code path updates its rows.
+  is written once by :func:`assess.refined.refine.qrels_refine`, and no code path updates its rows.
 - :class:`LabelProvenance`: one row per pool pair at refinement time: its final label and
   where it came from (consensus at round j, human majority, adjudication), or why it has none
   (pending, escalated awaiting a human, human tie, failed, not debated).
@@ -211,7 +211,7 @@ class RagGeneration(models.Model):
     the backend kind, its server and the model (two servers serving a model under the same
     name are two generators). ``correct``/``exact_match``/``f1`` score the answer against
     the reference answers of the time it was generated; reports score the stored answer
-    against the current ones (:mod:`assess.rag_eval`)."""
+    against the current ones (:mod:`assess.evaluation.rag_eval`)."""
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="rag_generations")
     query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="rag_generations")

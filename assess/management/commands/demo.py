@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from assess.management.commands.pipeline import PIPELINE_ERRORS, backend_config
 from assess.pipeline import pipeline_run
-from assess.services import review_items_sync
+from assess.review.services import review_items_sync
 from corpora.formats import FormatError
 from corpora.management.commands._common import format_summary
 from corpora.models import Dataset

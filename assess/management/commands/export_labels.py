@@ -3,9 +3,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from assess.export_formats import HashingWriter
-from assess.exports import KINDS, ExportError, export_file_write, export_stream
 from assess.models import Refinement
+from assess.refined.export_formats import HashingWriter
+from assess.refined.exports import KINDS, ExportError, export_file_write, export_stream
 from corpora.management.commands._common import load_dataset
 from corpora.models import Pool, QrelSet
 

@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from assess.evaluation.rebench import RebenchError
 from assess.pipeline import pipeline_run
-from assess.rebench import RebenchError
-from assess.refine import RefineError
+from assess.refined.refine import RefineError
 from corpora.management.commands._common import load_dataset
 from corpora.services import PoolError, RunError
 from debates.llm.registry import validate_backend_config

@@ -2,9 +2,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from assess.rag_eval import RagError, rag_evaluate
-from assess.rebench import RebenchError, rebench_qrel_set, rebench_runs
-from assess.rebench_tables import format_table, rag_table
+from assess.evaluation.rag_eval import RagError, rag_evaluate
+from assess.evaluation.rebench import RebenchError, rebench_qrel_set, rebench_runs
+from assess.evaluation.tables import format_table, rag_table
 from corpora.management.commands._common import load_dataset
 from debates.llm.base import LLMError
 

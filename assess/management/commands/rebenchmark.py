@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from assess.rebench import RebenchError, rebench_compute, rebench_qrel_set, rebench_runs
-from assess.rebench_tables import format_text, rebench_tables
+from assess.evaluation.rebench import RebenchError, rebench_compute, rebench_qrel_set, rebench_runs
+from assess.evaluation.tables import format_text, rebench_tables
 from corpora.management.commands._common import load_dataset
 
 

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from assess.labels import DEFAULT_MAX_UNRESOLVED_SHARE
-from assess.refine import RefineError, RefineReport, qrels_refine
+from assess.refined.labels import DEFAULT_MAX_UNRESOLVED_SHARE
+from assess.refined.refine import RefineError, RefineReport, qrels_refine
 from corpora.models import Pool
 
 LISTED = 50

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.management.base import CommandError
 
 from corpora.models import Dataset
-from corpora.services import dataset_get
+from corpora.services.datasets import dataset_get
 
 
 def load_dataset(slug: str) -> Dataset:
@@ -18,7 +18,7 @@ def load_dataset(slug: str) -> Dataset:
 
 
 def format_summary(summary: dict) -> str:
-    """Human-readable lines for :func:`corpora.services.dataset_summary`."""
+    """Human-readable lines for :func:`corpora.services.datasets.dataset_summary`."""
     lines = [
         f"dataset {summary['dataset']}: {summary['documents']:,} documents, "
         f"{summary['queries']:,} queries"
@@ -34,7 +34,7 @@ def format_summary(summary: dict) -> str:
 
 def format_answers_summary(count: int, summary: dict) -> str:
     """Lines for ``import_answers``: queries this file set, then the dataset's totals from
-    :func:`corpora.services.answers_summary`."""
+    :func:`corpora.services.datasets.answers_summary`."""
     return (
         f"answers set for {count:,} queries; {summary['with_answers']:,} of "
         f"{summary['queries']:,} queries in {summary['dataset']} have reference answers\n"

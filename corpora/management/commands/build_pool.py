@@ -1,7 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from corpora.models import QrelSet, Run
-from corpora.services import PoolBuildReport, PoolError, pool_build, qrel_set_get, run_get
+from corpora.services.datasets import qrel_set_get
+from corpora.services.pools import PoolBuildReport, PoolError, pool_build
+from corpora.services.runs import run_get
 
 from ._common import load_dataset
 

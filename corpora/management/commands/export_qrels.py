@@ -3,7 +3,7 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 
 from corpora.models import QrelSet
-from corpora.services import qrel_set_get, qrels_export
+from corpora.services.datasets import qrel_set_get, qrels_export
 
 from ._common import load_dataset
 

@@ -6,7 +6,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from corpora.models import Run
-from corpora.services import RunError, run_export, run_get
+from corpora.services.runs import RunError, run_export, run_get
 
 from ._common import load_dataset
 

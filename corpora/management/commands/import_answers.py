@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from corpora.formats import FormatError
-from corpora.services import answers_import, answers_summary
+from corpora.services.datasets import answers_import, answers_summary
 
 from ._common import format_answers_summary, load_dataset
 

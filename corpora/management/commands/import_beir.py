@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from corpora.formats import DUPLICATE_POLICIES, FormatError
-from corpora.services import dataset_import_beir, dataset_summary
+from corpora.services.datasets import dataset_import_beir, dataset_summary
 
 from ._common import format_summary
 

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from corpora.formats import DUPLICATE_POLICIES, FormatError
-from corpora.services import dataset_summary, qrels_import
+from corpora.services.datasets import dataset_summary, qrels_import
 
 from ._common import format_summary, load_dataset
 

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from corpora.formats import FormatError
-from corpora.services import run_import
+from corpora.services.runs import run_import
 
 from ._common import load_dataset
 

@@ -6,11 +6,11 @@ from django.core.management.base import BaseCommand, CommandError
 
 from corpora import retrieval
 from corpora.models import QrelSet, Run
-from corpora.services import (
+from corpora.services.datasets import qrel_set_get
+from corpora.services.runs import (
     QUERIES_ALL,
     RETRIEVERS,
     RunError,
-    qrel_set_get,
     run_create,
     run_enqueue,
     run_evaluate,

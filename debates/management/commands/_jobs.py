@@ -15,14 +15,10 @@ from tqdm import tqdm
 from corpora.models import Pool
 from debates.llm import registry
 from debates.models import DebateJob
-from debates.services import (
-    TEST_BACKEND,
-    TEST_FACTORY_ENV,
-    JobProgress,
-    debate_job_progress,
-    debate_job_run_inline,
-    debate_job_start,
-)
+from debates.services.backends import TEST_BACKEND, TEST_FACTORY_ENV
+from debates.services.jobs import debate_job_start
+from debates.services.progress import JobProgress, debate_job_progress
+from debates.services.run import debate_job_run_inline
 
 
 def backend_choices() -> tuple[str, ...]:

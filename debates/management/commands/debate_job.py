@@ -1,14 +1,14 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from debates.models import DebateJob
-from debates.services import (
-    DebateJobError,
+from debates.services.common import DebateJobError
+from debates.services.jobs import (
     debate_job_cancel,
     debate_job_pause,
-    debate_job_progress,
     debate_job_resume,
     debate_job_retry_failed,
 )
+from debates.services.progress import debate_job_progress
 
 from ._jobs import follow_job, format_summary, in_process, load_job, run_job
 

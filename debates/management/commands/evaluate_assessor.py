@@ -7,14 +7,14 @@ from tqdm import tqdm
 from corpora.management.commands._common import load_dataset
 from corpora.models import QrelSet, Run
 from corpora.services import RunError, qrel_set_get, run_create, run_get, run_retrieve
-from debates.services import (
+from debates.services.assessor import (
     DENSE_JUDGMENT_DATASETS,
-    DebateJobError,
     assessor_evaluate,
-    debate_job_create,
     evaluation_pool_create,
     single_judge_run,
 )
+from debates.services.common import DebateJobError
+from debates.services.jobs import debate_job_create
 
 from ._jobs import add_backend_arguments, backend_configs, describe_agents, run_job
 

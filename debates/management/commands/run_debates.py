@@ -1,6 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from debates.services import DebateJobError, debate_job_create
+from debates.services.common import DebateJobError
+from debates.services.jobs import debate_job_create
 
 from ._jobs import (
     add_backend_arguments,

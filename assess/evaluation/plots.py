@@ -63,7 +63,7 @@ def rank_slope_svg(
     """Slope chart: one line per system from its rank on the original qrels (left) to its
     rank on the refined qrels (right); rank 1 on top; green moved up, red down.
 
-    ``rank_changes`` maps system names to ``RankChange`` (``assess.metrics``) or to
+    ``rank_changes`` maps system names to ``RankChange`` (``assess.evaluation.metrics``) or to
     ``(rank_before, rank_after)``. Returns SVG text. ValueError when empty.
     """
     if not rank_changes:
@@ -174,7 +174,7 @@ def delta_panels_svg(deltas: Mapping[str, Mapping[str, float]]) -> str:
 
 def holes_histogram_svg(holes: Mapping[str, int], *, title: str = "Holes filled per query") -> str:
     """Histogram of holes per query: how many queries had 0, 1, 2, ... holes filled
-    (``assess.metrics.holes_per_query``). One bar per integer count. Returns SVG text.
+    (``assess.evaluation.metrics.holes_per_query``). One bar per integer count. Returns SVG text.
     ValueError when empty.
     """
     if not holes:

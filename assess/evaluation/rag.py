@@ -184,7 +184,7 @@ def answer_correct(answer: str, references: Sequence[str]) -> bool:
 
 def rag_align(hit_at_k: Mapping[str, bool], correct: Mapping[str, bool]) -> float:
     """RAGAlign@k: share of queries where ``hit_at_k[q]`` (a relevant chunk in the top k,
-    e.g. from ``assess.metrics.hit_at_k``) equals ``correct[q]`` (the answer is correct).
+    e.g. from ``assess.evaluation.metrics.hit_at_k``) equals ``correct[q]`` (the answer is correct).
 
     Both mappings must cover the same queries (ValueError naming up to 5 that differ, or
     for no queries at all), so a silently dropped query cannot move the figure.

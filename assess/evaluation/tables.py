@@ -1,5 +1,5 @@
 """The re-benchmark's tables as plain rows of text, shared by the pages and the terminal.
-Pure: built from an :class:`assess.metrics.RebenchResult`, no database.
+Pure: built from an :class:`assess.evaluation.metrics.RebenchResult`, no database.
 
 Numbers are shown with 4 decimals, p-values with 4 (``<0.0001`` below), a missing value as
 ``n/a``. The page renders the same cells in HTML tables; :func:`format_text` aligns them
@@ -222,8 +222,8 @@ def _correlation(label: str, corr) -> str:
 
 
 def rag_table(report) -> Table:
-    """Per system (an :class:`assess.rag_eval.RagReport`'s systems): answer accuracy, exact
-    match, F1, Success@k and RAGAlign@k with the original and refined qrels, and how many
+    """Per system (an :class:`assess.evaluation.rag_eval.RagReport`'s systems): answer accuracy,
+    exact match, F1, Success@k and RAGAlign@k with the original and refined qrels, and how many
     answers were generated now or reused; the note gives the correlations and the formula."""
     k = report.k
     refined = report.refined is not None

@@ -1,15 +1,15 @@
-"""Pages of the refined-benchmark side: refined qrel sets, exports, re-benchmark, RAG.
+"""Pages of the refined-benchmark side: refined qrel sets and their exports.
 
 Who may open what (every view is wrapped in :func:`corpora.roles.role_required`):
 
 | page                                                | annotator | researcher | admin |
 |-----------------------------------------------------|-----------|------------|-------|
-| refined sets, refined set, re-benchmark, plots, RAG | 403       | yes        | yes   |
+| refined sets, refined set                           | 403       | yes        | yes   |
 | export request (POST), export status, download      | 403       | yes        | yes   |
 | refine again (POST; its form on the refined sets)   | 403       | 403        | yes   |
 
-Plots are standalone SVG files served with ``image/svg+xml`` and shown with ``<img src>``,
-never inlined into the page. Database reads go through :mod:`assess.selectors_refined` and
+The re-benchmark, plot and RAG pages share this URL namespace (``refined``) but live in
+:mod:`assess.evaluation.views`. Database reads go through :mod:`assess.refined.selectors` and
 the services; the views only choose, call and render.
 """
 
@@ -19,42 +19,28 @@ from django.contrib import messages
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.http import content_disposition_header, urlencode
-from django.utils.text import slugify
+from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
 from corpora.htmx import htmx_view, wants_fragment
-from corpora.models import Dataset, QrelSet
+from corpora.models import Dataset
 from corpora.roles import Role, role_required, user_has_role
 from corpora.services import dataset_get
 
-from . import plots
+from ..models import ExportFile, Refinement
 from .exports import CONTENT_TYPE, ExportError, export_get, export_path, export_request
 from .forms import RefineForm
-from .models import ExportFile, Refinement
-from .rag_eval import rag_generators, rag_stored_report
-from .rebench import RebenchError, rebench_compute, rebench_runs
-from .rebench_tables import RAG_FORMULA, mean_deltas, rag_table, rebench_tables
 from .refine import RefineError, qrels_refine, refinement_get, refinement_unresolved
-from .selectors_refined import (
+from .selectors import (
     dataset_has_pools,
     export_refinement,
     exports_current,
     qrel_set_find,
-    qrel_sets_by_name,
-    queries_with_answers_count,
     refinements_of,
-    runs_finished,
 )
 
 READERS = (Role.RESEARCHER, Role.ADMIN)
 UNRESOLVED_SHOWN = 200
-PLOTS = ("ranks", "deltas", "holes")
-PLOT_ALT = {
-    "ranks": "Slope chart of each system's rank on nDCG@10, original to refined qrels",
-    "deltas": "Bars of each system's change in every measure, one panel per measure",
-    "holes": "Histogram of holes filled per query",
-}
 EXPORT_KINDS = (
     ("labels", "Labels with provenance (JSONL)"),
     ("trec", "TREC qrels"),
@@ -62,7 +48,6 @@ EXPORT_KINDS = (
     ("disagreements", "Disagreements and escalations (CSV)"),
     ("transcripts", "Debate transcripts (JSONL)"),
 )
-SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'"
 
 
 def _dataset_or_404(slug: str) -> Dataset:
@@ -120,7 +105,7 @@ def refined_list(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def refine_create(request: HttpRequest, slug: str) -> HttpResponse:
     """Refine again: a new refined qrel set from a pool's current final labels
-    (:func:`assess.refine.qrels_refine`), then its page (303). A form error or a refusal
+    (:func:`assess.refined.refine.qrels_refine`), then its page (303). A form error or a refusal
     (name taken, too many unresolved pairs...) gives the refined sets page again with the
     message (400), having written nothing."""
     dataset = _dataset_or_404(slug)
@@ -248,182 +233,3 @@ def export_download(request: HttpRequest, pk: int) -> FileResponse:
     )
     response["X-Checksum-SHA256"] = export.sha256
     return response
-
-
-def _rebench_choice(request: HttpRequest, dataset: Dataset) -> dict:
-    """The qrel sets and runs chosen on the re-benchmark and RAG pages (with defaults)."""
-    qrel_sets = qrel_sets_by_name(dataset=dataset)
-    by_name = {q.name: q for q in qrel_sets}
-    imported = [q for q in qrel_sets if q.origin == QrelSet.Origin.IMPORTED]
-    refined = sorted(
-        (q for q in qrel_sets if q.origin == QrelSet.Origin.REFINED),
-        key=lambda q: q.created,
-        reverse=True,
-    )
-    default_original = by_name.get("test") or (imported[0] if imported else None)
-    original = by_name.get(request.GET.get("original", "")) or default_original
-    chosen_refined = by_name.get(request.GET.get("refined", "")) or (
-        refined[0] if refined else None
-    )
-    errors = []
-    for field in ("original", "refined"):
-        value = request.GET.get(field)
-        if value and value not in by_name:
-            errors.append(f"No qrel set {value!r} in {dataset.slug}.")
-    return {
-        "qrel_sets": qrel_sets,
-        "original": original,
-        "refined": chosen_refined,
-        "errors": errors,
-    }
-
-
-@role_required(*READERS)
-@require_GET
-def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
-    """Leaderboards before/after, rank changes with Kendall's tau and paired tests, per-query
-    changes and the three plots, for the chosen original and refined qrel sets and runs."""
-    dataset = _dataset_or_404(slug)
-    choice = _rebench_choice(request, dataset)
-    all_runs = runs_finished(dataset=dataset)
-    wanted = request.GET.getlist("runs")
-    context = {"dataset": dataset, "all_runs": all_runs, "wanted": set(wanted), **choice}
-    report = None
-    if choice["original"] and choice["refined"] and all_runs and not choice["errors"]:
-        try:
-            runs = rebench_runs(dataset=dataset, names=wanted or None)
-            report = rebench_compute(
-                dataset=dataset,
-                original=choice["original"],
-                refined=choice["refined"],
-                runs=runs,
-            )
-        except RebenchError as exc:
-            context["errors"].append(str(exc))
-    if report is not None:
-        tables = rebench_tables(report.result)
-        context.update(
-            {
-                "report": report,
-                "tables": tables[:3],
-                "per_query": tables[3],
-                "plots": [
-                    {
-                        "name": plot,
-                        "alt": PLOT_ALT[plot],
-                        "url": _plot_url(request, dataset, plot),
-                        # The delta panels also come one measure a file.
-                        "measures": [
-                            (m, _plot_url(request, dataset, plot, measure=m))
-                            for m in (report.result.measures if plot == "deltas" else ())
-                        ],
-                    }
-                    for plot in PLOTS
-                ],
-            }
-        )
-    status = 400 if context["errors"] else 200
-    return render(request, "assess/refined/rebenchmark.html", context, status=status)
-
-
-def _plot_url(request: HttpRequest, dataset: Dataset, plot: str, **extra: str) -> str:
-    """The plot's address with the page's choices (qrel sets, runs) and ``extra``."""
-    query = request.GET.copy()
-    for key, value in extra.items():
-        query[key] = value
-    url = reverse("refined:rebenchmark_plot", args=[dataset.slug, plot])
-    return f"{url}?{query.urlencode()}" if query else url
-
-
-@role_required(*READERS)
-@require_GET
-def rebenchmark_plot(request: HttpRequest, slug: str, plot: str) -> HttpResponse:
-    """One re-benchmark plot as an SVG file: ``ranks`` (slope chart of ranks before →
-    after), ``deltas`` (each system's change in every measure, one panel per measure; with
-    ``?measure=LABEL`` that measure's bars alone) or ``holes`` (holes filled per query).
-    ``?download=1`` serves it as an attachment. An unknown plot or measure is a 404."""
-    dataset = _dataset_or_404(slug)
-    if plot not in PLOTS:
-        raise Http404(f"Unknown plot {plot!r}.")
-    choice = _rebench_choice(request, dataset)
-    if choice["errors"] or not choice["original"] or not choice["refined"]:
-        raise Http404("Choose an original and a refined qrel set.")
-    try:
-        runs = rebench_runs(dataset=dataset, names=request.GET.getlist("runs") or None)
-        report = rebench_compute(
-            dataset=dataset, original=choice["original"], refined=choice["refined"], runs=runs
-        )
-    except RebenchError as exc:
-        raise Http404(str(exc)) from None
-    result = report.result
-    name = plot
-    if plot == "ranks":
-        svg = plots.rank_slope_svg(result.rank_changes)
-    elif plot == "deltas":
-        deltas = mean_deltas(result)
-        measure = request.GET.get("measure")
-        if measure is None:
-            svg = plots.delta_panels_svg(deltas)
-        elif measure in deltas:
-            svg = plots.delta_bars_svg(deltas[measure], measure=measure)
-            name = f"{plot}-{slugify(measure)}"
-        else:
-            raise Http404(f"Unknown measure {measure!r} (known: {', '.join(deltas)}).")
-    else:
-        holes = {q: report.holes_per_query.get(q, 0) for q in result.queries}
-        svg = plots.holes_histogram_svg(holes)
-    response = HttpResponse(svg, content_type="image/svg+xml")
-    response["Content-Security-Policy"] = SVG_POLICY
-    filename = f"{dataset.slug}-{choice['refined'].name}-{name}.svg"
-    response["Content-Disposition"] = content_disposition_header(
-        request.GET.get("download") == "1", filename
-    )
-    return response
-
-
-@role_required(*READERS)
-@require_GET
-def rag(request: HttpRequest, slug: str) -> HttpResponse:
-    """RAG alignment from the stored generations (``rag_eval`` makes them): accuracy,
-    Success@k and RAGAlign@k with the original and refined qrels, correlation, formula.
-    ``?generator=KEY`` chooses whose answers (:func:`assess.rag_eval.generator_key`; default:
-    the generator with the most answers at k); an unknown one is reported (400)."""
-    dataset = _dataset_or_404(slug)
-    choice = _rebench_choice(request, dataset)
-    try:
-        k = int(request.GET.get("k", 10))
-    except ValueError:
-        k = 10
-    generators = rag_generators(dataset=dataset, k=k)
-    known = {g.key for g in generators}
-    generator = request.GET.get("generator") or None
-    if generator is not None and generator not in known:
-        choice["errors"].append(f"No stored answers from generator {generator!r} at k = {k}.")
-        generator = None
-    elif generator is None and generators:
-        generator = generators[0].key  # the one with the most answers
-    report = None
-    if choice["original"] and generator and not choice["errors"]:
-        report = rag_stored_report(
-            dataset=dataset,
-            original=choice["original"],
-            refined=choice["refined"],
-            k=k,
-            generator=generator,
-        )
-    return render(
-        request,
-        "assess/refined/rag.html",
-        {
-            "dataset": dataset,
-            "k": k,
-            "report": report,
-            "table": rag_table(report) if report else None,
-            "formula": RAG_FORMULA,
-            "with_answers": queries_with_answers_count(dataset=dataset),
-            "generators": generators,
-            "generator": generator,
-            **choice,
-        },
-        status=400 if choice["errors"] else 200,
-    )

@@ -1,4 +1,4 @@
-"""Read-only queries for the judging, adjudication, agreement, annotator and refined-list pages.
+"""Read-only queries for the judging, adjudication, agreement and annotator pages.
 
 Human labels of one pair: the adjudication when an admin decided it, else the majority of
 its live (not undone) judgments once the pair has all the judgments it needs; a tie waits
@@ -7,24 +7,21 @@ for an adjudication.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
-from corpora.models import Dataset, Pool, QrelSet
 from debates.engine import evidence_spans
 from debates.models import Debate, DebateJob, Turn
 
+from ..models import Adjudication, Judgment, ReviewItem
 from . import agreement
 from .highlight import query_terms, segments, term_spans
-from .models import Adjudication, Judgment, Refinement, ReviewItem
-from .refine import NAME_MAX, RefineError, refined_name_check
 from .services import undo_window_seconds
 
 LABEL_TEXT = {1: "relevant", 0: "not relevant", None: "unreadable reply"}
@@ -78,7 +75,7 @@ class RoundView:
 class PairView:
     """What a human sees of one review item.
 
-    ``chunk`` is a list of :class:`~assess.highlight.Segment` (kinds "q" for query terms, "a"
+    ``chunk`` is a list of :class:`~assess.review.highlight.Segment` (kinds "q" for query terms, "a"
     and "b" for the evidence either agent quoted). ``rounds`` is empty when ``show_debate``
     is False (audits: the human judges without the agents' agreeing labels).
     """
@@ -218,9 +215,9 @@ def judging_status(
 
 def undoable_judgment(*, annotator: Any, now: datetime | None = None) -> Judgment | None:
     """The judgment ``u`` on the judging page undoes: ``annotator``'s newest live judgment
-    saved within :func:`assess.services.undo_window_seconds`, or None. The page carries its
+    saved within :func:`assess.review.services.undo_window_seconds`, or None. The page carries its
     ``client_id`` so that the undo request names it (a re-sent undo cannot undo the one
-    before; see :func:`assess.services.judgment_undo`)."""
+    before; see :func:`assess.review.services.judgment_undo`)."""
     now = now or timezone.now()
     newest = (
         Judgment.objects.filter(annotator=annotator, undone_at__isnull=True)
@@ -276,7 +273,7 @@ def review_final_labels(*, job: DebateJob) -> dict[int, tuple[int, str]]:
 class PairKappa:
     """Cohen's kappa of one pair of annotators (usernames, ``annotator_a`` sorting first)
     over the ``items`` pairs both of them judged; None when undefined (see
-    :func:`assess.agreement.cohen_kappa`)."""
+    :func:`assess.review.agreement.cohen_kappa`)."""
 
     annotator_a: str
     annotator_b: str
@@ -328,7 +325,7 @@ def job_agreement(*, job: DebateJob) -> JobAgreement:
     Cohen's kappa (J. Cohen, "A coefficient of agreement for nominal scales", Educational and
     Psychological Measurement 20(1), 1960) is defined for two fixed raters: each annotator
     pair is scored on the pairs both judged, annotator X's label against annotator Y's,
-    whoever judged first (:func:`assess.agreement.cohen_kappa`; no library in
+    whoever judged first (:func:`assess.review.agreement.cohen_kappa`; no library in
     requirements.txt provides it: scikit-learn is not a dependency, scipy and krippendorff
     have no kappa). The headline ``kappa`` is the pair with the most pairs in common.
 
@@ -586,53 +583,3 @@ def annotator_overview(*, now: datetime | None = None) -> list[AnnotatorRow]:
             )
         )
     return sorted(out, key=lambda row: row.username)
-
-
-# Refined-list page: the refine form's pools and suggested name.
-
-SUFFIX_RE = re.compile(r"^(.+)-(\d+)$")
-
-
-def refine_pools(*, dataset: Dataset) -> QuerySet[Pool]:
-    """The dataset's pools, newest first, each with ``pair_count``."""
-    return (
-        Pool.objects.filter(dataset=dataset)
-        .select_related("qrel_set")
-        .annotate(pair_count=Count("pairs"))
-        .order_by("-created", "-pk")
-    )
-
-
-def name_problem(name: str) -> str | None:
-    """Why ``name`` cannot be a refined set's name (None if it can), for forms:
-    :func:`assess.refine.refined_name_check`."""
-    try:
-        refined_name_check(name=name)
-    except RefineError as exc:
-        return str(exc)
-    return None
-
-
-def refined_name_suggest(*, pool: Pool) -> str:
-    """A free name for the next refined set of ``pool``: the name of its newest refinement
-    (or ``<original qrels>-dream-<pool>``) if free, else with a ``-2``, ``-3``... suffix
-    (a series ``x``, ``x-2``, ``x-3`` continues at ``x-4``)."""
-    taken = set(QrelSet.objects.filter(dataset_id=pool.dataset_id).values_list("name", flat=True))
-    newest = (
-        Refinement.objects.filter(pool=pool)
-        .order_by("-created", "-pk")
-        .values_list("qrel_set__name", flat=True)
-        .first()
-    )
-    base = newest or f"{pool.qrel_set.name}-dream-{pool.name}"
-    series = SUFFIX_RE.match(base)
-    if newest and series and series.group(1) in taken:
-        base = series.group(1)
-    base = re.sub(r"[^-a-zA-Z0-9_.]+", "-", base).strip("-") or "refined"
-    number = 1
-    while True:
-        suffix = f"-{number}" if number > 1 else ""
-        name = base[: NAME_MAX - len(suffix)] + suffix
-        if name not in taken and name_problem(name) is None:
-            return name
-        number += 1

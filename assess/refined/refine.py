@@ -1,7 +1,7 @@
 """Final labels of a pool's pairs, and refined QrelSets built from them (database side).
 
 :func:`final_labels_collect` reads a pool's pairs, debates, human judgments and
-adjudications and resolves each pair with :func:`assess.labels.resolve_final_label`.
+adjudications and resolves each pair with :func:`assess.refined.labels.resolve_final_label`.
 :func:`qrels_refine` writes a new, immutable QrelSet (origin "refined"): the pool's original
 qrels copied unchanged plus one row per new final label, and one
 :class:`~assess.models.LabelProvenance` row per pool pair. Refined sets are written once,
@@ -23,8 +23,8 @@ from corpora.models import Dataset, Pair, Pool, Qrel, QrelSet
 from corpora.ordering import code_point
 from debates.models import Debate
 
+from ..models import Adjudication, Judgment, LabelProvenance, Refinement, ReviewItem
 from . import labels as final
-from .models import Adjudication, Judgment, LabelProvenance, Refinement, ReviewItem
 
 BATCH_SIZE = 5000
 NAME_RE = re.compile(r"^[-a-zA-Z0-9_.]+$")
@@ -68,8 +68,8 @@ def _username_field() -> str:
 
 
 def final_labels_collect(*, pool: Pool) -> list[PoolLabel]:
-    """Resolve every pair of ``pool`` (rules: :mod:`assess.labels`); sorted by query id, then
-    doc id (code point).
+    """Resolve every pair of ``pool`` (rules: :mod:`assess.refined.labels`); sorted by query
+    id, then doc id (code point).
 
     Reads: the pairs and their original grade (set only for pools that keep judged pairs),
     every Debate of every job on the pool (with its job's agent models and prompt version),

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from .agreement import majority_label
+from ..review.agreement import majority_label
 
 # Sources (LabelProvenance.Source values) and unresolved reasons, as stored and exported.
 CONSENSUS = "consensus"

@@ -1,15 +1,15 @@
 """RAG alignment from the database: generate answers from runs' top-k chunks, store them,
 score them, and compare "a relevant chunk in the top k" with "the answer is correct".
 
-For each run and each evaluation query (judged in the original qrels and with reference
-answers), a generator answers from the run's top ``k`` chunks with the fixed, versioned
-prompt of :mod:`assess.rag` (:data:`~assess.rag.RAG_PROMPT_VERSION`, temperature 0). The
-answer is stored as a :class:`~assess.models.RagGeneration` and reused: the same (run,
-query, k, generator, prompt version) is never generated twice, the generator being the
-backend kind, its server and the model (:func:`generator_key`), so two servers that report
-the same model name never share answers. Stored answers are scored against the reference
-answers as they are when the report is made (``import_answers`` may have changed them
-since the answer was generated); scoring is cheap, generating is not.
+For each run and each evaluation query (judged in the original qrels and with reference answers), a
+generator answers from the run's top ``k`` chunks with the fixed, versioned prompt of
+:mod:`assess.evaluation.rag` (:data:`~assess.evaluation.rag.RAG_PROMPT_VERSION`, temperature 0). The
+answer is stored as a :class:`~assess.models.RagGeneration` and reused: the same (run, query, k,
+generator, prompt version) is never generated twice, the generator being the backend kind, its
+server and the model (:func:`generator_key`), so two servers that report the same model name never
+share answers. Stored answers are scored against the reference answers as they are when the report
+is made (``import_answers`` may have changed them since the answer was generated); scoring is cheap,
+generating is not.
 
 Per system: answer accuracy (a normalised reference answer is contained in the answer,
 DREAM paper §5), SQuAD exact match and token F1, Success@k with the original and with the
@@ -38,8 +38,8 @@ from debates.llm.base import GenerationParams, LLMClient
 from debates.llm.registry import describe_backend
 from debates.retry import call_with_retry
 
+from ..models import RagGeneration
 from . import metrics, rag
-from .models import RagGeneration
 from .rag_context import fit_rag_messages
 
 # Answers are a short phrase; 64 tokens leave room for a sentence without wasting context.
@@ -107,13 +107,13 @@ class RagGenerator:
 def generator_key(*, backend: Mapping[str, Any], model: str) -> str:
     """The generator that answers with ``backend`` (a stored backend config) and ``model``:
     ``"<backend kind>:<server>:<model>"``, e.g. ``openai:http://gpu1:8000/v1:llama-70b`` or
-    ``embedded:in-process:SmolLM2-135M-Instruct-Q4_1``. The server is the config's base URL;
-    without one, the OpenAI SDK's (``OPENAI_BASE_URL``, else the OpenAI API). Operational
-    settings (API key variable, timeout, rate limit) are left out: they do not change an
-    answer. So is the context window, although it decides how far the chunks are cut to fit
-    (:func:`assess.rag_context.fit_rag_messages`): answers made under one context size are reused
-    under another; to compare context sizes, serve them under different model names. At most
-    400 characters (the column's length)."""
+    ``embedded:in-process:SmolLM2-135M-Instruct-Q4_1``. The server is the config's base URL; without
+    one, the OpenAI SDK's (``OPENAI_BASE_URL``, else the OpenAI API). Operational settings (API key
+    variable, timeout, rate limit) are left out: they do not change an answer. So is the context
+    window, although it decides how far the chunks are cut to fit
+    (:func:`assess.evaluation.rag_context.fit_rag_messages`): answers made under one context size
+    are reused under another; to compare context sizes, serve them under different model names. At
+    most 400 characters (the column's length)."""
     kind = str(backend.get("backend") or "embedded")
     server = backend.get("base_url")
     if not server:
@@ -175,7 +175,7 @@ def rag_generations_ensure(
     generating (and storing, one row each) only the missing ones.
 
     Each prompt holds the run's top ``k`` chunks (title and text), cut to fit the client's
-    context (:func:`assess.rag_context.fit_rag_messages`); temperature 0, at most
+    context (:func:`assess.evaluation.rag_context.fit_rag_messages`); temperature 0, at most
     :data:`RAG_MAX_TOKENS` answer tokens; transient LLM errors are retried with backoff.
     Returns ``({query_id: RagGeneration}, generated now)``. LLM errors that remain propagate
     (the answers stored so far are kept).
@@ -252,11 +252,11 @@ def rag_client(*, backend: dict[str, Any] | None) -> tuple[LLMClient, dict[str, 
 def answers_score(
     *, generations: Mapping[str, RagGeneration], references: Mapping[str, Sequence[str]]
 ) -> dict[str, tuple[bool, bool, float]]:
-    """``{query_id: (correct, exact match, token F1)}`` of each stored answer against the
-    query's reference answers in ``references`` (the current ones, not those of the time
-    the answer was generated): :func:`assess.rag.answer_correct`, :func:`~assess.rag.
-    exact_match`, :func:`~assess.rag.token_f1`. Raises KeyError for a query without
-    references."""
+    """``{query_id: (correct, exact match, token F1)}`` of each stored answer against the query's
+    reference answers in ``references`` (the current ones, not those of the time the answer was
+    generated): :func:`assess.evaluation.rag.answer_correct`,
+    :func:`~assess.evaluation.rag.exact_match`, :func:`~assess.evaluation.rag.token_f1`. Raises
+    KeyError for a query without references."""
     out = {}
     for query_id, generation in generations.items():
         answers = [str(a) for a in references[query_id]]

@@ -8,13 +8,13 @@ from celery import shared_task
 
 @shared_task(name="assess.export_write", acks_late=True, ignore_result=True)
 def export_write_task(export_id: int) -> str:
-    """Write ExportFile ``export_id`` (see :func:`assess.exports.export_write`).
+    """Write ExportFile ``export_id`` (see :func:`assess.refined.exports.export_write`).
 
     Idempotent: an export already running or done elsewhere, or deleted since it was queued,
     is left alone. Returns the export's status after (``"missing"`` if deleted).
     """
+    from ..models import ExportFile
     from .exports import export_write
-    from .models import ExportFile
 
     export = ExportFile.objects.filter(pk=export_id).first()
     if export is None:

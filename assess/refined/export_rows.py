@@ -1,85 +1,30 @@
-"""Exports of qrel sets, labels with provenance, debate transcripts and disagreements.
-
-Five kinds (:class:`~assess.models.ExportFile.Kind`):
-
-- ``trec`` / ``beir``: any qrel set, in the canonical form of ``export_qrels``
-  (:func:`corpora.services.qrels_rows` and :mod:`corpora.formats`);
-- ``labels``: JSONL, one line per judged pair of a qrel set (a refined set's original rows
-  have source "original"), with its provenance;
-- ``transcripts``: JSONL, one line per turn of every debate of a pool's jobs;
-- ``disagreements``: CSV for people: the escalated, overridden, unresolved and
-  contradicting pairs of a refined set, formula cells neutralised.
-
-Large exports run as a Celery job (:func:`export_request` → :func:`assess.tasks_refined.
-export_write_task` → :func:`export_write`) writing a file under ``settings.VAR_DIR /
-"exports"``. Same input, same bytes: rows are sorted by code point and JSON keys sorted, and
-the file's sha256 is recorded. A request for an export whose file is pending, running, or
-done and still current returns that ExportFile instead of starting another job.
+"""The rows of each export kind, read from the database in canonical order and in batches
+(:mod:`assess.refined.exports` writes them to files): labels with provenance, debate
+transcripts and the disagreements of a refined set.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import logging
-import os
-import time
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
-from pathlib import Path
+from datetime import UTC, datetime
 from typing import IO
 
-from django.conf import settings
-from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, F, Max, Q
-from django.utils import timezone
-from django.utils.text import slugify
+from django.db import connection
+from django.db.models import Count, F, Q
 
-from corpora import formats
 from corpora.models import Document, Pool, Qrel, QrelSet, Query
 from corpora.ordering import code_point
-from corpora.services import qrels_rows
 from debates.models import Debate, Turn
 
-from . import export_formats
-from .models import ExportFile, LabelProvenance, Refinement
-
-log = logging.getLogger(__name__)
+from ..models import LabelProvenance, Refinement
 
 BATCH_SIZE = 5000
-# Bump when an export's layout changes: old files then no longer count as current.
-FORMAT_VERSION = 2
-KINDS = tuple(ExportFile.Kind.values)
-QREL_KINDS = ("trec", "beir", "labels", "disagreements")
-SUFFIX = {
-    "trec": ".qrels",
-    "beir": ".tsv",
-    "labels": ".labels.jsonl",
-    "transcripts": ".transcripts.jsonl",
-    "disagreements": ".disagreements.csv",
-}
-CONTENT_TYPE = {
-    "trec": "text/plain; charset=utf-8",
-    "beir": "text/tab-separated-values; charset=utf-8",
-    "labels": "application/x-ndjson; charset=utf-8",
-    "transcripts": "application/x-ndjson; charset=utf-8",
-    "disagreements": "text/csv; charset=utf-8",
-}
 
 
 class ExportError(ValueError):
     """An export that cannot be made (wrong source for the kind, no refinement...)."""
-
-
-def exports_dir() -> Path:
-    """Where export files live: ``settings.VAR_DIR / "exports"`` (created on demand)."""
-    path = Path(settings.VAR_DIR) / "exports"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-# ---------------------------------------------------------------------------------------------
-# Rows
 
 
 def _iso(value) -> str | None:
@@ -216,7 +161,7 @@ def _label_record(row: tuple) -> dict:
 
 def labels_records(*, qrel_set: QrelSet) -> Iterator[dict]:
     """One dict per row of ``qrel_set`` in canonical order (query id, then doc id, by code
-    point), with its provenance (fields: :data:`assess.export_formats.LABEL_FIELDS`).
+    point), with its provenance (fields: :data:`assess.refined.export_formats.LABEL_FIELDS`).
 
     ``label`` is the grade in the set; ``source`` is "original" for rows copied from the
     original qrels (or of an imported set), else consensus/human/adjudicated. A re-assessed
@@ -463,10 +408,10 @@ def _disagreement_row(row: dict, why: list[str], turns: dict) -> list:
 
 
 def disagreement_rows(*, qrel_set: QrelSet) -> Iterator[list]:
-    """Rows of the disagreements CSV (header :data:`assess.export_formats.DISAGREEMENT_HEADER`)
-    for a refined set: every pair that was escalated, is unresolved, had its consensus
-    overridden by humans, split its annotators, or contradicts its original grade. Canonical
-    order (query id, then doc id, by code point).
+    """Rows of the disagreements CSV (header
+    :data:`assess.refined.export_formats.DISAGREEMENT_HEADER`) for a refined set: every pair that
+    was escalated, is unresolved, had its consensus overridden by humans, split its annotators, or
+    contradicts its original grade. Canonical order (query id, then doc id, by code point).
 
     A function of the refined set alone, as its export key promises: provenance rows are
     written once by the refinement, and the agents' last arguments are those of the turns
@@ -500,211 +445,3 @@ def disagreement_rows(*, qrel_set: QrelSet) -> Iterator[list]:
             if len(batch) >= BATCH_SIZE:
                 yield from flush()
     yield from flush()
-
-
-# ---------------------------------------------------------------------------------------------
-# Writing
-
-
-def export_stream(
-    *, kind: str, out: IO[str], qrel_set: QrelSet | None = None, pool: Pool | None = None
-) -> int:
-    """Write export ``kind`` of ``qrel_set`` (trec, beir, labels, disagreements) or ``pool``
-    (transcripts) to the text stream ``out``; return the rows written.
-
-    Raises :class:`ExportError` for an unknown kind or a missing/wrong source.
-    """
-    _check_source(kind, qrel_set, pool)
-    if kind in ("trec", "beir"):
-        return formats.write_qrels(qrels_rows(qrel_set=qrel_set), out, kind)
-    if kind == "labels":
-        return labels_write(qrel_set=qrel_set, out=out)
-    if kind == "transcripts":
-        return export_formats.write_jsonl(transcripts_records(pool=pool), out)
-    return export_formats.write_csv(
-        export_formats.DISAGREEMENT_HEADER, disagreement_rows(qrel_set=qrel_set), out
-    )
-
-
-def _check_source(kind: str, qrel_set: QrelSet | None, pool: Pool | None) -> None:
-    if kind not in KINDS:
-        raise ExportError(f"unknown export kind {kind!r} (expected one of {', '.join(KINDS)})")
-    if kind in QREL_KINDS and qrel_set is None:
-        raise ExportError(f"a {kind} export needs a qrel set")
-    if kind == "transcripts" and pool is None:
-        raise ExportError("a transcripts export needs a pool")
-    if kind == "disagreements" and not Refinement.objects.filter(qrel_set=qrel_set).exists():
-        raise ExportError(
-            f"qrel set {qrel_set.name!r} was not refined: only a refined set has disagreements"
-        )
-
-
-def export_file_write(
-    *, kind: str, path: Path, qrel_set: QrelSet | None = None, pool: Pool | None = None
-) -> tuple[int, int, str]:
-    """Write export ``kind`` to ``path`` (via a temporary file renamed into place, so a
-    reader never sees half a file); return ``(rows, bytes, sha256 hex)``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".part")
-    try:
-        with open(partial, "wb") as raw:
-            writer = export_formats.HashingWriter(raw)
-            rows = export_stream(kind=kind, out=writer, qrel_set=qrel_set, pool=pool)
-            digest = writer.hexdigest()
-            writer.flush()
-        os.replace(partial, path)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
-    return rows, writer.bytes, digest
-
-
-def export_key(*, kind: str, qrel_set: QrelSet | None = None, pool: Pool | None = None) -> str:
-    """What an export's bytes depend on. Qrel sets (imported or refined) are never changed
-    after they are written (no code path updates their rows, and the Django admin shows them
-    read-only: :class:`corpora.admin.WholeSetRowsAdmin`), so their id names their content;
-    the disagreements CSV reads only turns stored before the refinement
-    (:func:`disagreement_rows`). A pool's transcripts grow as debates run, so their key also
-    holds the turn count, the last turn and the debates' status counts and last finish
-    time."""
-    _check_source(kind, qrel_set, pool)
-    if kind in QREL_KINDS:
-        return f"v{FORMAT_VERSION}:{kind}:qrels:{qrel_set.pk}"
-    turns = Turn.objects.filter(debate__pair__pool=pool).aggregate(n=Count("pk"), last=Max("pk"))
-    debates = Debate.objects.filter(pair__pool=pool)
-    statuses = ",".join(
-        f"{s}{n}"
-        for s, n in debates.values_list("status")
-        .annotate(n=Count("pk"))
-        .order_by("status")
-        .values_list("status", "n")
-    )
-    finished = debates.aggregate(last=Max("finished"))["last"]
-    stamp = finished.strftime("%Y%m%d%H%M%S%f") if finished else "-"
-    return (
-        f"v{FORMAT_VERSION}:transcripts:pool:{pool.pk}:{turns['n']}:{turns['last'] or 0}:"
-        f"{statuses}:{stamp}"
-    )[:200]
-
-
-def _filename(kind: str, qrel_set: QrelSet | None, pool: Pool | None) -> str:
-    if kind == "transcripts":
-        base = f"{pool.dataset.slug}-{slugify(pool.name) or 'pool'}"
-    else:
-        base = f"{qrel_set.dataset.slug}-{slugify(qrel_set.name) or 'qrels'}"
-    return base + SUFFIX[kind]
-
-
-def _stale_running(export: ExportFile) -> bool:
-    # A job running longer than the task time limit was killed with its worker.
-    limit = timedelta(seconds=int(getattr(settings, "CELERY_TASK_TIME_LIMIT", 1800) or 1800))
-    return export.started is not None and export.started < timezone.now() - limit
-
-
-def export_enqueue(*, export: ExportFile) -> None:
-    """Queue :func:`assess.tasks_refined.export_write_task` once the transaction commits."""
-    from .tasks_refined import export_write_task
-
-    export_id = export.pk
-    transaction.on_commit(lambda: export_write_task.delay(export_id))
-
-
-def export_request(
-    *,
-    kind: str,
-    qrel_set: QrelSet | None = None,
-    pool: Pool | None = None,
-    requested_by=None,
-) -> tuple[ExportFile, bool]:
-    """The ExportFile for this export, reusing a pending, running or current done one (a
-    second click reuses the first job); otherwise a new pending one with its job enqueued
-    after commit. A done export whose file vanished, or a job stuck past the task time limit,
-    is marked failed and replaced. Returns ``(export, created)``.
-    Raises :class:`ExportError` for a bad kind/source.
-    """
-    key = export_key(kind=kind, qrel_set=qrel_set, pool=pool)
-    with transaction.atomic():
-        live = (
-            ExportFile.objects.select_for_update()
-            .filter(key=key, status__in=["pending", "running", "done"])
-            .first()
-        )
-        if live is not None:
-            gone = live.status == ExportFile.Status.DONE and not export_path(export=live).is_file()
-            if gone or (live.status == ExportFile.Status.RUNNING and _stale_running(live)):
-                live.status = ExportFile.Status.FAILED
-                live.error = "file missing" if gone else "the job stopped (worker lost)"
-                live.save(update_fields=["status", "error"])
-            else:
-                return live, False
-        try:
-            with transaction.atomic():
-                export = ExportFile.objects.create(
-                    kind=kind,
-                    qrel_set=qrel_set,
-                    pool=pool,
-                    key=key,
-                    filename=_filename(kind, qrel_set, pool),
-                    requested_by=requested_by,
-                )
-        except IntegrityError:
-            # Another request created it between our read and our insert: reuse theirs.
-            return ExportFile.objects.get(key=key, status__in=["pending", "running", "done"]), False
-        export_enqueue(export=export)
-    return export, True
-
-
-def export_path(*, export: ExportFile) -> Path:
-    """Absolute path of an export's file (may not exist yet): under :func:`exports_dir`."""
-    return exports_dir() / (export.path or f"{export.pk}-{export.filename}")
-
-
-def export_write(*, export: ExportFile) -> ExportFile:
-    """Write one requested export to its file; idempotent (the task's body).
-
-    Claims the export (pending → running, a conditional update, so a second delivery of the
-    task finds nothing to do); writes the file, then records rows, bytes, sha256 and seconds
-    (done), or the error (failed). Errors are recorded, never raised. Returns the row as
-    stored after.
-    """
-    claimed = ExportFile.objects.filter(pk=export.pk, status=ExportFile.Status.PENDING).update(
-        status=ExportFile.Status.RUNNING, started=timezone.now()
-    )
-    if not claimed:
-        return ExportFile.objects.get(pk=export.pk)
-    export = ExportFile.objects.select_related("qrel_set__dataset", "pool__dataset").get(
-        pk=export.pk
-    )
-    relative = f"{export.pk}-{export.filename}"
-    started = time.monotonic()
-    try:
-        rows, size, digest = export_file_write(
-            kind=export.kind,
-            path=exports_dir() / relative,
-            qrel_set=export.qrel_set,
-            pool=export.pool,
-        )
-    except Exception as exc:  # recorded on the row for the page; the job itself is done
-        log.exception("export %s failed", export.pk)
-        ExportFile.objects.filter(pk=export.pk).update(
-            status=ExportFile.Status.FAILED,
-            error=f"{type(exc).__name__}: {exc}"[:4000],
-            finished=timezone.now(),
-            seconds=time.monotonic() - started,
-        )
-        return ExportFile.objects.get(pk=export.pk)
-    ExportFile.objects.filter(pk=export.pk).update(
-        status=ExportFile.Status.DONE,
-        path=relative,
-        rows=rows,
-        bytes=size,
-        sha256=digest,
-        seconds=time.monotonic() - started,
-        finished=timezone.now(),
-    )
-    return ExportFile.objects.get(pk=export.pk)
-
-
-def export_get(*, pk: int) -> ExportFile:
-    """The ExportFile with this id. Raises ``ExportFile.DoesNotExist``."""
-    return ExportFile.objects.select_related("qrel_set__dataset", "pool__dataset").get(pk=pk)

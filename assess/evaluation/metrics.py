@@ -245,7 +245,7 @@ def hit_at_k(
     """Per query: is a relevant document (grade > 0) in the run's top k? (Success@k per query.)
 
     ``queries`` defaults to the queries with at least one ranked document; a listed query
-    without a ranking is False. Used by RAGAlign@k (``assess.rag.rag_align``).
+    without a ranking is False. Used by RAGAlign@k (``assess.evaluation.rag.rag_align``).
     """
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")

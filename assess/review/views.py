@@ -28,8 +28,8 @@ from corpora.htmx import htmx_view, wants_fragment
 from corpora.roles import Role, role_required, user_has_role
 from debates.models import DebateJob
 
+from ..models import Adjudication, ReviewItem
 from .forms import AdjudicationForm, JudgmentForm, UndoForm
-from .models import Adjudication, ReviewItem
 from .selectors import (
     annotator_overview,
     disagreements,
@@ -259,7 +259,7 @@ def annotator_list(request: HttpRequest) -> HttpResponse:
 def job_review_panel(request: HttpRequest, job: DebateJob) -> str:
     """The job page's human-review panel (registered with :func:`debates.views.job_panel_register`):
     review queue, agreement among humans and the audit's error estimate. Brings the job's
-    review queue up to date first (:func:`assess.services.review_items_sync`)."""
+    review queue up to date first (:func:`assess.review.services.review_items_sync`)."""
     review_items_sync(job=job)
     return render_to_string(
         "assess/partials/job_review_panel.html",

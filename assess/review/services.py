@@ -1,5 +1,4 @@
-"""Assess services. Human judging first (review queue, claims, judgments, undo, adjudication);
-other assess services follow further down.
+"""Services of human review: the review queue, claims, judgments, undo and adjudication.
 
 The review queue
 ----------------
@@ -35,8 +34,8 @@ from django.utils import timezone
 
 from debates.models import Debate, DebateJob
 
+from ..models import Adjudication, Judgment, ReviewItem
 from .agreement import audit_selected
-from .models import Adjudication, Judgment, ReviewItem
 
 NOTE_MAX_CHARS = 2000
 MAX_SECONDS_ON_TASK = 24 * 3600.0
@@ -84,7 +83,7 @@ def review_items_sync(*, job: DebateJob, agreed_since: datetime | None = None) -
 
     - every escalated debate gets an ``escalated`` item;
     - an agreed debate gets an ``audit`` item when its pair is drawn for the audit:
-      :func:`assess.agreement.audit_selected` (SHA-256 of "job id:pair id" below
+      :func:`assess.review.agreement.audit_selected` (SHA-256 of "job id:pair id" below
       ``job.audit_share``), so the sample is the same whenever and however often this runs.
 
     Both kinds want ``job.judgments_per_pair`` judgments. The new items are created in debate
@@ -360,7 +359,7 @@ def judgment_undo(
     """Undo one judgment of ``annotator`` and give its pair back to them; one transaction.
 
     ``client_id`` names the judgment (the id its submission carried; the judging page shows
-    the newest live one, see :func:`assess.selectors.undoable_judgment`); None takes the
+    the newest live one, see :func:`assess.review.selectors.undoable_judgment`); None takes the
     annotator's newest live judgment. Idempotent: when the named judgment is already undone
     (a re-sent undo whose first answer was lost, or two undos racing) nothing changes and its
     item is returned as the first undo returned it, so a re-send never undoes the judgment

@@ -1,6 +1,6 @@
 """Fit a run's top-k chunks into the generator's context window. Pure, no database.
 
-The RAG prompt (:func:`assess.rag.build_rag_messages`) holds the question and k passages.
+The RAG prompt (:func:`assess.evaluation.rag.build_rag_messages`) holds the question and k passages.
 When it is longer than the model's context minus the answer budget, every passage is cut
 to the same number of characters (so rank 1 is not favoured over rank 10 by length alone),
 the longest cut that fits being found by binary search; only when even empty passages do

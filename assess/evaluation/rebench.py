@@ -1,5 +1,5 @@
 """Re-benchmarking from the database: every run of a dataset on the original and a refined
-qrel set, through the pure evaluation core (:func:`assess.metrics.rebenchmark`).
+qrel set, through the pure evaluation core (:func:`assess.evaluation.metrics.rebenchmark`).
 
 Qrel sets and finished runs never change once written (a run is replaced only under a new
 id), so a result is cached (Django's cache, 10 minutes) per (original set, refined set,
@@ -29,7 +29,7 @@ class RebenchError(ValueError):
 @dataclass
 class RebenchReport:
     """A re-benchmark: names, the pure result and the holes filled per query
-    (:func:`assess.metrics.holes_per_query`, over the refined set's queries)."""
+    (:func:`assess.evaluation.metrics.holes_per_query`, over the refined set's queries)."""
 
     dataset: str
     original: str
@@ -90,8 +90,8 @@ def rebench_compute(
     use_cache: bool = True,
 ) -> RebenchReport:
     """Score ``runs`` (default: every finished run) on ``original`` and ``refined`` with the
-    measures of :data:`assess.metrics.DEFAULT_MEASURES` (ir_measures) plus Hole@10 and the
-    labelled paper nDCG@10 variant; see :func:`assess.metrics.rebenchmark`.
+    measures of :data:`assess.evaluation.metrics.DEFAULT_MEASURES` (ir_measures) plus Hole@10
+    and the labelled paper nDCG@10 variant; see :func:`assess.evaluation.metrics.rebenchmark`.
 
     Evaluation queries are those judged in ``original``. Raises :class:`RebenchError` when a
     qrel set or run belongs to another dataset or there is no run.

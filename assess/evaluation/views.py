@@ -1,0 +1,227 @@
+"""Pages of the evaluation side: re-benchmark (tables and plots) and RAG alignment.
+
+Who may open what (every view is wrapped in :func:`corpora.roles.role_required`):
+
+| page                                                | annotator | researcher | admin |
+|-----------------------------------------------------|-----------|------------|-------|
+| re-benchmark, plots, RAG                            | 403       | yes        | yes   |
+
+Their URL names stay in the ``refined`` namespace (:mod:`assess.refined.urls` includes
+:mod:`assess.evaluation.urls`). Plots are standalone SVG files served with ``image/svg+xml``
+and shown with ``<img src>``, never inlined into the page. Database reads go through
+:mod:`assess.evaluation.selectors` and the services; the views only choose, call and render.
+"""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.http import content_disposition_header
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET
+
+from corpora.models import Dataset, QrelSet
+from corpora.roles import Role, role_required
+from corpora.services import dataset_get
+
+from . import plots
+from .rag_eval import rag_generators, rag_stored_report
+from .rebench import RebenchError, rebench_compute, rebench_runs
+from .selectors import qrel_sets_by_name, queries_with_answers_count, runs_finished
+from .tables import RAG_FORMULA, mean_deltas, rag_table, rebench_tables
+
+READERS = (Role.RESEARCHER, Role.ADMIN)
+PLOTS = ("ranks", "deltas", "holes")
+PLOT_ALT = {
+    "ranks": "Slope chart of each system's rank on nDCG@10, original to refined qrels",
+    "deltas": "Bars of each system's change in every measure, one panel per measure",
+    "holes": "Histogram of holes filled per query",
+}
+SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'"
+
+
+def _dataset_or_404(slug: str) -> Dataset:
+    try:
+        return dataset_get(slug=slug)
+    except Dataset.DoesNotExist:
+        raise Http404(f"No dataset {slug!r}.") from None
+
+
+def _rebench_choice(request: HttpRequest, dataset: Dataset) -> dict:
+    """The qrel sets and runs chosen on the re-benchmark and RAG pages (with defaults)."""
+    qrel_sets = qrel_sets_by_name(dataset=dataset)
+    by_name = {q.name: q for q in qrel_sets}
+    imported = [q for q in qrel_sets if q.origin == QrelSet.Origin.IMPORTED]
+    refined = sorted(
+        (q for q in qrel_sets if q.origin == QrelSet.Origin.REFINED),
+        key=lambda q: q.created,
+        reverse=True,
+    )
+    default_original = by_name.get("test") or (imported[0] if imported else None)
+    original = by_name.get(request.GET.get("original", "")) or default_original
+    chosen_refined = by_name.get(request.GET.get("refined", "")) or (
+        refined[0] if refined else None
+    )
+    errors = []
+    for field in ("original", "refined"):
+        value = request.GET.get(field)
+        if value and value not in by_name:
+            errors.append(f"No qrel set {value!r} in {dataset.slug}.")
+    return {
+        "qrel_sets": qrel_sets,
+        "original": original,
+        "refined": chosen_refined,
+        "errors": errors,
+    }
+
+
+@role_required(*READERS)
+@require_GET
+def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
+    """Leaderboards before/after, rank changes with Kendall's tau and paired tests, per-query
+    changes and the three plots, for the chosen original and refined qrel sets and runs."""
+    dataset = _dataset_or_404(slug)
+    choice = _rebench_choice(request, dataset)
+    all_runs = runs_finished(dataset=dataset)
+    wanted = request.GET.getlist("runs")
+    context = {"dataset": dataset, "all_runs": all_runs, "wanted": set(wanted), **choice}
+    report = None
+    if choice["original"] and choice["refined"] and all_runs and not choice["errors"]:
+        try:
+            runs = rebench_runs(dataset=dataset, names=wanted or None)
+            report = rebench_compute(
+                dataset=dataset,
+                original=choice["original"],
+                refined=choice["refined"],
+                runs=runs,
+            )
+        except RebenchError as exc:
+            context["errors"].append(str(exc))
+    if report is not None:
+        tables = rebench_tables(report.result)
+        context.update(
+            {
+                "report": report,
+                "tables": tables[:3],
+                "per_query": tables[3],
+                "plots": [
+                    {
+                        "name": plot,
+                        "alt": PLOT_ALT[plot],
+                        "url": _plot_url(request, dataset, plot),
+                        # The delta panels also come one measure a file.
+                        "measures": [
+                            (m, _plot_url(request, dataset, plot, measure=m))
+                            for m in (report.result.measures if plot == "deltas" else ())
+                        ],
+                    }
+                    for plot in PLOTS
+                ],
+            }
+        )
+    status = 400 if context["errors"] else 200
+    return render(request, "assess/refined/rebenchmark.html", context, status=status)
+
+
+def _plot_url(request: HttpRequest, dataset: Dataset, plot: str, **extra: str) -> str:
+    """The plot's address with the page's choices (qrel sets, runs) and ``extra``."""
+    query = request.GET.copy()
+    for key, value in extra.items():
+        query[key] = value
+    url = reverse("refined:rebenchmark_plot", args=[dataset.slug, plot])
+    return f"{url}?{query.urlencode()}" if query else url
+
+
+@role_required(*READERS)
+@require_GET
+def rebenchmark_plot(request: HttpRequest, slug: str, plot: str) -> HttpResponse:
+    """One re-benchmark plot as an SVG file: ``ranks`` (slope chart of ranks before →
+    after), ``deltas`` (each system's change in every measure, one panel per measure; with
+    ``?measure=LABEL`` that measure's bars alone) or ``holes`` (holes filled per query).
+    ``?download=1`` serves it as an attachment. An unknown plot or measure is a 404."""
+    dataset = _dataset_or_404(slug)
+    if plot not in PLOTS:
+        raise Http404(f"Unknown plot {plot!r}.")
+    choice = _rebench_choice(request, dataset)
+    if choice["errors"] or not choice["original"] or not choice["refined"]:
+        raise Http404("Choose an original and a refined qrel set.")
+    try:
+        runs = rebench_runs(dataset=dataset, names=request.GET.getlist("runs") or None)
+        report = rebench_compute(
+            dataset=dataset, original=choice["original"], refined=choice["refined"], runs=runs
+        )
+    except RebenchError as exc:
+        raise Http404(str(exc)) from None
+    result = report.result
+    name = plot
+    if plot == "ranks":
+        svg = plots.rank_slope_svg(result.rank_changes)
+    elif plot == "deltas":
+        deltas = mean_deltas(result)
+        measure = request.GET.get("measure")
+        if measure is None:
+            svg = plots.delta_panels_svg(deltas)
+        elif measure in deltas:
+            svg = plots.delta_bars_svg(deltas[measure], measure=measure)
+            name = f"{plot}-{slugify(measure)}"
+        else:
+            raise Http404(f"Unknown measure {measure!r} (known: {', '.join(deltas)}).")
+    else:
+        holes = {q: report.holes_per_query.get(q, 0) for q in result.queries}
+        svg = plots.holes_histogram_svg(holes)
+    response = HttpResponse(svg, content_type="image/svg+xml")
+    response["Content-Security-Policy"] = SVG_POLICY
+    filename = f"{dataset.slug}-{choice['refined'].name}-{name}.svg"
+    response["Content-Disposition"] = content_disposition_header(
+        request.GET.get("download") == "1", filename
+    )
+    return response
+
+
+@role_required(*READERS)
+@require_GET
+def rag(request: HttpRequest, slug: str) -> HttpResponse:
+    """RAG alignment from the stored generations (``rag_eval`` makes them): accuracy, Success@k and
+    RAGAlign@k with the original and refined qrels, correlation, formula. ``?generator=KEY`` chooses
+    whose answers (:func:`assess.evaluation.rag_eval.generator_key`; default: the generator with the
+    most answers at k); an unknown one is reported (400)."""
+    dataset = _dataset_or_404(slug)
+    choice = _rebench_choice(request, dataset)
+    try:
+        k = int(request.GET.get("k", 10))
+    except ValueError:
+        k = 10
+    generators = rag_generators(dataset=dataset, k=k)
+    known = {g.key for g in generators}
+    generator = request.GET.get("generator") or None
+    if generator is not None and generator not in known:
+        choice["errors"].append(f"No stored answers from generator {generator!r} at k = {k}.")
+        generator = None
+    elif generator is None and generators:
+        generator = generators[0].key  # the one with the most answers
+    report = None
+    if choice["original"] and generator and not choice["errors"]:
+        report = rag_stored_report(
+            dataset=dataset,
+            original=choice["original"],
+            refined=choice["refined"],
+            k=k,
+            generator=generator,
+        )
+    return render(
+        request,
+        "assess/refined/rag.html",
+        {
+            "dataset": dataset,
+            "k": k,
+            "report": report,
+            "table": rag_table(report) if report else None,
+            "formula": RAG_FORMULA,
+            "with_answers": queries_with_answers_count(dataset=dataset),
+            "generators": generators,
+            "generator": generator,
+            **choice,
+        },
+        status=400 if choice["errors"] else 200,
+    )

@@ -1,0 +1,60 @@
+"""Benchmark write/read actions: .datasets, .embeddings (dense vectors), .runs, .pools.
+Imports Django and corpora only; corpora imports no other app (corpora ← debates ← assess).
+Re-exports only the names used outside corpora; corpora's own modules import the submodules."""
+
+from .datasets import (
+    answers_import,
+    answers_summary,
+    dataset_get,
+    dataset_import_beir,
+    dataset_summary,
+    qrel_set_get,
+    qrels_export,
+    qrels_import,
+    qrels_rows,
+)
+from .embeddings import embeddings_ensure, embeddings_seed, embeddings_seed_write
+from .pools import PoolError, pool_build
+from .runs import (
+    RUN_WORKER_LOST,
+    RunBusy,
+    RunError,
+    run_create,
+    run_enqueue,
+    run_evaluate,
+    run_export,
+    run_fail_stale,
+    run_get,
+    run_import,
+    run_retrieve,
+    run_rows,
+)
+
+__all__ = [
+    "RUN_WORKER_LOST",
+    "PoolError",
+    "RunBusy",
+    "RunError",
+    "answers_import",
+    "answers_summary",
+    "dataset_get",
+    "dataset_import_beir",
+    "dataset_summary",
+    "embeddings_ensure",
+    "embeddings_seed",
+    "embeddings_seed_write",
+    "pool_build",
+    "qrel_set_get",
+    "qrels_export",
+    "qrels_import",
+    "qrels_rows",
+    "run_create",
+    "run_enqueue",
+    "run_evaluate",
+    "run_export",
+    "run_fail_stale",
+    "run_get",
+    "run_import",
+    "run_retrieve",
+    "run_rows",
+]

@@ -1,0 +1,484 @@
+"""Datasets: import a BEIR folder, qrels and reference answers; summarise; export qrels.
+
+Every import runs in one transaction: a :class:`~corpora.formats.FormatError` (or any other
+error) rolls back everything the import wrote, so bad input changes nothing. This module also
+owns the bulk-write and progress helpers (:func:`_copy_rows`, :func:`_progress`) and the id
+lookups (:func:`_id_maps`) that the run and pool services reuse.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO
+
+from django.db import connection, transaction
+from django.db.models import Count, Func, IntegerField, Q, Sum
+from django.db.models.functions import Coalesce
+from django.utils.text import slugify
+from tqdm import tqdm
+
+from .. import formats
+from ..formats import FormatError
+from ..models import Dataset, Document, ImportRecord, Qrel, QrelSet, Query
+from ..ordering import code_point
+
+BATCH_SIZE = 5000
+
+
+def _progress(iterable: Iterable, *, desc: str, enabled: bool, unit: str) -> Iterable:
+    if not enabled:
+        return iterable
+    return tqdm(iterable, desc=desc, unit=unit, file=sys.stderr, mininterval=0.5)
+
+
+def _progress_bar(enabled: bool, *, desc: str, unit: str):
+    """A callable wrapping an iterable in a tqdm bar on stderr, or None when disabled."""
+    if not enabled:
+        return None
+    return lambda iterable: _progress(iterable, desc=desc, enabled=True, unit=unit)
+
+
+def _copy_rows(table: str, columns: list[str], rows: Iterable[tuple]) -> int:
+    """Insert ``rows`` into ``table`` with COPY (PostgreSQL) or batched INSERTs (others)."""
+    count = 0
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            sql = f"COPY {table} ({', '.join(columns)}) FROM STDIN"
+            with cursor.cursor.copy(sql) as copy:
+                for row in rows:
+                    copy.write_row(row)
+                    count += 1
+        return count
+    placeholders = ", ".join(["%s"] * len(columns))
+    # Table and column names are this module's constants, never user input.
+    sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({placeholders})"  # noqa: S608
+    batch: list[tuple] = []
+    with connection.cursor() as cursor:
+        for row in rows:
+            batch.append(row)
+            if len(batch) >= BATCH_SIZE:
+                cursor.executemany(sql, batch)
+                count += len(batch)
+                batch.clear()
+        if batch:
+            cursor.executemany(sql, batch)
+            count += len(batch)
+    return count
+
+
+def _duplicate_lines(records: Iterable, key: str, duplicated: set[str]) -> list[str]:
+    lines: dict[str, list[int]] = {}
+    for record in records:
+        value = getattr(record, key)
+        if value in duplicated:
+            lines.setdefault(value, []).append(record.line)
+    return [f"id {value!r} on lines {', '.join(map(str, ls))}" for value, ls in lines.items()]
+
+
+def _import_documents(
+    dataset: Dataset, path: Path, *, on_duplicate: str | None, progress: bool
+) -> tuple[int, int]:
+    """Stream ``corpus.jsonl`` into the dataset; return ``(documents, duplicates_dropped)``."""
+    seen: set[str] = set()
+    duplicated: set[str] = set()
+    later: dict[str, formats.DocRecord] = {}
+    dropped = 0
+
+    def rows() -> Iterator[tuple]:
+        nonlocal dropped
+        for record in _progress(
+            formats.parse_corpus(path), desc="documents", enabled=progress, unit=" docs"
+        ):
+            if record.doc_id in seen:
+                duplicated.add(record.doc_id)
+                dropped += 1
+                if on_duplicate is not None:
+                    later[record.doc_id] = record
+                continue
+            seen.add(record.doc_id)
+            # Once a duplicate dooms the import, stop writing but keep scanning for the others.
+            if on_duplicate is not None or not duplicated:
+                yield (dataset.pk, record.doc_id, record.title, record.text)
+
+    count = _copy_rows("corpora_document", ["dataset_id", "doc_id", "title", "text"], rows())
+    if duplicated and on_duplicate is None:
+        details = _duplicate_lines(formats.parse_corpus(path), "doc_id", duplicated)
+        raise FormatError(
+            path,
+            None,
+            f"{len(duplicated)} duplicate document _id(s); "
+            "pass --on-duplicate keep-last to keep the last record of each",
+            details,
+        )
+    for record in later.values():
+        Document.objects.filter(dataset=dataset, doc_id=record.doc_id).update(
+            title=record.title, text=record.text
+        )
+    return count, dropped
+
+
+def _import_queries(
+    dataset: Dataset, path: Path, *, on_duplicate: str | None, progress: bool
+) -> tuple[int, int]:
+    """Read ``queries.jsonl`` into the dataset; return ``(queries, duplicates_dropped)``."""
+    records: dict[str, formats.QueryRecord] = {}
+    duplicated: set[str] = set()
+    dropped = 0
+    for record in _progress(
+        formats.parse_queries(path), desc="queries", enabled=progress, unit=" queries"
+    ):
+        if record.query_id in records:
+            duplicated.add(record.query_id)
+            dropped += 1
+        records[record.query_id] = record  # keep-last
+    if duplicated and on_duplicate is None:
+        details = _duplicate_lines(formats.parse_queries(path), "query_id", duplicated)
+        raise FormatError(
+            path,
+            None,
+            f"{len(duplicated)} duplicate query _id(s); "
+            "pass --on-duplicate keep-last to keep the last record of each",
+            details,
+        )
+    objs = [
+        Query(dataset=dataset, query_id=r.query_id, text=r.text, metadata=r.metadata)
+        for r in records.values()
+    ]
+    Query.objects.bulk_create(objs, batch_size=BATCH_SIZE)
+    return len(objs), dropped
+
+
+def _id_maps(dataset: Dataset, records: Iterable) -> tuple[dict[str, int], dict[str, int]]:
+    """``(query_id → pk, doc_id → pk)`` for the ids ``records`` name that exist in ``dataset``,
+    looked up in batches; ids missing from the dataset are simply absent."""
+    query_ids = sorted({r.query_id for r in records})
+    doc_ids = sorted({r.doc_id for r in records})
+    query_pk: dict[str, int] = {}
+    doc_pk: dict[str, int] = {}
+    for start in range(0, len(query_ids), BATCH_SIZE):
+        query_pk.update(
+            Query.objects.filter(
+                dataset=dataset, query_id__in=query_ids[start : start + BATCH_SIZE]
+            ).values_list("query_id", "pk")
+        )
+    for start in range(0, len(doc_ids), BATCH_SIZE):
+        doc_pk.update(
+            Document.objects.filter(
+                dataset=dataset, doc_id__in=doc_ids[start : start + BATCH_SIZE]
+            ).values_list("doc_id", "pk")
+        )
+    return query_pk, doc_pk
+
+
+def _resolve_ids(
+    dataset: Dataset, records: list[formats.QrelRecord], path: Path
+) -> tuple[dict[str, int], dict[str, int]]:
+    """Map the qrels' query and doc ids to primary keys; reject unknown ids, listing them."""
+    query_pk, doc_pk = _id_maps(dataset, records)
+    query_ids = sorted({r.query_id for r in records})
+    doc_ids = sorted({r.doc_id for r in records})
+    missing_queries = [q for q in query_ids if q not in query_pk]
+    missing_docs = [d for d in doc_ids if d not in doc_pk]
+    if missing_queries or missing_docs:
+        first_line = min(
+            r.line for r in records if r.query_id not in query_pk or r.doc_id not in doc_pk
+        )
+        details = [f"unknown query id {q!r}" for q in missing_queries]
+        details += [f"unknown document id {d!r}" for d in missing_docs]
+        raise FormatError(
+            path,
+            first_line,
+            f"qrels name {len(missing_queries)} unknown query id(s) and "
+            f"{len(missing_docs)} unknown document id(s) in dataset {dataset.slug!r}",
+            details,
+        )
+    return query_pk, doc_pk
+
+
+def _import_qrels(
+    dataset: Dataset,
+    path: Path,
+    *,
+    name: str,
+    fmt: str,
+    on_duplicate: str | None,
+    origin: str = QrelSet.Origin.IMPORTED,
+) -> QrelSet:
+    if QrelSet.objects.filter(dataset=dataset, name=name).exists():
+        raise FormatError(path, None, f"qrel set {name!r} already exists in {dataset.slug!r}")
+    parser = formats.parse_trec_qrels if fmt == "trec" else formats.parse_beir_qrels
+    records, dropped = formats.resolve_duplicate_qrels(parser(path), on_duplicate, path)
+    query_pk, doc_pk = _resolve_ids(dataset, records, path)
+    qrel_set = QrelSet.objects.create(
+        dataset=dataset,
+        name=name,
+        origin=origin,
+        source=str(path),
+        duplicate_policy=on_duplicate or "",
+        duplicates_resolved=dropped,
+    )
+    _copy_rows(
+        "corpora_qrel",
+        ["qrel_set_id", "query_id", "document_id", "relevance"],
+        ((qrel_set.pk, query_pk[r.query_id], doc_pk[r.doc_id], r.relevance) for r in records),
+    )
+    return qrel_set
+
+
+def _find_beir_file(folder: Path, stem: str) -> Path:
+    for candidate in (folder / f"{stem}.jsonl", folder / f"{stem}.jsonl.gz"):
+        if candidate.is_file():
+            return candidate
+    raise FormatError(folder, None, f"no {stem}.jsonl or {stem}.jsonl.gz in the folder")
+
+
+def _qrels_splits(folder: Path) -> list[tuple[str, Path]]:
+    qrels_dir = folder / "qrels"
+    if not qrels_dir.is_dir():
+        return []
+    splits = []
+    for path in sorted(qrels_dir.iterdir()):
+        for suffix in (".tsv.gz", ".tsv"):
+            if path.name.endswith(suffix) and path.is_file():
+                splits.append((path.name[: -len(suffix)], path))
+                break
+    return splits
+
+
+def dataset_summary(*, dataset: Dataset) -> dict:
+    """Counts for a dataset: documents, queries, and per qrel set rows, judged queries,
+    relevant rows (grade > 0) and relevant per judged query.
+
+    Returns ``{"documents": int, "queries": int, "qrels": {name: {...}}}``.
+    """
+    qrels = {}
+    for qrel_set in dataset.qrel_sets.order_by("name"):
+        stats = qrel_set.qrels.aggregate(
+            rows=Count("pk"),
+            queries=Count("query", distinct=True),
+            relevant=Count("pk", filter=Q(relevance__gt=0)),
+        )
+        stats["relevant_per_query"] = (
+            round(stats["relevant"] / stats["queries"], 2) if stats["queries"] else 0.0
+        )
+        stats["origin"] = qrel_set.origin
+        qrels[qrel_set.name] = stats
+    return {
+        "dataset": dataset.slug,
+        "documents": dataset.documents.count(),
+        "queries": dataset.queries.count(),
+        "qrels": qrels,
+    }
+
+
+def dataset_import_beir(
+    *,
+    path: str | Path,
+    name: str,
+    slug: str | None = None,
+    source: str = "",
+    licence: str = "",
+    on_duplicate: str | None = None,
+    splits: list[str] | None = None,
+    progress: bool = False,
+) -> Dataset:
+    """Import a BEIR folder (``corpus.jsonl[.gz]``, ``queries.jsonl[.gz]``, ``qrels/*.tsv``).
+
+    Every ``qrels/<split>.tsv[.gz]`` becomes a QrelSet named ``<split>``. The corpus is streamed
+    (bounded memory: the set of ids seen, not the texts) and written with COPY on PostgreSQL.
+    One transaction: any error leaves the database unchanged. ``on_duplicate`` is None (reject),
+    ``"keep-last"`` or ``"keep-max"`` (for qrels; documents and queries keep the last record).
+    ``splits`` limits which qrels splits are read (default: all found); naming a split that is
+    not there is an error.
+
+    Raises :class:`FormatError` naming file, line and reason, including when the slug is taken.
+    """
+    started = time.monotonic()
+    folder = Path(path)
+    if not folder.is_dir():
+        raise FormatError(folder, None, "not a folder")
+    corpus_path = _find_beir_file(folder, "corpus")
+    queries_path = _find_beir_file(folder, "queries")
+    found = dict(_qrels_splits(folder))
+    if splits is not None:
+        missing = [s for s in splits if s not in found]
+        if missing:
+            raise FormatError(
+                folder / "qrels",
+                None,
+                f"no qrels split(s) {', '.join(missing)} (found: {', '.join(found) or 'none'})",
+            )
+        found = {s: found[s] for s in splits}
+    slug = slug or slugify(name)
+    if not slug:
+        raise FormatError(folder, None, f"dataset name {name!r} gives an empty slug")
+    with transaction.atomic():
+        if Dataset.objects.filter(slug=slug).exists():
+            raise FormatError(folder, None, f"dataset {slug!r} already exists")
+        dataset = Dataset.objects.create(
+            name=name, slug=slug, source=source or str(folder), licence=licence
+        )
+        _, doc_dupes = _import_documents(
+            dataset, corpus_path, on_duplicate=on_duplicate, progress=progress
+        )
+        _, query_dupes = _import_queries(
+            dataset, queries_path, on_duplicate=on_duplicate, progress=progress
+        )
+        for split, qrels_path in found.items():
+            _import_qrels(dataset, qrels_path, name=split, fmt="beir", on_duplicate=on_duplicate)
+        summary = dataset_summary(dataset=dataset)
+        summary["duplicates_dropped"] = {"documents": doc_dupes, "queries": query_dupes}
+        ImportRecord.objects.create(
+            dataset=dataset,
+            kind=ImportRecord.Kind.BEIR,
+            path=str(folder),
+            summary=summary,
+            seconds=time.monotonic() - started,
+        )
+    return dataset
+
+
+def qrels_import(
+    *,
+    dataset: Dataset,
+    path: str | Path,
+    name: str,
+    fmt: str = "trec",
+    on_duplicate: str | None = None,
+) -> QrelSet:
+    """Import a qrels file (``trec``: ``qid iter docid rel``; ``beir``: TSV) as a new QrelSet.
+
+    Rejects, changing nothing: an existing set of that name, unknown query or document ids
+    (all listed), duplicates without a policy, bad grades. Raises :class:`FormatError`.
+    """
+    started = time.monotonic()
+    path = Path(path)
+    if fmt not in ("trec", "beir"):
+        raise FormatError(path, None, f"unknown qrels format {fmt!r}")
+    with transaction.atomic():
+        qrel_set = _import_qrels(dataset, path, name=name, fmt=fmt, on_duplicate=on_duplicate)
+        ImportRecord.objects.create(
+            dataset=dataset,
+            kind=ImportRecord.Kind.QRELS,
+            path=str(path),
+            summary=dataset_summary(dataset=dataset)["qrels"][name],
+            seconds=time.monotonic() - started,
+        )
+    return qrel_set
+
+
+def answers_import(*, dataset: Dataset, path: str | Path) -> int:
+    """Set reference answers from a JSONL file of ``{"query_id", "answers"}``; return queries set.
+
+    A query listed twice is rejected (lines listed); unknown query ids are rejected (listed).
+    One transaction. Raises :class:`FormatError`.
+    """
+    started = time.monotonic()
+    path = Path(path)
+    records: dict[str, formats.AnswerRecord] = {}
+    lines: dict[str, list[int]] = {}
+    for record in formats.parse_answers(path):
+        if record.query_id in records:
+            lines.setdefault(record.query_id, [records[record.query_id].line]).append(record.line)
+        records[record.query_id] = record
+    if lines:
+        raise FormatError(
+            path,
+            None,
+            f"{len(lines)} query id(s) listed more than once",
+            [f"query {q!r} on lines {', '.join(map(str, ls))}" for q, ls in lines.items()],
+        )
+    with transaction.atomic():
+        queries = {
+            q.query_id: q for q in Query.objects.filter(dataset=dataset, query_id__in=list(records))
+        }
+        missing = [q for q in records if q not in queries]
+        if missing:
+            first = min(records[q].line for q in missing)
+            raise FormatError(
+                path,
+                first,
+                f"{len(missing)} unknown query id(s) in dataset {dataset.slug!r}",
+                [f"unknown query id {q!r}" for q in missing],
+            )
+        for query_id, query in queries.items():
+            query.answers = records[query_id].answers
+        Query.objects.bulk_update(list(queries.values()), ["answers"], batch_size=BATCH_SIZE)
+        ImportRecord.objects.create(
+            dataset=dataset,
+            kind=ImportRecord.Kind.ANSWERS,
+            path=str(path),
+            summary={
+                "queries_with_answers": len(queries),
+                "answers": sum(len(r.answers) for r in records.values()),
+            },
+            seconds=time.monotonic() - started,
+        )
+    return len(queries)
+
+
+class _JsonArrayLength(Func):
+    """Length of a JSON array column: ``json_array_length`` (SQLite), ``jsonb_array_length``
+    (PostgreSQL)."""
+
+    function = "json_array_length"
+    output_field = IntegerField()
+
+    def as_postgresql(self, compiler, connection, **extra):
+        return super().as_sql(compiler, connection, function="jsonb_array_length", **extra)
+
+
+def answers_summary(*, dataset: Dataset) -> dict:
+    """Reference-answer counts for a dataset, from the database (one aggregate query).
+
+    Returns ``{"dataset": slug, "queries": int, "with_answers": int, "without_answers": int,
+    "answers": int, "answers_per_query": float}``: queries in the dataset, those with a
+    non-empty answer list and those without, answers over all queries, and answers per query
+    with answers (rounded to 2 places, 0.0 when none has any).
+    """
+    stats = dataset.queries.aggregate(
+        queries=Count("pk"),
+        with_answers=Count("pk", filter=~Q(answers=[])),
+        answers=Coalesce(Sum(_JsonArrayLength("answers")), 0),
+    )
+    with_answers = stats["with_answers"]
+    return {
+        "dataset": dataset.slug,
+        "queries": stats["queries"],
+        "with_answers": with_answers,
+        "without_answers": stats["queries"] - with_answers,
+        "answers": stats["answers"],
+        "answers_per_query": round(stats["answers"] / with_answers, 2) if with_answers else 0.0,
+    }
+
+
+def qrels_rows(*, qrel_set: QrelSet) -> Iterator[tuple[str, str, int]]:
+    """Yield ``(query_id, doc_id, relevance)`` in canonical order (query id, then doc id, by
+    code point), streaming from the database in chunks."""
+    qs = (
+        Qrel.objects.filter(qrel_set=qrel_set)
+        .order_by(code_point("query__query_id"), code_point("document__doc_id"))
+        .values_list("query__query_id", "document__doc_id", "relevance")
+    )
+    yield from qs.iterator(chunk_size=BATCH_SIZE)
+
+
+def qrels_export(*, qrel_set: QrelSet, out: IO[str], fmt: str) -> int:
+    """Write a QrelSet as TREC qrels (``qid 0 docid rel``) or BEIR TSV (with header).
+
+    Streams rows; returns the number of rows written. Raises ValueError for another format.
+    """
+    return formats.write_qrels(qrels_rows(qrel_set=qrel_set), out, fmt)
+
+
+def dataset_get(*, slug: str) -> Dataset:
+    """The dataset with this slug. Raises ``Dataset.DoesNotExist``."""
+    return Dataset.objects.get(slug=slug)
+
+
+def qrel_set_get(*, dataset: Dataset, name: str) -> QrelSet:
+    """The dataset's QrelSet of this name. Raises ``QrelSet.DoesNotExist``."""
+    return QrelSet.objects.get(dataset=dataset, name=name)

@@ -1,0 +1,592 @@
+"""Runs: create, execute (built-in BM25 and dense retrievers), import, export, evaluate.
+
+A built-in run is created pending and filled by :func:`run_retrieve`, on a Celery worker
+(:func:`run_enqueue`, :mod:`corpora.tasks`) or in process; its execution holds a PostgreSQL
+advisory lock (:func:`_run_claim`), so it runs at most once at a time, and a run whose
+execution died is found and marked failed (:func:`run_fail_stale`). Imported TREC runs and
+exports keep the project's rank order (:mod:`corpora.runs`).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+from django.db import DatabaseError, connection, transaction
+from django.db.models import F
+
+from .. import retrieval
+from .. import runs as run_files
+from ..formats import FormatError
+from ..models import Dataset, DocumentEmbedding, ImportRecord, QrelSet, Query, Run, RunEntry
+from ..ordering import code_point
+from .datasets import BATCH_SIZE, _copy_rows, _id_maps, _progress_bar, qrel_set_get, qrels_rows
+from .embeddings import (
+    _run_documents,
+    _truncated_documents,
+    embeddings_ensure,
+    embeddings_windows_ensure,
+)
+
+RETRIEVERS = ("bm25", "dense")
+# From this corpus size on, BM25 runs on bm25s: bench/retrieval_bench.py measured rank-bm25
+# (a Python loop over every document per query term) far more than 5x slower at 100,000
+# documents. Below it rank-bm25, the reference implementation, is fast enough.
+BM25S_MIN_DOCUMENTS = 20_000
+RUN_NAME_RE = re.compile(r"^[-a-zA-Z0-9_]+$")
+QUERIES_ALL = "all"
+
+
+# --windows: 128 word pieces with [CLS] and [SEP] (the length the model was trained on), a new
+# window every 64 pieces (see corpora.retrieval.WINDOW_LENGTH and WINDOW_STRIDE).
+DENSE_WINDOWS = {
+    "max_length": retrieval.WINDOW_LENGTH,
+    "stride": retrieval.WINDOW_STRIDE,
+    "scoring": "MaxP: a document scores its best window's cosine",
+}
+
+
+class RunError(ValueError):
+    """A run action that is refused (name taken, unknown qrel set, run still in use...)."""
+
+
+class RunBusy(RunError):
+    """The run is being executed right now by another worker or process."""
+
+
+# The PostgreSQL advisory lock held while a run executes has the key
+# (_RUN_LOCK_CLASS << 32) | run id; the class is "RUN" in ASCII, so it names runs only.
+_RUN_LOCK_CLASS = 0x52554E
+# How long a new execution waits for the lock before reporting the run busy: long enough to
+# outlast run_fail_stale's momentary check, far shorter than any real execution.
+RUN_CLAIM_WAIT_SECONDS = 2.0
+RUN_WORKER_LOST = (
+    "worker lost: the task or command executing this run stopped without finishing "
+    "(killed, out of memory, past its hard time limit, or interrupted); retrieve it again "
+    "to resume (stored document vectors are kept)"
+)
+
+
+@contextmanager
+def _run_claim(run_id: int, *, wait: float = 0.0) -> Iterator[bool]:
+    """Hold the execution lock of run ``run_id`` for the block; yield whether it was free
+    (retrying for up to ``wait`` seconds).
+
+    On PostgreSQL this is a session-level advisory lock. It is released when the block ends
+    and, as it belongs to the database connection, also when the process holding it dies
+    (hard time limit, killed worker, Ctrl-C), with no expiry to wait for: it is the lease of
+    debates.services, kept by the database instead of a timestamp. So a run whose status is
+    ``running`` but whose lock is free has no live execution (:func:`run_fail_stale`), and a
+    second execution of a run being executed is refused (:class:`RunBusy`). Other databases
+    (SQLite: one process, tasks in-process) cannot tell, and always yield True.
+    """
+    if connection.vendor != "postgresql":
+        yield True
+        return
+    key = (_RUN_LOCK_CLASS << 32) | (run_id & 0xFFFFFFFF)
+    deadline = time.monotonic() + wait
+    while True:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_try_advisory_lock(%s::bigint)", [key])
+            claimed = bool(cursor.fetchone()[0])
+        if claimed or time.monotonic() >= deadline:
+            break
+        time.sleep(0.1)
+    try:
+        yield claimed
+    finally:
+        if claimed:
+            try:
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT pg_advisory_unlock(%s::bigint)", [key])
+            except DatabaseError:
+                # Inside a transaction the block's own error aborted, the unlock cannot run;
+                # closing the session frees the lock (and the block's error is the one raised).
+                connection.close()
+
+
+def _error_text(exc: BaseException) -> str:
+    message = str(exc)
+    return f"{type(exc).__name__}: {message}"[:2000] if message else type(exc).__name__
+
+
+def _check_run_name(name: str) -> str:
+    if not RUN_NAME_RE.match(name or "") or len(name) > 100:
+        raise RunError(
+            f"run name {name!r} must be 1-100 letters, digits, '-' or '_' (it is the TREC tag)"
+        )
+    return name
+
+
+def _judged_queries(qrel_set: QrelSet):
+    return Query.objects.filter(pk__in=qrel_set.qrels.values("query_id"))
+
+
+def run_queries(*, dataset: Dataset, queries: str | None) -> list[tuple[int, str, str]]:
+    """The queries a run covers as ``(pk, query_id, text)``, sorted by query id (code point).
+
+    ``queries`` is the name of a qrel set (its judged queries: ``"test"`` means the queries
+    judged in qrel set ``test``) or ``"all"``/None for every query of the dataset.
+    Raises :class:`RunError` for an unknown qrel set.
+    """
+    qs = Query.objects.filter(dataset=dataset)
+    if queries not in (None, QUERIES_ALL):
+        try:
+            qrel_set = qrel_set_get(dataset=dataset, name=queries)
+        except QrelSet.DoesNotExist:
+            names = ", ".join(dataset.qrel_sets.values_list("name", flat=True)) or "none"
+            raise RunError(
+                f"no qrel set {queries!r} in {dataset.slug!r} to take queries from "
+                f"(known: {names}; or 'all')"
+            ) from None
+        qs = qs.filter(pk__in=qrel_set.qrels.values("query_id"))
+    rows = list(qs.values_list("pk", "query_id", "text"))
+    rows.sort(key=lambda r: r[1])
+    return rows
+
+
+def run_create(
+    *,
+    dataset: Dataset,
+    retriever: str,
+    k: int = 100,
+    queries: str | None = "test",
+    name: str | None = None,
+    replace: bool = False,
+    backend: str | None = None,
+    windows: bool = False,
+) -> Run:
+    """Create a pending built-in Run (no entries yet); :func:`run_retrieve` fills it.
+
+    ``retriever`` is ``"bm25"`` or ``"dense"``; ``k`` the documents kept per query;
+    ``queries`` a qrel set name or ``"all"`` (see :func:`run_queries`); ``name`` defaults to
+    the retriever. ``backend`` (BM25 only) is ``"rank_bm25"`` or ``"bm25s"``; by default
+    bm25s from :data:`BM25S_MIN_DOCUMENTS` documents on. ``windows`` (dense only) encodes
+    each document as overlapping windows the model reads whole and scores it by its best
+    window (MaxP; :data:`DENSE_WINDOWS`); off by default.
+
+    An existing run of that name that is not done (pending, failed, or running after its
+    task died) and has exactly these settings is returned as it is, so asking for the same run
+    again resumes it (:func:`run_retrieve` reuses the document vectors already stored). Any
+    other existing run of that name is refused unless ``replace``; a run that a pool uses as
+    provenance, or one being executed right now (:class:`RunBusy`), is never replaced.
+    Raises :class:`RunError`.
+    """
+    if retriever not in RETRIEVERS:
+        raise RunError(f"unknown retriever {retriever!r} (expected {' or '.join(RETRIEVERS)})")
+    if k < 1:
+        raise RunError(f"k must be at least 1, got {k}")
+    name = _check_run_name(name or retriever)
+    if windows and retriever != "dense":
+        raise RunError("--windows applies to dense only")
+    if retriever == "bm25":
+        if backend is None:
+            large = dataset.documents.count() >= BM25S_MIN_DOCUMENTS
+            backend = "bm25s" if large else "rank_bm25"
+        if backend not in retrieval.BACKENDS:
+            raise RunError(f"unknown BM25 backend {backend!r}")
+        system = f"BM25 (Lucene IDF, k1={retrieval.BM25_K1}, b={retrieval.BM25_B}) via {backend}"
+        parameters = {
+            "retriever": "bm25",
+            "backend": backend,
+            "k1": retrieval.BM25_K1,
+            "b": retrieval.BM25_B,
+            "idf": "lucene: log(1 + (N - df + 0.5) / (df + 0.5))",
+            "tokenizer": "lower-case, Unicode word characters (\\w+)",
+            "fields": "title + ' ' + text",
+        }
+    else:
+        if backend is not None:
+            raise RunError("--backend applies to bm25 only")
+        system = f"dense retrieval, {retrieval.DENSE_MODEL_NAME}, exact cosine"
+        parameters = {
+            "retriever": "dense",
+            "model": retrieval.DENSE_MODEL_NAME,
+            "normalize_embeddings": True,
+            "batch_size": retrieval.DENSE_BATCH_SIZE,
+            "similarity": "cosine (exact)",
+            "fields": "title + ' ' + text",
+        }
+        if windows:  # the key is absent without windows: older runs keep their parameters
+            parameters["windows"] = dict(DENSE_WINDOWS)
+            system += (
+                f", MaxP over {DENSE_WINDOWS['max_length']}-piece windows "
+                f"(stride {DENSE_WINDOWS['stride']})"
+            )
+    parameters.update({"k": k, "queries": queries or QUERIES_ALL})
+    with transaction.atomic():
+        run_queries(dataset=dataset, queries=queries)  # refuses an unknown qrel set early
+        existing = Run.objects.select_for_update().filter(dataset=dataset, name=name).first()
+        if existing is not None:
+            resumable = (
+                existing.status != Run.Status.DONE
+                and existing.source == Run.Source.BUILTIN
+                and existing.parameters == parameters
+            )
+            if resumable and not replace:
+                if existing.status == Run.Status.RUNNING:
+                    with _run_claim(existing.pk) as free:
+                        if not free:
+                            raise RunBusy(
+                                f"run {name!r} is being executed right now; wait for it to "
+                                "finish (its status shows on the dataset page)"
+                            )
+                return existing
+            if not replace:
+                raise RunError(
+                    f"run {name!r} already exists in {dataset.slug!r} (status {existing.status});"
+                    " pass --replace to rebuild it or --name to keep both"
+                )
+            pools = list(existing.pools.values_list("name", flat=True))
+            if pools or existing.pair_sources.exists():
+                raise RunError(
+                    f"run {name!r} is pooled in {', '.join(pools) or 'a pool'}: its ranks are "
+                    "that pool's provenance, so it cannot be replaced; use another --name"
+                )
+            with _run_claim(existing.pk) as free:
+                if not free:
+                    raise RunBusy(
+                        f"run {name!r} is being executed right now, so it cannot be replaced; "
+                        "wait for it to finish or use another --name"
+                    )
+                existing.delete()
+        return Run.objects.create(
+            dataset=dataset,
+            name=name,
+            system=system,
+            parameters=parameters,
+            source=Run.Source.BUILTIN,
+            status=Run.Status.PENDING,
+        )
+
+
+def run_enqueue(*, run: Run) -> None:
+    """Queue :func:`corpora.tasks.retrieve_task` for ``run`` once the transaction commits."""
+    from ..tasks import retrieve_task
+
+    run_id = run.pk
+    transaction.on_commit(lambda: retrieve_task.delay(run_id))
+
+
+def run_retrieve(*, run: Run, progress: bool = False, cache_dir: Path | None = None) -> Run:
+    """Execute a built-in run: rank the run's queries and store its top k entries.
+
+    Idempotent and resumable. A run already ``done`` is returned as it is. Otherwise the
+    execution holds the run's lock (:func:`_run_claim`) from start to end, so a second
+    delivery of the task, or a second command, raises :class:`RunBusy` instead of computing
+    the run twice. Status goes pending (or failed, or running with no live execution: its
+    task died) → running → done (entries written in one transaction), or failed with
+    ``error`` = the exception's type and message, re-raised (also for KeyboardInterrupt and
+    Celery's SoftTimeLimitExceeded). Document vectors are committed as they are encoded
+    (:func:`embeddings_ensure`), so running a failed or interrupted dense run again encodes
+    only the documents that have none yet. ``seconds`` adds up the wall time of every
+    execution. ``cache_dir`` is passed to :func:`embeddings_ensure` for dense runs.
+    Raises :class:`RunError` for an imported run, :class:`RunBusy`, ``Run.DoesNotExist`` for
+    a run deleted meanwhile.
+    """
+    run = Run.objects.select_related("dataset").get(pk=run.pk)
+    if run.status == Run.Status.DONE:
+        return run
+    if run.source != Run.Source.BUILTIN:
+        raise RunError(f"run {run.name!r} was imported; there is nothing to retrieve")
+    with _run_claim(run.pk, wait=RUN_CLAIM_WAIT_SECONDS) as claimed:
+        if not claimed:
+            raise RunBusy(
+                f"run {run.name!r} is being executed by another worker or process; wait for "
+                "it to finish (its status shows on the dataset page)"
+            )
+        # Read again under the lock: another execution may have finished (or the run been
+        # deleted) while this one waited.
+        run = Run.objects.select_related("dataset").get(pk=run.pk)
+        if run.status == Run.Status.DONE:
+            return run
+        return _run_execute(run, progress=progress, cache_dir=cache_dir)
+
+
+def _run_execute(run: Run, *, progress: bool, cache_dir: Path | None) -> Run:
+    """The body of :func:`run_retrieve`, called with the run's lock held."""
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING, error="")
+    started = time.monotonic()
+    params = run.parameters
+    try:
+        queries = run_queries(dataset=run.dataset, queries=params.get("queries"))
+        documents = _run_documents(run.dataset)
+        doc_ids = [d[1] for d in documents]
+        bar = _progress_bar(progress, desc=run.name, unit=" queries")
+        if params["retriever"] == "bm25":
+            tokens = [retrieval.tokenize(d[2]) for d in documents]
+            index = retrieval.bm25_index(
+                tokens, backend=params["backend"], k1=params["k1"], b=params["b"]
+            )
+            rankings = retrieval.bm25_search(
+                index, [q[2] for q in queries], doc_ids=doc_ids, k=params["k"], progress=bar
+            )
+        else:
+            truncated = _truncated_documents(documents)
+            Run.objects.filter(pk=run.pk).update(truncated_documents=truncated)
+            windows, starts = params.get("windows"), None
+            if windows:
+                doc_vectors, starts = embeddings_windows_ensure(
+                    dataset=run.dataset,
+                    documents=documents,
+                    model_name=params["model"],
+                    max_length=windows["max_length"],
+                    stride=windows["stride"],
+                    progress=progress,
+                    cache_dir=cache_dir,
+                )
+            else:
+                doc_vectors = embeddings_ensure(
+                    dataset=run.dataset,
+                    documents=documents,
+                    model_name=params["model"],
+                    progress=progress,
+                    cache_dir=cache_dir,
+                )
+            model = retrieval.load_encoder()
+            query_vectors = retrieval.encode(model, [q[2] for q in queries])
+            rankings = retrieval.cosine_search(
+                query_vectors, doc_vectors, doc_ids=doc_ids, k=params["k"], window_starts=starts
+            )
+        with transaction.atomic():
+            locked = Run.objects.select_for_update().get(pk=run.pk)
+            if locked.status == Run.Status.DONE:  # SQLite has no run lock: another finished
+                return locked
+            RunEntry.objects.filter(run=locked).delete()
+            _copy_rows(
+                "corpora_runentry",
+                ["run_id", "query_id", "document_id", "rank", "score"],
+                (
+                    (locked.pk, query[0], documents[index][0], rank, score)
+                    for query, ranking in zip(queries, rankings, strict=True)
+                    for rank, (index, score) in enumerate(ranking, start=1)
+                ),
+            )
+            locked.status = Run.Status.DONE
+            locked.seconds += time.monotonic() - started
+            locked.save(update_fields=["status", "seconds"])
+    except BaseException as exc:
+        # BaseException: an interrupted command (KeyboardInterrupt) or a task stopped at its
+        # soft time limit must not leave the run "running" with nobody executing it.
+        Run.objects.filter(pk=run.pk).update(
+            status=Run.Status.FAILED,
+            error=_error_text(exc),
+            seconds=F("seconds") + (time.monotonic() - started),
+        )
+        raise
+    return locked
+
+
+def run_vectors_stored(*, run: Run) -> int:
+    """How many documents of the run's dataset have a stored vector of the run's dense model
+    (0 for a run without one, e.g. BM25): the progress a dense run keeps across executions."""
+    model_name = (run.parameters or {}).get("model")
+    if not model_name:
+        return 0
+    windows = run.windows
+    windowing = f"{windows['max_length']}/{windows['stride']}" if windows else ""
+    # window 0: a document's windows are stored together, so this counts documents.
+    return DocumentEmbedding.objects.filter(
+        dataset_id=run.dataset_id, model_name=model_name, windowing=windowing, window=0
+    ).count()
+
+
+def run_suspend(*, run: Run, vectors_before: int, seconds: float) -> bool:
+    """Decide what happens to ``run`` after its task reached its soft time limit of
+    ``seconds`` (:func:`run_retrieve` has marked it failed).
+
+    If this task stored document vectors beyond ``vectors_before`` (see
+    :func:`run_vectors_stored`), the run goes back to pending and True is returned: the caller
+    queues it again and the next task goes on from the stored vectors, so a corpus of any
+    size is encoded over several time slices. Otherwise another slice would not get further:
+    the run stays failed with that reason, and False is returned.
+    """
+    if run_vectors_stored(run=run) > vectors_before:
+        Run.objects.filter(pk=run.pk, status=Run.Status.FAILED).update(
+            status=Run.Status.PENDING, error=""
+        )
+        return True
+    Run.objects.filter(pk=run.pk, status=Run.Status.FAILED).update(
+        error=(
+            f"stopped at the task's time limit ({seconds:.0f} s) without storing a new document "
+            "vector, so another task would not get further; raise DREAM_RETRIEVE_TIME_LIMIT "
+            "(below CELERY_VISIBILITY_TIMEOUT) or run `retrieve` without --background"
+        )
+    )
+    return False
+
+
+def run_fail_stale(*, runs: Iterable[Run] | None = None) -> int:
+    """Mark ``failed`` every running built-in run (among ``runs``, default all) that no live
+    execution holds (see :func:`_run_claim`): its task or command died (hard time limit,
+    killed worker, Ctrl-C), and the error says so (:data:`RUN_WORKER_LOST`). Such a run is
+    resumed by retrieving it again (the task, or ``retrieve`` with the same settings).
+    Returns how many were marked. Run periodically (Celery beat,
+    :func:`corpora.tasks.fail_stale_runs`) and before a pool is built from runs; on
+    databases without advisory locks (SQLite) nothing can be told apart and it returns 0.
+    """
+    if connection.vendor != "postgresql":
+        return 0
+    running = Run.objects.filter(status=Run.Status.RUNNING, source=Run.Source.BUILTIN)
+    if runs is not None:
+        running = running.filter(pk__in=[r.pk for r in runs])
+    marked = 0
+    for pk in running.values_list("pk", flat=True):
+        with _run_claim(pk) as free:
+            if free:
+                marked += Run.objects.filter(pk=pk, status=Run.Status.RUNNING).update(
+                    status=Run.Status.FAILED, error=RUN_WORKER_LOST
+                )
+    return marked
+
+
+def run_get(*, dataset: Dataset, name: str) -> Run:
+    """The dataset's Run of this name. Raises ``Run.DoesNotExist``."""
+    return Run.objects.get(dataset=dataset, name=name)
+
+
+def run_import(
+    *, dataset: Dataset, path: str | Path, name: str | None = None, system: str = ""
+) -> Run:
+    """Import a TREC run file (``qid Q0 docid rank score tag``) as a new Run.
+
+    Ranks are recomputed in the project's rank order (score descending, doc id ascending), as
+    trec_eval reads a run; raw scores are stored as they are. ``name`` defaults to the file's
+    tag. One transaction; rejects, changing nothing, with file and line: a malformed line, a
+    non-numeric score, a document listed twice for a query, unknown query or document ids
+    (all listed), several tags without ``name``, a name already taken.
+    Raises :class:`FormatError`.
+    """
+    started = time.monotonic()
+    path = Path(path)
+    records = run_files.reject_duplicates(run_files.parse_trec_run(path), path)
+    tags = list(dict.fromkeys(r.tag for r in records))
+    if name is None:
+        if len(tags) > 1:
+            line = next(r.line for r in records if r.tag != tags[0])
+            raise FormatError(
+                path, line, f"the file has {len(tags)} tags ({', '.join(tags[:5])}); pass --name"
+            )
+        name = tags[0]
+    try:
+        _check_run_name(name)
+    except RunError as exc:
+        raise FormatError(path, None, f"{exc}; pass --name") from None
+    with transaction.atomic():
+        if Run.objects.filter(dataset=dataset, name=name).exists():
+            raise FormatError(path, None, f"run {name!r} already exists in {dataset.slug!r}")
+        query_pk, doc_pk = _resolve_run_ids(dataset, records, path)
+        by_query: dict[str, list[run_files.RunRecord]] = {}
+        for record in records:
+            by_query.setdefault(record.query_id, []).append(record)
+        rows = []
+        reordered = 0
+        for query_id in sorted(by_query):
+            group = by_query[query_id]
+            ranked = run_files.rank_order((r.doc_id, r.score) for r in group)
+            if [d for d, _, _ in ranked] != [r.doc_id for r in sorted(group, key=lambda r: r.rank)]:
+                reordered += 1
+            rows.extend((query_pk[query_id], doc_pk[d], rank, score) for d, rank, score in ranked)
+        run = Run.objects.create(
+            dataset=dataset,
+            name=name,
+            system=system or f"imported from {path.name}",
+            parameters={"file": str(path), "tags": tags},
+            source=Run.Source.IMPORTED,
+            status=Run.Status.DONE,
+        )
+        _copy_rows(
+            "corpora_runentry",
+            ["run_id", "query_id", "document_id", "rank", "score"],
+            ((run.pk, *row) for row in rows),
+        )
+        run.seconds = time.monotonic() - started
+        run.save(update_fields=["seconds"])
+        ImportRecord.objects.create(
+            dataset=dataset,
+            kind=ImportRecord.Kind.RUN,
+            path=str(path),
+            summary={
+                "run": name,
+                "queries": len(by_query),
+                "entries": len(rows),
+                "queries_reordered_by_score": reordered,
+            },
+            seconds=run.seconds,
+        )
+    return run
+
+
+def _resolve_run_ids(
+    dataset: Dataset, records: list[run_files.RunRecord], path: Path
+) -> tuple[dict[str, int], dict[str, int]]:
+    """Map a run's query and doc ids to primary keys; reject unknown ids, listing them."""
+    query_pk, doc_pk = _id_maps(dataset, records)
+    bad = [r for r in records if r.query_id not in query_pk or r.doc_id not in doc_pk]
+    if bad:
+        details = [
+            f"line {r.line}: unknown query id {r.query_id!r}"
+            if r.query_id not in query_pk
+            else f"line {r.line}: unknown document id {r.doc_id!r}"
+            for r in bad
+        ]
+        missing_q = len({r.query_id for r in bad if r.query_id not in query_pk})
+        missing_d = len({r.doc_id for r in bad if r.doc_id not in doc_pk})
+        raise FormatError(
+            path,
+            bad[0].line,
+            f"run names {missing_q} unknown query id(s) and {missing_d} unknown document "
+            f"id(s) in dataset {dataset.slug!r}",
+            details,
+        )
+    return query_pk, doc_pk
+
+
+def run_rows(*, run: Run) -> Iterator[tuple[str, str, int, float]]:
+    """Yield ``(query_id, doc_id, rank, score)`` by query id (code point), then rank, with
+    the raw stored scores, streaming from the database."""
+    qs = (
+        RunEntry.objects.filter(run=run)
+        .order_by(code_point("query__query_id"), "rank")
+        .values_list("query__query_id", "document__doc_id", "rank", "score")
+    )
+    yield from qs.iterator(chunk_size=BATCH_SIZE)
+
+
+def run_export(*, run: Run, out: IO[str]) -> int:
+    """Write ``run`` as a TREC run file (tag = run name) with strictly decreasing scores per
+    query (see :func:`corpora.runs.strictly_decreasing`); return lines written.
+
+    The scores are checked first (a second streaming pass over the run), so a run that cannot
+    be written, e.g. a score beyond the 32-bit float range stored before imports refused
+    those, raises :class:`RunError` naming the query before anything is written to ``out``.
+    """
+    try:
+        run_files.check_trec_run(run_rows(run=run))
+    except ValueError as exc:
+        raise RunError(f"run {run.name!r} cannot be exported as a TREC run: {exc}") from None
+    return run_files.write_trec_run(run_rows(run=run), out, run.name)
+
+
+def run_evaluate(
+    *, run: Run, qrel_set: QrelSet, measures: Sequence[str] = ("nDCG@10",)
+) -> dict[str, float]:
+    """Mean of each measure over the run's queries that ``qrel_set`` judges, computed with
+    ir_measures (MacAvaney et al., ECIR 2022; pytrec_eval/trec_eval underneath).
+
+    ``measures`` are ir_measures names, e.g. ``"nDCG@10"``, ``"Judged@10"``. The run is
+    evaluated in its stored rank order (strictly decreasing exported scores). Returns
+    ``{measure name: value}``; queries the run does not cover are not averaged, as in trec_eval.
+    """
+    import ir_measures
+
+    parsed = [ir_measures.parse_measure(m) for m in measures]
+    qrels = run_files.ir_measures_qrels(qrels_rows(qrel_set=qrel_set))
+    run_dict = run_files.ir_measures_run(run_rows(run=run))
+    run_dict = {q: docs for q, docs in run_dict.items() if q in qrels}
+    result = ir_measures.calc_aggregate(parsed, qrels, run_dict)
+    return {str(m): float(result.get(m, 0.0)) for m in parsed}

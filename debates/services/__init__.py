@@ -1,0 +1,42 @@
+"""Debate services: LLM backends, debate jobs and their controls, running one debate, progress,
+and measuring the assessor. May import corpora, never assess (corpora ← debates ← assess).
+Re-exported here: only what callers outside the debates app use; debates imports submodules."""
+
+from debates.services.backends import agent_client_get, agent_config_validate
+from debates.services.common import DebateJobError
+from debates.services.jobs import (
+    debate_job_cancel,
+    debate_job_create,
+    debate_job_extend,
+    debate_job_pause,
+    debate_job_resume,
+    debate_job_retry_failed,
+    debate_job_start,
+)
+from debates.services.progress import debate_job_progress
+from debates.services.run import (
+    debate_job_run_inline,
+    debate_requeue_expired,
+    debate_run,
+    pair_text_build,
+    turn_record_build,
+)
+
+__all__ = [
+    "DebateJobError",
+    "agent_client_get",
+    "agent_config_validate",
+    "debate_job_cancel",
+    "debate_job_create",
+    "debate_job_extend",
+    "debate_job_pause",
+    "debate_job_progress",
+    "debate_job_resume",
+    "debate_job_retry_failed",
+    "debate_job_run_inline",
+    "debate_job_start",
+    "debate_requeue_expired",
+    "debate_run",
+    "pair_text_build",
+    "turn_record_build",
+]

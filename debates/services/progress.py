@@ -1,0 +1,87 @@
+"""A debate job's progress, always counted from the database: :func:`debate_job_progress`
+counts its debates by status, agreed ones by consensus round and escalated ones by reason,
+and sums their LLM calls, tokens and seconds into a :class:`JobProgress` (what the job page,
+the commands' progress bars and the pipeline show)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Sum
+from django.db.models.functions import Coalesce
+
+from debates.models import Debate, DebateJob
+
+
+@dataclass(frozen=True)
+class JobProgress:
+    """Counts for one job, from the database. Tokens are counts, seconds wall time."""
+
+    job_id: int
+    status: str
+    total: int
+    pending: int
+    running: int
+    agreed: int
+    escalated: int
+    failed: int
+    agreed_by_round: dict[int, int] = field(default_factory=dict)
+    escalated_by_reason: dict[str, int] = field(default_factory=dict)
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+    @property
+    def done(self) -> int:
+        """Debates that reached an end: agreed, escalated or failed."""
+        return self.agreed + self.escalated + self.failed
+
+    def per_pair(self, value: float) -> float:
+        """``value`` divided by the finished debates (0 when none)."""
+        return value / self.done if self.done else 0.0
+
+
+def debate_job_progress(*, job: DebateJob) -> JobProgress:
+    """Count the job's debates by status, agreed ones by consensus round, escalated ones by
+    reason, and sum calls, tokens and seconds (over all debates, finished or not)."""
+    by_status = dict(
+        job.debates.values_list("status").annotate(n=Count("pk")).values_list("status", "n")
+    )
+    agreed_by_round = dict(
+        job.debates.filter(status=Debate.Status.AGREED)
+        .values_list("consensus_round")
+        .annotate(n=Count("pk"))
+        .order_by("consensus_round")
+        .values_list("consensus_round", "n")
+    )
+    escalated_by_reason = dict(
+        job.debates.filter(status=Debate.Status.ESCALATED)
+        .values_list("escalation_reason")
+        .annotate(n=Count("pk"))
+        .order_by("escalation_reason")
+        .values_list("escalation_reason", "n")
+    )
+    sums = job.debates.aggregate(
+        calls=Coalesce(Sum("calls"), 0),
+        prompt_tokens=Coalesce(Sum("prompt_tokens"), 0),
+        completion_tokens=Coalesce(Sum("completion_tokens"), 0),
+        seconds=Coalesce(Sum("seconds"), 0.0),
+    )
+    status = DebateJob.objects.filter(pk=job.pk).values_list("status", flat=True).get()
+    return JobProgress(
+        job_id=job.pk,
+        status=status,
+        total=sum(by_status.values()),
+        pending=by_status.get(Debate.Status.PENDING, 0),
+        running=by_status.get(Debate.Status.RUNNING, 0),
+        agreed=by_status.get(Debate.Status.AGREED, 0),
+        escalated=by_status.get(Debate.Status.ESCALATED, 0),
+        failed=by_status.get(Debate.Status.FAILED, 0),
+        agreed_by_round=agreed_by_round,
+        escalated_by_reason=escalated_by_reason,
+        calls=sums["calls"],
+        prompt_tokens=sums["prompt_tokens"],
+        completion_tokens=sums["completion_tokens"],
+        seconds=float(sums["seconds"]),
+    )
