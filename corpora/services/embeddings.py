@@ -3,7 +3,10 @@
 Vectors are kept in DocumentEmbedding and encoded only for documents without one, chunk by
 chunk, each chunk committed as it is encoded, so an interrupted encoding resumes where it
 stopped. A bundled dataset may ship precomputed vectors (a "seed" file), used only when its
-corpus and model match. Dense runs (:mod:`corpora.services.runs`) read their vectors here.
+corpus and model match. Dense runs (:mod:`corpora.services.runs`) read their vectors here;
+runs with ``--windows`` read the vectors of overlapping windows (:func:`embeddings_windows_ensure`,
+stored apart, under a ``windowing`` key) and count the documents longer than the model reads
+(:func:`_truncated_documents`).
 """
 
 from __future__ import annotations
