@@ -169,6 +169,9 @@ DREAM_DEBATE_RETRY_SECONDS = int(os.environ.get("DREAM_DEBATE_RETRY_SECONDS", "3
 DREAM_REVIEW_LEASE_SECONDS = int(os.environ.get("DREAM_REVIEW_LEASE_SECONDS", "900"))
 DREAM_UNDO_SECONDS = int(os.environ.get("DREAM_UNDO_SECONDS", "900"))
 DREAM_PRICE_PER_1K_TOKENS = os.environ.get("DREAM_PRICE_PER_1K_TOKENS", "")
+# Folder whose *.gguf files the job form offers as embedded models (a form never takes a free
+# path). Unset: only the bundled SmolLM2-135M. Commands take any path (--model-path).
+DREAM_MODELS_DIR = os.environ.get("DREAM_MODELS_DIR", "")
 
 LOGGING = {
     "version": 1,

@@ -1,16 +1,18 @@
 """The form that launches a debate job.
 
-Per agent: backend (embedded or openai), model, base URL, context window, timeout, shared
-rate limit, and the API key: either the NAME of the environment variable holding it on the
-workers, or the key itself in a password field. A typed key is never rendered back (not
-even when the form is shown again with errors), never put in the backend config, and stored
-only encrypted (:mod:`debates.api_keys`); it never reaches a page, the admin, an export or
-the Celery message.
+Per agent: backend (embedded or openai), the embedded model (the bundled SmolLM2 or one of the
+``.gguf`` files in ``settings.DREAM_MODELS_DIR``: a choice, never a free path), model, base
+URL, context window, timeout, shared rate limit, and the API key: either the NAME of the
+environment variable holding it on the workers, or the key itself in a password field. A
+typed key is never rendered back (not even when the form is shown again with errors), never
+put in the backend config, and stored only encrypted (:mod:`debates.api_keys`); it never
+reaches a page, the admin, an export or the Celery message.
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from django import forms
@@ -27,6 +29,40 @@ BACKEND_CHOICES = [
     ("embedded", "embedded (SmolLM2-135M, in-process)"),
     ("openai", "OpenAI-compatible"),
 ]
+
+
+BUNDLED_MODEL_LABEL = "SmolLM2-135M-Instruct (bundled)"
+
+
+def local_model_choices() -> list[tuple[str, str]]:
+    """The embedded models the form offers: ``("", bundled SmolLM2)`` first, then every
+    ``*.gguf`` regular file directly in ``settings.DREAM_MODELS_DIR`` as ``(absolute path,
+    "name (size MB)")``, sorted by name. Unset or unreadable folder: the bundled model only.
+    The files are checked (GGUF header, chat template) when the form is validated."""
+    choices = [("", BUNDLED_MODEL_LABEL)]
+    folder = getattr(settings, "DREAM_MODELS_DIR", "") or ""
+    if not folder:
+        return choices
+    try:
+        files = sorted(Path(folder).expanduser().absolute().glob("*.gguf"))
+    except OSError:
+        return choices
+    for path in files:
+        try:
+            if path.is_file():
+                choices.append((str(path), f"{path.name} ({path.stat().st_size / 1e6:,.0f} MB)"))
+        except OSError:  # vanished or unreadable between listing and stat
+            continue
+    return choices
+
+
+def _model_path_field() -> forms.ChoiceField:
+    return forms.ChoiceField(
+        required=False,
+        choices=[("", BUNDLED_MODEL_LABEL)],
+        label="Embedded model",
+        help_text="Embedded backend only; more: .gguf files in DREAM_MODELS_DIR.",
+    )
 
 
 class PoolChoiceField(forms.ModelChoiceField):
@@ -53,7 +89,8 @@ def _context_window_field() -> forms.IntegerField:
         min_value=256,
         max_value=10_000_000,
         label="Context window (tokens)",
-        help_text="Empty: what the server reports, else 8192.",
+        help_text="Empty: what the server reports, else 8192; embedded: 2048 for SmolLM2, "
+        "else the model's training context up to 4096.",
     )
 
 
@@ -85,6 +122,7 @@ class JobLaunchForm(forms.Form):
 
     pool = PoolChoiceField(queryset=Pool.objects.select_related("dataset").order_by("pk"))
     a_backend = forms.ChoiceField(choices=BACKEND_CHOICES, initial="embedded", label="Backend")
+    a_model_path = _model_path_field()
     a_model = forms.CharField(required=False, max_length=200, label="Model")
     a_base_url = forms.CharField(required=False, max_length=500, label="Base URL")
     a_api_key_env = forms.CharField(
@@ -98,6 +136,7 @@ class JobLaunchForm(forms.Form):
     a_timeout = _timeout_field()
     a_rpm = _rpm_field()
     b_backend = forms.ChoiceField(choices=BACKEND_CHOICES, initial="embedded", label="Backend")
+    b_model_path = _model_path_field()
     b_model = forms.CharField(required=False, max_length=200, label="Model")
     b_base_url = forms.CharField(required=False, max_length=500, label="Base URL")
     b_api_key_env = forms.CharField(
@@ -135,12 +174,25 @@ class JobLaunchForm(forms.Form):
     )
     note = forms.CharField(required=False, max_length=200)
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Listed per form, so a file added to the folder shows without a restart; a POSTed
+        # path not in the list is refused by the ChoiceField.
+        choices = local_model_choices()
+        for prefix, _agent in AGENTS:
+            self.fields[f"{prefix}_model_path"].choices = choices
+
     def _agent_config(self, prefix: str, agent: str) -> dict[str, Any] | None:
         data = self.cleaned_data
         backend = data.get(f"{prefix}_backend")
-        if backend is None:
+        if backend is None or f"{prefix}_model_path" in self.errors:
             return None
         config: dict[str, Any] = {"backend": backend}
+        if backend == "embedded":
+            if data.get(f"{prefix}_model_path"):
+                config["model_path"] = data[f"{prefix}_model_path"]
+            if data.get(f"{prefix}_context_window") is not None:
+                config["context_window"] = data[f"{prefix}_context_window"]
         if backend == "openai":
             for name in ("model", "base_url", "api_key_env"):
                 value = (data.get(f"{prefix}_{name}") or "").strip()
@@ -153,7 +205,9 @@ class JobLaunchForm(forms.Form):
             return agent_config_validate(config, agent=agent)
         except DebateJobError as exc:
             message = str(exc)
-            field = message.split(": ", 2)[1] if message.count(": ") >= 2 else "backend"
+            # "agent A: FIELD: why", or "agent A: model_path PATH: why".
+            field = message.split(": ", 2)[1].split(" ")[0] if message.count(": ") >= 2 else ""
+            field = {"n_ctx": "context_window"}.get(field, field)
             target = f"{prefix}_{field}" if f"{prefix}_{field}" in self.fields else None
             if field == "api_key_env":
                 # Whatever was typed there may be the key itself: neither echo it in the

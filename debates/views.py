@@ -96,7 +96,12 @@ def embedded_warning() -> str:
 
 
 def _uses_embedded(job: DebateJob) -> bool:
-    return any((cfg or {}).get("backend") == "embedded" for cfg in (job.agent_a, job.agent_b))
+    # The warning and the measured accuracy are SmolLM2's; a local GGUF (model_path) is the
+    # researcher's own choice of model.
+    return any(
+        (cfg or {}).get("backend") == "embedded" and not (cfg or {}).get("model_path")
+        for cfg in (job.agent_a, job.agent_b)
+    )
 
 
 def _job_or_404(pk: int) -> DebateJob:

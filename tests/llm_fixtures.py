@@ -76,6 +76,43 @@ def embedded_client():
     return EmbeddedClient()
 
 
+@pytest.fixture(name="gguf_copy")
+def gguf_copy_fixture(tmp_path: Path) -> Path:
+    """A copy of the bundled SmolLM2 GGUF at another path (``tmp_path/models/copy.gguf``):
+    a "downloaded" local model that is not the default one."""
+    import shutil
+
+    from debates.llm.embedded import smollm2_gguf_path
+
+    target = tmp_path / "models" / "copy.gguf"
+    target.parent.mkdir()
+    shutil.copyfile(smollm2_gguf_path(), target)
+    return target
+
+
+def write_gguf_header(path: Path, metadata: dict[str, Any], *, version: int = 3) -> Path:
+    """Write a GGUF file holding only a header with ``metadata`` (str -> str, int as uint32,
+    or a list of str as a string array) and no tensors: enough for the header reader, not a
+    model llama.cpp could run."""
+    import struct
+
+    def string(text: str) -> bytes:
+        data = text.encode("utf-8")
+        return struct.pack("<Q", len(data)) + data
+
+    out = b"GGUF" + struct.pack("<IQQ", version, 0, len(metadata))
+    for key, value in metadata.items():
+        out += string(key)
+        if isinstance(value, str):
+            out += struct.pack("<I", 8) + string(value)
+        elif isinstance(value, int):
+            out += struct.pack("<II", 4, value)
+        else:
+            out += struct.pack("<IIQ", 9, 8, len(value)) + b"".join(string(v) for v in value)
+    path.write_bytes(out)
+    return path
+
+
 @dataclass
 class LlamaServer:
     base_url: str  # ends in /v1

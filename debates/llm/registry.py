@@ -4,7 +4,10 @@ A backend config is what a job stores per agent, so it must be safe to store and
 it never holds an API key, only the NAME of the environment variable that holds it.
 
 - ``{"backend": "embedded"}``: SmolLM2-135M-Instruct in-process (the default when nothing is
-  configured).
+  configured). ``{"backend": "embedded", "model_path": "/models/qwen2.5-7b-q4_k_m.gguf"}``:
+  any local GGUF chat model in-process instead; its absolute path is then its ``model`` (so
+  jobs, turns and RAG generators name it and two files are never confused). Optional:
+  ``n_ctx`` (tokens; ``context_window`` is accepted for it).
 - ``{"backend": "openai", "model": "gpt-4o-mini", "base_url": "https://api.openai.com/v1",
   "api_key_env": "OPENAI_API_KEY"}``: any OpenAI-compatible server (OpenAI, vLLM, Ollama,
   llama.cpp server, LM Studio). Optional: ``timeout`` (seconds), ``context_window`` (tokens;
@@ -14,11 +17,15 @@ it never holds an API key, only the NAME of the environment variable that holds 
 
 from __future__ import annotations
 
+import functools
 import math
+import os
 import re
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from debates.llm import gguf
 from debates.llm.base import LLMClient
 
 BACKENDS = ("embedded", "openai")
@@ -28,11 +35,15 @@ DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_CONTEXT_WINDOW = 8192
 DEFAULT_EMBEDDED_N_CTX = 2048
+# A local GGUF runs with min(its training context, this) unless n_ctx says otherwise: the KV
+# cache of a 7-8B model at 4096 tokens is 0.25-0.5 GB, at 32768 tokens several GB.
+GGUF_N_CTX_CAP = 4096
+MAX_MODEL_PATH = 200  # Turn.model's length
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _SECRET_FIELDS = ("api_key", "key", "token", "secret", "password", "authorization")
 _ALLOWED = {
-    "embedded": {"backend", "model", "n_ctx"},
+    "embedded": {"backend", "model", "n_ctx", "model_path", "context_window"},
     "openai": {"backend", "model", "base_url", "api_key_env", "timeout", "context_window", "rpm"},
 }
 
@@ -55,7 +66,9 @@ def _integer(config: dict[str, Any], field: str, *, default: int | None, lo: int
     return value
 
 
-def validate_backend_config(config: dict[str, Any] | None) -> dict[str, Any]:
+def validate_backend_config(
+    config: dict[str, Any] | None, *, check_file: bool = True
+) -> dict[str, Any]:
     """Check a backend config and return it normalised (defaults filled in, safe to store).
 
     ``None`` or ``{}`` means the default embedded backend. Raises ValueError naming the bad
@@ -63,6 +76,13 @@ def validate_backend_config(config: dict[str, Any] | None) -> dict[str, Any]:
     missing ``model``, a base URL that is not http(s), an invalid environment variable name,
     or a number out of range (timeout 0.1-3600 s, context_window 256-10,000,000 tokens,
     rpm 1-1,000,000, n_ctx 256-32768). ``context_window`` and ``rpm`` are kept only when given.
+
+    An embedded ``model_path`` is made absolute and, with ``check_file`` (the default), must
+    be a readable GGUF file with a chat template; the message names the path and the fault,
+    e.g. ``model_path /m/x.gguf: not a GGUF file (starts with b'PK\\x03\\x04')``. Its
+    ``n_ctx`` defaults to min(training context, :data:`GGUF_N_CTX_CAP`) and may not exceed
+    the training context. ``check_file=False`` only normalises (describing a stored config
+    whose file has gone).
     """
     if not config:
         config = dict(DEFAULT_CONFIG)
@@ -82,11 +102,7 @@ def validate_backend_config(config: dict[str, Any] | None) -> dict[str, Any]:
         raise ValueError(f"{unknown[0]}: unknown field for the {backend} backend")
 
     if backend == "embedded":
-        model = config.get("model", EMBEDDED_MODEL)
-        if model != EMBEDDED_MODEL:
-            raise ValueError(f"model: the embedded backend only runs {EMBEDDED_MODEL}")
-        n_ctx = _integer(config, "n_ctx", default=DEFAULT_EMBEDDED_N_CTX, lo=256, hi=32768)
-        return {"backend": "embedded", "model": EMBEDDED_MODEL, "n_ctx": n_ctx}
+        return _embedded_config(config, check_file=check_file)
 
     model = config.get("model")
     if not isinstance(model, str) or not model.strip():
@@ -119,17 +135,91 @@ def validate_backend_config(config: dict[str, Any] | None) -> dict[str, Any]:
     return out
 
 
+@functools.lru_cache(maxsize=64)
+def _gguf_info(path: str, size: int, mtime_ns: int) -> gguf.GGUFInfo:
+    # Keyed by size and modification time too, so a file replaced in place is read again.
+    return gguf.model_info(Path(path))
+
+
+def gguf_info(path: Path) -> gguf.GGUFInfo:
+    """The GGUF header facts of ``path`` (:func:`debates.llm.gguf.model_info`), cached per
+    path, size and modification time: reading a 150k-token vocabulary takes a while.
+    Raises :class:`debates.llm.gguf.GGUFError`."""
+    gguf.file_check(path)
+    stat = path.stat()
+    return _gguf_info(str(path), stat.st_size, stat.st_mtime_ns)
+
+
+def _embedded_config(config: dict[str, Any], *, check_file: bool) -> dict[str, Any]:
+    if config.get("context_window") is not None:
+        if config.get("n_ctx") is not None and config["n_ctx"] != config["context_window"]:
+            raise ValueError("n_ctx: give n_ctx or context_window, not two different values")
+        config = {**config, "n_ctx": config["context_window"]}
+    raw_path = config.get("model_path")
+    if raw_path is None or raw_path == "":
+        model = config.get("model", EMBEDDED_MODEL)
+        if model != EMBEDDED_MODEL:
+            raise ValueError(
+                f"model: the embedded backend runs {EMBEDDED_MODEL} unless model_path names "
+                "a GGUF file"
+            )
+        n_ctx = _integer(config, "n_ctx", default=DEFAULT_EMBEDDED_N_CTX, lo=256, hi=32768)
+        return {"backend": "embedded", "model": EMBEDDED_MODEL, "n_ctx": n_ctx}
+    if not isinstance(raw_path, str | os.PathLike):
+        raise ValueError(f"model_path: must be the path of a GGUF file, got {raw_path!r}")
+    # Absolute, but symlinks kept: a link's name (e.g. into a Hugging Face cache) is the
+    # readable one.
+    path = Path(os.path.abspath(os.path.expanduser(os.fspath(raw_path))))
+    model = str(path)
+    if len(model) > MAX_MODEL_PATH:
+        # The path is the model's name in every turn (a 200-character column): a cut name
+        # could make two files look like one.
+        raise ValueError(
+            f"model_path {model[:60]}...: longer than {MAX_MODEL_PATH} characters; link the "
+            "file from a shorter path"
+        )
+    if config.get("model") not in (None, "", model):
+        raise ValueError(
+            f"model: with model_path the model is named by its path ({model}), "
+            f"got {config['model']!r}"
+        )
+    if not check_file:
+        n_ctx = _integer(config, "n_ctx", default=GGUF_N_CTX_CAP, lo=256, hi=10_000_000)
+        return {"backend": "embedded", "model": model, "model_path": model, "n_ctx": n_ctx}
+    try:
+        info = gguf_info(path)
+    except gguf.GGUFError as exc:
+        raise ValueError(f"model_path {exc}") from None
+    if info.chat_template is None:
+        raise ValueError(
+            f"model_path {path}: no chat template ({gguf.CHAT_TEMPLATE_KEY}) in the GGUF "
+            "metadata; the debates need an instruction-tuned model's chat format"
+        )
+    train = info.context_length or GGUF_N_CTX_CAP
+    n_ctx = _integer(config, "n_ctx", default=min(train, GGUF_N_CTX_CAP), lo=256, hi=10_000_000)
+    if n_ctx > train:
+        # Past its training context a model's positions are untrained: refused, not degraded.
+        raise ValueError(
+            f"n_ctx: must be at most {train}, the training context of {path.name}, got {n_ctx}"
+        )
+    return {"backend": "embedded", "model": model, "model_path": model, "n_ctx": n_ctx}
+
+
 def backend_key(config: dict[str, Any] | None) -> str:
     """Key naming one backend for the shared rate limit, e.g. ``openai:https://h/v1:gpt-4o``."""
-    cfg = validate_backend_config(config)
+    cfg = validate_backend_config(config, check_file=False)
     if cfg["backend"] == "embedded":
         return f"embedded:{cfg['model']}"
     return f"openai:{cfg['base_url'] or 'default'}:{cfg['model']}"
 
 
 def describe_backend(config: dict[str, Any] | None) -> str:
-    """One line for pages and logs, e.g. ``openai gpt-4o-mini at https://api.openai.com/v1``."""
-    cfg = validate_backend_config(config)
+    """One line for pages and logs, e.g. ``openai gpt-4o-mini at https://api.openai.com/v1``.
+
+    Does not look at an embedded model's file (it may be gone since the job ran)."""
+    cfg = validate_backend_config(config, check_file=False)
+    if cfg["backend"] == "embedded" and cfg.get("model_path"):
+        return f"embedded {cfg['model_path']} (local GGUF in-process, context {cfg['n_ctx']})"
     if cfg["backend"] == "embedded":
         return f"embedded {cfg['model']} (in-process; for trying the pipeline, not a benchmark)"
     return f"openai {cfg['model']} at {cfg['base_url'] or 'https://api.openai.com/v1'}"
@@ -145,14 +235,16 @@ def client_from_config(
     process. A config with ``rpm`` gives a client that first takes a slot from the shared rate
     limit (``limiter``, default :func:`debates.ratelimit.default_limiter`).
 
-    Raises ValueError for an invalid config (see :func:`validate_backend_config`) and
-    PermanentLLMError if the embedded model file is missing.
+    Raises ValueError for an invalid config (see :func:`validate_backend_config`; also a
+    ``model_path`` that is missing or not a GGUF file) and PermanentLLMError if the bundled
+    model file is missing or llama.cpp cannot load a GGUF file.
     """
     cfg = validate_backend_config(config)
     if cfg["backend"] == "embedded":
         from debates.llm.embedded import EmbeddedClient
 
-        return EmbeddedClient(n_ctx=cfg["n_ctx"])
+        path = cfg.get("model_path")
+        return EmbeddedClient(n_ctx=cfg["n_ctx"], model_path=Path(path) if path else None)
     from debates.llm.openai_backend import OpenAIClient
 
     client: LLMClient = OpenAIClient(

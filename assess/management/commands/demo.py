@@ -52,6 +52,10 @@ class Command(BaseCommand):
         parser.add_argument("--model", help="Model name (openai backend)")
         parser.add_argument("--base-url", help="Server URL (openai backend)")
         parser.add_argument("--api-key-env", default="OPENAI_API_KEY")
+        parser.add_argument(
+            "--model-path",
+            help="A local GGUF chat model file (embedded; default the bundled SmolLM2-135M)",
+        )
         parser.add_argument("--no-serve", action="store_true", help="Stop before serving")
         parser.add_argument("--addr", default="127.0.0.1:8000")
 
@@ -77,7 +81,11 @@ class Command(BaseCommand):
                 "and model exactly; without them the dense run encodes the corpus itself)"
             )
         agent = opts.get("agent") or backend_config(
-            opts["backend"], opts["model"], opts["base_url"], opts["api_key_env"]
+            opts["backend"],
+            opts["model"],
+            opts["base_url"],
+            opts["api_key_env"],
+            model_path=opts["model_path"],
         )
         try:
             report = pipeline_run(

@@ -21,17 +21,22 @@ def backend_config(
     context_window: int | None = None,
     timeout: float | None = None,
     rpm: int | None = None,
+    model_path: str | None = None,
 ) -> dict:
     """The agents' backend config from command-line flags (validated; never holds a key).
 
-    ``context_window`` (tokens), ``timeout`` (seconds per request) and ``rpm`` (requests per
-    minute, shared by all workers) apply to the openai backend and are left out when None.
-    Raises CommandError naming the bad flag's field.
+    ``timeout`` (seconds per request) and ``rpm`` (requests per minute, shared by all
+    workers) apply to the openai backend, ``model_path`` (a local GGUF file) to the embedded
+    one, ``context_window`` (tokens) to both; each is left out when None. Raises CommandError
+    naming the bad flag's field (for ``model_path``: the path and what is wrong with it).
     """
     config: dict = {"backend": backend}
     if backend == "openai":
         config.update(model=model, base_url=base_url, api_key_env=key_env)
         extra = {"context_window": context_window, "timeout": timeout, "rpm": rpm}
+        config.update({name: value for name, value in extra.items() if value is not None})
+    elif model_path is not None or context_window is not None:
+        extra = {"model_path": model_path, "context_window": context_window}
         config.update({name: value for name, value in extra.items() if value is not None})
     try:
         return validate_backend_config(config)
@@ -61,10 +66,15 @@ class Command(BaseCommand):
         parser.add_argument("--base-url", help="Server URL (openai backend)")
         parser.add_argument("--api-key-env", default="OPENAI_API_KEY")
         parser.add_argument(
+            "--model-path",
+            help="A local GGUF chat model file (embedded; default the bundled SmolLM2-135M)",
+        )
+        parser.add_argument(
             "--context-window",
             type=int,
-            help="Context of the model in tokens (openai; default: what the server reports, "
-            "else 8192)",
+            help="Context of the model in tokens (openai default: what the server reports, "
+            "else 8192; embedded: SmolLM2 2048, a --model-path GGUF its training context up "
+            "to 4096)",
         )
         parser.add_argument("--timeout", type=float, help="Seconds per request (openai; 60)")
         parser.add_argument(
@@ -87,6 +97,7 @@ class Command(BaseCommand):
             context_window=opts["context_window"],
             timeout=opts["timeout"],
             rpm=opts["rpm"],
+            model_path=opts["model_path"],
         )
         try:
             pipeline_run(

@@ -11,7 +11,7 @@ from debates.llm.base import LLMError
 
 def backend_config(opts) -> dict:
     """The generator's backend config from --backend (a name or a JSON object) and the
-    optional --model / --base-url / --api-key-env."""
+    optional --model / --model-path / --base-url / --api-key-env."""
     raw = opts["backend"].strip()
     if raw.startswith("{"):
         try:
@@ -22,6 +22,7 @@ def backend_config(opts) -> dict:
         config = {"backend": raw}
     for option, key in (
         ("model", "model"),
+        ("model_path", "model_path"),
         ("base_url", "base_url"),
         ("api_key_env", "api_key_env"),
     ):
@@ -47,6 +48,10 @@ class Command(BaseCommand):
             help="embedded, openai, or a backend config as JSON (default embedded)",
         )
         parser.add_argument("--model", help="Model name (openai backend)")
+        parser.add_argument(
+            "--model-path",
+            help="A local GGUF chat model file (embedded; default the bundled SmolLM2-135M)",
+        )
         parser.add_argument("--base-url", help="Server URL (openai backend)")
         parser.add_argument("--api-key-env", help="Environment variable holding the API key")
         parser.add_argument("--limit", type=int, help="Only the first N evaluation queries")

@@ -30,6 +30,7 @@ def backend_choices() -> tuple[str, ...]:
 
 OPTION_FIELDS = (
     ("model", "model"),
+    ("model_path", "model_path"),
     ("base_url", "base_url"),
     ("api_key_env", "api_key_env"),
     ("rpm", "rpm"),
@@ -39,8 +40,8 @@ OPTION_FIELDS = (
 
 
 def add_backend_arguments(parser) -> None:
-    """--backend/--model/--base-url/--api-key-env/--rpm/--timeout/--context-window for agent
-    A, and the same with a ``-b`` suffix for agent B (default: as agent A)."""
+    """--backend/--model/--model-path/--base-url/--api-key-env/--rpm/--timeout/--context-window
+    for agent A, and the same with a ``-b`` suffix for agent B (default: as agent A)."""
     for suffix, who in (("", "agent A (and B unless given)"), ("-b", "agent B")):
         parser.add_argument(
             f"--backend{suffix}",
@@ -49,6 +50,11 @@ def add_backend_arguments(parser) -> None:
             help=f"LLM backend of {who} (default {'embedded' if not suffix else 'as A'})",
         )
         parser.add_argument(f"--model{suffix}", help=f"model name of {who} (openai)")
+        parser.add_argument(
+            f"--model-path{suffix}",
+            help=f"a local GGUF chat model file for {who} (embedded; default the bundled "
+            "SmolLM2-135M)",
+        )
         parser.add_argument(f"--base-url{suffix}", help=f"OpenAI-compatible base URL of {who}")
         parser.add_argument(
             f"--api-key-env{suffix}",
@@ -66,8 +72,9 @@ def add_backend_arguments(parser) -> None:
         parser.add_argument(
             f"--context-window{suffix}",
             type=int,
-            help=f"context of {who}'s model in tokens (openai; default: what the server "
-            "reports, else 8192)",
+            help=f"context of {who}'s model in tokens (openai default: what the server "
+            "reports, else 8192; embedded: SmolLM2 2048, a --model-path GGUF its training "
+            "context up to 4096)",
         )
 
 
