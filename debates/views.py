@@ -32,6 +32,7 @@ from django.urls import reverse
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_POST
 
+from corpora.htmx import htmx_view, wants_fragment
 from corpora.roles import Role, role_required, user_has_role
 
 from .forms import JobLaunchForm, describe
@@ -212,12 +213,13 @@ def _progress_context(request: HttpRequest, job: DebateJob) -> dict:
     }
 
 
+@htmx_view(no_store=True)
 @role_required(*READERS)
 def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """The job page; for htmx requests only its progress fragment (polled while running)."""
     job = _job_or_404(pk)
     context = _progress_context(request, job)
-    if getattr(request, "htmx", False):
+    if wants_fragment(request):
         return render(request, "debates/partials/job_progress.html", context)
     context.update(
         agent_a=describe(job.agent_a),

@@ -44,21 +44,83 @@ RAG_SYSTEM_PROMPT = "\n".join(
 
 _PUNCTUATION = frozenset(string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
+# Scripts written without spaces between words, tokenised one character per token: Han
+# (CJK ideographs, with the ideographic iteration mark and number zero), Hiragana, Katakana
+# (with the half-width forms) and Hangul. Hangul is spaced by word, but particles attach to
+# the noun (서울 / 서울은), so KorQuAD's official evaluation scores Korean by character too.
+_CJK_RANGES = (
+    (0x1100, 0x11FF),  # Hangul Jamo
+    (0x3005, 0x3007),  # 々 〆 〇
+    (0x3040, 0x30FF),  # Hiragana, Katakana
+    (0x3130, 0x318F),  # Hangul Compatibility Jamo
+    (0x31F0, 0x31FF),  # Katakana Phonetic Extensions
+    (0x3400, 0x4DBF),  # CJK Unified Ideographs Extension A
+    (0x4E00, 0x9FFF),  # CJK Unified Ideographs
+    (0xA960, 0xA97F),  # Hangul Jamo Extended-A
+    (0xAC00, 0xD7FF),  # Hangul Syllables, Jamo Extended-B
+    (0xF900, 0xFAFF),  # CJK Compatibility Ideographs
+    (0xFF66, 0xFFDC),  # half-width Katakana and Hangul
+    (0x20000, 0x3134F),  # CJK Unified Ideographs Extensions B-G, Compatibility Supplement
+)
 
 
 # --------------------------------------------------------------------------- answer scoring
 
 
-def normalize_answer(text: str) -> str:
+def is_cjk(char: str) -> bool:
+    """Whether ``char`` (one character) is Han, Hiragana, Katakana or Hangul (by code point)."""
+    code = ord(char)
+    return any(low <= code <= high for low, high in _CJK_RANGES)
+
+
+def normalize_answer(text: str, *, articles: bool = True) -> str:
     """SQuAD v1.1 normalisation: lower-case, drop ASCII punctuation, drop the articles
     a/an/the, collapse whitespace (exactly the official ``evaluate-v1.1.py`` steps, same order).
+    ``articles=False`` keeps the articles (see :func:`_normalized_pair`).
 
     ``"The  Eiffel-Tower!"`` → ``"eiffeltower"``.
     """
     text = text.lower()
     text = "".join(ch for ch in text if ch not in _PUNCTUATION)
-    text = _ARTICLES.sub(" ", text)
+    if articles:
+        text = _ARTICLES.sub(" ", text)
     return " ".join(text.split())
+
+
+def answer_tokens(normalized: str) -> list[str]:
+    """Tokens of a normalised answer: whitespace-separated words, except that every CJK
+    character (:func:`is_cjk`) is a token of its own (those scripts put no space between
+    words). ``"東京都 tower"`` → ``["東", "京", "都", "tower"]``; ``"abc東京"`` →
+    ``["abc", "東", "京"]``."""
+    tokens: list[str] = []
+    for word in normalized.split():
+        run = ""
+        for char in word:
+            if is_cjk(char):
+                if run:
+                    tokens.append(run)
+                    run = ""
+                tokens.append(char)
+            else:
+                run += char
+        if run:
+            tokens.append(run)
+    return tokens
+
+
+def _normalized_pair(prediction: str, reference: str) -> tuple[list[str], list[str]]:
+    """Token lists of ``prediction`` and ``reference`` for comparison.
+
+    A reference that SQuAD normalisation empties (an article alone: "A", "The", e.g. a
+    multiple-choice letter) is compared with both sides normalised without removing
+    articles; otherwise it could never be matched (reported in public SQuAD-style scorer
+    bug reports for answer "A").
+    """
+    articles = bool(normalize_answer(reference))
+    return (
+        answer_tokens(normalize_answer(prediction, articles=articles)),
+        answer_tokens(normalize_answer(reference, articles=articles)),
+    )
 
 
 def _references(references: str | Sequence[str]) -> list[str]:
@@ -67,9 +129,13 @@ def _references(references: str | Sequence[str]) -> list[str]:
 
 def exact_match(prediction: str, references: str | Sequence[str]) -> bool:
     """SQuAD exact match: normalised ``prediction`` equals a normalised reference (any of
-    several, as SQuAD's max over ground truths). False when there is no reference."""
-    norm = normalize_answer(prediction)
-    return any(norm == normalize_answer(r) for r in _references(references))
+    several, as SQuAD's max over ground truths). False when there is no reference. A
+    reference that is only an article keeps its articles (:func:`_normalized_pair`):
+    ``"A"`` vs ``"A"`` matches, ``"A"`` vs ``"C"`` does not."""
+    return any(
+        pred == ref
+        for pred, ref in (_normalized_pair(prediction, r) for r in _references(references))
+    )
 
 
 def _f1(prediction_tokens: list[str], reference_tokens: list[str]) -> float:
@@ -83,25 +149,29 @@ def _f1(prediction_tokens: list[str], reference_tokens: list[str]) -> float:
 
 
 def token_f1(prediction: str, references: str | Sequence[str]) -> float:
-    """SQuAD v1.1 token F1 in [0, 1] over normalised whitespace tokens (bag of tokens), the
-    maximum over references. 0.0 when either side is empty after normalisation (v1.1
-    behaviour) or there is no reference."""
-    tokens = normalize_answer(prediction).split()
+    """SQuAD v1.1 token F1 in [0, 1] over normalised tokens (bag of tokens), the maximum over
+    references. Tokens are words, and each CJK character on its own (:func:`answer_tokens`):
+    reference "東京", answer "東京都" → precision 2/3, recall 1, F1 0.8. A reference that is
+    only an article keeps its articles (:func:`_normalized_pair`). 0.0 when either side is
+    empty after normalisation (v1.1 behaviour) or there is no reference."""
     return max(
-        (_f1(tokens, normalize_answer(r).split()) for r in _references(references)), default=0.0
+        (_f1(*_normalized_pair(prediction, r)) for r in _references(references)), default=0.0
     )
 
 
 def contains_answer(answer: str, reference: str) -> bool:
-    """Normalised ``reference`` occurs in normalised ``answer`` as whole tokens.
+    """Normalised ``reference`` occurs in normalised ``answer`` as a run of whole tokens
+    (:func:`answer_tokens`: words, and CJK characters one by one).
 
     Matching on token boundaries keeps "1" from matching inside "10" (plain substring
-    containment would). A reference that normalises to nothing (e.g. "The") matches nothing.
+    containment would), while "東京" is found in "東京都" (CJK is tokenised by character).
+    A reference that is only an article keeps its articles (:func:`_normalized_pair`); one
+    that is empty even then (e.g. "!") matches nothing.
     """
-    ref = normalize_answer(reference)
-    if not ref:
+    answer_toks, ref_toks = _normalized_pair(answer, reference)
+    if not ref_toks:
         return False
-    return f" {ref} " in f" {normalize_answer(answer)} "
+    return f" {' '.join(ref_toks)} " in f" {' '.join(answer_toks)} "
 
 
 def answer_correct(answer: str, references: Sequence[str]) -> bool:

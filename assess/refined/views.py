@@ -22,6 +22,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
+from corpora.htmx import htmx_view, wants_fragment
 from corpora.models import Dataset
 from corpora.roles import Role, role_required, user_has_role
 from corpora.services import dataset_get
@@ -166,6 +167,7 @@ def refined_detail(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     )
 
 
+@htmx_view(no_store=True)
 @role_required(*READERS)
 @require_POST
 def export_start(request: HttpRequest, slug: str, name: str, kind: str) -> HttpResponse:
@@ -184,7 +186,7 @@ def export_start(request: HttpRequest, slug: str, name: str, kind: str) -> HttpR
             )
     except ExportError as exc:
         return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
-    if getattr(request, "htmx", False):
+    if wants_fragment(request):
         export.refresh_from_db()
         return render(
             request,
@@ -194,6 +196,7 @@ def export_start(request: HttpRequest, slug: str, name: str, kind: str) -> HttpR
     return redirect("refined:refined_detail", slug=dataset.slug, name=name)
 
 
+@htmx_view(no_store=True)
 @role_required(*READERS)
 @require_GET
 def export_status(request: HttpRequest, pk: int) -> HttpResponse:

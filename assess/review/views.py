@@ -24,6 +24,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from corpora.htmx import htmx_view, wants_fragment
 from corpora.roles import Role, role_required, user_has_role
 from debates.models import DebateJob
 
@@ -61,7 +62,7 @@ def _skipped(request: HttpRequest) -> list[int]:
 
 
 def _is_script(request: HttpRequest) -> bool:
-    return bool(getattr(request, "htmx", False))
+    return wants_fragment(request)
 
 
 def _render_judge(
@@ -102,12 +103,14 @@ def _next(request: HttpRequest) -> ReviewItem | None:
     return review_item_claim(annotator=request.user, exclude_ids=_skipped(request))
 
 
+@htmx_view(no_store=True)
 @role_required(Role.ANNOTATOR)
 def judge(request: HttpRequest) -> HttpResponse:
     """The judging page: the pair this annotator holds, or the next one claimed for them."""
     return _render_judge(request, _next(request))
 
 
+@htmx_view(no_store=True)
 @role_required(Role.ANNOTATOR)
 @require_POST
 def judge_submit(request: HttpRequest, item_id: int) -> HttpResponse:
@@ -144,6 +147,7 @@ def judge_submit(request: HttpRequest, item_id: int) -> HttpResponse:
     return _render_judge(request, _next(request), saved=recorded.judgment)
 
 
+@htmx_view(no_store=True)
 @role_required(Role.ANNOTATOR)
 @require_POST
 def judge_skip(request: HttpRequest, item_id: int) -> HttpResponse:
@@ -157,6 +161,7 @@ def judge_skip(request: HttpRequest, item_id: int) -> HttpResponse:
     return _render_judge(request, _next(request), notice="Skipped.")
 
 
+@htmx_view(no_store=True)
 @role_required(Role.ANNOTATOR)
 @require_POST
 def judge_undo(request: HttpRequest) -> HttpResponse:
@@ -191,6 +196,7 @@ def judge_undo(request: HttpRequest) -> HttpResponse:
     return _render_judge(request, item, notice="Undone: judge this pair again.")
 
 
+@htmx_view(no_store=True)
 @role_required(Role.ANNOTATOR)
 @require_POST
 def judge_unskip(request: HttpRequest) -> HttpResponse:

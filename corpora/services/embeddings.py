@@ -3,7 +3,10 @@
 Vectors are kept in DocumentEmbedding and encoded only for documents without one, chunk by
 chunk, each chunk committed as it is encoded, so an interrupted encoding resumes where it
 stopped. A bundled dataset may ship precomputed vectors (a "seed" file), used only when its
-corpus and model match. Dense runs (:mod:`corpora.services.runs`) read their vectors here.
+corpus and model match. Dense runs (:mod:`corpora.services.runs`) read their vectors here;
+runs with ``--windows`` read the vectors of overlapping windows (:func:`embeddings_windows_ensure`,
+stored apart, under a ``windowing`` key) and count the documents longer than the model reads
+(:func:`_truncated_documents`).
 """
 
 from __future__ import annotations
@@ -77,9 +80,9 @@ def embeddings_ensure(
     if documents is None:
         documents = _run_documents(dataset)
     stored = dict(
-        DocumentEmbedding.objects.filter(dataset=dataset, model_name=model_name).values_list(
-            "document_id", "vector"
-        )
+        DocumentEmbedding.objects.filter(
+            dataset=dataset, model_name=model_name, windowing=""
+        ).values_list("document_id", "vector")
     )
     missing = [d for d in documents if d[0] not in stored]
     if missing:
@@ -101,6 +104,104 @@ def embeddings_ensure(
         return np.zeros((0, 0), dtype=np.float32)
     first = bytes(stored[documents[0][0]])
     return retrieval.vectors_from_bytes([stored[d[0]] for d in documents], len(first) // 4)
+
+
+# --- issue 13: windowed document vectors (MaxP) -------------------------------------------
+
+
+def embeddings_windows_ensure(
+    *,
+    dataset: Dataset,
+    documents: Sequence[tuple[int, str, str]],
+    model_name: str = retrieval.DENSE_MODEL_NAME,
+    max_length: int,
+    stride: int,
+    progress: bool = False,
+    cache_dir: Path | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Dense vectors of the overlapping windows of ``documents``
+    (:func:`corpora.retrieval.document_windows` with the model's own tokenizer).
+
+    Returns ``(vectors, starts)``: float32 ``(windows, 384)``, L2-normalised, the windows of
+    each document in order and the documents in the order given; ``starts[i]`` (int64) is
+    the row of document *i*'s first window, as :func:`corpora.retrieval.cosine_search`
+    takes it. Stored and reused like :func:`embeddings_ensure`'s vectors, under windowing
+    ``"<max_length>/<stride>"`` with one row per window; documents without stored windows
+    are encoded longest first, about :data:`corpora.retrieval.ENCODE_CHUNK` windows at a
+    time, each group committed (all windows of a document together) once encoded.
+    """
+    windowing = f"{max_length}/{stride}"
+    stored: dict[int, list[bytes]] = {}
+    rows = (
+        DocumentEmbedding.objects.filter(
+            dataset=dataset, model_name=model_name, windowing=windowing
+        )
+        .order_by("document_id", "window")
+        .values_list("document_id", "vector")
+    )
+    for document_id, blob in rows.iterator(chunk_size=BATCH_SIZE):
+        stored.setdefault(document_id, []).append(blob)
+    missing = [d for d in documents if d[0] not in stored]
+    if missing:
+        model = retrieval.load_encoder()
+        windows = retrieval.document_windows(
+            retrieval.load_tokenizer(),
+            [d[2] for d in missing],
+            max_length=max_length,
+            stride=stride,
+        )
+        order = sorted(range(len(missing)), key=lambda i: -len(missing[i][2]))
+        groups: list[list[int]] = [[]]
+        size = 0
+        for i in order:
+            if size >= retrieval.ENCODE_CHUNK:
+                groups.append([])
+                size = 0
+            groups[-1].append(i)
+            size += len(windows[i])
+        bar = _progress_bar(progress, desc="encoding windows", unit=" chunks")
+        for group in bar(groups) if bar else groups:
+            texts = [w for i in group for w in windows[i]]
+            vectors = retrieval.encode_cached(
+                model, texts, cache_dir=cache_dir, model_name=f"{model_name} {windowing}"
+            )
+            blobs = retrieval.vectors_to_bytes(vectors)
+            objs, row = [], 0
+            for i in group:
+                document_id = missing[i][0]
+                stored[document_id] = blobs[row : row + len(windows[i])]
+                objs.extend(
+                    DocumentEmbedding(
+                        dataset=dataset,
+                        document_id=document_id,
+                        model_name=model_name,
+                        windowing=windowing,
+                        window=w,
+                        vector=blob,
+                    )
+                    for w, blob in enumerate(stored[document_id])
+                )
+                row += len(windows[i])
+            with transaction.atomic():
+                DocumentEmbedding.objects.bulk_create(objs, batch_size=2000, ignore_conflicts=True)
+    if not documents:
+        return np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.int64)
+    counts = [len(stored[d[0]]) for d in documents]
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+    dim = len(bytes(stored[documents[0][0]][0])) // 4
+    blobs = [blob for d in documents for blob in stored[d[0]]]
+    return retrieval.vectors_from_bytes(blobs, dim), starts
+
+
+def _truncated_documents(documents: Sequence[tuple[int, str, str]]) -> int:
+    """How many documents the dense model reads only in part: more word pieces (its own
+    tokenizer, special tokens included) than its ``max_seq_length``."""
+    lengths = retrieval.token_lengths(retrieval.load_tokenizer(), [d[2] for d in documents])
+    limit = retrieval.max_seq_length()
+    return sum(1 for n in lengths if n > limit)
+
+
+# --- end issue 13 windows ---------------------------------------------------------------
 
 
 def _seed_documents(dataset: Dataset) -> list[tuple[int, str, str]]:
@@ -126,7 +227,9 @@ def embeddings_seed(
     covered (0 when no file matches, or every document already has a vector).
     """
     documents = _seed_documents(dataset)
-    stored = DocumentEmbedding.objects.filter(dataset=dataset, model_name=model_name).count()
+    stored = DocumentEmbedding.objects.filter(
+        dataset=dataset, model_name=model_name, windowing=""
+    ).count()
     if stored == len(documents):  # nothing to seed (a rerun): skip hashing and reading the file
         return 0
     path = _seed_path(folder, model_name, documents)

@@ -36,7 +36,12 @@ from .datasets import (
     qrel_set_get,
     qrels_rows,
 )
-from .embeddings import _run_documents, embeddings_ensure
+from .embeddings import (
+    _run_documents,
+    _truncated_documents,
+    embeddings_ensure,
+    embeddings_windows_ensure,
+)
 
 RETRIEVERS = ("bm25", "dense")
 # BM25 runs on bm25s unless asked otherwise: it gives rank-bm25's scores (tests/
@@ -47,6 +52,15 @@ RETRIEVERS = ("bm25", "dense")
 BM25_DEFAULT_BACKEND = "bm25s"
 RUN_NAME_RE = re.compile(r"^[-a-zA-Z0-9_]+$")
 QUERIES_ALL = "all"
+
+
+# --windows: 128 word pieces with [CLS] and [SEP] (the length the model was trained on), a new
+# window every 64 pieces (see corpora.retrieval.WINDOW_LENGTH and WINDOW_STRIDE).
+DENSE_WINDOWS = {
+    "max_length": retrieval.WINDOW_LENGTH,
+    "stride": retrieval.WINDOW_STRIDE,
+    "scoring": "MaxP: a document scores its best window's cosine",
+}
 
 
 class RunError(ValueError):
@@ -157,15 +171,18 @@ def run_create(
     name: str | None = None,
     replace: bool = False,
     backend: str | None = None,
+    windows: bool = False,
 ) -> Run:
     """Create a pending built-in Run (no entries yet); :func:`run_retrieve` fills it.
 
     ``retriever`` is ``"bm25"`` or ``"dense"``; ``k`` the documents kept per query;
     ``queries`` a qrel set name or ``"all"`` (see :func:`run_queries`); ``name`` defaults to
     the retriever. ``backend`` (BM25 only) is ``"rank_bm25"`` or ``"bm25s"`` (default:
-    :data:`BM25_DEFAULT_BACKEND`). When the dataset excludes identical ids, the run records
-    ``exclude_identical_ids`` and never returns a query's own document (k + 1 asked, the
-    query's id dropped, k kept).
+    :data:`BM25_DEFAULT_BACKEND`). ``windows`` (dense only) encodes each document as
+    overlapping windows the model reads whole and scores it by its best window (MaxP;
+    :data:`DENSE_WINDOWS`); off by default. When the dataset excludes identical ids, the
+    run records ``exclude_identical_ids`` and never returns a query's own document (k + 1
+    asked, the query's id dropped, k kept).
 
     An existing run of that name that is not done (pending, failed, or running after its
     task died) and has exactly these settings is returned as it is, so asking for the same run
@@ -179,6 +196,8 @@ def run_create(
     if k < 1:
         raise RunError(f"k must be at least 1, got {k}")
     name = _check_run_name(name or retriever)
+    if windows and retriever != "dense":
+        raise RunError("--windows applies to dense only")
     if retriever == "bm25":
         if backend is None:
             backend = BM25_DEFAULT_BACKEND
@@ -206,6 +225,12 @@ def run_create(
             "similarity": "cosine (exact)",
             "fields": "title + ' ' + text",
         }
+        if windows:  # the key is absent without windows: older runs keep their parameters
+            parameters["windows"] = dict(DENSE_WINDOWS)
+            system += (
+                f", MaxP over {DENSE_WINDOWS['max_length']}-piece windows "
+                f"(stride {DENSE_WINDOWS['stride']})"
+            )
     parameters.update({"k": k, "queries": queries or QUERIES_ALL})
     if dataset.exclude_identical_ids:
         parameters["exclude_identical_ids"] = True
@@ -320,16 +345,32 @@ def _run_execute(run: Run, *, progress: bool, cache_dir: Path | None) -> Run:
                 index, [q[2] for q in queries], doc_ids=doc_ids, k=depth, progress=bar
             )
         else:
-            doc_vectors = embeddings_ensure(
-                dataset=run.dataset,
-                documents=documents,
-                model_name=params["model"],
-                progress=progress,
-                cache_dir=cache_dir,
-            )
+            truncated = _truncated_documents(documents)
+            Run.objects.filter(pk=run.pk).update(truncated_documents=truncated)
+            windows, starts = params.get("windows"), None
+            if windows:
+                doc_vectors, starts = embeddings_windows_ensure(
+                    dataset=run.dataset,
+                    documents=documents,
+                    model_name=params["model"],
+                    max_length=windows["max_length"],
+                    stride=windows["stride"],
+                    progress=progress,
+                    cache_dir=cache_dir,
+                )
+            else:
+                doc_vectors = embeddings_ensure(
+                    dataset=run.dataset,
+                    documents=documents,
+                    model_name=params["model"],
+                    progress=progress,
+                    cache_dir=cache_dir,
+                )
             model = retrieval.load_encoder()
             query_vectors = retrieval.encode(model, [q[2] for q in queries])
-            rankings = retrieval.cosine_search(query_vectors, doc_vectors, doc_ids=doc_ids, k=depth)
+            rankings = retrieval.cosine_search(
+                query_vectors, doc_vectors, doc_ids=doc_ids, k=depth, window_starts=starts
+            )
         if exclude_self:
             rankings = retrieval.drop_query_ids(
                 rankings, [q[1] for q in queries], doc_ids=doc_ids, k=params["k"]
@@ -369,8 +410,11 @@ def run_vectors_stored(*, run: Run) -> int:
     model_name = (run.parameters or {}).get("model")
     if not model_name:
         return 0
+    windows = run.windows
+    windowing = f"{windows['max_length']}/{windows['stride']}" if windows else ""
+    # window 0: a document's windows are stored together, so this counts documents.
     return DocumentEmbedding.objects.filter(
-        dataset_id=run.dataset_id, model_name=model_name
+        dataset_id=run.dataset_id, model_name=model_name, windowing=windowing, window=0
     ).count()
 
 

@@ -45,6 +45,12 @@ class Command(BaseCommand):
             help="BM25 implementation (default: bm25s; rank_bm25 is the slower reference)",
         )
         parser.add_argument(
+            "--windows",
+            action="store_true",
+            help="Dense only: encode overlapping windows the model reads whole (128 word "
+            "pieces, stride 64) and score a document by its best window (MaxP)",
+        )
+        parser.add_argument(
             "--background",
             action="store_true",
             help="Queue a Celery task instead of waiting (without CELERY_BROKER_URL the task "
@@ -63,6 +69,7 @@ class Command(BaseCommand):
                 name=opts["name"],
                 replace=opts["replace"],
                 backend=opts["backend"],
+                windows=opts["windows"],
             )
         except RunError as exc:
             raise CommandError(str(exc)) from None
@@ -99,6 +106,17 @@ class Command(BaseCommand):
             f"run {run.name}: {run.system}; {queries:,} queries, {entries:,} entries "
             f"in {run.seconds:.1f} s"
         )
+        if run.truncated_documents is not None:
+            total = dataset.documents.count()
+            how = (
+                "read whole in windows (MaxP)"
+                if run.windows
+                else "the model ignored their ends; --windows reads them whole"
+            )
+            self.stdout.write(
+                f"  documents longer than the model reads ({retrieval.DENSE_MODEL_NAME}, "
+                f"max_seq_length word pieces): {run.truncated_documents:,} of {total:,}; {how}"
+            )
         if opts["queries"] != QUERIES_ALL:
             try:
                 qrel_set = qrel_set_get(dataset=dataset, name=opts["queries"])
