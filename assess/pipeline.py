@@ -40,6 +40,7 @@ from debates.services import (
     debate_job_run_inline,
     debate_job_start,
 )
+from debates.services.human import debate_job_audit_share_set
 
 from .evaluation.rebench import rebench_compute
 from .evaluation.tables import format_text, rebench_tables
@@ -88,7 +89,13 @@ def _first_queries(qrel_set: QrelSet, limit: int | None) -> list[str]:
 
 
 def _job_ensure(
-    *, pool: Pool, pairs: int, agent: dict[str, Any] | None, rounds: int, echo: Echo
+    *,
+    pool: Pool,
+    pairs: int,
+    agent: dict[str, Any] | None,
+    rounds: int,
+    echo: Echo,
+    audit_share: float | None = None,
 ) -> DebateJob:
     """The pool's debate job: the existing one when it debates the same pairs with the same
     agents and R, else a new one. Raises DebateJobError when the pool was debated with other
@@ -102,10 +109,14 @@ def _job_ensure(
         .first()
     )
     if job is None:
+        extra = {} if audit_share is None else {"audit_share": audit_share}
         job = debate_job_create(
-            pool=pool, agent_a=config, agent_b=config, rounds=rounds, note="pipeline"
+            pool=pool, agent_a=config, agent_b=config, rounds=rounds, note="pipeline", **extra
         )
-        echo(f"debate job {job.pk}: {job.debates.count()} pairs, R = {rounds}")
+        echo(
+            f"debate job {job.pk}: {job.debates.count()} pairs, R = {rounds}, "
+            f"audit share {job.audit_share:.0%} of agreed labels"
+        )
         return job
     debated = job.debates.count()
     if (job.agent_a, job.agent_b, job.rounds) != (config, config, rounds) or debated != pairs:
@@ -117,6 +128,10 @@ def _job_ensure(
             "settings"
         )
     echo(f"debate job {job.pk}: reused ({job.status})")
+    if audit_share is not None and audit_share != job.audit_share:
+        # The audit draw is monotone in the share: raising it only adds audits.
+        debate_job_audit_share_set(job=job, share=audit_share)
+        echo(f"  audit share set to {audit_share:.0%} of agreed labels")
     if job.status == DebateJob.Status.PAUSED:
         debate_job_resume(job=job, enqueue=not _eager())
     return job
@@ -164,13 +179,16 @@ def pipeline_run(
     refined_name: str | None = None,
     out_dir: Path | None = None,
     echo: Echo = print,
+    audit_share: float | None = None,
 ) -> PipelineReport:
     """Run the main job on ``dataset`` and echo each step's summary.
 
     ``retrievers`` are built-in retrievers (``bm25``, ``dense``) whose runs (top ``k`` for the
     queries judged in ``qrels``) are created or reused; ``depth`` is the pool depth;
     ``queries`` bounds the pool to the first N judged query ids (code-point order; None: all);
-    ``agent`` is the backend config of both debaters (None: embedded); ``rounds`` is R.
+    ``agent`` is the backend config of both debaters (None: embedded); ``rounds`` is R;
+    ``audit_share`` the share (0..1) of agreed labels drawn for a human audit (None: the
+    job default, 2%; a reused job takes the new share).
     The refined qrel set (default name ``<qrels>-dream-<pool>``) takes consensus and human
     labels, with unresolved pairs listed as pending (``allow_partial``), and is written as TREC
     qrels to ``out_dir`` (default ``var/exports``). Raises the services' errors
@@ -211,7 +229,9 @@ def pipeline_run(
     seconds["pool"] = time.monotonic() - mark
 
     mark = time.monotonic()
-    job = _job_ensure(pool=pool, pairs=pairs, agent=agent, rounds=rounds, echo=echo)
+    job = _job_ensure(
+        pool=pool, pairs=pairs, agent=agent, rounds=rounds, echo=echo, audit_share=audit_share
+    )
     _debates_run(job)
     progress = debate_job_progress(job=job)
     counts = {

@@ -395,6 +395,30 @@ def job_audit(*, job: DebateJob) -> AuditSummary:
     )
 
 
+def job_review_notes(job: DebateJob) -> list[str]:
+    """Plain-text lines on ``job``'s review queue and audit estimate, for
+    ``debate_job ID progress`` (registered with :func:`debates.services.progress.
+    job_notes_register`): the queue counts, then the audit's estimated error rate of the
+    consensus labels with its 95% Wilson interval once audited pairs are judged."""
+    queue = job_queue_counts(job=job)
+    audit = job_audit(job=job)
+    lines = [
+        f"human review: {queue.escalated:,} escalated ({queue.escalated_done:,} judged), "
+        f"{queue.audits:,} audited agreed labels ({queue.audits_done:,} judged), "
+        f"audit share {audit.share:.0%}"
+    ]
+    error = audit.error
+    if error.n:
+        lines.append(
+            f"audit: estimated error rate of consensus labels {error.estimate:.3f} "
+            f"({error.successes} of {error.n} audited pairs), 95% Wilson interval "
+            f"{error.low:.3f}-{error.high:.3f}"
+        )
+    else:
+        lines.append(f"audit: {audit.sampled:,} agreed pairs sampled, none judged yet")
+    return lines
+
+
 @dataclass(frozen=True, slots=True)
 class QueueCounts:
     """One job's review items by kind and state."""

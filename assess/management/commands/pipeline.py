@@ -1,3 +1,5 @@
+import argparse
+
 from django.core.management.base import BaseCommand, CommandError
 
 from assess.evaluation.rebench import RebenchError
@@ -39,6 +41,17 @@ def backend_config(
         raise CommandError(f"backend: {exc}") from None
 
 
+def share_type(value: str) -> float:
+    """argparse type of a share between 0 and 1 (``--audit-share``)."""
+    try:
+        share = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if not 0 <= share <= 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
+    return share
+
+
 class Command(BaseCommand):
     help = (
         "The main job on an imported dataset: built-in runs, pool, DREAM debates, refined "
@@ -76,6 +89,13 @@ class Command(BaseCommand):
         parser.add_argument("--k", type=int, default=100, help="Run depth per query")
         parser.add_argument("--refined-name", help="Name of the refined qrel set")
         parser.add_argument("--out", help="Folder for the refined TREC qrels (default var/exports)")
+        parser.add_argument(
+            "--audit-share",
+            type=share_type,
+            default=None,
+            help="Share (0-1) of agreed labels drawn for a human audit (default: the job "
+            "default, 0.02)",
+        )
 
     def handle(self, *args, **opts):
         dataset = load_dataset(opts["dataset"])
@@ -101,6 +121,7 @@ class Command(BaseCommand):
                 refined_name=opts["refined_name"],
                 out_dir=opts["out"],
                 echo=self.stdout.write,
+                audit_share=opts["audit_share"],
             )
         except PIPELINE_ERRORS as exc:
             raise CommandError(str(exc)) from None
