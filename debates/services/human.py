@@ -19,3 +19,16 @@ def debate_job_audit_share_set(*, job: DebateJob, share: float) -> DebateJob:
     DebateJob.objects.filter(pk=job.pk).update(audit_share=share)
     job.audit_share = share
     return job
+
+
+def debate_job_budget_set(*, job: DebateJob, budget: int | None) -> DebateJob:
+    """Set ``job``'s human budget: at most ``budget`` pairs go to humans (escalated and
+    audited together), highest impact on the benchmark first; None removes the limit.
+    Editable while the job runs: raising it releases the next pairs in order at the next
+    claim; lowering it never takes back a pair a human already holds or judged. Raises
+    DebateJobError for a negative budget."""
+    if budget is not None and budget < 0:
+        raise DebateJobError(f"human budget must be 0 or more pairs, got {budget}")
+    DebateJob.objects.filter(pk=job.pk).update(human_budget=budget)
+    job.human_budget = budget
+    return job
