@@ -40,7 +40,7 @@ from debates.services import (
     debate_job_run_inline,
     debate_job_start,
 )
-from debates.services.human import debate_job_audit_share_set
+from debates.services.human import debate_job_audit_share_set, debate_job_budget_set
 
 from .evaluation.rebench import rebench_compute
 from .evaluation.tables import format_text, rebench_tables
@@ -96,6 +96,7 @@ def _job_ensure(
     rounds: int,
     echo: Echo,
     audit_share: float | None = None,
+    human_budget: int | None = None,
 ) -> DebateJob:
     """The pool's debate job: the existing one when it debates the same pairs with the same
     agents and R, else a new one. Raises DebateJobError when the pool was debated with other
@@ -113,9 +114,12 @@ def _job_ensure(
         job = debate_job_create(
             pool=pool, agent_a=config, agent_b=config, rounds=rounds, note="pipeline", **extra
         )
+        if human_budget is not None:
+            debate_job_budget_set(job=job, budget=human_budget)
         echo(
             f"debate job {job.pk}: {job.debates.count()} pairs, R = {rounds}, "
             f"audit share {job.audit_share:.0%} of agreed labels"
+            + (f", human budget {human_budget:,} pairs" if human_budget is not None else "")
         )
         return job
     debated = job.debates.count()
@@ -132,6 +136,9 @@ def _job_ensure(
         # The audit draw is monotone in the share: raising it only adds audits.
         debate_job_audit_share_set(job=job, share=audit_share)
         echo(f"  audit share set to {audit_share:.0%} of agreed labels")
+    if human_budget is not None and human_budget != job.human_budget:
+        debate_job_budget_set(job=job, budget=human_budget)
+        echo(f"  human budget set to {human_budget:,} pairs")
     if job.status == DebateJob.Status.PAUSED:
         debate_job_resume(job=job, enqueue=not _eager())
     return job
@@ -180,6 +187,7 @@ def pipeline_run(
     out_dir: Path | None = None,
     echo: Echo = print,
     audit_share: float | None = None,
+    human_budget: int | None = None,
 ) -> PipelineReport:
     """Run the main job on ``dataset`` and echo each step's summary.
 
@@ -188,7 +196,8 @@ def pipeline_run(
     ``queries`` bounds the pool to the first N judged query ids (code-point order; None: all);
     ``agent`` is the backend config of both debaters (None: embedded); ``rounds`` is R;
     ``audit_share`` the share (0..1) of agreed labels drawn for a human audit (None: the
-    job default, 2%; a reused job takes the new share).
+    job default, 2%; a reused job takes the new share); ``human_budget`` at most N pairs for
+    humans, highest impact first (None: no limit; a reused job takes the new budget).
     The refined qrel set (default name ``<qrels>-dream-<pool>``) takes consensus and human
     labels, with unresolved pairs listed as pending (``allow_partial``), and is written as TREC
     qrels to ``out_dir`` (default ``var/exports``). Raises the services' errors
@@ -230,7 +239,13 @@ def pipeline_run(
 
     mark = time.monotonic()
     job = _job_ensure(
-        pool=pool, pairs=pairs, agent=agent, rounds=rounds, echo=echo, audit_share=audit_share
+        pool=pool,
+        pairs=pairs,
+        agent=agent,
+        rounds=rounds,
+        echo=echo,
+        audit_share=audit_share,
+        human_budget=human_budget,
     )
     _debates_run(job)
     progress = debate_job_progress(job=job)

@@ -19,15 +19,12 @@ import pytest
 
 from assess.models import ReviewItem
 from assess.review.budget import budget_coverage, pair_impact
-from assess.review.services import judgment_record, review_item_claim, review_items_sync
-from corpora.models import PairSource, Run
+from assess.review.services import judgment_record, review_item_claim
 from debates.services.human import debate_job_budget_set
 
 from .annot_fixtures import annotators_fixture, make_review_job_fixture  # noqa: F401
+from .budget_fixtures import budget_job_fixture  # noqa: F401
 from .ui_fixtures import fresh_cache_fixture  # noqa: F401
-
-RANKS = {1: {"A": 5, "B": 12}, 2: {"A": 1, "B": 2}, 3: {"A": 11}, 4: {"A": 3, "B": 3}}
-RANKS |= {5: {"B": 1}, 6: {"A": 2}}
 
 
 def test_impact_is_the_summed_ndcg_discount_up_to_rank_ten():
@@ -37,22 +34,6 @@ def test_impact_is_the_summed_ndcg_discount_up_to_rank_ten():
     impacts = [1.630930, 1.0, 1.0, 0.630930, 0.386853, 0.0]
     assert budget_coverage(impacts, 2) == pytest.approx(0.56595, abs=1e-5)
     assert budget_coverage(impacts, None) == 1.0
-
-
-@pytest.fixture(name="budget_job")
-def budget_job_fixture(make_review_job):
-    review = make_review_job(escalated=4, agreed=2, audit_share=1.0, sync=False)
-    debates = review.escalated + review.agreed
-    dataset = review.job.pool.dataset
-    runs = {name: Run.objects.create(dataset=dataset, name=name.lower()) for name in "AB"}
-    for number, ranks in RANKS.items():
-        for run, rank in ranks.items():
-            PairSource.objects.create(
-                pair_id=debates[number - 1].pair_id, run=runs[run], rank=rank, score=1.0
-            )
-    debate_job_budget_set(job=review.job, budget=2)
-    review_items_sync(job=review.job)
-    return review.job, debates
 
 
 def _serve(annotator) -> str | None:

@@ -90,6 +90,13 @@ class Command(BaseCommand):
         parser.add_argument("--refined-name", help="Name of the refined qrel set")
         parser.add_argument("--out", help="Folder for the refined TREC qrels (default var/exports)")
         parser.add_argument(
+            "--human-budget",
+            type=int,
+            default=None,
+            help="At most N pairs go to humans (escalated and audited together), highest "
+            "impact on the benchmark first (default: no limit)",
+        )
+        parser.add_argument(
             "--audit-share",
             type=share_type,
             default=None,
@@ -122,6 +129,7 @@ class Command(BaseCommand):
                 out_dir=opts["out"],
                 echo=self.stdout.write,
                 audit_share=opts["audit_share"],
+                human_budget=opts["human_budget"],
             )
         except PIPELINE_ERRORS as exc:
             raise CommandError(str(exc)) from None
