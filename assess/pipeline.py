@@ -44,7 +44,9 @@ from debates.services.human import debate_job_audit_share_set, debate_job_budget
 
 from .evaluation.rebench import rebench_compute
 from .evaluation.tables import format_text, rebench_tables
+from .refined.cost import format_costs
 from .refined.refine import qrels_refine, refinement_get, refinement_unresolved
+from .refined.selectors import refined_costs
 
 Echo = Callable[[str], None]
 
@@ -296,6 +298,10 @@ def pipeline_run(
         f"{rows - qrel_set.qrels.count()} new labels; {pending} pairs pending (no final label "
         f"yet: escalated to humans, failed, or still running) → {path}"
     )
+    # Issue 15: what every final label cost (DREAM_LLM_PRICES, DREAM_HUMAN_PRICE_PER_HOUR).
+    echo("cost per final label (LLM prices: DREAM_LLM_PRICES; human: DREAM_HUMAN_PRICE_PER_HOUR)")
+    for line in format_costs(refined_costs(qrel_set=refined)):
+        echo(line)
     seconds["refine"] = time.monotonic() - mark
 
     mark = time.monotonic()

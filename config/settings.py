@@ -169,6 +169,11 @@ DREAM_DEBATE_RETRY_SECONDS = int(os.environ.get("DREAM_DEBATE_RETRY_SECONDS", "3
 DREAM_REVIEW_LEASE_SECONDS = int(os.environ.get("DREAM_REVIEW_LEASE_SECONDS", "900"))
 DREAM_UNDO_SECONDS = int(os.environ.get("DREAM_UNDO_SECONDS", "900"))
 DREAM_PRICE_PER_1K_TOKENS = os.environ.get("DREAM_PRICE_PER_1K_TOKENS", "")
+# Cost of every final label (issue 15, assess.refined.cost): JSON {"backend:model" or
+# "backend": {"prompt": P, "completion": C}} in money per 1,000 tokens, and money per hour of
+# human time on task.
+DREAM_LLM_PRICES = os.environ.get("DREAM_LLM_PRICES", "")
+DREAM_HUMAN_PRICE_PER_HOUR = os.environ.get("DREAM_HUMAN_PRICE_PER_HOUR", "")
 
 LOGGING = {
     "version": 1,
