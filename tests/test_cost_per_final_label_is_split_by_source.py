@@ -10,6 +10,7 @@ judged by a human in 120 s (120 / 3600 * 30 = 1.0), pair 2 is adjudicated by an 
   all:         4 labels, 12 calls, LLM 2.8, human 1.0 -> 0.95 per label
 """
 
+import re
 import uuid
 
 import pytest
@@ -79,3 +80,30 @@ def test_a_refined_sets_labels_cost_by_source(make_review_job, annotators, make_
         "  all: 4 labels, 12 LLM calls, 4,400 tokens (4,000 prompt + 400 completion), LLM "
         "money 2.8000, human 120 s, human money 1.0000; per final label 0.9500"
     )
+
+
+def test_the_refined_sets_page_shows_the_cost_per_final_label(
+    make_review_job, annotators, make_user, settings, client
+):
+    settings.DREAM_LLM_PRICES = PRICES
+    settings.DREAM_HUMAN_PRICE_PER_HOUR = "30"
+    review = make_review_job(escalated=2, agreed=2)
+    Debate.objects.update(prompt_tokens=1000, completion_tokens=100)
+    (alice,) = annotators(1)
+    first, second = (d.review for d in review.escalated)
+    judgment_record(item=first, annotator=alice, label=1, client_id=uuid.uuid4(), seconds=120)
+    adjudication_record(item=second, admin=make_user("admin"), label=0)
+    qrels_refine(pool=review.job.pool, name="costed", allow_partial=True)
+    client.force_login(make_user("researcher"))
+    page = client.get("/datasets/annot/refined/costed/").content.decode()
+    section = page[page.index('<section id="label-costs">') :]
+    rows = [
+        [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+        for row in re.findall(r"<tr>(<td.*?)</tr>", section[: section.index("</table>")])
+    ]
+    assert rows == [
+        ["consensus", "2", "4", "2,000 + 200", "1.4000", "0", "0.0000", "0.7000"],
+        ["human", "1", "4", "1,000 + 100", "0.7000", "120", "1.0000", "1.7000"],
+        ["adjudicated", "1", "4", "1,000 + 100", "0.7000", "0", "0.0000", "0.7000"],
+        ["all", "4", "12", "4,000 + 400", "2.8000", "120", "1.0000", "0.9500"],
+    ]

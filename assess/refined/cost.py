@@ -183,3 +183,8 @@ def format_costs(costs: dict[str, SourceCost]) -> list[str]:
             f"{_money(c.per_label)}"
         )
     return lines
+
+
+def cost_rows(costs: dict[str, SourceCost]) -> list[SourceCost]:
+    """The rows a page shows: each source with labels, then "all"."""
+    return [costs[s] for s in (*SOURCES, "all") if s in costs and (costs[s].labels or s == "all")]
