@@ -82,7 +82,7 @@ def test_a_refined_sets_labels_cost_by_source(make_review_job, annotators, make_
     )
 
 
-def test_the_refined_sets_page_shows_the_cost_per_final_label(
+def test_the_refined_set_and_job_pages_show_the_cost_per_final_label(
     make_review_job, annotators, make_user, settings, client
 ):
     settings.DREAM_LLM_PRICES = PRICES
@@ -95,15 +95,18 @@ def test_the_refined_sets_page_shows_the_cost_per_final_label(
     adjudication_record(item=second, admin=make_user("admin"), label=0)
     qrels_refine(pool=review.job.pool, name="costed", allow_partial=True)
     client.force_login(make_user("researcher"))
-    page = client.get("/datasets/annot/refined/costed/").content.decode()
-    section = page[page.index('<section id="label-costs">') :]
-    rows = [
-        [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<td[^>]*>(.*?)</td>", row)]
-        for row in re.findall(r"<tr>(<td.*?)</tr>", section[: section.index("</table>")])
-    ]
-    assert rows == [
+    expected = [
         ["consensus", "2", "4", "2,000 + 200", "1.4000", "0", "0.0000", "0.7000"],
         ["human", "1", "4", "1,000 + 100", "0.7000", "120", "1.0000", "1.7000"],
         ["adjudicated", "1", "4", "1,000 + 100", "0.7000", "0", "0.0000", "0.7000"],
         ["all", "4", "12", "4,000 + 400", "2.8000", "120", "1.0000", "0.9500"],
     ]
+    # The refined set's page and the job page (newest refined set of the job's pool).
+    for url in ("/datasets/annot/refined/costed/", f"/jobs/{review.job.pk}/"):
+        page = client.get(url).content.decode()
+        section = page[page.index('<section id="label-costs">') :]
+        rows = [
+            [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+            for row in re.findall(r"<tr>(<td.*?)</tr>", section[: section.index("</table>")])
+        ]
+        assert rows == expected, url
