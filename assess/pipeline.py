@@ -41,10 +41,13 @@ from debates.services import (
     debate_job_run_inline,
     debate_job_start,
 )
+from debates.services.human import debate_job_audit_share_set, debate_job_budget_set
 
 from .evaluation.rebench import rebench_compute
 from .evaluation.tables import format_text, rebench_tables
+from .refined.cost import format_costs
 from .refined.refine import qrels_refine, refinement_get, refinement_unresolved
+from .refined.selectors import refined_costs
 
 Echo = Callable[[str], None]
 
@@ -98,6 +101,8 @@ def _job_ensure(
     scale: str = "binary",
     consensus: str = "exact",
     concurrency: int | None = None,
+    audit_share: float | None = None,
+    human_budget: int | None = None,
 ) -> DebateJob:
     """The pool's debate job: the existing one when it debates the same pairs with the same
     agents, R, scale and consensus rule, else a new one. Raises DebateJobError when the pool
@@ -112,6 +117,7 @@ def _job_ensure(
         .first()
     )
     if job is None:
+        extra = {} if audit_share is None else {"audit_share": audit_share}
         job = debate_job_create(
             pool=pool,
             agent_a=config,
@@ -121,8 +127,15 @@ def _job_ensure(
             consensus=consensus,
             note="pipeline",
             concurrency=concurrency,
+            **extra,
         )
-        echo(f"debate job {job.pk}: {job.debates.count()} pairs, R = {rounds}{_scale(job)}")
+        if human_budget is not None:
+            debate_job_budget_set(job=job, budget=human_budget)
+        echo(
+            f"debate job {job.pk}: {job.debates.count()} pairs, R = {rounds}{_scale(job)}, "
+            f"audit share {job.audit_share:.0%} of agreed labels"
+            + (f", human budget {human_budget:,} pairs" if human_budget is not None else "")
+        )
         return job
     debated = job.debates.count()
     asked = (config, config, rounds, scale, consensus if scale == "graded" else job.consensus)
@@ -139,6 +152,13 @@ def _job_ensure(
             "settings"
         )
     echo(f"debate job {job.pk}: reused ({job.status})")
+    if audit_share is not None and audit_share != job.audit_share:
+        # The audit draw is monotone in the share: raising it only adds audits.
+        debate_job_audit_share_set(job=job, share=audit_share)
+        echo(f"  audit share set to {audit_share:.0%} of agreed labels")
+    if human_budget is not None and human_budget != job.human_budget:
+        debate_job_budget_set(job=job, budget=human_budget)
+        echo(f"  human budget set to {human_budget:,} pairs")
     if job.status == DebateJob.Status.PAUSED:
         debate_job_resume(job=job, enqueue=not _eager())
     return job
@@ -196,6 +216,8 @@ def pipeline_run(
     refined_name: str | None = None,
     out_dir: Path | None = None,
     echo: Echo = print,
+    audit_share: float | None = None,
+    human_budget: int | None = None,
 ) -> PipelineReport:
     """Run the main job on ``dataset`` and echo each step's summary.
 
@@ -208,6 +230,9 @@ def pipeline_run(
     grades go into the refined set as they are.
     ``concurrency`` the debates run at once in this process (None: the job's, 16 for openai
     agents, 1 for embedded).
+    ``audit_share`` the share (0..1) of agreed labels drawn for a human audit (None: the
+    job default, 2%; a reused job takes the new share); ``human_budget`` at most N pairs for
+    humans, highest impact first (None: no limit; a reused job takes the new budget).
     The refined qrel set (default name ``<qrels>-dream-<pool>``) takes consensus and human
     labels, with unresolved pairs listed as pending (``allow_partial``), and is written as TREC
     qrels to ``out_dir`` (default ``var/exports``). Raises the services' errors
@@ -264,6 +289,8 @@ def pipeline_run(
         scale=scale,
         consensus=consensus,
         concurrency=concurrency,
+        audit_share=audit_share,
+        human_budget=human_budget,
     )
     _debates_run(job, concurrency=concurrency)
     progress = debate_job_progress(job=job)
@@ -325,6 +352,10 @@ def pipeline_run(
         f"{rows - qrel_set.qrels.count()} new labels; {pending} pairs pending (no final label "
         f"yet: escalated to humans, failed, or still running) → {path}"
     )
+    # Issue 15: what every final label cost (DREAM_LLM_PRICES, DREAM_HUMAN_PRICE_PER_HOUR).
+    echo("cost per final label (LLM prices: DREAM_LLM_PRICES; human: DREAM_HUMAN_PRICE_PER_HOUR)")
+    for line in format_costs(refined_costs(qrel_set=refined)):
+        echo(line)
     seconds["refine"] = time.monotonic() - mark
 
     mark = time.monotonic()

@@ -186,6 +186,13 @@ class JobLaunchForm(forms.Form):
         label="Audit share (%)",
         help_text="Share of agreed labels also sent to humans, unmarked.",
     )
+    human_budget = forms.IntegerField(
+        required=False,
+        min_value=0,
+        label="Human budget (pairs)",
+        help_text="At most this many pairs go to humans (escalated and audited together), "
+        "highest impact on the benchmark first; empty: no limit. Editable on the job page.",
+    )
     pair_limit = forms.IntegerField(
         min_value=1,
         required=False,
@@ -288,3 +295,14 @@ def describe(config: dict[str, Any]) -> str:
         return registry.describe_backend(config)
     except ValueError:
         return str(config.get("backend", "?"))
+
+
+class HumanBudgetForm(forms.Form):
+    """The human budget of a running or finished job (issue 15): empty for no limit."""
+
+    human_budget = forms.IntegerField(
+        required=False,
+        min_value=0,
+        label="Human budget (pairs)",
+        help_text="At most this many pairs go to humans, highest impact first; empty: no limit.",
+    )

@@ -72,6 +72,12 @@ class DebateJob(models.Model):
     audit_share = models.FloatField(
         default=0.02, help_text="Share of agreed labels sampled for a human audit."
     )
+    human_budget = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="At most this many pairs go to humans (escalated and audited together), "
+        "highest impact on the benchmark first; empty: no limit.",
+    )
     note = models.CharField(max_length=200, blank=True)
     concurrency = models.PositiveIntegerField(
         default=1,

@@ -10,6 +10,7 @@ urlpatterns = [
     path("jobs/", views.job_list, name="job_list"),
     path("jobs/new/", views.job_launch, name="job_launch"),
     path("jobs/<int:pk>/", views.job_detail, name="job_detail"),
+    path("jobs/<int:pk>/budget/", views.job_budget, name="job_budget"),
     path(
         "jobs/<int:pk>/<slug:action>/",
         views.job_control,

@@ -35,9 +35,10 @@ from django.views.decorators.http import require_POST
 from corpora.htmx import htmx_view, wants_fragment
 from corpora.roles import Role, role_required, user_has_role
 
-from .forms import JobLaunchForm, describe
+from .forms import HumanBudgetForm, JobLaunchForm, describe
 from .models import Debate, DebateJob
 from .services.common import DebateJobError
+from .services.human import debate_job_budget_set
 from .services.jobs import (
     debate_job_cancel,
     debate_job_create,
@@ -171,6 +172,8 @@ def job_launch(request: HttpRequest) -> HttpResponse:
                 api_keys=data["api_keys"],
                 concurrency=data["concurrency"],
             )
+            if data.get("human_budget") is not None:
+                debate_job_budget_set(job=job, budget=data["human_budget"])
             debate_job_start(job=job, enqueue=not _eager())
         except DebateJobError as exc:
             form.add_error(None, str(exc))
@@ -227,6 +230,7 @@ def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
         audit_percent=job.audit_share * 100,
         embedded_warning=embedded_warning() if _uses_embedded(job) else "",
         panels=[panel(request, job) for panel in JOB_PANELS],
+        budget_form=HumanBudgetForm(initial={"human_budget": job.human_budget}),
     )
     return render(request, "debates/job_detail.html", context)
 
@@ -261,4 +265,27 @@ def job_control(request: HttpRequest, pk: int, action: str) -> HttpResponse:
         if action in ("resume", "retry-failed") and job.status == DebateJob.Status.RUNNING:
             _dispatch(job)
         messages.success(request, f"Job {job.pk} {ACTION_DONE[action]}.")
+    return redirect(reverse("debates:job_detail", kwargs={"pk": job.pk}))
+
+
+@role_required(Role.ADMIN)
+@require_POST
+def job_budget(request: HttpRequest, pk: int) -> HttpResponse:
+    """POST: set the job's human budget (issue 15; empty: no limit); back to its page."""
+    job = _job_or_404(pk)
+    form = HumanBudgetForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Human budget: " + " ".join(form.errors.get("human_budget", [])))
+    else:
+        try:
+            debate_job_budget_set(job=job, budget=form.cleaned_data["human_budget"])
+        except DebateJobError as exc:
+            messages.error(request, str(exc))
+        else:
+            budget = job.human_budget
+            messages.success(
+                request,
+                f"Job {job.pk}: human budget "
+                + (f"{budget:,} pairs." if budget is not None else "removed (no limit)."),
+            )
     return redirect(reverse("debates:job_detail", kwargs={"pk": job.pk}))

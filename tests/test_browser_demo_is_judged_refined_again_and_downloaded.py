@@ -58,7 +58,8 @@ def test_the_demo_annotator_judges_every_escalation_and_the_researcher_downloads
     assert agreed > 0 and escalated > 0  # the stance rule does both
     first = QrelSet.objects.get(origin="refined")
     assert first.qrels.count() == original + agreed
-    # The queue also holds audits: a reproducible ~2% sample of agreed pairs, unmarked.
+    # The queue also holds audits: a reproducible sample of a quarter of the agreed pairs
+    # (the demo's audit share), unmarked.
     assert ReviewItem.objects.filter(kind="escalated").count() == escalated
     queue = ReviewItem.objects.count()
 

@@ -69,4 +69,7 @@ def test_the_claim_is_one_update_statement_with_for_update_skip_locked(make_revi
     claim = locking[0]
     assert claim.startswith("UPDATE assess_reviewitem SET leased_to_id = ")
     assert "WHERE id = ( SELECT r.id FROM assess_reviewitem r" in claim
-    assert claim.endswith("ORDER BY r.created, r.id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id")
+    # Highest impact first, then oldest (issue 15: the human budget).
+    assert claim.endswith(
+        "ORDER BY r.impact DESC, r.created, r.id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id"
+    )

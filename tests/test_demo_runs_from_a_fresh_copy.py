@@ -3,8 +3,10 @@ virtual environment, no database and no broker (the embedded defaults: SQLite, i
 tasks, the embedded LLM), on a small query limit. It must create its own virtual
 environment, print the re-benchmark table, write refined qrels that parse, and serve the
 login page. Then, in Chromium against that server, the demo annotator judges every
-escalated pair (the embedded model often escalates none), the demo admin refines again and
-the demo researcher downloads TREC qrels with original + consensus + human rows.
+escalated pair (the embedded model often escalates none) and the audits of agreed labels
+(the demo audits a quarter of them, issue 15), the demo admin finds the audit's estimate on
+the job page and refines again, and the demo researcher downloads TREC qrels with original +
+consensus + human rows.
 
 Slow: the fresh virtual environment installs from pip's cache (minutes), and the dense run
 encodes the 5,183 bundled SciFact documents on CPU.
@@ -25,6 +27,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from assess.review.agreement import wilson_interval
 from corpora.formats import parse_trec_qrels
 
 from .annot_fixtures import (  # noqa: F401
@@ -121,7 +124,8 @@ def _get(url: str, timeout: float = 60.0) -> str:
 
 @pytest.fixture(name="demo")
 def demo_fixture(tmp_path_factory):
-    """``./dream demo --queries 1 --depth 3 --rounds 1`` running in a fresh copy: yields
+    """``./dream demo --queries 1 --rounds 1`` running in a fresh copy (the demo's pool depth,
+    10, so that its audit share draws pairs): yields
     ``(base_url, printed text, copy folder)`` once the server is up; stops it afterwards."""
     repo = tmp_path_factory.mktemp("fresh") / "dream-assess"
     repo.mkdir()
@@ -135,7 +139,6 @@ def demo_fixture(tmp_path_factory):
                 "./dream",
                 "demo",
                 "--queries=1",
-                "--depth=3",
                 "--rounds=1",
                 f"--addr=127.0.0.1:{port}",
             ],
@@ -202,16 +205,44 @@ def test_the_demo_runs_from_a_fresh_copy_and_serves_what_it_refined(demo, browse
     accounts = {role: (user, password) for role, user, password in DEMO_ACCOUNT.findall(printed)}
     assert set(accounts) == {"admin", "annotator", "researcher"}
     # The queue: the escalated pairs (often none with the embedded model) and the audits, a
-    # reproducible ~2% sample of agreed pairs.
+    # reproducible sample of a quarter of the agreed pairs (the demo's audit share).
     with sqlite3.connect(repo / "var" / "dream.sqlite3") as db:
         kinds = dict(db.execute("SELECT kind, COUNT(*) FROM assess_reviewitem GROUP BY kind"))
     assert kinds.get("escalated", 0) == escalated
+    audits = kinds.get("audit", 0)
+    assert audits > 0, printed[-4000:]
+    told = re.search(
+        r"For humans: (\d+) escalated pairs? and (\d+) audits? of agreed labels \(audit share "
+        r"25%\).*?job (\d+)'s page \(/jobs/\d+/",
+        printed,
+        re.S,
+    )
+    assert told, printed[-4000:]
+    assert (int(told.group(1)), int(told.group(2))) == (escalated, audits)
+    job_id = int(told.group(3))
     page = browser_page
     browser_login(page, base_url, "/judge/", *accounts["annotator"])
     assert judge_everything(page) == sum(kinds.values())
 
+    # The job page now shows the audit's estimate with its 95% Wilson interval.
     page.context.clear_cookies()
-    browser_login(page, base_url, "/datasets/scifact/refined/", *accounts["admin"])
+    browser_login(page, base_url, f"/jobs/{job_id}/", *accounts["admin"])
+    estimate = re.search(
+        r"Estimated error rate of consensus labels: ([\d.]+) \((\d+) of (\d+) audited pairs\), "
+        r"95% confidence interval ([\d.]+)–([\d.]+) \(Wilson\)",
+        page.inner_text("#job-audit"),
+    )
+    assert estimate, page.inner_text("#job-audit")
+    wrong, n = int(estimate.group(2)), int(estimate.group(3))
+    assert n == audits
+    wilson = wilson_interval(wrong, n)
+    assert [float(estimate.group(i)) for i in (1, 4, 5)] == [
+        round(wilson.estimate, 3),
+        round(wilson.low, 3),
+        round(wilson.high, 3),
+    ]
+
+    page.goto(f"{base_url}/datasets/scifact/refined/")
     name = page.input_value("#id_name")
     if failed:
         page.check("#id_allow_partial")  # failed debates stay pending

@@ -7,7 +7,9 @@ import json
 
 import pytest
 
+from assess.models import Judgment
 from assess.refined.exports import export_stream
+from debates.models import Debate
 
 from .refine_fixtures import holes_fixture, refined_fixture  # noqa: F401
 
@@ -16,6 +18,7 @@ MODELS = ["SmolLM2-135M-Instruct-Q4_1", "SmolLM2-135M-Instruct-Q4_1"]
 
 @pytest.mark.django_db
 def test_each_judged_pair_is_one_line_in_canonical_order(refined):
+    Judgment.objects.filter(item__debate=refined.debate("q2", "d6")).update(seconds_on_task=42.5)
     out = io.StringIO()
     rows = export_stream(kind="labels", out=out, qrel_set=refined.refined)
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
@@ -48,6 +51,10 @@ def test_each_judged_pair_is_one_line_in_canonical_order(refined):
         "annotators": [],
         "adjudicator": None,
         "decided_at": None,
+        "llm_calls": None,
+        "prompt_tokens": None,
+        "completion_tokens": None,
+        "human_seconds": None,
     }
     consensus = lines[3]
     assert consensus["consensus_round"] == 2
@@ -60,6 +67,16 @@ def test_each_judged_pair_is_one_line_in_canonical_order(refined):
     assert (audit["label"], audit["source"], audit["annotators"]) == (0, "human", ["bob"])
     assert (audit["consensus_label"], audit["consensus_round"]) == (1, 1)
     assert audit["debate"] == refined.debate("q2", "d6").pk
+    # Issue 15: the calls and tokens of the debate and the human seconds behind each label.
+    for line in (consensus, audit):
+        debate = Debate.objects.get(pk=line["debate"])
+        assert (line["llm_calls"], line["prompt_tokens"], line["completion_tokens"]) == (
+            debate.calls,
+            debate.prompt_tokens,
+            debate.completion_tokens,
+        )
+    assert consensus["human_seconds"] == 0
+    assert audit["human_seconds"] == 42.5
 
 
 @pytest.mark.django_db

@@ -153,6 +153,8 @@ MATRIX = [
     ),
     ("post", "debates:job_control", {"pk": 999999, "action": "pause"}, "", _admins(404)),
     ("get", "debates:job_control", {"pk": 999999, "action": "pause"}, "", _admins(405)),
+    ("post", "debates:job_budget", {"pk": 999999}, "", _admins(404)),
+    ("get", "debates:job_budget", {"pk": 999999}, "", _admins(405)),
     # The Django admin sends everyone but staff to its (rate-limited) login page.
     ("get", "admin:index", {}, "", _row({"admin": 200}, others=302)),
 ]

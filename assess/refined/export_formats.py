@@ -41,6 +41,12 @@ LABEL_FIELDS = (
     "annotators",
     "adjudicator",
     "decided_at",
+    # Issue 15: the LLM calls and tokens of the debate behind the label and the human seconds
+    # on task (human and adjudicated labels; 0 for consensus; null for original rows).
+    "llm_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "human_seconds",
 )
 
 DISAGREEMENT_HEADER = (

@@ -18,7 +18,7 @@ from corpora.models import Document, Pool, Qrel, QrelSet, Query
 from corpora.ordering import code_point
 from debates.models import Debate, Turn
 
-from ..models import LabelProvenance, Refinement
+from ..models import Judgment, LabelProvenance, Refinement, ReviewItem
 
 BATCH_SIZE = 5000
 
@@ -36,13 +36,20 @@ _LABEL_SQL = """
 SELECT q.query_id, d.doc_id, r.relevance, p.label, p.source, p.applied,
        p.original_relevance, p.consensus_label, p.consensus_round, p.job_id, p.debate_id,
        CAST(p.agent_models AS TEXT), p.prompt_version, CAST(p.annotators AS TEXT),
-       p.adjudicator, CAST(p.decided_at AS TEXT)
+       p.adjudicator, CAST(p.decided_at AS TEXT),
+       db.calls, db.prompt_tokens, db.completion_tokens,
+       CASE WHEN p.source IN ('human', 'adjudicated') THEN COALESCE((
+           SELECT SUM(j.seconds_on_task) FROM {judgment} j
+             JOIN {item} ri ON ri.id = j.item_id
+            WHERE ri.debate_id = p.debate_id AND j.undone_at IS NULL), 0)
+            WHEN p.source IS NOT NULL THEN 0 END
 FROM {qrel} r
 JOIN {query} q ON q.id = r.query_id
 JOIN {document} d ON d.id = r.document_id
 LEFT JOIN (
     SELECT * FROM {provenance} WHERE qrel_set_id = %s AND query_id {members}
 ) p ON p.qrel_id = r.id
+LEFT JOIN {debate} db ON db.id = p.debate_id
 WHERE r.qrel_set_id = %s AND r.query_id {members}
 ORDER BY q.query_id {collate}, d.doc_id {collate}
 """
@@ -85,6 +92,9 @@ def _label_rows(qrel_set: QrelSet) -> Iterator[tuple]:
         "query": Query._meta.db_table,
         "document": Document._meta.db_table,
         "provenance": LabelProvenance._meta.db_table,
+        "debate": Debate._meta.db_table,
+        "judgment": Judgment._meta.db_table,
+        "item": ReviewItem._meta.db_table,
     }
     with connection.cursor() as cursor:
         for batch in _label_batches(qrel_set):
@@ -135,9 +145,15 @@ def _utc_iso(value: str | datetime | None) -> str | None:
     return value.astimezone(UTC).isoformat()
 
 
+def _seconds(value) -> float | None:
+    # Human seconds behind a label, to the millisecond (None for an original row).
+    return None if value is None else round(float(value), 3)
+
+
 def _label_record(row: tuple) -> dict:
     (query_id, doc_id, grade, label, source, applied, original, consensus_label) = row[:8]
-    (consensus_round, job, debate, models, version, annotators, adjudicator, decided) = row[8:]
+    (consensus_round, job, debate, models, version, annotators, adjudicator, decided) = row[8:16]
+    (calls, prompt_tokens, completion_tokens, human_seconds) = row[16:]
     assessed = source is not None
     return {
         "query_id": query_id,
@@ -156,6 +172,10 @@ def _label_record(row: tuple) -> dict:
         "annotators": json.loads(annotators) if annotators else [],
         "adjudicator": adjudicator or None,
         "decided_at": _utc_iso(decided),
+        "llm_calls": calls,
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "human_seconds": _seconds(human_seconds),
     }
 
 
@@ -185,7 +205,9 @@ def label_line(row: tuple) -> str:
     ``export_formats.jsonl_line(_label_record(row))`` (sorted keys, compact, UTF-8), built
     directly because a million ``json.dumps`` of a 16-key dict take most of an export."""
     (query_id, doc_id, grade, label, source, applied, original, consensus_label) = row[:8]
-    (consensus_round, job, debate, models, version, annotators, adjudicator, decided) = row[8:]
+    (consensus_round, job, debate, models, version, annotators, adjudicator, decided) = row[8:16]
+    (calls, prompt_tokens, completion_tokens, human_seconds) = row[16:]
+    seconds = _seconds(human_seconds)
     if source is None:
         assessed_label = assessed_source = "null"
     else:
@@ -195,15 +217,19 @@ def label_line(row: tuple) -> str:
         f'"annotators":{_canonical_json(annotators)},'
         f'"assessed_label":{assessed_label},'
         f'"assessed_source":{assessed_source},'
+        f'"completion_tokens":{_number(completion_tokens)},'
         f'"consensus_label":{_number(consensus_label)},'
         f'"consensus_round":{_number(consensus_round)},'
         f'"debate":{_number(debate)},'
         f'"decided_at":{_text(_utc_iso(decided))},'
         f'"doc_id":{_encode(doc_id)},'
+        f'"human_seconds":{"null" if seconds is None else repr(seconds)},'
         f'"job":{_number(job)},'
         f'"label":{grade},'
+        f'"llm_calls":{_number(calls)},'
         f'"models":{_canonical_json(models)},'
         f'"original_label":{_number(original)},'
+        f'"prompt_tokens":{_number(prompt_tokens)},'
         f'"prompt_version":{_text(version)},'
         f'"query_id":{_encode(query_id)},'
         f'"source":{_encode(source if applied else "original")}}}\n'

@@ -48,7 +48,16 @@ HUMAN_TIE = "human tie"
 PENDING = "pending"
 FAILED = "failed"
 NOT_DEBATED = "not debated"
-UNRESOLVED_REASONS = (AWAITING_HUMAN, REVIEW_INCOMPLETE, HUMAN_TIE, PENDING, FAILED, NOT_DEBATED)
+OVER_BUDGET = "over the human budget"  # issue 15: beyond the job's human budget, by impact
+UNRESOLVED_REASONS = (
+    AWAITING_HUMAN,
+    REVIEW_INCOMPLETE,
+    HUMAN_TIE,
+    PENDING,
+    FAILED,
+    NOT_DEBATED,
+    OVER_BUDGET,
+)
 
 # Debate statuses (debates.models.Debate.Status values).
 AGREED = "agreed"
@@ -99,6 +108,7 @@ class DebateEvidence:
     judgments_needed: int = 1
     judgments: tuple[HumanJudgment, ...] = ()
     adjudication: Adjudication | None = None
+    over_budget: bool = False  # its review waits beyond the job's human budget (issue 15)
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,6 +261,8 @@ def resolve_final_label(pair: PairEvidence) -> FinalLabel:
                 decided_at=debate.finished,
             )
         reason = REVIEW_INCOMPLETE if kind == REVIEW_INCOMPLETE and at else AWAITING_HUMAN
+        if reason == AWAITING_HUMAN and debate.over_budget:
+            reason = OVER_BUDGET
         return FinalLabel(**base, **_describe(debate), label=None, source=UNRESOLVED, reason=reason)
     open_debates = [d for d in pair.debates if d.status != FAILED]
     debate = max(open_debates or pair.debates, key=lambda d: d.debate_id)

@@ -89,10 +89,22 @@ def final_labels_collect(*, pool: Pool) -> list[PoolLabel]:
         )
     )
     reviews = {
-        debate_id: (item_id, kind, needed)
-        for item_id, debate_id, kind, needed in ReviewItem.objects.filter(
+        debate_id: (
+            item_id,
+            kind,
+            needed,
+            rank is not None and budget is not None and rank > budget,
+        )
+        for item_id, debate_id, kind, needed, rank, budget in ReviewItem.objects.filter(
             debate__pair__pool=pool
-        ).values_list("pk", "debate_id", "kind", "judgments_needed")
+        ).values_list(
+            "pk",
+            "debate_id",
+            "kind",
+            "judgments_needed",
+            "budget_rank",
+            "debate__job__human_budget",
+        )
     }
     judgments: dict[int, list[final.HumanJudgment]] = defaultdict(list)
     for item_id, name, label, created in Judgment.objects.filter(
@@ -122,7 +134,7 @@ def final_labels_collect(*, pool: Pool) -> list[PoolLabel]:
     for pk, pair_id, job_id, status, label, rnd, reason, finished, a, b, version in rows.iterator(
         chunk_size=BATCH_SIZE
     ):
-        item_id, kind, needed = reviews.get(pk, (None, "", 1))
+        item_id, kind, needed, over_budget = reviews.get(pk, (None, "", 1, False))
         by_pair[pair_id].append(
             final.DebateEvidence(
                 debate_id=pk,
@@ -138,6 +150,7 @@ def final_labels_collect(*, pool: Pool) -> list[PoolLabel]:
                 judgments_needed=needed,
                 judgments=tuple(judgments.get(item_id, ())) if item_id else (),
                 adjudication=adjudications.get(item_id) if item_id else None,
+                over_budget=over_budget,
             )
         )
     out = [

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Any
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, QuerySet, Sum
 
 from corpora.models import Dataset, Pool, QrelSet
+from debates.models import Debate, Turn
 
-from ..models import ExportFile, Refinement
+from ..models import ExportFile, Judgment, LabelProvenance, Refinement
+from . import cost
 from .exports import export_key
 from .refine import NAME_MAX, RefineError, refined_name_check
 
@@ -115,3 +118,71 @@ def refined_name_suggest(*, pool: Pool) -> str:
         if name not in taken and name_problem(name) is None:
             return name
         number += 1
+
+
+# --- issue 15: what every final label cost ----------------------------------------------------
+
+
+def _debate_llm(debate_ids: list[int], prices: dict) -> dict[int, tuple[int, int, int, Any]]:
+    """{debate id: (calls, prompt tokens, completion tokens, LLM money or None)}. Tokens of a
+    debate whose agents have different prices are priced per agent from its turns."""
+    out: dict[int, tuple[int, int, int, Any]] = {}
+    rows = Debate.objects.filter(pk__in=debate_ids).values_list(
+        "pk", "calls", "prompt_tokens", "completion_tokens", "job__agent_a", "job__agent_b"
+    )
+    split: dict[int, tuple] = {}
+    for pk, calls, prompt, completion, agent_a, agent_b in rows.iterator(chunk_size=5000):
+        price_a, price_b = cost.price_for(agent_a, prices), cost.price_for(agent_b, prices)
+        if price_a == price_b:
+            money = price_a.of(prompt, completion) if price_a is not None else None
+            out[pk] = (calls, prompt, completion, money)
+        else:
+            out[pk] = (calls, prompt, completion, 0.0)
+            split[pk] = (price_a, price_b)
+    if split:
+        turns = (
+            Turn.objects.filter(debate_id__in=list(split))
+            .values_list("debate_id", "agent")
+            .annotate(p=Sum("prompt_tokens"), c=Sum("completion_tokens"))
+        )
+        for debate_id, agent, prompt, completion in turns:
+            price = split[debate_id][0 if agent == "A" else 1]
+            calls, p_all, c_all, money = out[debate_id]
+            money = None if price is None or money is None else money + price.of(prompt, completion)
+            out[debate_id] = (calls, p_all, c_all, money)
+    return out
+
+
+def refined_label_costs(*, qrel_set: QrelSet) -> list[cost.LabelCost]:
+    """One :class:`assess.refined.cost.LabelCost` per new final label of a refined set
+    (consensus, human or adjudicated rows of its provenance that were applied): the LLM
+    calls, tokens and money of the debate behind it (``DREAM_LLM_PRICES``) and the seconds on
+    task of the live human judgments of that debate's review."""
+    prices = cost.llm_prices()
+    rows = list(
+        LabelProvenance.objects.filter(
+            qrel_set=qrel_set, source__in=cost.SOURCES, applied=True
+        ).values_list("source", "debate_id")
+    )
+    debate_ids = sorted({d for _, d in rows if d is not None})
+    llm = _debate_llm(debate_ids, prices)
+    seconds = dict(
+        Judgment.objects.filter(item__debate_id__in=debate_ids, undone_at__isnull=True)
+        .values_list("item__debate_id")
+        .annotate(s=Sum("seconds_on_task"))
+        .values_list("item__debate_id", "s")
+    )
+    out = []
+    for source, debate_id in rows:
+        calls, prompt, completion, money = llm.get(debate_id, (0, 0, 0, 0.0))
+        human = float(seconds.get(debate_id, 0.0)) if source != "consensus" else 0.0
+        out.append(cost.LabelCost(source, calls, prompt, completion, money, human))
+    return out
+
+
+def refined_costs(*, qrel_set: QrelSet) -> dict[str, cost.SourceCost]:
+    """Costs of a refined set's new final labels by source and in all
+    (:func:`assess.refined.cost.cost_by_source`, human price ``DREAM_HUMAN_PRICE_PER_HOUR``)."""
+    return cost.cost_by_source(
+        refined_label_costs(qrel_set=qrel_set), human_per_hour=cost.human_price_per_hour()
+    )

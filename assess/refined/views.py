@@ -28,6 +28,7 @@ from corpora.roles import Role, role_required, user_has_role
 from corpora.services import dataset_get
 
 from ..models import ExportFile, Refinement
+from .cost import cost_rows
 from .exports import CONTENT_TYPE, ExportError, export_get, export_path, export_request
 from .forms import RefineForm
 from .refine import RefineError, qrels_refine, refinement_get, refinement_unresolved
@@ -36,6 +37,7 @@ from .selectors import (
     export_refinement,
     exports_current,
     qrel_set_find,
+    refined_costs,
     refinements_of,
 )
 
@@ -158,6 +160,7 @@ def refined_detail(request: HttpRequest, slug: str, name: str) -> HttpResponse:
             "unresolved": unresolved[:UNRESOLVED_SHOWN],
             "unresolved_more": max(refinement.unresolved - UNRESOLVED_SHOWN, 0),
             "exports": [(kind, label, exports.get(kind)) for kind, label in EXPORT_KINDS],
+            "costs": cost_rows(refined_costs(qrel_set=refinement.qrel_set)),
             "rebench_url": reverse("refined:rebenchmark", args=[dataset.slug])
             + "?"
             + urlencode(

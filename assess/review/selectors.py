@@ -21,6 +21,7 @@ from debates.models import Debate, DebateJob, Turn
 
 from ..models import Adjudication, Judgment, ReviewItem
 from . import agreement
+from .budget import budget_coverage
 from .highlight import query_terms, segments, term_spans
 from .services import undo_window_seconds
 
@@ -394,6 +395,62 @@ def job_audit(*, job: DebateJob) -> AuditSummary:
         kappa=agreement.cohen_kappa(pairs),
         error=agreement.audit_error_rate(pairs),
     )
+
+
+def job_review_notes(job: DebateJob) -> list[str]:
+    """Plain-text lines on ``job``'s review queue and audit estimate, for
+    ``debate_job ID progress`` (registered with :func:`debates.services.progress.
+    job_notes_register`): the queue counts, then the audit's estimated error rate of the
+    consensus labels with its 95% Wilson interval once audited pairs are judged."""
+    queue = job_queue_counts(job=job)
+    audit = job_audit(job=job)
+    lines = [
+        f"human review: {queue.escalated:,} escalated ({queue.escalated_done:,} judged), "
+        f"{queue.audits:,} audited agreed labels ({queue.audits_done:,} judged), "
+        f"audit share {audit.share:.0%}"
+    ]
+    budget = job_budget(job=job)
+    if budget.budget is not None:
+        covered = f"{budget.covered:.3f}" if budget.covered is not None else "n/a"
+        lines.append(
+            f"human budget: {budget.budget:,} of {budget.items:,} pairs, {budget.over:,} over "
+            f"the human budget, covering {covered} of their total impact"
+        )
+    error = audit.error
+    if error.n:
+        lines.append(
+            f"audit: estimated error rate of consensus labels {error.estimate:.3f} "
+            f"({error.successes} of {error.n} audited pairs), 95% Wilson interval "
+            f"{error.low:.3f}-{error.high:.3f}"
+        )
+    else:
+        lines.append(f"audit: {audit.sampled:,} agreed pairs sampled, none judged yet")
+    return lines
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetSummary:
+    """One job's human budget (issue 15): ``budget`` pairs (None: no limit) of ``items``
+    review items; ``over`` items wait beyond it; ``covered`` is the share of the items'
+    total impact on the benchmark that the budget covers (None when the total is 0)."""
+
+    budget: int | None
+    items: int
+    over: int
+    covered: float | None
+
+
+def job_budget(*, job: DebateJob) -> BudgetSummary:
+    """The human budget of ``job`` over its review items, in budget order
+    (:func:`assess.review.services.review_budget_renumber`)."""
+    impacts = list(
+        ReviewItem.objects.filter(debate__job=job)
+        .order_by("budget_rank", "pk")
+        .values_list("impact", flat=True)
+    )
+    budget = job.human_budget
+    over = max(0, len(impacts) - budget) if budget is not None else 0
+    return BudgetSummary(budget, len(impacts), over, budget_coverage(impacts, budget))
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,9 +32,11 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
+from corpora.models import PairSource
 from debates.models import Debate, DebateJob
 
 from ..models import Adjudication, Judgment, ReviewItem
+from . import budget
 from .agreement import audit_selected
 
 NOTE_MAX_CHARS = 2000
@@ -95,24 +97,75 @@ def review_items_sync(*, job: DebateJob, agreed_since: datetime | None = None) -
     agreed debates that have no item yet (finished since ``agreed_since`` if given).
     """
     without_item = job.debates.exclude(Exists(ReviewItem.objects.filter(debate=OuterRef("pk"))))
-    new: list[ReviewItem] = [
-        ReviewItem(debate_id=pk, kind=ReviewItem.Kind.ESCALATED)
-        for pk in without_item.filter(status=Debate.Status.ESCALATED).values_list("pk", flat=True)
-    ]
+    pair_of: dict[int, int] = {}
+    new: list[ReviewItem] = []
+    for pk, pair_id in without_item.filter(status=Debate.Status.ESCALATED).values_list(
+        "pk", "pair_id"
+    ):
+        new.append(ReviewItem(debate_id=pk, kind=ReviewItem.Kind.ESCALATED))
+        pair_of[pk] = pair_id
     if job.audit_share > 0:
         agreed = without_item.filter(status=Debate.Status.AGREED)
         if agreed_since is not None:
             agreed = agreed.filter(Q(finished__isnull=True) | Q(finished__gte=agreed_since))
-        new += [
-            ReviewItem(debate_id=pk, kind=ReviewItem.Kind.AUDIT)
-            for pk, pair_id in agreed.values_list("pk", "pair_id").iterator(chunk_size=5000)
-            if audit_selected(job.pk, pair_id, job.audit_share)
-        ]
+        for pk, pair_id in agreed.values_list("pk", "pair_id").iterator(chunk_size=5000):
+            if audit_selected(job.pk, pair_id, job.audit_share):
+                new.append(ReviewItem(debate_id=pk, kind=ReviewItem.Kind.AUDIT))
+                pair_of[pk] = pair_id
     new.sort(key=lambda item: item.debate_id)
+    impacts = _pair_impacts(set(pair_of.values()))
     for item in new:
         item.judgments_needed = job.judgments_per_pair
+        item.impact = impacts.get(pair_of[item.debate_id], 0.0)
     created = ReviewItem.objects.bulk_create(new, batch_size=2000, ignore_conflicts=True)
+    if created or ReviewItem.objects.filter(debate__job=job, budget_rank__isnull=True).exists():
+        review_budget_renumber(job=job)
     return len(created)
+
+
+# --- issue 15: the human budget ---------------------------------------------------------------
+
+
+def _pair_impacts(pair_ids: set[int]) -> dict[int, float]:
+    """{pair id: impact} (assess.review.budget.pair_impact over its PairSource ranks)."""
+    ranks: dict[int, list[int]] = {}
+    ids = sorted(pair_ids)
+    for start in range(0, len(ids), 5000):
+        for pair_id, rank in PairSource.objects.filter(
+            pair_id__in=ids[start : start + 5000]
+        ).values_list("pair_id", "rank"):
+            ranks.setdefault(pair_id, []).append(rank)
+    return {pair_id: budget.pair_impact(r) for pair_id, r in ranks.items()}
+
+
+def review_budget_renumber(*, job: DebateJob, now: datetime | None = None) -> None:
+    """Give every review item of ``job`` its ``budget_rank`` (1-based), in the budget order of
+    :func:`assess.review.budget.budget_order`: items a human holds (live lease), judged or
+    adjudicated first, then impact descending, query id, doc id. The claim serves an item
+    only while its rank is within ``job.human_budget``, so raising the budget releases the
+    next items in this order. Writes only the ranks that changed."""
+    now = now or timezone.now()
+    rows = ReviewItem.objects.filter(debate__job=job).values_list(
+        "pk",
+        "impact",
+        "debate__pair__query__query_id",
+        "debate__pair__document__doc_id",
+        "judgments_done",
+        "lease_expires_at",
+        "adjudication",
+        "budget_rank",
+    )
+    entries, current = [], {}
+    for pk, impact, query_id, doc_id, done, lease, adjudicated, rank in rows:
+        started = bool(done) or adjudicated is not None or (lease is not None and lease > now)
+        entries.append(budget.BudgetEntry(pk, impact, query_id, doc_id, started))
+        current[pk] = rank
+    changed = [
+        ReviewItem(pk=pk, budget_rank=rank)
+        for rank, pk in enumerate(budget.budget_order(entries), start=1)
+        if current[pk] != rank
+    ]
+    ReviewItem.objects.bulk_update(changed, ["budget_rank"], batch_size=2000)
 
 
 def review_items_sync_all() -> int:
@@ -150,11 +203,12 @@ def _sync_missing_review_items(*, force: bool = False) -> None:
 
 
 # The whole claim is this one statement: the inner SELECT picks the next free item and locks
-# it, skipping rows another claim has locked, and the UPDATE leases it. Oldest item first,
-# whatever its kind: escalated pairs first would starve the audits for as long as
-# escalations keep coming. This order needs a partial index on (created, id) over the items
-# still needing judgments (judgments_done < judgments_needed), or PostgreSQL sorts every open
-# item on each claim; review_open_by_age (migration 0005) is that index.
+# it, skipping rows another claim has locked, and the UPDATE leases it. Highest impact on the
+# benchmark first (issue 15; see assess.review.budget), then oldest, whatever its kind:
+# escalated pairs first would starve the audits for as long as escalations keep coming. An
+# item whose budget_rank is beyond its job's human_budget waits (NULL budget: no limit). This
+# order needs a partial index on (impact DESC, created, id) over the items still needing
+# judgments, or PostgreSQL sorts every open item on each claim; review_open_by_impact is it.
 _CLAIM_TEMPLATE = """
     UPDATE assess_reviewitem
        SET leased_to_id = %s, lease_expires_at = %s, claimed_at = %s
@@ -167,7 +221,11 @@ _CLAIM_TEMPLATE = """
                               AND j.undone_at IS NULL)
            AND NOT EXISTS (SELECT 1 FROM assess_adjudication a WHERE a.item_id = r.id)
            AND {skipped}
-         ORDER BY r.created, r.id
+           AND (r.budget_rank IS NULL OR r.budget_rank <= COALESCE(
+                (SELECT jb.human_budget FROM debates_debate d
+                   JOIN debates_debatejob jb ON jb.id = d.job_id
+                  WHERE d.id = r.debate_id), r.budget_rank))
+         ORDER BY r.impact DESC, r.created, r.id
          LIMIT 1{lock})
     RETURNING id
 """
@@ -202,10 +260,13 @@ def review_item_claim(
 
     An annotator who already holds a live lease gets that item back (a reload or a new login
     resumes the same pair). Otherwise one SQL statement (``FOR UPDATE SKIP LOCKED`` on
-    PostgreSQL) leases the oldest item (creation time, then id; escalated and audit items
-    alike, so audits are served while escalations keep coming) that still needs judgments,
+    PostgreSQL) leases the item of highest impact, then the oldest (creation time, then id;
+    escalated and audit items alike, so audits are served while escalations keep coming) that
+    still needs judgments,
     is not leased (or its lease expired), has no adjudication, was not judged by this
-    annotator (undone judgments aside) and is not in ``exclude_ids`` (the pairs skipped in
+    annotator (undone judgments aside), is within its job's human budget (its
+    ``budget_rank`` at most ``human_budget``; highest impact first, see
+    :func:`review_budget_renumber`) and is not in ``exclude_ids`` (the pairs skipped in
     this login session). The lease lasts :func:`review_lease_seconds`. Escalated debates
     and drawn audits that have no item yet are put in the queue first
     (:func:`review_items_sync`, without the periodic task or a job page), checked at most

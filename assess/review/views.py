@@ -28,7 +28,9 @@ from corpora.htmx import htmx_view, wants_fragment
 from corpora.roles import Role, role_required, user_has_role
 from debates.models import DebateJob
 
-from ..models import Adjudication, ReviewItem
+from ..models import Adjudication, Refinement, ReviewItem
+from ..refined.cost import cost_rows
+from ..refined.selectors import refined_costs
 from .forms import AdjudicationForm, JudgmentForm, UndoForm
 from .selectors import (
     annotator_overview,
@@ -36,6 +38,7 @@ from .selectors import (
     human_answers,
     job_agreement,
     job_audit,
+    job_budget,
     job_queue_counts,
     judging_status,
     pair_view,
@@ -256,6 +259,14 @@ def annotator_list(request: HttpRequest) -> HttpResponse:
     return render(request, "assess/annotators.html", {"rows": annotator_overview()})
 
 
+def _newest_refined_costs(job: DebateJob) -> dict:
+    refinement = Refinement.objects.filter(pool=job.pool).order_by("-pk").first()
+    if refinement is None:
+        return {"costs": None, "costs_of": None}
+    rows = cost_rows(refined_costs(qrel_set=refinement.qrel_set))
+    return {"costs": rows, "costs_of": refinement.qrel_set}
+
+
 def job_review_panel(request: HttpRequest, job: DebateJob) -> str:
     """The job page's human-review panel (registered with :func:`debates.views.job_panel_register`):
     review queue, agreement among humans and the audit's error estimate. Brings the job's
@@ -268,6 +279,9 @@ def job_review_panel(request: HttpRequest, job: DebateJob) -> str:
             "queue": job_queue_counts(job=job),
             "agreement": job_agreement(job=job),
             "audit": job_audit(job=job),
+            "budget": job_budget(job=job),
+            # Issue 15: the cost of the final labels of the newest refined set of this pool.
+            **_newest_refined_costs(job),
             "open_disagreements": len(disagreements(job=job, open_only=True)),
             "is_admin": user_has_role(request.user, Role.ADMIN),
         },

@@ -5,6 +5,7 @@ the commands' progress bars and the pipeline show)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.db.models import Count, Sum
@@ -85,3 +86,23 @@ def debate_job_progress(*, job: DebateJob) -> JobProgress:
         completion_tokens=sums["completion_tokens"],
         seconds=float(sums["seconds"]),
     )
+
+
+# --- issue 15: notes other apps add to a job's progress summary ------------------------------
+# debates cannot import assess (corpora ← debates ← assess), yet `debate_job ID progress` should
+# print the audit estimate that assess computes: assess registers a note provider in its
+# AppConfig.ready(), the same way it adds its panel to the job page.
+JobNotes = Callable[[DebateJob], list[str]]
+JOB_NOTES: list[JobNotes] = []
+
+
+def job_notes_register(notes: JobNotes) -> None:
+    """Add a provider of extra summary lines for a job (idempotent). ``notes(job)`` returns
+    plain-text lines; they are printed after the progress by ``debate_job ID progress``."""
+    if notes not in JOB_NOTES:
+        JOB_NOTES.append(notes)
+
+
+def debate_job_notes(*, job: DebateJob) -> list[str]:
+    """The lines every registered provider (:func:`job_notes_register`) gives for ``job``."""
+    return [line for notes in JOB_NOTES for line in notes(job)]

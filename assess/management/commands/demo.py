@@ -5,8 +5,9 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from assess.management.commands.pipeline import PIPELINE_ERRORS, backend_config
+from assess.management.commands.pipeline import PIPELINE_ERRORS, backend_config, share_type
 from assess.pipeline import pipeline_run
+from assess.review.selectors import job_queue_counts
 from assess.review.services import review_items_sync
 from corpora.formats import FormatError
 from corpora.management.commands._common import format_summary
@@ -20,6 +21,10 @@ BUNDLED_SCIFACT = Path(settings.BASE_DIR) / "data" / "scifact"
 # 5,183 documents takes 3-7 minutes on 2 cores, most of the demo's time budget.
 BUNDLED_EMBEDDINGS = BUNDLED_SCIFACT / "embeddings"
 DEMO_QUERIES = 1
+# The embedded model agrees on every pair of the demo pool, and 2% of 19 pairs is none: a
+# quarter of the agreed labels go to the demo annotator so the newcomer sees the judging page
+# and the audit's estimate (issue 15).
+DEMO_AUDIT_SHARE = 0.25
 DEMO_ACCOUNTS = (
     ("demo-admin", "admin"),
     ("demo-annotator", "annotator"),
@@ -55,6 +60,13 @@ class Command(BaseCommand):
         parser.add_argument(
             "--model-path",
             help="A local GGUF chat model file (embedded; default the bundled SmolLM2-135M)",
+        )
+        parser.add_argument(
+            "--audit-share",
+            type=share_type,
+            default=DEMO_AUDIT_SHARE,
+            help=f"Share (0-1) of agreed labels the demo annotator audits "
+            f"(default {DEMO_AUDIT_SHARE})",
         )
         parser.add_argument("--no-serve", action="store_true", help="Stop before serving")
         parser.add_argument("--addr", default="127.0.0.1:8000")
@@ -96,10 +108,13 @@ class Command(BaseCommand):
                 agent=agent,
                 rounds=opts["rounds"],
                 echo=self.stdout.write,
+                audit_share=opts["audit_share"],
             )
         except PIPELINE_ERRORS as exc:
             raise CommandError(str(exc)) from None
-        review_items_sync(job=DebateJob.objects.get(pk=report.job_id))
+        job = DebateJob.objects.get(pk=report.job_id)
+        review_items_sync(job=job)
+        queue = job_queue_counts(job=job)
         roles_ensure()
         lines = []
         for username, role in DEMO_ACCOUNTS:
@@ -113,13 +128,19 @@ class Command(BaseCommand):
             + "\n\nDemo accounts (new passwords every run):\n"
             + "\n".join(lines)
         )
+        self.stdout.write(
+            f"\nFor humans: {queue.escalated} escalated pair{'s' if queue.escalated != 1 else ''}"
+            f" and {queue.audits} audit{'s' if queue.audits != 1 else ''} of agreed labels "
+            f"(audit share {job.audit_share:.0%}) wait in the review queue.\n"
+            f"Where to look: log in as demo-annotator and judge them (Judge in the menu); then "
+            f"job {job.pk}'s page (/jobs/{job.pk}/, or `./dream manage debate_job "
+            f"{job.pk} progress`) shows the audit's estimate of wrong consensus labels with its "
+            f"95% interval. As demo-admin, refine again to take the human labels; as "
+            f"demo-researcher, download the refined qrels from the dataset's refined qrels page."
+        )
         if opts["no_serve"]:
             return
-        self.stdout.write(
-            f"\nServing the web UI on http://{opts['addr']}/ (Ctrl-C to stop). Judge the "
-            f"escalated pairs as demo-annotator, refine again as demo-admin, and download "
-            f"refined qrels as demo-researcher from the dataset's refined qrels page."
-        )
+        self.stdout.write(f"\nServing the web UI on http://{opts['addr']}/ (Ctrl-C to stop).")
         # runserver blocks from here on: a log file or pipe must see the lines above now.
         self.stdout.flush()
         call_command("runserver", opts["addr"], use_reloader=False)

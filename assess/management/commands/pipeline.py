@@ -1,3 +1,5 @@
+import argparse
+
 from django.core.management.base import BaseCommand, CommandError
 
 from assess.evaluation.rebench import RebenchError
@@ -42,6 +44,17 @@ def backend_config(
         return validate_backend_config(config)
     except ValueError as exc:
         raise CommandError(f"backend: {exc}") from None
+
+
+def share_type(value: str) -> float:
+    """argparse type of a share between 0 and 1 (``--audit-share``)."""
+    try:
+        share = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if not 0 <= share <= 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
+    return share
 
 
 class Command(BaseCommand):
@@ -105,6 +118,20 @@ class Command(BaseCommand):
         parser.add_argument("--k", type=int, default=100, help="Run depth per query")
         parser.add_argument("--refined-name", help="Name of the refined qrel set")
         parser.add_argument("--out", help="Folder for the refined TREC qrels (default var/exports)")
+        parser.add_argument(
+            "--human-budget",
+            type=int,
+            default=None,
+            help="At most N pairs go to humans (escalated and audited together), highest "
+            "impact on the benchmark first (default: no limit)",
+        )
+        parser.add_argument(
+            "--audit-share",
+            type=share_type,
+            default=None,
+            help="Share (0-1) of agreed labels drawn for a human audit (default: the job "
+            "default, 0.02)",
+        )
 
     def handle(self, *args, **opts):
         dataset = load_dataset(opts["dataset"])
@@ -134,6 +161,8 @@ class Command(BaseCommand):
                 refined_name=opts["refined_name"],
                 out_dir=opts["out"],
                 echo=self.stdout.write,
+                audit_share=opts["audit_share"],
+                human_budget=opts["human_budget"],
             )
         except PIPELINE_ERRORS as exc:
             raise CommandError(str(exc)) from None

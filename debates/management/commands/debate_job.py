@@ -8,7 +8,7 @@ from debates.services.jobs import (
     debate_job_resume,
     debate_job_retry_failed,
 )
-from debates.services.progress import debate_job_progress
+from debates.services.progress import debate_job_notes, debate_job_progress
 
 from ._jobs import follow_job, format_summary, in_process, load_job, run_job
 
@@ -55,3 +55,6 @@ class Command(BaseCommand):
             follow_job(job, progress_bar=not opts["no_progress"])
         job.refresh_from_db()
         self.stdout.write(format_summary(job, debate_job_progress(job=job)))
+        # Lines other apps add (assess: the review queue and the audit estimate).
+        for line in debate_job_notes(job=job):
+            self.stdout.write(line)

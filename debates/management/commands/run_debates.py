@@ -1,6 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from debates.services.common import DebateJobError
+from debates.services.human import debate_job_budget_set
 from debates.services.jobs import debate_job_create
 
 from ._jobs import (
@@ -39,6 +40,12 @@ class Command(BaseCommand):
             action="store_true",
             help="With a broker: follow the job until it ends (without one it always waits)",
         )
+        parser.add_argument(
+            "--human-budget",
+            type=int,
+            help="At most N pairs go to humans (escalated and audited together), highest "
+            "impact on the benchmark first (default: no limit)",
+        )
         parser.add_argument("--no-progress", action="store_true", help="No progress bar")
 
     def handle(self, *args, **opts):
@@ -58,6 +65,8 @@ class Command(BaseCommand):
                 note="run_debates",
                 concurrency=opts["concurrency"],
             )
+            if opts["human_budget"] is not None:
+                debate_job_budget_set(job=job, budget=opts["human_budget"])
         except DebateJobError as exc:
             raise CommandError(str(exc)) from None
         wait = opts["wait"] or in_process()
