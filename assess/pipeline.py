@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.db.models import Count
 from tqdm import tqdm
 
 from corpora.models import Dataset, Pool, QrelSet, Run
@@ -88,12 +89,20 @@ def _first_queries(qrel_set: QrelSet, limit: int | None) -> list[str]:
 
 
 def _job_ensure(
-    *, pool: Pool, pairs: int, agent: dict[str, Any] | None, rounds: int, echo: Echo
+    *,
+    pool: Pool,
+    pairs: int,
+    agent: dict[str, Any] | None,
+    rounds: int,
+    echo: Echo,
+    scale: str = "binary",
+    consensus: str = "exact",
 ) -> DebateJob:
     """The pool's debate job: the existing one when it debates the same pairs with the same
-    agents and R, else a new one. Raises DebateJobError when the pool was debated with other
-    agents or another R, or has grown since (another retriever): final labels are per pool,
-    so a second job's labels would mix with the first's."""
+    agents, R, scale and consensus rule, else a new one. Raises DebateJobError when the pool
+    was debated with other agents, another R, scale or rule, or has grown since (another
+    retriever): final labels are per pool, so a second job's labels would mix with the
+    first's."""
     config = agent_config_validate(agent)
     job = (
         DebateJob.objects.filter(pool=pool)
@@ -103,16 +112,27 @@ def _job_ensure(
     )
     if job is None:
         job = debate_job_create(
-            pool=pool, agent_a=config, agent_b=config, rounds=rounds, note="pipeline"
+            pool=pool,
+            agent_a=config,
+            agent_b=config,
+            rounds=rounds,
+            scale=scale,
+            consensus=consensus,
+            note="pipeline",
         )
-        echo(f"debate job {job.pk}: {job.debates.count()} pairs, R = {rounds}")
+        echo(f"debate job {job.pk}: {job.debates.count()} pairs, R = {rounds}{_scale(job)}")
         return job
     debated = job.debates.count()
-    if (job.agent_a, job.agent_b, job.rounds) != (config, config, rounds) or debated != pairs:
+    asked = (config, config, rounds, scale, consensus if scale == "graded" else job.consensus)
+    if (job.agent_a, job.agent_b, job.rounds, job.scale, job.consensus) != asked or (
+        debated != pairs
+    ):
         raise DebateJobError(
             f"pool {pool.name!r} was already debated by job {job.pk} "
-            f"({_agents(job)}, R = {job.rounds}, {debated} of its {pairs} pairs); this run asks "
-            f"for {describe(config)}, R = {rounds}. Labels are per pool and would mix: use a "
+            f"({_agents(job)}, R = {job.rounds}{_scale(job)}, {debated} of its {pairs} pairs); "
+            f"this run asks for {describe(config)}, R = {rounds}"
+            f"{f', graded (consensus {consensus})' if scale == 'graded' else ''}. "
+            "Labels are per pool and would mix: use a "
             "fresh database (e.g. DREAM_VAR_DIR=/tmp/dream-2 ./dream demo ...) or the same "
             "settings"
         )
@@ -120,6 +140,12 @@ def _job_ensure(
     if job.status == DebateJob.Status.PAUSED:
         debate_job_resume(job=job, enqueue=not _eager())
     return job
+
+
+def _scale(job: DebateJob) -> str:
+    if job.scale != DebateJob.Scale.GRADED:
+        return ""
+    return f", graded 0..{job.max_grade} (consensus {job.consensus})"
 
 
 def _agents(job: DebateJob) -> str:
@@ -160,6 +186,8 @@ def pipeline_run(
     qrels: str = "test",
     agent: dict[str, Any] | None = None,
     rounds: int = 2,
+    scale: str = "binary",
+    consensus: str = "exact",
     k: int = 100,
     refined_name: str | None = None,
     out_dir: Path | None = None,
@@ -170,7 +198,10 @@ def pipeline_run(
     ``retrievers`` are built-in retrievers (``bm25``, ``dense``) whose runs (top ``k`` for the
     queries judged in ``qrels``) are created or reused; ``depth`` is the pool depth;
     ``queries`` bounds the pool to the first N judged query ids (code-point order; None: all);
-    ``agent`` is the backend config of both debaters (None: embedded); ``rounds`` is R.
+    ``agent`` is the backend config of both debaters (None: embedded); ``rounds`` is R;
+    ``scale`` "graded" asks the debaters for grades 0..G (G the top grade of ``qrels``) with
+    the ``consensus`` rule "exact" or "binary" (see the README's "Graded debates"); consensus
+    grades go into the refined set as they are.
     The refined qrel set (default name ``<qrels>-dream-<pool>``) takes consensus and human
     labels, with unresolved pairs listed as pending (``allow_partial``), and is written as TREC
     qrels to ``out_dir`` (default ``var/exports``). Raises the services' errors
@@ -211,7 +242,15 @@ def pipeline_run(
     seconds["pool"] = time.monotonic() - mark
 
     mark = time.monotonic()
-    job = _job_ensure(pool=pool, pairs=pairs, agent=agent, rounds=rounds, echo=echo)
+    job = _job_ensure(
+        pool=pool,
+        pairs=pairs,
+        agent=agent,
+        rounds=rounds,
+        echo=echo,
+        scale=scale,
+        consensus=consensus,
+    )
     _debates_run(job)
     progress = debate_job_progress(job=job)
     counts = {
@@ -231,6 +270,17 @@ def pipeline_run(
         echo(
             "  agreed by round: "
             + ", ".join(f"round {r}: {n}" for r, n in sorted(progress.agreed_by_round.items()))
+        )
+    if job.scale == DebateJob.Scale.GRADED and progress.agreed:
+        by_grade = dict(
+            job.debates.filter(status=Debate.Status.AGREED)
+            .values_list("final_label")
+            .annotate(n=Count("pk"))
+            .values_list("final_label", "n")
+        )
+        echo(
+            "  agreed by grade: "
+            + ", ".join(f"grade {g}: {by_grade.get(g, 0)}" for g in range(job.max_grade + 1))
         )
     if progress.escalated_by_reason:
         echo(

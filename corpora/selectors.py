@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Q
+from django.db.models import Count, Max, Q
 
 from .models import (
     Dataset,
@@ -170,3 +170,15 @@ def document_judgments(*, document: Document, limit: int = JUDGMENTS_SHOWN) -> l
             "qrel_set__name", "query__query_id"
         )[:limit]
     )
+
+
+def qrels_top_grade(*, qrel_set: QrelSet) -> int:
+    """G, the top relevance grade of ``qrel_set``: the highest grade in its rows, at least 1
+    (an empty set, or one with no relevant row, is read as binary). E.g. NFCorpus 2,
+    TREC DL 3, Cranfield 4, SciFact 1.
+
+    The one place graded debates learn a benchmark's scale; it reads the rows for now and may
+    later read a scale stored on the qrel set at import.
+    """
+    top = qrel_set.qrels.aggregate(top=Max("relevance"))["top"]
+    return max(int(top or 0), 1)

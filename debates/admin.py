@@ -14,8 +14,19 @@ class TurnInline(admin.TabularInline):
 
 @admin.register(DebateJob)
 class DebateJobAdmin(admin.ModelAdmin):
-    list_display = ["id", "pool", "status", "rounds", "prompt_version", "created_by", "created"]
-    list_filter = ["status", "pool__dataset"]
+    list_display = [
+        "id",
+        "pool",
+        "status",
+        "rounds",
+        "scale",
+        "max_grade",
+        "consensus",
+        "prompt_version",
+        "created_by",
+        "created",
+    ]
+    list_filter = ["status", "scale", "pool__dataset"]
     search_fields = ["pool__name", "pool__dataset__slug", "note"]
     list_select_related = ["pool__dataset", "created_by"]
     raw_id_fields = ["pool", "created_by"]

@@ -1,4 +1,5 @@
-"""How good is the assessor: recall per class, balanced accuracy, escalation rate. Pure logic.
+"""How good is the assessor: recall per class, balanced accuracy, escalation rate (and, for
+graded gold, exact and within-one accuracy and a confusion matrix). Pure logic.
 
 Each judged pair has a gold label (1 relevant, 0 irrelevant) and an outcome: a label the
 assessor settled on, ``ESCALATED`` (the debate went to a human: disagreement after R rounds,
@@ -142,3 +143,145 @@ def stratified_sample(relevant: list, irrelevant: list, *, size: int, rng) -> tu
     rel_idx = sorted(rng.sample(range(len(relevant)), want_rel))
     irr_idx = sorted(rng.sample(range(len(irrelevant)), want_irr))
     return [relevant[i] for i in rel_idx], [irrelevant[i] for i in irr_idx]
+
+
+# ---------------------------------------------------------------------------------------------
+# Graded gold (grades 0..G): our extension for graded debates (see debates.rubric)
+
+
+@dataclass(frozen=True, slots=True)
+class GradedScores:
+    """Scores of one assessor against graded gold (grades 0..``max_grade``).
+
+    On settled pairs (escalated and failed ones left out, as in the binary "on settled"
+    reading): ``exact_accuracy`` = share whose grade equals the gold grade;
+    ``within_one_accuracy`` = share off by at most one grade; ``binary`` = recall of each
+    side at the relevance level (a grade >= ``relevance_level`` is relevant, as trec_eval's
+    ``-l`` reads graded qrels) and their mean, the balanced accuracy. ``confusion[g][p]``
+    counts settled pairs of gold grade g given grade p; ``escalated_by_gold[g]`` and
+    ``failed_by_gold[g]`` count the others per gold grade. Shares are 0..1, None when
+    nothing was settled (or a side has no settled pair, for the recalls).
+    """
+
+    max_grade: int
+    relevance_level: int
+    pairs: int
+    settled_count: int
+    escalated: int
+    failed: int
+    exact_accuracy: float | None
+    within_one_accuracy: float | None
+    binary: Recalls
+    confusion: tuple[tuple[int, ...], ...]
+    escalated_by_gold: tuple[int, ...]
+    failed_by_gold: tuple[int, ...]
+    coverage: float
+    escalation_rate: float
+    calls_per_pair: float
+
+
+def graded_scores(
+    rows: Iterable[tuple[int, Outcome]],
+    *,
+    max_grade: int,
+    relevance_level: int = 1,
+    calls: int = 0,
+) -> GradedScores:
+    """Score ``rows`` of ``(gold grade, outcome)``: gold 0..G, outcome a grade 0..G,
+    ESCALATED or FAILED. ``calls`` is the LLM calls spent on these pairs.
+
+    Exact and within-one accuracy are the usual ordinal agreement shares (as in UMBRELA's
+    evaluation, Upadhyay et al. 2024); the balanced accuracy at the relevance level is
+    DREAM's measure (Ban et al., 2026) on the graded labels cut at ``relevance_level``.
+    Raises ValueError for a gold grade or outcome outside 0..G (booleans included), or a
+    relevance level outside 1..G.
+    """
+    if not 1 <= relevance_level <= max_grade:
+        raise ValueError(f"relevance level must be in 1..{max_grade}, got {relevance_level}")
+    grades = range(max_grade + 1)
+
+    def is_grade(value: object) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and value in grades
+
+    confusion = [[0] * (max_grade + 1) for _ in grades]
+    escalated = [0] * (max_grade + 1)
+    failed = [0] * (max_grade + 1)
+    pairs = 0
+    for gold, outcome in rows:
+        if not is_grade(gold):
+            raise ValueError(f"gold grade must be in 0..{max_grade}, got {gold!r}")
+        pairs += 1
+        if outcome == ESCALATED:
+            escalated[gold] += 1
+        elif outcome == FAILED:
+            failed[gold] += 1
+        elif is_grade(outcome):
+            confusion[gold][outcome] += 1
+        else:
+            raise ValueError(
+                f"outcome must be a grade 0..{max_grade}, {ESCALATED!r} or {FAILED!r}, "
+                f"got {outcome!r}"
+            )
+    settled = sum(map(sum, confusion))
+    exact = sum(confusion[g][g] for g in grades)
+    near = sum(confusion[g][p] for g in grades for p in grades if abs(g - p) <= 1)
+    relevant = [g >= relevance_level for g in grades]
+    side_total = {True: 0, False: 0}
+    side_right = {True: 0, False: 0}
+    for g in grades:
+        for p in grades:
+            side_total[relevant[g]] += confusion[g][p]
+            side_right[relevant[g]] += confusion[g][p] * (relevant[g] == relevant[p])
+    return GradedScores(
+        max_grade=max_grade,
+        relevance_level=relevance_level,
+        pairs=pairs,
+        settled_count=settled,
+        escalated=sum(escalated),
+        failed=sum(failed),
+        exact_accuracy=_ratio(exact, settled),
+        within_one_accuracy=_ratio(near, settled),
+        binary=Recalls(
+            irrelevant=_ratio(side_right[False], side_total[False]),
+            relevant=_ratio(side_right[True], side_total[True]),
+        ),
+        confusion=tuple(tuple(row) for row in confusion),
+        escalated_by_gold=tuple(escalated),
+        failed_by_gold=tuple(failed),
+        coverage=_ratio(settled, pairs) or 0.0,
+        escalation_rate=_ratio(sum(escalated), pairs) or 0.0,
+        calls_per_pair=_ratio(calls, pairs) or 0.0,
+    )
+
+
+def gold_grade(relevance: int | None, *, max_grade: int) -> int:
+    """Graded gold from a qrels grade: negative, 0 or unjudged (None, in a benchmark with
+    dense judgments) is 0; a grade above G (none when G is the qrels' top grade) is G."""
+    if relevance is None or relevance <= 0:
+        return 0
+    return min(relevance, max_grade)
+
+
+def stratified_sample_by_grade(groups: dict[int, list], *, size: int, rng) -> dict[int, list]:
+    """Draw ``size`` items spread as evenly as possible over the grades of ``groups``
+    (``{grade: items}``), without replacement: each grade gets ``size // k`` (the lowest
+    grades one more for the remainder, k = number of grades); a grade with too few items
+    gives all it has and the others, lowest grade first, fill up.
+
+    ``rng`` is a ``random.Random``; the items must be in a canonical order for the draw to be
+    reproducible. Returns ``{grade: drawn items in input order}`` for every grade given.
+    Raises ValueError if ``size`` < the number of grades.
+    """
+    order = sorted(groups)
+    if size < len(order):
+        raise ValueError(f"sample size must be at least {len(order)} (one per grade), got {size}")
+    want = {g: size // len(order) + (i < size % len(order)) for i, g in enumerate(order)}
+    want = {g: min(n, len(groups[g])) for g, n in want.items()}
+    spare = size - sum(want.values())
+    for g in order:
+        extra = min(spare, len(groups[g]) - want[g])
+        want[g] += extra
+        spare -= extra
+    return {
+        g: [groups[g][i] for i in sorted(rng.sample(range(len(groups[g])), want[g]))] for g in order
+    }

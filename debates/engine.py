@@ -9,6 +9,13 @@ ends the debate (consensus); after R rounds without agreement the pair is escala
 human. A reply that cannot be read is re-asked once; if it still cannot be read the debate
 is escalated at once ("unparsed"): a parse failure is never a label.
 
+Graded debates (``DebateConfig(scale="graded", max_grade=G)``, our extension, not in the
+paper): each label is a grade 0..G with the rubric of :mod:`debates.rubric`; A argues for the
+highest grade the chunk's evidence supports, B starts from grade 0. A round reaches
+consensus by the config's rule (:func:`consensus_label`): "exact" needs the same grade,
+"binary" only the same side of relevance (both >= 1 or both 0) and keeps the lower grade.
+Binary debates (the default) are the paper's method, unchanged.
+
 Pure logic: no database. The caller persists each new turn through ``on_turn`` and can resume
 an interrupted debate by passing the stored turns back as ``done_turns``. LLM errors
 (:class:`~debates.llm.base.TransientLLMError`, :class:`~debates.llm.base.PermanentLLMError`)
@@ -20,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from debates import prompts
+from debates import prompts, rubric
 from debates.llm.base import (
     ChatMessage,
     ContextTooLongError,
@@ -36,6 +43,7 @@ __all__ = [
     "DebateOutcome",
     "PairText",
     "TurnRecord",
+    "consensus_label",
     "debate_pair",
     "evidence_spans",
     "judge_single",
@@ -43,6 +51,8 @@ __all__ = [
 ]
 
 MAX_ROUNDS = 5
+SCALES = ("binary", "graded")
+CONSENSUS_RULES = ("exact", "binary")
 AGENTS = (("A", "relevant"), ("B", "irrelevant"))
 # Chat templates wrap every message in role markers (about 4-6 tokens in Llama 3 and ChatML)
 # and add a generation prompt; count_tokens sees only the content, so reserve this much more.
@@ -67,16 +77,44 @@ class PairText:
 class DebateConfig:
     """Debate settings. ``rounds`` is R (1..5), ``max_tokens`` the completion budget per call.
 
-    Raises ValueError on construction for rounds outside 1..5, a negative temperature or a
-    max_tokens below 1. Paper defaults: R = 2, temperature 0.
+    ``scale`` "binary" (labels 1/0, the paper's method) or "graded" (grades 0..``max_grade``,
+    G in 1..4; ``max_grade`` must stay 1 when binary). ``consensus`` "exact" or "binary" (see
+    :func:`consensus_label`; the two are the same on the binary scale). ``prompt_version``
+    defaults to this code's version for the scale (:data:`prompts.PROMPT_VERSION` or
+    :data:`prompts.GRADED_PROMPT_VERSION`).
+
+    Raises ValueError on construction for rounds outside 1..5, a negative temperature, a
+    max_tokens below 1, an unknown scale or consensus rule, or a G the scale does not allow.
+    Paper defaults: R = 2, temperature 0, binary.
     """
 
     rounds: int = 2
     temperature: float = 0.0
     max_tokens: int = 384
-    prompt_version: str = prompts.PROMPT_VERSION
+    prompt_version: str = ""
+    scale: str = "binary"
+    max_grade: int = 1
+    consensus: str = "exact"
+
+    @property
+    def graded_max_grade(self) -> int | None:
+        """G for a graded debate, None for a binary one (what prompts and parsing take)."""
+        return self.max_grade if self.scale == "graded" else None
 
     def __post_init__(self) -> None:
+        if self.scale not in SCALES:
+            raise ValueError(f"scale must be one of {SCALES}, got {self.scale!r}")
+        if self.consensus not in CONSENSUS_RULES:
+            raise ValueError(f"consensus must be one of {CONSENSUS_RULES}, got {self.consensus!r}")
+        if self.scale == "graded":
+            rubric.check_max_grade(self.max_grade)
+        elif self.max_grade != 1:
+            raise ValueError(f"a binary debate has top grade 1, got {self.max_grade!r}")
+        if not self.prompt_version:
+            version = (
+                prompts.GRADED_PROMPT_VERSION if self.scale == "graded" else prompts.PROMPT_VERSION
+            )
+            object.__setattr__(self, "prompt_version", version)
         if (
             isinstance(self.rounds, bool)
             or not isinstance(self.rounds, int)
@@ -95,11 +133,12 @@ class DebateConfig:
 class TurnRecord:
     """One agent's turn in one round (or the single judge's verdict, agent "J").
 
-    ``label`` is 1 (relevant), 0 (irrelevant) or None when the reply could not be read even
-    after the re-ask (``parse_error`` then says why). Tokens and latency (milliseconds) are
-    summed over the ``attempts`` (1, or 2 with the re-ask); ``raw`` is the last reply verbatim
-    and ``raw_attempts`` every attempt's reply verbatim, in order (so the unreadable first
-    reply of a re-asked turn is kept too; empty for turns stored before it was recorded).
+    ``label`` is 1 (relevant), 0 (irrelevant) (a grade 0..G in a graded debate) or None when
+    the reply could not be read even after the re-ask (``parse_error`` then says why). Tokens
+    and latency (milliseconds) are summed over the ``attempts`` (1, or 2 with the re-ask);
+    ``raw`` is the last reply verbatim and ``raw_attempts`` every attempt's reply verbatim, in
+    order (so the unreadable first reply of a re-asked turn is kept too; empty for turns
+    stored before it was recorded).
     """
 
     round: int
@@ -204,7 +243,7 @@ def _call(client: LLMClient, messages: list[ChatMessage], config: DebateConfig) 
     params = GenerationParams(
         temperature=config.temperature,
         max_tokens=config.max_tokens,
-        json_schema=prompts.REPLY_JSON_SCHEMA,
+        json_schema=prompts.reply_json_schema(config.graded_max_grade),
         seed=SEED,
     )
     return client.chat(messages, params)
@@ -245,25 +284,28 @@ def _turn(
     stance: str,
 ) -> TurnRecord:
     """One turn: call, parse, at most one re-ask. LLM errors propagate."""
+    grades = config.graded_max_grade
     first, truncated = _fitted_call(client, build, chunk, config)
     results = [first]
     error: str | None = None
     try:
         parsed: ParsedReply | None = parse_reply(
-            results[0].text, finish_reason=results[0].finish_reason
+            results[0].text, finish_reason=results[0].finish_reason, max_grade=grades
         )
     except ReplyParseError:
         bad = results[0].text
 
         def build_reask(text: str) -> list[ChatMessage]:
-            return prompts.reask_messages(build(text), bad)
+            return prompts.reask_messages(build(text), bad, grades)
 
         # The re-ask carries the bad reply too, so it is fitted on its own.
         second, truncated_again = _fitted_call(client, build_reask, chunk, config)
         truncated = truncated or truncated_again
         results.append(second)
         try:
-            parsed = parse_reply(results[1].text, finish_reason=results[1].finish_reason)
+            parsed = parse_reply(
+                results[1].text, finish_reason=results[1].finish_reason, max_grade=grades
+            )
         except ReplyParseError as exc:
             parsed, error = None, exc.reason
     last = results[-1]
@@ -294,9 +336,12 @@ def _debate_builder(
     round: int,
     own: TurnRecord | None,
     other: TurnRecord | None,
+    max_grade: int | None = None,
 ) -> Callable[[str], list[ChatMessage]]:
     """The messages of one debate turn as a function of the (possibly cut) chunk text."""
-    system = prompts.debate_system_prompt(stance=stance, answer_aware=bool(pair.answers))
+    system = prompts.debate_system_prompt(
+        stance=stance, answer_aware=bool(pair.answers), max_grade=max_grade
+    )
 
     def build(chunk: str) -> list[ChatMessage]:
         user = prompts.debate_user_prompt(
@@ -308,6 +353,7 @@ def _debate_builder(
             chunk=chunk,
             own_previous=own,
             opponent_previous=other,
+            max_grade=max_grade,
         )
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
@@ -315,14 +361,32 @@ def _debate_builder(
 
 
 def _check_version(config: DebateConfig) -> None:
-    if config.prompt_version != prompts.PROMPT_VERSION:
+    have = prompts.GRADED_PROMPT_VERSION if config.scale == "graded" else prompts.PROMPT_VERSION
+    if config.prompt_version != have:
         raise ValueError(
-            f"prompt version {config.prompt_version!r} is not available "
-            f"(this code has {prompts.PROMPT_VERSION!r})"
+            f"prompt version {config.prompt_version!r} is not available for {config.scale} "
+            f"debates (this code has {have!r})"
         )
 
 
-def _check_done_turns(done: dict[tuple[int, str], TurnRecord], rounds: int) -> None:
+def consensus_label(label_a: int, label_b: int, rule: str = "exact") -> int | None:
+    """The label a round agrees on, or None when the two labels do not agree.
+
+    ``rule`` "exact": agreement is the same label (grade). "binary": agreement is the same
+    side of relevance (both >= 1, or both 0) and the agreed label is the lower of the two
+    (the cautious reading of two grades on the same side). On the binary scale both rules
+    are the paper's "both labels agree". Raises ValueError for another rule.
+    """
+    if rule == "exact":
+        return label_a if label_a == label_b else None
+    if rule == "binary":
+        return min(label_a, label_b) if (label_a >= 1) == (label_b >= 1) else None
+    raise ValueError(f"consensus must be one of {CONSENSUS_RULES}, got {rule!r}")
+
+
+def _check_done_turns(
+    done: dict[tuple[int, str], TurnRecord], rounds: int, consensus: str = "exact"
+) -> None:
     """Raise ValueError unless ``done`` is a prefix an uninterrupted debate could have stored."""
     walked: set[tuple[int, str]] = set()
     for round in range(1, rounds + 1):
@@ -333,7 +397,12 @@ def _check_done_turns(done: dict[tuple[int, str], TurnRecord], rounds: int) -> N
             break
         if b is not None:
             walked.add((round, "B"))
-        if a is None or b is None or b.label is None or a.label == b.label:
+        if (
+            a is None
+            or b is None
+            or b.label is None
+            or consensus_label(a.label, b.label, consensus) is not None
+        ):
             break
     stray = sorted(set(done) - walked)
     if stray:
@@ -373,7 +442,7 @@ def debate_pair(
         if key in done:
             raise ValueError(f"done turn {key} given twice")
         done[key] = turn
-    _check_done_turns(done, config.rounds)
+    _check_done_turns(done, config.rounds, config.consensus)
 
     history: list[TurnRecord] = []
     new_turns: list[TurnRecord] = []
@@ -407,6 +476,7 @@ def debate_pair(
                     round=round,
                     own=previous.get(agent),
                     other=previous.get(opponent),
+                    max_grade=config.graded_max_grade,
                 )
                 turn = _turn(
                     client=client,
@@ -427,8 +497,9 @@ def debate_pair(
             if turn.label is None:
                 return outcome("escalated", None, None, "unparsed")
             current[agent] = turn
-        if current["A"].label == current["B"].label:
-            return outcome("agreed", current["A"].label, round, None)
+        agreed = consensus_label(current["A"].label, current["B"].label, config.consensus)
+        if agreed is not None:
+            return outcome("agreed", agreed, round, None)
         previous = current
     return outcome("escalated", None, None, "disagreement")
 
@@ -439,14 +510,19 @@ def judge_single(pair: PairText, client: LLMClient, config: DebateConfig) -> Tur
     The paper's baseline that recalls only ~50% of irrelevant pairs (Ban et al., 2026,
     Table 1); used by evaluate_assessor. Returns a TurnRecord with agent "J", stance
     "neutral", round 1; ``label`` None when the reply could not be read. ``config.rounds`` is
-    ignored. Raises like :func:`debate_pair`.
+    ignored; a graded config asks for a grade 0..G. Raises like :func:`debate_pair`.
     """
     _check_version(config)
-    system = prompts.single_judge_system_prompt(answer_aware=bool(pair.answers))
+    grades = config.graded_max_grade
+    system = prompts.single_judge_system_prompt(answer_aware=bool(pair.answers), max_grade=grades)
 
     def build(chunk: str) -> list[ChatMessage]:
         user = prompts.single_judge_user_prompt(
-            query=pair.query, answers=pair.answers, title=pair.title, chunk=chunk
+            query=pair.query,
+            answers=pair.answers,
+            title=pair.title,
+            chunk=chunk,
+            max_grade=grades,
         )
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 

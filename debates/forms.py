@@ -113,6 +113,26 @@ class JobLaunchForm(forms.Form):
     rounds = forms.IntegerField(
         min_value=1, max_value=MAX_ROUNDS, initial=2, label="Rounds (R)", help_text="1 to 5."
     )
+    scale = forms.ChoiceField(
+        choices=[
+            ("binary", "binary (relevant / not relevant)"),
+            ("graded", "graded (0..G, G = the qrels' top grade)"),
+        ],
+        initial="binary",
+        required=False,
+        label="Scale",
+        help_text="Graded: each agent gives a grade with a written rubric.",
+    )
+    consensus = forms.ChoiceField(
+        choices=[
+            ("exact", "exact: the same grade"),
+            ("binary", "binary: the same side, the lower grade"),
+        ],
+        initial="exact",
+        required=False,
+        label="Consensus (graded)",
+        help_text="When a round of a graded debate agrees.",
+    )
     judgments_per_pair = forms.IntegerField(
         min_value=1,
         max_value=9,
@@ -169,6 +189,9 @@ class JobLaunchForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        # Not sent (older pages, scripted posts): the paper's binary method.
+        data["scale"] = data.get("scale") or "binary"
+        data["consensus"] = data.get("consensus") or "exact"
         for prefix, agent in AGENTS:
             data[f"agent_{prefix}"] = self._agent_config(prefix, agent)
         keys: dict[str, str] = {}

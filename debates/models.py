@@ -21,6 +21,14 @@ from corpora.models import Pair, Pool
 class DebateJob(models.Model):
     """One DREAM labelling job over a pool: settings per agent, rounds, and its status."""
 
+    class Scale(models.TextChoices):
+        BINARY = "binary", "binary (relevant / not relevant)"
+        GRADED = "graded", "graded (0..G, the benchmark's top grade)"
+
+    class Consensus(models.TextChoices):
+        EXACT = "exact", "exact (the same grade)"
+        BINARY = "binary", "binary (the same side; the lower grade)"
+
     class Status(models.TextChoices):
         RUNNING = "running", "running"
         PAUSED = "paused", "paused"
@@ -38,6 +46,22 @@ class DebateJob(models.Model):
     temperature = models.FloatField(default=0.0)
     max_tokens = models.PositiveIntegerField(default=384, help_text="Completion budget per call.")
     prompt_version = models.CharField(max_length=50)
+    scale = models.CharField(
+        max_length=10,
+        choices=Scale.choices,
+        default=Scale.BINARY,
+        help_text="binary: labels 1/0 (DREAM); graded: grades 0..max_grade with a rubric.",
+    )
+    max_grade = models.PositiveSmallIntegerField(
+        default=1, help_text="G, the top grade an agent may give (1 when binary)."
+    )
+    consensus = models.CharField(
+        max_length=10,
+        choices=Consensus.choices,
+        default=Consensus.EXACT,
+        help_text="When a round agrees: the same grade (exact), or the same side of "
+        "relevance with the lower grade kept (binary).",
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
     pair_limit = models.PositiveIntegerField(
         null=True, blank=True, help_text="Only the first N pairs (query id, doc id) were taken."
@@ -97,7 +121,9 @@ class Debate(models.Model):
     pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="debates")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     final_label = models.SmallIntegerField(
-        null=True, blank=True, help_text="1 relevant, 0 irrelevant; set only when agreed."
+        null=True,
+        blank=True,
+        help_text="1 relevant, 0 irrelevant (graded jobs: the grade 0..G); set only when agreed.",
     )
     consensus_round = models.PositiveSmallIntegerField(null=True, blank=True)
     escalation_reason = models.CharField(
@@ -147,7 +173,9 @@ class Turn(models.Model):
     agent = models.CharField(max_length=1, choices=Agent.choices)
     stance = models.CharField(max_length=10, help_text="The agent's assigned initial stance.")
     label = models.SmallIntegerField(
-        null=True, blank=True, help_text="1 relevant, 0 irrelevant, empty: unparsed."
+        null=True,
+        blank=True,
+        help_text="1 relevant, 0 irrelevant (graded jobs: the grade 0..G), empty: unparsed.",
     )
     argument = models.TextField(blank=True)
     evidence = models.JSONField(default=list, blank=True, help_text="Sentences quoted.")

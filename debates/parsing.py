@@ -5,6 +5,10 @@ wrapped whole in a Markdown code fence) with exactly one label key whose value i
 spelling of relevant or irrelevant. Everything else raises :class:`ReplyParseError` with the
 reason, so the engine can re-ask once and then escalate: a reply that cannot be read must
 never turn into a relevance label.
+
+Graded replies (``max_grade=G``) are stricter still: the label must be a whole number 0..G
+(a JSON integer or a string of digits) or exactly one of the rubric's grade names
+(:func:`debates.rubric.grade_names`); see :func:`normalise_grade`.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from debates import rubric
 
 LABEL_KEYS = ("label", "relevance", "judgment", "judgement", "verdict")
 
@@ -48,7 +54,8 @@ class ReplyParseError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class ParsedReply:
-    """A readable reply: ``label`` 1 (relevant) or 0 (irrelevant), argument, quoted evidence."""
+    """A readable reply: ``label`` 1 (relevant) or 0 (irrelevant), or a grade 0..G for a
+    graded reply; argument; quoted evidence."""
 
     label: int
     argument: str
@@ -93,7 +100,44 @@ def normalise_label(value: object) -> int:
     raise ReplyParseError(f"label has the wrong type: {type(value).__name__}")
 
 
-def parse_reply(text: str, *, finish_reason: str | None = None) -> ParsedReply:
+_DIGITS = re.compile(r"\A[0-9]+\Z")
+
+
+def normalise_grade(value: object, max_grade: int) -> int:
+    """Map a graded reply's label to a grade 0..G (``max_grade`` = G).
+
+    Accepts a JSON integer 0..G, a string of digits 0..G ("2", " 2 ") and exactly one of the
+    rubric's grade names for G (case and surrounding or repeated whitespace ignored).
+    Raises ReplyParseError for everything else, never guessing: a grade out of range (3 when
+    G = 2, -1), any float, even a whole one (2.0 or "2.0": the schema asks for an integer, so
+    a float is a reply that did not follow it), a fraction ("1/2", 1.5), a boolean, a word
+    that is not a grade name of this rubric ("relevant" when G = 2, "yes"), null, lists.
+    """
+    names = {name: grade for grade, name in enumerate(rubric.grade_names(max_grade))}
+    if isinstance(value, bool):
+        raise ReplyParseError(f"grade must be a whole number 0..{max_grade}, got {value!r}")
+    if isinstance(value, int):
+        if 0 <= value <= max_grade:
+            return value
+        raise ReplyParseError(f"grade out of range 0..{max_grade}: {value}")
+    if isinstance(value, float):
+        raise ReplyParseError(f"grade must be a whole number 0..{max_grade}, got {value!r}")
+    if isinstance(value, str):
+        word = " ".join(value.split()).lower()
+        if _DIGITS.match(word):
+            grade = int(word)
+            if grade <= max_grade:
+                return grade
+            raise ReplyParseError(f"grade out of range 0..{max_grade}: {value!r}")
+        if word in names:
+            return names[word]
+        raise ReplyParseError(f"grade not understood: {value!r}")
+    raise ReplyParseError(f"grade has the wrong type: {type(value).__name__}")
+
+
+def parse_reply(
+    text: str, *, finish_reason: str | None = None, max_grade: int | None = None
+) -> ParsedReply:
     """Read one agent reply.
 
     ``text`` must be a JSON object ``{"label": ..., "argument": str, "evidence": [str]}``,
@@ -104,7 +148,8 @@ def parse_reply(text: str, *, finish_reason: str | None = None) -> ParsedReply:
     Raises ReplyParseError(reason) for: empty or refused replies, prose around the JSON,
     truncated JSON, a non-object, a missing or duplicated label key (``LABEL_KEYS``,
     case-insensitive), an unknown or out-of-range label, a non-string argument, evidence that
-    is not a list of strings.
+    is not a list of strings. With ``max_grade`` G the label is a grade read by
+    :func:`normalise_grade` (ParsedReply.label is then 0..G).
     """
     if finish_reason == "length":
         raise ReplyParseError("reply cut off at the token limit (finish_reason=length)")
@@ -132,7 +177,8 @@ def parse_reply(text: str, *, finish_reason: str | None = None) -> ParsedReply:
         raise ReplyParseError("missing label")
     if len(label_keys) > 1:
         raise ReplyParseError(f"ambiguous: several label keys {label_keys}")
-    label = normalise_label(data[label_keys[0]])
+    value = data[label_keys[0]]
+    label = normalise_label(value) if max_grade is None else normalise_grade(value, max_grade)
 
     argument = data.get("argument", "")
     if not isinstance(argument, str):

@@ -155,6 +155,8 @@ def job_launch(request: HttpRequest) -> HttpResponse:
                 agent_a=data["agent_a"],
                 agent_b=data["agent_b"],
                 rounds=data["rounds"],
+                scale=data["scale"],
+                consensus=data["consensus"],
                 limit=data["pair_limit"],
                 created_by=request.user,
                 judgments_per_pair=data["judgments_per_pair"],

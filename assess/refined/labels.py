@@ -304,10 +304,11 @@ def refined_rows(
     original: Iterable[tuple[str, str, int]], labels: Sequence[FinalLabel]
 ) -> list[tuple[str, str, int]]:
     """The refined qrels: every original row unchanged, plus each resolved label of a pair
-    the original qrels do not judge (grade 1 relevant, 0 not). Sorted by query id, then doc
+    the original qrels do not judge (grade 1 relevant, 0 not; a graded debate's grade as it
+    is). Sorted by query id, then doc
     id (code point). A re-assessed pair that was judged keeps its original grade."""
     rows = {(q, d): g for q, d, g in original}
     for label in labels:
         if label.resolved and (label.query_id, label.doc_id) not in rows:
-            rows[(label.query_id, label.doc_id)] = 1 if label.label > 0 else 0
+            rows[(label.query_id, label.doc_id)] = max(label.label, 0)
     return [(q, d, g) for (q, d), g in sorted(rows.items())]

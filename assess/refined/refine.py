@@ -202,7 +202,8 @@ def qrels_refine(
 
     The new set holds every row of the pool's qrel set, grades unchanged (negatives and
     zeros included), plus one row per resolved pair that the original set does not judge:
-    grade 1 (relevant) or 0 (not relevant). A re-assessed pair that was judged (pools with
+    grade 1 (relevant) or 0 (not relevant), or for a graded debate's consensus its grade
+    0..G. A re-assessed pair that was judged (pools with
     ``include_judged``) keeps its original grade; its final label and any disagreement are
     in its provenance. Every pool pair gets a LabelProvenance row (unresolved ones with
     their reason and no qrels row).
@@ -251,7 +252,8 @@ def qrels_refine(
                     qrel_set=refined,
                     query_id=p.query_pk,
                     document_id=p.document_pk,
-                    relevance=1 if p.final.label > 0 else 0,
+                    # A graded debate's consensus grade is written as it is (i14).
+                    relevance=max(p.final.label, 0),
                 )
                 for p in new
             ],

@@ -100,7 +100,8 @@ def _turn_view(turn: Turn, spans: dict[str, list[tuple[int, int]]]) -> TurnView:
         agent=turn.agent,
         stance=turn.stance,
         label=turn.label,
-        label_text=LABEL_TEXT.get(turn.label, "unreadable reply"),
+        # A graded debate's grade 2..G (i14) is shown as such, not as an unreadable reply.
+        label_text=LABEL_TEXT.get(turn.label, f"grade {turn.label}"),
         argument=turn.argument,
         evidence=evidence,
         model=turn.model,

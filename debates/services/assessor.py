@@ -59,9 +59,13 @@ def evaluation_pool_create(
     run: Any = None,
     depth: int = 10,
     unjudged_negatives: bool = False,
+    max_grade: int | None = None,
 ) -> EvaluationSample:
     """Create (or reuse) pool ``eval-<qrels>-n<sample>-seed<seed>`` of a stratified sample of
-    pairs with a known gold label: half judged relevant (grade > 0), half irrelevant.
+    pairs with a known gold label: half judged relevant (grade > 0), half irrelevant. With
+    ``max_grade`` G (graded evaluation) the pool is ``eval-<qrels>-graded-n<sample>-seed<seed>``
+    and the draw is spread evenly over the gold grades 0..G instead
+    (:func:`debates.assessment.stratified_sample_by_grade`).
 
     Irrelevant pairs are the qrels' judged non-relevant ones (grade <= 0) when there are any;
     otherwise unjudged pairs ranked in the top ``depth`` of ``run`` for a judged query, which
@@ -107,8 +111,22 @@ def evaluation_pool_create(
             if (q, d) not in judged_pairs:
                 negatives.append((q, d, None))
                 entries[(q, d)] = (rank, score)
-    rel, irr = stratified_sample(relevant, negatives, size=sample, rng=random.Random(seed))
-    name = f"eval-{qrel_set.name}-n{sample}-seed{seed}"
+    if max_grade is None:
+        rel, irr = stratified_sample(relevant, negatives, size=sample, rng=random.Random(seed))
+        name = f"eval-{qrel_set.name}-n{sample}-seed{seed}"
+    else:
+        from debates.assessment import gold_grade, stratified_sample_by_grade
+
+        groups: dict[int, list] = {g: [] for g in range(max_grade + 1)}
+        for row in relevant + negatives:
+            groups[gold_grade(row[2], max_grade=max_grade)].append(row)
+        try:
+            drawn = stratified_sample_by_grade(groups, size=sample, rng=random.Random(seed))
+        except ValueError as exc:
+            raise DebateJobError(str(exc)) from None
+        rel = [row for g in range(1, max_grade + 1) for row in drawn[g]]
+        irr = drawn[0]
+        name = f"eval-{qrel_set.name}-graded-n{sample}-seed{seed}"
     with transaction.atomic():
         pool, created = Pool.objects.get_or_create(
             dataset=dataset,
@@ -148,17 +166,19 @@ def single_judge_run(
     max_tokens: int = 384,
     on_pair: Callable[[int], None] | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    max_grade: int | None = None,
 ) -> dict[int, TurnRecord | str]:
     """The single-LLM-judge baseline (:func:`debates.engine.judge_single`: one neutral call,
     at most one re-ask, no debate) on every pair of ``pool``, in this process.
 
     Returns ``{pair id: TurnRecord}``, or the error text when the LLM failed after the
     retries of :func:`llm_retry_attempts`. Nothing is stored. ``on_pair(pair_id)`` is called
-    after each pair.
+    after each pair. With ``max_grade`` G the judge gives a grade 0..G (graded prompts).
     """
     from debates.llm.base import LLMError
 
-    config = DebateConfig(rounds=rounds, temperature=temperature, max_tokens=max_tokens)
+    graded = {} if max_grade is None else {"scale": "graded", "max_grade": max_grade}
+    config = DebateConfig(rounds=rounds, temperature=temperature, max_tokens=max_tokens, **graded)
     client = backends.agent_client_get(config=backends.agent_config_validate(agent))
     attempts = llm_retry_attempts()
 
@@ -195,10 +215,15 @@ class AssessorReport:
 
     debate: Any  # assessment.AssessorScores
     single: Any  # assessment.AssessorScores | None
+    graded_debate: Any = None  # assessment.GradedScores, for a graded job
+    graded_single: Any = None  # assessment.GradedScores | None
 
 
 def assessor_evaluate(
-    *, job: DebateJob, baseline: dict[int, TurnRecord | str] | None = None
+    *,
+    job: DebateJob,
+    baseline: dict[int, TurnRecord | str] | None = None,
+    relevance_level: int = 1,
 ) -> AssessorReport:
     """Score a finished job on its pool's gold labels (see :mod:`debates.assessment`), and the
     single-judge ``baseline`` (from :func:`single_judge_run`) on the same pairs.
@@ -206,7 +231,61 @@ def assessor_evaluate(
     Debates that are not agreed count as escalated (a human decides) or, when failed or not
     finished, as failed; a baseline reply that could not be read counts as escalated (not
     labelled), an LLM error as failed. Calls are LLM calls including re-asks.
+
+    For a graded job the report also holds :class:`~debates.assessment.GradedScores` against
+    the gold grades (:func:`~debates.assessment.gold_grade`), a grade >= ``relevance_level``
+    counting as relevant; the binary scores then read every grade >= 1 as relevant.
     """
+    report = _assessor_binary(job=job, baseline=baseline)
+    if job.scale != DebateJob.Scale.GRADED:
+        return report
+    return _assessor_graded(job=job, baseline=baseline, report=report, level=relevance_level)
+
+
+def _assessor_graded(
+    *,
+    job: DebateJob,
+    baseline: dict[int, TurnRecord | str] | None,
+    report: AssessorReport,
+    level: int,
+) -> AssessorReport:
+    from debates import assessment
+
+    top = job.max_grade
+    rows, single_rows, calls, single_calls = [], [], 0, 0
+    for debate in job.debates.select_related("pair"):
+        gold = assessment.gold_grade(debate.pair.original_relevance, max_grade=top)
+        calls += debate.calls
+        if debate.status == Debate.Status.AGREED:
+            rows.append((gold, int(debate.final_label)))
+        elif debate.status == Debate.Status.ESCALATED:
+            rows.append((gold, assessment.ESCALATED))
+        else:
+            rows.append((gold, assessment.FAILED))
+        if baseline is not None:
+            verdict = baseline.get(debate.pair_id)
+            if isinstance(verdict, TurnRecord):
+                single_calls += verdict.attempts
+                outcome = assessment.ESCALATED if verdict.label is None else verdict.label
+            else:
+                outcome = assessment.FAILED
+            single_rows.append((gold, outcome))
+    score = assessment.graded_scores
+    return AssessorReport(
+        debate=report.debate,
+        single=report.single,
+        graded_debate=score(rows, max_grade=top, relevance_level=level, calls=calls),
+        graded_single=(
+            score(single_rows, max_grade=top, relevance_level=level, calls=single_calls)
+            if baseline is not None
+            else None
+        ),
+    )
+
+
+def _assessor_binary(
+    *, job: DebateJob, baseline: dict[int, TurnRecord | str] | None
+) -> AssessorReport:
     from debates import assessment
 
     rows, calls = [], 0
@@ -216,7 +295,7 @@ def assessor_evaluate(
         gold_by_pair[debate.pair_id] = gold
         calls += debate.calls
         if debate.status == Debate.Status.AGREED:
-            rows.append((gold, int(debate.final_label)))
+            rows.append((gold, assessment.gold_label(debate.final_label)))
         elif debate.status == Debate.Status.ESCALATED:
             rows.append((gold, assessment.ESCALATED))
         else:
@@ -228,7 +307,8 @@ def assessor_evaluate(
             verdict = baseline.get(pair_id)
             if isinstance(verdict, TurnRecord):
                 single_calls += verdict.attempts
-                outcome = assessment.ESCALATED if verdict.label is None else verdict.label
+                label = verdict.label
+                outcome = assessment.ESCALATED if label is None else assessment.gold_label(label)
             else:
                 outcome = assessment.FAILED
             single_rows.append((gold, outcome))

@@ -16,7 +16,6 @@ from django.utils import timezone
 from django.views.decorators.debug import sensitive_variables
 
 from corpora.models import Pool
-from debates import prompts
 from debates.api_keys import api_keys_encrypt
 from debates.engine import DebateConfig
 from debates.models import Debate, DebateJob
@@ -49,9 +48,12 @@ def debate_job_create(
     rounds: int = 2,
     temperature: float = 0.0,
     max_tokens: int = 384,
-    prompt_version: str = prompts.PROMPT_VERSION,
+    prompt_version: str = "",
     limit: int | None = None,
     created_by: Any = None,
+    scale: str = "binary",
+    max_grade: int | None = None,
+    consensus: str = "exact",
     judgments_per_pair: int = 1,
     audit_share: float = 0.02,
     note: str = "",
@@ -66,19 +68,35 @@ def debate_job_create(
     encrypted (:mod:`debates.api_keys`), only for openai agents, agent B taking A's key when
     ``agent_b`` is None; a key wins over the config's environment variable.
     ``rounds`` is R (1..5), ``max_tokens`` the completion budget per call.
+    ``scale`` "binary" (DREAM) or "graded": grades 0..G, G = ``max_grade`` or, when None, the
+    pool's qrels top grade (:func:`corpora.selectors.qrels_top_grade`); ``consensus`` "exact"
+    or "binary" (:func:`debates.engine.consensus_label`). ``prompt_version`` "" takes this
+    code's version for the scale (stored on the job and every turn).
     ``limit`` takes only the first N pairs in canonical order (query id, then doc id, by code
     point). One transaction. Raises DebateJobError for invalid settings or an empty pool.
     """
     config_a = agent_config_validate(agent_a, agent="A")
     config_b = agent_config_validate(agent_b if agent_b is not None else agent_a, agent="B")
+    if scale == "graded" and max_grade is None:
+        from corpora.selectors import qrels_top_grade
+
+        max_grade = qrels_top_grade(qrel_set=pool.qrel_set)
     try:
-        DebateConfig(rounds=rounds, temperature=temperature, max_tokens=max_tokens)
+        config = DebateConfig(
+            rounds=rounds,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            scale=scale,
+            max_grade=1 if max_grade is None else max_grade,
+            consensus=consensus,
+        )
     except ValueError as exc:
         raise DebateJobError(str(exc)) from None
-    if prompt_version != prompts.PROMPT_VERSION:
+    prompt_version = prompt_version or config.prompt_version
+    if prompt_version != config.prompt_version:
         raise DebateJobError(
-            f"prompt version {prompt_version!r} is not available "
-            f"(this code has {prompts.PROMPT_VERSION!r})"
+            f"prompt version {prompt_version!r} is not available for {scale} debates "
+            f"(this code has {config.prompt_version!r})"
         )
     if limit is not None and limit < 1:
         raise DebateJobError(f"limit must be at least 1, got {limit}")
@@ -105,6 +123,9 @@ def debate_job_create(
             temperature=temperature,
             max_tokens=max_tokens,
             prompt_version=prompt_version,
+            scale=config.scale,
+            max_grade=config.max_grade,
+            consensus=config.consensus,
             pair_limit=limit,
             judgments_per_pair=judgments_per_pair,
             audit_share=audit_share,

@@ -352,6 +352,9 @@ def debate_run(
             temperature=job.temperature,
             max_tokens=job.max_tokens,
             prompt_version=job.prompt_version,
+            scale=job.scale,
+            max_grade=job.max_grade,
+            consensus=job.consensus,
         )
         keys = api_keys_decrypt(token=job.api_keys_encrypted)
         clients = [

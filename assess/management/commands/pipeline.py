@@ -73,6 +73,19 @@ class Command(BaseCommand):
             help="Requests per minute allowed, shared by all workers (openai; default unlimited)",
         )
         parser.add_argument("--rounds", type=int, default=2, help="R, maximum rounds (1-5)")
+        parser.add_argument(
+            "--scale",
+            choices=("binary", "graded"),
+            default="binary",
+            help="binary: labels 1/0 (default); graded: grades 0..G, G the qrels' top grade",
+        )
+        parser.add_argument(
+            "--consensus",
+            choices=("exact", "binary"),
+            default="exact",
+            help="graded: agree on the same grade (exact, default) or the same side of "
+            "relevance keeping the lower grade (binary)",
+        )
         parser.add_argument("--k", type=int, default=100, help="Run depth per query")
         parser.add_argument("--refined-name", help="Name of the refined qrel set")
         parser.add_argument("--out", help="Folder for the refined TREC qrels (default var/exports)")
@@ -97,6 +110,8 @@ class Command(BaseCommand):
                 qrels=opts["qrels"],
                 agent=agent,
                 rounds=opts["rounds"],
+                scale=opts["scale"],
+                consensus=opts["consensus"],
                 k=opts["k"],
                 refined_name=opts["refined_name"],
                 out_dir=opts["out"],

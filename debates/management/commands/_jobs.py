@@ -71,6 +71,31 @@ def add_backend_arguments(parser) -> None:
         )
 
 
+def add_scale_arguments(parser) -> None:
+    """--scale binary|graded and --consensus exact|binary (see the README's "Graded debates")."""
+    parser.add_argument(
+        "--scale",
+        choices=("binary", "graded"),
+        default="binary",
+        help="binary: labels 1/0, the paper's method (default); graded: grades 0..G with a "
+        "rubric, G the top grade of the pool's qrels",
+    )
+    parser.add_argument(
+        "--consensus",
+        choices=("exact", "binary"),
+        default="exact",
+        help="graded: a round agrees when both give the same grade (exact, default) or the "
+        "same side of relevance, keeping the lower grade (binary)",
+    )
+
+
+def describe_scale(job: DebateJob) -> str:
+    """ ", graded 0..G (consensus RULE)" for a graded job, "" for a binary one."""
+    if job.scale != DebateJob.Scale.GRADED:
+        return ""
+    return f", graded 0..{job.max_grade} (consensus {job.consensus})"
+
+
 def backend_configs(opts: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The agent A and agent B backend configs the options describe (not yet validated)."""
 
@@ -209,7 +234,8 @@ def format_summary(job: DebateJob, progress: JobProgress) -> str:
     tokens = progress.prompt_tokens + progress.completion_tokens
     lines = [
         f"job {job.pk} ({progress.status}): {progress.total:,} pairs of pool "
-        f"{job.pool.dataset.slug}/{job.pool.name}, R={job.rounds}, {describe_agents(job)}",
+        f"{job.pool.dataset.slug}/{job.pool.name}, R={job.rounds}{describe_scale(job)}, "
+        f"{describe_agents(job)}",
         f"agreed: {progress.agreed:,}{_counts(progress.agreed_by_round, 'round ')}",
         f"escalated: {progress.escalated:,}{_counts(progress.escalated_by_reason, '')}",
         f"failed: {progress.failed:,}",

@@ -6,6 +6,7 @@ from tqdm import tqdm
 
 from corpora.management.commands._common import load_dataset
 from corpora.models import QrelSet, Run
+from corpora.selectors import qrels_top_grade
 from corpora.services import RunError, qrel_set_get, run_create, run_get, run_retrieve
 from debates.services.assessor import (
     DENSE_JUDGMENT_DATASETS,
@@ -16,7 +17,14 @@ from debates.services.assessor import (
 from debates.services.common import DebateJobError
 from debates.services.jobs import debate_job_create
 
-from ._jobs import add_backend_arguments, backend_configs, describe_agents, run_job
+from ._jobs import (
+    add_backend_arguments,
+    add_scale_arguments,
+    backend_configs,
+    describe_agents,
+    describe_scale,
+    run_job,
+)
 
 
 def _pct(value):
@@ -70,6 +78,62 @@ def format_report(sample, job, report, *, seconds: float) -> str:
     return "\n".join(lines)
 
 
+def format_confusion(scores) -> list[str]:
+    """The confusion matrix of :class:`~debates.assessment.GradedScores` as text lines: one
+    row per gold grade, one column per grade given, then escalated and failed pairs."""
+    grades = range(scores.max_grade + 1)
+    lines = ["gold \\ given " + "".join(f"{g:>6}" for g in grades) + f"{'escal.':>8}{'failed':>7}"]
+    for gold in grades:
+        cells = "".join(f"{n:>6}" for n in scores.confusion[gold])
+        lines.append(
+            f"{gold:>12} {cells}{scores.escalated_by_gold[gold]:>8}{scores.failed_by_gold[gold]:>7}"
+        )
+    return lines
+
+
+def format_graded_report(sample, job, report, *, seconds: float) -> str:
+    """Graded gold: exact-grade and within-one accuracy, balanced accuracy at the relevance
+    level, settled share, escalation, failures and calls per pair for the single graded judge
+    and for DREAM, then both confusion matrices."""
+    pool = sample.pool
+    graded = report.graded_debate
+    lines = [
+        f"evaluate_assessor --scale graded {pool.dataset.slug}/{pool.qrel_set.name}: "
+        f"{sample.relevant + sample.irrelevant} pairs in pool {pool.name}, gold grades "
+        f"0..{job.max_grade}: "
+        + ", ".join(
+            f"{sum(graded.confusion[g]) + graded.escalated_by_gold[g] + graded.failed_by_gold[g]}"
+            f" of grade {g}"
+            for g in range(job.max_grade + 1)
+        ),
+        f"{describe_agents(job)}; R={job.rounds}{describe_scale(job)}, max {job.max_tokens} "
+        f"tokens per call, temperature {job.temperature:g}; job {job.pk}; {seconds:.0f} s",
+        "",
+        f"{'method':<36} {'exact':>7} {'+-1':>7} {'bal.acc':>7} {'settled':>7} "
+        f"{'escal.':>7} {'failed':>6} {'calls/pair':>10}",
+    ]
+
+    def row(name, scores):
+        lines.append(
+            f"{name:<36} {_pct(scores.exact_accuracy):>7} {_pct(scores.within_one_accuracy):>7} "
+            f"{_pct(scores.binary.balanced_accuracy):>7} {_pct(scores.coverage):>7} "
+            f"{_pct(scores.escalation_rate):>7} {scores.failed:>6} {scores.calls_per_pair:>10.2f}"
+        )
+
+    if report.graded_single is not None:
+        row("single graded judge, on settled pairs", report.graded_single)
+    row(f"DREAM R={job.rounds} graded, on settled pairs", graded)
+    lines.append(
+        "in %, on settled pairs: exact = same grade as the gold, +-1 = at most one grade off, "
+        f"bal.acc = balanced accuracy with grade >= {graded.relevance_level} relevant; "
+        "'settled' = share graded by the LLMs"
+    )
+    for name, scores in (("DREAM", graded), ("single graded judge", report.graded_single)):
+        if scores is not None:
+            lines += ["", f"confusion matrix, {name}:", *format_confusion(scores)]
+    return "\n".join(lines)
+
+
 class Command(BaseCommand):
     help = (
         "Measure the assessor: debate a stratified sample of pairs whose gold label is known "
@@ -80,10 +144,16 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("dataset", help="Dataset slug")
         parser.add_argument("--qrels", default="test", help="Qrel set with the gold labels")
-        parser.add_argument("--sample", type=int, default=40, help="Pairs (half relevant)")
+        parser.add_argument(
+            "--sample",
+            type=int,
+            default=40,
+            help="Pairs (half relevant; graded: spread evenly over the grades 0..G)",
+        )
         parser.add_argument("--seed", type=int, default=0, help="Seed of the sample draw")
         add_backend_arguments(parser)
         parser.add_argument("--rounds", type=int, default=2, help="Maximum rounds R (1-5)")
+        add_scale_arguments(parser)
         parser.add_argument("--temperature", type=float, default=0.0)
         parser.add_argument("--max-tokens", type=int, default=384)
         parser.add_argument(
@@ -129,6 +199,8 @@ class Command(BaseCommand):
         ):
             run = self._negatives_run(dataset, qrel_set, opts["run"])
         agent_a, agent_b = backend_configs(opts)
+        graded = opts["scale"] == "graded"
+        top = qrels_top_grade(qrel_set=qrel_set) if graded else None
         try:
             sample = evaluation_pool_create(
                 dataset=dataset,
@@ -138,6 +210,7 @@ class Command(BaseCommand):
                 run=run,
                 depth=opts["depth"],
                 unjudged_negatives=opts["unjudged_negatives"],
+                max_grade=top,
             )
             job = debate_job_create(
                 pool=sample.pool,
@@ -146,6 +219,9 @@ class Command(BaseCommand):
                 rounds=opts["rounds"],
                 temperature=opts["temperature"],
                 max_tokens=opts["max_tokens"],
+                scale=opts["scale"],
+                max_grade=top,
+                consensus=opts["consensus"],
                 note="evaluate_assessor",
             )
         except DebateJobError as exc:
@@ -164,7 +240,9 @@ class Command(BaseCommand):
                     temperature=opts["temperature"],
                     max_tokens=opts["max_tokens"],
                     on_pair=lambda _pk: bar.update(1),
+                    max_grade=top,
                 )
         job.refresh_from_db()
         report = assessor_evaluate(job=job, baseline=baseline)
-        self.stdout.write(format_report(sample, job, report, seconds=time.monotonic() - started))
+        formatter = format_graded_report if graded else format_report
+        self.stdout.write(formatter(sample, job, report, seconds=time.monotonic() - started))

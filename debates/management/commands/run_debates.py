@@ -5,6 +5,7 @@ from debates.services.jobs import debate_job_create
 
 from ._jobs import (
     add_backend_arguments,
+    add_scale_arguments,
     backend_configs,
     format_summary,
     in_process,
@@ -23,6 +24,7 @@ class Command(BaseCommand):
         parser.add_argument("pool", help="Pool as DATASET/NAME, its id, or a unique name")
         add_backend_arguments(parser)
         parser.add_argument("--rounds", type=int, default=2, help="Maximum rounds R (1-5)")
+        add_scale_arguments(parser)
         parser.add_argument("--temperature", type=float, default=0.0)
         parser.add_argument(
             "--max-tokens", type=int, default=384, help="Completion budget per LLM call"
@@ -49,6 +51,8 @@ class Command(BaseCommand):
                 temperature=opts["temperature"],
                 max_tokens=opts["max_tokens"],
                 limit=opts["limit"],
+                scale=opts["scale"],
+                consensus=opts["consensus"],
                 note="run_debates",
             )
         except DebateJobError as exc:
