@@ -388,9 +388,10 @@ def job_agreement(*, job: DebateJob) -> JobAgreement:
     Cohen's kappa (J. Cohen, "A coefficient of agreement for nominal scales", Educational and
     Psychological Measurement 20(1), 1960) is defined for two fixed raters: each annotator
     pair is scored on the pairs both judged, annotator X's label against annotator Y's,
-    whoever judged first (:func:`assess.review.agreement.cohen_kappa`; no library in
-    requirements.txt provides it: scikit-learn is not a dependency, scipy and krippendorff
-    have no kappa). The headline ``kappa`` is the pair with the most pairs in common.
+    whoever judged first (:func:`assess.review.agreement.cohen_kappa`; on a graded job also
+    the quadratic weighted kappa, :func:`assess.review.agreement.weighted_kappa`, from
+    scikit-learn, and Krippendorff's alpha at the ordinal level). The headline ``kappa`` is
+    the pair with the most pairs in common.
 
     Worked example (tests/test_agreement_kappa_pairs_the_same_two_annotators.py): on four
     pairs alice says 1, 1, 1, 0 and bob 1, 0, 0, 0, bob judging first on pairs 3 and 4.
