@@ -41,20 +41,6 @@ NDCG10_EXP = "nDCG@10 (exp. gain)"
 PAPER_NDCG10 = "nDCG@10 (DREAM paper variant, ideal over all gold)"
 HOLE10 = "Hole@10"
 
-# Labels are the names shown on pages; values are ir_measures measures. ``rel=1`` makes a
-# grade >= 1 (i.e. > 0 for integer grades) count as relevant for the binary measures; nDCG
-# uses the graded gains, and Judged counts any judged grade.
-DEFAULT_MEASURES: Mapping[str, Any] = MappingProxyType(
-    {
-        NDCG10: nDCG @ 10,
-        "R@10": R(rel=1) @ 10,
-        "R@100": R(rel=1) @ 100,
-        "P@10": P(rel=1) @ 10,
-        "Success@10": Success(rel=1) @ 10,
-        "Judged@10": Judged @ 10,
-    }
-)
-
 
 def check_rel_level(rel_level: int) -> int:
     """``rel_level`` if it is an integer >= 1 (booleans excluded); ValueError otherwise."""
@@ -92,6 +78,12 @@ def measures_at(*, rel_level: int = 1, exp_gain_grades: Collection[int] = ()) ->
     if exp_gain_grades:
         measures[NDCG10_EXP] = nDCG(gains=exp_gains(exp_gain_grades)) @ 10
     return measures
+
+
+# Labels are the names shown on pages; values are ir_measures measures. ``rel=1`` makes a
+# grade >= 1 (i.e. > 0 for integer grades) count as relevant for the binary measures; nDCG
+# uses the graded gains, and Judged counts any judged grade.
+DEFAULT_MEASURES: Mapping[str, Any] = MappingProxyType(measures_at())
 
 
 # --------------------------------------------------------------------------- converters
