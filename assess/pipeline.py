@@ -43,10 +43,10 @@ from debates.services import (
 )
 from debates.services.human import debate_job_audit_share_set, debate_job_budget_set
 
-from .evaluation.rebench import rebench_compute
-from .evaluation.tables import format_text, rebench_tables
+from .evaluation.rebench import RebenchError, rebench_compute
+from .evaluation.tables import format_text, rebench_tables, relevance_note
 from .refined.cost import format_costs
-from .refined.refine import qrels_refine, refinement_get, refinement_unresolved
+from .refined.refine import RefineError, qrels_refine, refinement_get, refinement_unresolved
 from .refined.selectors import refined_costs
 
 Echo = Callable[[str], None]
@@ -164,6 +164,18 @@ def _job_ensure(
     return job
 
 
+def _new_grades(refinement) -> str:
+    # The grades the refinement wrote (applied labels), e.g. "0: 12, 1: 3, 2: 1".
+    counts = (
+        refinement.provenance.filter(applied=True)
+        .values_list("grade")
+        .annotate(n=Count("pk"))
+        .order_by("grade")
+        .values_list("grade", "n")
+    )
+    return ", ".join(f"grade {g}: {n}" for g, n in counts) or "none"
+
+
 def _scale(job: DebateJob) -> str:
     if job.scale != DebateJob.Scale.GRADED:
         return ""
@@ -218,6 +230,9 @@ def pipeline_run(
     echo: Echo = print,
     audit_share: float | None = None,
     human_budget: int | None = None,
+    relevant_grade: int = 1,
+    rel_level: int = 1,
+    exp_gain: bool = False,
 ) -> PipelineReport:
     """Run the main job on ``dataset`` and echo each step's summary.
 
@@ -227,7 +242,10 @@ def pipeline_run(
     ``agent`` is the backend config of both debaters (None: embedded); ``rounds`` is R;
     ``scale`` "graded" asks the debaters for grades 0..G (G the top grade of ``qrels``) with
     the ``consensus`` rule "exact" or "binary" (see the README's "Graded debates"); consensus
-    grades go into the refined set as they are.
+    grades go into the refined set as they are; a binary label 1 is written as
+    ``relevant_grade`` (default 1). The re-benchmark counts grade >= ``rel_level`` as
+    relevant for its binary measures and, with ``exp_gain``, adds nDCG@10 with gains
+    2^grade - 1.
     ``concurrency`` the debates run at once in this process (None: the job's, 16 for openai
     agents, 1 for embedded).
     ``audit_share`` the share (0..1) of agreed labels drawn for a human audit (None: the
@@ -251,6 +269,16 @@ def pipeline_run(
         raise PoolError(
             f"dataset {dataset.slug!r} has no qrel set {qrels!r} (it has: {names or 'none'})"
         ) from None
+
+    # Checked before any work: a refusal after the debates would waste them.
+    top = max(qrel_set.grade_max or 1, 1)
+    if isinstance(relevant_grade, bool) or not 1 <= relevant_grade <= top:
+        raise RefineError(
+            f"the relevant grade must be from 1 to {top}, the top grade of qrels {qrels!r} "
+            f"(grades {qrel_set.grades_text}), got {relevant_grade}"
+        )
+    if isinstance(rel_level, bool) or rel_level < 1:
+        raise RebenchError(f"the relevance level must be an integer >= 1, got {rel_level}")
 
     runs = [
         _run_ensure(dataset=dataset, retriever=r, qrels=qrels, k=k, echo=echo) for r in retrievers
@@ -334,7 +362,9 @@ def pipeline_run(
     name = refined_name or f"{qrels}-dream-{pool.name}"
     refined = QrelSet.objects.filter(dataset=dataset, name=name).first()
     if refined is None:
-        refined = qrels_refine(pool=pool, name=name, allow_partial=True).qrel_set
+        refined = qrels_refine(
+            pool=pool, name=name, allow_partial=True, relevant_grade=relevant_grade
+        ).qrel_set
         echo(f"refined qrels {name}: created")
     else:
         echo(
@@ -352,6 +382,8 @@ def pipeline_run(
         f"{rows - qrel_set.qrels.count()} new labels; {pending} pairs pending (no final label "
         f"yet: escalated to humans, failed, or still running) → {path}"
     )
+    new_grades = _new_grades(refinement_get(qrel_set=refined))
+    echo(f"  new rows by grade: {new_grades}")
     # Issue 15: what every final label cost (DREAM_LLM_PRICES, DREAM_HUMAN_PRICE_PER_HOUR).
     echo("cost per final label (LLM prices: DREAM_LLM_PRICES; human: DREAM_HUMAN_PRICE_PER_HOUR)")
     for line in format_costs(refined_costs(qrel_set=refined)):
@@ -360,11 +392,18 @@ def pipeline_run(
 
     mark = time.monotonic()
     rebench = rebench_compute(
-        dataset=dataset, original=qrel_set, refined=refined, runs=runs, use_cache=False
+        dataset=dataset,
+        original=qrel_set,
+        refined=refined,
+        runs=runs,
+        use_cache=False,
+        rel_level=rel_level,
+        exp_gain=exp_gain,
     )
     echo(f"\nre-benchmark of {', '.join(rebench.runs)}: original {qrel_set.name} vs refined {name}")
     if rebench.self_entries_note():
         echo(rebench.self_entries_note())
+    echo(relevance_note(rebench.result))
     echo(format_text(rebench_tables(rebench.result, per_query=False)))
     seconds["rebenchmark"] = time.monotonic() - mark
     seconds["total"] = time.monotonic() - started

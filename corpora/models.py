@@ -95,6 +95,15 @@ class QrelSet(models.Model):
         help_text="Rows naming a query or document id absent from the dataset, skipped at "
         "import with --unknown-ids drop (listed in the import record).",
     )
+    # The scale of the set (issue 14), recorded when its rows are written (import,
+    # refinement) and never recomputed: the rows of a qrel set do not change.
+    grades = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Rows per grade, e.g. {"1": 11758, "2": 576} (keys are the grades as text).',
+    )
+    grade_min = models.SmallIntegerField(null=True, blank=True, help_text="Lowest grade.")
+    grade_max = models.SmallIntegerField(null=True, blank=True, help_text="Highest grade.")
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -105,6 +114,25 @@ class QrelSet(models.Model):
 
     def __str__(self) -> str:
         return f"{self.dataset.slug}/{self.name}"
+
+    @property
+    def grade_counts(self) -> dict[int, int]:
+        """Rows per grade, ``{grade: rows}`` in ascending grade order (empty: no rows)."""
+        return {int(g): n for g, n in sorted(self.grades.items(), key=lambda i: int(i[0]))}
+
+    @property
+    def grades_text(self) -> str:
+        """The scale as the dataset page shows it: ``"1–2 (1: 11,758 · 2: 576)"``, rows per
+        grade ascending; ``"none"`` for a set without rows."""
+        counts = self.grade_counts
+        if not counts:
+            return "none"
+        span = (
+            f"{self.grade_min}"
+            if self.grade_min == self.grade_max
+            else f"{self.grade_min}–{self.grade_max}"
+        )
+        return f"{span} (" + " · ".join(f"{g}: {n:,}" for g, n in counts.items()) + ")"
 
 
 class Qrel(models.Model):

@@ -177,9 +177,11 @@ def qrels_top_grade(*, qrel_set: QrelSet) -> int:
     (an empty set, or one with no relevant row, is read as binary). E.g. NFCorpus 2,
     TREC DL 3, Cranfield 4, SciFact 1.
 
-    The one place graded debates learn a benchmark's scale; it reads the rows for now and may
-    later read a scale stored on the qrel set at import.
+    The one place graded debates learn a benchmark's scale: the top grade recorded on the
+    qrel set when its rows were written (``grade_max``, issue 14), else read from the rows.
     """
+    if qrel_set.grade_max is not None:
+        return max(int(qrel_set.grade_max), 1)
     top = qrel_set.qrels.aggregate(top=Max("relevance"))["top"]
     return max(int(top or 0), 1)
 

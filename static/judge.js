@@ -15,7 +15,10 @@
 
   var PENDING_KEY = "dream-judge-pending";
   var MAX_DELAY_S = 30;
-  var JUDGE_KEYS = { "1": true, "0": true, s: true, u: true };
+  // Digits are labels: 1/0 on binary pairs, grades 0..G on graded ones (a digit without a
+  // button on this pair does nothing).
+  var JUDGE_KEYS = { s: true, u: true };
+  for (var digit = 0; digit <= 9; digit++) JUDGE_KEYS[String(digit)] = true;
   var root = document.getElementById("judge");
   if (!root) return;
 

@@ -32,8 +32,24 @@ def test_the_list_shows_each_datasets_counts(client_as, tiny_dataset):
 def test_the_dataset_page_shows_qrel_sets_runs_and_pools(client_as, tiny_dataset):
     html = client_as("admin").get("/datasets/tiny/").content.decode()
     qrels, runs, pools, imports = html_tables(html)
-    assert qrels[0][6:] == ["Duplicates", "Unknown ids dropped", "Download"]
-    assert qrels[1] == ["test", "imported", "2", "2", "2", "1.0", "rejected", "0", "TREC · BEIR"]
+    assert qrels[0][6:] == [
+        "Grades (rows per grade)",
+        "Duplicates",
+        "Unknown ids dropped",
+        "Download",
+    ]
+    assert qrels[1] == [
+        "test",
+        "imported",
+        "2",
+        "2",
+        "2",
+        "1.0",
+        "1 (1: 2)",
+        "rejected",
+        "0",
+        "TREC · BEIR",
+    ]
     assert runs[1][:5] == ["bm25", "BM25 test", "built-in retriever", "done", "4"]
     assert pools[1] == ["p", "test", "2", "left out", "bm25", "2"]
     assert [row[1] for row in imports[1:]] == ["BEIR folder"]

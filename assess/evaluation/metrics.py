@@ -37,22 +37,53 @@ RunInput = Run | RunRows
 Ranked = dict[str, list[str]]  # query_id -> doc_ids in rank order
 
 NDCG10 = "nDCG@10"
+NDCG10_EXP = "nDCG@10 (exp. gain)"
 PAPER_NDCG10 = "nDCG@10 (DREAM paper variant, ideal over all gold)"
 HOLE10 = "Hole@10"
+
+
+def check_rel_level(rel_level: int) -> int:
+    """``rel_level`` if it is an integer >= 1 (booleans excluded); ValueError otherwise."""
+    if isinstance(rel_level, bool) or not isinstance(rel_level, int) or rel_level < 1:
+        raise ValueError(f"the relevance level must be an integer >= 1, got {rel_level!r}")
+    return rel_level
+
+
+def exp_gains(grades: Iterable[int]) -> dict[int, int]:
+    """The exponential gain of each grade: 2^g - 1 for g > 0, 0 otherwise (grade 1 -> 1,
+    2 -> 3, 3 -> 7, 4 -> 15). Source: Burges et al., "Learning to rank using gradient
+    descent", ICML 2005 (the gain of most learning-to-rank nDCG); trec_eval's default is the
+    linear gain g."""
+    return {int(g): (2 ** int(g) - 1 if g > 0 else 0) for g in sorted(set(grades))}
+
+
+def measures_at(*, rel_level: int = 1, exp_gain_grades: Collection[int] = ()) -> dict[str, Any]:
+    """The default measures (:data:`DEFAULT_MEASURES`, same labels and order) with the binary
+    measures R@10, R@100, P@10 and Success@10 counting grade >= ``rel_level`` as relevant
+    (ir_measures' ``rel=``; e.g. 2 for TREC Deep Learning, whose binary measures count grade
+    >= 2). nDCG@10 keeps the grades as gains (trec_eval's linear gain) and Judged@10 any
+    judged grade. With ``exp_gain_grades`` (the grades found in the qrels) the labelled
+    :data:`NDCG10_EXP` is added: nDCG@10 with gains 2^g - 1 (:func:`exp_gains`, through
+    ir_measures' ``nDCG(gains=...)``). Raises ValueError for a ``rel_level`` below 1.
+    """
+    rel = check_rel_level(rel_level)
+    measures: dict[str, Any] = {
+        NDCG10: nDCG @ 10,
+        "R@10": R(rel=rel) @ 10,
+        "R@100": R(rel=rel) @ 100,
+        "P@10": P(rel=rel) @ 10,
+        "Success@10": Success(rel=rel) @ 10,
+        "Judged@10": Judged @ 10,
+    }
+    if exp_gain_grades:
+        measures[NDCG10_EXP] = nDCG(gains=exp_gains(exp_gain_grades)) @ 10
+    return measures
+
 
 # Labels are the names shown on pages; values are ir_measures measures. ``rel=1`` makes a
 # grade >= 1 (i.e. > 0 for integer grades) count as relevant for the binary measures; nDCG
 # uses the graded gains, and Judged counts any judged grade.
-DEFAULT_MEASURES: Mapping[str, Any] = MappingProxyType(
-    {
-        NDCG10: nDCG @ 10,
-        "R@10": R(rel=1) @ 10,
-        "R@100": R(rel=1) @ 100,
-        "P@10": P(rel=1) @ 10,
-        "Success@10": Success(rel=1) @ 10,
-        "Judged@10": Judged @ 10,
-    }
-)
+DEFAULT_MEASURES: Mapping[str, Any] = MappingProxyType(measures_at())
 
 
 # --------------------------------------------------------------------------- converters
@@ -127,8 +158,10 @@ def _judged_queries(qrels: Qrels) -> list[str]:
 # --------------------------------------------------------------------------- our own measures
 
 
-def _hole_one(original: Mapping[str, int], refined: Mapping[str, int], top: list[str], k: int):
-    holes = sum(1 for d in top if d not in original and refined.get(d, 0) > 0)
+def _hole_one(
+    original: Mapping[str, int], refined: Mapping[str, int], top: list[str], k: int, rel: int = 1
+):
+    holes = sum(1 for d in top if d not in original and refined.get(d, 0) >= rel)
     return holes / k
 
 
@@ -139,10 +172,12 @@ def hole_at_k(
     k: int = 10,
     *,
     queries: Collection[str] | None = None,
+    rel_level: int = 1,
 ) -> tuple[float, dict[str, float]]:
     """Hole@k: the share of a run's top k that was a hole the refinement filled.
 
-    Per query: |top-k ∩ {d : d unjudged in the original qrels and grade > 0 in the refined}|
+    Per query: |top-k ∩ {d : d unjudged in the original qrels and grade >= ``rel_level``
+    (default 1) in the refined}|
     divided by ``k`` (always ``k``, even when fewer than k documents are ranked; Judged@10 of
     ir_measures divides by the number ranked instead). Source: DREAM paper (Ban et al.,
     ICLR 2026, arXiv 2602.06526), Hole@10, reported ~17% on average; the definition follows
@@ -157,14 +192,19 @@ def hole_at_k(
     ranked = rank_run(run)
     if queries is None:
         queries = [q for q, docs in ranked.items() if docs]
-    return _hole_ranked(original_qrels, refined_qrels, ranked, k, queries)
+    rel = check_rel_level(rel_level)
+    return _hole_ranked(original_qrels, refined_qrels, ranked, k, queries, rel)
 
 
-def _hole_ranked(original_qrels, refined_qrels, ranked, k, queries):
+def _hole_ranked(original_qrels, refined_qrels, ranked, k, queries, rel: int = 1):
     empty: dict[str, int] = {}
     per_query = {
         q: _hole_one(
-            original_qrels.get(q, empty), refined_qrels.get(q, empty), ranked.get(q, [])[:k], k
+            original_qrels.get(q, empty),
+            refined_qrels.get(q, empty),
+            ranked.get(q, [])[:k],
+            k,
+            rel,
         )
         for q in sorted(queries)
     }
@@ -217,9 +257,12 @@ def _paper_ndcg_ranked(qrels, ranked, k, queries) -> dict[str, float]:
     return {q: _paper_ndcg_one(qrels.get(q, empty), ranked.get(q, [])[:k]) for q in queries}
 
 
-def holes_per_query(original_qrels: Qrels, refined_qrels: Qrels) -> dict[str, int]:
+def holes_per_query(
+    original_qrels: Qrels, refined_qrels: Qrels, *, rel_level: int = 1
+) -> dict[str, int]:
     """Per query of the refined qrels: how many holes the refinement filled, i.e. documents
-    unjudged in the original qrels and relevant (grade > 0) in the refined ones.
+    unjudged in the original qrels and relevant (grade >= ``rel_level``, default 1) in the
+    refined ones.
 
     Every refined query is listed (0 when none), sorted by query id. Shown as the
     distribution of holes per query (DREAM paper: 6,976 → 36,800 gold chunks in BRIDGE).
@@ -229,7 +272,7 @@ def holes_per_query(original_qrels: Qrels, refined_qrels: Qrels) -> dict[str, in
         q: sum(
             1
             for d, g in refined_qrels[q].items()
-            if g > 0 and d not in original_qrels.get(q, empty)
+            if g >= rel_level and d not in original_qrels.get(q, empty)
         )
         for q in sorted(refined_qrels)
     }
@@ -303,16 +346,23 @@ class _Evaluator:
         # ir_measures hands back the very measure objects it was given; looking them up by
         # identity skips Measure.__hash__ (a repr), which dominated the re-benchmark's time.
         self.label_by_id = {id(m): label for label, m in self.measures.items()}
-        self.evaluator = (
-            ir_measures.evaluator(list(self.measures.values()), self.qrels) if self.qrels else None
+        # A measure with custom gains gets an evaluator of its own: ir_measures 0.4.3 mixes
+        # up nDCG with and without gains in one pytrec_eval call when Success is asked too
+        # (nDCG@10 came back with the exponential gains, the gained one as 0).
+        plain = [m for m in self.measures.values() if not _has_gains(m)]
+        groups = [plain] + [[m] for m in self.measures.values() if _has_gains(m)]
+        self.evaluators = (
+            [ir_measures.evaluator(group, self.qrels) for group in groups if group]
+            if self.qrels
+            else []
         )
 
     def evaluate(self, ranked: Ranked, ir_run, *, paper_variant: bool):
         labels = list(self.measures)
         per_query = {q: dict.fromkeys(labels, 0.0) for q in self.queries}
         run = {q: docs for q, docs in ir_run.items() if q in per_query}
-        if self.evaluator is not None and run:
-            for metric in self.evaluator.iter_calc(run):
+        for evaluator in self.evaluators if run else ():
+            for metric in evaluator.iter_calc(run):
                 scores = per_query.get(metric.query_id)
                 if scores is not None:
                     label = self.label_by_id.get(id(metric.measure))
@@ -325,6 +375,10 @@ class _Evaluator:
                 per_query[q][PAPER_NDCG10] = value
         aggregate = {label: _mean(per_query[q][label] for q in self.queries) for label in labels}
         return aggregate, per_query
+
+
+def _has_gains(measure: Any) -> bool:
+    return bool(getattr(measure, "params", {}).get("gains"))
 
 
 def _mean(values: Iterable[float]) -> float:
@@ -389,6 +443,7 @@ class RebenchResult:
     - ``holes`` / ``holes_per_query``: Hole@10 mean and per query per system.
     - ``significance``: ``{system: PairedTest}`` on per-query nDCG@10.
     - ``refined_only_queries``: queries judged only in the refined qrels (not evaluated).
+    - ``rel_level``: the lowest grade the binary measures and Hole@10 count as relevant.
     """
 
     measures: tuple[str, ...]
@@ -405,6 +460,7 @@ class RebenchResult:
     holes_per_query: dict[str, dict[str, float]]
     significance: dict[str, PairedTest]
     refined_only_queries: tuple[str, ...]
+    rel_level: int = 1
 
 
 def leaderboard(scores: Mapping[str, Mapping[str, float]]) -> list[LeaderboardRow]:
@@ -496,18 +552,36 @@ def rebenchmark(
     refined_qrels: Qrels,
     runs: Mapping[str, RunInput],
     *,
-    measures: Mapping[str, Any] = DEFAULT_MEASURES,
+    measures: Mapping[str, Any] | None = None,
+    rel_level: int = 1,
+    exp_gain: bool = False,
 ) -> RebenchResult:
     """Score every run on the original and the refined qrels and compare (DREAM paper, §5).
 
     Both sides are evaluated over the same queries, those judged in the original qrels, so
     per-query scores pair up; refined judgments of other queries are ignored and listed in
     ``refined_only_queries``. ``runs`` maps system names to runs (either run form).
+    ``measures`` defaults to :func:`measures_at` with ``rel_level`` (the lowest grade the
+    binary measures count as relevant; Hole@10 counts the same) and, with ``exp_gain``, the
+    exponential-gain nDCG@10 over the grades of both qrel sets.
     Returns a :class:`RebenchResult`. Raises ValueError for an empty ``runs`` or a bad run
-    (as :func:`rank_run`); ``measures`` must include nDCG@10.
+    (as :func:`rank_run`), a ``rel_level`` below 1; ``measures`` must include nDCG@10.
     """
     if not runs:
         raise ValueError("rebenchmark needs at least one run")
+    rel_level = check_rel_level(rel_level)
+    if measures is None:
+        grades = (
+            {
+                g
+                for qrels in (original_qrels, refined_qrels)
+                for j in qrels.values()
+                for g in j.values()
+            }
+            if exp_gain
+            else ()
+        )
+        measures = measures_at(rel_level=rel_level, exp_gain_grades=grades)
     if NDCG10 not in measures:
         raise ValueError(f"measures must include {NDCG10!r}")
     queries = _judged_queries(original_qrels)
@@ -532,7 +606,7 @@ def rebenchmark(
             for q in queries
         }
         holes[system], holes_pq[system] = _hole_ranked(
-            original_qrels, refined_qrels, ranked, 10, queries
+            original_qrels, refined_qrels, ranked, 10, queries, rel_level
         )
         significance[system] = paired_test(
             [pq_before[system][q][NDCG10] for q in queries],
@@ -564,4 +638,5 @@ def rebenchmark(
         holes_per_query=holes_pq,
         significance=significance,
         refined_only_queries=refined_only,
+        rel_level=rel_level,
     )

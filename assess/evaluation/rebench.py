@@ -95,13 +95,19 @@ def rebench_runs(*, dataset: Dataset, names: Sequence[str] | None = None) -> lis
 
 
 def _cache_key(
-    original: QrelSet, refined: QrelSet, runs: Sequence[Run], exclude_self: bool = False
+    original: QrelSet,
+    refined: QrelSet,
+    runs: Sequence[Run],
+    rel_level: int,
+    exp_gain: bool,
+    exclude_self: bool = False,
 ) -> str:
     # Ids alone could repeat after a rolled-back transaction (SQLite reuses them); with the
     # creation times they name one content for good.
     parts = [f"{q.pk}@{q.created.isoformat()}" for q in (original, refined)]
     parts.append(f"exclude_identical_ids={exclude_self}")
     parts += sorted(f"{r.pk}@{r.created.isoformat()}" for r in runs)
+    parts.append(f"rel={rel_level};exp={int(exp_gain)}")
     return "assess:rebench:" + hashlib.sha256("|".join(parts).encode()).hexdigest()
 
 
@@ -112,17 +118,25 @@ def rebench_compute(
     refined: QrelSet,
     runs: Sequence[Run] | None = None,
     use_cache: bool = True,
+    rel_level: int = 1,
+    exp_gain: bool = False,
 ) -> RebenchReport:
     """Score ``runs`` (default: every finished run) on ``original`` and ``refined`` with the
-    measures of :data:`assess.evaluation.metrics.DEFAULT_MEASURES` (ir_measures) plus Hole@10
+    measures of :func:`assess.evaluation.metrics.measures_at` (ir_measures) plus Hole@10
     and the labelled paper nDCG@10 variant; see :func:`assess.evaluation.metrics.rebenchmark`.
 
-    Evaluation queries are those judged in ``original``. When the dataset excludes identical
-    ids, run entries ranking a query's own document are skipped first (BEIR's
-    ``ignore_identical_ids``), counted per run in ``self_entries_skipped``. Raises
-    :class:`RebenchError` when a qrel set or run belongs to another dataset or there is no
-    run.
+    ``rel_level`` is the lowest grade the binary measures (R@k, P@k, Success@k) and Hole@10
+    count as relevant (default 1: any grade > 0); ``exp_gain`` adds nDCG@10 with gains
+    2^grade - 1. Evaluation queries are those judged in ``original``. When the dataset
+    excludes identical ids, run entries ranking a query's own document are skipped first
+    (BEIR's ``ignore_identical_ids``), counted per run in ``self_entries_skipped``. Raises
+    :class:`RebenchError` when a qrel set or run belongs to another dataset, there is no
+    run, or ``rel_level`` is below 1.
     """
+    try:
+        metrics.check_rel_level(rel_level)
+    except ValueError as exc:
+        raise RebenchError(str(exc)) from None
     for qrel_set in (original, refined):
         if qrel_set.dataset_id != dataset.pk:
             raise RebenchError(f"qrel set {qrel_set} is not in dataset {dataset.slug!r}")
@@ -131,7 +145,7 @@ def rebench_compute(
         if run.dataset_id != dataset.pk:
             raise RebenchError(f"run {run} is not in dataset {dataset.slug!r}")
     exclude_self = dataset.exclude_identical_ids
-    key = _cache_key(original, refined, runs, exclude_self)
+    key = _cache_key(original, refined, runs, rel_level, exp_gain, exclude_self)
     if use_cache:
         cached = cache.get(key)
         if cached is not None:
@@ -141,14 +155,16 @@ def rebench_compute(
     rows, skipped = {}, {}
     for run in runs:
         rows[run.name], skipped[run.name] = skip_identical(run_rows(run=run), enabled=exclude_self)
-    result = metrics.rebenchmark(original_qrels, refined_qrels, rows)
+    result = metrics.rebenchmark(
+        original_qrels, refined_qrels, rows, rel_level=rel_level, exp_gain=exp_gain
+    )
     report = RebenchReport(
         dataset=dataset.slug,
         original=original.name,
         refined=refined.name,
         runs=sorted(run.name for run in runs),
         result=result,
-        holes_per_query=metrics.holes_per_query(original_qrels, refined_qrels),
+        holes_per_query=metrics.holes_per_query(original_qrels, refined_qrels, rel_level=rel_level),
         self_entries_skipped=skipped if exclude_self else {},
     )
     if use_cache:

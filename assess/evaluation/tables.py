@@ -11,7 +11,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .metrics import HOLE10, NDCG10, PAPER_NDCG10, RebenchResult
+from .metrics import HOLE10, NDCG10, NDCG10_EXP, PAPER_NDCG10, RebenchResult
+
+
+def relevance_note(result: RebenchResult) -> str:
+    """How the tables count relevance (printed above them): the lowest grade the binary
+    measures and Hole@10 count as relevant, and the gains of nDCG@10 (and of the
+    exponential-gain variant when it is a column)."""
+    rel = result.rel_level
+    counted = "grade >= 1 (any grade > 0)" if rel == 1 else f"grade >= {rel}"
+    note = (
+        f"Relevance level {rel}: R@k, P@k, Success@k and {HOLE10} count {counted} as "
+        f"relevant. {NDCG10} gains = grade (trec_eval's linear gain)"
+    )
+    if NDCG10_EXP in result.measures:
+        note += f"; '{NDCG10_EXP}' gains = 2^grade - 1"
+    return note + "."
 
 
 def mean_deltas(result: RebenchResult) -> dict[str, dict[str, float]]:

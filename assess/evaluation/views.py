@@ -29,7 +29,7 @@ from . import plots
 from .rag_eval import rag_generators, rag_stored_report
 from .rebench import RebenchError, rebench_compute, rebench_runs
 from .selectors import qrel_sets_by_name, queries_with_answers_count, runs_finished
-from .tables import RAG_FORMULA, mean_deltas, rag_table, rebench_tables
+from .tables import RAG_FORMULA, mean_deltas, rag_table, rebench_tables, relevance_note
 
 READERS = (Role.RESEARCHER, Role.ADMIN)
 PLOTS = ("ranks", "deltas", "holes")
@@ -68,11 +68,17 @@ def _rebench_choice(request: HttpRequest, dataset: Dataset) -> dict:
         value = request.GET.get(field)
         if value and value not in by_name:
             errors.append(f"No qrel set {value!r} in {dataset.slug}.")
+    rel = request.GET.get("rel", "") or "1"
+    valid = rel.isdigit() and 1 <= int(rel) <= 127
+    if not valid:
+        errors.append(f"The relevance level must be a whole number from 1 to 127, not {rel!r}.")
     return {
         "qrel_sets": qrel_sets,
         "original": original,
         "refined": chosen_refined,
         "errors": errors,
+        "rel_level": int(rel) if valid else 1,
+        "exp_gain": request.GET.get("exp") == "1",
     }
 
 
@@ -95,6 +101,8 @@ def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
                 original=choice["original"],
                 refined=choice["refined"],
                 runs=runs,
+                rel_level=choice["rel_level"],
+                exp_gain=choice["exp_gain"],
             )
         except RebenchError as exc:
             context["errors"].append(str(exc))
@@ -103,6 +111,7 @@ def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
         context.update(
             {
                 "report": report,
+                "relevance_note": relevance_note(report.result),
                 "tables": tables[:3],
                 "per_query": tables[3],
                 "plots": [
@@ -149,7 +158,12 @@ def rebenchmark_plot(request: HttpRequest, slug: str, plot: str) -> HttpResponse
     try:
         runs = rebench_runs(dataset=dataset, names=request.GET.getlist("runs") or None)
         report = rebench_compute(
-            dataset=dataset, original=choice["original"], refined=choice["refined"], runs=runs
+            dataset=dataset,
+            original=choice["original"],
+            refined=choice["refined"],
+            runs=runs,
+            rel_level=choice["rel_level"],
+            exp_gain=choice["exp_gain"],
         )
     except RebenchError as exc:
         raise Http404(str(exc)) from None

@@ -55,7 +55,9 @@ class Judgment(models.Model):
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="judgments"
     )
-    label = models.SmallIntegerField(help_text="1 relevant, 0 not relevant.")
+    label = models.SmallIntegerField(
+        help_text="1 relevant, 0 not relevant; on a graded job's pair the grade 0..G."
+    )
     note = models.TextField(blank=True)
     client_id = models.UUIDField(
         unique=True, help_text="Sent by the browser; makes re-sends idempotent."
@@ -73,7 +75,11 @@ class Judgment(models.Model):
                 condition=models.Q(undone_at__isnull=True),
                 name="judgment_one_live_per_annotator",
             ),
-            models.CheckConstraint(condition=models.Q(label__in=[0, 1]), name="judgment_binary"),
+            # 0..4: the largest scale with a rubric (debates.rubric); the service checks
+            # the pair's own scale (1/0, or 0..G of its graded job).
+            models.CheckConstraint(
+                condition=models.Q(label__gte=0, label__lte=4), name="judgment_grade"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -93,7 +99,9 @@ class Adjudication(models.Model):
 
     class Meta:
         constraints = [
-            models.CheckConstraint(condition=models.Q(label__in=[0, 1]), name="adjudication_binary")
+            models.CheckConstraint(
+                condition=models.Q(label__gte=0, label__lte=4), name="adjudication_grade"
+            )
         ]
 
     def __str__(self) -> str:

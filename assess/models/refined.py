@@ -50,6 +50,11 @@ class Refinement(models.Model):
         default=dict, blank=True, help_text="Pairs by source and by unresolved reason."
     )
     jobs = models.JSONField(default=list, blank=True, help_text="Debate job ids considered.")
+    relevant_grade = models.PositiveSmallIntegerField(
+        default=1,
+        help_text="The grade a binary 'relevant' label was written as (graded labels keep "
+        "their grade).",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -92,7 +97,21 @@ class LabelProvenance(models.Model):
         help_text="The refined set's row for this pair (empty when unresolved).",
     )
     label = models.SmallIntegerField(
-        null=True, blank=True, help_text="Final label: 1 relevant, 0 not; empty: unresolved."
+        null=True,
+        blank=True,
+        help_text="Final label: 1 relevant, 0 not (graded jobs: the grade 0..G); empty: "
+        "unresolved.",
+    )
+    grade = models.SmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="The grade the final label gives in the refined qrels (written there when "
+        "applied); empty: unresolved.",
+    )
+    relevant_grade = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="For a binary label: the grade 'relevant' maps to; empty for a graded label.",
     )
     source = models.CharField(max_length=12, choices=Source.choices)
     reason = models.CharField(

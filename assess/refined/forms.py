@@ -39,6 +39,17 @@ class RefineForm(forms.Form):
         "no final label yet: the unresolved pairs stay unjudged and are listed as pending.",
     )
 
+    relevant_grade = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=127,
+        initial=1,
+        label="Relevant grade",
+        help_text="The grade a binary 'relevant' label is written as (at most the original "
+        "qrels' top grade; e.g. 2 on TREC DL, whose binary measures count grade 2 and up). "
+        "Labels of graded jobs keep their grade.",
+    )
+
     def __init__(self, *args: Any, dataset: Dataset, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         pools = refine_pools(dataset=dataset)
@@ -48,6 +59,10 @@ class RefineForm(forms.Form):
             if newest is not None:
                 self.initial.setdefault("pool", newest.pk)
                 self.initial.setdefault("name", refined_name_suggest(pool=newest))
+
+    def clean_relevant_grade(self) -> int:
+        # Left empty (or by a client that predates the field): binary "relevant" is grade 1.
+        return self.cleaned_data.get("relevant_grade") or 1
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"]

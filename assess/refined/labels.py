@@ -13,12 +13,21 @@ arXiv 2602.06526, where humans make the final call on escalated pairs):
    ``judgments_needed`` live judgments). Equal votes without an adjudication leave the pair
    unresolved (reason ``human tie``); a review with fewer judgments than needed is not a
    human answer yet. An audit of an agreed pair whose humans disagree with the consensus
-   overrides it; both labels are kept in the provenance;
+   overrides it; both labels are kept in the provenance. On a graded job (grades 0..G,
+   issue 14) the human grade is the median of the judgments
+   (:func:`assess.review.agreement.median_grade`): an odd count gives the middle grade; an
+   even count gives the two middle grades when they are equal, and is a ``human tie``
+   when they differ (e.g. 1 and 2), which only an adjudication settles;
 3. **consensus**: the debate's agreed label, with its consensus round;
 4. **nothing**: the pair is unresolved, with a reason: ``escalated, awaiting human``
    (escalated and no human answer yet), ``human review incomplete``, ``human tie``,
    ``pending`` (debate not finished), ``failed`` (the debate failed for good) or
    ``not debated`` (no job covers the pair).
+
+Labels and grades: a binary job's labels (consensus, human, adjudicated) are 1/0, a graded
+job's are grades 0..G. :func:`final_grade` turns a final label into the grade the refined
+qrels get: a graded label as it is; a binary 1 as the refinement's ``relevant_grade`` (the
+grade a binary "relevant" stands for on the benchmark's scale, default 1), 0 as 0.
 
 Several debate jobs covering the same pair: the human answer of the most recently decided
 review wins; otherwise the most recently finished debate (agreed or escalated; ties broken
@@ -34,7 +43,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..review.agreement import majority_label
+from ..review.agreement import majority_label, median_grade
 
 # Sources (LabelProvenance.Source values) and unresolved reasons, as stored and exported.
 CONSENSUS = "consensus"
@@ -70,7 +79,7 @@ DEFAULT_MAX_UNRESOLVED_SHARE = 0.05
 
 @dataclass(frozen=True, slots=True)
 class HumanJudgment:
-    """One live judgment: who, what (1 relevant, 0 not), when."""
+    """One live judgment: who, what (1 relevant, 0 not; a grade 0..G on a graded job), when."""
 
     annotator: str
     label: int
@@ -79,7 +88,7 @@ class HumanJudgment:
 
 @dataclass(frozen=True, slots=True)
 class Adjudication:
-    """An admin's final word on a review (label 1 or 0)."""
+    """An admin's final word on a review (label 1 or 0; a grade 0..G on a graded job)."""
 
     admin: str
     label: int
@@ -93,6 +102,8 @@ class DebateEvidence:
     ``status`` is the Debate status (pending, running, agreed, escalated, failed);
     ``final_label`` and ``consensus_round`` are set when agreed. ``models`` are the agents'
     model names ``(A, B)``. ``review_kind`` is "escalated", "audit" or "" (no review).
+    ``graded`` is True for a graded job: its labels are grades 0..G and human judgments
+    combine by median instead of majority.
     """
 
     debate_id: int
@@ -109,6 +120,7 @@ class DebateEvidence:
     judgments: tuple[HumanJudgment, ...] = ()
     adjudication: Adjudication | None = None
     over_budget: bool = False  # its review waits beyond the job's human budget (issue 15)
+    graded: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +138,8 @@ class PairEvidence:
 class FinalLabel:
     """The resolution of one pair.
 
-    ``label`` is 1/0, or None when unresolved (then ``reason`` says why). ``source`` is one
+    ``label`` is 1/0 (a grade 0..G when ``graded``: the deciding debate's job is graded),
+    or None when unresolved (then ``reason`` says why). ``source`` is one
     of :data:`CONSENSUS`, :data:`HUMAN`, :data:`ADJUDICATED`, :data:`UNRESOLVED`. The debate
     fields describe the debate that decided (or, when unresolved, the one that explains
     why); ``consensus_label`` is that debate's agreed label even when humans overrode it.
@@ -154,6 +167,7 @@ class FinalLabel:
     adjudicator: str = ""
     debated_at: datetime | None = None
     decided_at: datetime | None = None
+    graded: bool = False
 
     @property
     def resolved(self) -> bool:
@@ -193,7 +207,8 @@ def _human_outcome(debate: DebateEvidence) -> tuple[str, int | None, datetime | 
     last = max((j.at for j in debate.judgments if j.at is not None), default=None)
     if len(debate.judgments) < max(debate.judgments_needed, 1):
         return REVIEW_INCOMPLETE, None, last
-    label = majority_label([j.label for j in debate.judgments])
+    votes = [j.label for j in debate.judgments]
+    label = median_grade(votes) if debate.graded else majority_label(votes)
     if label is None:
         return HUMAN_TIE, None, last
     return HUMAN, label, last
@@ -214,6 +229,7 @@ def _describe(debate: DebateEvidence) -> dict:
         "judgments": tuple(sorted(debate.judgments, key=lambda j: (j.annotator, j.label))),
         "adjudicator": debate.adjudication.admin if debate.adjudication else "",
         "debated_at": debate.finished,
+        "graded": debate.graded,
     }
 
 
@@ -312,15 +328,43 @@ def summarise(labels: Iterable[FinalLabel]) -> ResolutionSummary:
     )
 
 
+def check_relevant_grade(relevant_grade: object) -> int:
+    """``relevant_grade`` if it is an integer in 1..127 (booleans excluded); ValueError
+    otherwise."""
+    if (
+        isinstance(relevant_grade, bool)
+        or not isinstance(relevant_grade, int)
+        or not 1 <= relevant_grade <= 127
+    ):
+        raise ValueError(
+            f"the relevant grade must be an integer from 1 to 127, got {relevant_grade!r}"
+        )
+    return relevant_grade
+
+
+def final_grade(label: FinalLabel, relevant_grade: int = 1) -> int | None:
+    """The grade ``label`` gives a pair in refined qrels: a graded label as it is (0..G), a
+    binary one as ``relevant_grade`` (1) or 0 (0); None when unresolved. E.g. on TREC DL,
+    whose binary measures count grade >= 2, a binary "relevant" should become 2."""
+    if label.label is None:
+        return None
+    if label.graded:
+        return max(label.label, 0)
+    return relevant_grade if label.label > 0 else 0
+
+
 def refined_rows(
-    original: Iterable[tuple[str, str, int]], labels: Sequence[FinalLabel]
+    original: Iterable[tuple[str, str, int]],
+    labels: Sequence[FinalLabel],
+    *,
+    relevant_grade: int = 1,
 ) -> list[tuple[str, str, int]]:
     """The refined qrels: every original row unchanged, plus each resolved label of a pair
-    the original qrels do not judge (grade 1 relevant, 0 not; a graded debate's grade as it
-    is). Sorted by query id, then doc
-    id (code point). A re-assessed pair that was judged keeps its original grade."""
+    the original qrels do not judge, as :func:`final_grade` (binary: ``relevant_grade`` or
+    0; graded: the grade). Sorted by query id, then doc id (code point). A re-assessed
+    pair that was judged keeps its original grade."""
     rows = {(q, d): g for q, d, g in original}
     for label in labels:
         if label.resolved and (label.query_id, label.doc_id) not in rows:
-            rows[(label.query_id, label.doc_id)] = max(label.label, 0)
+            rows[(label.query_id, label.doc_id)] = final_grade(label, relevant_grade)
     return [(q, d, g) for (q, d), g in sorted(rows.items())]

@@ -22,7 +22,8 @@ from django.db.models import QuerySet
 from corpora.identical import skip_identical
 from corpora.models import Dataset, Pair, Pool, Qrel, QrelSet
 from corpora.ordering import code_point
-from debates.models import Debate
+from corpora.services import qrel_set_grades_record
+from debates.models import Debate, DebateJob
 
 from ..models import Adjudication, Judgment, LabelProvenance, Refinement, ReviewItem
 from . import labels as final
@@ -130,10 +131,10 @@ def final_labels_collect(*, pool: Pool) -> list[PoolLabel]:
         "job__agent_a",
         "job__agent_b",
         "job__prompt_version",
+        "job__scale",
     )
-    for pk, pair_id, job_id, status, label, rnd, reason, finished, a, b, version in rows.iterator(
-        chunk_size=BATCH_SIZE
-    ):
+    for row in rows.iterator(chunk_size=BATCH_SIZE):
+        pk, pair_id, job_id, status, label, rnd, reason, finished, a, b, version, scale = row
         item_id, kind, needed, over_budget = reviews.get(pk, (None, "", 1, False))
         by_pair[pair_id].append(
             final.DebateEvidence(
@@ -151,6 +152,7 @@ def final_labels_collect(*, pool: Pool) -> list[PoolLabel]:
                 judgments=tuple(judgments.get(item_id, ())) if item_id else (),
                 adjudication=adjudications.get(item_id) if item_id else None,
                 over_budget=over_budget,
+                graded=scale == DebateJob.Scale.GRADED,
             )
         )
     out = [
@@ -211,23 +213,33 @@ def qrels_refine(
     allow_partial: bool = False,
     max_unresolved_share: float = final.DEFAULT_MAX_UNRESOLVED_SHARE,
     created_by=None,
+    relevant_grade: int = 1,
 ) -> RefineReport:
     """Create the refined QrelSet ``name`` (origin "refined") from ``pool``'s final labels.
 
     The new set holds every row of the pool's qrel set, grades unchanged (negatives and
-    zeros included), plus one row per resolved pair that the original set does not judge:
-    grade 1 (relevant) or 0 (not relevant), or for a graded debate's consensus its grade
-    0..G. A re-assessed pair that was judged (pools with
+    zeros included), plus one row per resolved pair that the original set does not judge,
+    graded by :func:`assess.refined.labels.final_grade`: a binary label 1 becomes
+    ``relevant_grade`` (default 1; e.g. 2 on TREC DL, whose binary measures count grade
+    >= 2), 0 stays 0; a graded job's label (consensus, human median, adjudication) is
+    written as it is, 0..G. ``relevant_grade`` is stored on the Refinement and on every
+    provenance row with a binary label. A re-assessed pair that was judged (pools with
     ``include_judged``) keeps its original grade; its final label and any disagreement are
     in its provenance. Every pool pair gets a LabelProvenance row (unresolved ones with
-    their reason and no qrels row).
+    their reason and no qrels row). The refined set's grade counts are recorded
+    (:func:`corpora.services.qrel_set_grades_record`).
 
     Refused, writing nothing, when the name is taken in the dataset, the pool has no pairs,
-    or the share of unresolved pairs exceeds ``max_unresolved_share`` (default 5%) and
+    ``relevant_grade`` is not an integer from 1 up to the original set's top grade (at least
+    1), or the share of unresolved pairs exceeds ``max_unresolved_share`` (default 5%) and
     ``allow_partial`` is False. One transaction. Returns a :class:`RefineReport`.
     Raises :class:`RefineError`.
     """
     refined_name_check(name=name)
+    try:
+        final.check_relevant_grade(relevant_grade)
+    except ValueError as exc:
+        raise RefineError(str(exc)) from None
     if not 0.0 <= max_unresolved_share <= 1.0:
         raise RefineError(
             f"the unresolved share must be between 0 and 1, got {max_unresolved_share}"
@@ -239,6 +251,12 @@ def qrels_refine(
         dataset, original = pool.dataset, pool.qrel_set
         if QrelSet.objects.filter(dataset=dataset, name=name).exists():
             raise _name_taken(name, dataset)
+        top = max(original.grade_max or 1, 1)
+        if relevant_grade > top:
+            raise RefineError(
+                f"the relevant grade {relevant_grade} is above the top grade {top} of qrels "
+                f"{original.name!r} (grades {original.grades_text}); choose 1..{top}"
+            )
         labels = final_labels_collect(pool=pool)
         if not labels:
             raise RefineError(f"pool {pool.name!r} has no pairs to refine")
@@ -269,8 +287,7 @@ def qrels_refine(
                     qrel_set=refined,
                     query_id=p.query_pk,
                     document_id=p.document_pk,
-                    # A graded debate's consensus grade is written as it is (i14).
-                    relevance=max(p.final.label, 0),
+                    relevance=final.final_grade(p.final, relevant_grade),
                 )
                 for p in new
             ],
@@ -299,11 +316,13 @@ def qrels_refine(
             },
             jobs=sorted(set(pool.debate_jobs.values_list("pk", flat=True))),
             created_by=created_by,
+            relevant_grade=relevant_grade,
         )
         LabelProvenance.objects.bulk_create(
-            (_provenance(refinement, refined, p, qrel_pk) for p in labels),
+            (_provenance(refinement, refined, p, qrel_pk, relevant_grade) for p in labels),
             batch_size=BATCH_SIZE,
         )
+        qrel_set_grades_record(qrel_set=refined)
     return RefineReport(
         qrel_set=refined,
         refinement=refinement,
@@ -353,9 +372,12 @@ def _provenance(
     refined: QrelSet,
     pool_label: PoolLabel,
     qrel_pk: dict[tuple[int, int], int],
+    relevant_grade: int = 1,
 ) -> LabelProvenance:
     f = pool_label.final
     return LabelProvenance(
+        grade=final.final_grade(f, relevant_grade),
+        relevant_grade=None if f.graded else relevant_grade,
         refinement=refinement,
         qrel_set=refined,
         query_id=pool_label.query_pk,

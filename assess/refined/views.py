@@ -120,6 +120,7 @@ def refine_create(request: HttpRequest, slug: str) -> HttpResponse:
                 name=data["name"],
                 allow_partial=data["allow_partial"],
                 created_by=request.user,
+                relevant_grade=data["relevant_grade"],
             )
         except RefineError as exc:
             form.add_error(None, str(exc))

@@ -3,25 +3,34 @@
 - Cohen's kappa (J. Cohen, "A coefficient of agreement for nominal scales", Educational and
   Psychological Measurement 20(1), 1960): chance-corrected agreement of two raters.
 - Krippendorff's alpha, nominal level (K. Krippendorff, *Content Analysis*, 4th ed., 2018,
-  ch. 12), computed by the ``krippendorff`` package: any number of raters, missing values.
+  ch. 12), computed by the ``krippendorff`` package: any number of raters, missing values;
+  for grades 0..G also at the ordinal level (ordinal distance metric, same source).
+- Weighted Cohen's kappa with quadratic weights (J. Cohen, "Weighted kappa", Psychological
+  Bulletin 70(4), 1968), from scikit-learn's ``cohen_kappa_score(weights="quadratic")``:
+  for grades, a disagreement of two grades costs four times one of one grade.
 - The Wilson score interval (E. B. Wilson, "Probable inference, the law of succession, and
   statistical inference", JASA 22(158), 1927) for a binomial proportion: used for the share
   of audited consensus labels a human found wrong. Unlike the normal (Wald) interval it
   stays inside [0, 1] and is not empty when no error was found.
 
-Labels are binary (1 relevant, 0 not relevant) throughout, but nothing here depends on it.
+Labels are binary (1 relevant, 0 not relevant) or grades 0..G (graded jobs, issue 14). The
+nominal figures treat every two different labels as equally far apart; the ordinal ones
+(:func:`krippendorff_alpha` with ``level="ordinal"``, :func:`weighted_kappa`) count how far.
+Human grades of one pair combine by :func:`median_grade`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+import warnings
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import krippendorff
 import numpy as np
+from sklearn.metrics import cohen_kappa_score
 
 Z_95 = 1.959963984540054  # two-sided 95% quantile of the standard normal
 
@@ -45,13 +54,42 @@ def cohen_kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> float | None:
     return (observed - expected) / (1.0 - expected)
 
 
-def krippendorff_alpha(units: Mapping[Hashable, Mapping[Hashable, int]]) -> float | None:
-    """Krippendorff's alpha (nominal) of ``units``: ``{unit: {rater: label}}``.
+def weighted_kappa(pairs: Sequence[tuple[int, int]]) -> float | None:
+    """Cohen's weighted kappa with quadratic weights of two raters over ``pairs`` of grades
+    ``(rater 1, rater 2)`` (scikit-learn ``cohen_kappa_score(weights="quadratic")``; Cohen,
+    1968).
+
+    kappa_w = 1 - sum(w_ij o_ij) / sum(w_ij e_ij), w_ij = (i - j)^2, o the observed and e the
+    chance-expected (product of the raters' marginals) shares of grade pairs. Grades are
+    the labels present in ``pairs`` (a grade neither rater gave carries no weight). On 1/0
+    labels it equals :func:`cohen_kappa`. Returns None when undefined: no pairs, or no
+    expected disagreement (both raters gave one and the same grade to everything).
+    """
+    if not pairs:
+        return None
+    first = [int(a) for a, _ in pairs]
+    second = [int(b) for _, b in pairs]
+    if len(set(first) | set(second)) < 2:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        value = float(cohen_kappa_score(first, second, weights="quadratic"))
+    return value if math.isfinite(value) else None
+
+
+def krippendorff_alpha(
+    units: Mapping[Hashable, Mapping[Hashable, int]], *, level: str = "nominal"
+) -> float | None:
+    """Krippendorff's alpha of ``units``: ``{unit: {rater: label}}``, at ``level``
+    "nominal" (any two different labels disagree equally) or "ordinal" (grades: the
+    distance between two grades grows with the number of labels between them).
 
     Raters need not label every unit; units with fewer than two labels carry no information
     and are ignored. Returns None when undefined: fewer than two pairable labels, or a single
-    label value overall (no expected disagreement).
+    label value overall (no expected disagreement). Raises ValueError for another ``level``.
     """
+    if level not in ("nominal", "ordinal"):
+        raise ValueError(f"level must be 'nominal' or 'ordinal', got {level!r}")
     pairable = {u: labels for u, labels in units.items() if len(labels) >= 2}
     values = {label for labels in pairable.values() for label in labels.values()}
     if not pairable or len(values) < 2:
@@ -63,7 +101,7 @@ def krippendorff_alpha(units: Mapping[Hashable, Mapping[Hashable, int]]) -> floa
     for j, unit in enumerate(unit_keys):
         for rater, label in pairable[unit].items():
             data[row[rater], j] = float(label)
-    alpha = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
+    alpha = krippendorff.alpha(reliability_data=data, level_of_measurement=level)
     return float(alpha) if math.isfinite(alpha) else None
 
 
@@ -116,6 +154,24 @@ def majority_label(labels: Sequence[int]) -> int | None:
     if not counts or (len(counts) > 1 and counts[0][1] == counts[1][1]):
         return None
     return counts[0][0]
+
+
+def median_grade(grades: Sequence[int]) -> int | None:
+    """The human grade of a pair judged several times: the median of ``grades``.
+
+    An odd count gives the middle grade (2, 0, 1 -> 1). An even count gives the two middle
+    grades' common value when they are equal (0, 2, 2, 2 -> 2) and None when they differ
+    (1, 2 or 0, 0, 2, 2): a tie, which an adjudication settles, like a tied binary vote.
+    On 1/0 labels it agrees with :func:`majority_label`. None for no grades.
+    """
+    ordered = sorted(int(g) for g in grades)
+    n = len(ordered)
+    if n == 0:
+        return None
+    if n % 2:
+        return ordered[n // 2]
+    low, high = ordered[n // 2 - 1], ordered[n // 2]
+    return low if low == high else None
 
 
 def median(values: Sequence[float]) -> float | None:

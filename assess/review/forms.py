@@ -4,9 +4,20 @@ from __future__ import annotations
 
 from django import forms
 
+from debates.rubric import MAX_GRADE, grade_names
+
 from .services import NOTE_MAX_CHARS
 
 LABEL_CHOICES = [("1", "relevant"), ("0", "not relevant")]
+
+
+def label_choices(top_grade: int) -> list[tuple[str, str]]:
+    """The labels of a pair whose top label is ``top_grade``, highest first: binary (1)
+    "relevant" / "not relevant", graded (2..4) "G (rubric name)" down to "0 (not relevant)"."""
+    if top_grade == 1:
+        return LABEL_CHOICES
+    names = grade_names(top_grade)
+    return [(str(g), f"{g} ({names[g]})") for g in range(top_grade, -1, -1)]
 
 
 class JudgmentForm(forms.Form):
@@ -14,7 +25,10 @@ class JudgmentForm(forms.Form):
     (``crypto.randomUUID``) so a re-send is recognised; ``seconds`` is the time on task."""
 
     client_id = forms.UUIDField()
-    label = forms.TypedChoiceField(choices=LABEL_CHOICES, coerce=int)
+    # Any label of any scale; judgment_record checks it against the pair's own scale.
+    label = forms.TypedChoiceField(
+        choices=[(str(g), str(g)) for g in range(MAX_GRADE + 1)], coerce=int
+    )
     note = forms.CharField(required=False, max_length=NOTE_MAX_CHARS, strip=True)
     seconds = forms.FloatField(required=False)
 
@@ -28,9 +42,14 @@ class UndoForm(forms.Form):
 
 
 class AdjudicationForm(forms.Form):
-    """An admin's final label for a pair, with an optional note."""
+    """An admin's final label for a pair, with an optional note; ``top_grade`` is the pair's
+    top label (1 binary, G on a graded job), which sets the choices."""
 
     label = forms.TypedChoiceField(choices=LABEL_CHOICES, coerce=int, widget=forms.RadioSelect)
     note = forms.CharField(
         required=False, max_length=NOTE_MAX_CHARS, widget=forms.Textarea(attrs={"rows": 3})
     )
+
+    def __init__(self, *args, top_grade: int = 1, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["label"].choices = label_choices(top_grade)

@@ -1,7 +1,8 @@
 """Read-only queries for the judging, adjudication, agreement and annotator pages.
 
 Human labels of one pair: the adjudication when an admin decided it, else the majority of
-its live (not undone) judgments once the pair has all the judgments it needs; a tie waits
+its live (not undone) judgments once the pair has all the judgments it needs (on a graded
+job's pair: their median grade, :func:`assess.review.agreement.median_grade`); a tie waits
 for an adjudication.
 """
 
@@ -18,6 +19,7 @@ from django.utils import timezone
 
 from debates.engine import evidence_spans
 from debates.models import Debate, DebateJob, Turn
+from debates.rubric import grade_names, rubric
 
 from ..models import Adjudication, Judgment, ReviewItem
 from . import agreement
@@ -26,6 +28,21 @@ from .highlight import query_terms, segments, term_spans
 from .services import undo_window_seconds
 
 LABEL_TEXT = {1: "relevant", 0: "not relevant", None: "unreadable reply"}
+
+
+def label_text(label: int | None, top_grade: int = 1) -> str:
+    """How a human label reads: "relevant" / "not relevant" on a binary pair, the rubric's
+    name on a graded one (top grade ``top_grade`` 2..4, e.g. 2 -> "highly relevant")."""
+    if label is None or top_grade == 1:
+        return LABEL_TEXT.get(label, f"grade {label}")
+    names = grade_names(top_grade)
+    return names[label] if 0 <= label < len(names) else f"grade {label}"
+
+
+def _top_grade(job: DebateJob) -> int:
+    return job.max_grade if job.scale == DebateJob.Scale.GRADED else 1
+
+
 REASON_TEXT = {
     Debate.Reason.DISAGREEMENT: (
         "The two agents still disagreed after the last round ({rounds} of {rounds})."
@@ -73,6 +90,16 @@ class RoundView:
 
 
 @dataclass(frozen=True, slots=True)
+class GradeChoice:
+    """One key of the judging page: the label sent, its key, its name and (graded pairs)
+    the rubric's line for it."""
+
+    label: int
+    name: str
+    rubric: str
+
+
+@dataclass(frozen=True, slots=True)
 class PairView:
     """What a human sees of one review item.
 
@@ -93,6 +120,21 @@ class PairView:
     rounds: list[RoundView]
     why: str
     chunk_truncated: bool
+    top_grade: int = 1
+    choices: list[GradeChoice] = field(default_factory=list)
+
+    @property
+    def graded(self) -> bool:
+        return self.top_grade > 1
+
+
+def grade_choices(top_grade: int) -> list[GradeChoice]:
+    """The judging page's labels, highest first: binary (``top_grade`` 1) 1 relevant, 0 not
+    relevant; graded 0..G with the rubric of :func:`debates.rubric.rubric` (G = 2..4)."""
+    if top_grade == 1:
+        return [GradeChoice(1, "relevant", ""), GradeChoice(0, "not relevant", "")]
+    names, lines = grade_names(top_grade), rubric(top_grade)
+    return [GradeChoice(g, names[g], lines[g]) for g in range(top_grade, -1, -1)]
 
 
 def _turn_view(turn: Turn, spans: dict[str, list[tuple[int, int]]]) -> TurnView:
@@ -113,7 +155,8 @@ def _turn_view(turn: Turn, spans: dict[str, list[tuple[int, int]]]) -> TurnView:
 
 def pair_view(*, item: ReviewItem, show_debate: bool | None = None) -> PairView:
     """The query, reference answers, chunk (query terms and evidence highlighted) and, unless
-    hidden, the debate round by round with why it was escalated.
+    hidden, the debate round by round with why it was escalated, and the labels the human
+    may give (``choices``: 1/0, or on a graded job's pair the grades G..0 with the rubric).
 
     ``show_debate`` defaults to True for escalated items and False for audits: an audit asks
     for a judgment blind to the agents' consensus, and the page does not say it is an audit.
@@ -163,6 +206,8 @@ def pair_view(*, item: ReviewItem, show_debate: bool | None = None) -> PairView:
         rounds=rounds,
         why=why,
         chunk_truncated=debate.chunk_truncated,
+        top_grade=_top_grade(debate.job),
+        choices=grade_choices(_top_grade(debate.job)),
     )
 
 
@@ -252,9 +297,13 @@ def review_final_labels(*, job: DebateJob) -> dict[int, tuple[int, str]]:
     """The human label of each decided review item of ``job``: ``{debate id: (label, source)}``.
 
     ``source`` is "adjudication" (an admin's label, which wins) or "human" (the majority of
-    the live judgments, once the item has all it needs). Items still open, or whose
-    judgments tie, are left out.
+    the live judgments, once the item has all it needs; the median grade on a graded job,
+    :func:`assess.review.agreement.median_grade`). Items still open, or whose judgments
+    tie, are left out.
     """
+    combine = (
+        agreement.median_grade if job.scale == DebateJob.Scale.GRADED else agreement.majority_label
+    )
     items = ReviewItem.objects.filter(debate__job=job)
     adjudicated = dict(
         Adjudication.objects.filter(item__in=items).values_list("item__debate_id", "label")
@@ -265,7 +314,7 @@ def review_final_labels(*, job: DebateJob) -> dict[int, tuple[int, str]]:
     )
     debate_of = dict(complete.values_list("pk", "debate_id"))
     for item_id, labels in _live_labels(complete).items():
-        label = agreement.majority_label([label for _, label in labels])
+        label = combine([label for _, label in labels])
         if label is not None:
             out[debate_of[item_id]] = (label, "human")
     return out
@@ -281,6 +330,7 @@ class PairKappa:
     annotator_b: str
     items: int
     kappa: float | None
+    weighted_kappa: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,8 +340,11 @@ class JobAgreement:
     ``pair_kappas`` holds Cohen's kappa for every pair of annotators who judged a pair in
     common, most shared pairs first (then by username); ``kappa_pair`` is the first of them
     and ``kappa`` its value, the job's headline kappa. ``alpha`` is Krippendorff's alpha
-    (nominal) over all judgments, any number of annotators. Values are None when undefined
-    (too few pairs, or one label only).
+    (nominal) over all judgments, any number of annotators. On a graded job (``graded``)
+    the ordinal figures come next to them: ``alpha_ordinal`` (Krippendorff's alpha at the
+    ordinal level) and each pair's quadratic weighted kappa (``weighted_kappa``, headline
+    in ``kappa_weighted``). Values are None when undefined (too few pairs, or one label
+    only).
     """
 
     pairs: int
@@ -301,6 +354,9 @@ class JobAgreement:
     disagreements: int
     kappa_pair: PairKappa | None = None
     pair_kappas: list[PairKappa] = field(default_factory=list)
+    graded: bool = False
+    alpha_ordinal: float | None = None
+    kappa_weighted: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,7 +365,10 @@ class AuditSummary:
 
     ``sampled`` audit items, ``judged`` of them with a human label; ``agreement`` the share
     where human and consensus agree, ``kappa`` Cohen's kappa between them, ``error`` the
-    share where the agents agreed on a wrong label with its 95% Wilson interval.
+    share where the agents agreed on a wrong label with its 95% Wilson interval. On a
+    graded job (``graded``) labels are grades: ``error`` counts any grade difference,
+    ``side_error`` only a different side of relevance (grade 0 vs >= 1), and
+    ``kappa_weighted`` is the quadratic weighted kappa of human vs consensus grades.
     """
 
     share: float
@@ -318,6 +377,9 @@ class AuditSummary:
     agreement: float | None
     kappa: float | None
     error: agreement.Proportion
+    graded: bool = False
+    side_error: agreement.Proportion | None = None
+    kappa_weighted: float | None = None
 
 
 def job_agreement(*, job: DebateJob) -> JobAgreement:
@@ -327,9 +389,10 @@ def job_agreement(*, job: DebateJob) -> JobAgreement:
     Cohen's kappa (J. Cohen, "A coefficient of agreement for nominal scales", Educational and
     Psychological Measurement 20(1), 1960) is defined for two fixed raters: each annotator
     pair is scored on the pairs both judged, annotator X's label against annotator Y's,
-    whoever judged first (:func:`assess.review.agreement.cohen_kappa`; no library in
-    requirements.txt provides it: scikit-learn is not a dependency, scipy and krippendorff
-    have no kappa). The headline ``kappa`` is the pair with the most pairs in common.
+    whoever judged first (:func:`assess.review.agreement.cohen_kappa`; on a graded job also
+    the quadratic weighted kappa, :func:`assess.review.agreement.weighted_kappa`, from
+    scikit-learn, and Krippendorff's alpha at the ordinal level). The headline ``kappa`` is
+    the pair with the most pairs in common.
 
     Worked example (tests/test_agreement_kappa_pairs_the_same_two_annotators.py): on four
     pairs alice says 1, 1, 1, 0 and bob 1, 0, 0, 0, bob judging first on pairs 3 and 4.
@@ -339,6 +402,7 @@ def job_agreement(*, job: DebateJob) -> JobAgreement:
     into each "rater" (1, 1, 0, 0 against 1, 0, 1, 0: p_o = p_e = 0.5, kappa 0), which is
     not Cohen's kappa.
     """
+    graded = job.scale == DebateJob.Scale.GRADED
     labels = _live_labels(ReviewItem.objects.filter(debate__job=job))
     multi = {item: pairs for item, pairs in labels.items() if len(pairs) >= 2}
     units = {item: dict(pairs) for item, pairs in multi.items()}
@@ -357,7 +421,13 @@ def job_agreement(*, job: DebateJob) -> JobAgreement:
                 shared[(name_x, name_y)].append((label_x, label_y))
     pair_kappas = sorted(
         (
-            PairKappa(x, y, len(rows), agreement.cohen_kappa(rows))
+            PairKappa(
+                x,
+                y,
+                len(rows),
+                agreement.cohen_kappa(rows),
+                agreement.weighted_kappa(rows) if graded else None,
+            )
             for (x, y), rows in shared.items()
         ),
         key=lambda row: (-row.items, row.annotator_a, row.annotator_b),
@@ -372,6 +442,9 @@ def job_agreement(*, job: DebateJob) -> JobAgreement:
         disagreements=split,
         kappa_pair=headline,
         pair_kappas=pair_kappas,
+        graded=graded,
+        alpha_ordinal=agreement.krippendorff_alpha(units, level="ordinal") if graded else None,
+        kappa_weighted=headline.weighted_kappa if headline else None,
     )
 
 
@@ -387,6 +460,7 @@ def job_audit(*, job: DebateJob) -> AuditSummary:
         if debate_id in human and label is not None
     ]
     agree = sum(1 for h, c in pairs if h == c)
+    graded = job.scale == DebateJob.Scale.GRADED
     return AuditSummary(
         share=job.audit_share,
         sampled=len(consensus),
@@ -394,6 +468,13 @@ def job_audit(*, job: DebateJob) -> AuditSummary:
         agreement=agree / len(pairs) if pairs else None,
         kappa=agreement.cohen_kappa(pairs),
         error=agreement.audit_error_rate(pairs),
+        graded=graded,
+        side_error=(
+            agreement.audit_error_rate([(int(h > 0), int(c > 0)) for h, c in pairs])
+            if graded
+            else None
+        ),
+        kappa_weighted=agreement.weighted_kappa(pairs) if graded else None,
     )
 
 
@@ -551,11 +632,12 @@ def human_answers(*, item: ReviewItem) -> list[HumanAnswer]:
         .select_related("annotator")
         .order_by("created", "pk")
     )
+    top = _top_grade(DebateJob.objects.get(debates__review__pk=item.pk))
     return [
         HumanAnswer(
             annotator=j.annotator.get_username(),
             label=j.label,
-            label_text=LABEL_TEXT[j.label],
+            label_text=label_text(j.label, top),
             note=j.note,
             seconds=j.seconds_on_task,
             created=j.created,

@@ -333,6 +333,22 @@ def _clean_seconds(seconds: float) -> float:
     return min(value, MAX_SECONDS_ON_TASK)
 
 
+def review_item_top_grade(*, item: ReviewItem) -> int:
+    """G, the top label a human may give ``item``: its debate job's ``max_grade`` for a
+    graded job (labels 0..G), 1 for a binary one (labels 1/0)."""
+    scale, top = DebateJob.objects.filter(debates__review__pk=item.pk).values_list(
+        "scale", "max_grade"
+    )[0]
+    return int(top) if scale == DebateJob.Scale.GRADED else 1
+
+
+def _check_label(label: int, top: int) -> None:
+    if isinstance(label, bool) or not isinstance(label, int) or not 0 <= label <= top:
+        if top == 1:
+            raise JudgingError(f"label must be 1 (relevant) or 0 (not relevant), got {label!r}")
+        raise JudgingError(f"this pair takes a grade from 0 to {top}, got {label!r}")
+
+
 def judgment_record(
     *,
     item: ReviewItem,
@@ -343,7 +359,8 @@ def judgment_record(
     seconds: float = 0.0,
     now: datetime | None = None,
 ) -> Recorded:
-    """Save ``annotator``'s ``label`` (1 relevant, 0 not) for ``item``; one transaction.
+    """Save ``annotator``'s ``label`` for ``item``: 1 relevant or 0 not, or on a graded
+    job's pair a grade 0..G (:func:`review_item_top_grade`); one transaction.
 
     Idempotent on ``client_id`` (a UUID made by the browser): a re-send of a stored submission
     returns the stored judgment with ``created=False`` and changes nothing. The item row is
@@ -354,11 +371,10 @@ def judgment_record(
 
     Raises JudgingConflict when another annotator holds a live lease on the pair, the pair
     already has the judgments it needs or an adjudication, or this annotator already judged
-    it; JudgingError for a label other than 0/1, an invalid client id, or a client id already
-    used for another pair or annotator.
+    it; JudgingError for a label outside the pair's scale (0/1, or 0..G), an invalid client
+    id, or a client id already used for another pair or annotator.
     """
-    if label not in (0, 1) or isinstance(label, bool):
-        raise JudgingError(f"label must be 1 (relevant) or 0 (not relevant), got {label!r}")
+    _check_label(label, review_item_top_grade(item=item))
     try:
         client_uuid = client_id if isinstance(client_id, uuid.UUID) else uuid.UUID(client_id)
     except (ValueError, AttributeError, TypeError):
@@ -484,11 +500,10 @@ def judgment_undo(
 def adjudication_record(
     *, item: ReviewItem, admin: Any, label: int, note: str = ""
 ) -> Adjudication:
-    """Record (or replace) an admin's final label for ``item``; it wins over every human
-    judgment and the debate. Ends any lease on the item. Raises JudgingError for a label
-    other than 0/1."""
-    if label not in (0, 1) or isinstance(label, bool):
-        raise JudgingError(f"label must be 1 (relevant) or 0 (not relevant), got {label!r}")
+    """Record (or replace) an admin's final label for ``item`` (1/0, or a grade 0..G on a
+    graded job's pair); it wins over every human judgment and the debate. Ends any lease on
+    the item. Raises JudgingError for a label outside the pair's scale."""
+    _check_label(label, review_item_top_grade(item=item))
     with transaction.atomic():
         adjudication, _ = Adjudication.objects.update_or_create(
             item=item,

@@ -52,6 +52,7 @@ from .services import (
     judgment_undo,
     review_item_claim,
     review_item_release,
+    review_item_top_grade,
     review_items_sync,
 )
 
@@ -230,7 +231,9 @@ def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
     item = get_object_or_404(ReviewItem.objects.select_related("debate"), pk=item_id)
     current = Adjudication.objects.filter(item=item).first()
     initial = {"label": current.label, "note": current.note} if current else None
-    form = AdjudicationForm(request.POST or None, initial=initial)
+    form = AdjudicationForm(
+        request.POST or None, initial=initial, top_grade=review_item_top_grade(item=item)
+    )
     if request.method == "POST" and form.is_valid():
         adjudication_record(
             item=item,

@@ -262,7 +262,31 @@ def _import_qrels(
         ["qrel_set_id", "query_id", "document_id", "relevance"],
         ((qrel_set.pk, query_pk[r.query_id], doc_pk[r.doc_id], r.relevance) for r in records),
     )
+    qrel_set_grades_record(qrel_set=qrel_set)
     return qrel_set, unknown
+
+
+def qrel_set_grades_record(*, qrel_set: QrelSet) -> dict[int, int]:
+    """Count ``qrel_set``'s rows per grade and store the counts, lowest and highest grade on
+    it (the set's scale, issue 14: e.g. NFCorpus test 1: 11,758 and 2: 576, min 1, max 2).
+
+    Called once its rows are written (import, refinement); a set without rows gets ``{}``
+    and no min/max. One aggregate query and one update. Returns ``{grade: rows}`` ascending.
+    """
+    counts = dict(
+        qrel_set.qrels.order_by()
+        .values("relevance")
+        .annotate(n=Count("pk"))
+        .values_list("relevance", "n")
+    )
+    ordered = {int(g): int(n) for g, n in sorted(counts.items())}
+    qrel_set.grades = {str(g): n for g, n in ordered.items()}
+    qrel_set.grade_min = min(ordered) if ordered else None
+    qrel_set.grade_max = max(ordered) if ordered else None
+    QrelSet.objects.filter(pk=qrel_set.pk).update(
+        grades=qrel_set.grades, grade_min=qrel_set.grade_min, grade_max=qrel_set.grade_max
+    )
+    return ordered
 
 
 def _find_beir_file(folder: Path, stem: str) -> Path:

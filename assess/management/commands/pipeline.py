@@ -115,6 +115,25 @@ class Command(BaseCommand):
             help="Debates run at once without a broker, i.e. LLM requests in flight (default "
             "16 for openai, 1 for embedded); with a broker the workers' -c bounds it",
         )
+        parser.add_argument(
+            "--relevant-grade",
+            type=int,
+            default=1,
+            help="Grade a binary 'relevant' label is written as in the refined qrels "
+            "(default 1; at most the qrels' top grade); graded labels keep their grade",
+        )
+        parser.add_argument(
+            "--rel-level",
+            type=int,
+            default=1,
+            help="Lowest grade the re-benchmark's R@k, P@k, Success@k and Hole@10 count as "
+            "relevant (ir_measures' rel=; default 1)",
+        )
+        parser.add_argument(
+            "--exp-gain",
+            action="store_true",
+            help="Add nDCG@10 with exponential gains 2^grade - 1 to the re-benchmark",
+        )
         parser.add_argument("--k", type=int, default=100, help="Run depth per query")
         parser.add_argument("--refined-name", help="Name of the refined qrel set")
         parser.add_argument("--out", help="Folder for the refined TREC qrels (default var/exports)")
@@ -163,6 +182,9 @@ class Command(BaseCommand):
                 echo=self.stdout.write,
                 audit_share=opts["audit_share"],
                 human_budget=opts["human_budget"],
+                relevant_grade=opts["relevant_grade"],
+                rel_level=opts["rel_level"],
+                exp_gain=opts["exp_gain"],
             )
         except PIPELINE_ERRORS as exc:
             raise CommandError(str(exc)) from None

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from assess.evaluation.rebench import RebenchError, rebench_compute, rebench_qrel_set, rebench_runs
-from assess.evaluation.tables import format_text, rebench_tables
+from assess.evaluation.tables import format_text, rebench_tables, relevance_note
 from corpora.management.commands._common import load_dataset
 
 
@@ -21,6 +21,18 @@ class Command(BaseCommand):
         parser.add_argument(
             "--no-per-query", action="store_true", help="Leave out the per-query changes"
         )
+        parser.add_argument(
+            "--rel-level",
+            type=int,
+            default=1,
+            help="Lowest grade that R@k, P@k, Success@k and Hole@10 count as relevant "
+            "(ir_measures' rel=; default 1, e.g. 2 for TREC Deep Learning)",
+        )
+        parser.add_argument(
+            "--exp-gain",
+            action="store_true",
+            help="Add nDCG@10 with exponential gains 2^grade - 1 (column 'nDCG@10 (exp. gain)')",
+        )
 
     def handle(self, *args, **opts):
         dataset = load_dataset(opts["dataset"])
@@ -30,7 +42,13 @@ class Command(BaseCommand):
             refined = rebench_qrel_set(dataset=dataset, name=opts["refined"])
             runs = rebench_runs(dataset=dataset, names=names or None)
             report = rebench_compute(
-                dataset=dataset, original=original, refined=refined, runs=runs, use_cache=False
+                dataset=dataset,
+                original=original,
+                refined=refined,
+                runs=runs,
+                use_cache=False,
+                rel_level=opts["rel_level"],
+                exp_gain=opts["exp_gain"],
             )
         except RebenchError as exc:
             raise CommandError(str(exc)) from None
@@ -40,6 +58,7 @@ class Command(BaseCommand):
         )
         if report.self_entries_note():
             self.stdout.write(report.self_entries_note() + "\n")
+        self.stdout.write(relevance_note(report.result) + "\n\n")
         self.stdout.write(
             format_text(rebench_tables(report.result, per_query=not opts["no_per_query"]))
         )

@@ -40,6 +40,8 @@ def format_report(report: RefineReport, *, listed: int = LISTED) -> str:
         f"rows of {r.original.name} unchanged + {s.new_relevant:,} relevant + "
         f"{s.new_nonrelevant:,} not relevant = "
         f"{r.original_rows + s.new_relevant + s.new_nonrelevant:,} rows",
+        f"new rows by grade: {_new_grades(report)} (a binary 'relevant' is written as grade "
+        f"{r.relevant_grade}; graded labels keep their grade)",
     ]
     if s.kept_original:
         lines.append(
@@ -63,6 +65,14 @@ def format_report(report: RefineReport, *, listed: int = LISTED) -> str:
                 f"{report.qrel_set.name} --kind disagreements lists them all)"
             )
     return "\n".join(lines)
+
+
+def _new_grades(report: RefineReport) -> str:
+    counts = report.refinement.provenance.filter(applied=True).values_list("grade", flat=True)
+    by_grade: dict[int, int] = {}
+    for grade in counts:
+        by_grade[grade] = by_grade.get(grade, 0) + 1
+    return ", ".join(f"{g}: {n:,}" for g, n in sorted(by_grade.items())) or "none"
 
 
 class Command(BaseCommand):
@@ -90,6 +100,13 @@ class Command(BaseCommand):
         parser.add_argument(
             "--list", type=int, default=LISTED, help=f"Unresolved pairs listed (default {LISTED})"
         )
+        parser.add_argument(
+            "--relevant-grade",
+            type=int,
+            default=1,
+            help="Grade a binary 'relevant' label is written as (default 1; at most the "
+            "original qrels' top grade, e.g. 2 on TREC DL); graded labels keep their grade",
+        )
 
     def handle(self, *args, **opts):
         pool = _find_pool(opts["pool"], opts["dataset"])
@@ -99,6 +116,7 @@ class Command(BaseCommand):
                 name=opts["name"],
                 allow_partial=opts["allow_partial"],
                 max_unresolved_share=opts["max_unresolved"],
+                relevant_grade=opts["relevant_grade"],
             )
         except RefineError as exc:
             raise CommandError(f"refine refused, nothing written: {exc}") from None
