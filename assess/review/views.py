@@ -31,11 +31,9 @@ from debates.models import DebateJob
 from ..models import Adjudication, Refinement, ReviewItem
 from ..refined.cost import cost_rows
 from ..refined.selectors import refined_costs
+from .annotators import annotator_overview, disagreements, human_answers
 from .forms import AdjudicationForm, JudgmentForm, UndoForm
 from .selectors import (
-    annotator_overview,
-    disagreements,
-    human_answers,
     job_agreement,
     job_audit,
     job_budget,
