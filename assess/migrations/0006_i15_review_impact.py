@@ -27,10 +27,11 @@ class Migration(migrations.Migration):
             "CREATE INDEX review_open_by_impact ON assess_reviewitem (impact DESC, created, id) "
             "WHERE judgments_done < judgments_needed"
         ),
-        reverse_sql="DROP INDEX review_open_by_impact",
+        reverse_sql="DROP INDEX IF EXISTS review_open_by_impact",
     ),
+    # IF EXISTS: on SQLite the AddFields above rebuild the table, which drops this index.
     migrations.RunSQL(
-        sql="DROP INDEX review_open_by_age",
+        sql="DROP INDEX IF EXISTS review_open_by_age",
         reverse_sql=(
             "CREATE INDEX review_open_by_age ON assess_reviewitem (created, id) "
             "WHERE judgments_done < judgments_needed"
