@@ -1,6 +1,27 @@
-"""What the bench scripts share: the database they measure against."""
+"""What the bench scripts share: the database they measure against, reading the bundled
+SciFact files, and dropping a bench's own dataset afterwards."""
 
 from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+
+def jsonl_gz(path: Path) -> list[dict]:
+    """The non-empty lines of a gzipped JSONL file, parsed (e.g. a BEIR corpus.jsonl.gz)."""
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def drop_bench_data(slug: str) -> None:
+    """Delete dataset ``slug`` with its debate jobs and pools (a bench's own data)."""
+    from corpora.models import Dataset, Pool
+    from debates.models import DebateJob
+
+    DebateJob.objects.filter(pool__dataset__slug=slug).delete()
+    Pool.objects.filter(dataset__slug=slug).delete()
+    Dataset.objects.filter(slug=slug).delete()
 
 
 def prepare_database() -> None:

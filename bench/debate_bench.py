@@ -40,24 +40,16 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
+from _common import drop_bench_data as _drop_bench_data  # noqa: E402
+from _common import jsonl_gz as _jsonl_gz  # noqa: E402
 from _common import prepare_database  # noqa: E402
 
 SCIFACT = REPO / "data" / "scifact"
 SLUG = "bench-debates"
 
 
-def _jsonl_gz(path: Path) -> list[dict]:
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
-
-
 def drop_bench_data() -> None:
-    from corpora.models import Dataset, Pool
-    from debates.models import DebateJob
-
-    DebateJob.objects.filter(pool__dataset__slug=SLUG).delete()
-    Pool.objects.filter(dataset__slug=SLUG).delete()
-    Dataset.objects.filter(slug=SLUG).delete()
+    _drop_bench_data(SLUG)
 
 
 def bench_pool(pairs: int, folder: Path):
