@@ -25,10 +25,11 @@ def run_debate(debate_id: int) -> str:
     from .models import Debate
     from .services.run import debate_run
 
-    debate = Debate.objects.filter(pk=debate_id).first()
-    if debate is None:
+    # debate_run loads the row itself (its claim is the first statement): no extra query.
+    try:
+        return debate_run(debate=Debate(pk=debate_id)).status
+    except Debate.DoesNotExist:
         return "missing"
-    return debate_run(debate=debate).status
 
 
 @shared_task(name="debates.requeue_expired_debates", ignore_result=True)

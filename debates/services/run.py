@@ -224,7 +224,13 @@ def _claim(debate_id: int, seconds: float) -> _Lease | None:
         lease_expires_at=now + timedelta(seconds=seconds),
         started=Coalesce(F("started"), Value(now)),
     )
-    return _Lease(debate_id, token, seconds) if claimed else None
+    if not claimed:
+        return None
+    lease = _Lease(debate_id, token, seconds)
+    # The claim itself checked that the job runs and set the lease: the renewal before the
+    # first call, a few ms later, is already done.
+    lease.confirmed_at = time.monotonic()
+    return lease
 
 
 def debate_run(
@@ -398,6 +404,9 @@ def debate_job_run_inline(
     width = max(1, min(int(width or 1), MAX_CONCURRENCY))
     if connection.in_atomic_block:
         width = 1  # other threads' connections would not see this transaction's rows
+    if width > 1:
+        # Imported before the threads start, or the first N debates all wait on its lock.
+        import debates.llm.openai_backend  # noqa: F401
     tried: dict[int, int] = {}
     while True:
         debate_requeue_expired(enqueue=False, job=job)
