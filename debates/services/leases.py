@@ -130,7 +130,11 @@ class _Meter:
 class _GuardedClient:
     """A client for one running debate: renews the lease before each call (stopping the debate
     if the job was paused, the lease lost or ``stop`` set), closes the database connection for
-    the call's duration, retries transient errors with backoff, and meters every reply."""
+    the call's duration, retries transient errors with backoff, and meters every reply.
+
+    With ``gate``, each call holds one of the gate's slots (renewal and call only, not the
+    turn's write or a retry's wait): threads beyond the gate's size store their turns while
+    others' requests are in flight, and never more requests than slots are in flight."""
 
     def __init__(
         self,
@@ -141,8 +145,10 @@ class _GuardedClient:
         sleep: Callable[[float], None],
         meter: _Meter | None = None,
         stop: threading.Event | None = None,
+        gate: threading.Semaphore | None = None,
     ) -> None:
         self.inner = inner
+        self._gate = gate
         self.model = inner.model
         self._lease, self._attempts, self._sleep = lease, attempts, sleep
         self._meter = meter or _Meter()
@@ -158,11 +164,14 @@ class _GuardedClient:
 
     def chat(self, messages: list[ChatMessage], params: GenerationParams) -> LLMResult:
         def once() -> LLMResult:
-            if self._stop is not None and self._stop.is_set():
-                raise JobStopped(f"debate {self._lease.debate_id}: the run is stopping")
-            self._lease.renew()
-            _database_release()
-            result = self.inner.chat(messages, params)
+            with self._gate or nullcontext():
+                # Checked once a slot is free: a pause while this thread waited for one
+                # starts no new call.
+                if self._stop is not None and self._stop.is_set():
+                    raise JobStopped(f"debate {self._lease.debate_id}: the run is stopping")
+                self._lease.renew()
+                _database_release()
+                result = self.inner.chat(messages, params)
             self._meter.answered(result)
             return result
 
