@@ -68,11 +68,6 @@ class StartupChecks(bootsteps.Step):
 
     def __init__(self, parent, **kwargs):
         check_visibility_timeout(parent.app.conf)
-        # Imported once here, before the pool starts: otherwise the first N debates of a
-        # thread-pool worker all wait on the import lock for the SDK (seconds under load),
-        # and every prefork child imports it again.
-        import debates.llm.openai_backend  # noqa: F401
-
         super().__init__(parent, **kwargs)
 
 

@@ -9,7 +9,15 @@ the second time.
 from __future__ import annotations
 
 from celery import shared_task
+from celery.signals import worker_init
 from django.conf import settings
+
+
+@worker_init.connect
+def _load_the_openai_backend(**_: object) -> None:
+    """Import the openai backend while the worker boots, before its pool starts: a worker is
+    ready only once its code is loaded, and prefork children inherit the import."""
+    import debates.llm.openai_backend  # noqa: F401
 
 
 @shared_task(

@@ -257,33 +257,6 @@ def server_maximum_context(message: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-_SDKS: dict[tuple[int, str | None, str, float], openai.OpenAI] = {}
-_SDKS_LOCK = threading.Lock()
-_SDKS_MAX = 32
-
-
-def shared_sdk(*, base_url: str | None, api_key: str, timeout: float) -> openai.OpenAI:
-    """One ``openai.OpenAI`` (``max_retries=0``) per process for each (base URL, key, timeout
-    in seconds), shared by every client and thread.
-
-    A debate makes two clients; building an SDK client each time costs an HTTP client, its TLS
-    context and a new connection per debate, where one shared, thread-safe client keeps its
-    connections alive (profiled under ``bench/llm_throughput_bench.py``). Keyed by process id
-    too, so a forked worker never uses its parent's sockets. At most :data:`_SDKS_MAX` are kept
-    (the oldest dropped, not closed: a thread may still be using it).
-    """
-    key = (os.getpid(), base_url, api_key, float(timeout))
-    with _SDKS_LOCK:
-        sdk = _SDKS.get(key)
-        if sdk is None:
-            if len(_SDKS) >= _SDKS_MAX:
-                _SDKS.pop(next(iter(_SDKS)))
-            sdk = _SDKS[key] = openai.OpenAI(
-                base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0
-            )
-        return sdk
-
-
 class OpenAIClient:
     """An OpenAI-compatible chat endpoint (implements :class:`debates.llm.base.LLMClient`).
 
@@ -315,7 +288,9 @@ class OpenAIClient:
         self._tokenizer = tokenizer
         key = api_key or os.environ.get(api_key_env) or None
         self._key_missing = key is None
-        self._sdk = shared_sdk(base_url=base_url, api_key=key or _NO_KEY, timeout=timeout)
+        self._sdk = openai.OpenAI(
+            base_url=base_url, api_key=key or _NO_KEY, timeout=timeout, max_retries=0
+        )
         self._schema_mode = _SCHEMA_MODES[0]
         self._mode_lock = threading.Lock()
 

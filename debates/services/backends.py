@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import os
+import threading
 from typing import Any
 
 from debates.llm import registry
@@ -40,6 +41,9 @@ def agent_config_validate(config: dict[str, Any] | None, *, agent: str = "A") ->
 
 
 _clients: dict[tuple[int, str, str], LLMClient] = {}
+# N threads starting N debates at once would otherwise each build the same client (and import
+# its SDK at the same time); one builds it while the others wait, then all share it.
+_clients_lock = threading.Lock()
 
 
 def agent_client_get(*, config: dict[str, Any], api_key: str | None = None) -> LLMClient:
@@ -47,20 +51,27 @@ def agent_client_get(*, config: dict[str, Any], api_key: str | None = None) -> L
 
     ``api_key`` is a key typed in the job form (decrypted by the caller, see
     :mod:`debates.api_keys`); without one the key comes from the environment variable the
-    config names. The cache is keyed by the key's SHA-256, never the key itself.
+    config names. The cache is keyed by the key's SHA-256, never the key itself; threads
+    asking at once get the same client.
     Raises ValueError for an invalid config and PermanentLLMError for a missing model.
     """
     fingerprint = hashlib.sha256(api_key.encode("utf-8")).hexdigest() if api_key else ""
     key = (os.getpid(), repr(sorted(config.items())), fingerprint)
     client = _clients.get(key)
-    if client is None:
-        if config.get("backend") == TEST_BACKEND:
-            path = os.environ.get(TEST_FACTORY_ENV, "")
-            module, _, name = path.partition(":")
-            if not module or not name:
-                raise ValueError(f"{TEST_FACTORY_ENV} must be 'module:function', got {path!r}")
-            client = getattr(importlib.import_module(module), name)(config)
-        else:
-            client = registry.client_from_config(config, api_key=api_key or None)
-        _clients[key] = client
+    if client is not None:
+        return client
+    with _clients_lock:
+        client = _clients.get(key)
+        if client is None:
+            client = _clients[key] = _client_build(config, api_key)
     return client
+
+
+def _client_build(config: dict[str, Any], api_key: str | None) -> LLMClient:
+    if config.get("backend") == TEST_BACKEND:
+        path = os.environ.get(TEST_FACTORY_ENV, "")
+        module, _, name = path.partition(":")
+        if not module or not name:
+            raise ValueError(f"{TEST_FACTORY_ENV} must be 'module:function', got {path!r}")
+        return getattr(importlib.import_module(module), name)(config)
+    return registry.client_from_config(config, api_key=api_key or None)

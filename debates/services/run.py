@@ -407,9 +407,6 @@ def debate_job_run_inline(
     width = max(1, min(int(width or 1), MAX_CONCURRENCY))
     if connection.in_atomic_block:
         width = 1  # other threads' connections would not see this transaction's rows
-    if width > 1:
-        # Imported before the threads start, or the first N debates all wait on its lock.
-        import debates.llm.openai_backend  # noqa: F401
     tried: dict[int, int] = {}
     while True:
         debate_requeue_expired(enqueue=False, job=job)
