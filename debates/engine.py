@@ -40,6 +40,7 @@ from debates.parsing import ParsedReply, ReplyParseError, evidence_spans, parse_
 __all__ = [
     "MAX_ROUNDS",
     "DebateConfig",
+    "PairRunner",
     "DebateOutcome",
     "PairText",
     "TurnRecord",
@@ -51,6 +52,14 @@ __all__ = [
 ]
 
 MAX_ROUNDS = 5
+# Runs two turn requests at once and returns, for each in order, (turn, None) or (None, error).
+PairRunner = Callable[
+    [Callable[[], "TurnRecord"], Callable[[], "TurnRecord"]],
+    tuple[
+        tuple["TurnRecord | None", "BaseException | None"],
+        tuple["TurnRecord | None", "BaseException | None"],
+    ],
+]
 SCALES = ("binary", "graded")
 CONSENSUS_RULES = ("exact", "binary")
 AGENTS = (("A", "relevant"), ("B", "irrelevant"))
@@ -391,15 +400,16 @@ def _check_done_turns(
     walked: set[tuple[int, str]] = set()
     for round in range(1, rounds + 1):
         a, b = done.get((round, "A")), done.get((round, "B"))
+        # Both turns of a round see only the previous round, so either may be stored without
+        # the other (a paired run stores B's reply even when A's was unreadable).
         if a is not None:
             walked.add((round, "A"))
-        if a is not None and a.label is None:
-            break
         if b is not None:
             walked.add((round, "B"))
         if (
             a is None
             or b is None
+            or a.label is None
             or b.label is None
             or consensus_label(a.label, b.label, consensus) is not None
         ):
@@ -419,6 +429,7 @@ def debate_pair(
     *,
     done_turns: Sequence[TurnRecord] = (),
     on_turn: Callable[[TurnRecord], None] | None = None,
+    pair_runner: PairRunner | None = None,
 ) -> DebateOutcome:
     """Run (or resume) the DREAM debate on one pair; see the module docstring for the method.
 
@@ -427,6 +438,14 @@ def debate_pair(
     ``done_turns`` are turns stored by an interrupted run: they are reused as they are and
     never asked again. ``on_turn`` is called with every new turn right after it is complete,
     before the next LLM call. At most 2R calls plus one re-ask per turn.
+
+    With ``pair_runner`` (see :data:`PairRunner`) the two turns of a round, which are
+    independent, are asked at once: a debate then takes R call latencies instead of 2R. The
+    prompts, labels and outcome (turns in A, B order) are the same; each turn is passed to
+    ``on_turn`` as soon as it arrives, from the runner's thread, so B's may come first. The
+    one difference: when A's reply is unreadable, B's turn of that round was asked too (and
+    is kept). When one of the two calls raises, the other's turn is stored all the same and
+    the error propagates after both ended, so a resumed debate asks only the missing one.
 
     Raises ValueError for a prompt version this code does not have, or for done_turns that
     are not the beginning of a debate (unknown agent, duplicate, round beyond R or after the
@@ -462,41 +481,74 @@ def debate_pair(
             latency_ms=float(sum(t.latency_ms for t in new_turns)),
         )
 
+    def ask(
+        agent: str, stance: str, round: int, previous: dict[str, TurnRecord]
+    ) -> Callable[[], TurnRecord]:
+        """The call for one turn (a function, so a pair runner can start it)."""
+        build = _debate_builder(
+            pair=pair,
+            stance=stance,
+            round=round,
+            own=previous.get(agent),
+            other=previous.get("B" if agent == "A" else "A"),
+            max_grade=config.graded_max_grade,
+        )
+        return lambda: _turn(
+            client=agent_a if agent == "A" else agent_b,
+            config=config,
+            chunk=pair.chunk,
+            build=build,
+            round=round,
+            agent=agent,
+            stance=stance,
+        )
+
     previous: dict[str, TurnRecord] = {}
     for round in range(1, config.rounds + 1):
         current: dict[str, TurnRecord] = {}
+        asked: dict[str, TurnRecord] = {}
+        error: BaseException | None = None
+        if pair_runner is not None and not any((round, agent) in done for agent, _ in AGENTS):
+
+            def ask_and_store(call: Callable[[], TurnRecord]) -> Callable[[], TurnRecord]:
+                def run() -> TurnRecord:
+                    turn = call()
+                    # Stored the moment it arrives, not after the other: a crash then loses
+                    # only the requests in flight.
+                    if on_turn is not None:
+                        on_turn(turn)
+                    return turn
+
+                return run
+
+            (turn_a, error_a), (turn_b, error_b) = pair_runner(
+                ask_and_store(ask("A", "relevant", round, previous)),
+                ask_and_store(ask("B", "irrelevant", round, previous)),
+            )
+            asked = {k: t for k, t in (("A", turn_a), ("B", turn_b)) if t is not None}
+            error = error_a or error_b
         for agent, stance in AGENTS:
-            turn = done.get((round, agent))
-            if turn is None:
-                client = agent_a if agent == "A" else agent_b
-                opponent = "B" if agent == "A" else "A"
-                build = _debate_builder(
-                    pair=pair,
-                    stance=stance,
-                    round=round,
-                    own=previous.get(agent),
-                    other=previous.get(opponent),
-                    max_grade=config.graded_max_grade,
-                )
-                turn = _turn(
-                    client=client,
-                    config=config,
-                    chunk=pair.chunk,
-                    build=build,
-                    round=round,
-                    agent=agent,
-                    stance=stance,
-                )
+            turn = done.get((round, agent)) or asked.get(agent)
+            if turn is None and error is not None:
+                continue  # the round's other turn is counted, then the error raised
+            if turn is None or agent in asked:
+                if turn is None:
+                    turn = ask(agent, stance, round, previous)()
+                    if on_turn is not None:
+                        on_turn(turn)
                 calls += turn.attempts
                 new_turns.append(turn)
                 history.append(turn)
-                if on_turn is not None:
-                    on_turn(turn)
             else:
                 history.append(turn)
-            if turn.label is None:
-                return outcome("escalated", None, None, "unparsed")
             current[agent] = turn
+            if turn.label is None and agent == "A" and "B" not in asked:
+                if (round, "B") not in done:
+                    break  # asked one after the other, B is not asked after an unreadable A
+        if error is not None:
+            raise error
+        if any(current[agent].label is None for agent, _ in AGENTS if agent in current):
+            return outcome("escalated", None, None, "unparsed")
         agreed = consensus_label(current["A"].label, current["B"].label, config.consensus)
         if agreed is not None:
             return outcome("agreed", agreed, round, None)

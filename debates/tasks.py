@@ -8,16 +8,31 @@ the second time.
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery import shared_task
 from celery.signals import worker_init
 from django.conf import settings
 
 
 @worker_init.connect
-def _load_the_openai_backend(**_: object) -> None:
-    """Import the openai backend while the worker boots, before its pool starts: a worker is
-    ready only once its code is loaded, and prefork children inherit the import."""
+def _worker_boot(sender: Any, **_: object) -> None:
+    """Before the worker's pool starts: import the openai backend (a worker is ready only once
+    its code is loaded, and prefork children inherit the import), and give a thread pool
+    worker ``-c N`` N LLM slots shared by a few more threads (``debate_worker_gate_install``),
+    so at most N requests are in flight and none waits for another debate's database write."""
+    from celery.concurrency import get_implementation
+    from celery.concurrency.thread import TaskPool as ThreadPool
+
     import debates.llm.openai_backend  # noqa: F401
+
+    from .services.run import debate_worker_gate_install
+
+    pool = get_implementation(sender.pool_cls)
+    threaded = isinstance(pool, type) and issubclass(pool, ThreadPool)
+    # "-c auto" and --autoscale size the pool themselves: left as they are, without a gate.
+    if threaded and isinstance(sender.concurrency, int) and not sender.options.get("autoscale"):
+        sender.concurrency = debate_worker_gate_install(slots=sender.concurrency)
 
 
 @shared_task(
@@ -31,11 +46,11 @@ def run_debate(debate_id: int) -> str:
     """Run debate ``debate_id`` if it is pending and its job running; return its status
     after (``"missing"`` if it was deleted since it was queued)."""
     from .models import Debate
-    from .services.run import debate_run
+    from .services.run import debate_run, debate_worker_gate
 
     # debate_run loads the row itself (its claim is the first statement): no extra query.
     try:
-        return debate_run(debate=Debate(pk=debate_id)).status
+        return debate_run(debate=Debate(pk=debate_id), gate=debate_worker_gate()).status
     except Debate.DoesNotExist:
         return "missing"
 

@@ -1,6 +1,7 @@
 """A job with concurrency N keeps exactly N LLM requests in flight, never more: run in this
-process without a broker (N threads), and on a thread-pool worker ``-P threads -c N`` of the
-remote queue. Every request the server answered is one stored turn, none repeated.
+process without a broker, and on a thread-pool worker ``-P threads -c N`` of the remote
+queue (both run N + 1 threads sharing N slots for LLM calls). Every request the server
+answered is one stored turn, none repeated.
 """
 
 import pytest
@@ -62,4 +63,6 @@ def test_a_thread_pool_worker_of_the_remote_queue_keeps_n_requests_in_flight(
     debate_job_start(job=job)
     wait_job_finished(job, what="the job to finish on the worker")
     worker.stop()
+    # N slots shared by N + 1 threads: one more debate than N may be running, never more calls.
+    assert f"concurrency: {N + 1} (thread)" in worker.log.read_text()
     assert_n_in_flight_and_nothing_lost(job, server)

@@ -1,7 +1,7 @@
-"""A thread-pool worker (``-P threads -c 4``, the remote-agent worker) SIGKILLed with 4
-debates in flight: after a restart every debate finishes exactly once, no Turn is
-duplicated, no LLM call for a stored turn is made again, and only the calls in flight at the
-kill are made twice.
+"""A thread-pool worker (``-P threads -c 4``, the remote-agent worker: 5 threads sharing 4 LLM
+slots) SIGKILLed with 4 LLM calls in flight: after a restart every debate finishes exactly
+once, no Turn is duplicated, no LLM call for a stored turn is made again, and only the calls
+in flight at the kill are made twice.
 
 Real worker processes, Redis broker, PostgreSQL. The agents are the rule test backend (0.4 s
 a call) logging every call it starts, from every thread and process, to a file.
@@ -39,16 +39,17 @@ def test_after_a_sigkill_with_four_in_flight_every_debate_finishes_once(
     first = celery_worker_process(pool="threads", concurrency=N, queues="llm_remote", **env)
     debate_job_start(job=job)
 
+    # -c N runs N + 1 threads sharing N LLM slots: N or N + 1 debates are running.
     def four_running_with_turns():
         running = job.debates.filter(status="running").count()
-        return running == N and Turn.objects.filter(debate__job=job).count() >= 2
+        return running >= N and Turn.objects.filter(debate__job=job).count() >= 2
 
     wait_for(four_running_with_turns, timeout=120, every=0.05, what="4 debates in flight")
     first.kill()
 
     killed = list(job.debates.filter(status="running").values_list("pk", flat=True))
-    # A thread between two debates for the few ms before the kill leaves N - 1 running.
-    assert N - 1 <= len(killed) <= N
+    # A thread between two debates for the few ms before the kill leaves one fewer running.
+    assert N - 1 <= len(killed) <= N + 1
     stored_at_kill = stored_turn_keys(job, keys)
     calls_before = read_call_log(log)
     assert calls_before and {pid for *_, pid in calls_before} == {first.process.pid}

@@ -233,6 +233,35 @@ def _claim(debate_id: int, seconds: float) -> _Lease | None:
     return lease
 
 
+def _pair_runner(
+    first: Callable[[], TurnRecord], second: Callable[[], TurnRecord]
+) -> tuple[
+    tuple[TurnRecord | None, BaseException | None], tuple[TurnRecord | None, BaseException | None]
+]:
+    """:data:`debates.engine.PairRunner`: ``first`` in a helper thread, ``second`` in this
+    one. The helper's database connection (a lease renewal opens one) is closed when it
+    ends; its error, if any, is returned, not raised."""
+    results: list[tuple[TurnRecord | None, BaseException | None]] = []
+
+    def ask_first() -> None:
+        try:
+            results.append((first(), None))
+        except BaseException as exc:  # handed to the debate's thread, which raises it
+            results.append((None, exc))
+        finally:
+            connection.close()
+
+    helper = threading.Thread(target=ask_first, name=f"{threading.current_thread().name}-A")
+    helper.start()
+    try:
+        mine: tuple[TurnRecord | None, BaseException | None] = (second(), None)
+    except Exception as exc:
+        mine = (None, exc)
+    finally:
+        helper.join()
+    return results[0], mine
+
+
 def debate_run(
     *,
     debate: Debate,
@@ -260,7 +289,9 @@ def debate_run(
     between LLM retries. KeyboardInterrupt and SystemExit give the debate back (pending, lease
     cleared, stored turns kept, no attempt counted) and are raised again; so does ``stop``
     once set (checked before each LLM call; an in-process run sets it on Ctrl-C). ``gate``, a
-    semaphore shared by the threads of an in-process run, bounds the LLM requests in flight.
+    semaphore shared by the threads of an in-process run or a thread-pool worker, bounds the
+    LLM requests in flight; with a gate the two turns of a round are asked at once (see
+    :func:`debates.engine.debate_pair`), each holding its own slot.
 
     No transaction or connection is held across an LLM call (see :func:`_database_release`);
     every answered request is counted in the debate's calls and tokens, stored or not.
@@ -311,6 +342,9 @@ def debate_run(
             on_turn=lambda record: _store_turn(
                 lease, record, prompt_version=job.prompt_version, meter=meter
             ),
+            # With a gate of slots the round's two requests can be in flight together; one
+            # at a time (no gate) they stay one after the other.
+            pair_runner=_pair_runner if gate is not None else None,
         )
     except LeaseLost as exc:
         log.warning("%s; another worker owns it now", exc)
@@ -426,6 +460,36 @@ def debate_job_run_inline(
             return  # released: the job was paused or cancelled meanwhile
 
 
+def gate_spare(width: int) -> int:
+    """Threads to run beyond ``width`` LLM slots: ``width``/8, at least 1 and at most 4
+    (0 for a width of 1). They store turns and load debates while the slots' requests are in
+    flight, so a slot is not left idle by a database write."""
+    return min(4, max(1, width // 8)) if width > 1 else 0
+
+
+# The LLM slots of this worker process (debate_worker_gate_install); None outside a thread
+# pool worker.
+_worker_gate: threading.Semaphore | None = None
+
+
+def debate_worker_gate_install(*, slots: int) -> int:
+    """Bound the LLM requests in flight in this worker process to ``slots`` (a thread pool
+    worker's ``-c``) and return how many threads its pool should run: ``slots`` plus
+    :func:`gate_spare`. Every :func:`~debates.tasks.run_debate` in this process then holds a
+    slot for each call only (see ``_GuardedClient``), as an in-process run does. Raises
+    ValueError if ``slots`` < 1."""
+    global _worker_gate
+    if slots < 1:
+        raise ValueError(f"a worker needs at least 1 LLM slot, got {slots}")
+    _worker_gate = threading.Semaphore(slots) if slots > 1 else None
+    return slots + gate_spare(slots)
+
+
+def debate_worker_gate() -> threading.Semaphore | None:
+    """The gate installed by :func:`debate_worker_gate_install` in this process, or None."""
+    return _worker_gate
+
+
 def _run_batch(
     pending: list[int], *, width: int, on_debate: Callable[[Debate], None] | None
 ) -> bool:
@@ -439,7 +503,7 @@ def _run_batch(
     """
     ids = iter(pending)
     gate = threading.Semaphore(width) if width > 1 else None
-    spare = min(4, max(1, width // 8)) if width > 1 else 0
+    spare = gate_spare(width)
     lock = threading.Lock()
     stop = threading.Event()
     errors: list[BaseException] = []
