@@ -224,11 +224,8 @@ def run_inline(server: LatencyServer, pool, concurrency: int, *, profile: bool =
     return {"wall": wall, "cpu": cpu, "calls": counters["requests"], "server": counters, "job": job}
 
 
-def run_celery(
-    server: LatencyServer, pool, concurrency: int, log: Path, *, prefetch: int = 1
-) -> dict:
-    """(c): the job on a real ``-P threads -c C --prefetch-multiplier P`` worker of the
-    llm_remote queue."""
+def run_celery(server: LatencyServer, pool, concurrency: int, log: Path) -> dict:
+    """(c): the job on a real ``-P threads -c C`` worker of the llm_remote queue."""
     import psutil
 
     from debates.models import DebateJob
@@ -248,8 +245,6 @@ def run_celery(
             "threads",
             "-c",
             str(concurrency),
-            "--prefetch-multiplier",
-            str(prefetch),
             "--without-gossip",
             "--without-mingle",
             "--loglevel",
@@ -317,12 +312,6 @@ def main() -> None:
     parser.add_argument("--pairs-c1", type=int, default=20, help="pairs at C = 1 (slow)")
     parser.add_argument("--concurrency", default="1,16,64")
     parser.add_argument("--skip-celery", action="store_true")
-    parser.add_argument(
-        "--prefetch",
-        type=int,
-        default=1,
-        help="the worker's --prefetch-multiplier (settings: 1)",
-    )
     parser.add_argument("--profile", action="store_true", help="cProfile (b) at C = 1 only")
     args = parser.parse_args()
     if not args.skip_celery and not os.environ.get("CELERY_BROKER_URL", "").startswith("redis"):
@@ -355,11 +344,7 @@ def main() -> None:
                 results = {"bare (a)": bare, "in-proc (b)": inline}
                 if not args.skip_celery:
                     results["celery (c)"] = run_celery(
-                        server,
-                        bench_pool(dataset, pairs, f"celery-{c}"),
-                        c,
-                        Path(tmp) / "w.log",
-                        prefetch=args.prefetch,
+                        server, bench_pool(dataset, pairs, f"celery-{c}"), c, Path(tmp) / "w.log"
                     )
                 print(f"C = {c}:")
                 for name, result in results.items():

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from debates import prompts, rubric
 from debates.llm.base import (
@@ -481,10 +482,9 @@ def debate_pair(
             latency_ms=float(sum(t.latency_ms for t in new_turns)),
         )
 
-    def ask(
-        agent: str, stance: str, round: int, previous: dict[str, TurnRecord]
-    ) -> Callable[[], TurnRecord]:
-        """The call for one turn (a function, so a pair runner can start it)."""
+    def ask(agent: str, stance: str, round: int, previous: dict[str, TurnRecord]) -> TurnRecord:
+        """Ask for one turn and store it (``on_turn``) the moment it arrives: a crash, even
+        mid-round, then loses only the requests in flight."""
         build = _debate_builder(
             pair=pair,
             stance=stance,
@@ -493,8 +493,9 @@ def debate_pair(
             other=previous.get("B" if agent == "A" else "A"),
             max_grade=config.graded_max_grade,
         )
-        return lambda: _turn(
-            client=agent_a if agent == "A" else agent_b,
+        client = agent_a if agent == "A" else agent_b
+        turn = _turn(
+            client=client,
             config=config,
             chunk=pair.chunk,
             build=build,
@@ -502,6 +503,9 @@ def debate_pair(
             agent=agent,
             stance=stance,
         )
+        if on_turn is not None:
+            on_turn(turn)
+        return turn
 
     previous: dict[str, TurnRecord] = {}
     for round in range(1, config.rounds + 1):
@@ -509,45 +513,30 @@ def debate_pair(
         asked: dict[str, TurnRecord] = {}
         error: BaseException | None = None
         if pair_runner is not None and not any((round, agent) in done for agent, _ in AGENTS):
-
-            def ask_and_store(call: Callable[[], TurnRecord]) -> Callable[[], TurnRecord]:
-                def run() -> TurnRecord:
-                    turn = call()
-                    # Stored the moment it arrives, not after the other: a crash then loses
-                    # only the requests in flight.
-                    if on_turn is not None:
-                        on_turn(turn)
-                    return turn
-
-                return run
-
-            (turn_a, error_a), (turn_b, error_b) = pair_runner(
-                ask_and_store(ask("A", "relevant", round, previous)),
-                ask_and_store(ask("B", "irrelevant", round, previous)),
+            results = pair_runner(
+                *(partial(ask, agent, stance, round, previous) for agent, stance in AGENTS)
             )
-            asked = {k: t for k, t in (("A", turn_a), ("B", turn_b)) if t is not None}
-            error = error_a or error_b
+            for (agent, _), (turn, _) in zip(AGENTS, results, strict=True):
+                if turn is not None:
+                    asked[agent] = turn
+            error = next((e for _, e in results if e is not None), None)
         for agent, stance in AGENTS:
             turn = done.get((round, agent)) or asked.get(agent)
-            if turn is None and error is not None:
-                continue  # the round's other turn is counted, then the error raised
-            if turn is None or agent in asked:
-                if turn is None:
-                    turn = ask(agent, stance, round, previous)()
-                    if on_turn is not None:
-                        on_turn(turn)
+            if turn is None:
+                if error is not None:
+                    continue  # the round's other turn is counted, then the error raised
+                turn = asked[agent] = ask(agent, stance, round, previous)
+            if agent in asked:
                 calls += turn.attempts
                 new_turns.append(turn)
-                history.append(turn)
-            else:
-                history.append(turn)
+            history.append(turn)
             current[agent] = turn
             if turn.label is None and agent == "A" and "B" not in asked:
                 if (round, "B") not in done:
                     break  # asked one after the other, B is not asked after an unreadable A
         if error is not None:
             raise error
-        if any(current[agent].label is None for agent, _ in AGENTS if agent in current):
+        if any(turn.label is None for turn in current.values()):
             return outcome("escalated", None, None, "unparsed")
         agreed = consensus_label(current["A"].label, current["B"].label, config.consensus)
         if agreed is not None:

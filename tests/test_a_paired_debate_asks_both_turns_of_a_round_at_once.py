@@ -37,6 +37,20 @@ def threaded_runner(first, second):
     return out[0], mine
 
 
+def paired(agent_a, agent_b, stored, **kwargs):
+    """The debate with both turns of each round at once, every stored turn appended to
+    ``stored``."""
+    return debate_pair(
+        PAIR,
+        agent_a,
+        agent_b,
+        CONFIG,
+        on_turn=stored.append,
+        pair_runner=threaded_runner,
+        **kwargs,
+    )
+
+
 class MeetingClient(ScriptedClient):
     """A scripted client whose every call waits for the other agent's call of the round:
     one after the other, the first call would wait in vain (BrokenBarrierError)."""
@@ -55,13 +69,13 @@ def test_both_calls_of_every_round_are_in_flight_together_and_the_outcome_is_unc
     a, b = MeetingClient(A_REPLIES, barrier), MeetingClient(B_REPLIES, barrier)
     stored = []
 
-    paired = debate_pair(PAIR, a, b, CONFIG, on_turn=stored.append, pair_runner=threaded_runner)
+    both = paired(a, b, stored)
     alone_a, alone_b = ScriptedClient(A_REPLIES), ScriptedClient(B_REPLIES)
     alone = debate_pair(PAIR, alone_a, alone_b, CONFIG)
 
-    assert paired == alone
-    assert (paired.status, paired.final_label, paired.consensus_round) == ("agreed", 0, 3)
-    assert paired.calls == 6
+    assert both == alone
+    assert (both.status, both.final_label, both.consensus_round) == ("agreed", 0, 3)
+    assert both.calls == 6
     assert sorted((t.round, t.agent) for t in stored) == [
         (r, agent) for r in (1, 2, 3) for agent in ("A", "B")
     ]
@@ -74,19 +88,12 @@ def test_when_b_fails_a_is_stored_and_a_resumed_run_asks_only_b():
     stored = []
     b = ScriptedClient([B_REPLIES[0], TransientLLMError("503")])
     with pytest.raises(TransientLLMError, match="503"):
-        debate_pair(
-            PAIR,
-            ScriptedClient(A_REPLIES),
-            b,
-            CONFIG,
-            on_turn=stored.append,
-            pair_runner=threaded_runner,
-        )
+        paired(ScriptedClient(A_REPLIES), b, stored)
     assert sorted((t.round, t.agent) for t in stored) == [(1, "A"), (1, "B"), (2, "A")]
     stored.sort(key=lambda t: (t.round, t.agent))
 
     a, b = ScriptedClient(A_REPLIES[2:]), ScriptedClient(B_REPLIES[1:])
-    resumed = debate_pair(PAIR, a, b, CONFIG, done_turns=stored, pair_runner=threaded_runner)
+    resumed = paired(a, b, [], done_turns=list(stored))
     # B of round 2 alone, then round 3 with both.
     assert [round_of(c.messages) for c in b.calls] == [2, 3]
     assert [round_of(c.messages) for c in a.calls] == [3]
@@ -100,14 +107,7 @@ def test_when_a_fails_b_is_stored_and_a_resumed_run_asks_only_a():
     stored = []
     a = ScriptedClient([TransientLLMError("timeout")])
     with pytest.raises(TransientLLMError, match="timeout"):
-        debate_pair(
-            PAIR,
-            a,
-            ScriptedClient(B_REPLIES),
-            CONFIG,
-            on_turn=stored.append,
-            pair_runner=threaded_runner,
-        )
+        paired(a, ScriptedClient(B_REPLIES), stored)
     assert [(t.round, t.agent) for t in stored] == [(1, "B")]
 
     a, b = ScriptedClient(A_REPLIES), ScriptedClient(B_REPLIES[1:])
@@ -120,14 +120,7 @@ def test_when_a_fails_b_is_stored_and_a_resumed_run_asks_only_a():
 def test_an_unreadable_a_escalates_and_keeps_the_b_turn_that_was_asked_with_it():
     unreadable = ["not json", "still not json"]  # the reply and its re-ask
     stored = []
-    outcome = debate_pair(
-        PAIR,
-        ScriptedClient(unreadable),
-        ScriptedClient(B_REPLIES),
-        CONFIG,
-        on_turn=stored.append,
-        pair_runner=threaded_runner,
-    )
+    outcome = paired(ScriptedClient(unreadable), ScriptedClient(B_REPLIES), stored)
     assert (outcome.status, outcome.escalation_reason) == ("escalated", "unparsed")
     assert sorted((t.round, t.agent, t.label) for t in stored) == [(1, "A", None), (1, "B", 0)]
     assert outcome.calls == 3  # what was asked, and billed

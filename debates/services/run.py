@@ -460,11 +460,14 @@ def debate_job_run_inline(
             return  # released: the job was paused or cancelled meanwhile
 
 
-def gate_spare(width: int) -> int:
-    """Threads to run beyond ``width`` LLM slots: ``width``/8, at least 1 and at most 4
-    (0 for a width of 1). They store turns and load debates while the slots' requests are in
-    flight, so a slot is not left idle by a database write."""
-    return min(4, max(1, width // 8)) if width > 1 else 0
+def _llm_gate(width: int) -> tuple[threading.Semaphore | None, int]:
+    """``(gate, threads)`` for ``width`` LLM requests in flight: a semaphore of ``width``
+    slots and ``width`` + ``width``/8 threads (1 to 4 spare), which store turns and load
+    debates while the slots' requests are in flight, so no slot idles on a database write.
+    Width 1: no gate, one thread."""
+    if width <= 1:
+        return None, 1
+    return threading.Semaphore(width), width + min(4, max(1, width // 8))
 
 
 # The LLM slots of this worker process (debate_worker_gate_install); None outside a thread
@@ -474,15 +477,15 @@ _worker_gate: threading.Semaphore | None = None
 
 def debate_worker_gate_install(*, slots: int) -> int:
     """Bound the LLM requests in flight in this worker process to ``slots`` (a thread pool
-    worker's ``-c``) and return how many threads its pool should run: ``slots`` plus
-    :func:`gate_spare`. Every :func:`~debates.tasks.run_debate` in this process then holds a
-    slot for each call only (see ``_GuardedClient``), as an in-process run does. Raises
-    ValueError if ``slots`` < 1."""
+    worker's ``-c``) and return how many threads its pool should run (see :func:`_llm_gate`).
+    Every :func:`~debates.tasks.run_debate` in this process then holds a slot for each call
+    only (see ``_GuardedClient``), as an in-process run does. Raises ValueError if ``slots``
+    < 1."""
     global _worker_gate
     if slots < 1:
         raise ValueError(f"a worker needs at least 1 LLM slot, got {slots}")
-    _worker_gate = threading.Semaphore(slots) if slots > 1 else None
-    return slots + gate_spare(slots)
+    _worker_gate, threads = _llm_gate(slots)
+    return threads
 
 
 def debate_worker_gate() -> threading.Semaphore | None:
@@ -502,8 +505,7 @@ def _run_batch(
     holding a slot through their database writes kept 0.94 of a bare client's throughput).
     """
     ids = iter(pending)
-    gate = threading.Semaphore(width) if width > 1 else None
-    spare = gate_spare(width)
+    gate, threads = _llm_gate(width)
     lock = threading.Lock()
     stop = threading.Event()
     errors: list[BaseException] = []
@@ -533,7 +535,7 @@ def _run_batch(
     else:
         threads = [
             threading.Thread(target=work, args=(True,), name=f"debate-{n}", daemon=True)
-            for n in range(min(width + spare, len(pending)))
+            for n in range(min(threads, len(pending)))
         ]
         for thread in threads:
             thread.start()
