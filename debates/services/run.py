@@ -433,7 +433,8 @@ def debate_job_run_inline(
     each) and resumed from their stored turns: without a broker there is no Celery beat to do
     it. Stops early when the job leaves "running": no debate starts after a pause, and the
     calls in flight finish and are stored. ``on_debate`` is called after each debate run
-    (e.g. to move a progress bar), from one thread at a time. On KeyboardInterrupt the
+    (e.g. to move a progress bar), from one thread at a time. The job's ``started`` is set
+    now unless it was (by :func:`debate_job_start`). On KeyboardInterrupt the
     threads stop before their next LLM call, give their debates back (pending, turns kept)
     and the interrupt is raised again.
     """
@@ -441,6 +442,11 @@ def debate_job_run_inline(
     width = max(1, min(int(width or 1), MAX_CONCURRENCY))
     if connection.in_atomic_block:
         width = 1  # other threads' connections would not see this transaction's rows
+    # Callers that skip debate_job_start (the pipeline, the job page's background run) still
+    # give the job its start time: the job page shows it beside the finish time.
+    DebateJob.objects.filter(
+        pk=job.pk, status=DebateJob.Status.RUNNING, started__isnull=True
+    ).update(started=timezone.now())
     tried: dict[int, int] = {}
     while True:
         debate_requeue_expired(enqueue=False, job=job)
