@@ -1,22 +1,25 @@
 """The lease a worker holds on one running debate, and everything done under it around an LLM
-call: renewing the lease, closing the database connection for the call's duration, metering
-every answered request, and storing a turn (one statement on PostgreSQL)."""
+call: claiming the debate, renewing the lease, closing the database connection for the
+call's duration, metering every answered request, storing a turn and ending the debate (each
+one statement on PostgreSQL)."""
 
 from __future__ import annotations
 
 import json
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from contextlib import nullcontext
 from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from debates.engine import TurnRecord
+from debates.engine import DebateOutcome, TurnRecord
 from debates.llm.base import ChatMessage, GenerationParams, LLMClient, LLMResult
 from debates.models import Debate, DebateJob, Turn
 from debates.retry import call_with_retry
@@ -217,6 +220,84 @@ WITH held AS (
 )
 SELECT job_status, (SELECT count(*) FROM stored) FROM held
 """  # noqa: S608 (table names from the models; every value is a bound parameter)
+
+
+# Claim (pending → running, only while the job runs) and end (the outcome, only while the
+# lease holds) run once per debate; written out like the two above, they skip the ORM's
+# compile step (~0.8 ms each against 0.05 ms, see bench/llm_throughput_bench.py).
+_CLAIM_SQL = f"""
+UPDATE {_DEBATE} SET status = 'running', lease_token = %s, lease_expires_at = %s,
+    started = COALESCE(started, %s)
+WHERE id = %s AND status = 'pending'
+    AND EXISTS (SELECT 1 FROM {_JOB} WHERE id = {_DEBATE}.job_id AND status = 'running')
+"""  # noqa: S608 (table names from the models; every value is a bound parameter)
+
+
+_END_SQL = f"""
+UPDATE {_DEBATE} SET status = %s, final_label = %s, consensus_round = %s,
+    escalation_reason = %s, chunk_truncated = %s, last_error = '', lease_token = '',
+    lease_expires_at = NULL, seconds = seconds + %s, finished = %s
+WHERE id = %s AND status = 'running' AND lease_token = %s
+"""  # noqa: S608 (table names from the models; every value is a bound parameter)
+
+
+def _lease_claim(debate_id: int, seconds: float) -> _Lease | None:
+    """Claim a pending debate of a running job with a new lease of ``seconds``; None if it is
+    not pending (running elsewhere, ended) or its job is not running."""
+    token = uuid.uuid4().hex
+    now = timezone.now()
+    expires = now + timedelta(seconds=seconds)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(_CLAIM_SQL, [token, expires, now, debate_id])
+            claimed = cursor.rowcount
+    else:
+        claimed = Debate.objects.filter(
+            pk=debate_id,
+            status=Debate.Status.PENDING,
+            job__status=DebateJob.Status.RUNNING,
+        ).update(
+            status=Debate.Status.RUNNING,
+            lease_token=token,
+            lease_expires_at=expires,
+            started=Coalesce(F("started"), Value(now)),
+        )
+    if not claimed:
+        return None
+    lease = _Lease(debate_id, token, seconds)
+    # The claim itself checked that the job runs and set the lease: the renewal before the
+    # first call, a few ms later, is already done.
+    lease.confirmed_at = time.monotonic()
+    return lease
+
+
+def _lease_end(lease: _Lease, outcome: DebateOutcome, elapsed: float) -> bool:
+    """Store the debate's outcome (agreed or escalated, lease cleared, ``elapsed`` seconds
+    added) while ``lease`` still holds it; False, and nothing written, if it does not."""
+    fields: dict[str, Any] = {
+        "status": outcome.status,
+        "final_label": outcome.final_label,
+        "consensus_round": outcome.consensus_round,
+        "escalation_reason": outcome.escalation_reason or "",
+        "chunk_truncated": outcome.chunk_truncated,
+    }
+    now = timezone.now()
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(_END_SQL, [*fields.values(), elapsed, now, lease.debate_id, lease.token])
+            return bool(cursor.rowcount)
+    return bool(
+        Debate.objects.filter(
+            pk=lease.debate_id, status=Debate.Status.RUNNING, lease_token=lease.token
+        ).update(
+            **fields,
+            last_error="",
+            lease_token="",
+            lease_expires_at=None,
+            seconds=F("seconds") + elapsed,
+            finished=now,
+        )
+    )
 
 
 def _store_turn(

@@ -26,13 +26,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterable
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.db import connection, transaction
-from django.db.models import Exists, F, OuterRef, Value
-from django.db.models.functions import Coalesce
+from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
 from corpora.models import Pair
@@ -57,10 +55,14 @@ from debates.services.common import (
     retry_countdown,
 )
 from debates.services.leases import (
+    _DEBATE,
+    _JOB,
     JobStopped,
     LeaseLost,
     _GuardedClient,
     _Lease,
+    _lease_claim,
+    _lease_end,
     _Meter,
     _store_turn,
 )
@@ -136,6 +138,11 @@ def _job_finish_if_done(job_id: int) -> bool:
     Called after the debate's own transaction committed, so of two workers finishing the last
     two debates at once, the later check sees both.
     """
+    if connection.vendor == "postgresql":
+        # Once per debate: one statement without the ORM's compile step (see leases.py).
+        with connection.cursor() as cursor:
+            cursor.execute(_JOB_FINISH_SQL, [timezone.now(), job_id])
+            return bool(cursor.rowcount)
     open_debates = Debate.objects.filter(
         job_id=OuterRef("pk"), status__in=[Debate.Status.PENDING, Debate.Status.RUNNING]
     )
@@ -144,6 +151,14 @@ def _job_finish_if_done(job_id: int) -> bool:
         .exclude(Exists(open_debates))
         .update(status=DebateJob.Status.FINISHED, finished=timezone.now())
     )
+
+
+_JOB_FINISH_SQL = f"""
+UPDATE {_JOB} SET status = 'finished', finished = %s
+WHERE id = %s AND status = 'running' AND NOT EXISTS (
+    SELECT 1 FROM {_DEBATE} WHERE job_id = {_JOB}.id AND status IN ('pending', 'running')
+)
+"""  # noqa: S608 (table names from the models; every value is a bound parameter)
 
 
 def _count_unstored(debate_id: int, meter: _Meter) -> None:
@@ -211,28 +226,6 @@ def _release(lease: _Lease, elapsed: float) -> None:
     )
 
 
-def _claim(debate_id: int, seconds: float) -> _Lease | None:
-    token = uuid.uuid4().hex
-    now = timezone.now()
-    claimed = Debate.objects.filter(
-        pk=debate_id,
-        status=Debate.Status.PENDING,
-        job__status=DebateJob.Status.RUNNING,
-    ).update(
-        status=Debate.Status.RUNNING,
-        lease_token=token,
-        lease_expires_at=now + timedelta(seconds=seconds),
-        started=Coalesce(F("started"), Value(now)),
-    )
-    if not claimed:
-        return None
-    lease = _Lease(debate_id, token, seconds)
-    # The claim itself checked that the job runs and set the lease: the renewal before the
-    # first call, a few ms later, is already done.
-    lease.confirmed_at = time.monotonic()
-    return lease
-
-
 def _pair_runner(
     first: Callable[[], TurnRecord], second: Callable[[], TurnRecord]
 ) -> tuple[
@@ -298,7 +291,7 @@ def debate_run(
     """
     # A worker thread's connection may have been closed by the server while it waited for
     # this task; the claim is the first statement, so it is safe to try again.
-    lease = _with_connection_retry(lambda: _claim(debate.pk, lease_seconds()))
+    lease = _with_connection_retry(lambda: _lease_claim(debate.pk, lease_seconds()))
     if lease is None:
         return Debate.objects.get(pk=debate.pk)
     # Callers may pass an unloaded Debate(pk=...): the job is read from the row.
@@ -394,22 +387,8 @@ def debate_run(
             log.exception("debate %s: could not give the debate back", debate.pk)
         raise
     # One conditional UPDATE: stored only while this lease still holds the debate.
-    ended = _with_connection_retry(
-        lambda: Debate.objects.filter(
-            pk=debate.pk, status=Debate.Status.RUNNING, lease_token=lease.token
-        ).update(
-            status=outcome.status,
-            final_label=outcome.final_label,
-            consensus_round=outcome.consensus_round,
-            escalation_reason=outcome.escalation_reason or "",
-            chunk_truncated=outcome.chunk_truncated,
-            last_error="",
-            lease_token="",
-            lease_expires_at=None,
-            seconds=F("seconds") + (time.monotonic() - started),
-            finished=timezone.now(),
-        )
-    )
+    elapsed = time.monotonic() - started
+    ended = _with_connection_retry(lambda: _lease_end(lease, outcome, elapsed))
     if not ended:
         log.warning("debate %s finished after losing its lease; not stored", debate.pk)
         return Debate.objects.get(pk=debate.pk)
