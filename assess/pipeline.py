@@ -193,6 +193,10 @@ def _debates_run(job: DebateJob, *, concurrency: int | None = None) -> None:
     done = job.debates.filter(status__in=done_states).count()
     bar = tqdm(total=total, initial=done, desc="debates", unit=" pairs", file=sys.stderr)
     try:
+        if job.status == DebateJob.Status.RUNNING:
+            # Records the start (shown on the job page); with a broker, enqueues the debates.
+            # A job reused finished is only reported.
+            debate_job_start(job=job, enqueue=not _eager())
         if _eager():
             debate_job_run_inline(
                 job=job,
@@ -200,7 +204,6 @@ def _debates_run(job: DebateJob, *, concurrency: int | None = None) -> None:
                 on_debate=lambda d: bar.update(1) if d.status in done_states else None,
             )
         else:
-            debate_job_start(job=job)
             while True:
                 job.refresh_from_db()
                 now_done = job.debates.filter(status__in=done_states).count()

@@ -1,64 +1,55 @@
-"""A job run in-process without debate_job_start (the pipeline without a broker, the job
-page's background run) still records when it started, so its page shows a start and a finish
-time; a job that was started keeps its first start time."""
-
-from datetime import timedelta
+"""A pipeline run without a broker records when its debate job started, as run_debates and
+the job form do (debate_job_start), so the job page shows a start and a finish time; running
+the pipeline again reuses the finished job and keeps its first start time."""
 
 import pytest
 from django.utils import timezone
 
-from debates.llm.scripted import RuleClient
-from debates.services import debate_job_create, debate_job_run_inline, debate_job_start
+from assess.pipeline import pipeline_run
+from debates.models import DebateJob
 
-from .jobs_fixtures import (  # noqa: F401
-    AGENT_A,
-    AGENT_B,
-    fake_llms_fixture,
-    reply,
-    small_pool_fixture,
-)
+from .jobs_fixtures import fake_llms_fixture  # noqa: F401
+from .pooling_fixtures import energy_fixture  # noqa: F401
+
+STANCE_RULE = {"backend": "test", "rule": "stance"}
 
 
-def always_relevant(messages):
-    return reply(1, "relevant")
+def run(energy, tmp_path) -> list[str]:
+    lines: list[str] = []
+    pipeline_run(
+        dataset=energy,
+        retrievers=["bm25"],
+        depth=3,
+        agent=STANCE_RULE,
+        rounds=2,
+        out_dir=tmp_path,
+        echo=lines.append,
+    )
+    return lines
 
 
 @pytest.mark.django_db
-def test_an_in_process_run_sets_the_start_time_before_the_finish_time(small_pool, fake_llms):
-    fake_llms(a=RuleClient(always_relevant), b=RuleClient(always_relevant))
-    job = debate_job_create(pool=small_pool, agent_a=AGENT_A, agent_b=AGENT_B, rounds=2)
-    assert job.started is None
+def test_a_pipeline_run_sets_the_jobs_start_time_before_its_finish_time(
+    energy, fake_llms, tmp_path
+):
     before = timezone.now()
 
-    debate_job_run_inline(job=job)
+    run(energy, tmp_path)
 
-    job.refresh_from_db()
+    job = DebateJob.objects.get()
     assert job.status == "finished"
     assert before <= job.started <= job.finished
 
 
 @pytest.mark.django_db
-def test_an_in_process_run_keeps_the_start_time_debate_job_start_set(small_pool, fake_llms):
-    fake_llms(a=RuleClient(always_relevant), b=RuleClient(always_relevant))
-    job = debate_job_create(pool=small_pool, agent_a=AGENT_A, agent_b=AGENT_B, rounds=2)
-    debate_job_start(job=job, enqueue=False)
-    first = timezone.now() - timedelta(hours=1)
-    type(job).objects.filter(pk=job.pk).update(started=first)
+def test_a_second_pipeline_run_reuses_the_finished_job_and_keeps_its_start_time(
+    energy, fake_llms, tmp_path
+):
+    run(energy, tmp_path)
+    first = DebateJob.objects.get()
 
-    debate_job_run_inline(job=job)
+    lines = run(energy, tmp_path)
 
-    job.refresh_from_db()
-    assert (job.status, job.started) == ("finished", first)
-
-
-@pytest.mark.django_db
-def test_a_paused_job_is_not_given_a_start_time_by_an_in_process_run(small_pool, fake_llms):
-    a = RuleClient(always_relevant)
-    fake_llms(a=a, b=RuleClient(always_relevant))
-    job = debate_job_create(pool=small_pool, agent_a=AGENT_A, agent_b=AGENT_B, rounds=2)
-    type(job).objects.filter(pk=job.pk).update(status="paused")
-
-    debate_job_run_inline(job=job)
-
-    job.refresh_from_db()
-    assert (job.status, job.started, len(a.calls)) == ("paused", None, 0)
+    job = DebateJob.objects.get()
+    assert f"debate job {first.pk}: reused (finished)" in lines
+    assert (job.status, job.started, job.finished) == ("finished", first.started, first.finished)

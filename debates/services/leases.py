@@ -15,8 +15,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Value
-from django.db.models.functions import Coalesce
+from django.db.models import F
 from django.utils import timezone
 
 from debates.engine import DebateOutcome, TurnRecord
@@ -223,8 +222,9 @@ SELECT job_status, (SELECT count(*) FROM stored) FROM held
 
 
 # Claim (pending → running, only while the job runs) and end (the outcome, only while the
-# lease holds) run once per debate; written out like the two above, they skip the ORM's
-# compile step (~0.8 ms each against 0.05 ms, see bench/llm_throughput_bench.py).
+# lease holds) run once per debate; written out, they skip the ORM's compile step (~0.8 ms
+# each against 0.05 ms, see bench/llm_throughput_bench.py). Plain SQL, the same on SQLite
+# (the demo): datetimes go through the backend's adapter, as the ORM's would.
 _CLAIM_SQL = f"""
 UPDATE {_DEBATE} SET status = 'running', lease_token = %s, lease_expires_at = %s,
     started = COALESCE(started, %s)
@@ -246,24 +246,13 @@ def _lease_claim(debate_id: int, seconds: float) -> _Lease | None:
     not pending (running elsewhere, ended) or its job is not running."""
     token = uuid.uuid4().hex
     now = timezone.now()
-    expires = now + timedelta(seconds=seconds)
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(_CLAIM_SQL, [token, expires, now, debate_id])
-            claimed = cursor.rowcount
-    else:
-        claimed = Debate.objects.filter(
-            pk=debate_id,
-            status=Debate.Status.PENDING,
-            job__status=DebateJob.Status.RUNNING,
-        ).update(
-            status=Debate.Status.RUNNING,
-            lease_token=token,
-            lease_expires_at=expires,
-            started=Coalesce(F("started"), Value(now)),
+    stamp = connection.ops.adapt_datetimefield_value
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _CLAIM_SQL, [token, stamp(now + timedelta(seconds=seconds)), stamp(now), debate_id]
         )
-    if not claimed:
-        return None
+        if not cursor.rowcount:
+            return None
     lease = _Lease(debate_id, token, seconds)
     # The claim itself checked that the job runs and set the lease: the renewal before the
     # first call, a few ms later, is already done.
@@ -274,30 +263,20 @@ def _lease_claim(debate_id: int, seconds: float) -> _Lease | None:
 def _lease_end(lease: _Lease, outcome: DebateOutcome, elapsed: float) -> bool:
     """Store the debate's outcome (agreed or escalated, lease cleared, ``elapsed`` seconds
     added) while ``lease`` still holds it; False, and nothing written, if it does not."""
-    fields: dict[str, Any] = {
-        "status": outcome.status,
-        "final_label": outcome.final_label,
-        "consensus_round": outcome.consensus_round,
-        "escalation_reason": outcome.escalation_reason or "",
-        "chunk_truncated": outcome.chunk_truncated,
-    }
-    now = timezone.now()
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(_END_SQL, [*fields.values(), elapsed, now, lease.debate_id, lease.token])
-            return bool(cursor.rowcount)
-    return bool(
-        Debate.objects.filter(
-            pk=lease.debate_id, status=Debate.Status.RUNNING, lease_token=lease.token
-        ).update(
-            **fields,
-            last_error="",
-            lease_token="",
-            lease_expires_at=None,
-            seconds=F("seconds") + elapsed,
-            finished=now,
-        )
-    )
+    params = [
+        outcome.status,
+        outcome.final_label,
+        outcome.consensus_round,
+        outcome.escalation_reason or "",
+        outcome.chunk_truncated,
+        elapsed,
+        connection.ops.adapt_datetimefield_value(timezone.now()),
+        lease.debate_id,
+        lease.token,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_END_SQL, params)
+        return bool(cursor.rowcount)
 
 
 def _store_turn(

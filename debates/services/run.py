@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from django.db import connection, transaction
-from django.db.models import Exists, F, OuterRef
+from django.db.models import F
 from django.utils import timezone
 
 from corpora.models import Pair
@@ -138,19 +138,12 @@ def _job_finish_if_done(job_id: int) -> bool:
     Called after the debate's own transaction committed, so of two workers finishing the last
     two debates at once, the later check sees both.
     """
-    if connection.vendor == "postgresql":
-        # Once per debate: one statement without the ORM's compile step (see leases.py).
-        with connection.cursor() as cursor:
-            cursor.execute(_JOB_FINISH_SQL, [timezone.now(), job_id])
-            return bool(cursor.rowcount)
-    open_debates = Debate.objects.filter(
-        job_id=OuterRef("pk"), status__in=[Debate.Status.PENDING, Debate.Status.RUNNING]
-    )
-    return bool(
-        DebateJob.objects.filter(pk=job_id, status=DebateJob.Status.RUNNING)
-        .exclude(Exists(open_debates))
-        .update(status=DebateJob.Status.FINISHED, finished=timezone.now())
-    )
+    # Once per debate: one statement without the ORM's compile step (see leases.py).
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _JOB_FINISH_SQL, [connection.ops.adapt_datetimefield_value(timezone.now()), job_id]
+        )
+        return bool(cursor.rowcount)
 
 
 _JOB_FINISH_SQL = f"""
@@ -412,8 +405,7 @@ def debate_job_run_inline(
     each) and resumed from their stored turns: without a broker there is no Celery beat to do
     it. Stops early when the job leaves "running": no debate starts after a pause, and the
     calls in flight finish and are stored. ``on_debate`` is called after each debate run
-    (e.g. to move a progress bar), from one thread at a time. The job's ``started`` is set
-    now unless it was (by :func:`debate_job_start`). On KeyboardInterrupt the
+    (e.g. to move a progress bar), from one thread at a time. On KeyboardInterrupt the
     threads stop before their next LLM call, give their debates back (pending, turns kept)
     and the interrupt is raised again.
     """
@@ -421,11 +413,6 @@ def debate_job_run_inline(
     width = max(1, min(int(width or 1), MAX_CONCURRENCY))
     if connection.in_atomic_block:
         width = 1  # other threads' connections would not see this transaction's rows
-    # Callers that skip debate_job_start (the pipeline, the job page's background run) still
-    # give the job its start time: the job page shows it beside the finish time.
-    DebateJob.objects.filter(
-        pk=job.pk, status=DebateJob.Status.RUNNING, started__isnull=True
-    ).update(started=timezone.now())
     tried: dict[int, int] = {}
     while True:
         debate_requeue_expired(enqueue=False, job=job)
@@ -490,7 +477,7 @@ def _run_batch(
     holding a slot through their database writes kept 0.94 of a bare client's throughput).
     """
     ids = iter(pending)
-    gate, threads = _llm_gate(width)
+    gate, thread_count = _llm_gate(width)
     lock = threading.Lock()
     stop = threading.Event()
     errors: list[BaseException] = []
@@ -520,7 +507,7 @@ def _run_batch(
     else:
         threads = [
             threading.Thread(target=work, args=(True,), name=f"debate-{n}", daemon=True)
-            for n in range(min(threads, len(pending)))
+            for n in range(min(thread_count, len(pending)))
         ]
         for thread in threads:
             thread.start()
