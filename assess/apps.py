@@ -11,9 +11,18 @@ class AssessConfig(AppConfig):
         from debates.services.progress import job_notes_register
         from debates.views import job_panel_register
 
+        from .refined.panels import job_costs_panel
+        from .review import receivers
         from .review.selectors import job_review_notes
         from .review.views import job_review_panel
 
         job_panel_register(job_review_panel)
-        # ... and its queue and audit lines to `debate_job ID progress` (issue 15).
+        # The refined side adds its own panel (the cost of the final labels), so the review
+        # package never imports the refined one (assess/review/__init__.py).
+        job_panel_register(job_costs_panel)
+        # assess also adds its review-queue and audit-estimate lines to `debate_job ID
+        # progress`, which debates cannot compute without importing assess.
         job_notes_register(job_review_notes)
+        # Review items are created where a debate ends and where a job's audit share or human
+        # budget changes (debates.signals), never by a page that reads them.
+        receivers.connect()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from django.conf import settings
 from django.db.models import Count, F
 from tqdm import tqdm
 
+from core.broker import tasks_run_in_process
 from corpora.models import Dataset, Pool, QrelSet, Run
 from corpora.services import (
     PoolError,
@@ -30,18 +31,21 @@ from corpora.services import (
     run_create,
     run_retrieve,
 )
-from debates.forms import describe
 from debates.models import Debate, DebateJob
 from debates.services import (
     DebateJobError,
+    JobSpec,
     agent_config_validate,
-    debate_job_create,
+    debate_job_launch,
     debate_job_progress,
     debate_job_resume,
-    debate_job_run_inline,
     debate_job_start,
+    debate_job_wait,
+    job_agents_describe,
+    job_scale_describe,
 )
 from debates.services.human import debate_job_audit_share_set, debate_job_budget_set
+from debates.services.progress import JobProgress
 
 from .evaluation.rebench import RebenchError, rebench_compute
 from .evaluation.tables import format_text, rebench_tables, relevance_note
@@ -68,10 +72,6 @@ class PipelineReport:
     refined_rows: int
     pending: int
     seconds: dict[str, float] = field(default_factory=dict)
-
-
-def _eager() -> bool:
-    return bool(getattr(settings, "CELERY_TASK_ALWAYS_EAGER", True))
 
 
 def _run_ensure(*, dataset: Dataset, retriever: str, qrels: str, k: int, echo: Echo) -> Run:
@@ -109,7 +109,7 @@ def _job_ensure(
     was debated with other agents, another R, scale or rule, or has grown since (another
     retriever): final labels are per pool, so a second job's labels would mix with the
     first's."""
-    config = agent_config_validate(agent)
+    config = agent_config_validate(agent).dump()
     job = (
         DebateJob.objects.filter(pool=pool)
         .exclude(status=DebateJob.Status.CANCELLED)
@@ -117,22 +117,23 @@ def _job_ensure(
         .first()
     )
     if job is None:
-        extra = {} if audit_share is None else {"audit_share": audit_share}
-        job = debate_job_create(
+        spec = JobSpec(
             pool=pool,
             agent_a=config,
             agent_b=config,
             rounds=rounds,
             scale=scale,
             consensus=consensus,
+            human_budget=human_budget,
             note="pipeline",
             concurrency=concurrency,
-            **extra,
         )
-        if human_budget is not None:
-            debate_job_budget_set(job=job, budget=human_budget)
+        if audit_share is not None:  # else JobSpec's default
+            spec = replace(spec, audit_share=audit_share)
+        job = debate_job_launch(spec=spec)
         echo(
-            f"debate job {job.pk}: {job.debates.count()} pairs, R = {rounds}{_scale(job)}, "
+            f"debate job {job.pk}: {job.debates.count()} pairs, R = {rounds}"
+            f"{job_scale_describe(job)}, "
             f"audit share {job.audit_share:.0%} of agreed labels"
             + (f", human budget {human_budget:,} pairs" if human_budget is not None else "")
         )
@@ -144,8 +145,9 @@ def _job_ensure(
     ):
         raise DebateJobError(
             f"pool {pool.name!r} was already debated by job {job.pk} "
-            f"({_agents(job)}, R = {job.rounds}{_scale(job)}, {debated} of its {pairs} pairs); "
-            f"this run asks for {describe(config)}, R = {rounds}"
+            f"({job_agents_describe(job)}, R = {job.rounds}{job_scale_describe(job)}, "
+            f"{debated} of its {pairs} pairs); "
+            f"this run asks for {agent_config_validate(config).describe()}, R = {rounds}"
             f"{f', graded (consensus {consensus})' if scale == 'graded' else ''}. "
             "Labels are per pool and would mix: use a "
             "fresh database (e.g. DREAM_VAR_DIR=/tmp/dream-2 ./dream demo ...) or the same "
@@ -160,7 +162,10 @@ def _job_ensure(
         debate_job_budget_set(job=job, budget=human_budget)
         echo(f"  human budget set to {human_budget:,} pairs")
     if job.status == DebateJob.Status.PAUSED:
-        debate_job_resume(job=job, enqueue=not _eager())
+        debate_job_resume(job=job, enqueue=not tasks_run_in_process())
+    elif job.status == DebateJob.Status.RUNNING:
+        # Records the start if it was never started; with a broker, enqueues what is pending.
+        debate_job_start(job=job, enqueue=not tasks_run_in_process())
     return job
 
 
@@ -176,41 +181,19 @@ def _new_grades(refinement) -> str:
     return ", ".join(f"grade {g}: {n}" for g, n in counts) or "none"
 
 
-def _scale(job: DebateJob) -> str:
-    if job.scale != DebateJob.Scale.GRADED:
-        return ""
-    return f", graded 0..{job.max_grade} (consensus {job.consensus})"
-
-
-def _agents(job: DebateJob) -> str:
-    a, b = describe(job.agent_a), describe(job.agent_b)
-    return a if a == b else f"{a} vs {b}"
-
-
-def _debates_run(job: DebateJob, *, concurrency: int | None = None) -> None:
-    total = job.debates.count()
-    done_states = (Debate.Status.AGREED, Debate.Status.ESCALATED, Debate.Status.FAILED)
-    done = job.debates.filter(status__in=done_states).count()
-    bar = tqdm(total=total, initial=done, desc="debates", unit=" pairs", file=sys.stderr)
+def _debates_run(job: DebateJob, *, concurrency: int | None = None) -> JobProgress:
+    """Run the job's debates here (no broker) or follow the workers, with a progress bar."""
+    progress = debate_job_progress(job=job)
+    bar = tqdm(
+        total=progress.total, initial=progress.done, desc="debates", unit=" pairs", file=sys.stderr
+    )
     try:
-        if job.status == DebateJob.Status.RUNNING:
-            # Records the start (shown on the job page); with a broker, enqueues the debates.
-            # A job reused finished is only reported.
-            debate_job_start(job=job, enqueue=not _eager())
-        if _eager():
-            debate_job_run_inline(
-                job=job,
-                concurrency=concurrency,
-                on_debate=lambda d: bar.update(1) if d.status in done_states else None,
-            )
-        else:
-            while True:
-                job.refresh_from_db()
-                now_done = job.debates.filter(status__in=done_states).count()
-                bar.update(now_done - bar.n)
-                if now_done >= total or job.status != DebateJob.Status.RUNNING:
-                    break
-                time.sleep(2)
+        return debate_job_wait(
+            job=job,
+            concurrency=concurrency,
+            poll_seconds=2.0,
+            on_progress=lambda now: bar.update(now.done - bar.n),
+        )
     finally:
         bar.close()
 
@@ -243,17 +226,14 @@ def pipeline_run(
     queries judged in ``qrels``) are created or reused; ``depth`` is the pool depth;
     ``queries`` bounds the pool to the first N judged query ids (code-point order; None: all);
     ``agent`` is the backend config of both debaters (None: embedded); ``rounds`` is R;
-    ``scale`` "graded" asks the debaters for grades 0..G (G the top grade of ``qrels``) with
-    the ``consensus`` rule "exact" or "binary" (see the README's "Graded debates"); consensus
-    grades go into the refined set as they are; a binary label 1 is written as
-    ``relevant_grade`` (default 1). The re-benchmark counts grade >= ``rel_level`` as
-    relevant for its binary measures and, with ``exp_gain``, adds nDCG@10 with gains
-    2^grade - 1.
-    ``concurrency`` the debates run at once in this process (None: the job's, 16 for openai
-    agents, 1 for embedded).
-    ``audit_share`` the share (0..1) of agreed labels drawn for a human audit (None: the
-    job default, 2%; a reused job takes the new share); ``human_budget`` at most N pairs for
-    humans, highest impact first (None: no limit; a reused job takes the new budget).
+    ``scale`` "graded" asks for grades 0..G (G the top grade of ``qrels``) with the
+    ``consensus`` rule "exact" or "binary" (docs/debates-and-backends.md, "Graded debates");
+    consensus grades go into the refined set as they are, a binary label 1 as
+    ``relevant_grade``. The re-benchmark counts grade >= ``rel_level`` as relevant and, with
+    ``exp_gain``, adds nDCG@10 with gains 2^grade - 1. ``concurrency``: debates at once in
+    this process (None: 16 for openai agents, 1 for embedded). ``audit_share`` (0..1) of
+    agreed labels audited and ``human_budget`` (pairs for humans, highest impact first):
+    None keeps the job's (2%, no limit); a reused job takes new values.
     The refined qrel set (default name ``<qrels>-dream-<pool>``) takes consensus and human
     labels, with unresolved pairs listed as pending (``allow_partial``), and is written as TREC
     qrels to ``out_dir`` (default ``var/exports``). Raises the services' errors
@@ -261,56 +241,23 @@ def pipeline_run(
     unknown ``qrels`` name or ``queries`` < 1, DebateJobError when the pool was debated
     before with other agents, another R or fewer pairs.
     """
-    started = time.monotonic()
-    seconds: dict[str, float] = {}
-    if queries is not None and queries < 1:
-        raise PoolError(f"queries must be at least 1 (or None for all), got {queries}")
-    try:
-        qrel_set = qrel_set_get(dataset=dataset, name=qrels)
-    except QrelSet.DoesNotExist:
-        names = ", ".join(dataset.qrel_sets.order_by("name").values_list("name", flat=True))
-        raise PoolError(
-            f"dataset {dataset.slug!r} has no qrel set {qrels!r} (it has: {names or 'none'})"
-        ) from None
-
-    # Checked before any work: a refusal after the debates would waste them.
-    top = max(qrel_set.grade_max or 1, 1)
-    if isinstance(relevant_grade, bool) or not 1 <= relevant_grade <= top:
-        raise RefineError(
-            f"the relevant grade must be from 1 to {top}, the top grade of qrels {qrels!r} "
-            f"(grades {qrel_set.grades_text}), got {relevant_grade}"
-        )
-    if isinstance(rel_level, bool) or rel_level < 1:
-        raise RebenchError(f"the relevance level must be an integer >= 1, got {rel_level}")
-
+    steps = _Stopwatch()
+    qrel_set = _options_check(
+        dataset=dataset,
+        qrels=qrels,
+        queries=queries,
+        relevant_grade=relevant_grade,
+        rel_level=rel_level,
+    )
     runs = [
         _run_ensure(dataset=dataset, retriever=r, qrels=qrels, k=k, echo=echo) for r in retrievers
     ]
-    seconds["retrieval"] = time.monotonic() - started
-
-    mark = time.monotonic()
-    subset = _first_queries(qrel_set, queries)
-    pool_name = f"{qrels}-d{depth}" + (f"-q{len(subset)}" if subset else "")
-    report = pool_build(
-        dataset=dataset, qrel_set=qrel_set, runs=runs, depth=depth, name=pool_name, queries=subset
+    steps.lap("retrieval")
+    pool, subset = _pool_ensure(
+        dataset=dataset, qrel_set=qrel_set, runs=runs, depth=depth, queries=queries, echo=echo
     )
-    pool = report.pool
     pairs = pool.pairs.count()
-    echo(
-        f"pool {pool.name}: {pairs} unjudged pairs from {', '.join(r.name for r in runs)} at "
-        f"depth {depth} over {len(subset) or 'all'} judged queries "
-        f"({report.created_pairs} new)"
-    )
-    if dataset.exclude_identical_ids:
-        self_pairs = pool.pairs.filter(query__query_id=F("document__doc_id")).count()
-        echo(
-            f"  identical ids excluded: {self_pairs} self-pairs in the pool; "
-            f"{report.result.excluded_left_out} run entries ranking a query's own document "
-            "were not pooled"
-        )
-    seconds["pool"] = time.monotonic() - mark
-
-    mark = time.monotonic()
+    steps.lap("pool")
     job = _job_ensure(
         pool=pool,
         pairs=pairs,
@@ -323,8 +270,110 @@ def pipeline_run(
         audit_share=audit_share,
         human_budget=human_budget,
     )
-    _debates_run(job, concurrency=concurrency)
-    progress = debate_job_progress(job=job)
+    counts = _debates_report(job, _debates_run(job, concurrency=concurrency), echo)
+    steps.lap("debates")
+    name = refined_name or f"{qrels}-dream-{pool.name}"
+    refined, path, rows, pending = _refined_ensure(
+        pool=pool,
+        qrel_set=qrel_set,
+        name=name,
+        relevant_grade=relevant_grade,
+        out_dir=Path(out_dir or Path(settings.VAR_DIR) / "exports"),
+        echo=echo,
+    )
+    steps.lap("refine")
+    _rebench_report(refined=refined, runs=runs, rel_level=rel_level, exp_gain=exp_gain, echo=echo)
+    steps.lap("rebenchmark")
+    return PipelineReport(
+        dataset=dataset.slug,
+        runs=[r.name for r in runs],
+        pool=pool.name,
+        query_ids=subset,
+        pairs=pairs,
+        job_id=job.pk,
+        counts=counts,
+        refined=name,
+        refined_file=path,
+        refined_rows=rows,
+        pending=pending,
+        seconds=steps.total(),
+    )
+
+
+class _Stopwatch:
+    """Seconds per pipeline step (``lap`` ends one) and in all (``total``)."""
+
+    def __init__(self) -> None:
+        self.started = self.mark = time.monotonic()
+        self.seconds: dict[str, float] = {}
+
+    def lap(self, step: str) -> None:
+        now = time.monotonic()
+        self.seconds[step], self.mark = now - self.mark, now
+
+    def total(self) -> dict[str, float]:
+        return {**self.seconds, "total": time.monotonic() - self.started}
+
+
+def _options_check(
+    *, dataset: Dataset, qrels: str, queries: int | None, relevant_grade: int, rel_level: int
+) -> QrelSet:
+    """The qrel set named ``qrels``, after checking every option that could otherwise refuse
+    the run after its debates (and waste them)."""
+    if queries is not None and queries < 1:
+        raise PoolError(f"queries must be at least 1 (or None for all), got {queries}")
+    try:
+        qrel_set = qrel_set_get(dataset=dataset, name=qrels)
+    except QrelSet.DoesNotExist:
+        names = ", ".join(dataset.qrel_sets.order_by("name").values_list("name", flat=True))
+        raise PoolError(
+            f"dataset {dataset.slug!r} has no qrel set {qrels!r} (it has: {names or 'none'})"
+        ) from None
+    top = max(qrel_set.grade_max or 1, 1)
+    if isinstance(relevant_grade, bool) or not 1 <= relevant_grade <= top:
+        raise RefineError(
+            f"the relevant grade must be from 1 to {top}, the top grade of qrels {qrels!r} "
+            f"(grades {qrel_set.grades_text}), got {relevant_grade}"
+        )
+    if isinstance(rel_level, bool) or rel_level < 1:
+        raise RebenchError(f"the relevance level must be an integer >= 1, got {rel_level}")
+    return qrel_set
+
+
+def _pool_ensure(
+    *,
+    dataset: Dataset,
+    qrel_set: QrelSet,
+    runs: list[Run],
+    depth: int,
+    queries: int | None,
+    echo: Echo,
+) -> tuple[Pool, list[str]]:
+    """The pool of ``runs`` at ``depth`` over the first ``queries`` judged queries (built or
+    reused), echoed; returns it with the query subset ([] for all)."""
+    subset = _first_queries(qrel_set, queries)
+    pool_name = f"{qrel_set.name}-d{depth}" + (f"-q{len(subset)}" if subset else "")
+    report = pool_build(
+        dataset=dataset, qrel_set=qrel_set, runs=runs, depth=depth, name=pool_name, queries=subset
+    )
+    pool = report.pool
+    echo(
+        f"pool {pool.name}: {pool.pairs.count()} unjudged pairs from "
+        f"{', '.join(r.name for r in runs)} at depth {depth} over {len(subset) or 'all'} "
+        f"judged queries ({report.created_pairs} new)"
+    )
+    if dataset.exclude_identical_ids:
+        self_pairs = pool.pairs.filter(query__query_id=F("document__doc_id")).count()
+        echo(
+            f"  identical ids excluded: {self_pairs} self-pairs in the pool; "
+            f"{report.result.excluded_left_out} run entries ranking a query's own document "
+            "were not pooled"
+        )
+    return pool, subset
+
+
+def _debates_report(job: DebateJob, progress: JobProgress, echo: Echo) -> dict[str, int]:
+    """Echo how the debates ended (by round, grade and escalation reason); return the counts."""
     counts = {
         "pairs": progress.total,
         "agreed": progress.agreed,
@@ -359,11 +408,21 @@ def pipeline_run(
             "  escalated by reason: "
             + ", ".join(f"{r}: {n}" for r, n in sorted(progress.escalated_by_reason.items()))
         )
-    seconds["debates"] = time.monotonic() - mark
+    return counts
 
-    mark = time.monotonic()
-    name = refined_name or f"{qrels}-dream-{pool.name}"
-    refined = QrelSet.objects.filter(dataset=dataset, name=name).first()
+
+def _refined_ensure(
+    *,
+    pool: Pool,
+    qrel_set: QrelSet,
+    name: str,
+    relevant_grade: int,
+    out_dir: Path,
+    echo: Echo,
+) -> tuple[QrelSet, Path, int, int]:
+    """The refined qrel set ``name`` (created, or reused as it is), written as TREC qrels to
+    ``out_dir``, with its cost per final label echoed. Returns (set, file, rows, pending)."""
+    refined = QrelSet.objects.filter(dataset=pool.dataset, name=name).first()
     if refined is None:
         refined = qrels_refine(
             pool=pool, name=name, allow_partial=True, relevant_grade=relevant_grade
@@ -375,9 +434,8 @@ def pipeline_run(
             "new refined set: Refine on the refined qrels page, or the refine command)"
         )
     pending = refinement_unresolved(refinement=refinement_get(qrel_set=refined)).count()
-    out_dir = Path(out_dir or Path(settings.VAR_DIR) / "exports")
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"{dataset.slug}-{name}.trec"
+    path = out_dir / f"{pool.dataset.slug}-{name}.trec"
     with path.open("w", encoding="utf-8", newline="\n") as handle:
         rows = qrels_export(qrel_set=refined, out=handle, fmt="trec")
     echo(
@@ -385,15 +443,20 @@ def pipeline_run(
         f"{rows - qrel_set.qrels.count()} new labels; {pending} pairs pending (no final label "
         f"yet: escalated to humans, failed, or still running) → {path}"
     )
-    new_grades = _new_grades(refinement_get(qrel_set=refined))
-    echo(f"  new rows by grade: {new_grades}")
-    # Issue 15: what every final label cost (DREAM_LLM_PRICES, DREAM_HUMAN_PRICE_PER_HOUR).
+    echo(f"  new rows by grade: {_new_grades(refinement_get(qrel_set=refined))}")
+    # What every final label cost, split by where it came from (consensus, humans), so a
+    # researcher can weigh the refinement against its price.
     echo("cost per final label (LLM prices: DREAM_LLM_PRICES; human: DREAM_HUMAN_PRICE_PER_HOUR)")
     for line in format_costs(refined_costs(qrel_set=refined)):
         echo(line)
-    seconds["refine"] = time.monotonic() - mark
+    return refined, path, rows, pending
 
-    mark = time.monotonic()
+
+def _rebench_report(
+    *, refined: QrelSet, runs: list[Run], rel_level: int, exp_gain: bool, echo: Echo
+) -> None:
+    """Echo the re-benchmark table of ``runs``: the refinement's original vs refined qrels."""
+    dataset, qrel_set = refined.dataset, refinement_get(qrel_set=refined).original
     rebench = rebench_compute(
         dataset=dataset,
         original=qrel_set,
@@ -403,24 +466,11 @@ def pipeline_run(
         rel_level=rel_level,
         exp_gain=exp_gain,
     )
-    echo(f"\nre-benchmark of {', '.join(rebench.runs)}: original {qrel_set.name} vs refined {name}")
+    echo(
+        f"\nre-benchmark of {', '.join(rebench.runs)}: original {qrel_set.name} vs refined "
+        f"{refined.name}"
+    )
     if rebench.self_entries_note():
         echo(rebench.self_entries_note())
     echo(relevance_note(rebench.result))
     echo(format_text(rebench_tables(rebench.result, per_query=False)))
-    seconds["rebenchmark"] = time.monotonic() - mark
-    seconds["total"] = time.monotonic() - started
-    return PipelineReport(
-        dataset=dataset.slug,
-        runs=[r.name for r in runs],
-        pool=pool.name,
-        query_ids=subset,
-        pairs=pairs,
-        job_id=job.pk,
-        counts=counts,
-        refined=name,
-        refined_file=path,
-        refined_rows=rows,
-        pending=pending,
-        seconds=seconds,
-    )

@@ -195,11 +195,10 @@ def run_stack(
     from django.db.models import Sum
 
     from debates.models import DebateJob
-    from debates.services import debate_job_create, debate_job_progress, debate_job_start
+    from debates.services import JobSpec, debate_job_launch, debate_job_progress, debate_job_start
 
-    job = debate_job_create(
-        pool=pool, agent_a=agent, agent_b=agent, rounds=rounds, max_tokens=max_tokens
-    )
+    spec = JobSpec(pool=pool, agent_a=agent, agent_b=agent, rounds=rounds, max_tokens=max_tokens)
+    job = debate_job_launch(spec=spec, start=False)
     worker = Worker(
         log,
         pool="solo" if workers == 1 else "prefork",

@@ -197,10 +197,16 @@ def run_bare(server: LatencyServer, messages: list[list[dict]], concurrency: int
 
 def run_inline(server: LatencyServer, pool, concurrency: int, *, profile: bool = False) -> dict:
     """(b): the job run in this process by ``debate_job_run_inline``."""
-    from debates.services import debate_job_create, debate_job_run_inline, debate_job_start
+    from debates.services import (
+        JobSpec,
+        debate_job_launch,
+        debate_job_run_inline,
+        debate_job_start,
+    )
 
     a = agent(server)
-    job = debate_job_create(pool=pool, agent_a=a, agent_b=a, rounds=2, concurrency=concurrency)
+    spec = JobSpec(pool=pool, agent_a=a, agent_b=a, rounds=2, concurrency=concurrency)
+    job = debate_job_launch(spec=spec, start=False)
     debate_job_start(job=job, enqueue=False)
     server.reset()
     profiler = None
@@ -229,7 +235,7 @@ def run_celery(server: LatencyServer, pool, concurrency: int, log: Path) -> dict
     import psutil
 
     from debates.models import DebateJob
-    from debates.services import debate_job_create, debate_job_start
+    from debates.services import JobSpec, debate_job_launch, debate_job_start
 
     worker = subprocess.Popen(
         [
@@ -264,7 +270,8 @@ def run_celery(server: LatencyServer, pool, concurrency: int, log: Path) -> dict
                 raise RuntimeError(f"worker did not start: {log.read_text()[-2000:]}")
             time.sleep(0.2)
         a = agent(server)
-        job = debate_job_create(pool=pool, agent_a=a, agent_b=a, rounds=2, concurrency=concurrency)
+        spec = JobSpec(pool=pool, agent_a=a, agent_b=a, rounds=2, concurrency=concurrency)
+        job = debate_job_launch(spec=spec, start=False)
         server.reset()
         process = psutil.Process(worker.pid)
         before = process.cpu_times()

@@ -96,8 +96,8 @@ def build(*, pairs: int, sessions: int, seed: int = 7) -> int:
 
     from assess.models import ReviewItem
     from assess.review.services import review_items_sync
+    from core.roles import roles_ensure
     from corpora.models import Dataset, Document, Pair, Pool, QrelSet, Query
-    from corpora.roles import roles_ensure
     from debates.models import Debate, DebateJob, Turn
 
     rng = random.Random(seed)

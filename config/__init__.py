@@ -1,4 +1,9 @@
-"""Project configuration: settings, URLs, the Celery app."""
+"""Project configuration: settings, URLs, middleware, the Celery app; it wires the apps
+together, so it is the one package with no import limit.
+
+The rule table: tests/architecture/test_imports_follow_the_package_rules.py (RULES).
+May import: anything.
+"""
 
 from .celery import app as celery_app
 

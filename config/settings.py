@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "core",
     "corpora",
     "debates",
     "assess",
@@ -172,9 +173,9 @@ DREAM_PRICE_PER_1K_TOKENS = os.environ.get("DREAM_PRICE_PER_1K_TOKENS", "")
 # Folder whose *.gguf files the job form offers as embedded models (a form never takes a free
 # path). Unset: only the bundled SmolLM2-135M. Commands take any path (--model-path).
 DREAM_MODELS_DIR = os.environ.get("DREAM_MODELS_DIR", "")
-# Cost of every final label (issue 15, assess.refined.cost): JSON {"backend:model" or
-# "backend": {"prompt": P, "completion": C}} in money per 1,000 tokens, and money per hour of
-# human time on task.
+# Cost of every final label (assess.refined.cost), to compare LLM and human labelling: JSON
+# {"backend:model" or "backend": {"prompt": P, "completion": C}} in money per 1,000 tokens,
+# and money per hour of human time on task.
 DREAM_LLM_PRICES = os.environ.get("DREAM_LLM_PRICES", "")
 DREAM_HUMAN_PRICE_PER_HOUR = os.environ.get("DREAM_HUMAN_PRICE_PER_HOUR", "")
 

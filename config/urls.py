@@ -14,6 +14,7 @@ from django.urls import Resolver404, include, path, re_path, resolve
 from django.views.decorators.common import no_append_slash
 from django.views.decorators.csrf import csrf_exempt
 
+from core import views as core_views
 from corpora import views as corpora_views
 
 
@@ -48,9 +49,9 @@ def anywhere_else(request: HttpRequest, rest: str = "") -> HttpResponse:
 
 urlpatterns = [
     # Before admin.site.urls: the admin's own login form must not bypass the rate limit.
-    path("admin/login/", corpora_views.rate_limited_login(admin.site.login)),
+    path("admin/login/", core_views.rate_limited_login(admin.site.login)),
     path("admin/", admin.site.urls),
-    path("login/", corpora_views.login_view, name="login"),
+    path("login/", core_views.login_view, name="login"),
     # Django's LogoutView accepts POST only (a GET answers 405), so a link cannot log anyone out.
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", corpora_views.home, name="home"),

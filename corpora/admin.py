@@ -7,6 +7,10 @@ and a pool's pairs, their provenance and the debates about them depend on exactl
 the database allows it (a pooled run is protected by its provenance).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TypedDict
+
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count
@@ -25,6 +29,13 @@ from .models import (
     Run,
     RunEntry,
 )
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+
+class _PairCount(TypedDict):
+    pair_count: int
 
 
 @admin.register(Dataset)
@@ -176,7 +187,7 @@ class PoolAdmin(ViewOnlyAdmin):
         return ", ".join(r.name for r in obj.runs.all())
 
     @admin.display(description="pairs", ordering="pair_count")
-    def pairs(self, obj: Pool) -> int:
+    def pairs(self, obj: WithAnnotations[Pool, _PairCount]) -> int:
         return obj.pair_count
 
 

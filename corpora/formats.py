@@ -14,12 +14,16 @@ any id, text, metadata or answer, and JSON's non-standard ``NaN``/``Infinity``.
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 RELEVANCE_MIN = -127
 RELEVANCE_MAX = 127
@@ -71,7 +75,7 @@ class QueryRecord:
     line: int
     query_id: str
     text: str
-    metadata: dict
+    metadata: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +93,7 @@ class AnswerRecord:
     answers: list[str]
 
 
-def open_binary(path: str | Path) -> IO[bytes]:
+def open_binary(path: str | Path) -> io.BufferedIOBase:
     """Open ``path`` for binary reading, decompressing transparently when it ends in ``.gz``."""
     path = Path(path)
     if path.suffix == ".gz":
@@ -138,7 +142,10 @@ def _check_storable(text: str, field: str, path: str | Path, line: int) -> str:
     return text
 
 
-def _check_json(value: object, field: str, path: str | Path, line: int) -> object:
+_J = TypeVar("_J")
+
+
+def _check_json(value: _J, field: str, path: str | Path, line: int) -> _J:
     """Check every string (keys included) inside decoded JSON with :func:`_check_storable`;
     ``field`` grows into a path such as ``metadata.author[0]`` so the reason names the spot."""
     if isinstance(value, str):
@@ -180,7 +187,7 @@ def _reject_constant(name: str) -> None:
 _JSON_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
-def _iter_json_objects(path: str | Path) -> Iterator[tuple[int, dict]]:
+def _iter_json_objects(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     seen_any = False
     for number, text in iter_lines(path):
         if not text.strip():
@@ -420,7 +427,7 @@ def format_beir_qrel(query_id: str, doc_id: str, relevance: int) -> str:
     return f"{query_id}\t{doc_id}\t{relevance}\n"
 
 
-def write_qrels(rows: Iterable[tuple[str, str, int]], out: IO[str], fmt: str) -> int:
+def write_qrels(rows: Iterable[tuple[str, str, int]], out: SupportsWrite[str], fmt: str) -> int:
     """Write ``(query_id, doc_id, relevance)`` rows as ``trec`` or ``beir``; return row count.
 
     Rows are written in the order given (callers pass canonical order: query id, then doc id,

@@ -95,8 +95,9 @@ class QrelSet(models.Model):
         help_text="Rows naming a query or document id absent from the dataset, skipped at "
         "import with --unknown-ids drop (listed in the import record).",
     )
-    # The scale of the set (issue 14), recorded when its rows are written (import,
-    # refinement) and never recomputed: the rows of a qrel set do not change.
+    # The scale of the set (graded debates read their top grade here), recorded when its rows
+    # are written (import, refinement) and never recomputed: the rows of a qrel set do not
+    # change.
     grades = models.JSONField(
         default=dict,
         blank=True,

@@ -13,44 +13,58 @@ equal outputs.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
+
+
+class SortKey(Protocol):
+    """A hashable, orderable key: a database id, a benchmark's string id."""
+
+    def __hash__(self) -> int: ...
+
+    def __lt__(self, other: Any, /) -> bool: ...
+
+
+R = TypeVar("R", bound=SortKey)  # run key
+Q = TypeVar("Q", bound=SortKey)  # query key
+D = TypeVar("D", bound=SortKey)  # document key
 
 
 @dataclass(frozen=True, slots=True)
-class Source:
+class Source(Generic[R]):
     """A run ranking a candidate within the pool depth."""
 
-    run: Hashable
+    run: R
     rank: int
     score: float
 
 
 @dataclass(slots=True)
-class Candidate:
-    query: Hashable
-    document: Hashable
-    sources: list[Source] = field(default_factory=list)
+class Candidate(Generic[R, Q, D]):
+    query: Q
+    document: D
+    sources: list[Source[R]] = field(default_factory=list)
     original_relevance: int | None = None
 
 
 @dataclass(slots=True)
-class QueryStats:
+class QueryStats(Generic[R, Q]):
     """One query's pool: ``pairs`` kept; ``by_run[run]`` of them in that run's top depth;
     ``shared`` found by two runs or more; ``judged`` judged pairs in the union (left out,
     or kept when re-judging)."""
 
-    query: Hashable
+    query: Q
     pairs: int = 0
-    by_run: dict = field(default_factory=dict)
+    by_run: dict[R, int] = field(default_factory=dict)
     shared: int = 0
     judged: int = 0
 
 
 @dataclass(slots=True)
-class PoolResult:
-    candidates: list[Candidate]
-    per_query: list[QueryStats]
+class PoolResult(Generic[R, Q, D]):
+    candidates: list[Candidate[R, Q, D]]
+    per_query: list[QueryStats[R, Q]]
     judged_left_out: int
     judged_kept: int
     excluded_left_out: int = 0
@@ -62,14 +76,14 @@ class PoolResult:
 
 
 def pool_candidates(
-    entries: Iterable[tuple[Hashable, Hashable, Hashable, int, float]],
+    entries: Iterable[tuple[R, Q, D, int, float]],
     *,
     depth: int,
-    judged: Mapping[tuple[Hashable, Hashable], int],
+    judged: Mapping[tuple[Q, D], int],
     include_judged: bool = False,
-    runs: Iterable[Hashable] = (),
-    excluded: Collection[tuple[Hashable, Hashable]] = frozenset(),
-) -> PoolResult:
+    runs: Iterable[R] = (),
+    excluded: Collection[tuple[Q, D]] = frozenset(),
+) -> PoolResult[R, Q, D]:
     """Pool ``(run, query, document, rank, score)`` entries at ``depth``.
 
     Entries ranked below ``depth`` (rank > depth) are ignored. ``judged`` maps
@@ -86,7 +100,7 @@ def pool_candidates(
     if depth < 1:
         raise ValueError(f"pool depth must be at least 1, got {depth}")
     run_keys = sorted(set(runs))
-    found: dict[tuple[Hashable, Hashable], Candidate] = {}
+    found: dict[tuple[Q, D], Candidate[R, Q, D]] = {}
     excluded_entries = 0
     for run, query, document, rank, score in entries:
         if rank > depth:
@@ -105,8 +119,8 @@ def pool_candidates(
             run_keys.append(run)
     run_keys.sort()
 
-    stats: dict[Hashable, QueryStats] = {}
-    kept: list[Candidate] = []
+    stats: dict[Q, QueryStats[R, Q]] = {}
+    kept: list[Candidate[R, Q, D]] = []
     left_out = kept_judged = 0
     for key in sorted(found):
         candidate = found[key]

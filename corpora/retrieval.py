@@ -66,7 +66,7 @@ BACKENDS = ("rank_bm25", "bm25s")
 # (its model card: "The sequence length was limited to 128 tokens"), though it reads 256. Mean
 # pooling dilutes a sentence in a long window: a 20-piece sentence after filler scored cosine
 # 0.30 against its query in a 128-piece window and 0.19 in a 256-piece one
-# (tests/test_dense_windows_find_a_sentence_after_the_models_256_word_pieces.py).
+# (tests/corpora/test_dense_windows_find_a_sentence_after_the_models_256_word_pieces.py).
 WINDOW_LENGTH = 128
 # Word pieces between the starts of two consecutive windows: half a window (MaxP's usual 50%
 # overlap), so every passage of up to 63 pieces lies whole inside some window.
@@ -292,6 +292,8 @@ def encode(
     # sentence-transformers renamed this method in 5.x; accept both spellings.
     dimension = getattr(model, "get_embedding_dimension", None)
     dim = dimension() if dimension else model.get_sentence_embedding_dimension()
+    if dim is None:  # sentence-transformers' answer for a model of no fixed width
+        raise ValueError(f"the embedding model {model!r} reports no embedding dimension")
     out = np.zeros((len(texts), dim), dtype=np.float32)
     order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
     chunks = [order[i : i + ENCODE_CHUNK] for i in range(0, len(order), ENCODE_CHUNK)]

@@ -223,11 +223,11 @@ def _by_query(
     group: list[tuple[str, int, float]] = []
     for query_id, doc_id, rank, score in rows:
         if query_id != current:
-            if group:
+            if current is not None:  # then the group holds current's rows
                 yield current, group
             current, group = query_id, []
         group.append((doc_id, rank, score))
-    if group:
+    if current is not None:
         yield current, group
 
 

@@ -178,7 +178,8 @@ def qrels_top_grade(*, qrel_set: QrelSet) -> int:
     TREC DL 3, Cranfield 4, SciFact 1.
 
     The one place graded debates learn a benchmark's scale: the top grade recorded on the
-    qrel set when its rows were written (``grade_max``, issue 14), else read from the rows.
+    qrel set when its rows were written (``grade_max``), else read from the rows (a set
+    written before the scale was recorded).
     """
     if qrel_set.grade_max is not None:
         return max(int(qrel_set.grade_max), 1)

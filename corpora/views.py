@@ -1,6 +1,6 @@
-"""People-facing pages for accounts and datasets.
+"""People-facing pages for datasets (the login page is :mod:`core.views`).
 
-Who may open what (every view is wrapped in :func:`corpora.roles.role_required`):
+Who may open what (every view is wrapped in :func:`core.roles.role_required`):
 
 | page                                   | annotator | researcher | admin |
 |----------------------------------------|-----------|------------|-------|
@@ -13,21 +13,17 @@ Anonymous users are redirected to the login page from every page but the login p
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from functools import wraps
+from collections.abc import Iterator
 
-from django.conf import settings
-from django.contrib.auth import views as auth_views
-from django.contrib.auth.forms import AuthenticationForm
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 
+from core.roles import ROLES, Role, role_required, user_has_role
+
 from . import formats
-from .accounts import client_ip, login_attempt_finish, login_attempt_start
 from .models import Dataset, Document, QrelSet
-from .roles import ROLES, Role, role_required, user_has_role
 from .selectors import (
     dataset_counts_list,
     dataset_overview,
@@ -43,10 +39,6 @@ QRELS_DOWNLOADS = {
     "trec": (".qrels", formats.format_trec_qrel, ""),
     "beir": (".tsv", formats.format_beir_qrel, formats.BEIR_QRELS_HEADER),
 }
-TOO_MANY_LOGINS = (
-    "Too many failed sign-in attempts for this username or from this address. "
-    "Wait {minutes} minutes, then try again."
-)
 
 
 def _dataset_or_404(slug: str) -> Dataset:
@@ -54,37 +46,6 @@ def _dataset_or_404(slug: str) -> Dataset:
         return dataset_get(slug=slug)
     except Dataset.DoesNotExist:
         raise Http404(f"No dataset {slug!r}.") from None
-
-
-def rate_limited_login(login: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Wrap a login view (ours, the Django admin's) in the login rate limit of
-    :mod:`corpora.accounts`: a refused POST answers 429 with our login form and a message,
-    and the password is not checked."""
-
-    @wraps(login)
-    def view(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if request.method != "POST":
-            return login(request, *args, **kwargs)
-        username = request.POST.get("username", "")
-        address = client_ip(request)
-        if not login_attempt_start(username=username, client_ip=address):
-            form = AuthenticationForm(request, initial={"username": username})
-            next_url = request.POST.get("next") or request.GET.get("next", "")
-            message = TOO_MANY_LOGINS.format(minutes=settings.LOGIN_RATE_WINDOW // 60)
-            context = {"form": form, "blocked": message, "next": next_url}
-            response = render(request, "registration/login.html", context, status=429)
-            response["Retry-After"] = str(settings.LOGIN_RATE_WINDOW)
-            return response
-        try:
-            return login(request, *args, **kwargs)
-        finally:
-            login_attempt_finish(username=username, client_ip=address, request=request)
-
-    return view
-
-
-#: The login page, open to everyone; a logged-in user is sent on to ``next`` or home.
-login_view = rate_limited_login(auth_views.LoginView.as_view(redirect_authenticated_user=True))
 
 
 @role_required(*ROLES)
@@ -151,7 +112,7 @@ def document_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @role_required(*READERS)
-def qrels_download(request: HttpRequest, slug: str, name: str, fmt: str) -> HttpResponse:
+def qrels_download(request: HttpRequest, slug: str, name: str, fmt: str) -> StreamingHttpResponse:
     """Stream a qrel set as TREC qrels or BEIR TSV, byte-identical to ``export_qrels``."""
     dataset = _dataset_or_404(slug)
     if fmt not in QRELS_DOWNLOADS:
@@ -170,5 +131,7 @@ def qrels_download(request: HttpRequest, slug: str, name: str, fmt: str) -> Http
 
     response = StreamingHttpResponse(lines(), content_type="text/plain; charset=utf-8")
     filename = f"{dataset.slug}-{slugify(qrel_set.name) or 'qrels'}{suffix}"
-    response["Content-Disposition"] = content_disposition_header(True, filename)
+    disposition = content_disposition_header(True, filename)
+    if disposition:  # None only for an inline response without a file name
+        response["Content-Disposition"] = disposition
     return response

@@ -2,13 +2,15 @@ from django.contrib import admin
 
 from .models import Debate, DebateJob, Turn
 
+_TURN_FIELDS = ("round", "agent", "stance", "label", "argument", "attempts", "parse_error", "model")
+
 
 class TurnInline(admin.TabularInline):
     model = Turn
     extra = 0
     can_delete = False
-    fields = ["round", "agent", "stance", "label", "argument", "attempts", "parse_error", "model"]
-    readonly_fields = fields
+    fields = _TURN_FIELDS
+    readonly_fields = _TURN_FIELDS
     show_change_link = True
 
 

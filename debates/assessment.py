@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TypeGuard
 
 ESCALATED = "escalated"
 FAILED = "failed"
@@ -200,7 +201,7 @@ def graded_scores(
         raise ValueError(f"relevance level must be in 1..{max_grade}, got {relevance_level}")
     grades = range(max_grade + 1)
 
-    def is_grade(value: object) -> bool:
+    def is_grade(value: object) -> TypeGuard[int]:
         return isinstance(value, int) and not isinstance(value, bool) and value in grades
 
     confusion = [[0] * (max_grade + 1) for _ in grades]

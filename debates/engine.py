@@ -25,7 +25,7 @@ propagate unchanged; retrying is the caller's business.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 
 from debates import prompts, rubric
@@ -454,6 +454,33 @@ def debate_pair(
     with an empty chunk. TransientLLMError / PermanentLLMError propagate unchanged.
     """
     _check_version(config)
+    done = _done_turns_by_key(done_turns, config)
+    ask = partial(_ask_turn, pair, agent_a, agent_b, config, on_turn)
+    tally = _DebateTally()
+    previous: dict[str, TurnRecord] = {}
+    for round in range(1, config.rounds + 1):
+        current = _debate_round(round, previous, done, ask, pair_runner, tally)
+        if any(turn.label is None for turn in current.values()):
+            return tally.outcome("escalated", None, None, "unparsed")
+        label_a, label_b = current["A"].label, current["B"].label
+        assert label_a is not None and label_b is not None  # every label was read (above)
+        agreed = consensus_label(label_a, label_b, config.consensus)
+        if agreed is not None:
+            return tally.outcome("agreed", agreed, round, None)
+        previous = current
+    return tally.outcome("escalated", None, None, "disagreement")
+
+
+# Asks one agent for its turn: (agent, stance, round, the previous round's turns by agent).
+_AskTurn = Callable[[str, str, int, dict[str, TurnRecord]], TurnRecord]
+
+
+def _done_turns_by_key(
+    done_turns: Sequence[TurnRecord], config: DebateConfig
+) -> dict[tuple[int, str], TurnRecord]:
+    """``done_turns`` by (round, agent). Raises ValueError for an unknown agent, a round
+    beyond R, a duplicate, or turns that are not the beginning of a debate (see
+    :func:`_check_done_turns`)."""
     done: dict[tuple[int, str], TurnRecord] = {}
     for turn in done_turns:
         key = (turn.round, turn.agent)
@@ -463,86 +490,128 @@ def debate_pair(
             raise ValueError(f"done turn {key} given twice")
         done[key] = turn
     _check_done_turns(done, config.rounds, config.consensus)
+    return done
 
-    history: list[TurnRecord] = []
-    new_turns: list[TurnRecord] = []
-    calls = 0
 
-    def outcome(status: str, label: int | None, round: int | None, reason: str | None):
+@dataclass(slots=True)
+class _DebateTally:
+    """What one :func:`debate_pair` invocation has so far: the whole history in speaking
+    order (done turns included), and the turns it asked itself with their LLM calls (re-asks
+    included), which are all the outcome's calls, tokens and latency count."""
+
+    history: list[TurnRecord] = field(default_factory=list)
+    new_turns: list[TurnRecord] = field(default_factory=list)
+    calls: int = 0
+
+    def add(self, turn: TurnRecord, *, new: bool) -> None:
+        """Append ``turn`` to the history; ``new``: asked by this invocation, so counted."""
+        if new:
+            self.calls += turn.attempts
+            self.new_turns.append(turn)
+        self.history.append(turn)
+
+    def outcome(
+        self, status: str, label: int | None, round: int | None, reason: str | None
+    ) -> DebateOutcome:
+        """The debate's outcome with this tally's turns and counts."""
         return DebateOutcome(
             status=status,
             final_label=label,
             consensus_round=round,
             escalation_reason=reason,
-            turns=tuple(history),
-            chunk_truncated=any(t.chunk_truncated for t in history),
-            calls=calls,
-            prompt_tokens=sum(t.prompt_tokens for t in new_turns),
-            completion_tokens=sum(t.completion_tokens for t in new_turns),
-            latency_ms=float(sum(t.latency_ms for t in new_turns)),
+            turns=tuple(self.history),
+            chunk_truncated=any(t.chunk_truncated for t in self.history),
+            calls=self.calls,
+            prompt_tokens=sum(t.prompt_tokens for t in self.new_turns),
+            completion_tokens=sum(t.completion_tokens for t in self.new_turns),
+            latency_ms=float(sum(t.latency_ms for t in self.new_turns)),
         )
 
-    def ask(agent: str, stance: str, round: int, previous: dict[str, TurnRecord]) -> TurnRecord:
-        """Ask for one turn and store it (``on_turn``) the moment it arrives: a crash, even
-        mid-round, then loses only the requests in flight."""
-        build = _debate_builder(
-            pair=pair,
-            stance=stance,
-            round=round,
-            own=previous.get(agent),
-            other=previous.get("B" if agent == "A" else "A"),
-            max_grade=config.graded_max_grade,
-        )
-        client = agent_a if agent == "A" else agent_b
-        turn = _turn(
-            client=client,
-            config=config,
-            chunk=pair.chunk,
-            build=build,
-            round=round,
-            agent=agent,
-            stance=stance,
-        )
-        if on_turn is not None:
-            on_turn(turn)
-        return turn
 
-    previous: dict[str, TurnRecord] = {}
-    for round in range(1, config.rounds + 1):
-        current: dict[str, TurnRecord] = {}
-        asked: dict[str, TurnRecord] = {}
-        error: BaseException | None = None
-        if pair_runner is not None and not any((round, agent) in done for agent, _ in AGENTS):
-            results = pair_runner(
-                *(partial(ask, agent, stance, round, previous) for agent, stance in AGENTS)
-            )
-            for (agent, _), (turn, _) in zip(AGENTS, results, strict=True):
-                if turn is not None:
-                    asked[agent] = turn
-            error = next((e for _, e in results if e is not None), None)
-        for agent, stance in AGENTS:
-            turn = done.get((round, agent)) or asked.get(agent)
-            if turn is None:
-                if error is not None:
-                    continue  # the round's other turn is counted, then the error raised
-                turn = asked[agent] = ask(agent, stance, round, previous)
-            if agent in asked:
-                calls += turn.attempts
-                new_turns.append(turn)
-            history.append(turn)
-            current[agent] = turn
-            if turn.label is None and agent == "A" and "B" not in asked:
-                if (round, "B") not in done:
-                    break  # asked one after the other, B is not asked after an unreadable A
-        if error is not None:
-            raise error
-        if any(turn.label is None for turn in current.values()):
-            return outcome("escalated", None, None, "unparsed")
-        agreed = consensus_label(current["A"].label, current["B"].label, config.consensus)
-        if agreed is not None:
-            return outcome("agreed", agreed, round, None)
-        previous = current
-    return outcome("escalated", None, None, "disagreement")
+def _ask_turn(
+    pair: PairText,
+    agent_a: LLMClient,
+    agent_b: LLMClient,
+    config: DebateConfig,
+    on_turn: Callable[[TurnRecord], None] | None,
+    agent: str,
+    stance: str,
+    round: int,
+    previous: dict[str, TurnRecord],
+) -> TurnRecord:
+    """Ask ``agent`` ("A" or "B") for its turn of ``round`` and store it (``on_turn``) the
+    moment it arrives: a crash, even mid-round, then loses only the requests in flight."""
+    build = _debate_builder(
+        pair=pair,
+        stance=stance,
+        round=round,
+        own=previous.get(agent),
+        other=previous.get("B" if agent == "A" else "A"),
+        max_grade=config.graded_max_grade,
+    )
+    client = agent_a if agent == "A" else agent_b
+    turn = _turn(
+        client=client,
+        config=config,
+        chunk=pair.chunk,
+        build=build,
+        round=round,
+        agent=agent,
+        stance=stance,
+    )
+    if on_turn is not None:
+        on_turn(turn)
+    return turn
+
+
+def _ask_both(
+    pair_runner: PairRunner, ask: _AskTurn, round: int, previous: dict[str, TurnRecord]
+) -> tuple[dict[str, TurnRecord], BaseException | None]:
+    """Ask A's and B's turns of ``round`` at once through ``pair_runner``. Returns the turns
+    that arrived, by agent, and the first error (None when both arrived)."""
+    results = pair_runner(
+        *(partial(ask, agent, stance, round, previous) for agent, stance in AGENTS)
+    )
+    asked: dict[str, TurnRecord] = {}
+    for (agent, _), (turn, _) in zip(AGENTS, results, strict=True):
+        if turn is not None:
+            asked[agent] = turn
+    return asked, next((e for _, e in results if e is not None), None)
+
+
+def _debate_round(
+    round: int,
+    previous: dict[str, TurnRecord],
+    done: dict[tuple[int, str], TurnRecord],
+    ask: _AskTurn,
+    pair_runner: PairRunner | None,
+    tally: _DebateTally,
+) -> dict[str, TurnRecord]:
+    """One round's turns by agent, each added to ``tally`` in A, B order.
+
+    A done turn is reused; the others are asked, both at once through ``pair_runner`` when
+    neither turn of the round is done, else one after the other. Asked one after the other,
+    B is not asked after an unreadable A (the round then holds only A). When one paired call
+    raised, the other's turn is tallied, then the error is raised."""
+    current: dict[str, TurnRecord] = {}
+    asked: dict[str, TurnRecord] = {}
+    error: BaseException | None = None
+    if pair_runner is not None and not any((round, agent) in done for agent, _ in AGENTS):
+        asked, error = _ask_both(pair_runner, ask, round, previous)
+    for agent, stance in AGENTS:
+        turn = done.get((round, agent)) or asked.get(agent)
+        if turn is None:
+            if error is not None:
+                continue  # the round's other turn is counted, then the error raised
+            turn = asked[agent] = ask(agent, stance, round, previous)
+        tally.add(turn, new=agent in asked)
+        current[agent] = turn
+        if turn.label is None and agent == "A" and "B" not in asked:
+            if (round, "B") not in done:
+                break  # asked one after the other, B is not asked after an unreadable A
+    if error is not None:
+        raise error
+    return current
 
 
 def judge_single(pair: PairText, client: LLMClient, config: DebateConfig) -> TurnRecord:

@@ -13,16 +13,18 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.conf import settings
+from django.http import QueryDict
 
 from corpora.models import Pool
 from debates.engine import MAX_ROUNDS
-from debates.llm import registry
+from debates.llm.config import AgentConfig
 from debates.services.backends import agent_config_validate
 from debates.services.common import DebateJobError
+from debates.services.launch import JobSpec
 
 AGENTS = (("a", "A"), ("b", "B"))
 BACKEND_CHOICES = [
@@ -116,9 +118,10 @@ def _rpm_field() -> forms.IntegerField:
 
 class JobLaunchForm(forms.Form):
     """Settings of a new debate job. ``cleaned_data`` gains ``agent_a`` and ``agent_b``:
-    validated backend configs (:func:`debates.services.backends.agent_config_validate`), and
+    typed backend configs (:func:`debates.services.backends.agent_config_validate`), and
     ``api_keys``: ``{"A"/"B": key}`` of the keys typed for openai agents (for
-    :func:`debates.services.jobs.debate_job_create`, which stores them encrypted)."""
+    :func:`debates.services.launch.debate_job_launch`, which stores them encrypted);
+    :meth:`job_spec` gives the job to launch."""
 
     pool = PoolChoiceField(queryset=Pool.objects.select_related("dataset").order_by("pk"))
     a_backend = forms.ChoiceField(choices=BACKEND_CHOICES, initial="embedded", label="Backend")
@@ -215,9 +218,28 @@ class JobLaunchForm(forms.Form):
         # path not in the list is refused by the ChoiceField.
         choices = local_model_choices()
         for prefix, _agent in AGENTS:
-            self.fields[f"{prefix}_model_path"].choices = choices
+            cast(forms.ChoiceField, self.fields[f"{prefix}_model_path"]).choices = choices
 
-    def _agent_config(self, prefix: str, agent: str) -> dict[str, Any] | None:
+    def job_spec(self) -> JobSpec:
+        """The job this valid form describes (its typed API keys are in
+        ``cleaned_data["api_keys"]``, passed to the launch separately)."""
+        data = self.cleaned_data
+        return JobSpec(
+            pool=data["pool"],
+            agent_a=data["agent_a"],
+            agent_b=data["agent_b"],
+            rounds=data["rounds"],
+            scale=data["scale"],
+            consensus=data["consensus"],
+            limit=data["pair_limit"],
+            judgments_per_pair=data["judgments_per_pair"],
+            audit_share=float(data["audit_percent"]) / 100.0,
+            human_budget=data.get("human_budget"),
+            note=data["note"],
+            concurrency=data["concurrency"],
+        )
+
+    def _agent_config(self, prefix: str, agent: str) -> AgentConfig | None:
         data = self.cleaned_data
         backend = data.get(f"{prefix}_backend")
         if backend is None or f"{prefix}_model_path" in self.errors:
@@ -251,13 +273,15 @@ class JobLaunchForm(forms.Form):
                     f"agent {agent}: api_key_env must be the NAME of an environment variable "
                     "(letters, digits and _, not starting with a digit), never the key itself"
                 )
-                self.data = self.data.copy()
-                self.data[target] = ""
+                data = cast(QueryDict, self.data).copy()  # a bound form's QueryDict is immutable
+                data[f"{prefix}_api_key_env"] = ""
+                self.data = data
             self.add_error(target or f"{prefix}_backend", message)
             return None
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         # Not sent (older pages, scripted posts): the paper's binary method.
         data["scale"] = data.get("scale") or "binary"
         data["consensus"] = data.get("consensus") or "exact"
@@ -265,9 +289,9 @@ class JobLaunchForm(forms.Form):
             data[f"agent_{prefix}"] = self._agent_config(prefix, agent)
         keys: dict[str, str] = {}
         for prefix, agent in AGENTS:
-            config = data.get(f"agent_{prefix}") or {}
+            config = data.get(f"agent_{prefix}")
             key = data.get(f"{prefix}_api_key") or ""
-            if key and config.get("backend") == "openai":
+            if key and config is not None and config.backend == "openai":
                 if getattr(settings, "SECRET_KEY_IS_DEVELOPMENT", False):
                     self.add_error(
                         f"{prefix}_api_key",
@@ -277,28 +301,22 @@ class JobLaunchForm(forms.Form):
                     )
                     continue
                 keys[agent] = key
-        config_a, config_b = data.get("agent_a") or {}, data.get("agent_b") or {}
+        config_a, config_b = data.get("agent_a"), data.get("agent_b")
         if (
             "A" in keys
             and "B" not in keys
-            and config_b.get("backend") == "openai"
-            and config_b.get("base_url") == config_a.get("base_url")
+            and config_a is not None
+            and config_b is not None
+            and config_b.backend == "openai"
+            and config_b.base_url == config_a.base_url
         ):
             keys["B"] = keys["A"]
         data["api_keys"] = keys
         return data
 
 
-def describe(config: dict[str, Any]) -> str:
-    """One line describing a stored backend config (see :func:`registry.describe_backend`)."""
-    try:
-        return registry.describe_backend(config)
-    except ValueError:
-        return str(config.get("backend", "?"))
-
-
 class HumanBudgetForm(forms.Form):
-    """The human budget of a running or finished job (issue 15): empty for no limit."""
+    """The human budget of a running or finished job: empty for no limit."""
 
     human_budget = forms.IntegerField(
         required=False,

@@ -5,8 +5,8 @@ A :class:`DebateJob` debates the pairs of one pool with two agents; it holds one
 every agent in every round (unique per debate, round and agent), so an interrupted debate
 resumes from its stored turns and no LLM call for a stored turn is ever repeated.
 
-Backend configs are stored as plain dicts that are safe to store and show
-(:func:`debates.llm.registry.validate_backend_config`): never an API key, only the name of
+Backend configs are stored as JSON that is safe to store and show, and read back as typed
+:class:`~debates.llm.config.AgentConfig` (``DebateJob.agents``): never an API key, only the name of
 the environment variable that holds it. A key typed in the job form is kept only encrypted
 (:mod:`debates.api_keys`) in ``DebateJob.api_keys_encrypted``, which no form, page, admin or
 export shows.
@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db import models
 
 from corpora.models import Pair, Pool
+from debates.llm.config import AgentConfig
 
 
 class DebateJob(models.Model):
@@ -106,6 +107,17 @@ class DebateJob(models.Model):
 
     def __str__(self) -> str:
         return f"job {self.pk} on {self.pool} ({self.status})"
+
+    @property
+    def agents(self) -> tuple[AgentConfig, AgentConfig]:
+        """Agent A's and agent B's backend configs, parsed from the stored JSON (once per
+        instance: a refreshed job is read again)."""
+        stored = (self.agent_a, self.agent_b)
+        cached = self.__dict__.get("_agents")
+        if cached is None or cached[0] != stored:
+            cached = (stored, (AgentConfig.stored(self.agent_a), AgentConfig.stored(self.agent_b)))
+            self.__dict__["_agents"] = cached
+        return cached[1]
 
 
 class Debate(models.Model):

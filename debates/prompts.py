@@ -106,11 +106,17 @@ _CLOSE_RUN = re.compile(r">{3,}")
 
 
 class TurnLike(Protocol):
-    """What a prompt needs from an earlier turn (``engine.TurnRecord`` satisfies it)."""
+    """What a prompt needs from an earlier turn (``engine.TurnRecord`` satisfies it).
+    Read-only (properties), so a frozen dataclass satisfies it."""
 
-    label: int | None
-    argument: str
-    evidence: tuple[str, ...]
+    @property
+    def label(self) -> int | None: ...
+
+    @property
+    def argument(self) -> str: ...
+
+    @property
+    def evidence(self) -> tuple[str, ...]: ...
 
 
 def neutralise(text: str) -> str:
@@ -254,7 +260,8 @@ def format_turn(turn: TurnLike, max_grade: int | None = None) -> str:
     """An earlier turn as plain lines (label, argument, evidence), for use inside a block;
     a graded turn's label is shown with its grade name, e.g. "2 (highly relevant)"."""
     if max_grade is None:
-        label = {1: "1 (relevant)", 0: "0 (irrelevant)"}.get(turn.label, "none")
+        binary: dict[int | None, str] = {1: "1 (relevant)", 0: "0 (irrelevant)"}
+        label = binary.get(turn.label, "none")
     else:
         names = dict(enumerate(rubric.grade_names(max_grade)))
         label = f"{turn.label} ({names[turn.label]})" if turn.label in names else "none"

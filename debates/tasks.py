@@ -50,7 +50,7 @@ def run_debate(debate_id: int) -> str:
 
     # debate_run loads the row itself (its claim is the first statement): no extra query.
     try:
-        return debate_run(debate=Debate(pk=debate_id), gate=debate_worker_gate()).status
+        return debate_run(debate_id=debate_id, gate=debate_worker_gate()).status
     except Debate.DoesNotExist:
         return "missing"
 

@@ -19,37 +19,37 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 
 from django.conf import settings
 from django.contrib import messages
-from django.db import close_old_connections, connections, transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_POST
 
-from corpora.htmx import htmx_view, wants_fragment
-from corpora.roles import Role, role_required, user_has_role
+from core.broker import tasks_run_in_process
+from core.htmx import htmx_view, wants_fragment
+from core.roles import Role, role_required, user_has_role
 
-from .forms import HumanBudgetForm, JobLaunchForm, describe
+from .forms import HumanBudgetForm, JobLaunchForm
 from .models import Debate, DebateJob
 from .services.common import DebateJobError
 from .services.human import debate_job_budget_set
 from .services.jobs import (
     debate_job_cancel,
-    debate_job_create,
     debate_job_get,
     debate_job_pause,
     debate_job_resume,
     debate_job_retry_failed,
-    debate_job_start,
+)
+from .services.launch import (
+    debate_job_launch,
+    debate_job_run_in_background,
 )
 from .services.progress import debate_job_progress
-from .services.run import debate_job_run_inline
 
 log = logging.getLogger(__name__)
 
@@ -99,10 +99,7 @@ def embedded_warning() -> str:
 def _uses_embedded(job: DebateJob) -> bool:
     # The warning and the measured accuracy are SmolLM2's; a local GGUF (model_path) is the
     # researcher's own choice of model.
-    return any(
-        (cfg or {}).get("backend") == "embedded" and not (cfg or {}).get("model_path")
-        for cfg in (job.agent_a, job.agent_b)
-    )
+    return any(config.is_bundled_model for config in job.agents)
 
 
 def _job_or_404(pk: int) -> DebateJob:
@@ -110,31 +107,6 @@ def _job_or_404(pk: int) -> DebateJob:
         return debate_job_get(pk=pk)
     except DebateJob.DoesNotExist:
         raise Http404(f"No debate job {pk}.") from None
-
-
-def _eager() -> bool:
-    return bool(getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False))
-
-
-def _run_in_background(job_id: int) -> None:
-    """Run the job's pending debates in a daemon thread of this process (no broker)."""
-
-    def work() -> None:
-        close_old_connections()
-        try:
-            debate_job_run_inline(job=DebateJob.objects.get(pk=job_id))
-        except Exception:  # a thread has no caller to raise to: log it
-            log.exception("debate job %s stopped with an error", job_id)
-        finally:
-            connections.close_all()
-
-    threading.Thread(target=work, name=f"debate-job-{job_id}", daemon=True).start()
-
-
-def _dispatch(job: DebateJob) -> None:
-    # Eager tasks would run the whole job inside this request: use a thread instead.
-    if _eager():
-        transaction.on_commit(lambda: _run_in_background(job.pk))
 
 
 @role_required(*READERS)
@@ -155,30 +127,16 @@ def job_launch(request: HttpRequest) -> HttpResponse:
     """The launch form; a valid POST creates the job, starts it and opens its page."""
     form = JobLaunchForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
         try:
-            job = debate_job_create(
-                pool=data["pool"],
-                agent_a=data["agent_a"],
-                agent_b=data["agent_b"],
-                rounds=data["rounds"],
-                scale=data["scale"],
-                consensus=data["consensus"],
-                limit=data["pair_limit"],
+            job = debate_job_launch(
+                spec=form.job_spec(),
                 created_by=request.user,
-                judgments_per_pair=data["judgments_per_pair"],
-                audit_share=float(data["audit_percent"]) / 100.0,
-                note=data["note"],
-                api_keys=data["api_keys"],
-                concurrency=data["concurrency"],
+                api_keys=form.cleaned_data["api_keys"],
+                background=True,
             )
-            if data.get("human_budget") is not None:
-                debate_job_budget_set(job=job, budget=data["human_budget"])
-            debate_job_start(job=job, enqueue=not _eager())
         except DebateJobError as exc:
             form.add_error(None, str(exc))
         else:
-            _dispatch(job)
             messages.success(request, f"Job {job.pk} launched.")
             return redirect("debates:job_detail", pk=job.pk)
     return render(request, "debates/job_launch.html", {"form": form}, status=200)
@@ -225,8 +183,8 @@ def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
     if wants_fragment(request):
         return render(request, "debates/partials/job_progress.html", context)
     context.update(
-        agent_a=describe(job.agent_a),
-        agent_b=describe(job.agent_b),
+        agent_a=job.agents[0].describe(),
+        agent_b=job.agents[1].describe(),
         audit_percent=job.audit_share * 100,
         embedded_warning=embedded_warning() if _uses_embedded(job) else "",
         panels=[panel(request, job) for panel in JOB_PANELS],
@@ -237,9 +195,11 @@ def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 ACTIONS = {
     "pause": lambda job: debate_job_pause(job=job),
-    "resume": lambda job: debate_job_resume(job=job, enqueue=not _eager()),
+    "resume": lambda job: debate_job_resume(job=job, enqueue=not tasks_run_in_process()),
     "cancel": lambda job: debate_job_cancel(job=job),
-    "retry-failed": lambda job: debate_job_retry_failed(job=job, enqueue=not _eager()),
+    "retry-failed": lambda job: debate_job_retry_failed(
+        job=job, enqueue=not tasks_run_in_process()
+    ),
 }
 ACTION_DONE = {
     "pause": "paused",
@@ -263,7 +223,7 @@ def job_control(request: HttpRequest, pk: int, action: str) -> HttpResponse:
     else:
         job.refresh_from_db()
         if action in ("resume", "retry-failed") and job.status == DebateJob.Status.RUNNING:
-            _dispatch(job)
+            debate_job_run_in_background(job_id=job.pk)
         messages.success(request, f"Job {job.pk} {ACTION_DONE[action]}.")
     return redirect(reverse("debates:job_detail", kwargs={"pk": job.pk}))
 
@@ -271,11 +231,12 @@ def job_control(request: HttpRequest, pk: int, action: str) -> HttpResponse:
 @role_required(Role.ADMIN)
 @require_POST
 def job_budget(request: HttpRequest, pk: int) -> HttpResponse:
-    """POST: set the job's human budget (issue 15; empty: no limit); back to its page."""
+    """POST: set the job's human budget (empty: no limit); back to its page."""
     job = _job_or_404(pk)
     form = HumanBudgetForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Human budget: " + " ".join(form.errors.get("human_budget", [])))
+        errors = " ".join(map(str, form.errors.get("human_budget", ())))
+        messages.error(request, "Human budget: " + errors)
     else:
         try:
             debate_job_budget_set(job=job, budget=form.cleaned_data["human_budget"])

@@ -160,7 +160,7 @@ def _judged_queries(qrels: Qrels) -> list[str]:
 
 def _hole_one(
     original: Mapping[str, int], refined: Mapping[str, int], top: list[str], k: int, rel: int = 1
-):
+) -> float:
     holes = sum(1 for d in top if d not in original and refined.get(d, 0) >= rel)
     return holes / k
 
@@ -196,7 +196,14 @@ def hole_at_k(
     return _hole_ranked(original_qrels, refined_qrels, ranked, k, queries, rel)
 
 
-def _hole_ranked(original_qrels, refined_qrels, ranked, k, queries, rel: int = 1):
+def _hole_ranked(
+    original_qrels: Qrels,
+    refined_qrels: Qrels,
+    ranked: Ranked,
+    k: int,
+    queries: Iterable[str],
+    rel: int = 1,
+) -> tuple[float, dict[str, float]]:
     empty: dict[str, int] = {}
     per_query = {
         q: _hole_one(
@@ -252,7 +259,9 @@ def ndcg_paper_variant(
     return _mean(per_query.values()), per_query
 
 
-def _paper_ndcg_ranked(qrels, ranked, k, queries) -> dict[str, float]:
+def _paper_ndcg_ranked(
+    qrels: Qrels, ranked: Ranked, k: int, queries: Iterable[str]
+) -> dict[str, float]:
     empty: dict[str, int] = {}
     return {q: _paper_ndcg_one(qrels.get(q, empty), ranked.get(q, [])[:k]) for q in queries}
 
@@ -357,7 +366,9 @@ class _Evaluator:
             else []
         )
 
-    def evaluate(self, ranked: Ranked, ir_run, *, paper_variant: bool):
+    def evaluate(
+        self, ranked: Ranked, ir_run: Mapping[str, Mapping[str, float]], *, paper_variant: bool
+    ) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
         labels = list(self.measures)
         per_query = {q: dict.fromkeys(labels, 0.0) for q in self.queries}
         run = {q: docs for q, docs in ir_run.items() if q in per_query}
@@ -473,7 +484,9 @@ def leaderboard(scores: Mapping[str, Mapping[str, float]]) -> list[LeaderboardRo
     return [LeaderboardRow(i, s, dict(scores[s])) for i, s in enumerate(ordered, start=1)]
 
 
-def kendall_tau(before: Mapping[str, float], after: Mapping[str, float]):
+def kendall_tau(
+    before: Mapping[str, float], after: Mapping[str, float]
+) -> tuple[float | None, float | None]:
     """Kendall's tau-b (scipy.stats.kendalltau) between two scorings of the same systems.
 
     Computed on the scores, not on the name-tie-broken ranks, so two systems tied on a side
@@ -547,6 +560,34 @@ def paired_test(before: list[float], after: list[float]) -> PairedTest:
     return PairedTest(n, mean_b, mean_a, mean_d, w_stat, w_p, t_stat, t_p, note)
 
 
+def _rebench_measures(
+    measures: Mapping[str, Any] | None,
+    original_qrels: Qrels,
+    refined_qrels: Qrels,
+    *,
+    rel_level: int,
+    exp_gain: bool,
+) -> Mapping[str, Any]:
+    """The measures of :func:`rebenchmark`: ``measures``, or by default :func:`measures_at`
+    with ``rel_level`` and, with ``exp_gain``, the exponential-gain nDCG@10 over the grades
+    of both qrel sets. Raises ValueError when they do not include nDCG@10."""
+    if measures is None:
+        grades = (
+            {
+                g
+                for qrels in (original_qrels, refined_qrels)
+                for j in qrels.values()
+                for g in j.values()
+            }
+            if exp_gain
+            else ()
+        )
+        measures = measures_at(rel_level=rel_level, exp_gain_grades=grades)
+    if NDCG10 not in measures:
+        raise ValueError(f"measures must include {NDCG10!r}")
+    return measures
+
+
 def rebenchmark(
     original_qrels: Qrels,
     refined_qrels: Qrels,
@@ -570,20 +611,9 @@ def rebenchmark(
     if not runs:
         raise ValueError("rebenchmark needs at least one run")
     rel_level = check_rel_level(rel_level)
-    if measures is None:
-        grades = (
-            {
-                g
-                for qrels in (original_qrels, refined_qrels)
-                for j in qrels.values()
-                for g in j.values()
-            }
-            if exp_gain
-            else ()
-        )
-        measures = measures_at(rel_level=rel_level, exp_gain_grades=grades)
-    if NDCG10 not in measures:
-        raise ValueError(f"measures must include {NDCG10!r}")
+    measures = _rebench_measures(
+        measures, original_qrels, refined_qrels, rel_level=rel_level, exp_gain=exp_gain
+    )
     queries = _judged_queries(original_qrels)
     refined_only = tuple(sorted(set(_judged_queries(refined_qrels)) - set(queries)))
     before_eval = _Evaluator(original_qrels, measures, queries)

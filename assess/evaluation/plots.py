@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import io
 from collections import Counter
-from collections.abc import Mapping
-from typing import Protocol
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 import matplotlib
 
@@ -22,7 +22,10 @@ matplotlib.use("Agg")
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-_RC = {
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
+_RC: dict[RcKeyType, Any] = {
     "svg.hashsalt": "dream-assess",
     "svg.fonttype": "none",
     "font.family": "DejaVu Sans",
@@ -32,8 +35,11 @@ _UP, _DOWN, _SAME = "#1b7837", "#b2182b", "#777777"
 
 
 class _RanksLike(Protocol):
-    before: int
-    after: int
+    @property
+    def before(self) -> int: ...
+
+    @property
+    def after(self) -> int: ...
 
 
 def _svg(fig: Figure) -> str:
@@ -42,14 +48,14 @@ def _svg(fig: Figure) -> str:
     return buffer.getvalue()
 
 
-def _render(draw, size: tuple[float, float]) -> str:
+def _render(draw: Callable[[Figure], None], size: tuple[float, float]) -> str:
     with matplotlib.rc_context(_RC):
         fig = Figure(figsize=size)
         draw(fig)
         return _svg(fig)
 
 
-def _ranks(value) -> tuple[int, int]:
+def _ranks(value: _RanksLike | tuple[int, int]) -> tuple[int, int]:
     if isinstance(value, tuple):
         return int(value[0]), int(value[1])
     return int(value.before), int(value.after)

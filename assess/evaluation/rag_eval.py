@@ -29,7 +29,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import Any, overload
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count
@@ -37,7 +38,8 @@ from django.db.models import Count
 from corpora.identical import skip_identical
 from corpora.models import Dataset, QrelSet, Query, Run, RunEntry
 from corpora.services import qrels_rows, run_rows
-from debates.llm.base import GenerationParams, LLMClient
+from debates.llm.base import GenerationParams, LLMClient, LLMResult
+from debates.llm.config import AgentConfig
 from debates.llm.registry import describe_backend
 from debates.retry import call_with_retry
 
@@ -107,7 +109,7 @@ class RagGenerator:
     answers: int
 
 
-def generator_key(*, backend: Mapping[str, Any], model: str) -> str:
+def generator_key(*, backend: AgentConfig | Mapping[str, Any], model: str) -> str:
     """The generator that answers with ``backend`` (a stored backend config) and ``model``:
     ``"<backend kind>:<server>:<model>"``, e.g. ``openai:http://gpu1:8000/v1:llama-70b`` or
     ``embedded:in-process:SmolLM2-135M-Instruct-Q4_1``. The server is the config's base URL; without
@@ -117,6 +119,8 @@ def generator_key(*, backend: Mapping[str, Any], model: str) -> str:
     (:func:`assess.evaluation.rag_context.fit_rag_messages`): answers made under one context size
     are reused under another; to compare context sizes, serve them under different model names. At
     most 400 characters (the column's length)."""
+    if isinstance(backend, AgentConfig):
+        backend = backend.dump()
     kind = str(backend.get("backend") or "embedded")
     server = backend.get("base_url")
     if not server:
@@ -212,10 +216,8 @@ def rag_generations_ensure(
         if not connection.in_atomic_block:
             connection.close()  # no connection idles across the call (see debate_run)
         reply = call_with_retry(
-            lambda m=messages: client.chat(m, params), attempts=RAG_RETRY_ATTEMPTS, sleep=sleep
+            partial(client.chat, messages, params), attempts=RAG_RETRY_ATTEMPTS, sleep=sleep
         )
-        answer = reply.text.strip()
-        references = [str(a) for a in query.answers]
         row = RagGeneration(
             run=run,
             query=query,
@@ -226,13 +228,7 @@ def rag_generations_ensure(
             prompt_version=version,
             doc_ids=[doc_id for doc_id, _, _ in top[:used]],
             chunks_truncated=truncated or used < len(top),
-            answer=answer,
-            correct=rag.answer_correct(answer, references),
-            exact_match=rag.exact_match(answer, references),
-            f1=rag.token_f1(answer, references),
-            prompt_tokens=reply.prompt_tokens,
-            completion_tokens=reply.completion_tokens,
-            latency_ms=reply.latency_ms,
+            **_answer_scored(reply, query),
         )
         try:
             with transaction.atomic():
@@ -249,23 +245,48 @@ def rag_generations_ensure(
             if on_answer is not None:
                 on_answer(row)
 
-    # Threads have their own connections: inside a transaction they would not see its rows.
-    if concurrency <= 1 or len(missing) <= 1 or connection.in_atomic_block:
-        for query in missing:
-            generate(query)
-    else:
-
-        def generate_in_thread(query: Query) -> None:
-            try:
-                generate(query)
-            finally:
-                connection.close()
-
-        with ThreadPoolExecutor(max_workers=min(concurrency, len(missing))) as pool:
-            # list() re-raises the first LLM error; the answers stored so far are kept.
-            list(pool.map(generate_in_thread, missing))
+    _each_query(generate, missing, concurrency=concurrency)
     by_id = {q.pk: q.query_id for q in queries}
     return {by_id[pk]: g for pk, g in stored.items()}, counts["generated"]
+
+
+def _answer_scored(reply: LLMResult, query: Query) -> dict[str, Any]:
+    """The RagGeneration fields of one LLM ``reply`` to ``query``: the answer (stripped),
+    its scores against the query's reference answers, and the call's tokens and latency."""
+    answer = reply.text.strip()
+    references = [str(a) for a in query.answers]
+    return {
+        "answer": answer,
+        "correct": rag.answer_correct(answer, references),
+        "exact_match": rag.exact_match(answer, references),
+        "f1": rag.token_f1(answer, references),
+        "prompt_tokens": reply.prompt_tokens,
+        "completion_tokens": reply.completion_tokens,
+        "latency_ms": reply.latency_ms,
+    }
+
+
+def _each_query(
+    generate: Callable[[Query], None], queries: Sequence[Query], *, concurrency: int
+) -> None:
+    """Call ``generate`` on every query, ``concurrency`` at once in threads (each closing its
+    own database connection when done), or one after the other inside a transaction, since
+    threads have their own connections and would not see its rows. The first error
+    propagates (the answers stored so far are kept)."""
+    if concurrency <= 1 or len(queries) <= 1 or connection.in_atomic_block:
+        for query in queries:
+            generate(query)
+        return
+
+    def generate_in_thread(query: Query) -> None:
+        try:
+            generate(query)
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=min(concurrency, len(queries))) as pool:
+        # list() re-raises the first LLM error; the answers stored so far are kept.
+        list(pool.map(generate_in_thread, queries))
 
 
 def rag_client(*, backend: dict[str, Any] | None) -> tuple[LLMClient, dict[str, Any]]:
@@ -276,7 +297,7 @@ def rag_client(*, backend: dict[str, Any] | None) -> tuple[LLMClient, dict[str, 
 
     try:
         config = agent_config_validate(backend, agent="generator")
-        return agent_client_get(config=config), config
+        return agent_client_get(config=config), config.dump()
     except (DebateJobError, ValueError) as exc:
         raise RagError(str(exc)) from None
 
@@ -369,7 +390,11 @@ def _report(
         ),
         correlation_refined=(
             rag.success_accuracy_correlation(
-                {s.run: (s.success_refined, s.accuracy) for s in systems}
+                {
+                    s.run: (s.success_refined, s.accuracy)
+                    for s in systems
+                    if s.success_refined is not None  # set for every system when refined
+                }
             )
             if refined
             else None
@@ -382,6 +407,10 @@ def _share(values) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
+@overload
+def _qrels(qrel_set: QrelSet) -> dict[str, dict[str, int]]: ...
+@overload
+def _qrels(qrel_set: QrelSet | None) -> dict[str, dict[str, int]] | None: ...
 def _qrels(qrel_set: QrelSet | None) -> dict[str, dict[str, int]] | None:
     if qrel_set is None:
         return None
@@ -414,7 +443,8 @@ def rag_evaluate(
         raise RagError("name at least one run")
     if k < 1:
         raise RagError(f"k must be at least 1, got {k}")
-    for item in (*runs, original, *([refined] if refined else [])):
+    items: list[Run | QrelSet] = [*runs, original, *([refined] if refined else [])]
+    for item in items:
         if item.dataset_id != dataset.pk:
             raise RagError(f"{item} is not in dataset {dataset.slug!r}")
     queries = rag_queries(dataset=dataset, original=original, limit=limit)

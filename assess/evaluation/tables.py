@@ -113,7 +113,7 @@ def rank_change_table(result: RebenchResult) -> Table:
     )
     before = {r.system: r.scores[NDCG10] for r in result.before}
     after = {r.system: r.scores[NDCG10] for r in result.after}
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for system in sorted(result.rank_changes, key=lambda s: (result.rank_changes[s].after, s)):
         change = result.rank_changes[system]
         test = result.significance[system]

@@ -1,6 +1,6 @@
 """Pages of the evaluation side: re-benchmark (tables and plots) and RAG alignment.
 
-Who may open what (every view is wrapped in :func:`corpora.roles.role_required`):
+Who may open what (every view is wrapped in :func:`core.roles.role_required`):
 
 | page                                                | annotator | researcher | admin |
 |-----------------------------------------------------|-----------|------------|-------|
@@ -21,8 +21,8 @@ from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
+from core.roles import Role, role_required
 from corpora.models import Dataset, QrelSet
-from corpora.roles import Role, role_required
 from corpora.services import dataset_get
 
 from . import plots
@@ -187,9 +187,9 @@ def rebenchmark_plot(request: HttpRequest, slug: str, plot: str) -> HttpResponse
     response = HttpResponse(svg, content_type="image/svg+xml")
     response["Content-Security-Policy"] = SVG_POLICY
     filename = f"{dataset.slug}-{choice['refined'].name}-{name}.svg"
-    response["Content-Disposition"] = content_disposition_header(
-        request.GET.get("download") == "1", filename
-    )
+    disposition = content_disposition_header(request.GET.get("download") == "1", filename)
+    if disposition:  # None only for an inline response without a file name
+        response["Content-Disposition"] = disposition
     return response
 
 

@@ -1,4 +1,4 @@
-# The review queue's claim (assess.services._CLAIM_SQL) orders open items by
+# The review queue's claim (assess.review.services._CLAIM_SQL) orders open items by
 # (kind <> 'escalated', created, id); this partial index holds only the open items in that
 # order, so a claim does not scan past every pair already judged. Same SQL on PostgreSQL and
 # SQLite (both have expression and partial indexes). review_open_leases serves the queue size

@@ -7,7 +7,8 @@ from django.db import migrations, models
 
 
 def _generator_key(backend, model):
-    # A frozen copy of assess.rag_eval.generator_key as it was when this migration was written.
+    # A frozen copy of generator_key (now assess.evaluation.rag_eval.generator_key) as it was
+    # when this migration was written.
     backend = backend if isinstance(backend, dict) else {}
     kind = str(backend.get("backend") or "embedded")
     server = backend.get("base_url")

@@ -1,4 +1,4 @@
-# The claim (assess.services._CLAIM_SQL) now serves open items oldest first, escalated and
+# The claim (assess.review.services._CLAIM_SQL) now serves open items oldest first, escalated and
 # audit pairs alike, ordering by (created, id). review_open_queue led with (kind <> 'escalated'),
 # so PostgreSQL sorted every open item on each claim (240 ms with 50,000 open of 200,000;
 # 0.08 ms with this index). Same SQL on PostgreSQL and SQLite.

@@ -33,9 +33,10 @@ class ReviewItem(models.Model):
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)
-    # Issue 15, the human budget: the pair's impact on the benchmark (sum over the runs that
-    # retrieved it of 1/log2(rank + 1) for rank <= 10) and its place among the job's items
-    # (started items first, then impact desc, query id, doc id; review_items_sync renumbers).
+    # For the human budget (humans see the pairs that matter most first): the pair's impact on
+    # the benchmark (sum over the runs that retrieved it of 1/log2(rank + 1) for rank <= 10)
+    # and its place among the job's items (started items first, then impact desc, query id,
+    # doc id; review_items_sync renumbers).
     impact = models.FloatField(default=0.0)
     budget_rank = models.PositiveIntegerField(null=True, blank=True)
 

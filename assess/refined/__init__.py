@@ -1,5 +1,9 @@
-"""Refined benchmarks: final labels, refining a pool into a refined qrel set, and the exports
-(jobs, rows and file formats). May import corpora, debates, ``assess.models`` and
-``assess.review`` (its judgments and agreement); never ``assess.evaluation``, whose pages its
-URLconf only includes so they keep the ``refined`` URL namespace.
+"""Refined benchmarks: final labels, refining a pool into a refined qrel set, the cost per
+final label (and its panel on the job page) and the exports (jobs, rows and file formats).
+It reads ``assess.review`` (its judgments and agreement); never ``assess.evaluation``, whose
+pages its URLconf includes by name only (a string, no import), so that they keep the
+``refined`` URL namespace.
+
+The rule table: tests/architecture/test_imports_follow_the_package_rules.py (RULES).
+May import: core, corpora, debates, assess.models, assess.review.
 """

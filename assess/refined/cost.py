@@ -1,5 +1,6 @@
-"""What every final label cost (issue 15): LLM calls, tokens and money, human seconds and
-money, and the cost per final label by source. Pure: no database.
+"""What every final label cost, so a job's owner can compare LLM and human labelling: LLM
+calls, tokens and money, human seconds and money, and the cost per final label by source.
+Pure: no database.
 
 Prices come from two settings (or environment variables of the same name):
 
@@ -21,6 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+
+from debates.llm.config import backend_and_model
 
 #: The sources a final label can have (assess.refined.labels), in display order.
 SOURCES = ("consensus", "human", "adjudicated")
@@ -83,10 +86,10 @@ def human_price_per_hour() -> float | None:
 
 
 def price_for(config: dict[str, Any] | None, prices: dict[str, Price]) -> Price | None:
-    """The price of an agent's backend config: ``"backend:model"``, else ``"backend"``."""
-    config = config or {}
-    backend = str(config.get("backend", ""))
-    return prices.get(f"{backend}:{config.get('model', '')}") or prices.get(backend)
+    """The price of an agent's stored backend config: ``"backend:model"``, else
+    ``"backend"``; None when neither is priced or the config cannot be read."""
+    backend, model = backend_and_model(config)
+    return prices.get(f"{backend}:{model}") or prices.get(backend)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,10 @@ import hashlib
 import io
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
@@ -41,8 +44,8 @@ LABEL_FIELDS = (
     "annotators",
     "adjudicator",
     "decided_at",
-    # Issue 15: the LLM calls and tokens of the debate behind the label and the human seconds
-    # on task (human and adjudicated labels; 0 for consensus; null for original rows).
+    # What the label cost: the LLM calls and tokens of the debate behind it and the human
+    # seconds on task (human and adjudicated labels; 0 for consensus; null for original rows).
     "llm_calls",
     "prompt_tokens",
     "completion_tokens",
@@ -83,7 +86,7 @@ def jsonl_line(record: Mapping[str, Any]) -> str:
     return json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
-def write_jsonl(records: Iterable[Mapping[str, Any]], out: IO[str]) -> int:
+def write_jsonl(records: Iterable[Mapping[str, Any]], out: SupportsWrite[str]) -> int:
     """Write each record as :func:`jsonl_line`; return the number of lines."""
     count = 0
     write = out.write
@@ -111,7 +114,7 @@ def neutralise_cell(value: Any) -> str | int | float:
     return text
 
 
-def write_csv(header: Sequence[str], rows: Iterable[Sequence[Any]], out: IO[str]) -> int:
+def write_csv(header: Sequence[str], rows: Iterable[Sequence[Any]], out: SupportsWrite[str]) -> int:
     """Write ``header`` and ``rows`` as CSV (RFC 4180: comma, ``"`` quoting, CRLF), every
     cell through :func:`neutralise_cell`; return the number of data rows."""
     writer = csv.writer(out, lineterminator="\r\n")

@@ -9,7 +9,7 @@ import functools
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from typing import IO
+from typing import TYPE_CHECKING
 
 from django.db import connection
 from django.db.models import Count, F, Q
@@ -19,6 +19,9 @@ from corpora.ordering import code_point
 from debates.models import Debate, Turn
 
 from ..models import Judgment, LabelProvenance, Refinement, ReviewItem
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 BATCH_SIZE = 5000
 
@@ -100,7 +103,7 @@ def _label_rows(qrel_set: QrelSet) -> Iterator[tuple]:
         for batch in _label_batches(qrel_set):
             if connection.vendor == "postgresql":
                 sql = _LABEL_SQL.format(members="= ANY(%s)", collate='COLLATE "C"', **tables)
-                params = [qrel_set.pk, batch] * 2
+                params: list[int | list[int]] = [qrel_set.pk, batch] * 2
             else:
                 # SQLite's default BINARY collation compares UTF-8 bytes: code-point order.
                 marks = ", ".join(["%s"] * len(batch))
@@ -236,7 +239,7 @@ def label_line(row: tuple) -> str:
     )
 
 
-def labels_write(*, qrel_set: QrelSet, out: IO[str]) -> int:
+def labels_write(*, qrel_set: QrelSet, out: SupportsWrite[str]) -> int:
     """Write the labels JSONL of ``qrel_set`` to ``out``; return the lines written."""
     count = 0
     write = out.write

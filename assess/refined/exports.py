@@ -28,7 +28,7 @@ import os
 import time
 from datetime import timedelta
 from pathlib import Path
-from typing import IO
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -44,6 +44,9 @@ from debates.models import Debate, Turn
 from ..models import ExportFile, Refinement
 from . import export_formats
 from .export_rows import ExportError, disagreement_rows, labels_write, transcripts_records
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +82,11 @@ def exports_dir() -> Path:
 
 
 def export_stream(
-    *, kind: str, out: IO[str], qrel_set: QrelSet | None = None, pool: Pool | None = None
+    *,
+    kind: str,
+    out: SupportsWrite[str],
+    qrel_set: QrelSet | None = None,
+    pool: Pool | None = None,
 ) -> int:
     """Write export ``kind`` of ``qrel_set`` (trec, beir, labels, disagreements) or ``pool``
     (transcripts) to the text stream ``out``; return the rows written.
@@ -87,12 +94,14 @@ def export_stream(
     Raises :class:`ExportError` for an unknown kind or a missing/wrong source.
     """
     _check_source(kind, qrel_set, pool)
+    if kind == "transcripts":
+        assert pool is not None  # checked by _check_source
+        return export_formats.write_jsonl(transcripts_records(pool=pool), out)
+    assert qrel_set is not None  # every other kind reads a qrel set (_check_source)
     if kind in ("trec", "beir"):
         return formats.write_qrels(qrels_rows(qrel_set=qrel_set), out, kind)
     if kind == "labels":
         return labels_write(qrel_set=qrel_set, out=out)
-    if kind == "transcripts":
-        return export_formats.write_jsonl(transcripts_records(pool=pool), out)
     return export_formats.write_csv(
         export_formats.DISAGREEMENT_HEADER, disagreement_rows(qrel_set=qrel_set), out
     )
@@ -105,7 +114,11 @@ def _check_source(kind: str, qrel_set: QrelSet | None, pool: Pool | None) -> Non
         raise ExportError(f"a {kind} export needs a qrel set")
     if kind == "transcripts" and pool is None:
         raise ExportError("a transcripts export needs a pool")
-    if kind == "disagreements" and not Refinement.objects.filter(qrel_set=qrel_set).exists():
+    if (
+        kind == "disagreements"
+        and qrel_set is not None  # checked above
+        and not Refinement.objects.filter(qrel_set=qrel_set).exists()
+    ):
         raise ExportError(
             f"qrel set {qrel_set.name!r} was not refined: only a refined set has disagreements"
         )
@@ -141,7 +154,9 @@ def export_key(*, kind: str, qrel_set: QrelSet | None = None, pool: Pool | None 
     time."""
     _check_source(kind, qrel_set, pool)
     if kind in QREL_KINDS:
+        assert qrel_set is not None  # checked by _check_source
         return f"v{FORMAT_VERSION}:{kind}:qrels:{qrel_set.pk}"
+    assert pool is not None  # the transcripts kind, checked by _check_source
     turns = Turn.objects.filter(debate__pair__pool=pool).aggregate(n=Count("pk"), last=Max("pk"))
     debates = Debate.objects.filter(pair__pool=pool)
     statuses = ",".join(
@@ -161,8 +176,10 @@ def export_key(*, kind: str, qrel_set: QrelSet | None = None, pool: Pool | None 
 
 def _filename(kind: str, qrel_set: QrelSet | None, pool: Pool | None) -> str:
     if kind == "transcripts":
+        assert pool is not None  # checked by _check_source
         base = f"{pool.dataset.slug}-{slugify(pool.name) or 'pool'}"
     else:
+        assert qrel_set is not None  # checked by _check_source
         base = f"{qrel_set.dataset.slug}-{slugify(qrel_set.name) or 'qrels'}"
     return base + SUFFIX[kind]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from django import forms
 
@@ -12,11 +12,18 @@ from .labels import DEFAULT_MAX_UNRESOLVED_SHARE
 from .refine import NAME_MAX
 from .selectors import name_problem, refine_pools, refined_name_suggest
 
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+
+class _PairCount(TypedDict):
+    pair_count: int
+
 
 class RefinePoolField(forms.ModelChoiceField):
     """A pool of the dataset, shown with its pair count (``pair_count``, annotated)."""
 
-    def label_from_instance(self, obj: Pool) -> str:
+    def label_from_instance(self, obj: WithAnnotations[Pool, _PairCount]) -> str:
         return f"{obj.name} ({obj.pair_count:,} pairs)"
 
 
@@ -53,7 +60,7 @@ class RefineForm(forms.Form):
     def __init__(self, *args: Any, dataset: Dataset, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         pools = refine_pools(dataset=dataset)
-        self.fields["pool"].queryset = pools
+        cast(RefinePoolField, self.fields["pool"]).queryset = pools
         if not self.is_bound:
             newest = pools.first()
             if newest is not None:

@@ -14,7 +14,7 @@ arXiv 2602.06526, where humans make the final call on escalated pairs):
    unresolved (reason ``human tie``); a review with fewer judgments than needed is not a
    human answer yet. An audit of an agreed pair whose humans disagree with the consensus
    overrides it; both labels are kept in the provenance. On a graded job (grades 0..G,
-   issue 14) the human grade is the median of the judgments
+   for benchmarks whose qrels are graded) the human grade is the median of the judgments
    (:func:`assess.review.agreement.median_grade`): an odd count gives the middle grade; an
    even count gives the two middle grades when they are equal, and is a ``human tie``
    when they differ (e.g. 1 and 2), which only an adjudication settles;
@@ -42,6 +42,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TypedDict
 
 from ..review.agreement import majority_label, median_grade
 
@@ -57,7 +58,8 @@ HUMAN_TIE = "human tie"
 PENDING = "pending"
 FAILED = "failed"
 NOT_DEBATED = "not debated"
-OVER_BUDGET = "over the human budget"  # issue 15: beyond the job's human budget, by impact
+# The job caps how many pairs humans review (highest impact first); the rest wait here.
+OVER_BUDGET = "over the human budget"
 UNRESOLVED_REASONS = (
     AWAITING_HUMAN,
     REVIEW_INCOMPLETE,
@@ -119,7 +121,8 @@ class DebateEvidence:
     judgments_needed: int = 1
     judgments: tuple[HumanJudgment, ...] = ()
     adjudication: Adjudication | None = None
-    over_budget: bool = False  # its review waits beyond the job's human budget (issue 15)
+    # Its review waits: the job's human budget goes to pairs of higher impact first.
+    over_budget: bool = False
     graded: bool = False
 
 
@@ -214,7 +217,34 @@ def _human_outcome(debate: DebateEvidence) -> tuple[str, int | None, datetime | 
     return HUMAN, label, last
 
 
-def _describe(debate: DebateEvidence) -> dict:
+class _PairFields(TypedDict):
+    """The FinalLabel fields every resolution of a pair shares."""
+
+    query_id: str
+    doc_id: str
+    original_grade: int | None
+
+
+class _DebateFields(TypedDict):
+    """The FinalLabel fields describing the deciding (or explaining) debate."""
+
+    consensus_label: int | None
+    consensus_round: int | None
+    debate_status: str
+    escalation_reason: str
+    review_kind: str
+    debate_id: int | None
+    job_id: int | None
+    models: tuple[str, ...]
+    prompt_version: str
+    annotators: tuple[str, ...]
+    judgments: tuple[HumanJudgment, ...]
+    adjudicator: str
+    debated_at: datetime | None
+    graded: bool
+
+
+def _describe(debate: DebateEvidence) -> _DebateFields:
     return {
         "consensus_label": debate.final_label if debate.status == AGREED else None,
         "consensus_round": debate.consensus_round if debate.status == AGREED else None,
@@ -238,7 +268,11 @@ def resolve_final_label(pair: PairEvidence) -> FinalLabel:
 
     Returns a :class:`FinalLabel`; never raises for well-formed input.
     """
-    base = {"query_id": pair.query_id, "doc_id": pair.doc_id, "original_grade": pair.original_grade}
+    base: _PairFields = {
+        "query_id": pair.query_id,
+        "doc_id": pair.doc_id,
+        "original_grade": pair.original_grade,
+    }
     if not pair.debates:
         return FinalLabel(**base, label=None, source=UNRESOLVED, reason=NOT_DEBATED)
 
@@ -313,15 +347,15 @@ def summarise(labels: Iterable[FinalLabel]) -> ResolutionSummary:
     labels = list(labels)
     by_source = Counter(f.source for f in labels)
     by_reason = Counter(f.reason for f in labels if not f.resolved)
-    new = [f for f in labels if f.resolved and f.original_grade is None]
+    new = [f.label for f in labels if f.label is not None and f.original_grade is None]
     return ResolutionSummary(
         pairs=len(labels),
         resolved=sum(1 for f in labels if f.resolved),
         unresolved=sum(1 for f in labels if not f.resolved),
         by_source=dict(sorted(by_source.items())),
         by_reason=dict(sorted(by_reason.items())),
-        new_relevant=sum(1 for f in new if f.label > 0),
-        new_nonrelevant=sum(1 for f in new if f.label <= 0),
+        new_relevant=sum(1 for label in new if label > 0),
+        new_nonrelevant=sum(1 for label in new if label <= 0),
         kept_original=sum(1 for f in labels if f.resolved and f.original_grade is not None),
         overrides_consensus=sum(1 for f in labels if f.overrides_consensus),
         disagree_with_original=sum(1 for f in labels if f.disagrees_with_original),
@@ -365,6 +399,7 @@ def refined_rows(
     pair that was judged keeps its original grade."""
     rows = {(q, d): g for q, d, g in original}
     for label in labels:
-        if label.resolved and (label.query_id, label.doc_id) not in rows:
-            rows[(label.query_id, label.doc_id)] = final_grade(label, relevant_grade)
+        grade = final_grade(label, relevant_grade)  # None when unresolved
+        if grade is not None and (label.query_id, label.doc_id) not in rows:
+            rows[(label.query_id, label.doc_id)] = grade
     return [(q, d, g) for (q, d), g in sorted(rows.items())]

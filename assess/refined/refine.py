@@ -23,6 +23,7 @@ from corpora.identical import skip_identical
 from corpora.models import Dataset, Pair, Pool, Qrel, QrelSet
 from corpora.ordering import code_point
 from corpora.services import qrel_set_grades_record
+from debates.llm.config import backend_and_model
 from debates.models import Debate, DebateJob
 
 from ..models import Adjudication, Judgment, LabelProvenance, Refinement, ReviewItem
@@ -61,8 +62,9 @@ class RefineReport:
 
 
 def _agent_model(config: dict) -> str:
-    config = config or {}
-    return str(config.get("model") or config.get("backend") or "")
+    # What a label's provenance names an agent by (its model, else its backend).
+    backend, model = backend_and_model(config)
+    return model or backend
 
 
 def _username_field() -> str:
@@ -78,7 +80,6 @@ def final_labels_collect(*, pool: Pool) -> list[PoolLabel]:
     the review item of each debate, its live judgments (``undone_at`` empty) and its
     adjudication. Returns one :class:`PoolLabel` per pair.
     """
-    user = _username_field()
     pairs = list(
         Pair.objects.filter(pool=pool).values_list(
             "pk",
@@ -89,7 +90,31 @@ def final_labels_collect(*, pool: Pool) -> list[PoolLabel]:
             "original_relevance",
         )
     )
-    reviews = {
+    by_pair = _debate_evidence_by_pair(pool)
+    out = [
+        PoolLabel(
+            query_pk,
+            document_pk,
+            final.resolve_final_label(
+                final.PairEvidence(
+                    query_id=query_id,
+                    doc_id=doc_id,
+                    original_grade=grade,
+                    debates=tuple(by_pair.get(pair_pk, ())),
+                )
+            ),
+        )
+        for pair_pk, query_pk, document_pk, query_id, doc_id, grade in pairs
+    ]
+    out.sort(key=lambda p: (p.final.query_id, p.final.doc_id))
+    return out
+
+
+def _review_items(pool: Pool) -> dict[int, tuple[int, str, int, bool]]:
+    """{debate pk: (review item pk, kind, judgments needed, over budget)} for the review
+    items of ``pool``'s debates. Over budget: the item's place among its job's items
+    (``budget_rank``) is beyond the job's human budget, so no human will see it yet."""
+    return {
         debate_id: (
             item_id,
             kind,
@@ -107,17 +132,38 @@ def final_labels_collect(*, pool: Pool) -> list[PoolLabel]:
             "debate__job__human_budget",
         )
     }
+
+
+def _live_judgments(pool: Pool, user: str) -> dict[int, list[final.HumanJudgment]]:
+    """{review item pk: its live judgments (not undone)} on ``pool``'s review items, each
+    with the annotator's ``user`` field (the username)."""
     judgments: dict[int, list[final.HumanJudgment]] = defaultdict(list)
     for item_id, name, label, created in Judgment.objects.filter(
         item__debate__pair__pool=pool, undone_at__isnull=True
     ).values_list("item_id", f"annotator__{user}", "label", "created"):
         judgments[item_id].append(final.HumanJudgment(str(name), int(label), created))
-    adjudications = {
+    return judgments
+
+
+def _adjudications(pool: Pool, user: str) -> dict[int, final.Adjudication]:
+    """{review item pk: its adjudication} on ``pool``'s review items, with the admin's
+    ``user`` field (the username)."""
+    return {
         item_id: final.Adjudication(str(name), int(label), created)
         for item_id, name, label, created in Adjudication.objects.filter(
             item__debate__pair__pool=pool
         ).values_list("item_id", f"admin__{user}", "label", "created")
     }
+
+
+def _debate_evidence_by_pair(pool: Pool) -> dict[int, list[final.DebateEvidence]]:
+    """{pair pk: the evidence of every debate of every job on ``pool`` about that pair}: the
+    debate, its job's agent models, prompt version and scale, and its review item's kind,
+    live judgments, adjudication and place in the human budget."""
+    user = _username_field()
+    reviews = _review_items(pool)
+    judgments = _live_judgments(pool, user)
+    adjudications = _adjudications(pool, user)
     by_pair: dict[int, list[final.DebateEvidence]] = defaultdict(list)
     rows = Debate.objects.filter(pair__pool=pool).values_list(
         "pk",
@@ -155,23 +201,7 @@ def final_labels_collect(*, pool: Pool) -> list[PoolLabel]:
                 graded=scale == DebateJob.Scale.GRADED,
             )
         )
-    out = [
-        PoolLabel(
-            query_pk,
-            document_pk,
-            final.resolve_final_label(
-                final.PairEvidence(
-                    query_id=query_id,
-                    doc_id=doc_id,
-                    original_grade=grade,
-                    debates=tuple(by_pair.get(pair_pk, ())),
-                )
-            ),
-        )
-        for pair_pk, query_pk, document_pk, query_id, doc_id, grade in pairs
-    ]
-    out.sort(key=lambda p: (p.final.query_id, p.final.doc_id))
-    return out
+    return by_pair
 
 
 def refined_name_check(*, name: str) -> str:
@@ -235,67 +265,24 @@ def qrels_refine(
     ``allow_partial`` is False. One transaction. Returns a :class:`RefineReport`.
     Raises :class:`RefineError`.
     """
-    refined_name_check(name=name)
-    try:
-        final.check_relevant_grade(relevant_grade)
-    except ValueError as exc:
-        raise RefineError(str(exc)) from None
-    if not 0.0 <= max_unresolved_share <= 1.0:
-        raise RefineError(
-            f"the unresolved share must be between 0 and 1, got {max_unresolved_share}"
-        )
+    _refine_arguments_check(name, relevant_grade, max_unresolved_share)
     with transaction.atomic():
         pool = (
             Pool.objects.select_for_update().select_related("dataset", "qrel_set").get(pk=pool.pk)
         )
         dataset, original = pool.dataset, pool.qrel_set
-        if QrelSet.objects.filter(dataset=dataset, name=name).exists():
-            raise _name_taken(name, dataset)
-        top = max(original.grade_max or 1, 1)
-        if relevant_grade > top:
-            raise RefineError(
-                f"the relevant grade {relevant_grade} is above the top grade {top} of qrels "
-                f"{original.name!r} (grades {original.grades_text}); choose 1..{top}"
-            )
-        labels = final_labels_collect(pool=pool)
-        if not labels:
-            raise RefineError(f"pool {pool.name!r} has no pairs to refine")
-        summary = final.summarise(p.final for p in labels)
-        if summary.unresolved_share > max_unresolved_share and not allow_partial:
-            raise RefineError(_unresolved_message(summary, max_unresolved_share))
-        try:
-            # A savepoint: a concurrent refinement that took the name first must surface as
-            # a RefineError, not an IntegrityError.
-            with transaction.atomic():
-                refined = QrelSet.objects.create(
-                    dataset=dataset,
-                    name=name,
-                    origin=QrelSet.Origin.REFINED,
-                    source=f"pool {pool.name} over qrels {original.name}: original judgments + "
-                    "final labels (consensus, human, adjudicated)",
-                )
-        except IntegrityError:
-            raise _name_taken(name, dataset) from None
-        original_rows = _copy_original(original, refined)
-        new = [p for p in labels if p.final.resolved and p.final.original_grade is None]
-        # Never add a query's own document (a pool built before the dataset excluded
-        # identical ids may hold one); original rows are copied untouched.
-        new, _ = skip_identical_labels(new, enabled=dataset.exclude_identical_ids)
-        created = Qrel.objects.bulk_create(
-            [
-                Qrel(
-                    qrel_set=refined,
-                    query_id=p.query_pk,
-                    document_id=p.document_pk,
-                    relevance=final.final_grade(p.final, relevant_grade),
-                )
-                for p in new
-            ],
-            batch_size=BATCH_SIZE,
+        labels, summary = _refine_labels(
+            pool,
+            name=name,
+            relevant_grade=relevant_grade,
+            max_unresolved_share=max_unresolved_share,
+            allow_partial=allow_partial,
         )
-        qrel_pk = {(q.query_id, q.document_id): q.pk for q in created}
-        kept = [p for p in labels if p.final.resolved and p.final.original_grade is not None]
-        qrel_pk.update(_refined_pks(refined, kept))
+        refined = _refined_set_create(pool, name)
+        original_rows = _copy_original(original, refined)
+        qrel_pk = _refined_rows_write(
+            refined, labels, relevant_grade, exclude_identical=dataset.exclude_identical_ids
+        )
         refinement = Refinement.objects.create(
             qrel_set=refined,
             pool=pool,
@@ -333,6 +320,103 @@ def qrels_refine(
             if not p.final.resolved
         ],
     )
+
+
+def _refine_arguments_check(name: str, relevant_grade: int, max_unresolved_share: float) -> None:
+    """Raise :class:`RefineError` for a name a refined set cannot have, a relevant grade
+    that is not a grade, or an unresolved share outside 0..1 (checks without the database)."""
+    refined_name_check(name=name)
+    try:
+        final.check_relevant_grade(relevant_grade)
+    except ValueError as exc:
+        raise RefineError(str(exc)) from None
+    if not 0.0 <= max_unresolved_share <= 1.0:
+        raise RefineError(
+            f"the unresolved share must be between 0 and 1, got {max_unresolved_share}"
+        )
+
+
+def _refine_labels(
+    pool: Pool,
+    *,
+    name: str,
+    relevant_grade: int,
+    max_unresolved_share: float,
+    allow_partial: bool,
+) -> tuple[list[PoolLabel], final.ResolutionSummary]:
+    """The final labels of ``pool`` (locked, with its dataset and qrel set) and their
+    summary, once the refinement is allowed: raises :class:`RefineError` when ``name`` is
+    taken in the dataset, ``relevant_grade`` is above the original set's top grade, the pool
+    has no pairs, or too many pairs are unresolved and ``allow_partial`` is False."""
+    dataset, original = pool.dataset, pool.qrel_set
+    if QrelSet.objects.filter(dataset=dataset, name=name).exists():
+        raise _name_taken(name, dataset)
+    top = max(original.grade_max or 1, 1)
+    if relevant_grade > top:
+        raise RefineError(
+            f"the relevant grade {relevant_grade} is above the top grade {top} of qrels "
+            f"{original.name!r} (grades {original.grades_text}); choose 1..{top}"
+        )
+    labels = final_labels_collect(pool=pool)
+    if not labels:
+        raise RefineError(f"pool {pool.name!r} has no pairs to refine")
+    summary = final.summarise(p.final for p in labels)
+    if summary.unresolved_share > max_unresolved_share and not allow_partial:
+        raise RefineError(_unresolved_message(summary, max_unresolved_share))
+    return labels, summary
+
+
+def _refined_set_create(pool: Pool, name: str) -> QrelSet:
+    """Create the empty refined QrelSet ``name`` in ``pool``'s dataset. Raises
+    :class:`RefineError` when a concurrent refinement took the name first."""
+    dataset, original = pool.dataset, pool.qrel_set
+    try:
+        # A savepoint: a concurrent refinement that took the name first must surface as
+        # a RefineError, not an IntegrityError.
+        with transaction.atomic():
+            return QrelSet.objects.create(
+                dataset=dataset,
+                name=name,
+                origin=QrelSet.Origin.REFINED,
+                source=f"pool {pool.name} over qrels {original.name}: original judgments + "
+                "final labels (consensus, human, adjudicated)",
+            )
+    except IntegrityError:
+        raise _name_taken(name, dataset) from None
+
+
+def _refined_rows_write(
+    refined: QrelSet,
+    labels: Sequence[PoolLabel],
+    relevant_grade: int,
+    *,
+    exclude_identical: bool,
+) -> dict[tuple[int, int], int]:
+    """Add to ``refined`` one row per resolved pair the original set does not judge (graded
+    by :func:`assess.refined.labels.final_grade`). Returns {(query pk, doc pk): refined row
+    pk} for those rows and for the resolved pairs the original set judged (copied rows)."""
+    new = [p for p in labels if p.final.resolved and p.final.original_grade is None]
+    # Never add a query's own document (a pool built before the dataset excluded
+    # identical ids may hold one); original rows are copied untouched.
+    new, _ = skip_identical_labels(new, enabled=exclude_identical)
+    created = Qrel.objects.bulk_create(
+        [
+            Qrel(
+                qrel_set=refined,
+                query_id=p.query_pk,
+                document_id=p.document_pk,
+                relevance=grade,
+            )
+            for p in new
+            # Every kept label is resolved, so each has a grade (None only when unresolved).
+            if (grade := final.final_grade(p.final, relevant_grade)) is not None
+        ],
+        batch_size=BATCH_SIZE,
+    )
+    qrel_pk = {(q.query_id, q.document_id): q.pk for q in created}
+    kept = [p for p in labels if p.final.resolved and p.final.original_grade is not None]
+    qrel_pk.update(_refined_pks(refined, kept))
+    return qrel_pk
 
 
 def skip_identical_labels(

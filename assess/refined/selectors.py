@@ -45,16 +45,11 @@ def exports_current(*, refinement: Refinement, kinds: Iterable[str]) -> dict[str
     of date as its debates go on; the other kinds are of the refined set)."""
     found: dict[str, ExportFile] = {}
     for kind in kinds:
-        source = (
-            {"pool": refinement.pool}
-            if kind == "transcripts"
-            else {"qrel_set": refinement.qrel_set}
-        )
-        export = (
-            ExportFile.objects.filter(key=export_key(kind=kind, **source))
-            .order_by("-created")
-            .first()
-        )
+        if kind == "transcripts":
+            key = export_key(kind=kind, pool=refinement.pool)
+        else:
+            key = export_key(kind=kind, qrel_set=refinement.qrel_set)
+        export = ExportFile.objects.filter(key=key).order_by("-created").first()
         if export is not None:
             found[kind] = export
     return found
@@ -120,7 +115,7 @@ def refined_name_suggest(*, pool: Pool) -> str:
         number += 1
 
 
-# --- issue 15: what every final label cost ----------------------------------------------------
+# --- what every final label cost (LLM and human), for assess.refined.cost ----------------------
 
 
 def _debate_llm(debate_ids: list[int], prices: dict) -> dict[int, tuple[int, int, int, Any]]:

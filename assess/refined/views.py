@@ -1,6 +1,6 @@
 """Pages of the refined-benchmark side: refined qrel sets and their exports.
 
-Who may open what (every view is wrapped in :func:`corpora.roles.role_required`):
+Who may open what (every view is wrapped in :func:`core.roles.role_required`):
 
 | page                                                | annotator | researcher | admin |
 |-----------------------------------------------------|-----------|------------|-------|
@@ -22,9 +22,9 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
-from corpora.htmx import htmx_view, wants_fragment
+from core.htmx import htmx_view, wants_fragment
+from core.roles import Role, role_required, user_has_role
 from corpora.models import Dataset
-from corpora.roles import Role, role_required, user_has_role
 from corpora.services import dataset_get
 
 from ..models import ExportFile, Refinement
@@ -210,7 +210,9 @@ def export_status(request: HttpRequest, pk: int) -> HttpResponse:
     except ExportFile.DoesNotExist:
         raise Http404("No such export.") from None
     refinement = export_refinement(export=export)
-    dataset = (export.qrel_set or export.pool).dataset
+    source = export.qrel_set or export.pool
+    assert source is not None  # every export is of a qrel set or a pool (exports.export_stream)
+    dataset = source.dataset
     return render(
         request,
         "assess/refined/partials/export_status.html",

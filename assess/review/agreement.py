@@ -13,7 +13,7 @@
   of audited consensus labels a human found wrong. Unlike the normal (Wald) interval it
   stays inside [0, 1] and is not empty when no error was found.
 
-Labels are binary (1 relevant, 0 not relevant) or grades 0..G (graded jobs, issue 14). The
+Labels are binary (1 relevant, 0 not relevant) or grades 0..G (graded jobs). The
 nominal figures treat every two different labels as equally far apart; the ordinal ones
 (:func:`krippendorff_alpha` with ``level="ordinal"``, :func:`weighted_kappa`) count how far.
 Human grades of one pair combine by :func:`median_grade`.
@@ -27,12 +27,16 @@ import warnings
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal, TypeVar
 
 import krippendorff
 import numpy as np
 from sklearn.metrics import cohen_kappa_score
 
 Z_95 = 1.959963984540054  # two-sided 95% quantile of the standard normal
+
+_Unit = TypeVar("_Unit", bound=Hashable)
+_Rater = TypeVar("_Rater", bound=Hashable)
 
 
 def cohen_kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> float | None:
@@ -78,7 +82,9 @@ def weighted_kappa(pairs: Sequence[tuple[int, int]]) -> float | None:
 
 
 def krippendorff_alpha(
-    units: Mapping[Hashable, Mapping[Hashable, int]], *, level: str = "nominal"
+    units: Mapping[_Unit, Mapping[_Rater, int]],
+    *,
+    level: Literal["nominal", "ordinal"] = "nominal",
 ) -> float | None:
     """Krippendorff's alpha of ``units``: ``{unit: {rater: label}}``, at ``level``
     "nominal" (any two different labels disagree equally) or "ordinal" (grades: the

@@ -1,4 +1,4 @@
-"""The human budget's order (issue 15): which pairs humans see first. Pure: no database.
+"""The human budget's order: which pairs humans see first. Pure: no database.
 
 A pair's **impact on the benchmark** is the sum, over the runs that retrieved it, of its
 nDCG@10 discount 1/log2(rank + 1) for rank <= 10 (0 beyond): the weight its label carries in

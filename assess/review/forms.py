@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from django import forms
 
 from debates.rubric import MAX_GRADE, grade_names
@@ -52,4 +54,4 @@ class AdjudicationForm(forms.Form):
 
     def __init__(self, *args, top_grade: int = 1, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["label"].choices = label_choices(top_grade)
+        cast(forms.TypedChoiceField, self.fields["label"]).choices = label_choices(top_grade)

@@ -23,6 +23,7 @@ from debates.rubric import grade_names, rubric
 
 from ..models import Adjudication, Judgment, ReviewItem
 from . import agreement
+from .agreement import Proportion
 from .budget import budget_coverage
 from .highlight import query_terms, segments, term_spans
 from .services import undo_window_seconds
@@ -43,7 +44,8 @@ def _top_grade(job: DebateJob) -> int:
     return job.max_grade if job.scale == DebateJob.Scale.GRADED else 1
 
 
-REASON_TEXT = {
+# Keyed by the stored value (Debate.escalation_reason is a plain string).
+REASON_TEXT: dict[str, str] = {
     Debate.Reason.DISAGREEMENT: (
         "The two agents still disagreed after the last round ({rounds} of {rounds})."
     ),
@@ -143,7 +145,7 @@ def _turn_view(turn: Turn, spans: dict[str, list[tuple[int, int]]]) -> TurnView:
         agent=turn.agent,
         stance=turn.stance,
         label=turn.label,
-        # A graded debate's grade 2..G (i14) is shown as such, not as an unreadable reply.
+        # A graded debate's grade 2..G is shown as such, not as an unreadable reply.
         label_text=LABEL_TEXT.get(turn.label, f"grade {turn.label}"),
         argument=turn.argument,
         evidence=evidence,
@@ -376,9 +378,10 @@ class AuditSummary:
     judged: int
     agreement: float | None
     kappa: float | None
-    error: agreement.Proportion
+    # Proportion by name: the field ``agreement`` hides the module in the class body.
+    error: Proportion
     graded: bool = False
-    side_error: agreement.Proportion | None = None
+    side_error: Proportion | None = None
     kappa_weighted: float | None = None
 
 
@@ -394,7 +397,7 @@ def job_agreement(*, job: DebateJob) -> JobAgreement:
     scikit-learn, and Krippendorff's alpha at the ordinal level). The headline ``kappa`` is
     the pair with the most pairs in common.
 
-    Worked example (tests/test_agreement_kappa_pairs_the_same_two_annotators.py): on four
+    Worked example (tests/assess/test_agreement_kappa_pairs_the_same_two_annotators.py): on four
     pairs alice says 1, 1, 1, 0 and bob 1, 0, 0, 0, bob judging first on pairs 3 and 4.
     Alice vs bob: p_o = 2/4 (pairs 1 and 4 agree); alice says 1 on 3/4, bob on 1/4, so
     p_e = 3/4 * 1/4 + 1/4 * 3/4 = 0.375 and kappa = (0.5 - 0.375) / (1 - 0.375) = 0.2.
@@ -511,7 +514,7 @@ def job_review_notes(job: DebateJob) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class BudgetSummary:
-    """One job's human budget (issue 15): ``budget`` pairs (None: no limit) of ``items``
+    """One job's human budget : ``budget`` pairs (None: no limit) of ``items``
     review items; ``over`` items wait beyond it; ``covered`` is the share of the items'
     total impact on the benchmark that the budget covers (None when the total is 0)."""
 

@@ -3,7 +3,12 @@
 The review queue
 ----------------
 A :class:`~assess.models.ReviewItem` is created for every escalated debate and, for an
-audit, for a reproducible random share of agreed debates (:func:`review_items_sync`).
+audit, for a reproducible random share of agreed debates. They are created where that
+happens, never when a page is read: when a debate ends (:func:`review_item_for_debate`, run by
+:mod:`assess.review.receivers` on :data:`debates.signals.debate_ended`), when a job's audit
+share changes (:func:`review_items_sync`), and as a safety net by the periodic task and the
+``review_sync`` command (:func:`review_items_sync_all`).
+
 Annotators claim items one at a time with a lease (:func:`review_item_claim`): ONE SQL
 statement picks the next free item with ``FOR UPDATE SKIP LOCKED`` and leases it, so two
 annotators never hold the same item at once; a lease that expires returns the item to the
@@ -27,7 +32,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
@@ -41,10 +45,9 @@ from .agreement import audit_selected
 
 NOTE_MAX_CHARS = 2000
 MAX_SECONDS_ON_TASK = 24 * 3600.0
-SYNC_EVERY_SECONDS = 10
-AUDIT_SYNC_MARGIN_SECONDS = 300
-_SYNC_KEY = "assess:review-sync-escalations"
-_AUDIT_SINCE_KEY = "assess:review-sync-audits-since"
+# Key of the PostgreSQL advisory lock that serialises renumbering one job's budget ranks
+# (the second key is the job id).
+_RANKS_LOCK = 0x52414E4B
 
 
 class JudgingError(ValueError):
@@ -58,7 +61,7 @@ class JudgingConflict(JudgingError):
 def _seconds_setting(name: str, default: float) -> float:
     value = getattr(settings, name, None)
     if value is None:
-        value = os.environ.get(name, default)
+        return float(os.environ.get(name, default))
     return float(value)
 
 
@@ -91,10 +94,11 @@ def review_items_sync(*, job: DebateJob, agreed_since: datetime | None = None) -
     Both kinds want ``job.judgments_per_pair`` judgments. The new items are created in debate
     order, escalated and audit items mixed, so the queue (oldest item first, see
     :func:`review_item_claim`) serves audits alongside escalations. ``agreed_since`` limits
-    the audit draw to agreed debates finished at or after that time (or with no finish time):
-    the on-claim sync uses it to look only at debates that can be new. Idempotent and safe to
-    run concurrently (one item per debate, conflicts ignored). Cost: one pass over the job's
-    agreed debates that have no item yet (finished since ``agreed_since`` if given).
+    the audit draw to agreed debates finished at or after that time (or with no finish time).
+    Idempotent and safe to run concurrently, also with :func:`review_item_for_debate` (one
+    item per debate, conflicts ignored). Cost: one pass over the job's agreed debates that
+    have no item yet (finished since ``agreed_since`` if given). Called when a job's audit
+    share changes, by the periodic task and the ``review_sync`` command; never by a page.
     """
     without_item = job.debates.exclude(Exists(ReviewItem.objects.filter(debate=OuterRef("pk"))))
     pair_of: dict[int, int] = {}
@@ -123,7 +127,7 @@ def review_items_sync(*, job: DebateJob, agreed_since: datetime | None = None) -
     return len(created)
 
 
-# --- issue 15: the human budget ---------------------------------------------------------------
+# --- the human budget: how many pairs humans see, highest impact first ------------------
 
 
 def _pair_impacts(pair_ids: set[int]) -> dict[int, float]:
@@ -143,8 +147,21 @@ def review_budget_renumber(*, job: DebateJob, now: datetime | None = None) -> No
     :func:`assess.review.budget.budget_order`: items a human holds (live lease), judged or
     adjudicated first, then impact descending, query id, doc id. The claim serves an item
     only while its rank is within ``job.human_budget``, so raising the budget releases the
-    next items in this order. Writes only the ranks that changed."""
+    next items in this order. Writes only the ranks that changed. Renumberings of one job
+    run one at a time (a PostgreSQL advisory lock), each reading the items after the previous
+    one wrote, so two of them never leave two items with one rank."""
     now = now or timezone.now()
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT pg_advisory_xact_lock(%s::int4, %s::int4)",
+                    [_RANKS_LOCK, job.pk % 2**31],
+                )
+        _budget_ranks_write(job, now)
+
+
+def _budget_ranks_write(job: DebateJob, now: datetime) -> None:
     rows = ReviewItem.objects.filter(debate__job=job).values_list(
         "pk",
         "impact",
@@ -170,41 +187,84 @@ def review_budget_renumber(*, job: DebateJob, now: datetime | None = None) -> No
 
 def review_items_sync_all() -> int:
     """:func:`review_items_sync` for every job; return the items created. Cancelled jobs too:
-    the debates they finished before the cancel are kept, escalated ones need a human."""
+    the debates they finished before the cancel are kept, escalated ones need a human.
+
+    A safety net (the periodic task, the ``review_sync`` command for a database made before
+    items were created when a debate ends): normally :func:`review_item_for_debate` has
+    created every item already and this creates none."""
     return sum(review_items_sync(job=job) for job in DebateJob.objects.all())
 
 
-def _sync_missing_review_items(*, force: bool = False) -> None:
-    # At most every SYNC_EVERY_SECONDS (or when the queue looks empty): the periodic task and
-    # job pages sync as well, but neither may be running (no beat, nobody on a job page), and
-    # annotators must still get escalated pairs and audits. Escalated debates without an
-    # item are few and indexed (status); audits are drawn only from debates agreed since the
-    # previous sync, in jobs that are running or finished since then, so a finished job's
-    # thousands of undrawn agreed debates are not hashed again every 10 seconds.
-    if not force and not cache.add(_SYNC_KEY, 1, timeout=SYNC_EVERY_SECONDS):
-        return
-    started = timezone.now()
-    since = cache.get(_AUDIT_SINCE_KEY)  # None: the first sync (of this cache) draws all
-    job_ids = set(
-        Debate.objects.filter(status=Debate.Status.ESCALATED)
-        .exclude(Exists(ReviewItem.objects.filter(debate=OuterRef("pk"))))
-        .values_list("job_id", flat=True)
-        .distinct()
+# One statement: the debate's outcome and pair, and its job's audit share and judgments per
+# pair. It runs once per finished debate in the LLM workers' hot path, so it is written out
+# (no ORM compile step, ~1 ms) and an agreed debate not drawn for the audit costs nothing more.
+_DEBATE_ENDED_SQL = """
+    SELECT d.status, d.pair_id, d.job_id, j.audit_share, j.judgments_per_pair
+      FROM {debate} d JOIN {job} j ON j.id = d.job_id
+     WHERE d.id = %s
+"""
+
+
+def review_item_for_debate(*, debate_id: int) -> ReviewItem | None:
+    """Put a debate that just ended in the review queue if it needs a human; return its item
+    (None when it needs none).
+
+    An escalated debate gets an ``escalated`` item; an agreed one an ``audit`` item when its
+    pair is drawn for the job's audit (:func:`assess.review.agreement.audit_selected`, the
+    draw :func:`review_items_sync` makes). Both want the job's ``judgments_per_pair``
+    judgments and carry the pair's impact. The outcome is read from the database, not taken
+    from the caller. Idempotent: a debate ending twice, or a sync running alongside, leaves
+    one item (one item per debate, a unique key). An agreed debate not drawn costs one
+    query; a new item, when the job has a human budget, renumbers the job's budget ranks
+    (:func:`review_budget_renumber`; without a budget the claim ignores ranks, and a budget
+    set later renumbers, :func:`review_items_on_job_change`).
+    """
+    sql = _DEBATE_ENDED_SQL.format(debate=Debate._meta.db_table, job=DebateJob._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [debate_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    status, pair_id, job_id, audit_share, judgments_per_pair = row
+    if status == Debate.Status.ESCALATED:
+        kind = ReviewItem.Kind.ESCALATED
+    elif status == Debate.Status.AGREED and audit_share > 0:
+        if not audit_selected(job_id, pair_id, audit_share):
+            return None
+        kind = ReviewItem.Kind.AUDIT
+    else:
+        return None
+    item, created = ReviewItem.objects.get_or_create(
+        debate_id=debate_id,
+        defaults={
+            "kind": kind,
+            "judgments_needed": judgments_per_pair,
+            "impact": _pair_impacts({pair_id}).get(pair_id, 0.0),
+        },
     )
-    audited = DebateJob.objects.filter(audit_share__gt=0)
-    if since is not None:
-        audited = audited.filter(Q(finished__isnull=True) | Q(finished__gte=since))
-    job_ids.update(audited.values_list("pk", flat=True))
-    for job in DebateJob.objects.filter(pk__in=sorted(job_ids)):
-        review_items_sync(job=job, agreed_since=since)
-    # A debate is stamped ``finished`` a moment before its transaction commits: look back
-    # AUDIT_SYNC_MARGIN_SECONDS so that a commit landing after this sync is seen by the next.
-    cache.set(_AUDIT_SINCE_KEY, started - timedelta(seconds=AUDIT_SYNC_MARGIN_SECONDS), None)
+    if created:
+        # Read after the insert committed: a budget set meanwhile either is seen here, or
+        # its own renumbering (after its commit) sees this item.
+        job = DebateJob.objects.only("pk", "human_budget").get(pk=job_id)
+        if job.human_budget is not None:
+            review_budget_renumber(job=job)
+    return item
+
+
+def review_items_on_job_change(*, job: DebateJob, field: str) -> int:
+    """Bring ``job``'s review queue in line with a changed audit share or human budget
+    (``field``): a raised share queues the audits it adds (:func:`review_items_sync`), a
+    changed budget renumbers the items (:func:`review_budget_renumber`, items a human holds
+    or judged first). Returns the items created."""
+    created = review_items_sync(job=job)
+    if field == "human_budget" and not created:
+        review_budget_renumber(job=job)
+    return created
 
 
 # The whole claim is this one statement: the inner SELECT picks the next free item and locks
 # it, skipping rows another claim has locked, and the UPDATE leases it. Highest impact on the
-# benchmark first (issue 15; see assess.review.budget), then oldest, whatever its kind:
+# benchmark first (see assess.review.budget), then oldest, whatever its kind:
 # escalated pairs first would starve the audits for as long as escalations keep coming. An
 # item whose budget_rank is beyond its job's human_budget waits (NULL budget: no limit). This
 # order needs a partial index on (impact DESC, created, id) over the items still needing
@@ -267,18 +327,15 @@ def review_item_claim(
     annotator (undone judgments aside), is within its job's human budget (its
     ``budget_rank`` at most ``human_budget``; highest impact first, see
     :func:`review_budget_renumber`) and is not in ``exclude_ids`` (the pairs skipped in
-    this login session). The lease lasts :func:`review_lease_seconds`. Escalated debates
-    and drawn audits that have no item yet are put in the queue first
-    (:func:`review_items_sync`, without the periodic task or a job page), checked at most
-    every 10 seconds per cache (per process without ``REDIS_URL``) and whenever the queue
-    looks empty.
+    this login session). The lease lasts :func:`review_lease_seconds`. The claim creates no
+    item: escalated debates and drawn audits got theirs when the debate ended
+    (:func:`review_item_for_debate`).
     """
     now = now or timezone.now()
     exclude = sorted({int(pk) for pk in exclude_ids})
     held = _held_item(annotator, now, exclude)
     if held is not None:
         return held
-    _sync_missing_review_items()
     vendor = connection.vendor
     if vendor not in _CLAIM_SQL:
         raise NotImplementedError(f"claiming needs PostgreSQL or SQLite, not {vendor}")
@@ -286,9 +343,6 @@ def review_item_claim(
     skipped: Any = exclude if vendor == "postgresql" else json.dumps(exclude)
     params = [annotator.pk, expires, now, now, annotator.pk, skipped]
     row = _run_claim(vendor, params)
-    if row is None:
-        _sync_missing_review_items(force=True)
-        row = _run_claim(vendor, params)
     if row is None:
         return None
     return ReviewItem.objects.select_related("debate").get(pk=row[0])

@@ -9,7 +9,7 @@
 The judging page is driven by ``static/judge.js``: every action is a POST that answers with
 the next pair's fragment (``templates/assess/partials/judge_item.html``), so the page never
 reloads. Requests from the script carry ``HX-Request`` so that an expired session answers
-with an ``HX-Redirect`` to the login page (see :func:`corpora.roles.role_required`). Without
+with an ``HX-Redirect`` to the login page (see :func:`core.roles.role_required`). Without
 the script the same forms post normally and are redirected back to the judging page.
 """
 
@@ -24,13 +24,11 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from corpora.htmx import htmx_view, wants_fragment
-from corpora.roles import Role, role_required, user_has_role
+from core.htmx import htmx_view, wants_fragment
+from core.roles import Role, role_required, user_has_role
 from debates.models import DebateJob
 
-from ..models import Adjudication, Refinement, ReviewItem
-from ..refined.cost import cost_rows
-from ..refined.selectors import refined_costs
+from ..models import Adjudication, ReviewItem
 from .annotators import annotator_overview, disagreements, human_answers
 from .forms import AdjudicationForm, JudgmentForm, UndoForm
 from .selectors import (
@@ -51,7 +49,6 @@ from .services import (
     review_item_claim,
     review_item_release,
     review_item_top_grade,
-    review_items_sync,
 )
 
 SKIPPED_KEY = "assess_skipped"
@@ -124,7 +121,7 @@ def judge_submit(request: HttpRequest, item_id: int) -> HttpResponse:
     item = get_object_or_404(ReviewItem, pk=item_id)
     form = JudgmentForm(request.POST)
     if not form.is_valid():
-        errors = "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items())
+        errors = "; ".join(f"{k}: {' '.join(map(str, v))}" for k, v in form.errors.items())
         return _refused(request, f"Not saved: {errors}", 400)
     data = form.cleaned_data
     try:
@@ -176,7 +173,7 @@ def judge_undo(request: HttpRequest) -> HttpResponse:
     """
     form = UndoForm(request.POST)
     if not form.is_valid():
-        return _refused(request, f"Not undone: {' '.join(form.errors['undo'])}", 400)
+        return _refused(request, f"Not undone: {' '.join(map(str, form.errors['undo']))}", 400)
     client_id = form.cleaned_data["undo"]
     try:
         if client_id is None:
@@ -260,19 +257,10 @@ def annotator_list(request: HttpRequest) -> HttpResponse:
     return render(request, "assess/annotators.html", {"rows": annotator_overview()})
 
 
-def _newest_refined_costs(job: DebateJob) -> dict:
-    refinement = Refinement.objects.filter(pool=job.pool).order_by("-pk").first()
-    if refinement is None:
-        return {"costs": None, "costs_of": None}
-    rows = cost_rows(refined_costs(qrel_set=refinement.qrel_set))
-    return {"costs": rows, "costs_of": refinement.qrel_set}
-
-
 def job_review_panel(request: HttpRequest, job: DebateJob) -> str:
     """The job page's human-review panel (registered with :func:`debates.views.job_panel_register`):
-    review queue, agreement among humans and the audit's error estimate. Brings the job's
-    review queue up to date first (:func:`assess.review.services.review_items_sync`)."""
-    review_items_sync(job=job)
+    review queue, agreement among humans and the audit's error estimate. Read-only: the review
+    items are created when a debate ends (:mod:`assess.review.receivers`), not here."""
     return render_to_string(
         "assess/partials/job_review_panel.html",
         {
@@ -281,8 +269,6 @@ def job_review_panel(request: HttpRequest, job: DebateJob) -> str:
             "agreement": job_agreement(job=job),
             "audit": job_audit(job=job),
             "budget": job_budget(job=job),
-            # Issue 15: the cost of the final labels of the newest refined set of this pool.
-            **_newest_refined_costs(job),
             "open_disagreements": len(disagreements(job=job, open_only=True)),
             "is_admin": user_has_role(request.user, Role.ADMIN),
         },

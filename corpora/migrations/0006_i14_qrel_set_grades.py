@@ -1,5 +1,6 @@
-# Issue 14: the scale of a qrel set (rows per grade, lowest and highest grade), backfilled
-# from the rows of every existing set.
+# The scale of a qrel set (rows per grade, lowest and highest grade), so graded debates can
+# read a benchmark's top grade without scanning its rows; backfilled from the rows of every
+# existing set.
 
 from django.db import migrations, models
 from django.db.models import Count

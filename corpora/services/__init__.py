@@ -1,6 +1,9 @@
 """Benchmark write/read actions: .datasets, .embeddings (dense vectors), .runs, .pools.
-Imports Django and corpora only; corpora imports no other app (corpora ← debates ← assess).
-Re-exports only the names used outside corpora; corpora's own modules import the submodules."""
+Re-exports only the names used outside corpora; corpora's own modules import the submodules.
+
+The rule table: tests/architecture/test_imports_follow_the_package_rules.py (RULES).
+May import: core, corpora.
+"""
 
 from .datasets import (
     answers_import,

@@ -268,7 +268,8 @@ def _import_qrels(
 
 def qrel_set_grades_record(*, qrel_set: QrelSet) -> dict[int, int]:
     """Count ``qrel_set``'s rows per grade and store the counts, lowest and highest grade on
-    it (the set's scale, issue 14: e.g. NFCorpus test 1: 11,758 and 2: 576, min 1, max 2).
+    it (the set's scale, which graded debates read: e.g. NFCorpus test 1: 11,758 and 2: 576,
+    min 1, max 2).
 
     Called once its rows are written (import, refinement); a set without rows gets ``{}``
     and no min/max. One aggregate query and one update. Returns ``{grade: rows}`` ascending.
@@ -356,6 +357,22 @@ def dataset_identical_ids_count(*, dataset: Dataset, policy: str | None = None) 
     return {**dataclasses.asdict(counts), "exclude": exclude}
 
 
+def _beir_splits_chosen(folder: Path, splits: list[str] | None) -> dict[str, Path]:
+    """{split: qrels file} of the BEIR ``folder``: every split found, or only ``splits`` in
+    that order. Raises :class:`FormatError` naming the splits asked for that are not there."""
+    found = dict(_qrels_splits(folder))
+    if splits is not None:
+        missing = [s for s in splits if s not in found]
+        if missing:
+            raise FormatError(
+                folder / "qrels",
+                None,
+                f"no qrels split(s) {', '.join(missing)} (found: {', '.join(found) or 'none'})",
+            )
+        found = {s: found[s] for s in splits}
+    return found
+
+
 def dataset_import_beir(
     *,
     path: str | Path,
@@ -395,16 +412,7 @@ def dataset_import_beir(
         raise FormatError(folder, None, f"unknown --identical-ids policy {identical_ids!r}")
     corpus_path = _find_beir_file(folder, "corpus")
     queries_path = _find_beir_file(folder, "queries")
-    found = dict(_qrels_splits(folder))
-    if splits is not None:
-        missing = [s for s in splits if s not in found]
-        if missing:
-            raise FormatError(
-                folder / "qrels",
-                None,
-                f"no qrels split(s) {', '.join(missing)} (found: {', '.join(found) or 'none'})",
-            )
-        found = {s: found[s] for s in splits}
+    found = _beir_splits_chosen(folder, splits)
     slug = slug or slugify(name)
     if not slug:
         raise FormatError(folder, None, f"dataset name {name!r} gives an empty slug")

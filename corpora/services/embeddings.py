@@ -106,7 +106,8 @@ def embeddings_ensure(
     return retrieval.vectors_from_bytes([stored[d[0]] for d in documents], len(first) // 4)
 
 
-# --- issue 13: windowed document vectors (MaxP) -------------------------------------------
+# --- windowed document vectors (MaxP: a document longer than the model's input is split ----
+# --- into windows and scored by its best window) ------------------------------------------
 
 
 def embeddings_windows_ensure(
@@ -150,15 +151,7 @@ def embeddings_windows_ensure(
             max_length=max_length,
             stride=stride,
         )
-        order = sorted(range(len(missing)), key=lambda i: -len(missing[i][2]))
-        groups: list[list[int]] = [[]]
-        size = 0
-        for i in order:
-            if size >= retrieval.ENCODE_CHUNK:
-                groups.append([])
-                size = 0
-            groups[-1].append(i)
-            size += len(windows[i])
+        groups = _window_groups(missing, windows)
         bar = _progress_bar(progress, desc="encoding windows", unit=" chunks")
         for group in bar(groups) if bar else groups:
             texts = [w for i in group for w in windows[i]]
@@ -166,7 +159,8 @@ def embeddings_windows_ensure(
                 model, texts, cache_dir=cache_dir, model_name=f"{model_name} {windowing}"
             )
             blobs = retrieval.vectors_to_bytes(vectors)
-            objs, row = [], 0
+            objs: list[DocumentEmbedding] = []
+            row = 0
             for i in group:
                 document_id = missing[i][0]
                 stored[document_id] = blobs[row : row + len(windows[i])]
@@ -193,6 +187,24 @@ def embeddings_windows_ensure(
     return retrieval.vectors_from_bytes(blobs, dim), starts
 
 
+def _window_groups(
+    missing: Sequence[tuple[int, str, str]], windows: Sequence[Sequence[str]]
+) -> list[list[int]]:
+    """The indexes of ``missing`` in encoding groups: longest text first, a new group once
+    the current one holds :data:`corpora.retrieval.ENCODE_CHUNK` windows or more (a
+    document's windows, ``windows[i]``, are never split)."""
+    order = sorted(range(len(missing)), key=lambda i: -len(missing[i][2]))
+    groups: list[list[int]] = [[]]
+    size = 0
+    for i in order:
+        if size >= retrieval.ENCODE_CHUNK:
+            groups.append([])
+            size = 0
+        groups[-1].append(i)
+        size += len(windows[i])
+    return groups
+
+
 def _truncated_documents(documents: Sequence[tuple[int, str, str]]) -> int:
     """How many documents the dense model reads only in part: more word pieces (its own
     tokenizer, special tokens included) than its ``max_seq_length``."""
@@ -201,7 +213,7 @@ def _truncated_documents(documents: Sequence[tuple[int, str, str]]) -> int:
     return sum(1 for n in lengths if n > limit)
 
 
-# --- end issue 13 windows ---------------------------------------------------------------
+# --- end of windowed document vectors -------------------------------------------------------
 
 
 def _seed_documents(dataset: Dataset) -> list[tuple[int, str, str]]:

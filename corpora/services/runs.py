@@ -44,7 +44,7 @@ from .embeddings import (
 )
 
 RETRIEVERS = ("bm25", "dense")
-# BM25 runs on bm25s unless asked otherwise: it gives rank-bm25's scores (tests/
+# BM25 runs on bm25s unless asked otherwise: it gives rank-bm25's scores (tests/corpora/
 # test_bm25_backends_give_the_same_top_100_on_scifact_and_arguana.py), and rank-bm25's cost
 # grows with corpus size times query length (a Python loop over every document per query
 # term): ArguAna's 1,401 long test queries took 828 s on 8,674 documents, bm25s 5.7 s.
@@ -147,7 +147,7 @@ def run_queries(*, dataset: Dataset, queries: str | None) -> list[tuple[int, str
     Raises :class:`RunError` for an unknown qrel set.
     """
     qs = Query.objects.filter(dataset=dataset)
-    if queries not in (None, QUERIES_ALL):
+    if queries is not None and queries != QUERIES_ALL:
         try:
             qrel_set = qrel_set_get(dataset=dataset, name=queries)
         except QrelSet.DoesNotExist:
@@ -198,6 +198,33 @@ def run_create(
     name = _check_run_name(name or retriever)
     if windows and retriever != "dense":
         raise RunError("--windows applies to dense only")
+    system, parameters = _run_settings(retriever, backend=backend, windows=windows)
+    parameters.update({"k": k, "queries": queries or QUERIES_ALL})
+    if dataset.exclude_identical_ids:
+        parameters["exclude_identical_ids"] = True
+    with transaction.atomic():
+        run_queries(dataset=dataset, queries=queries)  # refuses an unknown qrel set early
+        existing = Run.objects.select_for_update().filter(dataset=dataset, name=name).first()
+        if existing is not None:
+            resumed = _run_existing_settle(
+                existing, name=name, dataset=dataset, parameters=parameters, replace=replace
+            )
+            if resumed is not None:
+                return resumed
+        return Run.objects.create(
+            dataset=dataset,
+            name=name,
+            system=system,
+            parameters=parameters,
+            source=Run.Source.BUILTIN,
+            status=Run.Status.PENDING,
+        )
+
+
+def _run_settings(retriever: str, *, backend: str | None, windows: bool) -> tuple[str, dict]:
+    """The ``system`` text and the ``parameters`` (without k and queries) of a built-in run
+    of ``retriever`` ("bm25" or "dense"). Raises :class:`RunError` for an unknown BM25
+    backend, or a backend given for dense."""
     if retriever == "bm25":
         if backend is None:
             backend = BM25_DEFAULT_BACKEND
@@ -213,71 +240,68 @@ def run_create(
             "tokenizer": "lower-case, Unicode word characters (\\w+)",
             "fields": "title + ' ' + text",
         }
-    else:
-        if backend is not None:
-            raise RunError("--backend applies to bm25 only")
-        system = f"dense retrieval, {retrieval.DENSE_MODEL_NAME}, exact cosine"
-        parameters = {
-            "retriever": "dense",
-            "model": retrieval.DENSE_MODEL_NAME,
-            "normalize_embeddings": True,
-            "batch_size": retrieval.DENSE_BATCH_SIZE,
-            "similarity": "cosine (exact)",
-            "fields": "title + ' ' + text",
-        }
-        if windows:  # the key is absent without windows: older runs keep their parameters
-            parameters["windows"] = dict(DENSE_WINDOWS)
-            system += (
-                f", MaxP over {DENSE_WINDOWS['max_length']}-piece windows "
-                f"(stride {DENSE_WINDOWS['stride']})"
-            )
-    parameters.update({"k": k, "queries": queries or QUERIES_ALL})
-    if dataset.exclude_identical_ids:
-        parameters["exclude_identical_ids"] = True
-    with transaction.atomic():
-        run_queries(dataset=dataset, queries=queries)  # refuses an unknown qrel set early
-        existing = Run.objects.select_for_update().filter(dataset=dataset, name=name).first()
-        if existing is not None:
-            resumable = (
-                existing.status != Run.Status.DONE
-                and existing.source == Run.Source.BUILTIN
-                and existing.parameters == parameters
-            )
-            if resumable and not replace:
-                if existing.status == Run.Status.RUNNING:
-                    with _run_claim(existing.pk) as free:
-                        if not free:
-                            raise RunBusy(
-                                f"run {name!r} is being executed right now; wait for it to "
-                                "finish (its status shows on the dataset page)"
-                            )
-                return existing
-            if not replace:
-                raise RunError(
-                    f"run {name!r} already exists in {dataset.slug!r} (status {existing.status});"
-                    " pass --replace to rebuild it or --name to keep both"
-                )
-            pools = list(existing.pools.values_list("name", flat=True))
-            if pools or existing.pair_sources.exists():
-                raise RunError(
-                    f"run {name!r} is pooled in {', '.join(pools) or 'a pool'}: its ranks are "
-                    "that pool's provenance, so it cannot be replaced; use another --name"
-                )
+        return system, parameters
+    if backend is not None:
+        raise RunError("--backend applies to bm25 only")
+    system = f"dense retrieval, {retrieval.DENSE_MODEL_NAME}, exact cosine"
+    parameters = {
+        "retriever": "dense",
+        "model": retrieval.DENSE_MODEL_NAME,
+        "normalize_embeddings": True,
+        "batch_size": retrieval.DENSE_BATCH_SIZE,
+        "similarity": "cosine (exact)",
+        "fields": "title + ' ' + text",
+    }
+    if windows:  # the key is absent without windows: older runs keep their parameters
+        parameters["windows"] = dict(DENSE_WINDOWS)
+        system += (
+            f", MaxP over {DENSE_WINDOWS['max_length']}-piece windows "
+            f"(stride {DENSE_WINDOWS['stride']})"
+        )
+    return system, parameters
+
+
+def _run_existing_settle(
+    existing: Run, *, name: str, dataset: Dataset, parameters: dict, replace: bool
+) -> Run | None:
+    """What :func:`run_create` does with the run of the same name (locked): return it to
+    resume (not done, built-in, the same ``parameters``, and ``replace`` not given), or
+    delete it for ``replace`` and return None. Raises :class:`RunError` when it exists and
+    ``replace`` is not given, or a pool uses it as provenance; :class:`RunBusy` when it is
+    being executed right now."""
+    resumable = (
+        existing.status != Run.Status.DONE
+        and existing.source == Run.Source.BUILTIN
+        and existing.parameters == parameters
+    )
+    if resumable and not replace:
+        if existing.status == Run.Status.RUNNING:
             with _run_claim(existing.pk) as free:
                 if not free:
                     raise RunBusy(
-                        f"run {name!r} is being executed right now, so it cannot be replaced; "
-                        "wait for it to finish or use another --name"
+                        f"run {name!r} is being executed right now; wait for it to "
+                        "finish (its status shows on the dataset page)"
                     )
-                existing.delete()
-        return Run.objects.create(
-            dataset=dataset,
-            name=name,
-            system=system,
-            parameters=parameters,
-            source=Run.Source.BUILTIN,
-            status=Run.Status.PENDING,
+        return existing
+    if not replace:
+        raise RunError(
+            f"run {name!r} already exists in {dataset.slug!r} (status {existing.status});"
+            " pass --replace to rebuild it or --name to keep both"
         )
+    pools = list(existing.pools.values_list("name", flat=True))
+    if pools or existing.pair_sources.exists():
+        raise RunError(
+            f"run {name!r} is pooled in {', '.join(pools) or 'a pool'}: its ranks are "
+            "that pool's provenance, so it cannot be replaced; use another --name"
+        )
+    with _run_claim(existing.pk) as free:
+        if not free:
+            raise RunBusy(
+                f"run {name!r} is being executed right now, so it cannot be replaced; "
+                "wait for it to finish or use another --name"
+            )
+        existing.delete()
+    return None
 
 
 def run_enqueue(*, run: Run) -> None:
@@ -497,17 +521,7 @@ def run_import(
     _check_unknown_ids(unknown_ids, path)
     records = run_files.reject_duplicates(run_files.parse_trec_run(path), path)
     tags = list(dict.fromkeys(r.tag for r in records))
-    if name is None:
-        if len(tags) > 1:
-            line = next(r.line for r in records if r.tag != tags[0])
-            raise FormatError(
-                path, line, f"the file has {len(tags)} tags ({', '.join(tags[:5])}); pass --name"
-            )
-        name = tags[0]
-    try:
-        _check_run_name(name)
-    except RunError as exc:
-        raise FormatError(path, None, f"{exc}; pass --name") from None
+    name = _run_import_name(name, tags, records, path)
     with transaction.atomic():
         if Run.objects.filter(dataset=dataset, name=name).exists():
             raise FormatError(path, None, f"run {name!r} already exists in {dataset.slug!r}")
@@ -517,17 +531,7 @@ def run_import(
             records = [r for r in records if r.query_id in query_pk and r.doc_id in doc_pk]
         elif unknown:
             _resolve_run_ids(dataset, records, path)  # raises, listing them
-        by_query: dict[str, list[run_files.RunRecord]] = {}
-        for record in records:
-            by_query.setdefault(record.query_id, []).append(record)
-        rows = []
-        reordered = 0
-        for query_id in sorted(by_query):
-            group = by_query[query_id]
-            ranked = run_files.rank_order((r.doc_id, r.score) for r in group)
-            if [d for d, _, _ in ranked] != [r.doc_id for r in sorted(group, key=lambda r: r.rank)]:
-                reordered += 1
-            rows.extend((query_pk[query_id], doc_pk[d], rank, score) for d, rank, score in ranked)
+        rows, queries, reordered = _run_import_rows(records, query_pk, doc_pk)
         run = Run.objects.create(
             dataset=dataset,
             name=name,
@@ -549,7 +553,7 @@ def run_import(
             path=str(path),
             summary={
                 "run": name,
-                "queries": len(by_query),
+                "queries": queries,
                 "entries": len(rows),
                 "queries_reordered_by_score": reordered,
                 "unknown_ids_dropped": len(unknown),
@@ -558,6 +562,45 @@ def run_import(
             seconds=run.seconds,
         )
     return run
+
+
+def _run_import_name(
+    name: str | None, tags: list[str], records: list[run_files.RunRecord], path: Path
+) -> str:
+    """The imported run's name: ``name``, else the file's one tag. Raises
+    :class:`FormatError` for several tags without ``name`` or a name a run cannot have."""
+    if name is None:
+        if len(tags) > 1:
+            line = next(r.line for r in records if r.tag != tags[0])
+            raise FormatError(
+                path, line, f"the file has {len(tags)} tags ({', '.join(tags[:5])}); pass --name"
+            )
+        name = tags[0]
+    try:
+        _check_run_name(name)
+    except RunError as exc:
+        raise FormatError(path, None, f"{exc}; pass --name") from None
+    return name
+
+
+def _run_import_rows(
+    records: list[run_files.RunRecord], query_pk: dict[str, int], doc_pk: dict[str, int]
+) -> tuple[list[tuple[int, int, int, float]], int, int]:
+    """The run entries ``(query pk, doc pk, rank, score)`` of ``records`` (all ids known),
+    by query id, ranks recomputed in the project's rank order (score descending, doc id
+    ascending). Returns (rows, queries, queries whose file ranks differ from that order)."""
+    by_query: dict[str, list[run_files.RunRecord]] = {}
+    for record in records:
+        by_query.setdefault(record.query_id, []).append(record)
+    rows: list[tuple[int, int, int, float]] = []
+    reordered = 0
+    for query_id in sorted(by_query):
+        group = by_query[query_id]
+        ranked = run_files.rank_order((r.doc_id, r.score) for r in group)
+        if [d for d, _, _ in ranked] != [r.doc_id for r in sorted(group, key=lambda r: r.rank)]:
+            reordered += 1
+        rows.extend((query_pk[query_id], doc_pk[d], rank, score) for d, rank, score in ranked)
+    return rows, len(by_query), reordered
 
 
 def _resolve_run_ids(

@@ -6,7 +6,7 @@ register = template.Library()
 
 
 @register.filter
-def thousands(value) -> str:
+def thousands(value: object) -> object:
     """An integer with comma thousands separators (as the import commands print counts);
     anything else unchanged."""
     if isinstance(value, bool) or not isinstance(value, int):

@@ -72,10 +72,14 @@ class GenerationParams:
 
 @runtime_checkable
 class LLMClient(Protocol):
-    """What the debate engine needs from a backend."""
+    """What the debate engine needs from a backend. ``model`` and ``context_window``
+    (tokens) are read-only here: a wrapper may expose its inner client's as properties."""
 
-    model: str
-    context_window: int  # tokens
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def context_window(self) -> int: ...
 
     def chat(self, messages: list[ChatMessage], params: GenerationParams) -> LLMResult:
         """Complete ``messages``. Raises TransientLLMError or PermanentLLMError."""

@@ -198,7 +198,7 @@ class EmbeddedClient:
     ``model_path`` None is the bundled SmolLM2-135M-Instruct, named :data:`MODEL_NAME`; any
     other GGUF file is named by its path (``model``), so two files never pass for one model.
     ``n_ctx`` is the context window in tokens (SmolLM2 was trained with 8192; 2048 keeps memory
-    and time small; for other files :func:`debates.llm.registry.validate_backend_config` picks
+    and time small; for other files :func:`debates.llm.config.validate_backend_config` picks
     min(training context, 4096)). ``n_threads`` defaults to :func:`default_threads`.
     Temperature 0 and a fixed seed make replies repeatable. Raises PermanentLLMError if the
     bundled GGUF file is missing, llama.cpp cannot load the file, or it has no chat template.

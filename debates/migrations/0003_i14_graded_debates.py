@@ -1,4 +1,5 @@
-# Issue 14: graded debates (scale, top grade G, consensus rule on the job).
+# Graded debates, for benchmarks whose qrels use grades 0..G rather than 1/0 (scale, top
+# grade G, consensus rule on the job).
 
 from django.db import migrations, models
 

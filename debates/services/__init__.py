@@ -6,12 +6,18 @@ from debates.services.backends import agent_client_get, agent_config_validate
 from debates.services.common import DebateJobError
 from debates.services.jobs import (
     debate_job_cancel,
-    debate_job_create,
     debate_job_extend,
     debate_job_pause,
     debate_job_resume,
     debate_job_retry_failed,
     debate_job_start,
+)
+from debates.services.launch import (
+    JobSpec,
+    debate_job_launch,
+    debate_job_wait,
+    job_agents_describe,
+    job_scale_describe,
 )
 from debates.services.progress import debate_job_progress
 from debates.services.run import (
@@ -24,19 +30,23 @@ from debates.services.run import (
 
 __all__ = [
     "DebateJobError",
+    "JobSpec",
     "agent_client_get",
     "agent_config_validate",
     "debate_job_cancel",
-    "debate_job_create",
     "debate_job_extend",
+    "debate_job_launch",
     "debate_job_pause",
     "debate_job_progress",
     "debate_job_resume",
     "debate_job_retry_failed",
     "debate_job_run_inline",
     "debate_job_start",
+    "debate_job_wait",
     "debate_requeue_expired",
     "debate_run",
+    "job_agents_describe",
+    "job_scale_describe",
     "pair_text_build",
     "turn_record_build",
 ]

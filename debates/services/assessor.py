@@ -25,10 +25,10 @@ from debates.services.common import (
     MAX_CONCURRENCY,
     DebateJobError,
     _code_point,
-    _database_release,
-    _error_text,
-    _pairs_in_order,
+    database_release,
+    error_text,
     llm_retry_attempts,
+    pairs_in_order,
 )
 from debates.services.run import pair_text_build
 
@@ -80,88 +80,46 @@ def evaluation_pool_create(
     pairs (``include_judged``). When the dataset excludes identical ids, no pair of a query
     with its own document is sampled. One transaction. Raises DebateJobError.
     """
-    import random
-
-    from corpora.models import PairSource, RunEntry
     from corpora.selectors import excluded_pk_pairs
-    from debates.assessment import stratified_sample
 
     if sample < 2:
         raise DebateJobError(f"sample must be at least 2, got {sample}")
-    order = ("query__query_id", "document__doc_id")
-    judged = qrel_set.qrels.order_by(*[_code_point(f) for f in order]).values_list(
-        "query_id", "document_id", "relevance"
+    judged = list(
+        qrel_set.qrels.order_by(*[_code_point(f) for f in _PAIR_ORDER]).values_list(
+            "query_id", "document_id", "relevance"
+        )
     )
     # A query's own document is never gold-sampled when the dataset excludes it.
     excluded = excluded_pk_pairs(dataset=dataset)
     relevant = [(q, d, g) for q, d, g in judged if g > 0 and (q, d) not in excluded]
     negatives = [(q, d, g) for q, d, g in judged if g <= 0 and (q, d) not in excluded]
     skipped = sum(1 for q, d, _ in judged if (q, d) in excluded)
-    source, entries = "judged", {}
+    source = "judged"
+    entries: dict[tuple[int, int], tuple[int, float]] = {}
     if not negatives:
-        if not (unjudged_negatives or dataset.slug in DENSE_JUDGMENT_DATASETS):
-            raise DebateJobError(
-                f"qrels {qrel_set.name!r} of {dataset.slug!r} judge no pair non-relevant, and "
-                "unjudged pairs count as irrelevant only where judgments are dense "
-                f"({', '.join(DENSE_JUDGMENT_DATASETS)}); pass --unjudged-negatives to "
-                "assume so"
-            )
-        if run is None:
-            raise DebateJobError("a run is needed to take top-ranked unjudged pairs")
         source = "unjudged"
-        judged_pairs = {(q, d) for q, d, _ in judged}
-        judged_queries = {q for q, _, _ in judged}
-        rows = (
-            RunEntry.objects.filter(run=run, rank__lte=depth, query_id__in=judged_queries)
-            .order_by(*[_code_point(f) for f in order])
-            .values_list("query_id", "document_id", "rank", "score")
-        )
-        for q, d, rank, score in rows:
-            skipped += (q, d) in excluded
-            if (q, d) not in judged_pairs and (q, d) not in excluded:
-                negatives.append((q, d, None))
-                entries[(q, d)] = (rank, score)
-    if max_grade is None:
-        rel, irr = stratified_sample(relevant, negatives, size=sample, rng=random.Random(seed))
-        name = f"eval-{qrel_set.name}-n{sample}-seed{seed}"
-    else:
-        from debates.assessment import gold_grade, stratified_sample_by_grade
-
-        groups: dict[int, list] = {g: [] for g in range(max_grade + 1)}
-        for row in relevant + negatives:
-            groups[gold_grade(row[2], max_grade=max_grade)].append(row)
-        try:
-            drawn = stratified_sample_by_grade(groups, size=sample, rng=random.Random(seed))
-        except ValueError as exc:
-            raise DebateJobError(str(exc)) from None
-        rel = [row for g in range(1, max_grade + 1) for row in drawn[g]]
-        irr = drawn[0]
-        name = f"eval-{qrel_set.name}-graded-n{sample}-seed{seed}"
-    with transaction.atomic():
-        pool, created = Pool.objects.get_or_create(
+        negatives, entries, run_skipped = _unjudged_negatives(
             dataset=dataset,
-            name=name,
-            defaults={"qrel_set": qrel_set, "depth": depth, "include_judged": True},
+            qrel_set=qrel_set,
+            run=run,
+            depth=depth,
+            judged=judged,
+            excluded=excluded,
+            allowed=unjudged_negatives,
         )
-        if not created and pool.qrel_set_id != qrel_set.pk:
-            raise DebateJobError(f"pool {name!r} exists for qrels {pool.qrel_set.name!r}")
-        if run is not None and source == "unjudged":
-            pool.runs.add(run)
-        have = set(pool.pairs.values_list("query_id", "document_id"))
-        new = [
-            Pair(pool=pool, query_id=q, document_id=d, original_relevance=g)
-            for q, d, g in rel + irr
-            if (q, d) not in have
-        ]
-        Pair.objects.bulk_create(new)
-        if entries:
-            PairSource.objects.bulk_create(
-                [
-                    PairSource(pair=p, run=run, rank=entries[key][0], score=entries[key][1])
-                    for p in new
-                    if (key := (p.query_id, p.document_id)) in entries
-                ]
-            )
+        skipped += run_skipped
+    rel, irr, name = _gold_draw(
+        relevant, negatives, qrel_set=qrel_set, sample=sample, seed=seed, max_grade=max_grade
+    )
+    pool = _evaluation_pool_write(
+        dataset=dataset,
+        qrel_set=qrel_set,
+        name=name,
+        depth=depth,
+        run=run if source == "unjudged" else None,
+        rows=rel + irr,
+        entries=entries,
+    )
     return EvaluationSample(
         pool=pool,
         relevant=len(rel),
@@ -173,6 +131,131 @@ def evaluation_pool_create(
     )
 
 
+# Canonical pair order (code points of query id, then doc id): the draw depends on it.
+_PAIR_ORDER = ("query__query_id", "document__doc_id")
+
+
+def _unjudged_negatives(
+    *,
+    dataset: Any,
+    qrel_set: Any,
+    run: Any,
+    depth: int,
+    judged: list[tuple[int, int, int]],
+    excluded: set[tuple[int, int]],
+    allowed: bool,
+) -> tuple[list[tuple[int, int, None]], dict[tuple[int, int], tuple[int, float]], int]:
+    """Irrelevant pairs for qrels that judge none non-relevant: the unjudged pairs ranked in
+    the top ``depth`` of ``run`` for a judged query, in canonical order, with grade None.
+
+    Sound only where judgments are dense, so the dataset must be in
+    :data:`DENSE_JUDGMENT_DATASETS` or ``allowed`` (``--unjudged-negatives``) given; raises
+    DebateJobError otherwise, or without a run. Returns (pairs, {(query pk, doc pk): (rank,
+    score)}, excluded self-pairs among the ranked ones)."""
+    from corpora.models import RunEntry
+
+    if not (allowed or dataset.slug in DENSE_JUDGMENT_DATASETS):
+        raise DebateJobError(
+            f"qrels {qrel_set.name!r} of {dataset.slug!r} judge no pair non-relevant, and "
+            "unjudged pairs count as irrelevant only where judgments are dense "
+            f"({', '.join(DENSE_JUDGMENT_DATASETS)}); pass --unjudged-negatives to "
+            "assume so"
+        )
+    if run is None:
+        raise DebateJobError("a run is needed to take top-ranked unjudged pairs")
+    judged_pairs = {(q, d) for q, d, _ in judged}
+    judged_queries = {q for q, _, _ in judged}
+    rows = (
+        RunEntry.objects.filter(run=run, rank__lte=depth, query_id__in=judged_queries)
+        .order_by(*[_code_point(f) for f in _PAIR_ORDER])
+        .values_list("query_id", "document_id", "rank", "score")
+    )
+    negatives: list[tuple[int, int, None]] = []
+    entries: dict[tuple[int, int], tuple[int, float]] = {}
+    skipped = 0
+    for q, d, rank, score in rows:
+        skipped += (q, d) in excluded
+        if (q, d) not in judged_pairs and (q, d) not in excluded:
+            negatives.append((q, d, None))
+            entries[(q, d)] = (rank, score)
+    return negatives, entries, skipped
+
+
+def _gold_draw(
+    relevant: list,
+    negatives: list,
+    *,
+    qrel_set: Any,
+    sample: int,
+    seed: int,
+    max_grade: int | None,
+) -> tuple[list, list, str]:
+    """Draw ``sample`` gold pairs with ``random.Random(seed)``: half relevant, half
+    irrelevant, or with ``max_grade`` G spread evenly over the gold grades 0..G. Returns
+    (relevant rows, irrelevant rows, the pool's name). Raises DebateJobError when the graded
+    draw cannot be made."""
+    import random
+
+    from debates.assessment import gold_grade, stratified_sample, stratified_sample_by_grade
+
+    if max_grade is None:
+        rel, irr = stratified_sample(relevant, negatives, size=sample, rng=random.Random(seed))
+        return rel, irr, f"eval-{qrel_set.name}-n{sample}-seed{seed}"
+    groups: dict[int, list] = {g: [] for g in range(max_grade + 1)}
+    for row in relevant + negatives:
+        groups[gold_grade(row[2], max_grade=max_grade)].append(row)
+    try:
+        drawn = stratified_sample_by_grade(groups, size=sample, rng=random.Random(seed))
+    except ValueError as exc:
+        raise DebateJobError(str(exc)) from None
+    rel = [row for g in range(1, max_grade + 1) for row in drawn[g]]
+    return rel, drawn[0], f"eval-{qrel_set.name}-graded-n{sample}-seed{seed}"
+
+
+def _evaluation_pool_write(
+    *,
+    dataset: Any,
+    qrel_set: Any,
+    name: str,
+    depth: int,
+    run: Any,
+    rows: list,
+    entries: dict[tuple[int, int], tuple[int, float]],
+) -> Pool:
+    """Get or create pool ``name`` (re-judging judged pairs) and add the drawn ``rows`` it
+    lacks, with each unjudged pair's rank and score in ``run`` (given only when the negatives
+    came from it). One transaction. Raises DebateJobError when the pool exists for other
+    qrels."""
+    from corpora.models import PairSource
+
+    with transaction.atomic():
+        pool, created = Pool.objects.get_or_create(
+            dataset=dataset,
+            name=name,
+            defaults={"qrel_set": qrel_set, "depth": depth, "include_judged": True},
+        )
+        if not created and pool.qrel_set_id != qrel_set.pk:
+            raise DebateJobError(f"pool {name!r} exists for qrels {pool.qrel_set.name!r}")
+        if run is not None:
+            pool.runs.add(run)
+        have = set(pool.pairs.values_list("query_id", "document_id"))
+        new = [
+            Pair(pool=pool, query_id=q, document_id=d, original_relevance=g)
+            for q, d, g in rows
+            if (q, d) not in have
+        ]
+        Pair.objects.bulk_create(new)
+        if entries:
+            PairSource.objects.bulk_create(
+                [
+                    PairSource(pair=p, run=run, rank=entries[key][0], score=entries[key][1])
+                    for p in new
+                    if (key := (p.query_id, p.document_id)) in entries
+                ]
+            )
+    return pool
+
+
 def single_judge_run(
     *,
     pool: Pool,
@@ -180,7 +263,7 @@ def single_judge_run(
     rounds: int = 1,
     temperature: float = 0.0,
     max_tokens: int = 384,
-    on_pair: Callable[[int], None] | None = None,
+    on_pair: Callable[[int], object] | None = None,  # its result is ignored
     sleep: Callable[[float], None] = time.sleep,
     max_grade: int | None = None,
     concurrency: int = 1,
@@ -195,8 +278,13 @@ def single_judge_run(
     """
     from debates.llm.base import LLMError
 
-    graded = {} if max_grade is None else {"scale": "graded", "max_grade": max_grade}
-    config = DebateConfig(rounds=rounds, temperature=temperature, max_tokens=max_tokens, **graded)
+    config = DebateConfig(
+        rounds=rounds,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        scale="binary" if max_grade is None else "graded",
+        max_grade=1 if max_grade is None else max_grade,
+    )
     client = backends.agent_client_get(config=backends.agent_config_validate(agent))
     attempts = llm_retry_attempts()
 
@@ -218,7 +306,7 @@ def single_judge_run(
     results: dict[int, TurnRecord | str] = {}
     texts = [
         (pair.pk, pair_text_build(pair=pair))
-        for pair in _pairs_in_order(pool).select_related("query", "document")
+        for pair in pairs_in_order(pool).select_related("query", "document")
     ]
     lock = threading.Lock()
 
@@ -227,7 +315,7 @@ def single_judge_run(
         try:
             verdict: TurnRecord | str = engine.judge_single(text, _Retrying(), config)
         except LLMError as exc:
-            verdict = _error_text(exc)
+            verdict = error_text(exc)
         with lock:
             results[pk] = verdict
             if on_pair is not None:
@@ -239,7 +327,7 @@ def single_judge_run(
     else:
         from concurrent.futures import ThreadPoolExecutor
 
-        _database_release()  # nothing is read or written while the judges run
+        database_release()  # nothing is read or written while the judges run
         with ThreadPoolExecutor(max_workers=min(concurrency, MAX_CONCURRENCY)) as executor:
             list(executor.map(judge, texts))
     return {pk: results[pk] for pk, _ in texts}
@@ -288,12 +376,15 @@ def _assessor_graded(
     from debates import assessment
 
     top = job.max_grade
-    rows, single_rows, calls, single_calls = [], [], 0, 0
+    rows: list[tuple[int, assessment.Outcome]] = []
+    single_rows: list[tuple[int, assessment.Outcome]] = []
+    calls = single_calls = 0
     for debate in job.debates.select_related("pair"):
         gold = assessment.gold_grade(debate.pair.original_relevance, max_grade=top)
         calls += debate.calls
         if debate.status == Debate.Status.AGREED:
-            rows.append((gold, int(debate.final_label)))
+            assert debate.final_label is not None  # an agreed debate has its label
+            rows.append((gold, debate.final_label))
         elif debate.status == Debate.Status.ESCALATED:
             rows.append((gold, assessment.ESCALATED))
         else:
@@ -324,7 +415,8 @@ def _assessor_binary(
 ) -> AssessorReport:
     from debates import assessment
 
-    rows, calls = [], 0
+    rows: list[tuple[int, assessment.Outcome]] = []
+    calls = 0
     gold_by_pair: dict[int, int] = {}
     for debate in job.debates.select_related("pair"):
         gold = assessment.gold_label(debate.pair.original_relevance)
@@ -338,7 +430,8 @@ def _assessor_binary(
             rows.append((gold, assessment.FAILED))
     single = None
     if baseline is not None:
-        single_rows, single_calls = [], 0
+        single_rows: list[tuple[int, assessment.Outcome]] = []
+        single_calls = 0
         for pair_id, gold in gold_by_pair.items():
             verdict = baseline.get(pair_id)
             if isinstance(verdict, TurnRecord):

@@ -1,21 +1,26 @@
 """What more than one section of the debate services shares: the refusal error
 :class:`DebateJobError`, the attempt limit :data:`MAX_ATTEMPTS`, the readers of the
 ``DREAM_DEBATE_*``/``DREAM_LLM_*`` settings (lease, LLM retries, retry delay), the stored error
-text of an exception, and the canonical pair order (query id, then doc id, by code point). It
-imports nothing from the other service modules."""
+text of an exception, the canonical pair order (query id, then doc id, by code point), the
+default concurrency and Celery queue of a job's agents, and the database connection around an
+LLM call. It imports nothing from the other service modules."""
 
 from __future__ import annotations
 
 import logging
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
+from django.db.models import QuerySet
 from django.db.models.functions import Collate
 
 from corpora.models import Pair, Pool
+from debates.llm.config import AgentConfig
+
+T = TypeVar("T")
 
 MAX_ATTEMPTS = 3
 ERROR_CHARS = 4000
@@ -34,7 +39,7 @@ class DebateJobError(ValueError):
 def _setting(name: str, default: float) -> float:
     value = getattr(settings, name, None)
     if value is None:
-        value = os.environ.get(name, default)
+        return float(os.environ.get(name, default))
     return float(value)
 
 
@@ -59,11 +64,12 @@ def retry_countdown(attempts: int) -> float:
     return _setting("DREAM_DEBATE_RETRY_SECONDS", 30) * 2 ** max(attempts - 1, 0)
 
 
-def _error_text(exc: BaseException) -> str:
+def error_text(exc: BaseException) -> str:
+    """How a failure is stored on a debate: "TypeName: message", at most ERROR_CHARS."""
     return f"{type(exc).__name__}: {exc}"[:ERROR_CHARS]
 
 
-def _code_point(field_name: str):
+def _code_point(field_name: str) -> Any:
     # PostgreSQL sorts by the database locale unless told otherwise; "C" is code-point order,
     # the canonical (query id, doc id) order used everywhere.
     if connection.vendor == "postgresql":
@@ -71,36 +77,38 @@ def _code_point(field_name: str):
     return field_name
 
 
-def _pairs_in_order(pool: Pool):
+def pairs_in_order(pool: Pool) -> QuerySet[Pair]:
+    """The pool's pairs in the canonical order: query id, then doc id, by code point."""
     return Pair.objects.filter(pool=pool).order_by(
         _code_point("query__query_id"), _code_point("document__doc_id")
     )
 
 
-def _runs_in_process(config: dict[str, Any]) -> bool:
-    # The embedded model (and the test backend wrapping it) computes in the worker's process;
-    # every other backend waits on a server.
-    return config.get("backend") == "embedded" or config.get("inner") == "embedded"
+AgentLike = AgentConfig | dict[str, Any]
 
 
-def default_concurrency(agent_a: dict[str, Any], agent_b: dict[str, Any]) -> int:
+def _typed(config: AgentLike) -> AgentConfig:
+    return config if isinstance(config, AgentConfig) else AgentConfig.stored(config)
+
+
+def default_concurrency(agent_a: AgentLike, agent_b: AgentLike) -> int:
     """Debates run at once by default: 1 when an agent is the embedded model (one llama.cpp
     context per process), else :data:`REMOTE_CONCURRENCY` (16) requests in flight."""
-    if _runs_in_process(agent_a) or _runs_in_process(agent_b):
-        return 1
-    return REMOTE_CONCURRENCY
+    if _typed(agent_a).is_remote and _typed(agent_b).is_remote:
+        return REMOTE_CONCURRENCY
+    return 1
 
 
-def debate_queue(*, agent_a: dict[str, Any], agent_b: dict[str, Any]) -> str:
+def debate_queue(*, agent_a: AgentLike, agent_b: AgentLike) -> str:
     """The Celery queue of a job's debates: :data:`REMOTE_QUEUE` ("llm_remote", for a
     thread-pool worker keeping many requests in flight) when both agents are remote, else
     :data:`LOCAL_QUEUE` ("celery", a prefork worker: one embedded model per process)."""
-    if _runs_in_process(agent_a) or _runs_in_process(agent_b):
-        return LOCAL_QUEUE
-    return REMOTE_QUEUE
+    if _typed(agent_a).is_remote and _typed(agent_b).is_remote:
+        return REMOTE_QUEUE
+    return LOCAL_QUEUE
 
 
-def _database_release() -> None:
+def database_release() -> None:
     """Close this thread's database connection before an LLM call, unless a transaction is
     open (tests wrapped in one, or a caller's atomic block).
 
@@ -112,7 +120,7 @@ def _database_release() -> None:
         connection.close()
 
 
-def _with_connection_retry(write: Callable[[], Any], *, tries: int = 3) -> Any:
+def with_connection_retry(write: Callable[[], T], *, tries: int = 3) -> T:
     """Run ``write`` (its own transaction), reopening the connection and trying again when
     the server closed it (idle timeout, a pooler or a restart: OperationalError or
     InterfaceError). Inside a caller's transaction nothing is retried."""

@@ -1,7 +1,24 @@
-"""The lease a worker holds on one running debate, and everything done under it around an LLM
-call: claiming the debate, renewing the lease, closing the database connection for the
-call's duration, metering every answered request, storing a turn and ending the debate (each
-one statement on PostgreSQL)."""
+"""The lease a worker holds on one running debate, and every write made under it.
+
+A debate is run by whoever claims it: :func:`lease_claim` turns it from pending to running
+with a random token and an expiry, only while its job runs, so a second delivery of the same
+task finds nothing to claim. Then, under that lease:
+
+- :func:`lease_renew` before every LLM call extends the expiry (and says whether the job was
+  paused or cancelled, or another worker took the debate over after the lease expired);
+- :func:`lease_turn_store` stores each turn as soon as it is answered, with its cost;
+- the debate leaves "running" once, by one of :func:`lease_end` (agreed or escalated),
+  :func:`lease_fail` (a failed attempt: back to pending, or failed for good) or
+  :func:`lease_release` (given back, no attempt counted: the job stopped, or Ctrl-C).
+
+Every one of them is a single SQL statement, the same text on PostgreSQL and SQLite (the
+demo), checking the token in its WHERE clause: a worker that lost its lease writes nothing.
+They run once per LLM call or per debate, so they are written out rather than built by the
+ORM (whose compile step cost ~0.8 ms each, see ``bench/llm_throughput_bench.py``); datetimes
+go through the backend's adapter as the ORM's would. :class:`GuardedClient` wraps an agent's
+LLM client so that each call renews the lease, holds no database connection, retries
+transient errors and is metered (:class:`Meter`).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +28,7 @@ import time
 import uuid
 from collections.abc import Callable
 from contextlib import nullcontext
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
@@ -22,9 +39,17 @@ from debates.engine import DebateOutcome, TurnRecord
 from debates.llm.base import ChatMessage, GenerationParams, LLMClient, LLMResult
 from debates.models import Debate, DebateJob, Turn
 from debates.retry import call_with_retry
-from debates.services.common import _database_release, _with_connection_retry
+from debates.services.common import (
+    LOCAL_QUEUE,
+    MAX_ATTEMPTS,
+    database_release,
+    lease_seconds,
+    retry_countdown,
+    with_connection_retry,
+)
+from debates.services.queue import debates_enqueue
 
-RENEWED_BY_STORE_S = 0.25  # a turn stored this recently renewed the lease (see _Lease.renew)
+RENEWED_BY_STORE_S = 0.25  # a turn stored this recently renewed the lease (see Lease.renew)
 
 
 class LeaseLost(Exception):
@@ -35,101 +60,316 @@ class JobStopped(Exception):
     """The debate's job was paused or cancelled while the debate was running."""
 
 
-class _Lease:
-    """The claim one worker holds on one running debate (token + expiry)."""
+class Lease:
+    """The claim one worker holds on one running debate: its token and how long each
+    renewal extends it (seconds)."""
 
     def __init__(self, debate_id: int, token: str, seconds: float) -> None:
         self.debate_id, self.token, self.seconds = debate_id, token, seconds
-        # When the turn just stored also extended the lease under a running job: the renewal
-        # before the next call (a few ms later) is then already done.
-        self.confirmed_at: float | None = None
+        # When the claim, or the turn just stored, also extended the lease under a running
+        # job: the renewal before the next call (a few ms later) is then already done.
+        self.confirmed_at: float | None = time.monotonic()
 
-    def renew(self) -> None:
-        """Extend the lease; raise JobStopped if the job left "running", LeaseLost if another
-        worker took the debate over. A connection the server closed meanwhile is reopened.
-        Skipped once right after a stored turn did the same (see :func:`_store_turn`)."""
-        confirmed, self.confirmed_at = self.confirmed_at, None
-        if confirmed is not None and time.monotonic() - confirmed < RENEWED_BY_STORE_S:
-            return
-        if connection.vendor == "postgresql":
-            _with_connection_retry(self._renew_postgresql)
-        else:
-            _with_connection_retry(self._renew)
 
-    def _renew_postgresql(self) -> None:
-        # One statement, no ORM: this runs before every LLM call (see _store_turn_postgresql).
+_DEBATE, _JOB, _TURN = (
+    connection.ops.quote_name(model._meta.db_table) for model in (Debate, DebateJob, Turn)
+)
+
+
+def _stamp(moment: datetime) -> Any:
+    # A datetime as the backend stores it (SQLite: naive UTC text), as the ORM would pass it.
+    return connection.ops.adapt_datetimefield_value(moment)
+
+
+_CLAIM_SQL = f"""
+UPDATE {_DEBATE} SET status = 'running', lease_token = %s, lease_expires_at = %s,
+    started = COALESCE(started, %s)
+WHERE id = %s AND status = 'pending'
+    AND EXISTS (SELECT 1 FROM {_JOB} WHERE id = {_DEBATE}.job_id AND status = 'running')
+"""  # noqa: S608 (table names from the models; every value is a bound parameter)
+
+
+def lease_claim(*, debate_id: int, seconds: float | None = None) -> Lease | None:
+    """Claim a pending debate of a running job with a new lease of ``seconds`` (default
+    :func:`~debates.services.common.lease_seconds`); None if it is not pending (running
+    elsewhere, ended) or its job is not running. A connection the server closed while this
+    worker waited is reopened: the claim is the first statement, so trying again is safe."""
+    seconds = lease_seconds() if seconds is None else seconds
+    token = uuid.uuid4().hex
+
+    def claim() -> int:
+        now = timezone.now()
+        params = [token, _stamp(now + timedelta(seconds=seconds)), _stamp(now), debate_id]
         with connection.cursor() as cursor:
-            cursor.execute(
-                _RENEW_SQL,
-                [timezone.now() + timedelta(seconds=self.seconds), self.debate_id, self.token],
-            )
+            cursor.execute(_CLAIM_SQL, params)
+            return cursor.rowcount
+
+    if not with_connection_retry(claim):
+        return None
+    return Lease(debate_id, token, seconds)
+
+
+_RENEW_SQL = f"""
+UPDATE {_DEBATE} SET lease_expires_at = %s
+WHERE id = %s AND status = 'running' AND lease_token = %s
+RETURNING (SELECT status FROM {_JOB} WHERE id = job_id)
+"""  # noqa: S608 (table names from the models; every value is a bound parameter)
+
+
+def lease_renew(*, lease: Lease) -> None:
+    """Extend ``lease`` by its seconds. Raises JobStopped if the job left "running",
+    LeaseLost if another worker took the debate over. Skipped right after a claim or a stored
+    turn did the same (within :data:`RENEWED_BY_STORE_S`). A connection the server closed
+    meanwhile is reopened."""
+    confirmed, lease.confirmed_at = lease.confirmed_at, None
+    if confirmed is not None and time.monotonic() - confirmed < RENEWED_BY_STORE_S:
+        return
+
+    def renew() -> Any:
+        expires = timezone.now() + timedelta(seconds=lease.seconds)
+        with connection.cursor() as cursor:
+            cursor.execute(_RENEW_SQL, [_stamp(expires), lease.debate_id, lease.token])
+            return cursor.fetchone()
+
+    row = with_connection_retry(renew)
+    if row is None:
+        raise LeaseLost(f"debate {lease.debate_id}: lease lost")
+    if row[0] != DebateJob.Status.RUNNING:
+        raise JobStopped(f"debate {lease.debate_id}: its job is no longer running")
+
+
+# Storing a turn is two writes in one transaction, the same text on every backend: the
+# conditional UPDATE checks and locks the lease, adds the turn's cost to the debate, extends
+# the lease and reports the job's status (so a turn stored under a running job also renews
+# the lease); the INSERT adds the turn. A duplicate turn (unique on debate, round, agent)
+# rolls the cost back with it. (PostgreSQL could do both in one statement, SQLite cannot.)
+_STORE_COST_SQL = f"""
+UPDATE {_DEBATE} SET calls = calls + %s, prompt_tokens = prompt_tokens + %s,
+    completion_tokens = completion_tokens + %s, latency_ms = latency_ms + %s,
+    chunk_truncated = (chunk_truncated OR %s), lease_expires_at = %s
+WHERE id = %s AND status = 'running' AND lease_token = %s
+RETURNING (SELECT status FROM {_JOB} WHERE id = job_id)
+"""  # noqa: S608 (table names from the models; every value is a bound parameter)
+
+_STORE_TURN_SQL = f"""
+INSERT INTO {_TURN} (debate_id, round, agent, stance, label, argument, evidence, raw,
+    raw_attempts, prompt_version, parse_error, model, attempts, prompt_tokens,
+    completion_tokens, latency_ms, chunk_truncated, finish_reason, created)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+"""  # noqa: S608 (table names from the models; every value is a bound parameter)
+
+
+def lease_turn_store(
+    *, lease: Lease, record: TurnRecord, prompt_version: str, meter: Meter | None = None
+) -> None:
+    """Store one new turn (with the prompt version it was asked with) and add its cost to the
+    debate, in one transaction, while ``lease`` holds the debate; a turn already stored for
+    (debate, round, agent) is never stored or counted twice. Raises LeaseLost (nothing
+    written) if the lease no longer holds. A connection the server closed during the LLM call
+    is reopened and the write tried again (the reply is never asked for again)."""
+    running = with_connection_retry(lambda: _turn_write(lease, record, prompt_version))
+    lease.confirmed_at = time.monotonic() if running else None
+    if meter is not None:
+        meter.stored(record)
+
+
+def _turn_write(lease: Lease, record: TurnRecord, prompt_version: str) -> bool:
+    """The two writes of :func:`lease_turn_store`; True when the job is still running."""
+    now = timezone.now()
+    cost = [
+        record.attempts,
+        record.prompt_tokens,
+        record.completion_tokens,
+        record.latency_ms,
+        record.chunk_truncated,
+        _stamp(now + timedelta(seconds=lease.seconds)),
+        lease.debate_id,
+        lease.token,
+    ]
+    turn = [
+        lease.debate_id,
+        record.round,
+        record.agent,
+        record.stance,
+        record.label,
+        record.argument,
+        json.dumps(list(record.evidence)),
+        record.raw,
+        json.dumps(list(record.raw_attempts)),
+        prompt_version,
+        record.parse_error or "",
+        record.model[:200],
+        record.attempts,
+        record.prompt_tokens,
+        record.completion_tokens,
+        record.latency_ms,
+        record.chunk_truncated,
+        (record.finish_reason or "")[:20],
+        _stamp(now),
+    ]
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(_STORE_COST_SQL, cost)
             row = cursor.fetchone()
-        if row is None:
-            raise LeaseLost(f"debate {self.debate_id}: lease lost")
-        if row[0] != DebateJob.Status.RUNNING:
-            raise JobStopped(f"debate {self.debate_id}: its job is no longer running")
+            if row is None:
+                raise LeaseLost(f"debate {lease.debate_id}: lease lost before storing a turn")
+            cursor.execute(_STORE_TURN_SQL, turn)
+    except IntegrityError:
+        key = {"debate_id": lease.debate_id, "round": record.round, "agent": record.agent}
+        if not Turn.objects.filter(**key).exists():
+            raise
+        return False  # stored before (a retried write whose commit went through)
+    return bool(row[0] == DebateJob.Status.RUNNING)
 
-    def _renew(self) -> None:
-        updated = Debate.objects.filter(
-            pk=self.debate_id,
-            status=Debate.Status.RUNNING,
-            lease_token=self.token,
-            job__status=DebateJob.Status.RUNNING,
-        ).update(lease_expires_at=timezone.now() + timedelta(seconds=self.seconds))
-        if updated:
-            return
-        held = Debate.objects.filter(
-            pk=self.debate_id, status=Debate.Status.RUNNING, lease_token=self.token
-        ).exists()
-        if held:
-            raise JobStopped(f"debate {self.debate_id}: its job is no longer running")
-        raise LeaseLost(f"debate {self.debate_id}: lease lost")
 
-    def held(self):
-        """The debate row, locked, if this lease still holds it (call inside a transaction)."""
-        return (
-            Debate.objects.select_for_update()
-            .filter(pk=self.debate_id, status=Debate.Status.RUNNING, lease_token=self.token)
-            .first()
+_END_SQL = f"""
+UPDATE {_DEBATE} SET status = %s, final_label = %s, consensus_round = %s,
+    escalation_reason = %s, chunk_truncated = %s, last_error = '', lease_token = '',
+    lease_expires_at = NULL, seconds = seconds + %s, finished = %s
+WHERE id = %s AND status = 'running' AND lease_token = %s
+"""  # noqa: S608 (table names from the models; every value is a bound parameter)
+
+
+def lease_end(*, lease: Lease, outcome: DebateOutcome, elapsed: float) -> bool:
+    """Store the debate's outcome (agreed or escalated, lease cleared, ``elapsed`` seconds
+    added) while ``lease`` still holds it; False, and nothing written, if it does not."""
+    params = [
+        outcome.status,
+        outcome.final_label,
+        outcome.consensus_round,
+        outcome.escalation_reason or "",
+        outcome.chunk_truncated,
+        elapsed,
+        _stamp(timezone.now()),
+        lease.debate_id,
+        lease.token,
+    ]
+
+    def end() -> bool:
+        with connection.cursor() as cursor:
+            cursor.execute(_END_SQL, params)
+            return bool(cursor.rowcount)
+
+    return bool(with_connection_retry(end))
+
+
+_FAIL_SQL = f"""
+UPDATE {_DEBATE} SET
+    status = CASE WHEN %s OR attempts + 1 >= %s THEN 'failed' ELSE 'pending' END,
+    finished = CASE WHEN %s OR attempts + 1 >= %s THEN %s ELSE NULL END,
+    attempts = attempts + 1, last_error = %s, lease_token = '', lease_expires_at = NULL,
+    seconds = seconds + %s
+WHERE id = %s AND status = 'running' AND lease_token = %s
+RETURNING status, attempts, (SELECT status FROM {_JOB} WHERE id = job_id)
+"""  # noqa: S608 (table names from the models; every value is a bound parameter)
+
+
+def lease_fail(
+    *,
+    lease: Lease,
+    elapsed: float,
+    error: str,
+    final: bool = False,
+    requeue: bool = True,
+    queue: str = LOCAL_QUEUE,
+) -> str | None:
+    """Count a failed attempt of the leased debate: back to pending with ``error`` kept, or
+    ``failed`` after :data:`~debates.services.common.MAX_ATTEMPTS` attempts (at once with
+    ``final``: an error another attempt would only repeat). With ``requeue`` a debate back to
+    pending under a running job is enqueued again after
+    :func:`~debates.services.common.retry_countdown`. Returns the debate's new status, or
+    None (nothing written) if the lease no longer held it."""
+    now = _stamp(timezone.now())
+    params = [final, MAX_ATTEMPTS, final, MAX_ATTEMPTS, now, error, elapsed]
+
+    def fail() -> Any:
+        with connection.cursor() as cursor:
+            cursor.execute(_FAIL_SQL, [*params, lease.debate_id, lease.token])
+            return cursor.fetchone()
+
+    row = with_connection_retry(fail)
+    if row is None:
+        return None
+    status, attempts, job_status = row
+    if status == Debate.Status.PENDING and requeue and job_status == DebateJob.Status.RUNNING:
+        debates_enqueue([lease.debate_id], queue=queue, countdown=retry_countdown(attempts))
+    return str(status)
+
+
+def lease_release(*, lease: Lease, elapsed: float) -> None:
+    """Give the leased debate back: pending, lease cleared, stored turns kept, no attempt
+    counted (its job was paused or cancelled, or the run was interrupted)."""
+
+    def release() -> None:
+        Debate.objects.filter(
+            pk=lease.debate_id, status=Debate.Status.RUNNING, lease_token=lease.token
+        ).update(
+            status=Debate.Status.PENDING,
+            lease_token="",
+            lease_expires_at=None,
+            seconds=F("seconds") + elapsed,
         )
 
+    with_connection_retry(release)
 
-class _Meter:
+
+_JOB_FINISH_SQL = f"""
+UPDATE {_JOB} SET status = 'finished', finished = %s
+WHERE id = %s AND status = 'running' AND NOT EXISTS (
+    SELECT 1 FROM {_DEBATE} WHERE job_id = {_JOB}.id AND status IN ('pending', 'running')
+)
+"""  # noqa: S608 (table names from the models; every value is a bound parameter)
+
+
+def job_finish_if_done(*, job_id: int) -> bool:
+    """Mark a running job finished when none of its debates is pending or running; True if
+    this call finished it. Called after the debate's own write committed, so of two workers
+    ending the last two debates at once, the later check sees both."""
+    with connection.cursor() as cursor:
+        cursor.execute(_JOB_FINISH_SQL, [_stamp(timezone.now()), job_id])
+        return bool(cursor.rowcount)
+
+
+class Meter:
     """Every answered LLM request of one debate run, and the share already counted on the
     debate through a stored turn, so answered requests whose turn was never stored (lease
-    lost, a later call failed, the job paused) are counted too."""
+    lost, a later call failed, the job paused) are counted too (:meth:`unstored_count`)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.calls = self.prompt_tokens = self.completion_tokens = 0
 
     def answered(self, result: LLMResult) -> None:
+        """Count one answered request."""
         with self._lock:
             self.calls += 1
             self.prompt_tokens += result.prompt_tokens
             self.completion_tokens += result.completion_tokens
 
     def stored(self, record: TurnRecord) -> None:
+        """Take a stored turn's requests off: the turn's write counted them on the debate."""
         with self._lock:
             self.calls -= record.attempts
             self.prompt_tokens -= record.prompt_tokens
             self.completion_tokens -= record.completion_tokens
 
-    def unstored(self) -> dict[str, Any]:
-        """F() updates adding the answered-but-unstored requests to a Debate ({} if none)."""
+    def unstored_count(self, *, debate_id: int) -> None:
+        """Add the answered requests whose turn was not stored to the debate's calls and
+        tokens (a provider bills them all); nothing when there are none."""
         with self._lock:
             calls, prompt, completion = self.calls, self.prompt_tokens, self.completion_tokens
             self.calls = self.prompt_tokens = self.completion_tokens = 0
         if calls <= 0:
-            return {}
-        return {
+            return
+        cost = {
             "calls": F("calls") + calls,
             "prompt_tokens": F("prompt_tokens") + max(prompt, 0),
             "completion_tokens": F("completion_tokens") + max(completion, 0),
         }
+        with_connection_retry(lambda: Debate.objects.filter(pk=debate_id).update(**cost))
 
 
-class _GuardedClient:
+class GuardedClient:
     """A client for one running debate: renews the lease before each call (stopping the debate
     if the job was paused, the lease lost or ``stop`` set), closes the database connection for
     the call's duration, retries transient errors with backoff, and meters every reply.
@@ -142,10 +382,10 @@ class _GuardedClient:
         self,
         inner: LLMClient,
         *,
-        lease: _Lease,
+        lease: Lease,
         attempts: int,
         sleep: Callable[[float], None],
-        meter: _Meter | None = None,
+        meter: Meter | None = None,
         stop: threading.Event | None = None,
         gate: threading.Semaphore | None = None,
     ) -> None:
@@ -153,230 +393,32 @@ class _GuardedClient:
         self._gate = gate
         self.model = inner.model
         self._lease, self._attempts, self._sleep = lease, attempts, sleep
-        self._meter = meter or _Meter()
+        self._meter = meter or Meter()
         self._stop = stop
 
     @property
     def context_window(self) -> int:
-        # Read each time: the OpenAI client lowers it when a server states a smaller one.
+        """The inner client's context, read each time: the OpenAI client lowers it when a
+        server states a smaller one."""
         return self.inner.context_window
 
     def count_tokens(self, text: str) -> int:
+        """The inner client's token count of ``text``."""
         return self.inner.count_tokens(text)
 
     def chat(self, messages: list[ChatMessage], params: GenerationParams) -> LLMResult:
+        """One reply of the inner client, under the lease (see the class docstring)."""
+
         def once() -> LLMResult:
             with self._gate or nullcontext():
                 # Checked once a slot is free: a pause while this thread waited for one
                 # starts no new call.
                 if self._stop is not None and self._stop.is_set():
                     raise JobStopped(f"debate {self._lease.debate_id}: the run is stopping")
-                self._lease.renew()
-                _database_release()
+                lease_renew(lease=self._lease)
+                database_release()
                 result = self.inner.chat(messages, params)
             self._meter.answered(result)
             return result
 
         return call_with_retry(once, attempts=self._attempts, sleep=self._sleep)
-
-
-_DEBATE, _JOB, _TURN = (
-    connection.ops.quote_name(model._meta.db_table) for model in (Debate, DebateJob, Turn)
-)
-
-
-# Lock and check the lease, add the cost and extend the lease, and insert the turn: one
-# statement, one round trip, atomic on its own (a duplicate turn undoes the cost too). The
-# ORM version (_store_turn_once) costs 4 round trips and ~4x the CPU; this runs once per LLM
-# call, so it is written out (see bench/llm_throughput_bench.py).
-_RENEW_SQL = f"""
-UPDATE {_DEBATE} SET lease_expires_at = %s
-WHERE id = %s AND status = 'running' AND lease_token = %s
-RETURNING (SELECT status FROM {_JOB} WHERE id = job_id)
-"""  # noqa: S608 (table names from the models; every value is a bound parameter)
-
-
-_STORE_TURN_SQL = f"""
-WITH held AS (
-    UPDATE {_DEBATE} SET calls = calls + %(attempts)s,
-        prompt_tokens = prompt_tokens + %(prompt_tokens)s,
-        completion_tokens = completion_tokens + %(completion_tokens)s,
-        latency_ms = latency_ms + %(latency_ms)s,
-        chunk_truncated = chunk_truncated OR %(chunk_truncated)s,
-        lease_expires_at = %(lease_expires_at)s
-    WHERE id = %(debate_id)s AND status = 'running' AND lease_token = %(token)s
-    RETURNING (SELECT status FROM {_JOB} WHERE id = job_id) AS job_status
-), stored AS (
-    INSERT INTO {_TURN} (debate_id, round, agent, stance, label, argument, evidence, raw,
-        raw_attempts, prompt_version, parse_error, model, attempts, prompt_tokens,
-        completion_tokens, latency_ms, chunk_truncated, finish_reason, created)
-    SELECT %(debate_id)s, %(round)s, %(agent)s, %(stance)s, %(label)s, %(argument)s,
-        %(evidence)s::jsonb, %(raw)s, %(raw_attempts)s::jsonb, %(prompt_version)s,
-        %(parse_error)s, %(model)s, %(attempts)s, %(prompt_tokens)s, %(completion_tokens)s,
-        %(latency_ms)s, %(chunk_truncated)s, %(finish_reason)s, %(created)s
-    FROM held
-    RETURNING id
-)
-SELECT job_status, (SELECT count(*) FROM stored) FROM held
-"""  # noqa: S608 (table names from the models; every value is a bound parameter)
-
-
-# Claim (pending → running, only while the job runs) and end (the outcome, only while the
-# lease holds) run once per debate; written out, they skip the ORM's compile step (~0.8 ms
-# each against 0.05 ms, see bench/llm_throughput_bench.py). Plain SQL, the same on SQLite
-# (the demo): datetimes go through the backend's adapter, as the ORM's would.
-_CLAIM_SQL = f"""
-UPDATE {_DEBATE} SET status = 'running', lease_token = %s, lease_expires_at = %s,
-    started = COALESCE(started, %s)
-WHERE id = %s AND status = 'pending'
-    AND EXISTS (SELECT 1 FROM {_JOB} WHERE id = {_DEBATE}.job_id AND status = 'running')
-"""  # noqa: S608 (table names from the models; every value is a bound parameter)
-
-
-_END_SQL = f"""
-UPDATE {_DEBATE} SET status = %s, final_label = %s, consensus_round = %s,
-    escalation_reason = %s, chunk_truncated = %s, last_error = '', lease_token = '',
-    lease_expires_at = NULL, seconds = seconds + %s, finished = %s
-WHERE id = %s AND status = 'running' AND lease_token = %s
-"""  # noqa: S608 (table names from the models; every value is a bound parameter)
-
-
-def _lease_claim(debate_id: int, seconds: float) -> _Lease | None:
-    """Claim a pending debate of a running job with a new lease of ``seconds``; None if it is
-    not pending (running elsewhere, ended) or its job is not running."""
-    token = uuid.uuid4().hex
-    now = timezone.now()
-    stamp = connection.ops.adapt_datetimefield_value
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _CLAIM_SQL, [token, stamp(now + timedelta(seconds=seconds)), stamp(now), debate_id]
-        )
-        if not cursor.rowcount:
-            return None
-    lease = _Lease(debate_id, token, seconds)
-    # The claim itself checked that the job runs and set the lease: the renewal before the
-    # first call, a few ms later, is already done.
-    lease.confirmed_at = time.monotonic()
-    return lease
-
-
-def _lease_end(lease: _Lease, outcome: DebateOutcome, elapsed: float) -> bool:
-    """Store the debate's outcome (agreed or escalated, lease cleared, ``elapsed`` seconds
-    added) while ``lease`` still holds it; False, and nothing written, if it does not."""
-    params = [
-        outcome.status,
-        outcome.final_label,
-        outcome.consensus_round,
-        outcome.escalation_reason or "",
-        outcome.chunk_truncated,
-        elapsed,
-        connection.ops.adapt_datetimefield_value(timezone.now()),
-        lease.debate_id,
-        lease.token,
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(_END_SQL, params)
-        return bool(cursor.rowcount)
-
-
-def _store_turn(
-    lease: _Lease, record: TurnRecord, *, prompt_version: str, meter: _Meter | None = None
-) -> None:
-    """Persist one new turn (with the prompt version it was asked with) and add its cost to the
-    debate, in one transaction; a turn already stored for (debate, round, agent) is never
-    stored or counted twice. A connection the server closed during the LLM call is reopened
-    and the write tried again (the reply is never asked for again)."""
-    store = _store_turn_postgresql if connection.vendor == "postgresql" else _store_turn_once
-    _with_connection_retry(lambda: store(lease, record, prompt_version=prompt_version))
-    if meter is not None:
-        meter.stored(record)
-
-
-def _store_turn_postgresql(lease: _Lease, record: TurnRecord, *, prompt_version: str) -> None:
-    now = timezone.now()
-    params = {
-        "debate_id": lease.debate_id,
-        "token": lease.token,
-        "lease_expires_at": now + timedelta(seconds=lease.seconds),
-        "created": now,
-        "round": record.round,
-        "agent": record.agent,
-        "stance": record.stance,
-        "label": record.label,
-        "argument": record.argument,
-        "evidence": json.dumps(list(record.evidence)),
-        "raw": record.raw,
-        "raw_attempts": json.dumps(list(record.raw_attempts)),
-        "prompt_version": prompt_version,
-        "parse_error": record.parse_error or "",
-        "model": record.model[:200],
-        "attempts": record.attempts,
-        "prompt_tokens": record.prompt_tokens,
-        "completion_tokens": record.completion_tokens,
-        "latency_ms": record.latency_ms,
-        "chunk_truncated": record.chunk_truncated,
-        "finish_reason": (record.finish_reason or "")[:20],
-    }
-    key = {"debate_id": lease.debate_id, "round": record.round, "agent": record.agent}
-    try:
-        # Inside a caller's transaction a failed statement needs its own savepoint.
-        with transaction.atomic() if connection.in_atomic_block else nullcontext():
-            with connection.cursor() as cursor:
-                cursor.execute(_STORE_TURN_SQL, params)
-                row = cursor.fetchone()
-    except IntegrityError:
-        if not Turn.objects.filter(**key).exists():
-            raise
-        lease.confirmed_at = None  # stored before (a retried write whose commit went through)
-        return
-    if row is None:
-        raise LeaseLost(f"debate {lease.debate_id}: lease lost before storing a turn")
-    running = row[0] == DebateJob.Status.RUNNING
-    lease.confirmed_at = time.monotonic() if running else None
-
-
-def _store_turn_once(lease: _Lease, record: TurnRecord, *, prompt_version: str) -> None:
-    # Four round trips (BEGIN, UPDATE, INSERT, COMMIT): the conditional UPDATE both checks
-    # and locks the lease, adds the cost and extends the lease; a duplicate turn rolls the
-    # cost back.
-    cost: dict[str, Any] = {
-        "calls": F("calls") + record.attempts,
-        "prompt_tokens": F("prompt_tokens") + record.prompt_tokens,
-        "completion_tokens": F("completion_tokens") + record.completion_tokens,
-        "latency_ms": F("latency_ms") + record.latency_ms,
-        "lease_expires_at": timezone.now() + timedelta(seconds=lease.seconds),
-    }
-    if record.chunk_truncated:
-        cost["chunk_truncated"] = True
-    held = Debate.objects.filter(
-        pk=lease.debate_id, status=Debate.Status.RUNNING, lease_token=lease.token
-    )
-    key = {"debate_id": lease.debate_id, "round": record.round, "agent": record.agent}
-    try:
-        with transaction.atomic():
-            running = bool(held.filter(job__status=DebateJob.Status.RUNNING).update(**cost))
-            if not running and not held.update(**cost):
-                raise LeaseLost(f"debate {lease.debate_id}: lease lost before storing a turn")
-            Turn.objects.create(
-                **key,
-                stance=record.stance,
-                label=record.label,
-                argument=record.argument,
-                evidence=list(record.evidence),
-                raw=record.raw,
-                raw_attempts=list(record.raw_attempts),
-                prompt_version=prompt_version,
-                parse_error=record.parse_error or "",
-                model=record.model[:200],
-                attempts=record.attempts,
-                prompt_tokens=record.prompt_tokens,
-                completion_tokens=record.completion_tokens,
-                latency_ms=record.latency_ms,
-                chunk_truncated=record.chunk_truncated,
-                finish_reason=(record.finish_reason or "")[:20],
-            )
-    except IntegrityError:
-        if not Turn.objects.filter(**key).exists():
-            raise
-        running = False  # stored before (a retried write whose commit went through)
-    lease.confirmed_at = time.monotonic() if running else None

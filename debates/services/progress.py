@@ -49,13 +49,15 @@ def debate_job_progress(*, job: DebateJob) -> JobProgress:
     by_status = dict(
         job.debates.values_list("status").annotate(n=Count("pk")).values_list("status", "n")
     )
-    agreed_by_round = dict(
-        job.debates.filter(status=Debate.Status.AGREED)
+    agreed_by_round = {
+        round: n
+        for round, n in job.debates.filter(status=Debate.Status.AGREED)
         .values_list("consensus_round")
         .annotate(n=Count("pk"))
         .order_by("consensus_round")
         .values_list("consensus_round", "n")
-    )
+        if round is not None  # an agreed debate has its round; the column is nullable
+    }
     escalated_by_reason = dict(
         job.debates.filter(status=Debate.Status.ESCALATED)
         .values_list("escalation_reason")
@@ -88,7 +90,7 @@ def debate_job_progress(*, job: DebateJob) -> JobProgress:
     )
 
 
-# --- issue 15: notes other apps add to a job's progress summary ------------------------------
+# --- notes other apps add to a job's progress summary -----------------------------------------
 # debates cannot import assess (corpora ← debates ← assess), yet `debate_job ID progress` should
 # print the audit estimate that assess computes: assess registers a note provider in its
 # AppConfig.ready(), the same way it adds its panel to the job page.

@@ -26,46 +26,42 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from datetime import datetime
 
 from django.db import connection, transaction
-from django.db.models import F
 from django.utils import timezone
 
 from corpora.models import Pair
 from debates import engine
 from debates.api_keys import ApiKeyError, api_keys_decrypt
 from debates.engine import DebateConfig, PairText, TurnRecord
-from debates.llm.base import (
-    ContextTooLongError,
-)
+from debates.llm.base import ContextTooLongError
 from debates.models import Debate, DebateJob, Turn
 from debates.services import backends
 from debates.services.common import (
-    LOCAL_QUEUE,
     MAX_ATTEMPTS,
     MAX_CONCURRENCY,
-    _database_release,
-    _error_text,
-    _with_connection_retry,
+    database_release,
     debate_queue,
-    lease_seconds,
+    error_text,
     llm_retry_attempts,
-    retry_countdown,
 )
 from debates.services.leases import (
-    _DEBATE,
-    _JOB,
+    GuardedClient,
     JobStopped,
+    Lease,
     LeaseLost,
-    _GuardedClient,
-    _Lease,
-    _lease_claim,
-    _lease_end,
-    _Meter,
-    _store_turn,
+    Meter,
+    job_finish_if_done,
+    lease_claim,
+    lease_end,
+    lease_fail,
+    lease_release,
+    lease_turn_store,
 )
+from debates.services.queue import debates_enqueue, debates_pending_ids, job_queue
+from debates.signals import debate_ended
 
 log = logging.getLogger(__name__)
 
@@ -104,121 +100,6 @@ def turn_record_build(*, turn: Turn) -> TurnRecord:
     )
 
 
-def _job_queue(job: DebateJob) -> str:
-    return debate_queue(agent_a=job.agent_a, agent_b=job.agent_b)
-
-
-def _enqueue(
-    debate_ids: Iterable[int], *, queue: str = LOCAL_QUEUE, countdown: float | None = None
-) -> None:
-    """Send one :func:`~debates.tasks.run_debate` message per debate to ``queue`` once the
-    transaction commits (at once when there is none)."""
-    from debates.tasks import run_debate
-
-    ids = list(debate_ids)
-    if not ids:
-        return
-
-    def send() -> None:
-        for pk in ids:
-            run_debate.apply_async((pk,), countdown=countdown, queue=queue)
-
-    transaction.on_commit(send)
-
-
-def _pending_ids(job: DebateJob) -> list[int]:
-    return list(
-        job.debates.filter(status=Debate.Status.PENDING).order_by("pk").values_list("pk", flat=True)
-    )
-
-
-def _job_finish_if_done(job_id: int) -> bool:
-    """Mark a running job finished when none of its debates is pending or running.
-
-    Called after the debate's own transaction committed, so of two workers finishing the last
-    two debates at once, the later check sees both.
-    """
-    # Once per debate: one statement without the ORM's compile step (see leases.py).
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _JOB_FINISH_SQL, [connection.ops.adapt_datetimefield_value(timezone.now()), job_id]
-        )
-        return bool(cursor.rowcount)
-
-
-_JOB_FINISH_SQL = f"""
-UPDATE {_JOB} SET status = 'finished', finished = %s
-WHERE id = %s AND status = 'running' AND NOT EXISTS (
-    SELECT 1 FROM {_DEBATE} WHERE job_id = {_JOB}.id AND status IN ('pending', 'running')
-)
-"""  # noqa: S608 (table names from the models; every value is a bound parameter)
-
-
-def _count_unstored(debate_id: int, meter: _Meter) -> None:
-    """Add the answered requests whose turn was not stored to the debate's calls and tokens
-    (a provider bills them all)."""
-    cost = meter.unstored()
-    if cost:
-        _with_connection_retry(lambda: Debate.objects.filter(pk=debate_id).update(**cost))
-
-
-def _record_failure(
-    lease: _Lease,
-    job_id: int,
-    elapsed: float,
-    error: str,
-    *,
-    requeue: bool,
-    final: bool = False,
-    queue: str = LOCAL_QUEUE,
-) -> None:
-    """Count a failed attempt: back to pending with the error, or failed after MAX_ATTEMPTS
-    (at once with ``final``: an error that another attempt would only repeat)."""
-    now = timezone.now()
-    with transaction.atomic():
-        debate = lease.held()
-        if debate is None:
-            log.warning("debate %s failed after losing its lease: %s", lease.debate_id, error)
-            return
-        attempts = debate.attempts + 1
-        failed = final or attempts >= MAX_ATTEMPTS
-        Debate.objects.filter(pk=debate.pk).update(
-            status=Debate.Status.FAILED if failed else Debate.Status.PENDING,
-            attempts=attempts,
-            last_error=error,
-            lease_token="",
-            lease_expires_at=None,
-            seconds=F("seconds") + elapsed,
-            finished=now if failed else None,
-        )
-        if not failed and requeue:
-            running = DebateJob.objects.filter(pk=job_id, status=DebateJob.Status.RUNNING).exists()
-            if running:
-                _enqueue([debate.pk], queue=queue, countdown=retry_countdown(attempts))
-    log.warning(
-        "debate %s attempt %d/%d failed%s: %s",
-        lease.debate_id,
-        attempts,
-        MAX_ATTEMPTS,
-        " (now failed)" if failed else "",
-        error,
-    )
-    if failed:
-        _job_finish_if_done(job_id)
-
-
-def _release(lease: _Lease, elapsed: float) -> None:
-    """Give a debate back (pending, turns kept, no attempt counted): its job was paused."""
-    Debate.objects.filter(
-        pk=lease.debate_id, status=Debate.Status.RUNNING, lease_token=lease.token
-    ).update(
-        status=Debate.Status.PENDING,
-        lease_token="",
-        lease_expires_at=None,
-        seconds=F("seconds") + elapsed,
-    )
-
-
 def _pair_runner(
     first: Callable[[], TurnRecord], second: Callable[[], TurnRecord]
 ) -> tuple[
@@ -250,143 +131,158 @@ def _pair_runner(
 
 def debate_run(
     *,
-    debate: Debate,
+    debate_id: int,
     requeue: bool = True,
     sleep: Callable[[float], None] = time.sleep,
     stop: threading.Event | None = None,
     gate: threading.Semaphore | None = None,
 ) -> Debate:
-    """Run (or resume) one debate to its end; idempotent. Returns the debate as stored after.
+    """Run (or resume) debate ``debate_id`` to its end; idempotent. Returns the debate as
+    stored after. Raises ``Debate.DoesNotExist`` if there is no such debate.
 
-    Claims the debate (pending → running, only while its job is running, with a lease of
-    :func:`lease_seconds`); if it cannot be claimed (already running elsewhere, finished,
+    Claims the debate (:func:`~debates.services.leases.lease_claim`: pending → running, only
+    while its job is running); if it cannot be claimed (already running elsewhere, finished,
     failed, or its job paused/cancelled) nothing happens. Stored turns are passed to
     :func:`debates.engine.debate_pair` as done turns, each new turn is stored before the next
     LLM call. On the outcome the debate becomes ``agreed`` (final label, consensus round) or
-    ``escalated`` (reason "disagreement" or "unparsed"), and the job ``finished`` when it
-    was its last open debate.
+    ``escalated`` (reason "disagreement" or "unparsed"), the job ``finished`` when it was its
+    last open debate, and :data:`debates.signals.debate_ended` is sent.
 
-    Errors are recorded, never raised: a TransientLLMError left after
-    :func:`llm_retry_attempts` calls, or any other exception, is a failed attempt (see the
-    module docstring); with ``requeue`` the debate is re-enqueued after
+    Errors are recorded, never raised (:func:`_debate_give_up`): a TransientLLMError left
+    after :func:`llm_retry_attempts` calls, or any other exception, is a failed attempt (see
+    the module docstring); with ``requeue`` the debate is re-enqueued after
     :func:`retry_countdown`. A ContextTooLongError (the prompt cannot fit even with an empty
-    chunk, or the server refused it and stated no smaller context to fit to) leaves the debate
-    ``failed`` at once: another attempt would send the same prompt. ``sleep`` is the wait used
-    between LLM retries. KeyboardInterrupt and SystemExit give the debate back (pending, lease
-    cleared, stored turns kept, no attempt counted) and are raised again; so does ``stop``
-    once set (checked before each LLM call; an in-process run sets it on Ctrl-C). ``gate``, a
-    semaphore shared by the threads of an in-process run or a thread-pool worker, bounds the
-    LLM requests in flight; with a gate the two turns of a round are asked at once (see
+    chunk, or the server refused it and stated no smaller context to fit to) or an API key
+    that cannot be decrypted leaves the debate ``failed`` at once: another attempt would
+    meet the same fault. ``sleep`` is the wait used between LLM retries. KeyboardInterrupt
+    and SystemExit give the debate back (pending, lease cleared, stored turns kept, no
+    attempt counted) and are raised again; so does ``stop`` once set (checked before each
+    LLM call; an in-process run sets it on Ctrl-C). ``gate``, a semaphore shared by the
+    threads of an in-process run or a thread-pool worker, bounds the LLM requests in flight;
+    with a gate the two turns of a round are asked at once (see
     :func:`debates.engine.debate_pair`), each holding its own slot.
 
-    No transaction or connection is held across an LLM call (see :func:`_database_release`);
-    every answered request is counted in the debate's calls and tokens, stored or not.
+    No transaction or connection is held across an LLM call (see
+    :func:`~debates.services.common.database_release`); every answered request is counted in
+    the debate's calls and tokens, stored or not.
     """
-    # A worker thread's connection may have been closed by the server while it waited for
-    # this task; the claim is the first statement, so it is safe to try again.
-    lease = _with_connection_retry(lambda: _lease_claim(debate.pk, lease_seconds()))
+    lease = lease_claim(debate_id=debate_id)
     if lease is None:
-        return Debate.objects.get(pk=debate.pk)
-    # Callers may pass an unloaded Debate(pk=...): the job is read from the row.
-    row = Debate.objects.select_related("job", "pair__query", "pair__document").get(pk=debate.pk)
-    job_id = row.job_id
+        return Debate.objects.get(pk=debate_id)
+    row = Debate.objects.select_related("job", "pair__query", "pair__document").get(pk=debate_id)
     started = time.monotonic()
-    meter = _Meter()
-    queue = LOCAL_QUEUE
+    meter = Meter()
     try:
-        job = row.job
-        queue = _job_queue(job)
-        config = DebateConfig(
-            rounds=job.rounds,
-            temperature=job.temperature,
-            max_tokens=job.max_tokens,
-            prompt_version=job.prompt_version,
-            scale=job.scale,
-            max_grade=job.max_grade,
-            consensus=job.consensus,
+        outcome = _debate_ask(row, lease, meter, sleep=sleep, stop=stop, gate=gate)
+    except BaseException as exc:
+        _debate_give_up(row, lease, meter, exc, time.monotonic() - started, requeue=requeue)
+        if not isinstance(exc, Exception):
+            raise  # Ctrl-C or exit: the debate was given back
+        return Debate.objects.get(pk=debate_id)
+    if not lease_end(lease=lease, outcome=outcome, elapsed=time.monotonic() - started):
+        log.warning("debate %s finished after losing its lease; not stored", debate_id)
+        return Debate.objects.get(pk=debate_id)
+    _debate_ended(row, outcome.status)
+    return Debate.objects.get(pk=debate_id)
+
+
+def _debate_ask(
+    row: Debate,
+    lease: Lease,
+    meter: Meter,
+    *,
+    sleep: Callable[[float], None],
+    stop: threading.Event | None,
+    gate: threading.Semaphore | None,
+) -> engine.DebateOutcome:
+    """The engine's debate of ``row``'s pair under ``lease``: each agent's client guarded by
+    the lease, the stored turns given back as done, each new turn stored as it comes."""
+    job = row.job
+    config = DebateConfig(
+        rounds=job.rounds,
+        temperature=job.temperature,
+        max_tokens=job.max_tokens,
+        prompt_version=job.prompt_version,
+        scale=job.scale,
+        max_grade=job.max_grade,
+        consensus=job.consensus,
+    )
+    done = [turn_record_build(turn=t) for t in row.turns.order_by("round", "agent")]
+    keys = api_keys_decrypt(token=job.api_keys_encrypted)
+    client_a, client_b = (
+        GuardedClient(
+            backends.agent_client_get(config=agent_config, api_key=keys.get(agent)),
+            lease=lease,
+            attempts=llm_retry_attempts(),
+            sleep=sleep,
+            meter=meter,
+            stop=stop,
+            gate=gate,
         )
-        done = [turn_record_build(turn=t) for t in row.turns.order_by("round", "agent")]
-        keys = api_keys_decrypt(token=job.api_keys_encrypted)
-        clients = [
-            _GuardedClient(
-                backends.agent_client_get(config=cfg, api_key=keys.get(agent)),
+        for agent, agent_config in zip(("A", "B"), job.agents, strict=True)
+    )
+    return engine.debate_pair(
+        pair_text_build(pair=row.pair),
+        client_a,
+        client_b,
+        config,
+        done_turns=done,
+        on_turn=lambda record: lease_turn_store(
+            lease=lease, record=record, prompt_version=job.prompt_version, meter=meter
+        ),
+        # With a gate of slots the round's two requests can be in flight together; one
+        # at a time (no gate) they stay one after the other.
+        pair_runner=_pair_runner if gate is not None else None,
+    )
+
+
+def _debate_give_up(
+    row: Debate, lease: Lease, meter: Meter, exc: BaseException, elapsed: float, *, requeue: bool
+) -> None:
+    """The one failure path of :func:`debate_run`: count the answered requests whose turn was
+    not stored, then, by what went wrong: a lost lease writes nothing more (another worker
+    owns the debate); a stopped job or an interrupt gives the debate back (no attempt
+    counted); an error that would recur fails the debate at once; any other error is a failed
+    attempt (retried later, or failed after MAX_ATTEMPTS)."""
+    try:
+        meter.unstored_count(debate_id=row.pk)
+        if isinstance(exc, LeaseLost):
+            log.warning("%s; another worker owns it now", exc)
+        elif isinstance(exc, JobStopped) or not isinstance(exc, Exception):
+            lease_release(lease=lease, elapsed=elapsed)
+        else:
+            final = isinstance(exc, ContextTooLongError | ApiKeyError)
+            status = lease_fail(
                 lease=lease,
-                attempts=llm_retry_attempts(),
-                sleep=sleep,
-                meter=meter,
-                stop=stop,
-                gate=gate,
+                elapsed=elapsed,
+                error=error_text(exc),
+                final=final,
+                requeue=requeue and not final,
+                queue=job_queue(row.job),
             )
-            for agent, cfg in (("A", job.agent_a), ("B", job.agent_b))
-        ]
-        outcome = engine.debate_pair(
-            pair_text_build(pair=row.pair),
-            clients[0],
-            clients[1],
-            config,
-            done_turns=done,
-            on_turn=lambda record: _store_turn(
-                lease, record, prompt_version=job.prompt_version, meter=meter
-            ),
-            # With a gate of slots the round's two requests can be in flight together; one
-            # at a time (no gate) they stay one after the other.
-            pair_runner=_pair_runner if gate is not None else None,
-        )
-    except LeaseLost as exc:
-        log.warning("%s; another worker owns it now", exc)
-        _count_unstored(debate.pk, meter)
-        return Debate.objects.get(pk=debate.pk)
-    except JobStopped:
-        _count_unstored(debate.pk, meter)
-        _with_connection_retry(lambda: _release(lease, time.monotonic() - started))
-        return Debate.objects.get(pk=debate.pk)
-    except (ContextTooLongError, ApiKeyError) as exc:
-        # The same prompt cannot fit the next time either, and an undecryptable key stays
-        # so: failed at once, not retried.
-        error = _error_text(exc)
-        _count_unstored(debate.pk, meter)
-        _with_connection_retry(
-            lambda: _record_failure(
-                lease,
-                job_id,
-                time.monotonic() - started,
-                error,
-                requeue=False,
-                final=True,
-            )
-        )
-        return Debate.objects.get(pk=debate.pk)
-    except Exception as exc:  # every failure is recorded on the debate, never lost
-        error = _error_text(exc)
-        _count_unstored(debate.pk, meter)
-        _with_connection_retry(
-            lambda: _record_failure(
-                lease,
-                job_id,
-                time.monotonic() - started,
-                error,
-                requeue=requeue,
-                queue=queue,
-            )
-        )
-        return Debate.objects.get(pk=debate.pk)
-    except BaseException:
-        # Ctrl-C or exit (in-process runs): give the debate back with its stored turns, so
-        # the next run resumes it at once instead of waiting for the lease to expire.
-        try:
-            _count_unstored(debate.pk, meter)
-            _release(lease, time.monotonic() - started)
-        except Exception:  # e.g. the interrupt broke the connection: the lease will expire
-            log.exception("debate %s: could not give the debate back", debate.pk)
-        raise
-    # One conditional UPDATE: stored only while this lease still holds the debate.
-    elapsed = time.monotonic() - started
-    ended = _with_connection_retry(lambda: _lease_end(lease, outcome, elapsed))
-    if not ended:
-        log.warning("debate %s finished after losing its lease; not stored", debate.pk)
-        return Debate.objects.get(pk=debate.pk)
-    _job_finish_if_done(job_id)
-    return Debate.objects.get(pk=debate.pk)
+            _debate_failure_log(row.pk, exc, status)
+            if status == Debate.Status.FAILED:
+                _debate_ended(row, Debate.Status.FAILED)
+    except Exception:
+        if isinstance(exc, Exception):
+            raise
+        # An interrupt may have broken the connection: the lease will expire instead.
+        log.exception("debate %s: could not give the debate back", row.pk)
+
+
+def _debate_failure_log(debate_id: int, exc: BaseException, status: str | None) -> None:
+    if status is None:
+        log.warning("debate %s failed after losing its lease: %s", debate_id, error_text(exc))
+        return
+    now = " (now failed)" if status == Debate.Status.FAILED else ""
+    log.warning("debate %s attempt failed%s: %s", debate_id, now, error_text(exc))
+
+
+def _debate_ended(row: Debate, status: str) -> None:
+    """After a debate's outcome is stored: finish its job if it was the last open debate,
+    and tell other apps (the review queue) through :data:`debates.signals.debate_ended`."""
+    job_finish_if_done(job_id=row.job_id)
+    debate_ended.send_robust(sender=Debate, debate_id=row.pk, job_id=row.job_id, status=status)
 
 
 def debate_job_run_inline(
@@ -419,15 +315,15 @@ def debate_job_run_inline(
         job.refresh_from_db()
         if job.status != DebateJob.Status.RUNNING:
             return
-        pending = [pk for pk in _pending_ids(job) if tried.get(pk, 0) <= MAX_ATTEMPTS]
+        pending = [pk for pk in debates_pending_ids(job) if tried.get(pk, 0) <= MAX_ATTEMPTS]
         if not pending:
-            _job_finish_if_done(job.pk)
+            job_finish_if_done(job_id=job.pk)
             job.refresh_from_db()
             return
         for pk in pending:
             tried[pk] = tried.get(pk, 0) + 1
         if width > 1:
-            _database_release()  # this thread's connection would idle while the threads run
+            database_release()  # this thread's connection would idle while the threads run
         if not _run_batch(pending, width=width, on_debate=on_debate):
             return  # released: the job was paused or cancelled meanwhile
 
@@ -451,8 +347,8 @@ def debate_worker_gate_install(*, slots: int) -> int:
     """Bound the LLM requests in flight in this worker process to ``slots`` (a thread pool
     worker's ``-c``) and return how many threads its pool should run (see :func:`_llm_gate`).
     Every :func:`~debates.tasks.run_debate` in this process then holds a slot for each call
-    only (see ``_GuardedClient``), as an in-process run does. Raises ValueError if ``slots``
-    < 1."""
+    only (see :class:`~debates.services.leases.GuardedClient`), as an in-process run does.
+    Raises ValueError if ``slots`` < 1."""
     global _worker_gate
     if slots < 1:
         raise ValueError(f"a worker needs at least 1 LLM slot, got {slots}")
@@ -489,7 +385,7 @@ def _run_batch(
                     pk = next(ids, None)
                 if pk is None:
                     return
-                debate = debate_run(debate=Debate(pk=pk), requeue=False, stop=stop, gate=gate)
+                debate = debate_run(debate_id=pk, requeue=False, stop=stop, gate=gate)
                 if on_debate is not None:
                     with lock:
                         on_debate(debate)
@@ -538,7 +434,7 @@ def debate_requeue_expired(
     """
     now = now or timezone.now()
     touched_jobs: set[int] = set()
-    to_enqueue: list[int] = []
+    to_enqueue: dict[str, list[int]] = {}  # Celery queue -> debate ids
     scope = Debate.objects.filter(job=job) if job is not None else Debate.objects.all()
     with transaction.atomic():
         expired = list(
@@ -554,8 +450,8 @@ def debate_requeue_expired(
                 "job__agent_b",
             )
         )
-        queues: dict[int, str] = {}
         for pk, job_id, job_status, attempts, expired_at, agent_a, agent_b in expired:
+            assert expired_at is not None  # lease_expires_at__lt leaves out NULL
             failed = attempts + 1 >= MAX_ATTEMPTS
             Debate.objects.filter(pk=pk).update(
                 status=Debate.Status.FAILED if failed else Debate.Status.PENDING,
@@ -570,16 +466,16 @@ def debate_requeue_expired(
             )
             touched_jobs.add(job_id)
             if not failed and job_status == DebateJob.Status.RUNNING:
-                to_enqueue.append((pk, job_id))
-                queues[job_id] = debate_queue(agent_a=agent_a, agent_b=agent_b)
+                queue = debate_queue(agent_a=agent_a, agent_b=agent_b)
+                to_enqueue.setdefault(queue, []).append(pk)
         if enqueue:
-            for queue in set(queues.values()):
-                _enqueue([pk for pk, j in to_enqueue if queues[j] == queue], queue=queue)
+            for queue, ids in to_enqueue.items():
+                debates_enqueue(ids, queue=queue)
     if expired:
         log.warning("requeued %d debate(s) whose lease expired", len(expired))
     running_jobs = DebateJob.objects.filter(status=DebateJob.Status.RUNNING)
     if job is not None:
         running_jobs = running_jobs.filter(pk=job.pk)
     for job_id in set(running_jobs.values_list("pk", flat=True)) | touched_jobs:
-        _job_finish_if_done(job_id)
+        job_finish_if_done(job_id=job_id)
     return len(expired)

@@ -9,10 +9,10 @@ from assess.management.commands.pipeline import PIPELINE_ERRORS, backend_config,
 from assess.pipeline import pipeline_run
 from assess.review.selectors import job_queue_counts
 from assess.review.services import review_items_sync
+from core.roles import roles_ensure, user_ensure
 from corpora.formats import FormatError
 from corpora.management.commands._common import format_summary
 from corpora.models import Dataset
-from corpora.roles import roles_ensure, user_ensure
 from corpora.services import dataset_import_beir, dataset_summary, embeddings_seed
 from debates.models import DebateJob
 
@@ -23,7 +23,7 @@ BUNDLED_EMBEDDINGS = BUNDLED_SCIFACT / "embeddings"
 DEMO_QUERIES = 1
 # The embedded model agrees on every pair of the demo pool, and 2% of 19 pairs is none: a
 # quarter of the agreed labels go to the demo annotator so the newcomer sees the judging page
-# and the audit's estimate (issue 15).
+# and the audit's estimate of wrong consensus labels.
 DEMO_AUDIT_SHARE = 0.25
 DEMO_ACCOUNTS = (
     ("demo-admin", "admin"),

@@ -35,7 +35,11 @@ def backend_config(
     config: dict = {"backend": backend}
     if backend == "openai":
         config.update(model=model, base_url=base_url, api_key_env=key_env)
-        extra = {"context_window": context_window, "timeout": timeout, "rpm": rpm}
+        extra: dict[str, object] = {
+            "context_window": context_window,
+            "timeout": timeout,
+            "rpm": rpm,
+        }
         config.update({name: value for name, value in extra.items() if value is not None})
     elif model_path is not None or context_window is not None:
         extra = {"model_path": model_path, "context_window": context_window}

@@ -71,7 +71,8 @@ def _new_grades(report: RefineReport) -> str:
     counts = report.refinement.provenance.filter(applied=True).values_list("grade", flat=True)
     by_grade: dict[int, int] = {}
     for grade in counts:
-        by_grade[grade] = by_grade.get(grade, 0) + 1
+        if grade is not None:  # an applied row has its grade; the column is nullable
+            by_grade[grade] = by_grade.get(grade, 0) + 1
     return ", ".join(f"{g}: {n:,}" for g, n in sorted(by_grade.items())) or "none"
 
 

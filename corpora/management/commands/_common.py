@@ -41,7 +41,8 @@ def format_unknown_dropped(rows: list[str]) -> str:
 
 
 def format_identical(identical: dict) -> str:
-    """Lines for the identical-id counts of :func:`corpora.services.dataset_identical_ids_count`."""
+    """Lines for the identical-id counts of
+    :func:`corpora.services.datasets.dataset_identical_ids_count`."""
     state = "excluded" if identical["exclude"] else "kept"
     return (
         f"identical ids: {identical['ids']:,} of {identical['queries']:,} query ids are also "

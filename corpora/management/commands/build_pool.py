@@ -13,7 +13,7 @@ def format_report(report: PoolBuildReport, *, per_query: bool = True) -> str:
     runs, judged pairs left out or kept) and the totals."""
     result = report.result
     pool = report.pool
-    run_ids = sorted(report.run_names, key=report.run_names.get)
+    run_ids = sorted(report.run_names, key=lambda r: report.run_names[r])
     names = [report.run_names[r] for r in run_ids]
     judged_label = "judged-kept" if pool.include_judged else "judged-out"
     lines = []

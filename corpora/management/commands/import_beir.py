@@ -54,7 +54,7 @@ class Command(BaseCommand):
         except FormatError as exc:
             raise CommandError(f"import failed, nothing imported: {exc}") from None
         self.stdout.write(format_summary(dataset_summary(dataset=dataset)))
-        summary = dataset.imports.order_by("-pk").first().summary
+        summary = dataset.imports.latest("pk").summary
         for lines in summary["unknown_ids_dropped"].values():
             self.stdout.write(format_unknown_dropped(lines))
         self.stdout.write(format_identical(summary["identical"]))

@@ -38,5 +38,5 @@ class Command(BaseCommand):
             raise CommandError(f"import failed, nothing imported: {exc}") from None
         self.stdout.write(format_summary(dataset_summary(dataset=dataset)))
         if qrel_set.unknown_ids_dropped:
-            record = dataset.imports.filter(kind="qrels").order_by("-pk").first()
+            record = dataset.imports.filter(kind="qrels").latest("pk")
             self.stdout.write(format_unknown_dropped(record.summary["unknown_ids_dropped_rows"]))

@@ -34,7 +34,9 @@ class Command(BaseCommand):
             )
         except FormatError as exc:
             raise CommandError(f"import failed, nothing imported: {exc}") from None
-        summary = dataset.imports.filter(kind="run", summary__run=run.name).first().summary
+        summary = (
+            dataset.imports.filter(kind="run", summary__run=run.name).latest("created").summary
+        )
         self.stdout.write(
             f"run {run.name}: {summary['queries']:,} queries, {summary['entries']:,} entries; "
             f"{summary['queries_reordered_by_score']:,} queries re-ranked by score"

@@ -1,9 +1,9 @@
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from core.broker import tasks_run_in_process
 from corpora import retrieval
 from corpora.models import QrelSet, Run
 from corpora.services.datasets import qrel_set_get
@@ -78,7 +78,7 @@ class Command(BaseCommand):
         if opts["background"]:
             with self._failures(run):
                 run_enqueue(run=run)
-            if not settings.CELERY_TASK_ALWAYS_EAGER:
+            if not tasks_run_in_process():
                 # A worker executes it later: the status read now is the one before the run
                 # (a failed run being resumed still reads "failed").
                 self.stdout.write(

@@ -1,31 +1,28 @@
-"""Helpers shared by the debate commands: backend options, pool lookup, running a job with a
-live progress bar, and the summary."""
+"""Helpers shared by the debate commands: backend options, pool lookup, waiting for a job
+with a live progress bar, and the summary. The commands launch jobs through
+:func:`debates.services.launch.debate_job_launch`."""
 
 from __future__ import annotations
 
 import os
 import sys
-import time
 from typing import Any
 
-from celery import current_app
 from django.core.management.base import CommandError
 from tqdm import tqdm
 
 from corpora.models import Pool
-from debates.llm import registry
+from debates.llm.config import BACKENDS, TEST_BACKEND, TEST_FACTORY_ENV
 from debates.models import DebateJob
-from debates.services.backends import TEST_BACKEND, TEST_FACTORY_ENV
-from debates.services.jobs import debate_job_start
+from debates.services.launch import debate_job_wait, job_scale_describe
 from debates.services.progress import JobProgress, debate_job_progress
-from debates.services.run import debate_job_run_inline
 
 
 def backend_choices() -> tuple[str, ...]:
     """The backends a command accepts: the registry's, plus "test" when the test suite enabled
     its test backends (``DREAM_TEST_LLM_FACTORY``)."""
     extra = (TEST_BACKEND,) if os.environ.get(TEST_FACTORY_ENV) else ()
-    return tuple(registry.BACKENDS) + extra
+    return tuple(BACKENDS) + extra
 
 
 OPTION_FIELDS = (
@@ -96,13 +93,6 @@ def add_scale_arguments(parser) -> None:
     )
 
 
-def describe_scale(job: DebateJob) -> str:
-    """ ", graded 0..G (consensus RULE)" for a graded job, "" for a binary one."""
-    if job.scale != DebateJob.Scale.GRADED:
-        return ""
-    return f", graded 0..{job.max_grade} (consensus {job.consensus})"
-
-
 def add_concurrency_argument(parser) -> None:
     """--concurrency N: debates (LLM requests) in flight at once."""
     parser.add_argument(
@@ -161,12 +151,7 @@ def load_job(pk: int) -> DebateJob:
         raise CommandError(f"no debate job {pk}") from None
 
 
-def in_process() -> bool:
-    """True when no broker is configured: tasks would run eagerly, so run debates here."""
-    return bool(current_app.conf.task_always_eager)
-
-
-def _bar(total: int, done: int, enabled: bool):
+def _bar(total: int, done: int, enabled: bool) -> tqdm:
     return tqdm(
         total=total,
         initial=done,
@@ -178,68 +163,40 @@ def _bar(total: int, done: int, enabled: bool):
     )
 
 
-def _postfix(bar, progress: JobProgress) -> None:
-    bar.set_postfix(
-        agreed=progress.agreed, escalated=progress.escalated, failed=progress.failed, refresh=False
-    )
-    bar.update(progress.done - bar.n)
-
-
-def run_job(
-    job: DebateJob, *, wait: bool, progress_bar: bool, poll_seconds: float = 1.0
+def wait_job(
+    job: DebateJob, *, progress_bar: bool, follow_only: bool = False, poll_seconds: float = 1.0
 ) -> JobProgress:
-    """Start ``job``: in this process when there is no broker (always waits), else enqueue one
-    task per debate and, with ``wait``, follow the progress in the database until the job is
-    no longer running. Returns the progress at the end. In this process, Ctrl-C gives the
-    debate being run back (pending, turns kept) and raises CommandError saying how to
-    continue."""
-    if in_process():
-        debate_job_start(job=job, enqueue=False)
-        progress = debate_job_progress(job=job)
-        with _bar(progress.total, progress.done, progress_bar) as bar:
-            shown = [0.0]
-
-            def moved(_debate) -> None:
-                # Counting takes a few queries: at most twice a second, however many run.
-                if progress_bar and time.monotonic() - shown[0] >= 0.5:
-                    _postfix(bar, debate_job_progress(job=job))
-                    shown[0] = time.monotonic()
-
-            try:
-                debate_job_run_inline(job=job, on_debate=moved)
-            except KeyboardInterrupt:
-                # debate_run gave the interrupted debate back (pending, turns kept).
-                raise CommandError(
-                    f"interrupted: job {job.pk} keeps every stored turn; continue it with "
-                    f"`debate_job {job.pk} resume`"
-                ) from None
-            _postfix(bar, debate_job_progress(job=job))
-        return debate_job_progress(job=job)
-    debate_job_start(job=job)
-    if not wait:
-        return debate_job_progress(job=job)
-    return follow_job(job, progress_bar=progress_bar, poll_seconds=poll_seconds)
-
-
-def follow_job(job: DebateJob, *, progress_bar: bool, poll_seconds: float = 1.0) -> JobProgress:
-    """Show the job's progress (counted in the database) until it is no longer running."""
+    """:func:`~debates.services.launch.debate_job_wait` with a progress bar: run the job's
+    debates here without a broker, else follow the workers until the job stops (with
+    ``follow_only`` only follow). Returns the progress at the end. Ctrl-C gives the debates
+    being run back (pending, turns kept) and raises CommandError saying how to continue."""
     progress = debate_job_progress(job=job)
     with _bar(progress.total, progress.done, progress_bar) as bar:
-        while True:
-            progress = debate_job_progress(job=job)
-            _postfix(bar, progress)
-            if progress.status != DebateJob.Status.RUNNING:
-                return progress
-            time.sleep(poll_seconds)
+
+        def moved(progress: JobProgress) -> None:
+            bar.set_postfix(
+                agreed=progress.agreed,
+                escalated=progress.escalated,
+                failed=progress.failed,
+                refresh=False,
+            )
+            bar.update(progress.done - bar.n)
+
+        try:
+            return debate_job_wait(
+                job=job, on_progress=moved, poll_seconds=poll_seconds, follow_only=follow_only
+            )
+        except KeyboardInterrupt:
+            # debate_run gave the interrupted debates back (pending, turns kept).
+            raise CommandError(
+                f"interrupted: job {job.pk} keeps every stored turn; continue it with "
+                f"`debate_job {job.pk} resume`"
+            ) from None
 
 
 def describe_agents(job: DebateJob) -> str:
-    def one(config: dict[str, Any]) -> str:
-        if config.get("backend") in registry.BACKENDS:
-            return registry.describe_backend(config)
-        return str(config)
-
-    a, b = one(job.agent_a), one(job.agent_b)
+    """ "agents: DESCRIPTION" when both agents are the same, else "agent A: ...; agent B: ..."."""
+    a, b = (config.describe() for config in job.agents)
     return f"agents: {a}" if a == b else f"agent A: {a}; agent B: {b}"
 
 
@@ -255,7 +212,7 @@ def format_summary(job: DebateJob, progress: JobProgress) -> str:
     tokens = progress.prompt_tokens + progress.completion_tokens
     lines = [
         f"job {job.pk} ({progress.status}): {progress.total:,} pairs of pool "
-        f"{job.pool.dataset.slug}/{job.pool.name}, R={job.rounds}{describe_scale(job)}, "
+        f"{job.pool.dataset.slug}/{job.pool.name}, R={job.rounds}{job_scale_describe(job)}, "
         f"{describe_agents(job)}",
         f"agreed: {progress.agreed:,}{_counts(progress.agreed_by_round, 'round ')}",
         f"escalated: {progress.escalated:,}{_counts(progress.escalated_by_reason, '')}",

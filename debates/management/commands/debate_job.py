@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from core.broker import tasks_run_in_process
 from debates.models import DebateJob
 from debates.services.common import DebateJobError
 from debates.services.jobs import (
@@ -10,7 +11,7 @@ from debates.services.jobs import (
 )
 from debates.services.progress import debate_job_notes, debate_job_progress
 
-from ._jobs import follow_job, format_summary, in_process, load_job, run_job
+from ._jobs import format_summary, load_job, wait_job
 
 ACTIONS = ("progress", "pause", "resume", "cancel", "retry-failed")
 
@@ -37,7 +38,7 @@ class Command(BaseCommand):
             elif action == "cancel":
                 debate_job_cancel(job=job)
             elif action in ("resume", "retry-failed"):
-                run_now = in_process()
+                run_now = tasks_run_in_process()
                 # Without a broker nothing runs a running job's debates once its process
                 # stopped (Ctrl-C): resuming it runs them here.
                 interrupted = run_now and job.status == DebateJob.Status.RUNNING
@@ -45,14 +46,12 @@ class Command(BaseCommand):
                     debate_job_retry_failed(job=job, enqueue=not run_now)
                 elif not interrupted:
                     debate_job_resume(job=job, enqueue=not run_now)
-                if run_now:
-                    run_job(job, wait=True, progress_bar=not opts["no_progress"])
-                elif opts["wait"]:
-                    follow_job(job, progress_bar=not opts["no_progress"])
+                if run_now or opts["wait"]:
+                    wait_job(job, progress_bar=not opts["no_progress"])
         except DebateJobError as exc:
             raise CommandError(str(exc)) from None
         if action == "progress" and opts["wait"]:
-            follow_job(job, progress_bar=not opts["no_progress"])
+            wait_job(job, progress_bar=not opts["no_progress"], follow_only=True)
         job.refresh_from_db()
         self.stdout.write(format_summary(job, debate_job_progress(job=job)))
         # Lines other apps add (assess: the review queue and the audit estimate).

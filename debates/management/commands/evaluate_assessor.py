@@ -15,7 +15,7 @@ from debates.services.assessor import (
     single_judge_run,
 )
 from debates.services.common import DebateJobError
-from debates.services.jobs import debate_job_create
+from debates.services.launch import JobSpec, debate_job_launch, job_scale_describe
 
 from ._jobs import (
     add_backend_arguments,
@@ -23,8 +23,7 @@ from ._jobs import (
     add_scale_arguments,
     backend_configs,
     describe_agents,
-    describe_scale,
-    run_job,
+    wait_job,
 )
 
 
@@ -107,7 +106,7 @@ def format_graded_report(sample, job, report, *, seconds: float) -> str:
             f" of grade {g}"
             for g in range(job.max_grade + 1)
         ),
-        f"{describe_agents(job)}; R={job.rounds}{describe_scale(job)}, max {job.max_tokens} "
+        f"{describe_agents(job)}; R={job.rounds}{job_scale_describe(job)}, max {job.max_tokens} "
         f"tokens per call, temperature {job.temperature:g}; job {job.pk}; {seconds:.0f} s",
         "",
         f"{'method':<36} {'exact':>7} {'+-1':>7} {'bal.acc':>7} {'settled':>7} "
@@ -214,7 +213,7 @@ class Command(BaseCommand):
                 unjudged_negatives=opts["unjudged_negatives"],
                 max_grade=top,
             )
-            job = debate_job_create(
+            spec = JobSpec(
                 pool=sample.pool,
                 agent_a=agent_a,
                 agent_b=agent_b,
@@ -227,6 +226,7 @@ class Command(BaseCommand):
                 note="evaluate_assessor",
                 concurrency=opts["concurrency"],
             )
+            job = debate_job_launch(spec=spec)
         except DebateJobError as exc:
             raise CommandError(str(exc)) from None
         if sample.self_pairs_skipped:
@@ -235,7 +235,7 @@ class Command(BaseCommand):
                 "its own document left out of the gold sample"
             )
         progress = not opts["no_progress"]
-        run_job(job, wait=True, progress_bar=progress)
+        wait_job(job, progress_bar=progress)
         baseline = None
         if not opts["no_baseline"]:
             total = sample.relevant + sample.irrelevant

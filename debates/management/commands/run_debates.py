@@ -1,8 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from core.broker import tasks_run_in_process
 from debates.services.common import DebateJobError
-from debates.services.human import debate_job_budget_set
-from debates.services.jobs import debate_job_create
+from debates.services.launch import JobSpec, debate_job_launch
+from debates.services.progress import debate_job_progress
 
 from ._jobs import (
     add_backend_arguments,
@@ -10,9 +11,8 @@ from ._jobs import (
     add_scale_arguments,
     backend_configs,
     format_summary,
-    in_process,
     load_pool,
-    run_job,
+    wait_job,
 )
 
 
@@ -49,32 +49,31 @@ class Command(BaseCommand):
         parser.add_argument("--no-progress", action="store_true", help="No progress bar")
 
     def handle(self, *args, **opts):
-        pool = load_pool(opts["pool"])
         agent_a, agent_b = backend_configs(opts)
+        spec = JobSpec(
+            pool=load_pool(opts["pool"]),
+            agent_a=agent_a,
+            agent_b=agent_b,
+            rounds=opts["rounds"],
+            temperature=opts["temperature"],
+            max_tokens=opts["max_tokens"],
+            limit=opts["limit"],
+            scale=opts["scale"],
+            consensus=opts["consensus"],
+            human_budget=opts["human_budget"],
+            note="run_debates",
+            concurrency=opts["concurrency"],
+        )
         try:
-            job = debate_job_create(
-                pool=pool,
-                agent_a=agent_a,
-                agent_b=agent_b,
-                rounds=opts["rounds"],
-                temperature=opts["temperature"],
-                max_tokens=opts["max_tokens"],
-                limit=opts["limit"],
-                scale=opts["scale"],
-                consensus=opts["consensus"],
-                note="run_debates",
-                concurrency=opts["concurrency"],
-            )
-            if opts["human_budget"] is not None:
-                debate_job_budget_set(job=job, budget=opts["human_budget"])
+            job = debate_job_launch(spec=spec)
         except DebateJobError as exc:
             raise CommandError(str(exc)) from None
-        wait = opts["wait"] or in_process()
-        progress = run_job(job, wait=wait, progress_bar=not opts["no_progress"])
-        if not wait:
+        if not (opts["wait"] or tasks_run_in_process()):
+            progress = debate_job_progress(job=job)
             self.stdout.write(
                 f"job {job.pk}: {progress.total:,} debates queued; follow it with "
                 f"`debate_job {job.pk} progress` (workers: celery -A config worker)"
             )
             return
+        progress = wait_job(job, progress_bar=not opts["no_progress"])
         self.stdout.write(format_summary(job, progress))

@@ -1,0 +1,272 @@
+"""Launching a debate job, the one way every caller does it (the job form, ``run_debates``,
+``evaluate_assessor``, the pipeline): a :class:`JobSpec` says what to debate and how;
+:func:`debate_job_launch` validates it, creates the job with one pending debate per pair, sets
+its human budget and starts it; :func:`debate_job_wait` then runs it here or follows the
+workers until it stops. Whether a broker is configured is asked of
+:func:`core.broker.tasks_run_in_process`, as every app does.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import close_old_connections, connections, transaction
+from django.views.decorators.debug import sensitive_variables
+
+from core.broker import tasks_run_in_process
+from corpora.models import Pool
+from debates.api_keys import api_keys_encrypt
+from debates.engine import DebateConfig
+from debates.llm.config import AgentConfig
+from debates.models import DebateJob
+from debates.services.backends import agent_config_validate
+from debates.services.common import MAX_CONCURRENCY, DebateJobError, default_concurrency
+from debates.services.human import debate_job_budget_set
+from debates.services.jobs import debate_job_start, debates_add
+from debates.services.progress import JobProgress, debate_job_progress
+from debates.services.run import debate_job_run_inline
+
+log = logging.getLogger(__name__)
+
+ProgressCallback = Callable[[JobProgress], object]  # its result is ignored
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobSpec:
+    """What a debate job debates and how; validated by :func:`debate_job_launch`.
+
+    ``agent_a`` argues the initial stance "relevant", ``agent_b`` "irrelevant": backend
+    configs (an :class:`~debates.llm.config.AgentConfig` or its dict; None: the embedded
+    model; ``agent_b`` None: as agent A). ``rounds`` is R (1..5), ``max_tokens`` the
+    completion budget per call. ``scale`` "binary" (DREAM) or "graded": grades 0..G, G =
+    ``max_grade`` or, when None, the pool's qrels top grade; ``consensus`` "exact" or "binary"
+    (:func:`debates.engine.consensus_label`). ``prompt_version`` "" takes this code's version
+    for the scale. ``limit`` takes only the first N pairs in canonical order (query id, then
+    doc id, by code point). ``judgments_per_pair`` human judgments per escalated pair;
+    ``audit_share`` (0..1) of agreed labels drawn for a human audit; ``human_budget`` at most
+    this many pairs to humans (None: no limit). ``concurrency`` debates run at once in
+    process (1..256; None: 16 for remote agents, 1 with an embedded one).
+    """
+
+    pool: Pool
+    agent_a: AgentConfig | dict[str, Any] | None = None
+    agent_b: AgentConfig | dict[str, Any] | None = None
+    rounds: int = 2
+    temperature: float = 0.0
+    max_tokens: int = 384
+    prompt_version: str = ""
+    scale: str = "binary"
+    max_grade: int | None = None
+    consensus: str = "exact"
+    limit: int | None = None
+    judgments_per_pair: int = 1
+    audit_share: float = 0.02
+    human_budget: int | None = None
+    concurrency: int | None = None
+    note: str = ""
+
+
+def _debate_config(spec: JobSpec) -> DebateConfig:
+    max_grade = spec.max_grade
+    if spec.scale == "graded" and max_grade is None:
+        from corpora.selectors import qrels_top_grade
+
+        max_grade = qrels_top_grade(qrel_set=spec.pool.qrel_set)
+    try:
+        config = DebateConfig(
+            rounds=spec.rounds,
+            temperature=spec.temperature,
+            max_tokens=spec.max_tokens,
+            scale=spec.scale,
+            max_grade=1 if max_grade is None else max_grade,
+            consensus=spec.consensus,
+        )
+    except ValueError as exc:
+        raise DebateJobError(str(exc)) from None
+    if spec.prompt_version and spec.prompt_version != config.prompt_version:
+        raise DebateJobError(
+            f"prompt version {spec.prompt_version!r} is not available for {spec.scale} debates "
+            f"(this code has {config.prompt_version!r})"
+        )
+    return config
+
+
+def _spec_check(spec: JobSpec, config_a: AgentConfig, config_b: AgentConfig) -> int:
+    """Check the counts and shares of ``spec``; return its concurrency (the default filled)."""
+    if spec.limit is not None and spec.limit < 1:
+        raise DebateJobError(f"limit must be at least 1, got {spec.limit}")
+    if spec.judgments_per_pair < 1:
+        raise DebateJobError(
+            f"judgments per pair must be at least 1, got {spec.judgments_per_pair}"
+        )
+    if not 0.0 <= spec.audit_share <= 1.0:
+        raise DebateJobError(f"audit share must be between 0 and 1, got {spec.audit_share}")
+    concurrency = spec.concurrency
+    if concurrency is None:
+        concurrency = default_concurrency(config_a, config_b)
+    if isinstance(concurrency, bool) or not 1 <= concurrency <= MAX_CONCURRENCY:
+        raise DebateJobError(
+            f"concurrency must be between 1 and {MAX_CONCURRENCY}, got {concurrency}"
+        )
+    return concurrency
+
+
+@sensitive_variables("api_keys", "keys")
+def _keys_encrypt(
+    api_keys: dict[str, str] | None, spec: JobSpec, configs: tuple[AgentConfig, AgentConfig]
+) -> str:
+    """The typed API keys, encrypted: only for openai agents, agent B taking A's key when it
+    has no config of its own. A key wins over the config's environment variable."""
+    keys = {agent: key for agent, key in (api_keys or {}).items() if key}
+    if spec.agent_b is None and "A" in keys:
+        keys.setdefault("B", keys["A"])
+    for agent, config in zip(("A", "B"), configs, strict=True):
+        if config.backend != "openai":
+            keys.pop(agent, None)
+    try:
+        return api_keys_encrypt(keys=keys)
+    except ValueError as exc:
+        raise DebateJobError(f"api_keys: {exc}") from None
+
+
+@sensitive_variables("api_keys")
+def debate_job_launch(
+    *,
+    spec: JobSpec,
+    created_by: Any = None,
+    api_keys: dict[str, str] | None = None,
+    start: bool = True,
+    background: bool = False,
+) -> DebateJob:
+    """Create a running job with one pending debate per pair of ``spec.pool`` (the first
+    ``spec.limit``), set its human budget, and (with ``start``) start it.
+
+    ``api_keys`` maps agent "A"/"B" to a key typed in the job form: stored only encrypted
+    (:mod:`debates.api_keys`), never in the config. Starting records the start time and, when
+    a broker is configured (:func:`tasks_run_in_process` False), enqueues every debate after
+    commit; without one the caller runs them (:func:`debate_job_wait`), or, with
+    ``background``, a daemon thread of this process does once the transaction commits (a web
+    request returns at once). ``start=False`` only creates (tests, benches that start the
+    job their own way). Creating is one transaction. Raises DebateJobError for invalid
+    settings (naming the agent and field) or an empty pool.
+    """
+    config_a = agent_config_validate(spec.agent_a, agent="A")
+    config_b = agent_config_validate(
+        spec.agent_b if spec.agent_b is not None else spec.agent_a, agent="B"
+    )
+    config = _debate_config(spec)
+    concurrency = _spec_check(spec, config_a, config_b)
+    encrypted = _keys_encrypt(api_keys, spec, (config_a, config_b))
+    with transaction.atomic():
+        job = DebateJob.objects.create(
+            pool=spec.pool,
+            agent_a=config_a.dump(),
+            agent_b=config_b.dump(),
+            rounds=config.rounds,
+            temperature=config.temperature,
+            max_tokens=config.max_tokens,
+            prompt_version=config.prompt_version,
+            scale=config.scale,
+            max_grade=config.max_grade,
+            consensus=config.consensus,
+            pair_limit=spec.limit,
+            judgments_per_pair=spec.judgments_per_pair,
+            audit_share=spec.audit_share,
+            note=spec.note,
+            concurrency=concurrency,
+            api_keys_encrypted=encrypted,
+            created_by=created_by,
+        )
+        if not debates_add(job=job, limit=spec.limit):
+            raise DebateJobError(f"pool {spec.pool} has no pairs to debate")
+        if spec.human_budget is not None:
+            debate_job_budget_set(job=job, budget=spec.human_budget)
+        if start:
+            in_process = tasks_run_in_process()
+            debate_job_start(job=job, enqueue=not in_process)
+            if in_process and background:
+                debate_job_run_in_background(job_id=job.pk)
+    return job
+
+
+def debate_job_run_in_background(*, job_id: int) -> bool:
+    """Without a broker, run the job's pending debates in a daemon thread of this process,
+    started once the transaction commits (a web request returns at once); with a broker the
+    workers run them and nothing happens here. Returns True when a thread will start."""
+    if not tasks_run_in_process():
+        return False
+    transaction.on_commit(lambda: _background_thread_start(job_id))
+    return True
+
+
+def _background_thread_start(job_id: int) -> None:
+
+    def work() -> None:
+        close_old_connections()
+        try:
+            debate_job_run_inline(job=DebateJob.objects.get(pk=job_id))
+        except Exception:  # a thread has no caller to raise to: log it
+            log.exception("debate job %s stopped with an error", job_id)
+        finally:
+            connections.close_all()
+
+    threading.Thread(target=work, name=f"debate-job-{job_id}", daemon=True).start()
+
+
+def debate_job_wait(
+    *,
+    job: DebateJob,
+    on_progress: ProgressCallback | None = None,
+    poll_seconds: float = 1.0,
+    concurrency: int | None = None,
+    follow_only: bool = False,
+) -> JobProgress:
+    """Run ``job``'s pending debates until it stops, here or on the workers; return its
+    progress at the end.
+
+    Without a broker (:func:`tasks_run_in_process`) the debates run in this process,
+    ``concurrency`` at once (default the job's); Ctrl-C gives the debates in flight back
+    (pending, turns kept) and raises KeyboardInterrupt. With a broker the workers run them
+    and this follows the progress in the database every ``poll_seconds`` until the job is no
+    longer running; so does ``follow_only`` (another process runs them). ``on_progress``
+    gets the progress at most twice a second and at the end.
+    """
+    if tasks_run_in_process() and not follow_only:
+        shown = [0.0]
+
+        def moved(_debate: Any) -> None:
+            # Counting takes a few queries: at most twice a second, however many run.
+            if on_progress is not None and time.monotonic() - shown[0] >= 0.5:
+                on_progress(debate_job_progress(job=job))
+                shown[0] = time.monotonic()
+
+        debate_job_run_inline(job=job, on_debate=moved, concurrency=concurrency)
+        progress = debate_job_progress(job=job)
+        if on_progress is not None:
+            on_progress(progress)
+        return progress
+    while True:
+        progress = debate_job_progress(job=job)
+        if on_progress is not None:
+            on_progress(progress)
+        if progress.status != DebateJob.Status.RUNNING:
+            return progress
+        time.sleep(poll_seconds)
+
+
+def job_scale_describe(job: DebateJob) -> str:
+    """ ", graded 0..G (consensus RULE)" for a graded job, "" for a binary one."""
+    if job.scale != DebateJob.Scale.GRADED:
+        return ""
+    return f", graded 0..{job.max_grade} (consensus {job.consensus})"
+
+
+def job_agents_describe(job: DebateJob) -> str:
+    """The job's agents in one line: "DESCRIPTION" when both are the same, else "A vs B"."""
+    a, b = (config.describe() for config in job.agents)
+    return a if a == b else f"{a} vs {b}"

@@ -1,0 +1,100 @@
+"""Reads do not write: opening the judging page (``GET /judge/``) or a job page creates no
+review item, even when escalated debates have none; review items come from the debates'
+ends (see test_review_items_are_created_where_a_debate_ends.py). With 10,000 escalated
+debates the first judging page is no slower than the second: no queue sync on the way."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from assess.models import ReviewItem
+from core.roles import user_ensure
+
+from .review_builders import build_job, end
+
+FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def _user(username: str, role: str):
+    return user_ensure(username=username, role=role, password="correct horse battery")[0]
+
+
+def _writes_to_review_items(queries: CaptureQueriesContext) -> list[str]:
+    return [
+        q["sql"]
+        for q in queries.captured_queries
+        if q["sql"].lstrip().upper().startswith(("INSERT", "UPDATE"))
+        and "assess_reviewitem" in q["sql"].split("(")[0].split(" SET ")[0]
+    ]
+
+
+def _inserts_into_review_items(queries: CaptureQueriesContext) -> list[str]:
+    return [
+        q["sql"]
+        for q in queries.captured_queries
+        if q["sql"].lstrip().upper().startswith("INSERT")
+        and "assess_reviewitem" in q["sql"].split("(")[0]
+    ]
+
+
+def test_the_judging_page_inserts_no_review_item(client, db, settings):
+    settings.PASSWORD_HASHERS = FAST_HASHERS
+    built = build_job(escalated=3, agreed=4, audit_share=1.0)
+    client.force_login(_user("ann", "annotator"))
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get("/judge/")
+    assert response.status_code == 200
+    # The claim's one UPDATE (the lease) runs and finds nothing; nothing is inserted.
+    assert _inserts_into_review_items(queries) == []
+    assert ReviewItem.objects.count() == 0  # a database made before: review_sync repairs it
+    end(built.escalated[0])
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get("/judge/")
+    assert response.status_code == 200
+    assert f'data-item="{ReviewItem.objects.get().pk}"' in response.content.decode()
+    assert _inserts_into_review_items(queries) == []  # the claim leases (UPDATE), no INSERT
+    assert ReviewItem.objects.count() == 1
+
+
+def test_the_job_page_writes_no_review_item(client, db, settings):
+    settings.PASSWORD_HASHERS = FAST_HASHERS
+    built = build_job(escalated=3, agreed=4, audit_share=1.0)
+    client.force_login(_user("boss", "admin"))
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(f"/jobs/{built.job.pk}/")
+    assert response.status_code == 200
+    assert 'id="job-review"' in response.content.decode()
+    assert _writes_to_review_items(queries) == []
+    assert ReviewItem.objects.count() == 0
+
+
+def test_with_10000_escalated_debates_the_first_judging_page_is_as_fast_as_the_second(
+    client, db, settings
+):
+    settings.PASSWORD_HASHERS = FAST_HASHERS
+    built = build_job(escalated=10_000)
+    # 100 debates ended since the change (their items exist); 9,900 ended before it.
+    for debate in built.escalated[:100]:
+        end(debate)
+    assert ReviewItem.objects.count() == 100
+    first_user, second_user = _user("ann1", "annotator"), _user("ann2", "annotator")
+    client.force_login(first_user)
+    started = time.perf_counter()
+    with CaptureQueriesContext(connection) as queries:
+        first = client.get("/judge/")
+    first_s = time.perf_counter() - started
+    assert first.status_code == 200 and re.search(r'data-item="\d+"', first.content.decode())
+    assert _inserts_into_review_items(queries) == []
+    client.force_login(second_user)  # another annotator: a claim again, not a held pair
+    started = time.perf_counter()
+    second = client.get("/judge/")
+    second_s = time.perf_counter() - started
+    assert second.status_code == 200 and re.search(r'data-item="\d+"', second.content.decode())
+    print(f"first GET /judge/ {first_s * 1000:.0f} ms, second {second_s * 1000:.0f} ms")
+    # The sync the judging page used to run took 2.5 s here against 60 ms for the next page.
+    assert first_s < 3 * second_s + 0.1
+    assert ReviewItem.objects.count() == 100

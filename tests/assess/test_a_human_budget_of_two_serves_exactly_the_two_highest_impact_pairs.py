@@ -1,0 +1,59 @@
+"""With a human budget of 2, the queue serves exactly the two pairs of
+highest impact on the benchmark (sum over the runs that retrieved the pair of 1/log2(rank + 1)
+for rank <= 10), escalated and audited pairs together; raising the budget releases the next.
+
+The hand-made pool (pairs q00i/d00i; 1-4 escalated, 5-6 agreed and audited), ranks in runs A
+and B, and the impact worked by hand:
+  pair 1: A 5, B 12      1/log2(6) = 0.386853
+  pair 2: A 1, B 2       1 + 1/log2(3) = 1.630930
+  pair 3: A 11           0
+  pair 4: A 3, B 3       0.5 + 0.5 = 1.0
+  pair 5: B 1            1.0 (ties pair 4: q004 sorts before q005)
+  pair 6: A 2            0.630930
+Order: 2, 4, 5, 6, 1, 3. Total 4.648713; a budget of 2 covers 2.630930 / 4.648713 = 0.56595.
+"""
+
+import uuid
+
+import pytest
+
+from assess.models import ReviewItem
+from assess.review.budget import budget_coverage, pair_impact
+from assess.review.services import judgment_record, review_item_claim
+from debates.services.human import debate_job_budget_set
+
+
+def test_impact_is_the_summed_ndcg_discount_up_to_rank_ten():
+    assert pair_impact([5, 12]) == pytest.approx(0.386853, abs=1e-6)
+    assert pair_impact([1, 2]) == pytest.approx(1.630930, abs=1e-6)
+    assert pair_impact([11]) == 0.0
+    impacts = [1.630930, 1.0, 1.0, 0.630930, 0.386853, 0.0]
+    assert budget_coverage(impacts, 2) == pytest.approx(0.56595, abs=1e-5)
+    assert budget_coverage(impacts, None) == 1.0
+
+
+def _serve(annotator) -> str | None:
+    item = review_item_claim(annotator=annotator)
+    if item is None:
+        return None
+    judgment_record(item=item, annotator=annotator, label=1, client_id=uuid.uuid4())
+    return item.debate.pair.query.query_id
+
+
+def test_a_budget_of_two_serves_the_two_highest_impact_pairs_and_raising_it_releases_the_next(
+    budget_job, annotators, fresh_cache
+):
+    job, debates = budget_job
+    assert ReviewItem.objects.count() == 6  # every pair is queued; the budget decides
+    (alice,) = annotators(1)
+    assert [_serve(alice), _serve(alice), _serve(alice)] == ["q002", "q004", None]
+
+    debate_job_budget_set(job=job, budget=3)
+    assert [_serve(alice), _serve(alice)] == ["q005", None]
+    debate_job_budget_set(job=job, budget=None)
+    assert [_serve(alice), _serve(alice), _serve(alice), _serve(alice)] == [
+        "q006",
+        "q001",
+        "q003",
+        None,
+    ]

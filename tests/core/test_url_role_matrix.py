@@ -1,0 +1,206 @@
+"""Every URL answers each role (and anonymous users) with the status the role table says.
+
+Anonymous users are sent to the login page from everything but the login page; logged-in
+users without the page's role get 403. Add a row here for every URL you add: the last test
+fails while a named URL is missing from the table.
+"""
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from tests.fixtures.ui import ANONYMOUS, NO_ROLE, WHO
+
+LOGIN = 302  # anonymous: redirected to the login page with ?next=
+
+
+def _row(status: dict[str, int], **defaults: int) -> dict[str, int]:
+    return {who: status.get(who, defaults.get("others", 0)) for who in WHO}
+
+
+READERS_ONLY = _row({ANONYMOUS: LOGIN, NO_ROLE: 403, "annotator": 403}, others=200)
+ANY_ROLE = _row({ANONYMOUS: LOGIN, NO_ROLE: 403}, others=200)
+
+
+def _annotators(status: int) -> dict[str, int]:
+    return _row({ANONYMOUS: LOGIN, "annotator": status}, others=403)
+
+
+def _admins(status: int) -> dict[str, int]:
+    return _row({ANONYMOUS: LOGIN, "admin": status}, others=403)
+
+
+ANNOTATORS_ONLY = _annotators(200)
+ADMINS_ONLY = _admins(200)
+
+# (method, url name, kwargs, query string, {who: status})
+MATRIX = [
+    ("get", "login", {}, "", _row({ANONYMOUS: 200}, others=302)),
+    ("get", "logout", {}, "", _row({}, others=405)),
+    ("post", "logout", {}, "", _row({}, others=302)),
+    ("get", "home", {}, "", ANY_ROLE),
+    ("get", "corpora:dataset_list", {}, "", READERS_ONLY),
+    ("get", "corpora:dataset_detail", {"slug": "tiny"}, "", READERS_ONLY),
+    (
+        "get",
+        "corpora:dataset_detail",
+        {"slug": "nope"},
+        "",
+        _row({ANONYMOUS: LOGIN, NO_ROLE: 403, "annotator": 403}, others=404),
+    ),
+    ("get", "corpora:document_list", {"slug": "tiny"}, "", READERS_ONLY),
+    ("get", "corpora:document_detail", {"slug": "tiny"}, "id=d1", READERS_ONLY),
+    (
+        "get",
+        "corpora:document_detail",
+        {"slug": "tiny"},
+        "id=nope",
+        _row({ANONYMOUS: LOGIN, NO_ROLE: 403, "annotator": 403}, others=404),
+    ),
+    (
+        "get",
+        "corpora:qrels_download",
+        {"slug": "tiny", "name": "test", "fmt": "trec"},
+        "",
+        READERS_ONLY,
+    ),
+    (
+        "get",
+        "corpora:qrels_download",
+        {"slug": "tiny", "name": "test", "fmt": "beir"},
+        "",
+        READERS_ONLY,
+    ),
+    # Refined qrel sets, exports, re-benchmark and RAG (assess.refined.urls). The tiny
+    # dataset has no refined set: its pages answer 404 to readers (the tests of tests/assess/
+    # open real ones); "test" against itself gives a re-benchmark with tables and plots.
+    ("get", "refined:refined_list", {"slug": "tiny"}, "", READERS_ONLY),
+    (
+        "get",
+        "refined:refined_detail",
+        {"slug": "tiny", "name": "test"},
+        "",
+        _row({ANONYMOUS: LOGIN, NO_ROLE: 403, "annotator": 403}, others=404),
+    ),
+    (
+        "post",
+        "refined:export_start",
+        {"slug": "tiny", "name": "test", "kind": "trec"},
+        "",
+        _row({ANONYMOUS: LOGIN, NO_ROLE: 403, "annotator": 403}, others=404),
+    ),
+    (
+        "get",
+        "refined:export_start",
+        {"slug": "tiny", "name": "test", "kind": "trec"},
+        "",
+        _row({ANONYMOUS: LOGIN, NO_ROLE: 403, "annotator": 403}, others=405),
+    ),
+    (
+        "get",
+        "refined:export_status",
+        {"pk": 999999},
+        "",
+        _row({ANONYMOUS: LOGIN, NO_ROLE: 403, "annotator": 403}, others=404),
+    ),
+    (
+        "get",
+        "refined:export_download",
+        {"pk": 999999},
+        "",
+        _row({ANONYMOUS: LOGIN, NO_ROLE: 403, "annotator": 403}, others=404),
+    ),
+    # Refine again: admins only; an empty form gives the page again with its errors.
+    ("post", "refined:refine_create", {"slug": "tiny"}, "", _admins(400)),
+    ("get", "refined:refine_create", {"slug": "tiny"}, "", _admins(405)),
+    ("get", "refined:rebenchmark", {"slug": "tiny"}, "", READERS_ONLY),
+    ("get", "refined:rebenchmark", {"slug": "tiny"}, "original=test&refined=test", READERS_ONLY),
+    (
+        "get",
+        "refined:rebenchmark_plot",
+        {"slug": "tiny", "plot": "ranks"},
+        "original=test&refined=test",
+        READERS_ONLY,
+    ),
+    ("get", "refined:rag", {"slug": "tiny"}, "", READERS_ONLY),
+    # Judging (annotators only), adjudication (admins), annotator overview (readers), debate
+    # jobs (readers; launch and controls admins). Ids 999999 do not exist: allowed roles get
+    # 404 (tests/assess/test_judging_*, test_agreement_* and tests/debates/test_job_pages_*
+    # open real ones); POST-only views answer GET with 405 once the role is checked.
+    ("get", "assess:judge", {}, "", ANNOTATORS_ONLY),
+    ("post", "assess:judge_submit", {"item_id": 999999}, "", _annotators(404)),
+    ("get", "assess:judge_submit", {"item_id": 999999}, "", _annotators(405)),
+    ("post", "assess:judge_skip", {"item_id": 999999}, "", _annotators(404)),
+    ("post", "assess:judge_undo", {}, "", _annotators(302)),  # nothing to undo: back to judging
+    ("get", "assess:judge_undo", {}, "", _annotators(405)),
+    ("post", "assess:judge_unskip", {}, "", _annotators(302)),
+    ("get", "assess:disagreement_list", {}, "", ADMINS_ONLY),
+    ("get", "assess:adjudicate", {"item_id": 999999}, "", _admins(404)),
+    ("get", "assess:annotator_list", {}, "", READERS_ONLY),
+    ("get", "debates:job_list", {}, "", READERS_ONLY),
+    ("get", "debates:job_launch", {}, "", ADMINS_ONLY),
+    (
+        "get",
+        "debates:job_detail",
+        {"pk": 999999},
+        "",
+        _row({ANONYMOUS: LOGIN, NO_ROLE: 403, "annotator": 403}, others=404),
+    ),
+    ("post", "debates:job_control", {"pk": 999999, "action": "pause"}, "", _admins(404)),
+    ("get", "debates:job_control", {"pk": 999999, "action": "pause"}, "", _admins(405)),
+    ("post", "debates:job_budget", {"pk": 999999}, "", _admins(404)),
+    ("get", "debates:job_budget", {"pk": 999999}, "", _admins(405)),
+    # The Django admin sends everyone but staff to its (rate-limited) login page.
+    ("get", "admin:index", {}, "", _row({"admin": 200}, others=302)),
+]
+
+CASES = [
+    pytest.param(
+        method,
+        name,
+        kwargs,
+        query,
+        who,
+        status[who],
+        id=f"{method} {name} {kwargs} {query} as {who}",
+    )
+    for method, name, kwargs, query, status in MATRIX
+    for who in WHO
+]
+
+
+@pytest.mark.parametrize(("method", "name", "kwargs", "query", "who", "expected"), CASES)
+def test_each_url_answers_each_role_with_its_status(
+    client_as, tiny_dataset, method, name, kwargs, query, who, expected
+):
+    client = client_as(who)
+    url = reverse(name, kwargs=kwargs) + (f"?{query}" if query else "")
+    response = getattr(client, method)(url)
+    assert response.status_code == expected
+    if who == ANONYMOUS and expected == LOGIN and not name.startswith("admin:"):
+        if name == "logout":
+            assert response["Location"] == reverse("login")
+        else:
+            assert response["Location"].startswith(reverse("login") + "?next=")
+
+
+def _named_urls(resolver, namespace: str = "") -> dict:
+    names = {}
+    for pattern in resolver.url_patterns:
+        if isinstance(pattern, URLResolver):
+            inner = f"{namespace}{pattern.namespace}:" if pattern.namespace else namespace
+            names |= _named_urls(pattern, inner)
+        elif isinstance(pattern, URLPattern) and pattern.name:
+            names[namespace + pattern.name] = pattern.callback
+    return names
+
+
+OUR_URLS = {n: v for n, v in _named_urls(get_resolver()).items() if not n.startswith("admin:")}
+
+
+def test_every_named_url_outside_the_django_admin_is_in_the_matrix():
+    assert set(OUR_URLS) - {name for _, name, _, _, _ in MATRIX} == set()
+
+
+def test_every_view_but_login_and_logout_is_wrapped_in_role_required():
+    unchecked = {n for n, view in OUR_URLS.items() if not hasattr(view, "allowed_roles")}
+    assert unchecked == {"login", "logout"}

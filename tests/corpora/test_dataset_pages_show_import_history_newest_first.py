@@ -1,0 +1,24 @@
+"""The dataset page lists every import (kind, file, seconds), newest first."""
+
+from datetime import timedelta
+
+from django.template.defaultfilters import floatformat
+
+from corpora.models import ImportRecord
+from tests.fixtures.ui import html_tables
+
+
+def test_imports_are_listed_newest_first(client_as, tiny_dataset):
+    beir = tiny_dataset.imports.get()
+    later = ImportRecord.objects.create(
+        dataset=tiny_dataset, kind="qrels", path="/data/more.qrels", summary={}, seconds=2.26
+    )
+    ImportRecord.objects.filter(pk=later.pk).update(created=beir.created + timedelta(hours=1))
+    html = client_as("researcher").get("/datasets/tiny/").content.decode()
+    history = html_tables(html)[-1]
+    assert history[0] == ["When (UTC)", "Kind", "File", "Seconds"]
+    assert [row[1:] for row in history[1:]] == [
+        ["TREC qrels", "/data/more.qrels", "2.3"],
+        ["BEIR folder", beir.path, floatformat(beir.seconds, 1)],
+    ]
+    assert history[1][0] == (beir.created + timedelta(hours=1)).strftime("%Y-%m-%d %H:%M:%S")

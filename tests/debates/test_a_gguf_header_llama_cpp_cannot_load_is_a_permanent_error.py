@@ -1,0 +1,21 @@
+"""A file that passes the header check but that llama.cpp cannot load (here: a GGUF header
+with no tensors) gives a PermanentLLMError naming the path when the client is built, never
+a reply."""
+
+import pytest
+
+from debates.llm.base import PermanentLLMError
+from debates.llm.registry import client_from_config
+from tests.fixtures.llm import write_gguf_header
+
+
+def test_the_client_is_refused_naming_the_file(tmp_path):
+    path = write_gguf_header(
+        tmp_path / "empty.gguf",
+        {"general.architecture": "llama", "tokenizer.chat_template": "{{ messages }}"},
+    )
+    with pytest.raises(PermanentLLMError) as caught:
+        client_from_config({"backend": "embedded", "model_path": str(path)})
+    assert str(caught.value) == (
+        f"{path}: llama.cpp cannot load it (Failed to load model from file: {path})"
+    )

@@ -1,0 +1,61 @@
+"""A job with concurrency N keeps exactly N LLM requests in flight, never more: run in this
+process without a broker, and on a thread-pool worker ``-P threads -c N`` of the remote
+queue (both run N + 1 threads sharing N slots for LLM calls). Every request the server
+answered is one stored turn, none repeated.
+"""
+
+import pytest
+
+from debates.services import debate_job_run_inline, debate_job_start
+from debates.services.common import REMOTE_QUEUE, debate_queue
+from debates.services.launch import JobSpec, debate_job_launch
+from tests.fixtures.jobs import wait_job_finished
+from tests.fixtures.latency import counted_calls, remote_agent, stored_calls
+
+N = 6
+
+
+def assert_n_in_flight_and_nothing_lost(job, server) -> None:
+    job.refresh_from_db()
+    assert job.status == "finished"
+    assert not job.debates.exclude(status__in=["agreed", "escalated"]).exists()
+    counters = server.counters()
+    assert counters["peak_in_flight"] == N
+    assert counters["repeated"] == 0
+    assert counters["requests"] == stored_calls(job) == counted_calls(job)[0]
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_in_process_run_keeps_n_requests_in_flight(scifact_pool, latency_server):
+    server = latency_server(0.5)
+    agent = remote_agent(server)
+    job = debate_job_launch(
+        spec=JobSpec(pool=scifact_pool(24), agent_a=agent, agent_b=agent, rounds=2, concurrency=N),
+        start=False,
+    )
+    assert job.concurrency == N
+    debate_job_start(job=job, enqueue=False)
+    debate_job_run_inline(job=job)
+    assert_n_in_flight_and_nothing_lost(job, server)
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_a_thread_pool_worker_of_the_remote_queue_keeps_n_requests_in_flight(
+    scifact_pool, latency_server, celery_worker_process
+):
+    server = latency_server(0.5)
+    agent = remote_agent(server)
+    assert debate_queue(agent_a=agent, agent_b=agent) == REMOTE_QUEUE
+    job = debate_job_launch(
+        spec=JobSpec(pool=scifact_pool(24), agent_a=agent, agent_b=agent, rounds=2, concurrency=N),
+        start=False,
+    )
+    worker = celery_worker_process(pool="threads", concurrency=N, queues=REMOTE_QUEUE)
+    debate_job_start(job=job)
+    wait_job_finished(job, what="the job to finish on the worker")
+    worker.stop()
+    # N slots shared by N + 1 threads: one more debate than N may be running, never more calls.
+    assert f"concurrency: {N + 1} (thread)" in worker.log.read_text()
+    assert_n_in_flight_and_nothing_lost(job, server)
