@@ -287,7 +287,7 @@ def main() -> None:
         outside = stack["seconds"] - stack["llm_seconds"]
 
         if not args.skip_openai:
-            from tests.llm_fixtures import SERVER_MODEL_ALIAS, start_llama_server
+            from tests.fixtures.llm import SERVER_MODEL_ALIAS, start_llama_server
 
             server = start_llama_server()
             agent = {
