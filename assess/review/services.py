@@ -195,60 +195,72 @@ def review_items_sync_all() -> int:
     return sum(review_items_sync(job=job) for job in DebateJob.objects.all())
 
 
-# One statement: the debate's outcome and pair, and its job's audit share and judgments per
-# pair. It runs once per finished debate in the LLM workers' hot path, so it is written out
-# (no ORM compile step, ~1 ms) and an agreed debate not drawn for the audit costs nothing more.
+# Once per finished debate, in the LLM workers' hot path: plain statements, the same text on
+# PostgreSQL and SQLite, without the ORM's compile step (~1 ms each). An agreed debate not
+# drawn for the audit costs the first one only; a debate that needs a human four.
 _DEBATE_ENDED_SQL = """
     SELECT d.status, d.pair_id, d.job_id, j.audit_share, j.judgments_per_pair
       FROM {debate} d JOIN {job} j ON j.id = d.job_id
      WHERE d.id = %s
 """
+_PAIR_RANKS_SQL = "SELECT rank FROM {source} WHERE pair_id = %s"
+_JOB_BUDGET_SQL = "SELECT human_budget FROM {job} WHERE id = %s"
+# ON CONFLICT: a debate ending twice, or a sync running alongside, leaves one item.
+_ITEM_INSERT_SQL = """
+    INSERT INTO {item} (debate_id, kind, judgments_needed, judgments_done, impact, created)
+    VALUES (%s, %s, %s, 0, %s, %s)
+    ON CONFLICT (debate_id) DO NOTHING
+"""
 
 
-def review_item_for_debate(*, debate_id: int) -> ReviewItem | None:
-    """Put a debate that just ended in the review queue if it needs a human; return its item
-    (None when it needs none).
+def review_item_for_debate(*, debate_id: int) -> bool:
+    """Put a debate that just ended in the review queue if it needs a human; True when this
+    call created its item.
 
     An escalated debate gets an ``escalated`` item; an agreed one an ``audit`` item when its
     pair is drawn for the job's audit (:func:`assess.review.agreement.audit_selected`, the
     draw :func:`review_items_sync` makes). Both want the job's ``judgments_per_pair``
-    judgments and carry the pair's impact. The outcome is read from the database, not taken
-    from the caller. Idempotent: a debate ending twice, or a sync running alongside, leaves
-    one item (one item per debate, a unique key). An agreed debate not drawn costs one
-    query; a new item, when the job has a human budget, renumbers the job's budget ranks
-    (:func:`review_budget_renumber`; without a budget the claim ignores ranks, and a budget
-    set later renumbers, :func:`review_items_on_job_change`).
+    judgments and carry the pair's impact (:func:`assess.review.budget.pair_impact`). The
+    outcome is read from the database, not taken from the caller. Idempotent: a debate
+    ending twice, or a sync running alongside, leaves one item. A new item, when the job has
+    a human budget, renumbers the job's budget ranks (:func:`review_budget_renumber`; without
+    a budget the claim ignores ranks, and a budget set later renumbers,
+    :func:`review_items_on_job_change`).
     """
-    sql = _DEBATE_ENDED_SQL.format(debate=Debate._meta.db_table, job=DebateJob._meta.db_table)
+    tables = {
+        "debate": Debate._meta.db_table,
+        "job": DebateJob._meta.db_table,
+        "source": PairSource._meta.db_table,
+        "item": ReviewItem._meta.db_table,
+    }
     with connection.cursor() as cursor:
-        cursor.execute(sql, [debate_id])
+        cursor.execute(_DEBATE_ENDED_SQL.format(**tables), [debate_id])
         row = cursor.fetchone()
-    if row is None:
-        return None
-    status, pair_id, job_id, audit_share, judgments_per_pair = row
-    if status == Debate.Status.ESCALATED:
-        kind = ReviewItem.Kind.ESCALATED
-    elif status == Debate.Status.AGREED and audit_share > 0:
-        if not audit_selected(job_id, pair_id, audit_share):
-            return None
-        kind = ReviewItem.Kind.AUDIT
-    else:
-        return None
-    item, created = ReviewItem.objects.get_or_create(
-        debate_id=debate_id,
-        defaults={
-            "kind": kind,
-            "judgments_needed": judgments_per_pair,
-            "impact": _pair_impacts({pair_id}).get(pair_id, 0.0),
-        },
-    )
-    if created:
-        # Read after the insert committed: a budget set meanwhile either is seen here, or
-        # its own renumbering (after its commit) sees this item.
-        job = DebateJob.objects.only("pk", "human_budget").get(pk=job_id)
-        if job.human_budget is not None:
-            review_budget_renumber(job=job)
-    return item
+        if row is None:
+            return False
+        status, pair_id, job_id, audit_share, judgments_per_pair = row
+        if status == Debate.Status.ESCALATED:
+            kind = ReviewItem.Kind.ESCALATED
+        elif status == Debate.Status.AGREED and audit_share > 0:
+            if not audit_selected(job_id, pair_id, audit_share):
+                return False
+            kind = ReviewItem.Kind.AUDIT
+        else:
+            return False
+        cursor.execute(_PAIR_RANKS_SQL.format(**tables), [pair_id])
+        impact = budget.pair_impact(rank for (rank,) in cursor.fetchall())
+        created_at = connection.ops.adapt_datetimefield_value(timezone.now())
+        params = [debate_id, kind, judgments_per_pair, impact, created_at]
+        cursor.execute(_ITEM_INSERT_SQL.format(**tables), params)
+        if not cursor.rowcount:
+            return False
+        # Read again after the insert committed: a budget set meanwhile is either seen here,
+        # or its own renumbering (after its commit) sees this item.
+        cursor.execute(_JOB_BUDGET_SQL.format(**tables), [job_id])
+        (human_budget,) = cursor.fetchone()
+    if human_budget is not None:
+        review_budget_renumber(job=DebateJob.objects.only("pk", "human_budget").get(pk=job_id))
+    return True
 
 
 def review_items_on_job_change(*, job: DebateJob, field: str) -> int:
