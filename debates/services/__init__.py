@@ -1,6 +1,12 @@
-"""Debate services: LLM backends, debate jobs and their controls, running one debate, progress,
-and measuring the assessor. May import corpora, never assess (corpora ← debates ← assess).
-Re-exported here: only what callers outside the debates app use; debates imports submodules."""
+"""Debate services. Owns launching a job (:mod:`.launch`, the one place a job is created),
+the job controls (:mod:`.jobs`), the Celery messages (:mod:`.queue`), running one debate
+(:mod:`.run`) under a lease (:mod:`.leases`), the agents' clients (:mod:`.backends`),
+progress, the human share of a job (:mod:`.human`) and measuring the assessor.
+Re-exported here: only what callers outside the debates app use; debates imports submodules.
+
+The rule table: tests/architecture/test_imports_follow_the_package_rules.py (RULES).
+May import: core, corpora.
+"""
 
 from debates.services.backends import agent_client_get, agent_config_validate
 from debates.services.common import DebateJobError
