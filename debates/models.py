@@ -110,14 +110,9 @@ class DebateJob(models.Model):
 
     @property
     def agents(self) -> tuple[AgentConfig, AgentConfig]:
-        """Agent A's and agent B's backend configs, parsed from the stored JSON (once per
-        instance: a refreshed job is read again)."""
-        stored = (self.agent_a, self.agent_b)
-        cached = self.__dict__.get("_agents")
-        if cached is None or cached[0] != stored:
-            cached = (stored, (AgentConfig.stored(self.agent_a), AgentConfig.stored(self.agent_b)))
-            self.__dict__["_agents"] = cached
-        return cached[1]
+        """Agent A's and agent B's backend configs, parsed from the stored JSON
+        (:meth:`AgentConfig.stored` parses each distinct config once per process)."""
+        return AgentConfig.stored(self.agent_a), AgentConfig.stored(self.agent_b)
 
 
 class Debate(models.Model):

@@ -251,8 +251,7 @@ class AgentConfig(BaseModel):
         if isinstance(raw, dict) and raw.get("backend") == TEST_BACKEND:
             if not os.environ.get(TEST_FACTORY_ENV):
                 raise ValueError(f"backend 'test' exists only when {TEST_FACTORY_ENV} is set")
-            options = tuple(sorted((str(k), v) for k, v in raw.items() if k != "backend"))
-            return cls(backend=TEST_BACKEND, options=options)
+            return _test_config(raw)
         return cls(**validate_backend_config(raw, check_file=check_file))
 
     @classmethod
@@ -342,6 +341,11 @@ def backend_and_model(raw: AgentConfig | dict[str, Any] | None) -> tuple[str, st
 def _stored(text: str) -> AgentConfig:
     raw = json.loads(text)
     if isinstance(raw, dict) and raw.get("backend") == TEST_BACKEND:
-        options = tuple(sorted((str(k), v) for k, v in raw.items() if k != "backend"))
-        return AgentConfig(backend=TEST_BACKEND, options=options)
+        return _test_config(raw)  # stored once, so accepted whatever the environment says
     return AgentConfig.load(raw, check_file=False)
+
+
+def _test_config(raw: dict[str, Any]) -> AgentConfig:
+    # The test backend's own fields are kept as given, in sorted order.
+    options = tuple(sorted((str(k), v) for k, v in raw.items() if k != "backend"))
+    return AgentConfig(backend=TEST_BACKEND, options=options)
