@@ -43,6 +43,7 @@ from debates.services import (
     debate_job_wait,
     job_agents_describe,
     job_scale_describe,
+    tokens_describe,
 )
 from debates.services.human import debate_job_audit_share_set, debate_job_budget_set
 from debates.services.progress import JobProgress
@@ -103,6 +104,8 @@ def _job_ensure(
     concurrency: int | None = None,
     audit_share: float | None = None,
     human_budget: int | None = None,
+    max_tokens: int | None = None,
+    max_tokens_cap: int | None = None,
 ) -> DebateJob:
     """The pool's debate job: the existing one when it debates the same pairs with the same
     agents, R, scale and consensus rule, else a new one. Raises DebateJobError when the pool
@@ -122,6 +125,8 @@ def _job_ensure(
             agent_a=config,
             agent_b=config,
             rounds=rounds,
+            max_tokens=max_tokens,
+            max_tokens_cap=max_tokens_cap,
             scale=scale,
             consensus=consensus,
             human_budget=human_budget,
@@ -219,6 +224,8 @@ def pipeline_run(
     relevant_grade: int = 1,
     rel_level: int = 1,
     exp_gain: bool = False,
+    max_tokens: int | None = None,
+    max_tokens_cap: int | None = None,
 ) -> PipelineReport:
     """Run the main job on ``dataset`` and echo each step's summary.
 
@@ -231,7 +238,9 @@ def pipeline_run(
     consensus grades go into the refined set as they are, a binary label 1 as
     ``relevant_grade``. The re-benchmark counts grade >= ``rel_level`` as relevant and, with
     ``exp_gain``, adds nDCG@10 with gains 2^grade - 1. ``concurrency``: debates at once in
-    this process (None: 16 for openai agents, 1 for embedded). ``audit_share`` (0..1) of
+    this process (None: 16 for openai agents, 1 for embedded). ``max_tokens`` is a turn's
+    first budget and ``max_tokens_cap`` the most a re-ask of a cut reply gets (None: 2048
+    for openai agents, else 384; twice that), for a new job. ``audit_share`` (0..1) of
     agreed labels audited and ``human_budget`` (pairs for humans, highest impact first):
     None keeps the job's (2%, no limit); a reused job takes new values.
     The refined qrel set (default name ``<qrels>-dream-<pool>``) takes consensus and human
@@ -269,6 +278,8 @@ def pipeline_run(
         concurrency=concurrency,
         audit_share=audit_share,
         human_budget=human_budget,
+        max_tokens=max_tokens,
+        max_tokens_cap=max_tokens_cap,
     )
     counts = _debates_report(job, _debates_run(job, concurrency=concurrency), echo)
     steps.lap("debates")
@@ -408,6 +419,7 @@ def _debates_report(job: DebateJob, progress: JobProgress, echo: Echo) -> dict[s
             "  escalated by reason: "
             + ", ".join(f"{r}: {n}" for r, n in sorted(progress.escalated_by_reason.items()))
         )
+    echo(f"  tokens: {tokens_describe(progress)}")
     return counts
 
 

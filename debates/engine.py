@@ -6,8 +6,10 @@ Scalable Relevance Assessment for IR Benchmarks", ICLR 2026, arXiv 2602.06526), 
 1 each argues its stance from the chunk; in round j > 1 each reads both turns of round j - 1,
 critiques the opponent and gives an updated label. The first round whose two labels agree
 ends the debate (consensus); after R rounds without agreement the pair is escalated to a
-human. A reply that cannot be read is re-asked once; if it still cannot be read the debate
-is escalated at once ("unparsed"): a parse failure is never a label.
+human. Each turn is asked by :func:`debates.turns.turn_ask`: a reply that cannot be read is
+re-asked once, a reply cut at its token budget is re-asked once with twice the budget; a turn
+still unread escalates the debate at once ("unparsed", or "truncated" when cut): a parse
+failure is never a label, and a reasoning model's reasoning is never read as its answer.
 
 Graded debates (``DebateConfig(scale="graded", max_grade=G)``, our extension, not in the
 paper): each label is a grade 0..G with the rubric of :mod:`debates.rubric`; A argues for the
@@ -29,14 +31,15 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from debates import prompts, rubric
-from debates.llm.base import (
-    ChatMessage,
-    ContextTooLongError,
-    GenerationParams,
-    LLMClient,
-    LLMResult,
+from debates.llm.base import ChatMessage, LLMClient
+from debates.parsing import evidence_spans
+from debates.turns import (
+    SEED,
+    TurnRecord,
+    TurnSettings,
+    prompt_token_count,
+    turn_ask,
 )
-from debates.parsing import ParsedReply, ReplyParseError, evidence_spans, parse_reply
 
 __all__ = [
     "MAX_ROUNDS",
@@ -50,6 +53,7 @@ __all__ = [
     "evidence_spans",
     "judge_single",
     "prompt_token_count",
+    "SEED",
 ]
 
 MAX_ROUNDS = 5
@@ -64,11 +68,6 @@ PairRunner = Callable[
 SCALES = ("binary", "graded")
 CONSENSUS_RULES = ("exact", "binary")
 AGENTS = (("A", "relevant"), ("B", "irrelevant"))
-# Chat templates wrap every message in role markers (about 4-6 tokens in Llama 3 and ChatML)
-# and add a generation prompt; count_tokens sees only the content, so reserve this much more.
-MESSAGE_OVERHEAD_TOKENS = 8
-REPLY_PRIMING_TOKENS = 8
-SEED = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +84,10 @@ class PairText:
 
 @dataclass(frozen=True, slots=True)
 class DebateConfig:
-    """Debate settings. ``rounds`` is R (1..5), ``max_tokens`` the completion budget per call.
+    """Debate settings. ``rounds`` is R (1..5), ``max_tokens`` the completion budget of a
+    turn's first call and ``max_tokens_cap`` the most a re-ask of a reply cut at its budget
+    may get (None: twice ``max_tokens``; equal to it: a cut reply is not asked again); see
+    :mod:`debates.turns`.
 
     ``scale`` "binary" (labels 1/0, the paper's method) or "graded" (grades 0..``max_grade``,
     G in 1..4; ``max_grade`` must stay 1 when binary). ``consensus`` "exact" or "binary" (see
@@ -94,13 +96,15 @@ class DebateConfig:
     :data:`prompts.GRADED_PROMPT_VERSION`).
 
     Raises ValueError on construction for rounds outside 1..5, a negative temperature, a
-    max_tokens below 1, an unknown scale or consensus rule, or a G the scale does not allow.
+    max_tokens below 1, a cap below max_tokens, an unknown scale or consensus rule, or a G
+    the scale does not allow.
     Paper defaults: R = 2, temperature 0, binary.
     """
 
     rounds: int = 2
     temperature: float = 0.0
     max_tokens: int = 384
+    max_tokens_cap: int | None = None
     prompt_version: str = ""
     scale: str = "binary"
     max_grade: int = 1
@@ -137,36 +141,24 @@ class DebateConfig:
             raise ValueError(f"max_tokens must be an integer, got {self.max_tokens!r}")
         if self.max_tokens < 1:
             raise ValueError(f"max_tokens must be >= 1, got {self.max_tokens}")
+        cap = self.max_tokens_cap
+        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int)):
+            raise ValueError(f"max_tokens_cap must be an integer, got {cap!r}")
+        if cap is not None and cap < self.max_tokens:
+            raise ValueError(
+                f"max_tokens_cap must be at least max_tokens ({self.max_tokens}), got {cap}"
+            )
 
-
-@dataclass(frozen=True, slots=True)
-class TurnRecord:
-    """One agent's turn in one round (or the single judge's verdict, agent "J").
-
-    ``label`` is 1 (relevant), 0 (irrelevant) (a grade 0..G in a graded debate) or None when
-    the reply could not be read even after the re-ask (``parse_error`` then says why). Tokens
-    and latency (milliseconds) are summed over the ``attempts`` (1, or 2 with the re-ask);
-    ``raw`` is the last reply verbatim and ``raw_attempts`` every attempt's reply verbatim, in
-    order (so the unreadable first reply of a re-asked turn is kept too; empty for turns
-    stored before it was recorded).
-    """
-
-    round: int
-    agent: str
-    stance: str
-    label: int | None
-    argument: str
-    evidence: tuple[str, ...]
-    raw: str
-    model: str
-    prompt_tokens: int
-    completion_tokens: int
-    latency_ms: float
-    attempts: int
-    parse_error: str | None
-    chunk_truncated: bool = False  # the chunk was cut to fit this call's context window
-    finish_reason: str = ""  # of the last attempt, as the backend reported it
-    raw_attempts: tuple[str, ...] = ()
+    @property
+    def turn_settings(self) -> TurnSettings:
+        """How each turn is asked (:class:`debates.turns.TurnSettings`); the cap filled in."""
+        cap = self.max_tokens_cap if self.max_tokens_cap is not None else 2 * self.max_tokens
+        return TurnSettings(
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+            max_tokens_cap=cap,
+            max_grade=self.graded_max_grade,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,9 +166,11 @@ class DebateOutcome:
     """The result of :func:`debate_pair`.
 
     ``status`` "agreed" (``final_label`` and ``consensus_round`` set) or "escalated"
-    (``escalation_reason`` "disagreement" or "unparsed"). ``turns`` is the whole history in
-    speaking order, done turns included. ``calls``, tokens and ``latency_ms`` count only the
-    LLM calls made by this invocation (re-asks included).
+    (``escalation_reason`` "disagreement", "unparsed" or "truncated": a reply still cut at
+    its budget after the re-ask). ``turns`` is the whole history in speaking order, done
+    turns included. ``calls``, tokens and ``latency_ms`` count only the LLM calls made by
+    this invocation (re-asks included); ``reasoning_tokens`` and ``cached_tokens`` are parts
+    of the completion and prompt tokens.
     """
 
     status: str
@@ -189,154 +183,8 @@ class DebateOutcome:
     prompt_tokens: int
     completion_tokens: int
     latency_ms: float
-
-
-def prompt_token_count(client: LLMClient, messages: Sequence[ChatMessage]) -> int:
-    """Tokens ``messages`` take as a prompt for ``client``: content plus chat-template overhead."""
-    return REPLY_PRIMING_TOKENS + sum(
-        client.count_tokens(m["content"]) + MESSAGE_OVERHEAD_TOKENS for m in messages
-    )
-
-
-def _fit_chunk(
-    client: LLMClient,
-    build: Callable[[str], list[ChatMessage]],
-    chunk: str,
-    max_tokens: int,
-) -> tuple[list[ChatMessage], bool]:
-    """Messages from ``build(chunk)``, with the chunk cut so prompt + max_tokens fits the context.
-
-    Returns (messages, truncated). Only the chunk is ever shortened; the cut chunk ends with
-    TRUNCATION_MARKER. Raises ContextTooLongError when even an empty chunk does not fit.
-    """
-    limit = client.context_window - max_tokens
-    messages = build(chunk)
-    if prompt_token_count(client, messages) <= limit:
-        return messages, False
-
-    def cut(length: int) -> str:
-        head = chunk[:length].rstrip()
-        return f"{head} {prompts.TRUNCATION_MARKER}" if head else prompts.TRUNCATION_MARKER
-
-    def fits(length: int) -> list[ChatMessage] | None:
-        candidate = build(cut(length))
-        return candidate if prompt_token_count(client, candidate) <= limit else None
-
-    best = fits(0)
-    if best is None:
-        needed = prompt_token_count(client, build(cut(0)))
-        raise ContextTooLongError(
-            f"prompt needs {needed} tokens even with an empty chunk, but the context window of "
-            f"{client.model} ({client.context_window}) minus max_tokens ({max_tokens}) "
-            f"leaves {limit}"
-        )
-    # Binary search for the longest prefix that fits; only verified fits are kept, so a
-    # tokenizer that is not monotonic in the prefix length can cost length, never overflow.
-    low, high = 0, len(chunk)
-    while high - low > 1:
-        middle = (low + high) // 2
-        candidate = fits(middle)
-        if candidate is None:
-            high = middle
-        else:
-            low, best = middle, candidate
-    # Prefer ending on a word boundary so the marker does not follow half a word.
-    boundary = max(chunk.rfind(" ", 0, low + 1), chunk.rfind("\n", 0, low + 1))
-    if 0 < boundary < low and not chunk[low].isspace():
-        candidate = fits(boundary)
-        if candidate is not None:
-            best = candidate
-    return best, True
-
-
-def _call(client: LLMClient, messages: list[ChatMessage], config: DebateConfig) -> LLMResult:
-    params = GenerationParams(
-        temperature=config.temperature,
-        max_tokens=config.max_tokens,
-        json_schema=prompts.reply_json_schema(config.graded_max_grade),
-        seed=SEED,
-    )
-    return client.chat(messages, params)
-
-
-def _fitted_call(
-    client: LLMClient,
-    build: Callable[[str], list[ChatMessage]],
-    chunk: str,
-    config: DebateConfig,
-) -> tuple[LLMResult, bool]:
-    """Fit the chunk (see :func:`_fit_chunk`) and call; returns (result, truncated).
-
-    When the server refuses the prompt as too long and the client's context window shrank
-    meanwhile (the server stated a smaller one, see the openai backend), the chunk is fitted
-    to the new window and called once more; a refused call has no result and is not counted.
-    Otherwise the ContextTooLongError propagates.
-    """
-    window = client.context_window
-    messages, truncated = _fit_chunk(client, build, chunk, config.max_tokens)
-    try:
-        return _call(client, messages, config), truncated
-    except ContextTooLongError:
-        if client.context_window >= window:
-            raise
-    messages, truncated = _fit_chunk(client, build, chunk, config.max_tokens)
-    return _call(client, messages, config), truncated
-
-
-def _turn(
-    *,
-    client: LLMClient,
-    config: DebateConfig,
-    chunk: str,
-    build: Callable[[str], list[ChatMessage]],
-    round: int,
-    agent: str,
-    stance: str,
-) -> TurnRecord:
-    """One turn: call, parse, at most one re-ask. LLM errors propagate."""
-    grades = config.graded_max_grade
-    first, truncated = _fitted_call(client, build, chunk, config)
-    results = [first]
-    error: str | None = None
-    try:
-        parsed: ParsedReply | None = parse_reply(
-            results[0].text, finish_reason=results[0].finish_reason, max_grade=grades
-        )
-    except ReplyParseError:
-        bad = results[0].text
-
-        def build_reask(text: str) -> list[ChatMessage]:
-            return prompts.reask_messages(build(text), bad, grades)
-
-        # The re-ask carries the bad reply too, so it is fitted on its own.
-        second, truncated_again = _fitted_call(client, build_reask, chunk, config)
-        truncated = truncated or truncated_again
-        results.append(second)
-        try:
-            parsed = parse_reply(
-                results[1].text, finish_reason=results[1].finish_reason, max_grade=grades
-            )
-        except ReplyParseError as exc:
-            parsed, error = None, exc.reason
-    last = results[-1]
-    return TurnRecord(
-        round=round,
-        agent=agent,
-        stance=stance,
-        label=parsed.label if parsed else None,
-        argument=parsed.argument if parsed else "",
-        evidence=parsed.evidence if parsed else (),
-        raw=last.text,
-        raw_attempts=tuple(r.text for r in results),
-        model=last.model,
-        prompt_tokens=sum(r.prompt_tokens for r in results),
-        completion_tokens=sum(r.completion_tokens for r in results),
-        latency_ms=float(sum(r.latency_ms for r in results)),
-        attempts=len(results),
-        parse_error=error,
-        chunk_truncated=truncated,
-        finish_reason=last.finish_reason,
-    )
+    reasoning_tokens: int = 0
+    cached_tokens: int = 0
 
 
 def _debate_builder(
@@ -460,8 +308,10 @@ def debate_pair(
     previous: dict[str, TurnRecord] = {}
     for round in range(1, config.rounds + 1):
         current = _debate_round(round, previous, done, ask, pair_runner, tally)
-        if any(turn.label is None for turn in current.values()):
-            return tally.outcome("escalated", None, None, "unparsed")
+        unread = [turn for turn in current.values() if turn.label is None]
+        if unread:
+            reason = "truncated" if any(t.cut_off for t in unread) else "unparsed"
+            return tally.outcome("escalated", None, None, reason)
         label_a, label_b = current["A"].label, current["B"].label
         assert label_a is not None and label_b is not None  # every label was read (above)
         agreed = consensus_label(label_a, label_b, config.consensus)
@@ -525,6 +375,8 @@ class _DebateTally:
             prompt_tokens=sum(t.prompt_tokens for t in self.new_turns),
             completion_tokens=sum(t.completion_tokens for t in self.new_turns),
             latency_ms=float(sum(t.latency_ms for t in self.new_turns)),
+            reasoning_tokens=sum(t.reasoning_tokens for t in self.new_turns),
+            cached_tokens=sum(t.cached_tokens for t in self.new_turns),
         )
 
 
@@ -550,9 +402,9 @@ def _ask_turn(
         max_grade=config.graded_max_grade,
     )
     client = agent_a if agent == "A" else agent_b
-    turn = _turn(
+    turn = turn_ask(
         client=client,
-        config=config,
+        settings=config.turn_settings,
         chunk=pair.chunk,
         build=build,
         round=round,
@@ -636,9 +488,9 @@ def judge_single(pair: PairText, client: LLMClient, config: DebateConfig) -> Tur
         )
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
-    return _turn(
+    return turn_ask(
         client=client,
-        config=config,
+        settings=config.turn_settings,
         chunk=pair.chunk,
         build=build,
         round=1,

@@ -2,7 +2,8 @@
 
 Per agent: backend (embedded or openai), the embedded model (the bundled SmolLM2 or one of the
 ``.gguf`` files in ``settings.DREAM_MODELS_DIR``: a choice, never a free path), model, base
-URL, context window, timeout, shared rate limit, and the API key: either the NAME of the
+URL, context window, timeout, shared rate limit, a reasoning model's ``reasoning_effort`` and
+``extra_body``, and the API key: either the NAME of the
 environment variable holding it on the workers, or the key itself in a password field. A
 typed key is never rendered back (not even when the form is shown again with errors), never
 put in the backend config, and stored only encrypted (:mod:`debates.api_keys`); it never
@@ -19,9 +20,10 @@ from django import forms
 from django.conf import settings
 from django.http import QueryDict
 
+from core.fields import StorableCharField
 from corpora.models import Pool
 from debates.engine import MAX_ROUNDS
-from debates.llm.config import AgentConfig
+from debates.llm.config import EXTRA_BODY_MAX_CHARS, REASONING_EFFORTS, AgentConfig
 from debates.services.backends import agent_config_validate
 from debates.services.common import DebateJobError
 from debates.services.launch import JobSpec
@@ -116,6 +118,26 @@ def _rpm_field() -> forms.IntegerField:
     )
 
 
+def _reasoning_effort_field() -> forms.ChoiceField:
+    return forms.ChoiceField(
+        required=False,
+        choices=[("", "not sent")] + [(e, e) for e in REASONING_EFFORTS],
+        label="Reasoning effort",
+        help_text="OpenAI o-series and gpt-5, gpt-oss; Ollama: none switches thinking off.",
+    )
+
+
+def _extra_body_field() -> forms.CharField:
+    return forms.CharField(
+        required=False,
+        max_length=EXTRA_BODY_MAX_CHARS,
+        label="Extra request body (JSON)",
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text='Sent as it is, e.g. {"chat_template_kwargs": {"enable_thinking": false}} '
+        "for Qwen3 on vLLM or SGLang (README, Reasoning models).",
+    )
+
+
 class JobLaunchForm(forms.Form):
     """Settings of a new debate job. ``cleaned_data`` gains ``agent_a`` and ``agent_b``:
     typed backend configs (:func:`debates.services.backends.agent_config_validate`), and
@@ -138,6 +160,8 @@ class JobLaunchForm(forms.Form):
     a_context_window = _context_window_field()
     a_timeout = _timeout_field()
     a_rpm = _rpm_field()
+    a_reasoning_effort = _reasoning_effort_field()
+    a_extra_body = _extra_body_field()
     b_backend = forms.ChoiceField(choices=BACKEND_CHOICES, initial="embedded", label="Backend")
     b_model_path = _model_path_field()
     b_model = forms.CharField(required=False, max_length=200, label="Model")
@@ -152,8 +176,26 @@ class JobLaunchForm(forms.Form):
     b_context_window = _context_window_field()
     b_timeout = _timeout_field()
     b_rpm = _rpm_field()
+    b_reasoning_effort = _reasoning_effort_field()
+    b_extra_body = _extra_body_field()
     rounds = forms.IntegerField(
         min_value=1, max_value=MAX_ROUNDS, initial=2, label="Rounds (R)", help_text="1 to 5."
+    )
+    max_tokens = forms.IntegerField(
+        required=False,
+        min_value=16,
+        max_value=1_000_000,
+        label="Token budget per call",
+        help_text="A turn's first budget. Empty: 2048 with an openai agent (a reasoning model "
+        "thinks for thousands of tokens), 384 with the embedded one.",
+    )
+    max_tokens_cap = forms.IntegerField(
+        required=False,
+        min_value=16,
+        max_value=1_000_000,
+        label="Budget cap",
+        help_text="A reply cut at its budget is asked once more with twice it, up to this. "
+        "Empty: twice the budget.",
     )
     scale = forms.ChoiceField(
         choices=[
@@ -210,7 +252,7 @@ class JobLaunchForm(forms.Form):
         help_text="Debates at once (LLM requests in flight). Empty: 16 for openai agents, 1 "
         "with an embedded one. Celery workers bound it with their -c.",
     )
-    note = forms.CharField(required=False, max_length=200)
+    note = StorableCharField(required=False, max_length=200)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -229,6 +271,8 @@ class JobLaunchForm(forms.Form):
             agent_a=data["agent_a"],
             agent_b=data["agent_b"],
             rounds=data["rounds"],
+            max_tokens=data.get("max_tokens"),
+            max_tokens_cap=data.get("max_tokens_cap"),
             scale=data["scale"],
             consensus=data["consensus"],
             limit=data["pair_limit"],
@@ -258,6 +302,10 @@ class JobLaunchForm(forms.Form):
             for name in ("context_window", "timeout", "rpm"):
                 if data.get(f"{prefix}_{name}") is not None:
                     config[name] = data[f"{prefix}_{name}"]
+            for name in ("reasoning_effort", "extra_body"):
+                value = (data.get(f"{prefix}_{name}") or "").strip()
+                if value:
+                    config[name] = value
         try:
             return agent_config_validate(config, agent=agent)
         except DebateJobError as exc:

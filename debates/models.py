@@ -45,7 +45,15 @@ class DebateJob(models.Model):
     )
     rounds = models.PositiveSmallIntegerField(default=2, help_text="R, the maximum rounds.")
     temperature = models.FloatField(default=0.0)
-    max_tokens = models.PositiveIntegerField(default=384, help_text="Completion budget per call.")
+    max_tokens = models.PositiveIntegerField(
+        default=384, help_text="Completion budget of a turn's first call (tokens)."
+    )
+    max_tokens_cap = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="The most a re-ask of a reply cut at its budget may get (tokens); empty: "
+        "twice max_tokens.",
+    )
     prompt_version = models.CharField(max_length=50)
     scale = models.CharField(
         max_length=10,
@@ -134,6 +142,7 @@ class Debate(models.Model):
         NONE = "", "none"
         DISAGREEMENT = "disagreement", "disagreement after R rounds"
         UNPARSED = "unparsed", "a reply could not be read"
+        TRUNCATED = "truncated", "a reply was cut at its token budget, even with twice it"
 
     job = models.ForeignKey(DebateJob, on_delete=models.CASCADE, related_name="debates")
     pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="debates")
@@ -151,6 +160,12 @@ class Debate(models.Model):
     calls = models.PositiveIntegerField(default=0)
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)
+    reasoning_tokens = models.PositiveIntegerField(
+        default=0, help_text="Part of completion_tokens the server reported as reasoning."
+    )
+    cached_tokens = models.PositiveIntegerField(
+        default=0, help_text="Part of prompt_tokens the server served from its prefix cache."
+    )
     latency_ms = models.FloatField(default=0, help_text="LLM time of the stored turns.")
     seconds = models.FloatField(default=0, help_text="Worker wall time, all attempts.")
     attempts = models.PositiveSmallIntegerField(
@@ -201,11 +216,28 @@ class Turn(models.Model):
     raw_attempts = models.JSONField(
         default=list,
         blank=True,
-        help_text="Every attempt's reply verbatim, in order (two when re-asked).",
+        help_text="Every attempt's reply, in order (two or three when re-asked); text a "
+        "database cannot hold replaced with U+FFFD, kept exactly in attempt_log.",
+    )
+    reasoning = models.TextField(
+        blank=True, help_text="The last reply's reasoning (capped at 20,000 characters)."
+    )
+    reasoning_tokens = models.PositiveIntegerField(default=0)
+    cached_tokens = models.PositiveIntegerField(default=0)
+    cut_off = models.BooleanField(
+        default=False, help_text="Unread because the last reply was cut at its token budget."
+    )
+    attempt_log = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Per attempt: why asked, max_tokens, finish_reason, tokens, error, "
+        "reasoning and, when it needed cleaning, the exact reply escaped (raw_escaped).",
     )
     parse_error = models.TextField(blank=True)
     model = models.CharField(max_length=200)
-    attempts = models.PositiveSmallIntegerField(default=1, help_text="2 when re-asked.")
+    attempts = models.PositiveSmallIntegerField(
+        default=1, help_text="Calls behind the turn: 1, or 2-3 when re-asked."
+    )
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)
     latency_ms = models.FloatField(default=0)

@@ -16,6 +16,7 @@ pytest_plugins = [
     "tests.fixtures.budget",
     "tests.fixtures.identical",
     "tests.fixtures.llm",
+    "tests.fixtures.llm_servers",
     "tests.fixtures.recording_proxy",
     "tests.fixtures.jobs",
     "tests.fixtures.latency",

@@ -35,12 +35,14 @@ from typing import Any, overload
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count
 
+from core.text import text_storable
 from corpora.identical import skip_identical
 from corpora.models import Dataset, QrelSet, Query, Run, RunEntry
 from corpora.services import qrels_rows, run_rows
 from debates.llm.base import GenerationParams, LLMClient, LLMResult
 from debates.llm.config import AgentConfig
 from debates.llm.registry import describe_backend
+from debates.replies import reply_split
 from debates.retry import call_with_retry
 
 from ..models import RagGeneration
@@ -251,9 +253,11 @@ def rag_generations_ensure(
 
 
 def _answer_scored(reply: LLMResult, query: Query) -> dict[str, Any]:
-    """The RagGeneration fields of one LLM ``reply`` to ``query``: the answer (stripped),
-    its scores against the query's reference answers, and the call's tokens and latency."""
-    answer = reply.text.strip()
+    """The RagGeneration fields of one LLM ``reply`` to ``query``: the answer (stripped; a
+    reasoning model's ``<think>…</think>`` left out, :func:`debates.replies.reply_split`;
+    NUL and lone surrogates replaced, :func:`core.text.text_storable`), its scores against
+    the query's reference answers, and the call's tokens and latency."""
+    answer = text_storable(reply_split(reply.text).answer.strip())
     references = [str(a) for a in query.answers]
     return {
         "answer": answer,

@@ -5,9 +5,13 @@ Pure: no database.
 Prices come from two settings (or environment variables of the same name):
 
 - ``DREAM_LLM_PRICES``: JSON mapping ``"backend:model"`` (or ``"backend"`` for every model of
-  a backend) to money per 1,000 prompt and completion tokens, e.g.
-  ``{"openai:gpt-4o-mini": {"prompt": 0.00015, "completion": 0.0006}, "embedded": {"prompt":
-  0, "completion": 0}}``. A model with no price has unknown LLM money (None), never 0.
+  a backend) to money per 1,000 prompt and completion tokens, and optionally per 1,000
+  cached prompt tokens (``cached_prompt``: input the server served from its prefix cache,
+  billed at a fraction by OpenAI; absent: the prompt price), e.g.
+  ``{"openai:gpt-4o-mini": {"prompt": 0.00015, "cached_prompt": 0.000075, "completion":
+  0.0006}, "embedded": {"prompt": 0, "completion": 0}}``. A model with no price has unknown
+  LLM money (None), never 0. Reasoning tokens are part of the completion tokens (OpenAI,
+  vLLM and SGLang count them there) and are priced as such.
 - ``DREAM_HUMAN_PRICE_PER_HOUR``: money per hour of human time on task (the seconds the
   judging page measured, summed over live judgments); unset: unknown.
 """
@@ -31,14 +35,24 @@ SOURCES = ("consensus", "human", "adjudicated")
 
 @dataclass(frozen=True, slots=True)
 class Price:
-    """Money per 1,000 prompt and per 1,000 completion tokens."""
+    """Money per 1,000 prompt, per 1,000 completion and (None: as prompt) per 1,000 cached
+    prompt tokens."""
 
     prompt: float
     completion: float
+    cached_prompt: float | None = None
 
-    def of(self, prompt_tokens: int, completion_tokens: int) -> float:
-        """Money for the tokens: prompt / 1000 * price + completion / 1000 * price."""
-        return prompt_tokens / 1000 * self.prompt + completion_tokens / 1000 * self.completion
+    def of(self, prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0) -> float:
+        """Money for the tokens: the uncached prompt tokens at the prompt price, the
+        ``cached_tokens`` (part of ``prompt_tokens``) at the cached price, the completion
+        tokens at theirs; each price per 1,000 tokens."""
+        cached = min(max(cached_tokens, 0), prompt_tokens)
+        cached_price = self.prompt if self.cached_prompt is None else self.cached_prompt
+        return (
+            (prompt_tokens - cached) / 1000 * self.prompt
+            + cached / 1000 * cached_price
+            + completion_tokens / 1000 * self.completion
+        )
 
 
 def _setting(name: str) -> Any:
@@ -57,15 +71,19 @@ def parse_llm_prices(value: str | dict | None) -> dict[str, Price]:
     out = {}
     for key, entry in raw.items():
         try:
-            price = Price(float(entry["prompt"]), float(entry["completion"]))
-        except (KeyError, TypeError, ValueError):
+            cached = entry.get("cached_prompt")
+            price = Price(
+                float(entry["prompt"]),
+                float(entry["completion"]),
+                None if cached is None else float(cached),
+            )
+        except (AttributeError, KeyError, TypeError, ValueError):
             raise ValueError(
-                f"DREAM_LLM_PRICES[{key!r}] needs numbers 'prompt' and 'completion' (money per "
-                "1,000 tokens)"
+                f"DREAM_LLM_PRICES[{key!r}] needs numbers 'prompt' and 'completion', and "
+                "optionally 'cached_prompt' (money per 1,000 tokens)"
             ) from None
-        if min(price.prompt, price.completion) < 0 or not math.isfinite(
-            price.prompt + price.completion
-        ):
+        numbers = [price.prompt, price.completion, price.cached_prompt or 0.0]
+        if min(numbers) < 0 or not math.isfinite(sum(numbers)):
             raise ValueError(f"DREAM_LLM_PRICES[{key!r}]: prices must be finite and >= 0")
         out[str(key)] = price
     return out
@@ -95,7 +113,9 @@ def price_for(config: dict[str, Any] | None, prices: dict[str, Price]) -> Price 
 @dataclass(frozen=True, slots=True)
 class LabelCost:
     """What one final label cost: its ``source``, the LLM calls and tokens of its debate, the
-    LLM money (None: a price is unknown) and the human seconds on task behind it."""
+    LLM money (None: a price is unknown) and the human seconds on task behind it;
+    ``cached_tokens`` and ``reasoning_tokens`` are parts of the prompt and completion
+    tokens."""
 
     source: str
     llm_calls: int = 0
@@ -103,6 +123,8 @@ class LabelCost:
     completion_tokens: int = 0
     llm_money: float | None = 0.0
     human_seconds: float = 0.0
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +141,8 @@ class SourceCost:
     llm_money: float | None
     human_seconds: float
     human_money: float | None
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
 
     @property
     def money(self) -> float | None:
@@ -162,12 +186,21 @@ def cost_by_source(
             llm_money=None if any(m is None for m in llm) else sum(m or 0.0 for m in llm),
             human_seconds=seconds,
             human_money=human_money,
+            cached_tokens=sum(g.cached_tokens for g in group),
+            reasoning_tokens=sum(g.reasoning_tokens for g in group),
         )
     return out
 
 
 def _money(value: float | None) -> str:
     return "price not set" if value is None else f"{value:.4f}"
+
+
+def _parts(c: SourceCost) -> str:
+    # The cached and reasoning parts, when a server reported any.
+    parts = [f"{c.cached_tokens:,} prompt cached"] if c.cached_tokens else []
+    parts += [f"{c.reasoning_tokens:,} completion reasoning"] if c.reasoning_tokens else []
+    return f"; {', '.join(parts)}" if parts else ""
 
 
 def format_costs(costs: dict[str, SourceCost]) -> list[str]:
@@ -181,9 +214,9 @@ def format_costs(costs: dict[str, SourceCost]) -> list[str]:
         lines.append(
             f"  {source}: {c.labels:,} labels, {c.llm_calls:,} LLM calls, "
             f"{c.prompt_tokens + c.completion_tokens:,} tokens ({c.prompt_tokens:,} prompt + "
-            f"{c.completion_tokens:,} completion), LLM money {_money(c.llm_money)}, human "
-            f"{c.human_seconds:,.0f} s, human money {_money(c.human_money)}; per final label "
-            f"{_money(c.per_label)}"
+            f"{c.completion_tokens:,} completion{_parts(c)}), LLM money "
+            f"{_money(c.llm_money)}, human {c.human_seconds:,.0f} s, human money "
+            f"{_money(c.human_money)}; per final label {_money(c.per_label)}"
         )
     return lines
 

@@ -49,6 +49,10 @@ LABEL_FIELDS = (
     "llm_calls",
     "prompt_tokens",
     "completion_tokens",
+    "cached_tokens",  # part of prompt_tokens: served from the server's prefix cache
+    "reasoning_tokens",  # part of completion_tokens: a reasoning model's thinking
+    # The job's token budgets and each agent's reasoning_effort / extra_body (null: no job).
+    "generation",
     "human_seconds",
 )
 

@@ -16,7 +16,8 @@ from django.db.models import Count, F, Q
 
 from corpora.models import Document, Pool, Qrel, QrelSet, Query
 from corpora.ordering import code_point
-from debates.models import Debate, Turn
+from debates.llm.config import AgentConfig
+from debates.models import Debate, DebateJob, Turn
 
 from ..models import Judgment, LabelProvenance, Refinement, ReviewItem
 
@@ -45,7 +46,9 @@ SELECT q.query_id, d.doc_id, r.relevance, p.label, p.source, p.applied,
            SELECT SUM(j.seconds_on_task) FROM {judgment} j
              JOIN {item} ri ON ri.id = j.item_id
             WHERE ri.debate_id = p.debate_id AND j.undone_at IS NULL), 0)
-            WHEN p.source IS NOT NULL THEN 0 END
+            WHEN p.source IS NOT NULL THEN 0 END,
+       db.cached_tokens, db.reasoning_tokens, CAST(dj.agent_a AS TEXT),
+       CAST(dj.agent_b AS TEXT), dj.max_tokens, dj.max_tokens_cap
 FROM {qrel} r
 JOIN {query} q ON q.id = r.query_id
 JOIN {document} d ON d.id = r.document_id
@@ -53,6 +56,7 @@ LEFT JOIN (
     SELECT * FROM {provenance} WHERE qrel_set_id = %s AND query_id {members}
 ) p ON p.qrel_id = r.id
 LEFT JOIN {debate} db ON db.id = p.debate_id
+LEFT JOIN {job} dj ON dj.id = p.job_id
 WHERE r.qrel_set_id = %s AND r.query_id {members}
 ORDER BY q.query_id {collate}, d.doc_id {collate}
 """
@@ -96,6 +100,7 @@ def _label_rows(qrel_set: QrelSet) -> Iterator[tuple]:
         "document": Document._meta.db_table,
         "provenance": LabelProvenance._meta.db_table,
         "debate": Debate._meta.db_table,
+        "job": DebateJob._meta.db_table,
         "judgment": Judgment._meta.db_table,
         "item": ReviewItem._meta.db_table,
     }
@@ -153,10 +158,34 @@ def _seconds(value) -> float | None:
     return None if value is None else round(float(value), 3)
 
 
+@functools.lru_cache(maxsize=1024)
+def _generation_json(
+    agent_a: str | None, agent_b: str | None, max_tokens: int | None, cap: int | None
+) -> str:
+    """The ``generation`` field of a label from its job's stored agents and budgets, as
+    canonical JSON: ``{"max_tokens", "max_tokens_cap", "agents": [A's options, B's]}`` (each
+    agent's ``reasoning_effort`` and ``extra_body`` when given); "null" without a job. Jobs
+    repeat over millions of rows: each distinct one is built once."""
+    if agent_a is None or agent_b is None or max_tokens is None:
+        return "null"
+    agents = []
+    for text in (agent_a, agent_b):
+        try:
+            agents.append(AgentConfig.stored(json.loads(text)).generation_options())
+        except ValueError:  # a config this code no longer reads: its options unknown
+            agents.append({})
+    value = {
+        "agents": agents,
+        "max_tokens": max_tokens,
+        "max_tokens_cap": cap if cap is not None else 2 * max_tokens,
+    }
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
 def _label_record(row: tuple) -> dict:
     (query_id, doc_id, grade, label, source, applied, original, consensus_label) = row[:8]
     (consensus_round, job, debate, models, version, annotators, adjudicator, decided) = row[8:16]
-    (calls, prompt_tokens, completion_tokens, human_seconds) = row[16:]
+    (calls, prompt_tokens, completion_tokens, human_seconds, cached, reasoning) = row[16:22]
     assessed = source is not None
     return {
         "query_id": query_id,
@@ -178,6 +207,9 @@ def _label_record(row: tuple) -> dict:
         "llm_calls": calls,
         "prompt_tokens": prompt_tokens,
         "completion_tokens": completion_tokens,
+        "cached_tokens": cached,
+        "reasoning_tokens": reasoning,
+        "generation": json.loads(_generation_json(*row[22:26])),
         "human_seconds": _seconds(human_seconds),
     }
 
@@ -209,7 +241,7 @@ def label_line(row: tuple) -> str:
     directly because a million ``json.dumps`` of a 16-key dict take most of an export."""
     (query_id, doc_id, grade, label, source, applied, original, consensus_label) = row[:8]
     (consensus_round, job, debate, models, version, annotators, adjudicator, decided) = row[8:16]
-    (calls, prompt_tokens, completion_tokens, human_seconds) = row[16:]
+    (calls, prompt_tokens, completion_tokens, human_seconds, cached, reasoning) = row[16:22]
     seconds = _seconds(human_seconds)
     if source is None:
         assessed_label = assessed_source = "null"
@@ -220,12 +252,14 @@ def label_line(row: tuple) -> str:
         f'"annotators":{_canonical_json(annotators)},'
         f'"assessed_label":{assessed_label},'
         f'"assessed_source":{assessed_source},'
+        f'"cached_tokens":{_number(cached)},'
         f'"completion_tokens":{_number(completion_tokens)},'
         f'"consensus_label":{_number(consensus_label)},'
         f'"consensus_round":{_number(consensus_round)},'
         f'"debate":{_number(debate)},'
         f'"decided_at":{_text(_utc_iso(decided))},'
         f'"doc_id":{_encode(doc_id)},'
+        f'"generation":{_generation_json(*row[22:26])},'
         f'"human_seconds":{"null" if seconds is None else repr(seconds)},'
         f'"job":{_number(job)},'
         f'"label":{grade},'
@@ -235,6 +269,7 @@ def label_line(row: tuple) -> str:
         f'"prompt_tokens":{_number(prompt_tokens)},'
         f'"prompt_version":{_text(version)},'
         f'"query_id":{_encode(query_id)},'
+        f'"reasoning_tokens":{_number(reasoning)},'
         f'"source":{_encode(source if applied else "original")}}}\n'
     )
 
@@ -288,13 +323,19 @@ def transcripts_records(*, pool: Pool) -> Iterator[dict]:
             "chunk_truncated",
             "finish_reason",
             "created",
+            "reasoning",
+            "reasoning_tokens",
+            "cached_tokens",
+            "cut_off",
+            "attempt_log",
         )
     )
     for row in qs.iterator(chunk_size=BATCH_SIZE):
         (debate, job, query_id, doc_id, status, final, consensus, reason) = row[:8]
         (rnd, agent, stance, label, argument, evidence, raw, parse_error, model) = row[8:17]
         (raw_attempts, prompt_version) = row[17:19]
-        (attempts, prompt_tokens, completion_tokens, latency, truncated, finish, created) = row[19:]
+        (attempts, prompt_tokens, completion_tokens, latency, truncated, finish) = row[19:25]
+        (created, reasoning, reasoning_tokens, cached_tokens, cut_off, attempt_log) = row[25:]
         yield {
             "debate": debate,
             "job": job,
@@ -311,8 +352,15 @@ def transcripts_records(*, pool: Pool) -> Iterator[dict]:
             "argument": argument,
             "evidence": evidence or [],
             "raw": raw,
-            # Every reply of the turn in order: two when the first was unreadable and re-asked.
+            # Every reply of the turn in order: two or three when it was re-asked.
             "raw_attempts": raw_attempts or [],
+            # Per attempt: why asked, budget, finish reason, tokens, error, reasoning and the
+            # exact reply escaped when it held text a database cannot store.
+            "attempt_log": attempt_log or [],
+            "reasoning": reasoning or None,
+            "reasoning_tokens": reasoning_tokens,
+            "cached_tokens": cached_tokens,
+            "cut_off": cut_off,
             "parse_error": parse_error or None,
             "model": model,
             "prompt_version": prompt_version or None,

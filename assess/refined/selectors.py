@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from dataclasses import replace
 
 from django.db.models import Count, QuerySet, Sum
 
@@ -118,33 +118,47 @@ def refined_name_suggest(*, pool: Pool) -> str:
 # --- what every final label cost (LLM and human), for assess.refined.cost ----------------------
 
 
-def _debate_llm(debate_ids: list[int], prices: dict) -> dict[int, tuple[int, int, int, Any]]:
-    """{debate id: (calls, prompt tokens, completion tokens, LLM money or None)}. Tokens of a
-    debate whose agents have different prices are priced per agent from its turns."""
-    out: dict[int, tuple[int, int, int, Any]] = {}
+def _debate_llm(debate_ids: list[int], prices: dict) -> dict[int, cost.LabelCost]:
+    """{debate id: its LLM cost as a LabelCost of source ""} (calls; prompt, completion,
+    cached and reasoning tokens; money or None). Tokens of a debate whose agents have
+    different prices are priced per agent from its turns."""
+    out: dict[int, cost.LabelCost] = {}
     rows = Debate.objects.filter(pk__in=debate_ids).values_list(
-        "pk", "calls", "prompt_tokens", "completion_tokens", "job__agent_a", "job__agent_b"
+        "pk",
+        "calls",
+        "prompt_tokens",
+        "completion_tokens",
+        "cached_tokens",
+        "reasoning_tokens",
+        "job__agent_a",
+        "job__agent_b",
     )
     split: dict[int, tuple] = {}
-    for pk, calls, prompt, completion, agent_a, agent_b in rows.iterator(chunk_size=5000):
+    for pk, calls, prompt, completion, cached, reasoning, agent_a, agent_b in rows.iterator(
+        chunk_size=5000
+    ):
         price_a, price_b = cost.price_for(agent_a, prices), cost.price_for(agent_b, prices)
+        money: float | None = 0.0
         if price_a == price_b:
-            money = price_a.of(prompt, completion) if price_a is not None else None
-            out[pk] = (calls, prompt, completion, money)
+            money = price_a.of(prompt, completion, cached) if price_a is not None else None
         else:
-            out[pk] = (calls, prompt, completion, 0.0)
             split[pk] = (price_a, price_b)
+        out[pk] = cost.LabelCost("", calls, prompt, completion, money, 0.0, cached, reasoning)
     if split:
         turns = (
             Turn.objects.filter(debate_id__in=list(split))
             .values_list("debate_id", "agent")
-            .annotate(p=Sum("prompt_tokens"), c=Sum("completion_tokens"))
+            .annotate(p=Sum("prompt_tokens"), c=Sum("completion_tokens"), k=Sum("cached_tokens"))
         )
-        for debate_id, agent, prompt, completion in turns:
+        for debate_id, agent, prompt, completion, cached in turns:
             price = split[debate_id][0 if agent == "A" else 1]
-            calls, p_all, c_all, money = out[debate_id]
-            money = None if price is None or money is None else money + price.of(prompt, completion)
-            out[debate_id] = (calls, p_all, c_all, money)
+            row = out[debate_id]
+            money = row.llm_money
+            if price is None or money is None:
+                money = None
+            else:
+                money += price.of(prompt, completion, cached)
+            out[debate_id] = replace(row, llm_money=money)
     return out
 
 
@@ -169,9 +183,9 @@ def refined_label_costs(*, qrel_set: QrelSet) -> list[cost.LabelCost]:
     )
     out = []
     for source, debate_id in rows:
-        calls, prompt, completion, money = llm.get(debate_id, (0, 0, 0, 0.0))
         human = float(seconds.get(debate_id, 0.0)) if source != "consensus" else 0.0
-        out.append(cost.LabelCost(source, calls, prompt, completion, money, human))
+        llm_cost = llm.get(debate_id, cost.LabelCost(""))
+        out.append(replace(llm_cost, source=source, human_seconds=human))
     return out
 
 

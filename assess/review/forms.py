@@ -6,6 +6,7 @@ from typing import cast
 
 from django import forms
 
+from core.fields import StorableCharField
 from debates.rubric import MAX_GRADE, grade_names
 
 from .services import NOTE_MAX_CHARS
@@ -31,7 +32,7 @@ class JudgmentForm(forms.Form):
     label = forms.TypedChoiceField(
         choices=[(str(g), str(g)) for g in range(MAX_GRADE + 1)], coerce=int
     )
-    note = forms.CharField(required=False, max_length=NOTE_MAX_CHARS, strip=True)
+    note = StorableCharField(required=False, max_length=NOTE_MAX_CHARS, strip=True)
     seconds = forms.FloatField(required=False)
 
 
@@ -48,7 +49,7 @@ class AdjudicationForm(forms.Form):
     top label (1 binary, G on a graded job), which sets the choices."""
 
     label = forms.TypedChoiceField(choices=LABEL_CHOICES, coerce=int, widget=forms.RadioSelect)
-    note = forms.CharField(
+    note = StorableCharField(
         required=False, max_length=NOTE_MAX_CHARS, widget=forms.Textarea(attrs={"rows": 3})
     )
 

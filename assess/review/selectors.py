@@ -52,6 +52,10 @@ REASON_TEXT: dict[str, str] = {
     Debate.Reason.UNPARSED: (
         "A reply could not be read even after asking again, so the debate stopped."
     ),
+    Debate.Reason.TRUNCATED: (
+        "A reply was cut at its token budget, even when asked again with twice the budget, "
+        "so the debate stopped."
+    ),
 }
 
 
@@ -80,6 +84,8 @@ class TurnView:
     model: str
     parse_error: str
     css: str
+    reasoning: str = ""  # the reply's reasoning, shown collapsed ("" when none)
+    reasoning_tokens: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +158,8 @@ def _turn_view(turn: Turn, spans: dict[str, list[tuple[int, int]]]) -> TurnView:
         model=turn.model,
         parse_error=turn.parse_error,
         css=turn.agent.lower(),
+        reasoning=turn.reasoning,
+        reasoning_tokens=turn.reasoning_tokens,
     )
 
 

@@ -36,6 +36,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
+from core.text import text_storable
 from corpora.models import PairSource
 from debates.models import Debate, DebateJob
 
@@ -480,7 +481,7 @@ def judgment_record(
                     item=locked,
                     annotator=annotator,
                     label=label,
-                    note=(note or "").strip()[:NOTE_MAX_CHARS],
+                    note=text_storable((note or "").strip()[:NOTE_MAX_CHARS]),
                     client_id=client_uuid,
                     seconds_on_task=_clean_seconds(seconds),
                 )
@@ -576,7 +577,7 @@ def adjudication_record(
             defaults={
                 "admin": admin,
                 "label": label,
-                "note": (note or "").strip()[:NOTE_MAX_CHARS],
+                "note": text_storable((note or "").strip()[:NOTE_MAX_CHARS]),
             },
         )
         ReviewItem.objects.filter(pk=item.pk).update(leased_to=None, lease_expires_at=None)

@@ -20,7 +20,17 @@ class ChatMessage(TypedDict):
 
 @dataclass(frozen=True, slots=True)
 class LLMResult:
-    """One completion. Tokens are counts; ``latency_ms`` is wall time of the call."""
+    """One completion. Tokens are counts; ``latency_ms`` is wall time of the call.
+
+    ``text`` is the message content verbatim ("" when the server sent none); a reasoning
+    model's ``<think>…</think>`` stays in it (:func:`debates.replies.reply_split` separates
+    it). ``reasoning`` is the reasoning a server returned in a field of its own (vLLM's
+    ``reasoning``, older vLLM's and SGLang's ``reasoning_content``), verbatim; "" when none.
+    ``reasoning_tokens`` (part of ``completion_tokens``) and ``cached_tokens`` (part of
+    ``prompt_tokens``, served from the server's prefix cache) are what the server reported
+    in ``usage.completion_tokens_details`` and ``usage.prompt_tokens_details``; 0 when it
+    reported nothing.
+    """
 
     text: str
     model: str
@@ -28,6 +38,9 @@ class LLMResult:
     completion_tokens: int
     latency_ms: float
     finish_reason: str  # "stop", "length", ... as the provider reports it
+    reasoning: str = ""
+    reasoning_tokens: int = 0
+    cached_tokens: int = 0
 
 
 class LLMError(Exception):

@@ -15,7 +15,11 @@ environment variable that holds it.
   "api_key_env": "OPENAI_API_KEY"}``: any OpenAI-compatible server (OpenAI, vLLM, Ollama,
   llama.cpp server, LM Studio). Optional: ``timeout`` (seconds), ``context_window`` (tokens;
   absent = what the server reports, else :data:`DEFAULT_CONTEXT_WINDOW`), ``rpm`` (requests
-  per minute allowed across all workers; absent = unlimited).
+  per minute allowed across all workers; absent = unlimited). For reasoning models:
+  ``reasoning_effort`` ("none", "minimal", "low", "medium" or "high"; OpenAI's o-series and
+  gpt-5, gpt-oss) and ``extra_body``, a JSON object sent into every request as it is (vLLM:
+  ``{"chat_template_kwargs": {"enable_thinking": false}}`` or a ``thinking_token_budget``);
+  both are stored with the job and named in every label's provenance.
 - ``{"backend": "test", ...}``: the test suite's scripted backends, accepted only while the
   environment variable ``DREAM_TEST_LLM_FACTORY`` names their factory; the other fields are
   the factory's own and are kept as given (:attr:`AgentConfig.options`).
@@ -54,8 +58,64 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _SECRET_FIELDS = ("api_key", "key", "token", "secret", "password", "authorization")
 _ALLOWED = {
     "embedded": {"backend", "model", "n_ctx", "model_path", "context_window"},
-    "openai": {"backend", "model", "base_url", "api_key_env", "timeout", "context_window", "rpm"},
+    "openai": {
+        "backend",
+        "model",
+        "base_url",
+        "api_key_env",
+        "timeout",
+        "context_window",
+        "rpm",
+        "reasoning_effort",
+        "extra_body",
+    },
 }
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high")
+EXTRA_BODY_MAX_CHARS = 4000
+# Request fields the client sets from the job's own settings: an extra_body may not override
+# them, or a label's provenance would name settings its requests did not have.
+_RESERVED_BODY_FIELDS = (
+    "model",
+    "messages",
+    "stream",
+    "n",
+    "response_format",
+    "temperature",
+    "max_tokens",
+    "max_completion_tokens",
+    "seed",
+    "reasoning_effort",
+)
+
+
+def extra_body_check(value: Any) -> dict[str, Any]:
+    """An ``extra_body`` given as a dict or as JSON text, checked: a JSON object of at most
+    :data:`EXTRA_BODY_MAX_CHARS` characters, holding no field the client sets itself
+    (``temperature``, ``max_tokens``, ...) and nothing named like a secret. Returns the dict.
+    Raises ValueError naming the fault, e.g. ``extra_body: not JSON (Expecting value at char
+    0)``."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"extra_body: not JSON ({exc.msg} at char {exc.pos})") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"extra_body: must be a JSON object, got {type(value).__name__}")
+    try:
+        text = json.dumps(value, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"extra_body: not storable as JSON ({exc})") from None
+    if len(text) > EXTRA_BODY_MAX_CHARS:
+        raise ValueError(f"extra_body: longer than {EXTRA_BODY_MAX_CHARS} characters as JSON")
+    for field in value:
+        if field in _RESERVED_BODY_FIELDS:
+            raise ValueError(
+                f"extra_body: {field!r} is set from the job's own settings; it cannot be "
+                "overridden here"
+            )
+        if str(field).lower() in _SECRET_FIELDS:
+            raise ValueError(f"extra_body: {field!r} would hold a secret; it is never stored")
+    return value
 
 
 def _number(config: dict[str, Any], field: str, *, default: float, lo: float, hi: float) -> float:
@@ -85,7 +145,10 @@ def validate_backend_config(
     field: unknown backend, unknown field, a field that would hold a secret (``api_key`` ...),
     missing ``model``, a base URL that is not http(s), an invalid environment variable name,
     or a number out of range (timeout 0.1-3600 s, context_window 256-10,000,000 tokens,
-    rpm 1-1,000,000, n_ctx 256-32768). ``context_window`` and ``rpm`` are kept only when given.
+    rpm 1-1,000,000, n_ctx 256-32768), a ``reasoning_effort`` not in
+    :data:`REASONING_EFFORTS`, an ``extra_body`` refused by :func:`extra_body_check`.
+    ``context_window``, ``rpm``, ``reasoning_effort`` and ``extra_body`` are kept only when
+    given.
 
     An embedded ``model_path`` is made absolute and, with ``check_file`` (the default), must
     be a readable GGUF file with a chat template; the message names the path and the fault,
@@ -142,6 +205,16 @@ def validate_backend_config(
         )
     if config.get("rpm") is not None:
         out["rpm"] = _integer(config, "rpm", default=None, lo=1, hi=1_000_000)
+    effort = config.get("reasoning_effort")
+    if effort not in (None, ""):
+        if effort not in REASONING_EFFORTS:
+            raise ValueError(
+                f"reasoning_effort: must be one of {', '.join(REASONING_EFFORTS)}, got {effort!r}"
+            )
+        out["reasoning_effort"] = effort
+    extra = config.get("extra_body")
+    if extra not in (None, "", {}):
+        out["extra_body"] = extra_body_check(extra)
     return out
 
 
@@ -233,6 +306,10 @@ class AgentConfig(BaseModel):
     rpm: int | None = None
     n_ctx: int | None = None
     model_path: str | None = None
+    reasoning_effort: str | None = None
+    # The extra_body object as canonical JSON text (sorted keys), so the config stays
+    # hashable; read it with :attr:`extra_body_dict`.
+    extra_body: str | None = None
     # The test backend's own fields (name, rule, delay, inner), as given, in sorted order.
     options: tuple[tuple[str, Any], ...] = Field(default=())
 
@@ -252,7 +329,10 @@ class AgentConfig(BaseModel):
             if not os.environ.get(TEST_FACTORY_ENV):
                 raise ValueError(f"backend 'test' exists only when {TEST_FACTORY_ENV} is set")
             return _test_config(raw)
-        return cls(**validate_backend_config(raw, check_file=check_file))
+        fields = validate_backend_config(raw, check_file=check_file)
+        if "extra_body" in fields:
+            fields["extra_body"] = json.dumps(fields["extra_body"], sort_keys=True)
+        return cls(**fields)
 
     @classmethod
     def stored(cls, raw: dict[str, Any]) -> AgentConfig:
@@ -283,6 +363,22 @@ class AgentConfig(BaseModel):
             out["context_window"] = self.context_window
         if self.rpm is not None:
             out["rpm"] = self.rpm
+        out.update(self.generation_options())
+        return out
+
+    @property
+    def extra_body_dict(self) -> dict[str, Any]:
+        """The ``extra_body`` object sent in every request ({} when none)."""
+        return json.loads(self.extra_body) if self.extra_body else {}
+
+    def generation_options(self) -> dict[str, Any]:
+        """The per-agent generation options given (``reasoning_effort``, ``extra_body``), as a
+        label's provenance names them; {} when none."""
+        out: dict[str, Any] = {}
+        if self.reasoning_effort:
+            out["reasoning_effort"] = self.reasoning_effort
+        if self.extra_body:
+            out["extra_body"] = self.extra_body_dict
         return out
 
     def option(self, name: str, default: Any = None) -> Any:
@@ -319,7 +415,12 @@ class AgentConfig(BaseModel):
             return f"embedded {self.model} (in-process; for trying the pipeline, not a benchmark)"
         if self.backend == TEST_BACKEND:
             return TEST_BACKEND
-        return f"openai {self.model} at {self.base_url or 'https://api.openai.com/v1'}"
+        where = f"openai {self.model} at {self.base_url or 'https://api.openai.com/v1'}"
+        if self.reasoning_effort:
+            where += f", reasoning_effort {self.reasoning_effort}"
+        if self.extra_body:
+            where += f", extra_body {self.extra_body}"
+        return where
 
     @property
     def label(self) -> str:

@@ -18,6 +18,15 @@ llama.cpp's ``n_ctx`` in ``GET /props``, ...) and falls back to
 rejection of a long prompt says "maximum context length is N tokens", as OpenAI's and vLLM's
 do: the client then lowers its window to N (the engine fits the chunk again once) and the
 error names ``--context-window``.
+
+Reasoning models: the reply's ``reasoning`` or ``reasoning_content`` field (vLLM, SGLang,
+llama.cpp) is returned as :attr:`LLMResult.reasoning`, with the usage's
+``completion_tokens_details.reasoning_tokens`` and ``prompt_tokens_details.cached_tokens``.
+``reasoning_effort`` and ``extra_body`` (per agent, :class:`debates.llm.config.AgentConfig`)
+go into every request as given. OpenAI's reasoning models refuse ``max_tokens`` ("use
+``max_completion_tokens``") and any temperature but 1: on that refusal the client asks again
+with ``max_completion_tokens``, or without ``temperature`` (the server's default, logged once),
+and keeps doing so for this client.
 """
 
 from __future__ import annotations
@@ -250,6 +259,22 @@ def server_context_window(
     return None
 
 
+def _text_field(message: Any, name: str) -> str:
+    """A text field of a reply message, declared by the SDK or not (a server's own field
+    arrives in ``model_extra``); "" when absent, null or not text."""
+    if message is None:
+        return ""
+    value = getattr(message, name, None)
+    if value is None:
+        value = (getattr(message, "model_extra", None) or {}).get(name)
+    return value if isinstance(value, str) else ""
+
+
+def _count(value: Any) -> int:
+    """A token count a server reported, or 0 (absent, null, negative or not a number)."""
+    return _positive_int(value) or 0
+
+
 def server_maximum_context(message: str) -> int | None:
     """The context size a server's rejection states ("maximum context length is N tokens", as
     OpenAI, vLLM and llama-cpp-python's server word it), or None."""
@@ -277,8 +302,16 @@ class OpenAIClient:
         timeout: float = 60.0,
         context_window: int | None = None,
         tokenizer: Callable[[str], int] | None = None,
+        reasoning_effort: str | None = None,
+        extra_body: dict[str, Any] | None = None,
     ) -> None:
         self.model = model
+        self.reasoning_effort = reasoning_effort
+        self.extra_body = dict(extra_body or {})
+        # What this server refused once and is asked differently ever after (see the module
+        # docstring): the name of the budget field, and whether temperature is left out.
+        self._budget_field = "max_tokens"
+        self._omit_temperature = False
         self.configured_context_window = context_window
         self._context_window: int | None = context_window
         self.context_source = "configured" if context_window else ""
@@ -342,24 +375,17 @@ class OpenAIClient:
         ``retry_after`` from the response headers), ContextTooLongError (the server says the
         prompt does not fit) or PermanentLLMError (auth, bad request, unknown model, ...).
         """
-        kwargs: dict[str, Any] = {
-            "model": self.model,
-            "messages": list(messages),
-            "temperature": params.temperature,
-            "max_tokens": params.max_tokens,
-        }
-        if params.seed is not None:
-            kwargs["seed"] = params.seed
-        if params.extra:
-            kwargs["extra_body"] = dict(params.extra)
         mode = self._schema_mode
         while True:
+            kwargs = self._request(messages, params)
             if params.json_schema is not None:
                 kwargs["response_format"] = self._response_format(mode, params)
             start = time.perf_counter()
             try:
                 response = self._sdk.chat.completions.create(**kwargs)
             except openai.APIStatusError as exc:
+                if self._adapt_to_refusal(exc):
+                    continue
                 fallback = self._next_mode(mode, exc) if params.json_schema is not None else None
                 if fallback is None:
                     if params.json_schema is not None and _is_context_error(exc):
@@ -380,18 +406,71 @@ class OpenAIClient:
                 self._schema_mode = mode
         if not response.choices:
             raise TransientLLMError(f"{self._where()}: response without choices")
+        return self._result(response, messages, latency_ms)
+
+    def _request(self, messages: list[ChatMessage], params: GenerationParams) -> dict[str, Any]:
+        """The keyword arguments of one chat request (without ``response_format``)."""
+        kwargs: dict[str, Any] = {"model": self.model, "messages": list(messages)}
+        kwargs[self._budget_field] = params.max_tokens
+        if not self._omit_temperature:
+            kwargs["temperature"] = params.temperature
+        if params.seed is not None:
+            kwargs["seed"] = params.seed
+        if self.reasoning_effort:
+            kwargs["reasoning_effort"] = self.reasoning_effort
+        extra = {**self.extra_body, **params.extra}
+        if extra:
+            kwargs["extra_body"] = extra
+        return kwargs
+
+    def _adapt_to_refusal(self, exc: openai.APIStatusError) -> bool:
+        """True when ``exc`` is a reasoning model's refusal of ``max_tokens`` or of a
+        temperature, now adapted to (the request is to be sent again)."""
+        if exc.status_code != 400:
+            return False
+        message = _error_message(exc)
+        if self._budget_field == "max_tokens" and "max_completion_tokens" in message:
+            with self._mode_lock:
+                self._budget_field = "max_completion_tokens"
+            return True
+        if (
+            not self._omit_temperature
+            and "temperature" in message
+            and ("unsupported" in message.lower() or "does not support" in message)
+        ):
+            log.warning(
+                "%s refuses a temperature: asking with the server's default from now on (%s)",
+                self._where(),
+                message[:200],
+            )
+            with self._mode_lock:
+                self._omit_temperature = True
+            return True
+        return False
+
+    def _result(self, response: Any, messages: list[ChatMessage], latency_ms: float) -> LLMResult:
+        """The LLMResult of a chat completion: content, reasoning field, usage details."""
         choice = response.choices[0]
-        text = choice.message.content or ""
+        message = choice.message
+        text = _text_field(message, "content")
+        reasoning = _text_field(message, "reasoning") or _text_field(message, "reasoning_content")
         usage = response.usage
+        completion = getattr(usage, "completion_tokens_details", None)
+        prompt = getattr(usage, "prompt_tokens_details", None)
         return LLMResult(
             text=text,
             model=response.model or self.model,
             prompt_tokens=usage.prompt_tokens
-            if usage
+            if usage and usage.prompt_tokens is not None
             else sum(self.count_tokens(m["content"]) for m in messages),
-            completion_tokens=usage.completion_tokens if usage else self.count_tokens(text),
+            completion_tokens=usage.completion_tokens
+            if usage and usage.completion_tokens is not None
+            else self.count_tokens(text + reasoning),
             latency_ms=latency_ms,
             finish_reason=choice.finish_reason or "stop",
+            reasoning=reasoning,
+            reasoning_tokens=_count(getattr(completion, "reasoning_tokens", None)),
+            cached_tokens=_count(getattr(prompt, "cached_tokens", None)),
         )
 
     def _next_mode(self, mode: str, exc: openai.APIStatusError) -> str | None:

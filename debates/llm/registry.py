@@ -72,6 +72,8 @@ def client_from_config(
         api_key_env=cfg.api_key_env or DEFAULT_API_KEY_ENV,
         timeout=cfg.timeout if cfg.timeout is not None else DEFAULT_TIMEOUT_S,
         context_window=cfg.context_window,
+        reasoning_effort=cfg.reasoning_effort,
+        extra_body=cfg.extra_body_dict,
     )
     if cfg.rpm:
         from debates.ratelimit import RateLimitedClient

@@ -24,6 +24,7 @@ from debates.services.launch import (
     debate_job_wait,
     job_agents_describe,
     job_scale_describe,
+    tokens_describe,
 )
 from debates.services.progress import debate_job_progress
 from debates.services.run import (
@@ -54,5 +55,6 @@ __all__ = [
     "job_agents_describe",
     "job_scale_describe",
     "pair_text_build",
+    "tokens_describe",
     "turn_record_build",
 ]

@@ -263,6 +263,7 @@ def single_judge_run(
     rounds: int = 1,
     temperature: float = 0.0,
     max_tokens: int = 384,
+    max_tokens_cap: int | None = None,
     on_pair: Callable[[int], object] | None = None,  # its result is ignored
     sleep: Callable[[float], None] = time.sleep,
     max_grade: int | None = None,
@@ -282,6 +283,7 @@ def single_judge_run(
         rounds=rounds,
         temperature=temperature,
         max_tokens=max_tokens,
+        max_tokens_cap=max_tokens_cap,
         scale="binary" if max_grade is None else "graded",
         max_grade=1 if max_grade is None else max_grade,
     )

@@ -99,6 +99,22 @@ def default_concurrency(agent_a: AgentLike, agent_b: AgentLike) -> int:
     return 1
 
 
+# A turn's first budget by default (tokens): a reasoning model served over the openai backend
+# may think for thousands of tokens before it answers; SmolLM2 answers in under 200.
+REMOTE_MAX_TOKENS = 2048
+LOCAL_MAX_TOKENS = 384
+
+
+def default_max_tokens(agent_a: AgentLike, agent_b: AgentLike) -> int:
+    """A turn's first budget when the job does not set one: :data:`REMOTE_MAX_TOKENS` (2048)
+    when an agent is served over the openai backend (it may be a reasoning model), else
+    :data:`LOCAL_MAX_TOKENS` (384, the embedded model and the test backends). A re-ask of a
+    reply cut at that budget gets twice it (see :mod:`debates.turns`)."""
+    if "openai" in (_typed(agent_a).backend, _typed(agent_b).backend):
+        return REMOTE_MAX_TOKENS
+    return LOCAL_MAX_TOKENS
+
+
 def debate_queue(*, agent_a: AgentLike, agent_b: AgentLike) -> str:
     """The Celery queue of a job's debates: :data:`REMOTE_QUEUE` ("llm_remote", for a
     thread-pool worker keeping many requests in flight) when both agents are remote, else

@@ -25,7 +25,12 @@ from debates.engine import DebateConfig
 from debates.llm.config import AgentConfig
 from debates.models import DebateJob
 from debates.services.backends import agent_config_validate
-from debates.services.common import MAX_CONCURRENCY, DebateJobError, default_concurrency
+from debates.services.common import (
+    MAX_CONCURRENCY,
+    DebateJobError,
+    default_concurrency,
+    default_max_tokens,
+)
 from debates.services.human import debate_job_budget_set
 from debates.services.jobs import debate_job_start, debates_add
 from debates.services.progress import JobProgress, debate_job_progress
@@ -42,8 +47,10 @@ class JobSpec:
 
     ``agent_a`` argues the initial stance "relevant", ``agent_b`` "irrelevant": backend
     configs (an :class:`~debates.llm.config.AgentConfig` or its dict; None: the embedded
-    model; ``agent_b`` None: as agent A). ``rounds`` is R (1..5), ``max_tokens`` the
-    completion budget per call. ``scale`` "binary" (DREAM) or "graded": grades 0..G, G =
+    model; ``agent_b`` None: as agent A). ``rounds`` is R (1..5); ``max_tokens`` the budget of
+    a turn's first call (None: :func:`~debates.services.common.default_max_tokens`, 2048 for
+    openai agents, else 384) and ``max_tokens_cap`` the most a re-ask of a cut reply gets
+    (None: twice ``max_tokens``). ``scale`` "binary" (DREAM) or "graded": grades 0..G, G =
     ``max_grade`` or, when None, the pool's qrels top grade; ``consensus`` "exact" or "binary"
     (:func:`debates.engine.consensus_label`). ``prompt_version`` "" takes this code's version
     for the scale. ``limit`` takes only the first N pairs in canonical order (query id, then
@@ -58,7 +65,8 @@ class JobSpec:
     agent_b: AgentConfig | dict[str, Any] | None = None
     rounds: int = 2
     temperature: float = 0.0
-    max_tokens: int = 384
+    max_tokens: int | None = None
+    max_tokens_cap: int | None = None
     prompt_version: str = ""
     scale: str = "binary"
     max_grade: int | None = None
@@ -71,8 +79,9 @@ class JobSpec:
     note: str = ""
 
 
-def _debate_config(spec: JobSpec) -> DebateConfig:
+def _debate_config(spec: JobSpec, agents: tuple[AgentConfig, AgentConfig]) -> DebateConfig:
     max_grade = spec.max_grade
+    max_tokens = spec.max_tokens if spec.max_tokens is not None else default_max_tokens(*agents)
     if spec.scale == "graded" and max_grade is None:
         from corpora.selectors import qrels_top_grade
 
@@ -81,7 +90,8 @@ def _debate_config(spec: JobSpec) -> DebateConfig:
         config = DebateConfig(
             rounds=spec.rounds,
             temperature=spec.temperature,
-            max_tokens=spec.max_tokens,
+            max_tokens=max_tokens,
+            max_tokens_cap=spec.max_tokens_cap,
             scale=spec.scale,
             max_grade=1 if max_grade is None else max_grade,
             consensus=spec.consensus,
@@ -159,7 +169,7 @@ def debate_job_launch(
     config_b = agent_config_validate(
         spec.agent_b if spec.agent_b is not None else spec.agent_a, agent="B"
     )
-    config = _debate_config(spec)
+    config = _debate_config(spec, (config_a, config_b))
     concurrency = _spec_check(spec, config_a, config_b)
     encrypted = _keys_encrypt(api_keys, spec, (config_a, config_b))
     with transaction.atomic():
@@ -170,6 +180,7 @@ def debate_job_launch(
             rounds=config.rounds,
             temperature=config.temperature,
             max_tokens=config.max_tokens,
+            max_tokens_cap=config.max_tokens_cap,
             prompt_version=config.prompt_version,
             scale=config.scale,
             max_grade=config.max_grade,
@@ -270,3 +281,14 @@ def job_agents_describe(job: DebateJob) -> str:
     """The job's agents in one line: "DESCRIPTION" when both are the same, else "A vs B"."""
     a, b = (config.describe() for config in job.agents)
     return a if a == b else f"{a} vs {b}"
+
+
+def tokens_describe(progress: JobProgress) -> str:
+    """A job's tokens in one line: "12,345 prompt (1,024 cached) + 6,789 completion (5,000
+    reasoning)"; the cached and reasoning parts only when a server reported any."""
+    cached = f" ({progress.cached_tokens:,} cached)" if progress.cached_tokens else ""
+    reasoning = f" ({progress.reasoning_tokens:,} reasoning)" if progress.reasoning_tokens else ""
+    return (
+        f"{progress.prompt_tokens:,} prompt{cached} + "
+        f"{progress.completion_tokens:,} completion{reasoning}"
+    )

@@ -145,7 +145,8 @@ def lease_renew(*, lease: Lease) -> None:
 # rolls the cost back with it. (PostgreSQL could do both in one statement, SQLite cannot.)
 _STORE_COST_SQL = f"""
 UPDATE {_DEBATE} SET calls = calls + %s, prompt_tokens = prompt_tokens + %s,
-    completion_tokens = completion_tokens + %s, latency_ms = latency_ms + %s,
+    completion_tokens = completion_tokens + %s, reasoning_tokens = reasoning_tokens + %s,
+    cached_tokens = cached_tokens + %s, latency_ms = latency_ms + %s,
     chunk_truncated = (chunk_truncated OR %s), lease_expires_at = %s
 WHERE id = %s AND status = 'running' AND lease_token = %s
 RETURNING (SELECT status FROM {_JOB} WHERE id = job_id)
@@ -154,8 +155,10 @@ RETURNING (SELECT status FROM {_JOB} WHERE id = job_id)
 _STORE_TURN_SQL = f"""
 INSERT INTO {_TURN} (debate_id, round, agent, stance, label, argument, evidence, raw,
     raw_attempts, prompt_version, parse_error, model, attempts, prompt_tokens,
-    completion_tokens, latency_ms, chunk_truncated, finish_reason, created)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+    completion_tokens, latency_ms, chunk_truncated, finish_reason, reasoning,
+    reasoning_tokens, cached_tokens, cut_off, attempt_log, created)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s,
+    %s, %s, %s)
 """  # noqa: S608 (table names from the models; every value is a bound parameter)
 
 
@@ -180,6 +183,8 @@ def _turn_write(lease: Lease, record: TurnRecord, prompt_version: str) -> bool:
         record.attempts,
         record.prompt_tokens,
         record.completion_tokens,
+        record.reasoning_tokens,
+        record.cached_tokens,
         record.latency_ms,
         record.chunk_truncated,
         _stamp(now + timedelta(seconds=lease.seconds)),
@@ -205,6 +210,11 @@ def _turn_write(lease: Lease, record: TurnRecord, prompt_version: str) -> bool:
         record.latency_ms,
         record.chunk_truncated,
         (record.finish_reason or "")[:20],
+        record.reasoning,
+        record.reasoning_tokens,
+        record.cached_tokens,
+        record.cut_off,
+        json.dumps(list(record.attempt_log)),
         _stamp(now),
     ]
     try:
@@ -330,6 +340,10 @@ def job_finish_if_done(*, job_id: int) -> bool:
         return bool(cursor.rowcount)
 
 
+# What a Meter counts: requests, then the token counts an LLMResult and a TurnRecord share.
+_METERED = ("calls", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens")
+
+
 class Meter:
     """Every answered LLM request of one debate run, and the share already counted on the
     debate through a stored turn, so answered requests whose turn was never stored (lease
@@ -337,35 +351,35 @@ class Meter:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self.calls = self.prompt_tokens = self.completion_tokens = 0
+        self.counts = dict.fromkeys(_METERED, 0)
 
     def answered(self, result: LLMResult) -> None:
         """Count one answered request."""
         with self._lock:
-            self.calls += 1
-            self.prompt_tokens += result.prompt_tokens
-            self.completion_tokens += result.completion_tokens
+            self.counts["calls"] += 1
+            for name in _METERED[1:]:
+                self.counts[name] += getattr(result, name)
 
     def stored(self, record: TurnRecord) -> None:
         """Take a stored turn's requests off: the turn's write counted them on the debate."""
         with self._lock:
-            self.calls -= record.attempts
-            self.prompt_tokens -= record.prompt_tokens
-            self.completion_tokens -= record.completion_tokens
+            self.counts["calls"] -= record.attempts
+            for name in _METERED[1:]:
+                self.counts[name] -= getattr(record, name)
+
+    @property
+    def calls(self) -> int:
+        """Answered requests not yet counted on the debate."""
+        return self.counts["calls"]
 
     def unstored_count(self, *, debate_id: int) -> None:
         """Add the answered requests whose turn was not stored to the debate's calls and
         tokens (a provider bills them all); nothing when there are none."""
         with self._lock:
-            calls, prompt, completion = self.calls, self.prompt_tokens, self.completion_tokens
-            self.calls = self.prompt_tokens = self.completion_tokens = 0
-        if calls <= 0:
+            counts, self.counts = self.counts, dict.fromkeys(_METERED, 0)
+        if counts["calls"] <= 0:
             return
-        cost = {
-            "calls": F("calls") + calls,
-            "prompt_tokens": F("prompt_tokens") + max(prompt, 0),
-            "completion_tokens": F("completion_tokens") + max(completion, 0),
-        }
+        cost = {name: F(name) + max(value, 0) for name, value in counts.items()}
         with_connection_retry(lambda: Debate.objects.filter(pk=debate_id).update(**cost))
 
 

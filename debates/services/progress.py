@@ -32,6 +32,8 @@ class JobProgress:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
+    reasoning_tokens: int = 0  # part of completion_tokens
+    cached_tokens: int = 0  # part of prompt_tokens
 
     @property
     def done(self) -> int:
@@ -69,6 +71,8 @@ def debate_job_progress(*, job: DebateJob) -> JobProgress:
         calls=Coalesce(Sum("calls"), 0),
         prompt_tokens=Coalesce(Sum("prompt_tokens"), 0),
         completion_tokens=Coalesce(Sum("completion_tokens"), 0),
+        reasoning_tokens=Coalesce(Sum("reasoning_tokens"), 0),
+        cached_tokens=Coalesce(Sum("cached_tokens"), 0),
         seconds=Coalesce(Sum("seconds"), 0.0),
     )
     status = DebateJob.objects.filter(pk=job.pk).values_list("status", flat=True).get()
@@ -86,6 +90,8 @@ def debate_job_progress(*, job: DebateJob) -> JobProgress:
         calls=sums["calls"],
         prompt_tokens=sums["prompt_tokens"],
         completion_tokens=sums["completion_tokens"],
+        reasoning_tokens=sums["reasoning_tokens"],
+        cached_tokens=sums["cached_tokens"],
         seconds=float(sums["seconds"]),
     )
 

@@ -97,6 +97,11 @@ def turn_record_build(*, turn: Turn) -> TurnRecord:
         parse_error=turn.parse_error or None,
         chunk_truncated=turn.chunk_truncated,
         finish_reason=turn.finish_reason,
+        reasoning=turn.reasoning,
+        reasoning_tokens=turn.reasoning_tokens,
+        cached_tokens=turn.cached_tokens,
+        cut_off=turn.cut_off,
+        attempt_log=tuple(turn.attempt_log or ()),
     )
 
 
@@ -145,8 +150,8 @@ def debate_run(
     failed, or its job paused/cancelled) nothing happens. Stored turns are passed to
     :func:`debates.engine.debate_pair` as done turns, each new turn is stored before the next
     LLM call. On the outcome the debate becomes ``agreed`` (final label, consensus round) or
-    ``escalated`` (reason "disagreement" or "unparsed"), the job ``finished`` when it was its
-    last open debate, and :data:`debates.signals.debate_ended` is sent.
+    ``escalated`` (reason "disagreement", "unparsed" or "truncated"), the job ``finished``
+    when it was its last open debate, and :data:`debates.signals.debate_ended` is sent.
 
     Errors are recorded, never raised (:func:`_debate_give_up`): a TransientLLMError left
     after :func:`llm_retry_attempts` calls, or any other exception, is a failed attempt (see
@@ -202,6 +207,7 @@ def _debate_ask(
         rounds=job.rounds,
         temperature=job.temperature,
         max_tokens=job.max_tokens,
+        max_tokens_cap=job.max_tokens_cap,
         prompt_version=job.prompt_version,
         scale=job.scale,
         max_grade=job.max_grade,

@@ -107,3 +107,30 @@ def test_the_refined_set_and_job_pages_show_the_cost_per_final_label(
             for row in re.findall(r"<tr>(<td.*?)</tr>", section[: section.index("</table>")])
         ]
         assert rows == expected, url
+
+
+def test_cached_prompt_tokens_are_priced_at_the_cached_price_hand_worked():
+    # 2,000 prompt tokens of which 1,500 cached, 300 completion tokens:
+    # 500 / 1000 * 1.0 + 1500 / 1000 * 0.25 + 300 / 1000 * 4.0 = 0.5 + 0.375 + 1.2 = 2.075
+    prices = parse_llm_prices(
+        '{"openai:o4": {"prompt": 1.0, "cached_prompt": 0.25, "completion": 4.0}}'
+    )
+    price = price_for({"backend": "openai", "model": "o4"}, prices)
+    assert price.of(2000, 300, 1500) == pytest.approx(2.075)
+    # Without a cached price the cached tokens cost what other prompt tokens cost.
+    plain = parse_llm_prices('{"x": {"prompt": 1.0, "completion": 4.0}}')["x"]
+    assert plain.of(2000, 300, 1500) == pytest.approx(3.2)
+    with pytest.raises(ValueError, match="optionally 'cached_prompt'"):
+        parse_llm_prices('{"x": {"prompt": 1, "completion": 1, "cached_prompt": "cheap"}}')
+
+
+def test_the_summary_line_names_the_cached_and_reasoning_parts():
+    costs = cost_by_source(
+        [LabelCost("consensus", 2, 1000, 400, 0.5, 0.0, cached_tokens=600, reasoning_tokens=300)],
+        human_per_hour=None,
+    )
+    assert format_costs(costs)[0] == (
+        "  consensus: 1 labels, 2 LLM calls, 1,400 tokens (1,000 prompt + 400 completion; 600 "
+        "prompt cached, 300 completion reasoning), LLM money 0.5000, human 0 s, human money "
+        "0.0000; per final label 0.5000"
+    )

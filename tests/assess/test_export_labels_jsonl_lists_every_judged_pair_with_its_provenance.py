@@ -52,6 +52,9 @@ def test_each_judged_pair_is_one_line_in_canonical_order(refined):
         "llm_calls": None,
         "prompt_tokens": None,
         "completion_tokens": None,
+        "cached_tokens": None,
+        "reasoning_tokens": None,
+        "generation": None,
         "human_seconds": None,
     }
     consensus = lines[3]
@@ -75,6 +78,49 @@ def test_each_judged_pair_is_one_line_in_canonical_order(refined):
         )
     assert consensus["human_seconds"] == 0
     assert audit["human_seconds"] == 42.5
+    # The job's budgets and each agent's generation options (none given: {}).
+    assert consensus["generation"] == {
+        "agents": [{}, {}],
+        "max_tokens": refined.job.max_tokens,
+        "max_tokens_cap": 2 * refined.job.max_tokens,
+    }
+    assert (consensus["cached_tokens"], consensus["reasoning_tokens"]) == (0, 0)
+
+
+@pytest.mark.django_db
+def test_a_labels_provenance_names_each_agents_reasoning_options_and_token_parts(refined):
+    from debates.models import DebateJob
+
+    agent_b = {
+        **refined.job.agent_b,
+        "backend": "openai",
+        "model": "qwen3",
+        "base_url": None,
+        "api_key_env": "OPENAI_API_KEY",
+        "timeout": 60.0,
+        "reasoning_effort": "high",
+        "extra_body": {"chat_template_kwargs": {"enable_thinking": True}},
+    }
+    agent_b.pop("n_ctx", None)
+    DebateJob.objects.filter(pk=refined.job.pk).update(agent_b=agent_b, max_tokens_cap=5000)
+    debate = refined.debate("q1", "d5")
+    Debate.objects.filter(pk=debate.pk).update(cached_tokens=64, reasoning_tokens=321)
+    out = io.StringIO()
+    export_stream(kind="labels", out=out, qrel_set=refined.refined)
+
+    line = next(json.loads(x) for x in out.getvalue().splitlines() if f'"debate":{debate.pk},' in x)
+    assert line["generation"] == {
+        "agents": [
+            {},
+            {
+                "reasoning_effort": "high",
+                "extra_body": {"chat_template_kwargs": {"enable_thinking": True}},
+            },
+        ],
+        "max_tokens": refined.job.max_tokens,
+        "max_tokens_cap": 5000,
+    }
+    assert (line["cached_tokens"], line["reasoning_tokens"]) == (64, 321)
 
 
 @pytest.mark.django_db
@@ -83,7 +129,7 @@ def test_the_line_format_is_sorted_keys_compact_utf8(refined):
     export_stream(kind="labels", out=out, qrel_set=refined.refined)
     first = out.getvalue().splitlines()[0]
     assert first.startswith('{"adjudicator":null,"annotators":[],"assessed_label":null,')
-    assert first.endswith('"query_id":"q1","source":"original"}')
+    assert first.endswith('"query_id":"q1","reasoning_tokens":null,"source":"original"}')
 
 
 @pytest.mark.django_db

@@ -72,3 +72,43 @@ def test_a_context_window_out_of_range_is_refused_naming_the_field():
     assert str(caught.value) == (
         "backend: context_window: must be between 256 and 10000000, got 100"
     )
+
+
+@pytest.mark.parametrize("command", [run_debates, evaluate_assessor])
+def test_reasoning_options_and_budgets_are_flags_of_the_debate_commands(command):
+    head = ["pool"] if command is run_debates else ["dataset"]
+    opts = parse(
+        command,
+        *head,
+        *OPENAI,
+        "--reasoning-effort",
+        "medium",
+        "--extra-body-b",
+        '{"chat_template_kwargs": {"enable_thinking": false}}',
+        "--max-tokens",
+        "4096",
+        "--max-tokens-cap",
+        "8192",
+    )
+    agent_a, agent_b = backend_configs(opts)
+    assert agent_a["reasoning_effort"] == "medium" and "extra_body" not in agent_a
+    assert agent_b["extra_body"] == '{"chat_template_kwargs": {"enable_thinking": false}}'
+    assert (opts["max_tokens"], opts["max_tokens_cap"]) == (4096, 8192)
+
+
+def test_the_pipeline_takes_reasoning_options_and_budgets_for_both_agents():
+    opts = parse(
+        pipeline, "scifact", *OPENAI, "--reasoning-effort", "low", "--extra-body", '{"top_k": 20}'
+    )
+    config = pipeline.backend_config(
+        opts["backend"],
+        opts["model"],
+        opts["base_url"],
+        opts["api_key_env"],
+        reasoning_effort=opts["reasoning_effort"],
+        extra_body=opts["extra_body"],
+    )
+    assert (config["reasoning_effort"], config["extra_body"]) == ("low", {"top_k": 20})
+    assert opts["max_tokens"] is None  # the backend's default: 2048 for openai
+    with pytest.raises(CommandError, match="backend: extra_body: not JSON"):
+        pipeline.backend_config("openai", "m", None, "K", extra_body="{nope")

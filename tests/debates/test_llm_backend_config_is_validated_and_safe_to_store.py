@@ -116,3 +116,48 @@ def test_backend_keys_and_descriptions_name_backend_and_model():
         "openai gpt-4o at https://api.openai.com/v1"
     )
     assert "not a benchmark" in describe_backend(None)
+
+
+def test_reasoning_effort_and_extra_body_are_kept_for_an_openai_agent():
+    from debates.llm.config import AgentConfig
+
+    config = AgentConfig.load(
+        {
+            "backend": "openai",
+            "model": "qwen3",
+            "reasoning_effort": "low",
+            "extra_body": '{"chat_template_kwargs": {"enable_thinking": false}}',
+        }
+    )
+
+    assert config.reasoning_effort == "low"
+    assert config.extra_body_dict == {"chat_template_kwargs": {"enable_thinking": False}}
+    assert config.dump()["extra_body"] == {"chat_template_kwargs": {"enable_thinking": False}}
+    assert AgentConfig.stored(config.dump()) == config
+    assert config.describe().endswith(
+        ', reasoning_effort low, extra_body {"chat_template_kwargs": {"enable_thinking": false}}'
+    )
+    client = client_from_config(config)
+    assert (client.reasoning_effort, client.extra_body) == ("low", config.extra_body_dict)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("reasoning_effort", "max", "reasoning_effort: must be one of none, minimal, low"),
+        ("extra_body", "{oops", "extra_body: not JSON \\(Expecting property name"),
+        ("extra_body", "[1]", "extra_body: must be a JSON object, got list"),
+        ("extra_body", {"temperature": 1}, "extra_body: 'temperature' is set from the job's"),
+        ("extra_body", {"max_tokens": 9}, "extra_body: 'max_tokens' is set from the job's"),
+        ("extra_body", {"api_key": "sk-x"}, "extra_body: 'api_key' would hold a secret"),
+        ("extra_body", {"x": "y" * 5000}, "extra_body: longer than 4000 characters"),
+    ],
+)
+def test_a_bad_reasoning_option_is_refused_with_the_field_named(field, value, message):
+    with pytest.raises(ValueError, match=message):
+        validate_backend_config({"backend": "openai", "model": "m", field: value})
+
+
+def test_the_embedded_backend_takes_no_reasoning_options():
+    with pytest.raises(ValueError, match="reasoning_effort: unknown field for the embedded"):
+        validate_backend_config({"backend": "embedded", "reasoning_effort": "low"})

@@ -40,6 +40,19 @@ def test_one_readable_reply_is_one_neutral_turn():
         chunk_truncated=False,
         finish_reason="stop",
         raw_attempts=(reply("relevant", "800 IU cut hip fractures", ["Daily vitamin D"]),),
+        attempt_log=(
+            {
+                "why": "first",
+                "max_tokens": 384,
+                "finish_reason": "stop",
+                "prompt_tokens": 210,
+                "completion_tokens": 25,
+                "reasoning_tokens": 0,
+                "cached_tokens": 0,
+                "error": None,
+                "reasoning": "",
+            },
+        ),
     )
     assert len(client.calls) == 1
 

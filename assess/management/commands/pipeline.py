@@ -8,6 +8,7 @@ from assess.refined.refine import RefineError
 from corpora.management.commands._common import load_dataset
 from corpora.services import PoolError, RunError
 from debates.llm.registry import validate_backend_config
+from debates.management.commands._jobs import add_budget_arguments, add_reasoning_arguments
 from debates.services import DebateJobError
 
 #: What pipeline_run raises for bad input or state; commands report them as CommandError.
@@ -24,12 +25,15 @@ def backend_config(
     timeout: float | None = None,
     rpm: int | None = None,
     model_path: str | None = None,
+    reasoning_effort: str | None = None,
+    extra_body: str | None = None,
 ) -> dict:
     """The agents' backend config from command-line flags (validated; never holds a key).
 
-    ``timeout`` (seconds per request) and ``rpm`` (requests per minute, shared by all
-    workers) apply to the openai backend, ``model_path`` (a local GGUF file) to the embedded
-    one, ``context_window`` (tokens) to both; each is left out when None. Raises CommandError
+    ``timeout`` (seconds per request), ``rpm`` (requests per minute, shared by all
+    workers), ``reasoning_effort`` and ``extra_body`` (JSON text) apply to the openai
+    backend, ``model_path`` (a local GGUF file) to the embedded one, ``context_window``
+    (tokens) to both; each is left out when None. Raises CommandError
     naming the bad flag's field (for ``model_path``: the path and what is wrong with it).
     """
     config: dict = {"backend": backend}
@@ -39,6 +43,8 @@ def backend_config(
             "context_window": context_window,
             "timeout": timeout,
             "rpm": rpm,
+            "reasoning_effort": reasoning_effort,
+            "extra_body": extra_body,
         }
         config.update({name: value for name, value in extra.items() if value is not None})
     elif model_path is not None or context_window is not None:
@@ -99,7 +105,9 @@ class Command(BaseCommand):
             type=int,
             help="Requests per minute allowed, shared by all workers (openai; default unlimited)",
         )
+        add_reasoning_arguments(parser)
         parser.add_argument("--rounds", type=int, default=2, help="R, maximum rounds (1-5)")
+        add_budget_arguments(parser)
         parser.add_argument(
             "--scale",
             choices=("binary", "graded"),
@@ -167,6 +175,8 @@ class Command(BaseCommand):
             timeout=opts["timeout"],
             rpm=opts["rpm"],
             model_path=opts["model_path"],
+            reasoning_effort=opts["reasoning_effort"],
+            extra_body=opts["extra_body"],
         )
         try:
             pipeline_run(
@@ -189,6 +199,8 @@ class Command(BaseCommand):
                 relevant_grade=opts["relevant_grade"],
                 rel_level=opts["rel_level"],
                 exp_gain=opts["exp_gain"],
+                max_tokens=opts["max_tokens"],
+                max_tokens_cap=opts["max_tokens_cap"],
             )
         except PIPELINE_ERRORS as exc:
             raise CommandError(str(exc)) from None

@@ -12,9 +12,9 @@ from django.core.management.base import CommandError
 from tqdm import tqdm
 
 from corpora.models import Pool
-from debates.llm.config import BACKENDS, TEST_BACKEND, TEST_FACTORY_ENV
+from debates.llm.config import BACKENDS, REASONING_EFFORTS, TEST_BACKEND, TEST_FACTORY_ENV
 from debates.models import DebateJob
-from debates.services.launch import debate_job_wait, job_scale_describe
+from debates.services.launch import debate_job_wait, job_scale_describe, tokens_describe
 from debates.services.progress import JobProgress, debate_job_progress
 
 
@@ -33,6 +33,8 @@ OPTION_FIELDS = (
     ("rpm", "rpm"),
     ("timeout", "timeout"),
     ("context_window", "context_window"),
+    ("reasoning_effort", "reasoning_effort"),
+    ("extra_body", "extra_body"),
 )
 
 
@@ -73,6 +75,41 @@ def add_backend_arguments(parser) -> None:
             "reports, else 8192; embedded: SmolLM2 2048, a --model-path GGUF its training "
             "context up to 4096)",
         )
+        add_reasoning_arguments(parser, suffix=suffix, who=who)
+
+
+def add_reasoning_arguments(parser, *, suffix: str = "", who: str = "the agents") -> None:
+    """--reasoning-effort and --extra-body (with ``suffix``, e.g. "-b" for agent B): the
+    generation options of a reasoning model (README, "Reasoning models")."""
+    parser.add_argument(
+        f"--reasoning-effort{suffix}",
+        choices=REASONING_EFFORTS,
+        help=f"reasoning effort of {who} (openai; OpenAI o-series and gpt-5, gpt-oss; Ollama: "
+        "none switches thinking off)",
+    )
+    parser.add_argument(
+        f"--extra-body{suffix}",
+        metavar="JSON",
+        help=f"a JSON object sent in every request of {who} as it is (openai), e.g. "
+        '\'{"chat_template_kwargs": {"enable_thinking": false}}\' for Qwen3 on vLLM or SGLang',
+    )
+
+
+def add_budget_arguments(parser) -> None:
+    """--max-tokens and --max-tokens-cap: a turn's first budget and the most a re-ask of a
+    reply cut at it may get (see debates.turns)."""
+    parser.add_argument(
+        "--max-tokens",
+        type=int,
+        help="completion budget of a turn's first call, in tokens (default 2048 with an openai "
+        "agent, which may be a reasoning model; 384 with the embedded model)",
+    )
+    parser.add_argument(
+        "--max-tokens-cap",
+        type=int,
+        help="the most a re-ask of a reply cut at its budget gets (default twice "
+        "--max-tokens; equal to it: a cut reply escalates as truncated at once)",
+    )
 
 
 def add_scale_arguments(parser) -> None:
@@ -227,4 +264,5 @@ def format_summary(job: DebateJob, progress: JobProgress) -> str:
         f"{progress.per_pair(progress.completion_tokens):,.0f} completion), "
         f"{progress.per_pair(progress.seconds):.2f} s"
     )
+    lines.append(f"tokens: {tokens_describe(progress)}")
     return "\n".join(lines)

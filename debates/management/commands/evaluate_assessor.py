@@ -19,6 +19,7 @@ from debates.services.launch import JobSpec, debate_job_launch, job_scale_descri
 
 from ._jobs import (
     add_backend_arguments,
+    add_budget_arguments,
     add_concurrency_argument,
     add_scale_arguments,
     backend_configs,
@@ -155,7 +156,7 @@ class Command(BaseCommand):
         parser.add_argument("--rounds", type=int, default=2, help="Maximum rounds R (1-5)")
         add_scale_arguments(parser)
         parser.add_argument("--temperature", type=float, default=0.0)
-        parser.add_argument("--max-tokens", type=int, default=384)
+        add_budget_arguments(parser)
         parser.add_argument(
             "--unjudged-negatives",
             action="store_true",
@@ -220,6 +221,7 @@ class Command(BaseCommand):
                 rounds=opts["rounds"],
                 temperature=opts["temperature"],
                 max_tokens=opts["max_tokens"],
+                max_tokens_cap=opts["max_tokens_cap"],
                 scale=opts["scale"],
                 max_grade=top,
                 consensus=opts["consensus"],
@@ -246,7 +248,8 @@ class Command(BaseCommand):
                     pool=sample.pool,
                     agent=agent_a,
                     temperature=opts["temperature"],
-                    max_tokens=opts["max_tokens"],
+                    max_tokens=job.max_tokens,
+                    max_tokens_cap=job.max_tokens_cap,
                     on_pair=lambda _pk: bar.update(1),
                     max_grade=top,
                     concurrency=job.concurrency,

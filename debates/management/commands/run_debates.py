@@ -7,6 +7,7 @@ from debates.services.progress import debate_job_progress
 
 from ._jobs import (
     add_backend_arguments,
+    add_budget_arguments,
     add_concurrency_argument,
     add_scale_arguments,
     backend_configs,
@@ -29,9 +30,7 @@ class Command(BaseCommand):
         parser.add_argument("--rounds", type=int, default=2, help="Maximum rounds R (1-5)")
         add_scale_arguments(parser)
         parser.add_argument("--temperature", type=float, default=0.0)
-        parser.add_argument(
-            "--max-tokens", type=int, default=384, help="Completion budget per LLM call"
-        )
+        add_budget_arguments(parser)
         parser.add_argument(
             "--limit", type=int, help="Only the first N pairs (by query id, then doc id)"
         )
@@ -57,6 +56,7 @@ class Command(BaseCommand):
             rounds=opts["rounds"],
             temperature=opts["temperature"],
             max_tokens=opts["max_tokens"],
+            max_tokens_cap=opts["max_tokens_cap"],
             limit=opts["limit"],
             scale=opts["scale"],
             consensus=opts["consensus"],
