@@ -1,5 +1,6 @@
 """Debates: DREAM debates. Owns the LLM backends (:mod:`debates.llm`), prompts, rubric and
-reply parsing, the debate engine, rate limits and retries, debate jobs and their runner
+reply parsing (an answer apart from its reasoning: :mod:`debates.replies`), one agent's turn
+(:mod:`debates.turns`), the debate engine, rate limits and retries, debate jobs and their runner
 (:mod:`debates.services`), the job pages and the debate commands. Other apps hear of it
 through :mod:`debates.signals` and the job page's panel/notes hooks, never the reverse.
 

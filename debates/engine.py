@@ -286,7 +286,8 @@ def debate_pair(
     different models). Within a round A speaks before B, and both see only the previous round.
     ``done_turns`` are turns stored by an interrupted run: they are reused as they are and
     never asked again. ``on_turn`` is called with every new turn right after it is complete,
-    before the next LLM call. At most 2R calls plus one re-ask per turn.
+    before the next LLM call. At most 2R turns of at most three calls each
+    (:func:`debates.turns.turn_ask`).
 
     With ``pair_runner`` (see :data:`PairRunner`) the two turns of a round, which are
     independent, are asked at once: a debate then takes R call latencies instead of 2R. The
@@ -467,7 +468,8 @@ def _debate_round(
 
 
 def judge_single(pair: PairText, client: LLMClient, config: DebateConfig) -> TurnRecord:
-    """Single-LLM-judge baseline: one neutral call (plus at most one re-ask), no debate.
+    """Single-LLM-judge baseline: one neutral turn (re-asked as a debate turn is, see
+    :func:`debates.turns.turn_ask`), no debate.
 
     The paper's baseline that recalls only ~50% of irrelevant pairs (Ban et al., 2026,
     Table 1); used by evaluate_assessor. Returns a TurnRecord with agent "J", stance

@@ -269,8 +269,9 @@ def single_judge_run(
     max_grade: int | None = None,
     concurrency: int = 1,
 ) -> dict[int, TurnRecord | str]:
-    """The single-LLM-judge baseline (:func:`debates.engine.judge_single`: one neutral call,
-    at most one re-ask, no debate) on every pair of ``pool``, in this process.
+    """The single-LLM-judge baseline (:func:`debates.engine.judge_single`: one neutral turn,
+    re-asked as a debate turn is, no debate) on every pair of ``pool``, in this process;
+    ``max_tokens`` and ``max_tokens_cap`` as the job's (:mod:`debates.turns`).
 
     Returns ``{pair id: TurnRecord}``, or the error text when the LLM failed after the
     retries of :func:`llm_retry_attempts`. Nothing is stored. ``on_pair(pair_id)`` is called

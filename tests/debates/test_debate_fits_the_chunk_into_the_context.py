@@ -9,7 +9,7 @@ from debates import prompts
 from debates.engine import DebateConfig, PairText, debate_pair, judge_single, prompt_token_count
 from debates.llm.base import ContextTooLongError
 from debates.llm.scripted import ScriptedClient
-from tests.fixtures.engine import PAIR, only_block, reply
+from tests.fixtures.engine import PAIR, only_block, reply, result
 
 LONG = PairText(
     query_id="q1",
@@ -108,8 +108,10 @@ def test_a_prompt_that_cannot_fit_even_without_a_chunk_raises_before_any_call():
 
 def test_history_too_long_for_round_two_raises_after_round_one_was_handed_over():
     huge = "y " * 700
-    agent_a = ScriptedClient([reply(1, huge)], context_window=1024)
-    agent_b = ScriptedClient([reply(0, huge)], context_window=1024)
+    # Each reply fits its budget (a server never returns more tokens than max_tokens); it is
+    # the history of round 1, quoted back, that cannot fit round 2.
+    agent_a = ScriptedClient([result(reply(1, huge), completion_tokens=300)], context_window=1024)
+    agent_b = ScriptedClient([result(reply(0, huge), completion_tokens=300)], context_window=1024)
     seen = []
 
     with pytest.raises(ContextTooLongError):

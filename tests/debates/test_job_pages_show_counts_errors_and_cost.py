@@ -44,6 +44,8 @@ def test_counts_by_status_round_and_reason_and_sums(client_as, mixed_job):
         ["LLM calls", "16"],
         ["prompt tokens", "6,000"],
         ["completion tokens", "1,500"],
+        ["of which reasoning", "0"],
+        ["prompt tokens cached", "0"],
         ["worker seconds", "15.0"],
         ["calls per pair", "3.20"],
         ["tokens per pair", "1500"],

@@ -59,7 +59,8 @@ def test_a_pool_is_debated_in_process_and_summarised(small_pool, rule_agents, ca
         r"per pair: 2\.50 LLM calls, 275 tokens \(250 prompt \+ 25 completion\), \d+\.\d\d s",
         out[4],
     )
-    assert len(out) == 5
+    assert out[5] == "tokens: 1,000 prompt + 100 completion"
+    assert len(out) == 6
     failed = Debate.objects.get(status="failed")
     assert (failed.attempts, failed.last_error) == (3, "PermanentLLMError: model refuses wind")
     assert len(rule_agents.calls) == 10 + 3
