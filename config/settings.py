@@ -48,13 +48,17 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "ninja",  # the HTTP API's framework; its Swagger UI assets are served from here
     "core",
     "corpora",
     "debates",
     "assess",
+    "api",
 ]
 
 MIDDLEWARE = [
+    # First: an upload over the limit is refused before anything reads its body.
+    "core.uploads.UploadLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -159,6 +163,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "corpora.fail_stale_runs",
         "schedule": float(os.environ.get("DREAM_REQUEUE_EVERY_SECONDS", "60")),
     },
+    # Webhook deliveries due whose message was lost (or whose retry is too far off to wait
+    # in the broker): send them again.
+    "resend-due-webhooks": {
+        "task": "debates.resend_due_webhooks",
+        "schedule": float(os.environ.get("DREAM_REQUEUE_EVERY_SECONDS", "60")),
+    },
 }
 # Debate jobs: a running debate's lease (renewed before every LLM call), the calls per LLM
 # request before a transient error fails the attempt, the first delay before a failed
@@ -173,11 +183,31 @@ DREAM_PRICE_PER_1K_TOKENS = os.environ.get("DREAM_PRICE_PER_1K_TOKENS", "")
 # Folder whose *.gguf files the job form offers as embedded models (a form never takes a free
 # path). Unset: only the bundled SmolLM2-135M. Commands take any path (--model-path).
 DREAM_MODELS_DIR = os.environ.get("DREAM_MODELS_DIR", "")
+# Hosts a job's callback URL may name (debates.webhooks): comma-separated host names, or
+# "*.example.org" for any name below example.org. Empty (the default): every callback is
+# refused, so no request goes to an internal address unless an admin allows it. Internal
+# addresses (loopback, private, ...) are reached only by a host listed by exact name.
+DREAM_WEBHOOK_ALLOWED_HOSTS = [
+    h.strip().lower()
+    for h in os.environ.get("DREAM_WEBHOOK_ALLOWED_HOSTS", "").split(",")
+    if h.strip()
+]
 # Cost of every final label (assess.refined.cost), to compare LLM and human labelling: JSON
 # {"backend:model" or "backend": {"prompt": P, "completion": C}} in money per 1,000 tokens,
 # and money per hour of human time on task.
 DREAM_LLM_PRICES = os.environ.get("DREAM_LLM_PRICES", "")
 DREAM_HUMAN_PRICE_PER_HOUR = os.environ.get("DREAM_HUMAN_PRICE_PER_HOUR", "")
+# Uploads (benchmarks, qrels, runs: browser and API): the largest request body accepted, in
+# bytes (refused with 413 before it is read), and the most an uploaded archive may unpack
+# to. Files above FILE_UPLOAD_MAX_MEMORY_SIZE are streamed to a temporary file, never held
+# in memory whole.
+DREAM_UPLOAD_MAX_BYTES = int(os.environ.get("DREAM_UPLOAD_MAX_BYTES", str(2 * 1024**3)))
+DREAM_UPLOAD_MAX_UNPACKED_BYTES = int(
+    os.environ.get("DREAM_UPLOAD_MAX_UNPACKED_BYTES", str(20 * 1024**3))
+)
+FILE_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
+# The HTTP API (api/, django-ninja): items per page of a list.
+NINJA_PAGINATION_PER_PAGE = 50
 
 LOGGING = {
     "version": 1,

@@ -14,6 +14,8 @@ from django.urls import Resolver404, include, path, re_path, resolve
 from django.views.decorators.common import no_append_slash
 from django.views.decorators.csrf import csrf_exempt
 
+from api.main import api
+from core import token_views
 from core import views as core_views
 from corpora import views as corpora_views
 
@@ -54,11 +56,15 @@ urlpatterns = [
     path("login/", core_views.login_view, name="login"),
     # Django's LogoutView accepts POST only (a GET answers 405), so a link cannot log anyone out.
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("account/tokens/", token_views.tokens_page, name="tokens"),
+    path("account/tokens/revoke/", token_views.token_revoke, name="token_revoke"),
+    path("account/webhook-secret/", token_views.webhook_secret_new, name="webhook_secret_new"),
     path("", corpora_views.home, name="home"),
     path("", include("corpora.urls")),
     path("", include("debates.urls")),
     path("", include("assess.review.urls")),
     path("", include("assess.refined.urls")),
+    path("api/v1/", api.urls),
     # Last: every other path (see anywhere_else).
     re_path(r"^(?P<rest>.*)$", anywhere_else),
 ]

@@ -3,8 +3,15 @@ every app (the debate launch, background retrieval, exports)."""
 
 from __future__ import annotations
 
+import logging
+import threading
+from typing import Any
+
 from celery import current_app
 from django.conf import settings
+from django.db import close_old_connections, connections, transaction
+
+log = logging.getLogger(__name__)
 
 
 def tasks_run_in_process() -> bool:
@@ -18,3 +25,29 @@ def tasks_run_in_process() -> bool:
     return bool(getattr(settings, "CELERY_TASK_ALWAYS_EAGER", True)) and bool(
         current_app.conf.task_always_eager
     )
+
+
+def background_after_commit(task: Any, object_id: int, *, name: str) -> None:
+    """Once the current transaction commits, run Celery ``task`` for ``object_id`` (a row's
+    primary key): sent to the workers when a broker is configured, else run in a daemon
+    thread of this process, so a web request answers at once either way. The thread closes
+    its database connections when done; an error it meets is logged (a thread has no caller
+    to raise to), and the row the task updates tells what happened."""
+
+    def start() -> None:
+        if not tasks_run_in_process():
+            task.delay(object_id)
+            return
+        threading.Thread(target=_thread_run, args=(task, object_id), name=name, daemon=True).start()
+
+    transaction.on_commit(start)
+
+
+def _thread_run(task: Any, object_id: int) -> None:
+    close_old_connections()
+    try:
+        task(object_id)  # the task's function, called directly in this thread
+    except Exception:
+        log.exception("background %s(%s) stopped with an error", task.name, object_id)
+    finally:
+        connections.close_all()

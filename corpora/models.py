@@ -4,6 +4,7 @@ Ids from the benchmark files (``doc_id``, ``query_id``) are natural keys, unique
 the database primary keys never leave the app.
 """
 
+from django.conf import settings
 from django.db import models
 
 RELEVANCE_MIN = -127
@@ -353,3 +354,57 @@ class PairSource(models.Model):
 
     def __str__(self) -> str:
         return f"{self.pair_id} {self.run_id} {self.rank}"
+
+
+class Operation(models.Model):
+    """A long step started from the browser or the API (an uploaded benchmark, qrels file or
+    run imported; a pool built), run in the background. Its row is the truth about it: the
+    pages and ``GET /api/v1/operations/<id>`` poll it. ``params`` are the step's options as
+    given (validated before the row exists), ``result`` what it made (a dataset slug, a qrel
+    set, run or pool id and name), ``error`` the message the equivalent command would print
+    (``file:line: reason``, paths relative to the upload). ``upload_dir`` holds the uploaded
+    files until the step ends (then removed)."""
+
+    class Kind(models.TextChoices):
+        IMPORT_BEIR = "import_beir", "import a BEIR benchmark"
+        IMPORT_QRELS = "import_qrels", "import a qrels file"
+        IMPORT_RUN = "import_run", "import a TREC run"
+        BUILD_POOL = "build_pool", "build a pool"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "queued"
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+        FAILED = "failed", "failed"
+
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    stage = models.CharField(max_length=200, blank=True, help_text="What it is doing now.")
+    dataset = models.ForeignKey(
+        Dataset, null=True, blank=True, on_delete=models.CASCADE, related_name="operations"
+    )
+    params = models.JSONField(default=dict, blank=True)
+    result = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    upload_dir = models.CharField(max_length=500, blank=True)
+    upload_bytes = models.BigIntegerField(default=0)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="corpora_operations",
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return f"operation {self.pk} {self.kind} ({self.status})"
+
+    @property
+    def ended(self) -> bool:
+        return self.status in (self.Status.DONE, self.Status.FAILED)

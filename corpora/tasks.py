@@ -59,7 +59,19 @@ def retrieve_task(run_id: int) -> str:
 
 @shared_task(name="corpora.fail_stale_runs", ignore_result=True)
 def fail_stale_runs() -> int:
-    """Periodic (Celery beat): mark failed the runs left running by a task that died."""
+    """Periodic (Celery beat): mark failed the runs, and the uploads or pool builds
+    (operations), left running by a task that died."""
+    from .services.operations import operation_fail_stale
     from .services.runs import run_fail_stale
 
-    return run_fail_stale()
+    return run_fail_stale() + operation_fail_stale()
+
+
+@shared_task(name="corpora.operation", acks_late=True, reject_on_worker_lost=True)
+def operation_task(operation_id: int) -> str:
+    """Run operation ``operation_id`` (an upload imported, a pool built;
+    :func:`corpora.services.operations.operation_run`). Idempotent: a second delivery finds
+    the row no longer queued and does nothing. Returns the operation's status after."""
+    from .services.operations import operation_run
+
+    return operation_run(operation_id=operation_id).status

@@ -2,13 +2,22 @@
 
 from django.urls import path, re_path
 
-from . import views
+from . import upload_views, views
 
 app_name = "corpora"
 
 urlpatterns = [
     path("datasets/", views.dataset_list, name="dataset_list"),
+    # Before dataset_detail, which would take "new" for a slug (a dataset slug "new" cannot
+    # be reached, as on the refined pages).
+    path("datasets/new/", upload_views.dataset_new, name="dataset_new"),
     path("datasets/<slug:slug>/", views.dataset_detail, name="dataset_detail"),
+    path(
+        "datasets/<slug:slug>/actions/<slug:action>/",
+        upload_views.dataset_action,
+        name="dataset_action",
+    ),
+    path("operations/<int:pk>/", upload_views.operation_detail, name="operation_detail"),
     path("datasets/<slug:slug>/documents/", views.document_list, name="document_list"),
     # Document ids may hold any character ("/", "#", ".."), so the id travels in ?id=.
     path("datasets/<slug:slug>/document/", views.document_detail, name="document_detail"),

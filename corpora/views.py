@@ -7,6 +7,8 @@ Who may open what (every view is wrapped in :func:`core.roles.role_required`):
 | home                                   | yes       | yes        | yes   |
 | datasets, dataset, documents, document | 403       | yes        | yes   |
 | qrels download (TREC, BEIR)            | 403       | yes        | yes   |
+| new dataset (upload), dataset actions  | 403       | 403        | yes   |
+| an upload's or a pool build's progress | 403       | yes        | yes   |
 
 Anonymous users are redirected to the login page from every page but the login page.
 """
@@ -20,10 +22,11 @@ from django.shortcuts import render
 from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 
+from core.htmx import htmx_view, wants_fragment
 from core.roles import ROLES, Role, role_required, user_has_role
 
 from . import formats
-from .models import Dataset, Document, QrelSet
+from .models import Dataset, Document, QrelSet, Run
 from .selectors import (
     dataset_counts_list,
     dataset_overview,
@@ -64,18 +67,52 @@ def home(request: HttpRequest) -> HttpResponse:
 @role_required(*READERS)
 def dataset_list(request: HttpRequest) -> HttpResponse:
     """Every dataset with its counts."""
-    return render(request, "corpora/dataset_list.html", {"rows": dataset_counts_list()})
-
-
-@role_required(*READERS)
-def dataset_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    """One dataset: counts, qrel sets with downloads, runs, pools and import history."""
-    dataset = _dataset_or_404(slug)
     return render(
         request,
-        "corpora/dataset_detail.html",
-        {"dataset": dataset, "overview": dataset_overview(dataset=dataset)},
+        "corpora/dataset_list.html",
+        {"rows": dataset_counts_list(), "can_import": user_has_role(request.user, Role.ADMIN)},
     )
+
+
+@htmx_view(no_store=True)
+@role_required(*READERS)
+def dataset_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    """One dataset: counts, qrel sets with downloads, runs, pools, import history and, for
+    admins, the forms of its actions; for htmx requests only the runs table (polled while a
+    built-in run is pending or running)."""
+    dataset = _dataset_or_404(slug)
+    if wants_fragment(request):
+        overview = dataset_overview(dataset=dataset)
+        return render(
+            request,
+            "corpora/partials/runs.html",
+            {"dataset": dataset, "overview": overview, "polling": _runs_busy(overview)},
+        )
+    return dataset_page(request, dataset)
+
+
+def _runs_busy(overview) -> bool:
+    return any(r.status in (Run.Status.PENDING, Run.Status.RUNNING) for r in overview.runs)
+
+
+def dataset_page(
+    request: HttpRequest, dataset: Dataset, *, forms: dict | None = None, status: int = 200
+) -> HttpResponse:
+    """Render the dataset page (``forms``: the admin action forms, bound when a POST of one
+    was invalid; ``status`` 400 then)."""
+    from .upload_views import _action_forms, upload_limit_text
+
+    overview = dataset_overview(dataset=dataset)
+    is_admin = user_has_role(request.user, Role.ADMIN)
+    context = {
+        "dataset": dataset,
+        "overview": overview,
+        "polling": _runs_busy(overview),
+        "is_admin": is_admin,
+        "limit": upload_limit_text(),
+        **((forms or _action_forms(dataset)) if is_admin else {}),
+    }
+    return render(request, "corpora/dataset_detail.html", context, status=status)
 
 
 @role_required(*READERS)

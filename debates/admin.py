@@ -32,6 +32,8 @@ class DebateJobAdmin(admin.ModelAdmin):
     search_fields = ["pool__name", "pool__dataset__slug", "note"]
     list_select_related = ["pool__dataset", "created_by"]
     raw_id_fields = ["pool", "created_by"]
+    # Checked against DREAM_WEBHOOK_ALLOWED_HOSTS at launch: never edited past that check.
+    readonly_fields = ["callback_url"]
 
 
 @admin.register(Debate)

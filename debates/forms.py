@@ -27,6 +27,7 @@ from debates.llm.config import EXTRA_BODY_MAX_CHARS, REASONING_EFFORTS, AgentCon
 from debates.services.backends import agent_config_validate
 from debates.services.common import DebateJobError
 from debates.services.launch import JobSpec
+from debates.services.webhooks import webhook_url_check
 
 AGENTS = (("a", "A"), ("b", "B"))
 BACKEND_CHOICES = [
@@ -253,6 +254,14 @@ class JobLaunchForm(forms.Form):
         "with an embedded one. Celery workers bound it with their -c.",
     )
     note = StorableCharField(required=False, max_length=200)
+    callback_url = forms.URLField(
+        required=False,
+        max_length=500,
+        assume_scheme="https",
+        label="Callback URL",
+        help_text="Optional: gets a signed POST when the job finishes, fails, is paused or "
+        "cancelled. Its host must be allowed by DREAM_WEBHOOK_ALLOWED_HOSTS.",
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -281,7 +290,15 @@ class JobLaunchForm(forms.Form):
             human_budget=data.get("human_budget"),
             note=data["note"],
             concurrency=data["concurrency"],
+            callback_url=data.get("callback_url") or "",
         )
+
+    def clean_callback_url(self) -> str:
+        """The callback URL if a callback may go there (checked again at launch)."""
+        try:
+            return webhook_url_check(url=self.cleaned_data.get("callback_url") or "")
+        except DebateJobError as exc:
+            raise forms.ValidationError(str(exc)) from None
 
     def _agent_config(self, prefix: str, agent: str) -> AgentConfig | None:
         data = self.cleaned_data

@@ -10,6 +10,9 @@ Backend configs are stored as JSON that is safe to store and show, and read back
 the environment variable that holds it. A key typed in the job form is kept only encrypted
 (:mod:`debates.api_keys`) in ``DebateJob.api_keys_encrypted``, which no form, page, admin or
 export shows.
+
+A job with a ``callback_url`` gets one :class:`WebhookDelivery` per event (finished, failed,
+paused, cancelled), created in the transaction that changed its status and sent after commit.
 """
 
 from django.conf import settings
@@ -105,6 +108,12 @@ class DebateJob(models.Model):
         blank=True,
         on_delete=models.SET_NULL,
         related_name="debate_jobs",
+    )
+    callback_url = models.URLField(
+        max_length=500,
+        blank=True,
+        help_text="POSTed once when the job finishes, fails, is paused or cancelled, signed "
+        "with the creator's webhook secret (debates.services.webhooks); empty: no callback.",
     )
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)
@@ -258,3 +267,45 @@ class Turn(models.Model):
 
     def __str__(self) -> str:
         return f"debate {self.debate_id} round {self.round} agent {self.agent}: {self.label}"
+
+
+class WebhookDelivery(models.Model):
+    """One callback POST of a job's event, and how its sending went.
+
+    ``payload`` is what the event said when it happened (``sent_at`` is added per attempt);
+    ``attempts`` counts the attempts made (a claim counts one), ``next_attempt_at`` is when
+    the pending delivery is due (a claimed one: when its claim lapses), ``last_status_code``
+    and ``last_error`` describe the last attempt.
+    """
+
+    class Event(models.TextChoices):
+        FINISHED = "job.finished", "job.finished"
+        FAILED = "job.failed", "job.failed"
+        PAUSED = "job.paused", "job.paused"
+        CANCELLED = "job.cancelled", "job.cancelled"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "pending"
+        DELIVERED = "delivered", "delivered"
+        FAILED = "failed", "failed"
+
+    job = models.ForeignKey(DebateJob, on_delete=models.CASCADE, related_name="webhook_deliveries")
+    event = models.CharField(max_length=20, choices=Event.choices)
+    url = models.URLField(max_length=500)
+    payload = models.JSONField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    delivered = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+        indexes = [
+            models.Index(fields=["status", "next_attempt_at"], name="webhook_due"),
+        ]
+
+    def __str__(self) -> str:
+        return f"webhook {self.pk} {self.event} of job {self.job_id}: {self.status}"

@@ -3,7 +3,8 @@
 ``run_debate`` is idempotent (see :func:`debates.services.run.debate_run`): it acknowledges its
 message only after the debate ran (``acks_late``) and hands the message back if the worker
 process dies under it (``reject_on_worker_lost``); a message delivered twice does nothing
-the second time.
+the second time. ``deliver_webhook`` sends one webhook delivery and ``resend_due_webhooks``
+(periodic) the deliveries whose message was lost; both are idempotent in the same way.
 """
 
 from __future__ import annotations
@@ -61,3 +62,21 @@ def requeue_expired_debates() -> int:
     from .services.run import debate_requeue_expired
 
     return debate_requeue_expired()
+
+
+@shared_task(name="debates.deliver_webhook", acks_late=True, ignore_result=True)
+def deliver_webhook(delivery_id: int) -> str:
+    """Make one attempt at webhook delivery ``delivery_id`` if it is pending and due; return
+    its status after. Idempotent: a second message finds the delivery claimed or done."""
+    from .services.webhooks import webhook_deliver
+
+    return webhook_deliver(delivery_id=delivery_id)
+
+
+@shared_task(name="debates.resend_due_webhooks", ignore_result=True)
+def resend_due_webhooks() -> int:
+    """Periodic (Celery beat, every minute): send again the webhook deliveries that are due
+    but were not sent (message lost, sender died, a retry too far off for a countdown)."""
+    from .services.webhooks import webhook_resend_due
+
+    return webhook_resend_due()

@@ -21,6 +21,7 @@ import logging
 import os
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib import messages
@@ -125,7 +126,8 @@ def job_list(request: HttpRequest) -> HttpResponse:
 @sensitive_post_parameters("a_api_key", "b_api_key")
 def job_launch(request: HttpRequest) -> HttpResponse:
     """The launch form; a valid POST creates the job, starts it and opens its page."""
-    form = JobLaunchForm(request.POST or None)
+    # ?pool=ID (the dataset page's "Launch a debate job") preselects the pool.
+    form = JobLaunchForm(request.POST or None, initial={"pool": request.GET.get("pool")})
     if request.method == "POST" and form.is_valid():
         try:
             job = debate_job_launch(
@@ -189,8 +191,16 @@ def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
         embedded_warning=embedded_warning() if _uses_embedded(job) else "",
         panels=[panel(request, job) for panel in JOB_PANELS],
         budget_form=HumanBudgetForm(initial={"human_budget": job.human_budget}),
+        callback_shown=_callback_shown(job.callback_url),
+        webhook_deliveries=list(job.webhook_deliveries.order_by("-created", "-pk")[:50]),
     )
     return render(request, "debates/job_detail.html", context)
+
+
+def _callback_shown(url: str) -> str:
+    # A receiver's URL often carries its own token in the query: the page shows the rest.
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}{parts.path}" if url else ""
 
 
 ACTIONS = {

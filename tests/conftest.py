@@ -23,4 +23,5 @@ pytest_plugins = [
     "tests.fixtures.pooling",
     "tests.fixtures.refine",
     "tests.fixtures.refine_again",
+    "tests.fixtures.api",
 ]

@@ -173,6 +173,7 @@ class ExportFile(models.Model):
         LABELS = "labels", "labels JSONL with provenance"
         TRANSCRIPTS = "transcripts", "debate transcripts JSONL"
         DISAGREEMENTS = "disagreements", "disagreements and escalations CSV"
+        BENCHMARK = "benchmark", "benchmark zip: BEIR layout with a datasheet"
 
     class Status(models.TextChoices):
         PENDING = "pending", "pending"

@@ -1,6 +1,7 @@
-"""Exports of qrel sets, labels with provenance, debate transcripts and disagreements.
+"""Exports of qrel sets, labels with provenance, debate transcripts, disagreements and
+benchmark zips.
 
-Five kinds (:class:`~assess.models.ExportFile.Kind`):
+Six kinds (:class:`~assess.models.ExportFile.Kind`):
 
 - ``trec`` / ``beir``: any qrel set, in the canonical form of ``export_qrels``
   (:func:`corpora.services.qrels_rows` and :mod:`corpora.formats`);
@@ -8,7 +9,9 @@ Five kinds (:class:`~assess.models.ExportFile.Kind`):
   have source "original"), with its provenance;
 - ``transcripts``: JSONL, one line per turn of every debate of a pool's jobs;
 - ``disagreements``: CSV for people: the escalated, overridden, unresolved and
-  contradicting pairs of a refined set, formula cells neutralised.
+  contradicting pairs of a refined set, formula cells neutralised;
+- ``benchmark``: a refined set as a deterministic ``.zip`` in BEIR layout (corpus, queries,
+  refined qrels) with a datasheet README (:mod:`assess.refined.benchmark_zip`).
 
 Large exports run as a Celery job (:func:`export_request` → :func:`assess.refined.tasks.
 export_write_task` → :func:`export_write`) writing a file under ``settings.VAR_DIR /
@@ -53,13 +56,16 @@ log = logging.getLogger(__name__)
 # Bump when an export's layout changes: old files then no longer count as current.
 FORMAT_VERSION = 2
 KINDS = tuple(ExportFile.Kind.values)
-QREL_KINDS = ("trec", "beir", "labels", "disagreements")
+QREL_KINDS = ("trec", "beir", "labels", "disagreements", "benchmark")
+# Kinds only a refined set has, and what the refusal calls them.
+REFINED_ONLY = {"disagreements": "disagreements", "benchmark": "a benchmark zip"}
 SUFFIX = {
     "trec": ".qrels",
     "beir": ".tsv",
     "labels": ".labels.jsonl",
     "transcripts": ".transcripts.jsonl",
     "disagreements": ".disagreements.csv",
+    "benchmark": ".benchmark.zip",
 }
 CONTENT_TYPE = {
     "trec": "text/plain; charset=utf-8",
@@ -67,6 +73,7 @@ CONTENT_TYPE = {
     "labels": "application/x-ndjson; charset=utf-8",
     "transcripts": "application/x-ndjson; charset=utf-8",
     "disagreements": "text/csv; charset=utf-8",
+    "benchmark": "application/zip",
 }
 
 
@@ -91,9 +98,12 @@ def export_stream(
     """Write export ``kind`` of ``qrel_set`` (trec, beir, labels, disagreements) or ``pool``
     (transcripts) to the text stream ``out``; return the rows written.
 
-    Raises :class:`ExportError` for an unknown kind or a missing/wrong source.
+    Raises :class:`ExportError` for an unknown kind or a missing/wrong source, and for a
+    benchmark, which is a binary zip: :func:`export_file_write` writes it to a file.
     """
     _check_source(kind, qrel_set, pool)
+    if kind == "benchmark":
+        raise ExportError("a benchmark export is a zip file: write it to a file, not a stream")
     if kind == "transcripts":
         assert pool is not None  # checked by _check_source
         return export_formats.write_jsonl(transcripts_records(pool=pool), out)
@@ -115,12 +125,13 @@ def _check_source(kind: str, qrel_set: QrelSet | None, pool: Pool | None) -> Non
     if kind == "transcripts" and pool is None:
         raise ExportError("a transcripts export needs a pool")
     if (
-        kind == "disagreements"
+        kind in REFINED_ONLY
         and qrel_set is not None  # checked above
         and not Refinement.objects.filter(qrel_set=qrel_set).exists()
     ):
         raise ExportError(
-            f"qrel set {qrel_set.name!r} was not refined: only a refined set has disagreements"
+            f"qrel set {qrel_set.name!r} was not refined: only a refined set has "
+            f"{REFINED_ONLY[kind]}"
         )
 
 
@@ -132,16 +143,25 @@ def export_file_write(
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".part")
     try:
-        with open(partial, "wb") as raw:
-            writer = export_formats.HashingWriter(raw)
-            rows = export_stream(kind=kind, out=writer, qrel_set=qrel_set, pool=pool)
-            digest = writer.hexdigest()
-            writer.flush()
+        if kind == "benchmark":
+            _check_source(kind, qrel_set, pool)
+            assert qrel_set is not None  # checked by _check_source
+            # Imported here: benchmark_zip reads selectors, which import this module.
+            from .benchmark_zip import benchmark_zip_write
+
+            rows, size, digest = benchmark_zip_write(qrel_set=qrel_set, path=partial)
+        else:
+            with open(partial, "wb") as raw:
+                writer = export_formats.HashingWriter(raw)
+                rows = export_stream(kind=kind, out=writer, qrel_set=qrel_set, pool=pool)
+                digest = writer.hexdigest()
+                writer.flush()
+            size = writer.bytes
         os.replace(partial, path)
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
-    return rows, writer.bytes, digest
+    return rows, size, digest
 
 
 def export_key(*, kind: str, qrel_set: QrelSet | None = None, pool: Pool | None = None) -> str:
@@ -151,8 +171,16 @@ def export_key(*, kind: str, qrel_set: QrelSet | None = None, pool: Pool | None 
     the disagreements CSV reads only turns stored before the refinement
     (:func:`disagreement_rows`). A pool's transcripts grow as debates run, so their key also
     holds the turn count, the last turn and the debates' status counts and last finish
-    time."""
+    time. A benchmark zip's README says more than the refined set (dataset fields, audits,
+    prices), so its key also holds :func:`assess.refined.benchmark_zip.benchmark_stamp`."""
     _check_source(kind, qrel_set, pool)
+    if kind == "benchmark":
+        assert qrel_set is not None  # checked by _check_source
+        from .benchmark_zip import benchmark_stamp  # here: benchmark_zip reads selectors
+
+        return (
+            f"v{FORMAT_VERSION}:benchmark:qrels:{qrel_set.pk}:{benchmark_stamp(qrel_set=qrel_set)}"
+        )
     if kind in QREL_KINDS:
         assert qrel_set is not None  # checked by _check_source
         return f"v{FORMAT_VERSION}:{kind}:qrels:{qrel_set.pk}"

@@ -44,6 +44,7 @@ from .selectors import (
 READERS = (Role.RESEARCHER, Role.ADMIN)
 UNRESOLVED_SHOWN = 200
 EXPORT_KINDS = (
+    ("benchmark", "Benchmark: corpus, queries, refined qrels and datasheet (BEIR zip)"),
     ("labels", "Labels with provenance (JSONL)"),
     ("trec", "TREC qrels"),
     ("beir", "BEIR qrels (TSV)"),

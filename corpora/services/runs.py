@@ -19,6 +19,8 @@ from typing import IO
 from django.db import DatabaseError, connection, transaction
 from django.db.models import F
 
+from core.broker import background_after_commit
+
 from .. import retrieval
 from .. import runs as run_files
 from ..formats import FormatError
@@ -310,6 +312,15 @@ def run_enqueue(*, run: Run) -> None:
 
     run_id = run.pk
     transaction.on_commit(lambda: retrieve_task.delay(run_id))
+
+
+def run_start_background(*, run: Run) -> None:
+    """Execute a built-in ``run`` in the background once the transaction commits: on the
+    workers with a broker, else in a thread of this process, so a page or an API request
+    answers at once (:func:`core.broker.background_after_commit`); its status tells the rest."""
+    from ..tasks import retrieve_task
+
+    background_after_commit(retrieve_task, run.pk, name=f"retrieve-{run.pk}")
 
 
 def run_retrieve(*, run: Run, progress: bool = False, cache_dir: Path | None = None) -> Run:

@@ -1,7 +1,8 @@
 """Debate services. Owns launching a job (:mod:`.launch`, the one place a job is created),
 the job controls (:mod:`.jobs`), the Celery messages (:mod:`.queue`), running one debate
 (:mod:`.run`) under a lease (:mod:`.leases`), the agents' clients (:mod:`.backends`),
-progress, the human share of a job (:mod:`.human`) and measuring the assessor.
+progress, the human share of a job (:mod:`.human`), its webhooks (:mod:`.webhooks`) and
+measuring the assessor.
 Re-exported here: only what callers outside the debates app use; debates imports submodules.
 
 The rule table: tests/architecture/test_imports_follow_the_package_rules.py (RULES).

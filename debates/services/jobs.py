@@ -3,7 +3,9 @@
 :func:`debate_job_extend` adds debates for pairs added to the pool since;
 :func:`debate_job_pause`, :func:`debate_job_resume`, :func:`debate_job_cancel` and
 :func:`debate_job_retry_failed` change a job's status, each in one transaction with its
-debates sent to Celery only after commit (:func:`debates.services.queue.debates_enqueue`)."""
+debates sent to Celery only after commit (:func:`debates.services.queue.debates_enqueue`); a
+pause or cancel stores the job's webhook event in that transaction
+(:func:`debates.services.webhooks.webhook_job_event`)."""
 
 from __future__ import annotations
 
@@ -11,10 +13,11 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from debates.models import Debate, DebateJob
+from debates.models import Debate, DebateJob, WebhookDelivery
 from debates.services.common import DebateJobError, pairs_in_order
 from debates.services.leases import job_finish_if_done
 from debates.services.queue import debates_enqueue, debates_pending_ids, job_queue
+from debates.services.webhooks import webhook_job_event
 
 
 def debates_add(*, job: DebateJob, limit: int | None) -> list[int]:
@@ -80,10 +83,15 @@ def debate_job_extend(*, job: DebateJob, limit: int | None = None, enqueue: bool
 
 def debate_job_pause(*, job: DebateJob) -> None:
     """Pause a running job: queued debates do nothing, running ones stop before their next LLM
-    call (turns kept). Raises DebateJobError unless the job is running."""
-    if not DebateJob.objects.filter(pk=job.pk, status=DebateJob.Status.RUNNING).update(
-        status=DebateJob.Status.PAUSED
-    ):
+    call (turns kept); a job with a callback URL sends ``job.paused``. Raises DebateJobError
+    unless the job is running."""
+    with transaction.atomic():
+        paused = DebateJob.objects.filter(pk=job.pk, status=DebateJob.Status.RUNNING).update(
+            status=DebateJob.Status.PAUSED
+        )
+        if paused and job.callback_url:  # stored with the pause, sent after commit
+            webhook_job_event(job_id=job.pk, event=WebhookDelivery.Event.PAUSED)
+    if not paused:
         job.refresh_from_db()
         raise DebateJobError(f"job {job.pk} is {job.status}; only a running job can be paused")
     job.refresh_from_db()
@@ -109,11 +117,16 @@ def debate_job_resume(*, job: DebateJob, enqueue: bool = True) -> int:
 
 def debate_job_cancel(*, job: DebateJob) -> None:
     """Cancel a running or paused job for good: no further debate starts, running ones stop
-    before their next LLM call; finished debates and stored turns are kept.
-    Raises DebateJobError for a finished or cancelled job."""
-    if not DebateJob.objects.filter(
-        pk=job.pk, status__in=[DebateJob.Status.RUNNING, DebateJob.Status.PAUSED]
-    ).update(status=DebateJob.Status.CANCELLED, finished=timezone.now()):
+    before their next LLM call; finished debates and stored turns are kept. A job with a
+    callback URL sends ``job.cancelled``. Raises DebateJobError for a finished or cancelled
+    job."""
+    with transaction.atomic():
+        cancelled = DebateJob.objects.filter(
+            pk=job.pk, status__in=[DebateJob.Status.RUNNING, DebateJob.Status.PAUSED]
+        ).update(status=DebateJob.Status.CANCELLED, finished=timezone.now())
+        if cancelled and job.callback_url:  # stored with the cancel, sent after commit
+            webhook_job_event(job_id=job.pk, event=WebhookDelivery.Event.CANCELLED)
+    if not cancelled:
         job.refresh_from_db()
         raise DebateJobError(f"job {job.pk} is {job.status}; it cannot be cancelled")
     job.refresh_from_db()

@@ -35,6 +35,7 @@ from debates.services.human import debate_job_budget_set
 from debates.services.jobs import debate_job_start, debates_add
 from debates.services.progress import JobProgress, debate_job_progress
 from debates.services.run import debate_job_run_inline
+from debates.services.webhooks import webhook_callback_validate
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +58,9 @@ class JobSpec:
     doc id, by code point). ``judgments_per_pair`` human judgments per escalated pair;
     ``audit_share`` (0..1) of agreed labels drawn for a human audit; ``human_budget`` at most
     this many pairs to humans (None: no limit). ``concurrency`` debates run at once in
-    process (1..256; None: 16 for remote agents, 1 with an embedded one).
+    process (1..256; None: 16 for remote agents, 1 with an embedded one). ``callback_url``
+    gets a signed POST when the job finishes, fails, is paused or cancelled ("" for none; see
+    :func:`debates.services.webhooks.webhook_callback_validate`).
     """
 
     pool: Pool
@@ -77,6 +80,7 @@ class JobSpec:
     human_budget: int | None = None
     concurrency: int | None = None
     note: str = ""
+    callback_url: str = ""
 
 
 def _debate_config(spec: JobSpec, agents: tuple[AgentConfig, AgentConfig]) -> DebateConfig:
@@ -163,7 +167,9 @@ def debate_job_launch(
     ``background``, a daemon thread of this process does once the transaction commits (a web
     request returns at once). ``start=False`` only creates (tests, benches that start the
     job their own way). Creating is one transaction. Raises DebateJobError for invalid
-    settings (naming the agent and field) or an empty pool.
+    settings (naming the agent and field), a callback URL that is refused (naming the rule
+    and ``DREAM_WEBHOOK_ALLOWED_HOSTS``; a callback also needs ``created_by``) or an empty
+    pool.
     """
     config_a = agent_config_validate(spec.agent_a, agent="A")
     config_b = agent_config_validate(
@@ -171,6 +177,7 @@ def debate_job_launch(
     )
     config = _debate_config(spec, (config_a, config_b))
     concurrency = _spec_check(spec, config_a, config_b)
+    callback_url = webhook_callback_validate(url=spec.callback_url, created_by=created_by)
     encrypted = _keys_encrypt(api_keys, spec, (config_a, config_b))
     with transaction.atomic():
         job = DebateJob.objects.create(
@@ -192,6 +199,7 @@ def debate_job_launch(
             concurrency=concurrency,
             api_keys_encrypted=encrypted,
             created_by=created_by,
+            callback_url=callback_url,
         )
         if not debates_add(job=job, limit=spec.limit):
             raise DebateJobError(f"pool {spec.pool} has no pairs to debate")

@@ -37,7 +37,7 @@ from django.utils import timezone
 
 from debates.engine import DebateOutcome, TurnRecord
 from debates.llm.base import ChatMessage, GenerationParams, LLMClient, LLMResult
-from debates.models import Debate, DebateJob, Turn
+from debates.models import Debate, DebateJob, Turn, WebhookDelivery
 from debates.retry import call_with_retry
 from debates.services.common import (
     LOCAL_QUEUE,
@@ -48,6 +48,7 @@ from debates.services.common import (
     with_connection_retry,
 )
 from debates.services.queue import debates_enqueue
+from debates.services.webhooks import webhook_job_event
 
 RENEWED_BY_STORE_S = 0.25  # a turn stored this recently renewed the lease (see Lease.renew)
 
@@ -328,16 +329,25 @@ UPDATE {_JOB} SET status = 'finished', finished = %s
 WHERE id = %s AND status = 'running' AND NOT EXISTS (
     SELECT 1 FROM {_DEBATE} WHERE job_id = {_JOB}.id AND status IN ('pending', 'running')
 )
+RETURNING callback_url
 """  # noqa: S608 (table names from the models; every value is a bound parameter)
 
 
 def job_finish_if_done(*, job_id: int) -> bool:
     """Mark a running job finished when none of its debates is pending or running; True if
     this call finished it. Called after the debate's own write committed, so of two workers
-    ending the last two debates at once, the later check sees both."""
-    with connection.cursor() as cursor:
+    ending the last two debates at once, the later check sees both.
+
+    The job that this call finished sends its webhook event when it has a callback URL
+    (:func:`~debates.services.webhooks.webhook_job_event`, stored in this transaction, sent
+    after commit). The UPDATE returns the URL, so a call that finished nothing, or a job
+    without a callback, costs the one statement and nothing more."""
+    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
         cursor.execute(_JOB_FINISH_SQL, [_stamp(timezone.now()), job_id])
-        return bool(cursor.rowcount)
+        row = cursor.fetchone()
+        if row is not None and row[0]:
+            webhook_job_event(job_id=job_id, event=WebhookDelivery.Event.FINISHED)
+    return row is not None
 
 
 # What a Meter counts: requests, then the token counts an LLMResult and a TurnRecord share.

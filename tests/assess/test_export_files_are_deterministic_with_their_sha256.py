@@ -9,7 +9,7 @@ import pytest
 from assess.refined.exports import export_file_write, export_path, export_request
 from corpora.services import qrels_export
 
-KINDS = ["trec", "beir", "labels", "disagreements", "transcripts"]
+KINDS = ["trec", "beir", "labels", "disagreements", "transcripts", "benchmark"]
 
 
 def source(world, kind):

@@ -67,6 +67,7 @@ def test_the_refined_set_page_shows_its_counts_and_export_buttons(refined, var_d
     assert tables[0] == [["Source", "Pairs"], ["consensus", "2"], ["human", "2"]]
     posts = [attrs["hx-post"] for tag, attrs in elements if tag == "form" and "hx-post" in attrs]
     assert [p.rsplit("/", 2)[-2] for p in posts] == [
+        "benchmark",
         "labels",
         "trec",
         "beir",

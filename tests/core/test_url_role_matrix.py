@@ -149,6 +149,24 @@ MATRIX = [
     ("get", "debates:job_control", {"pk": 999999, "action": "pause"}, "", _admins(405)),
     ("post", "debates:job_budget", {"pk": 999999}, "", _admins(404)),
     ("get", "debates:job_budget", {"pk": 999999}, "", _admins(405)),
+    # Uploads and dataset actions (corpora.upload_views): admins only; an empty POST is
+    # shown again with its errors.
+    ("get", "corpora:dataset_new", {}, "", ADMINS_ONLY),
+    ("post", "corpora:dataset_new", {}, "", ADMINS_ONLY),
+    ("post", "corpora:dataset_action", {"slug": "tiny", "action": "pool"}, "", _admins(400)),
+    ("post", "corpora:dataset_action", {"slug": "tiny", "action": "nope"}, "", _admins(404)),
+    ("get", "corpora:dataset_action", {"slug": "tiny", "action": "pool"}, "", _admins(405)),
+    (
+        "get",
+        "corpora:operation_detail",
+        {"pk": 999999},
+        "",
+        _row({ANONYMOUS: LOGIN, NO_ROLE: 403, "annotator": 403}, others=404),
+    ),
+    # Every role may script within its role: its own API tokens and webhook secret.
+    ("get", "tokens", {}, "", ANY_ROLE),
+    ("post", "token_revoke", {}, "", _row({ANONYMOUS: LOGIN, NO_ROLE: 403}, others=302)),
+    ("post", "webhook_secret_new", {}, "", ANY_ROLE),
     # The Django admin sends everyone but staff to its (rate-limited) login page.
     ("get", "admin:index", {}, "", _row({"admin": 200}, others=302)),
 ]
@@ -194,7 +212,11 @@ def _named_urls(resolver, namespace: str = "") -> dict:
     return names
 
 
-OUR_URLS = {n: v for n, v in _named_urls(get_resolver()).items() if not n.startswith("admin:")}
+# The HTTP API authenticates by token, not by session: its own matrix is
+# tests/api/test_api_answers_each_role_as_the_pages_do.py.
+OUR_URLS = {
+    n: v for n, v in _named_urls(get_resolver()).items() if not n.startswith(("admin:", "api-v1:"))
+}
 
 
 def test_every_named_url_outside_the_django_admin_is_in_the_matrix():

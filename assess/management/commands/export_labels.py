@@ -13,7 +13,8 @@ from corpora.models import Pool, QrelSet
 class Command(BaseCommand):
     help = (
         "Export a qrel set's labels with provenance (JSONL), TREC or BEIR qrels, the "
-        "disagreements CSV, or the debate transcripts (JSONL) of a pool; prints the sha256."
+        "disagreements CSV, the benchmark zip (BEIR layout and datasheet; --out FILE), or the "
+        "debate transcripts (JSONL) of a pool; prints the sha256."
     )
 
     def add_arguments(self, parser):

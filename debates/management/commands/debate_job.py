@@ -10,6 +10,7 @@ from debates.services.jobs import (
     debate_job_retry_failed,
 )
 from debates.services.progress import debate_job_notes, debate_job_progress
+from debates.services.webhooks import TIMEOUT_SECONDS, webhook_threads_join
 
 from ._jobs import format_summary, load_job, wait_job
 
@@ -57,3 +58,7 @@ class Command(BaseCommand):
         # Lines other apps add (assess: the review queue and the audit estimate).
         for line in debate_job_notes(job=job):
             self.stdout.write(line)
+        if job.callback_url:
+            # Without a broker a pause, cancel or finish is sent from a thread of this
+            # process: give it one attempt's time before the process exits.
+            webhook_threads_join(timeout=TIMEOUT_SECONDS + 5)

@@ -4,6 +4,7 @@ from core.broker import tasks_run_in_process
 from debates.services.common import DebateJobError
 from debates.services.launch import JobSpec, debate_job_launch
 from debates.services.progress import debate_job_progress
+from debates.services.webhooks import TIMEOUT_SECONDS, webhook_threads_join
 
 from ._jobs import (
     add_backend_arguments,
@@ -46,9 +47,22 @@ class Command(BaseCommand):
             "impact on the benchmark first (default: no limit)",
         )
         parser.add_argument("--no-progress", action="store_true", help="No progress bar")
+        parser.add_argument(
+            "--callback-url",
+            default="",
+            help="POST a signed callback to this URL when the job finishes, fails, is paused "
+            "or cancelled (its host must be in DREAM_WEBHOOK_ALLOWED_HOSTS; needs --user)",
+        )
+        parser.add_argument(
+            "--user",
+            help="USERNAME: the job's creator, whose webhook secret signs its callbacks",
+        )
 
     def handle(self, *args, **opts):
         agent_a, agent_b = backend_configs(opts)
+        creator = _creator(opts["user"])
+        if opts["callback_url"] and creator is None:
+            raise CommandError("--callback-url needs --user USERNAME: its secret signs the calls")
         spec = JobSpec(
             pool=load_pool(opts["pool"]),
             agent_a=agent_a,
@@ -63,9 +77,10 @@ class Command(BaseCommand):
             human_budget=opts["human_budget"],
             note="run_debates",
             concurrency=opts["concurrency"],
+            callback_url=opts["callback_url"],
         )
         try:
-            job = debate_job_launch(spec=spec)
+            job = debate_job_launch(spec=spec, created_by=creator)
         except DebateJobError as exc:
             raise CommandError(str(exc)) from None
         if not (opts["wait"] or tasks_run_in_process()):
@@ -77,3 +92,19 @@ class Command(BaseCommand):
             return
         progress = wait_job(job, progress_bar=not opts["no_progress"])
         self.stdout.write(format_summary(job, progress))
+        if job.callback_url:
+            # Without a broker the callback goes out from a thread of this process: give it
+            # the time of one attempt before the process exits (later retries stay pending).
+            webhook_threads_join(timeout=TIMEOUT_SECONDS + 5)
+
+
+def _creator(username: str | None):
+    """The user named ``username`` (None for none). Raises CommandError if there is none."""
+    if not username:
+        return None
+    from django.contrib.auth import get_user_model
+
+    try:
+        return get_user_model().objects.get_by_natural_key(username)
+    except get_user_model().DoesNotExist:
+        raise CommandError(f"--user: no user {username!r}") from None

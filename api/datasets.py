@@ -1,0 +1,363 @@
+"""Datasets, uploads (as operations), qrel sets, runs and pools over HTTP.
+
+Reading needs the researcher or admin role; uploading, retrieving and pooling the admin
+role, as on the dataset page and as the commands assume. An upload answers 202 with the
+operation to poll (``GET /api/v1/operations/<id>``); its errors are the commands' own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any, Literal
+
+from django.http import HttpRequest, StreamingHttpResponse
+from django.utils.http import content_disposition_header
+from django.utils.text import slugify
+from ninja import File, Form, Router, Schema, Status, UploadedFile
+from ninja.errors import HttpError
+from ninja.pagination import paginate
+
+from corpora import formats
+from corpora.models import Dataset, Operation, Pool, QrelSet, Run
+from corpora.selectors import dataset_counts_list
+from corpora.services import RunError, qrels_rows, run_create
+from corpora.services.operations import OperationError, operation_create
+from corpora.services.runs import run_start_background
+
+from .common import (
+    WRITE,
+    OperationOut,
+    dataset_or_404,
+    qrel_set_or_404,
+    run_or_404,
+)
+
+router = Router(tags=["datasets"])
+
+
+class QrelSetOut(Schema):
+    name: str
+    origin: str
+    rows: int
+    queries: int
+    relevant: int
+    downloads: dict[str, str]
+
+
+class RunOut(Schema):
+    id: int
+    name: str
+    source: str
+    status: str
+    system: str
+    error: str
+    seconds: float
+    created: datetime
+    url: str
+
+
+class PoolOut(Schema):
+    id: int
+    name: str
+    qrels: str
+    depth: int
+    include_judged: bool
+    runs: list[str]
+    query_ids: list[str] | None
+    pairs: int
+
+
+class DatasetOut(Schema):
+    slug: str
+    name: str
+    source: str
+    licence: str
+    documents: int
+    queries: int
+    qrel_sets: list[QrelSetOut]
+    runs: int
+    pools: int
+    url: str
+
+
+def _qrels_out(dataset: Dataset, stats: Any) -> QrelSetOut:
+    base = f"/api/v1/datasets/{dataset.slug}/qrels/{stats.qrel_set.name}/download"
+    return QrelSetOut(
+        name=stats.qrel_set.name,
+        origin=stats.qrel_set.origin,
+        rows=stats.rows,
+        queries=stats.queries,
+        relevant=stats.relevant,
+        downloads={fmt: f"{base}?format={fmt}" for fmt in ("trec", "beir", "labels")},
+    )
+
+
+def _dataset_out(row: Any) -> DatasetOut:
+    dataset = row.dataset
+    return DatasetOut(
+        slug=dataset.slug,
+        name=dataset.name,
+        source=dataset.source,
+        licence=dataset.licence,
+        documents=row.documents,
+        queries=row.queries,
+        qrel_sets=[_qrels_out(dataset, s) for s in row.qrel_sets],
+        runs=row.runs,
+        pools=row.pools,
+        url=f"/api/v1/datasets/{dataset.slug}",
+    )
+
+
+def _run_out(run: Run) -> RunOut:
+    return RunOut(
+        id=run.pk,
+        name=run.name,
+        source=run.source,
+        status=run.status,
+        system=run.system,
+        error=run.error,
+        seconds=run.seconds,
+        created=run.created,
+        url=f"/api/v1/datasets/{run.dataset.slug}/runs/{run.name}",
+    )
+
+
+def _pool_out(pool: Pool) -> PoolOut:
+    return PoolOut(
+        id=pool.pk,
+        name=pool.name,
+        qrels=pool.qrel_set.name,
+        depth=pool.depth,
+        include_judged=pool.include_judged,
+        runs=sorted(r.name for r in pool.runs.all()),
+        query_ids=pool.query_ids,
+        pairs=pool.pairs.count(),
+    )
+
+
+@router.get("/datasets", response=list[DatasetOut])
+@paginate
+def datasets_list(request: HttpRequest) -> list[DatasetOut]:
+    """Every dataset with its counts and qrel sets (paginated: ``?page=N``)."""
+    return [_dataset_out(row) for row in dataset_counts_list()]
+
+
+@router.get("/datasets/{slug}", response=DatasetOut)
+def dataset_detail(request: HttpRequest, slug: str) -> DatasetOut:
+    """One dataset: counts and qrel sets with their download URLs."""
+    return _dataset_out(dataset_counts_list(datasets=[dataset_or_404(slug)])[0])
+
+
+def _operation_start(request: HttpRequest, **kwargs: Any) -> Status[OperationOut]:
+    try:
+        operation = operation_create(created_by=request.user, **kwargs)
+    except OperationError as exc:
+        raise HttpError(400, str(exc)) from None
+    return Status(202, OperationOut.of(operation))
+
+
+Policy = Literal["reject", "drop"]
+
+
+@router.post("/datasets", response={202: OperationOut}, auth=WRITE)
+def dataset_create(
+    request: HttpRequest,
+    name: Form[str],
+    slug: Form[str] = "",
+    source: Form[str] = "",
+    licence: Form[str] = "",
+    split: Form[str] = "test",
+    on_duplicate: Form[Literal["", "keep-last", "keep-max"]] = "",
+    unknown_ids: Form[Policy] = "reject",
+    identical_ids: Form[Literal["", "exclude", "keep"]] = "",
+    archive: UploadedFile | None = File(None),  # noqa: B008 (ninja's parameter marker)
+    corpus: UploadedFile | None = File(None),  # noqa: B008 (ninja's parameter marker)
+    queries: UploadedFile | None = File(None),  # noqa: B008 (ninja's parameter marker)
+    qrels: UploadedFile | None = File(None),  # noqa: B008 (ninja's parameter marker)
+) -> Status[OperationOut]:
+    """Import a benchmark (admin): a BEIR ``archive`` (.zip or .tar.gz), or its ``corpus``,
+    ``queries`` and ``qrels`` (one split, named ``split``) as separate files; the options of
+    ``import_beir``. Answers 202 with the operation to poll."""
+    files = {"archive": archive, "corpus": corpus, "queries": queries, "qrels": qrels}
+    params = {
+        "name": name,
+        "slug": slug,
+        "source": source,
+        "licence": licence,
+        "split": split,
+        "on_duplicate": on_duplicate,
+        "unknown_ids": unknown_ids,
+        "identical_ids": identical_ids,
+    }
+    return _operation_start(
+        request,
+        kind=Operation.Kind.IMPORT_BEIR,
+        params=params,
+        files={k: f for k, f in files.items() if f is not None},
+    )
+
+
+@router.get("/operations/{operation_id}", response=OperationOut)
+def operation_detail(request: HttpRequest, operation_id: int) -> OperationOut:
+    """A long step's status, stage, result (what it made) or error."""
+    operation = Operation.objects.select_related("dataset").filter(pk=operation_id).first()
+    if operation is None:
+        raise HttpError(404, f"no operation {operation_id}")
+    return OperationOut.of(operation)
+
+
+@router.get("/datasets/{slug}/qrels", response=list[QrelSetOut])
+def qrels_list(request: HttpRequest, slug: str) -> list[QrelSetOut]:
+    """The dataset's qrel sets (original, imported and refined) with download URLs."""
+    dataset = dataset_or_404(slug)
+    row = dataset_counts_list(datasets=[dataset])[0]
+    return [_qrels_out(dataset, s) for s in row.qrel_sets]
+
+
+def _attachment(response: StreamingHttpResponse, filename: str) -> StreamingHttpResponse:
+    disposition = content_disposition_header(True, filename)
+    if disposition:
+        response["Content-Disposition"] = disposition
+    return response
+
+
+@router.get("/datasets/{slug}/qrels/{path:name}/download")
+def qrels_download(
+    request: HttpRequest, slug: str, name: str, format: Literal["trec", "beir", "labels"] = "trec"
+) -> StreamingHttpResponse:
+    """A qrel set as TREC qrels, BEIR TSV, or labels JSONL with each label's provenance
+    (byte-identical to ``export_qrels`` / ``export_labels``)."""
+    dataset = dataset_or_404(slug)
+    qrel_set = qrel_set_or_404(dataset, name)
+    stem = f"{dataset.slug}-{slugify(qrel_set.name) or 'qrels'}"
+    if format == "labels":
+        from assess.refined.export_rows import _label_rows, label_line
+
+        lines: Iterator[str] = (label_line(row) for row in _label_rows(qrel_set))
+        response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
+        return _attachment(response, f"{stem}-labels.jsonl")
+    line = formats.format_trec_qrel if format == "trec" else formats.format_beir_qrel
+
+    def rows() -> Iterator[str]:
+        if format == "beir":
+            yield formats.BEIR_QRELS_HEADER
+        for query_id, doc_id, grade in qrels_rows(qrel_set=qrel_set):
+            yield line(query_id, doc_id, grade)
+
+    response = StreamingHttpResponse(rows(), content_type="text/plain; charset=utf-8")
+    return _attachment(response, f"{stem}{'.qrels' if format == 'trec' else '.tsv'}")
+
+
+@router.post("/datasets/{slug}/qrels", response={202: OperationOut}, auth=WRITE)
+def qrels_upload(
+    request: HttpRequest,
+    slug: str,
+    name: Form[str],
+    qrels: File[UploadedFile],
+    fmt: Form[Literal["trec", "beir"]] = "trec",
+    on_duplicate: Form[Literal["", "keep-last", "keep-max"]] = "",
+    unknown_ids: Form[Policy] = "reject",
+) -> Status[OperationOut]:
+    """Import a qrels file (TREC or BEIR TSV) as a new qrel set ``name`` (admin); 202."""
+    params = {"name": name, "fmt": fmt, "on_duplicate": on_duplicate, "unknown_ids": unknown_ids}
+    return _operation_start(
+        request,
+        kind=Operation.Kind.IMPORT_QRELS,
+        params=params,
+        files={"qrels": qrels},
+        dataset=dataset_or_404(slug),
+    )
+
+
+@router.get("/datasets/{slug}/runs", response=list[RunOut])
+def runs_list(request: HttpRequest, slug: str) -> list[RunOut]:
+    """The dataset's runs (imported and built-in) with their status."""
+    dataset = dataset_or_404(slug)
+    return [_run_out(r) for r in dataset.runs.select_related("dataset").order_by("name")]
+
+
+@router.get("/datasets/{slug}/runs/{name}", response=RunOut)
+def run_detail(request: HttpRequest, slug: str, name: str) -> RunOut:
+    """One run: its status (a built-in run goes pending → running → done or failed)."""
+    return _run_out(run_or_404(dataset_or_404(slug), name))
+
+
+@router.post("/datasets/{slug}/runs", response={202: OperationOut}, auth=WRITE)
+def run_upload(
+    request: HttpRequest,
+    slug: str,
+    run: File[UploadedFile],
+    name: Form[str] = "",
+    system: Form[str] = "",
+    unknown_ids: Form[Policy] = "reject",
+) -> Status[OperationOut]:
+    """Import a TREC run file (admin; ``name`` defaults to the file's tag); 202."""
+    params = {"name": name, "system": system, "unknown_ids": unknown_ids}
+    return _operation_start(
+        request,
+        kind=Operation.Kind.IMPORT_RUN,
+        params=params,
+        files={"run": run},
+        dataset=dataset_or_404(slug),
+    )
+
+
+class RetrieveIn(Schema):
+    retriever: Literal["bm25", "dense"]
+    k: int = 100
+    queries: str = "test"
+    name: str = ""
+
+
+@router.post("/datasets/{slug}/retrieve", response={202: RunOut}, auth=WRITE)
+def run_start(request: HttpRequest, slug: str, payload: RetrieveIn) -> Status[RunOut]:
+    """Start a built-in BM25 or dense run (admin) over the queries of qrel set ``queries``
+    (or ``all``), keeping the top ``k``; 202 with the run to poll."""
+    dataset = dataset_or_404(slug)
+    try:
+        run = run_create(
+            dataset=dataset,
+            retriever=payload.retriever,
+            k=payload.k,
+            queries=payload.queries,
+            name=payload.name or None,
+        )
+    except RunError as exc:
+        raise HttpError(400, str(exc)) from None
+    if run.status != Run.Status.DONE:
+        run_start_background(run=run)
+    return Status(202, _run_out(run))
+
+
+@router.get("/datasets/{slug}/pools", response=list[PoolOut])
+def pools_list(request: HttpRequest, slug: str) -> list[PoolOut]:
+    """The dataset's pools with their runs, depth and size."""
+    dataset = dataset_or_404(slug)
+    pools = dataset.pools.select_related("qrel_set").prefetch_related("runs").order_by("name")
+    return [_pool_out(p) for p in pools]
+
+
+class PoolIn(Schema):
+    qrels: str = "test"
+    runs: list[str]
+    depth: int = 10
+    include_judged: bool = False
+    name: str = ""
+    queries: list[str] | None = None
+
+
+@router.post("/datasets/{slug}/pools", response={202: OperationOut}, auth=WRITE)
+def pool_create(request: HttpRequest, slug: str, payload: PoolIn) -> Status[OperationOut]:
+    """Build (or extend) a pool of the unjudged pairs the ``runs`` rank in their top
+    ``depth`` for the queries judged in ``qrels`` (admin); 202 with the operation."""
+    dataset = dataset_or_404(slug)
+    if not payload.runs:
+        raise HttpError(400, "runs: name at least one run")
+    if payload.depth < 1:
+        raise HttpError(400, f"depth: must be at least 1, got {payload.depth}")
+    if not QrelSet.objects.filter(dataset=dataset, name=payload.qrels).exists():
+        raise HttpError(400, f"qrels: no qrel set {payload.qrels!r} in {dataset.slug}")
+    return _operation_start(
+        request, kind=Operation.Kind.BUILD_POOL, params=payload.dict(), dataset=dataset
+    )

@@ -1,0 +1,313 @@
+"""Debate jobs, their review figures, refined sets and re-benchmark tables over HTTP.
+
+A job is created with the options of the job form (:class:`JobIn`: the same
+:class:`~debates.services.launch.JobSpec`, agents as typed configs) through the one launch
+service, and steered with pause, resume and cancel; reading needs the researcher or admin
+role, everything else the admin role.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from datetime import datetime
+from typing import Any, Literal
+
+from django.db import transaction
+from django.http import HttpRequest, StreamingHttpResponse
+from ninja import Router, Schema, Status
+from ninja.errors import HttpError
+from ninja.pagination import paginate
+
+from assess.evaluation.rebench import RebenchError, rebench_compute
+from assess.evaluation.tables import rebench_tables
+from assess.refined.refine import RefineError, qrels_refine
+from assess.refined.selectors import refined_costs, refinements_of
+from assess.review.selectors import job_agreement, job_audit, job_queue_counts
+from debates.models import DebateJob
+from debates.services import (
+    DebateJobError,
+    JobSpec,
+    debate_job_cancel,
+    debate_job_launch,
+    debate_job_pause,
+    debate_job_progress,
+    debate_job_resume,
+)
+from debates.services.launch import debate_job_run_in_background
+
+from .common import WRITE, dataset_or_404, pool_or_404, qrel_set_or_404
+
+router = Router(tags=["jobs"])
+
+
+class JobIn(Schema):
+    """A new debate job: the options of the job form. ``agent_a`` and ``agent_b`` are backend
+    configs (``{"backend": "openai", "model": ..., "base_url": ..., "reasoning_effort": ...}``;
+    None: the embedded model; ``agent_b`` None: as agent A), never holding a key:
+    ``api_keys`` ({"A": key, "B": key}) are stored only encrypted, as the form's key fields."""
+
+    pool: int
+    agent_a: dict[str, Any] | None = None
+    agent_b: dict[str, Any] | None = None
+    rounds: int = 2
+    temperature: float = 0.0
+    max_tokens: int | None = None
+    max_tokens_cap: int | None = None
+    scale: Literal["binary", "graded"] = "binary"
+    consensus: Literal["exact", "binary"] = "exact"
+    limit: int | None = None
+    judgments_per_pair: int = 1
+    audit_share: float = 0.02
+    human_budget: int | None = None
+    concurrency: int | None = None
+    note: str = ""
+    callback_url: str = ""
+    api_keys: dict[str, str] | None = None
+
+
+class JobOut(Schema):
+    id: int
+    status: str
+    pool: int
+    dataset: str
+    rounds: int
+    scale: str
+    max_tokens: int
+    max_tokens_cap: int | None
+    prompt_version: str
+    agents: list[dict[str, Any]]
+    progress: dict[str, Any]
+    created: datetime
+    finished: datetime | None
+    url: str
+    page: str
+
+
+def _job_out(job: DebateJob) -> JobOut:
+    progress = asdict(debate_job_progress(job=job))
+    return JobOut(
+        id=job.pk,
+        status=progress["status"],
+        pool=job.pool_id,
+        dataset=job.pool.dataset.slug,
+        rounds=job.rounds,
+        scale=job.scale,
+        max_tokens=job.max_tokens,
+        max_tokens_cap=job.max_tokens_cap,
+        prompt_version=job.prompt_version,
+        agents=[job.agent_a, job.agent_b],
+        progress=progress,
+        created=job.created,
+        finished=job.finished,
+        url=f"/api/v1/jobs/{job.pk}",
+        page=f"/jobs/{job.pk}/",
+    )
+
+
+def _job_or_404(job_id: int) -> DebateJob:
+    job = DebateJob.objects.select_related("pool__dataset").filter(pk=job_id).first()
+    if job is None:
+        raise HttpError(404, f"no debate job {job_id}")
+    return job
+
+
+@router.get("/jobs", response=list[JobOut])
+@paginate
+def jobs_list(request: HttpRequest) -> list[JobOut]:
+    """Debate jobs, newest first, with their progress (paginated)."""
+    jobs = DebateJob.objects.select_related("pool__dataset").order_by("-created")
+    return [_job_out(job) for job in jobs]
+
+
+@router.post("/jobs", response={202: JobOut}, auth=WRITE)
+def job_create(request: HttpRequest, payload: JobIn) -> Status[JobOut]:
+    """Launch a debate job on a pool (admin), validated and stored as the job form's; it
+    runs on the workers, or in this server's process without a broker. 202 with the job."""
+    fields = payload.dict(exclude={"pool", "api_keys"})
+    spec = JobSpec(pool=pool_or_404(payload.pool), **fields)
+    try:
+        with transaction.atomic():
+            job = debate_job_launch(
+                spec=spec, created_by=request.user, api_keys=payload.api_keys, background=True
+            )
+    except DebateJobError as exc:
+        raise HttpError(400, str(exc)) from None
+    return Status(202, _job_out(job))
+
+
+@router.get("/jobs/{job_id}", response=JobOut)
+def job_detail(request: HttpRequest, job_id: int) -> JobOut:
+    """A job and its progress (debates by status, agreed by round, escalated by reason,
+    calls and tokens)."""
+    return _job_out(_job_or_404(job_id))
+
+
+def _control(request: HttpRequest, job_id: int, action: str) -> JobOut:
+    job = _job_or_404(job_id)
+    try:
+        if action == "pause":
+            debate_job_pause(job=job)
+        elif action == "cancel":
+            debate_job_cancel(job=job)
+        else:
+            from core.broker import tasks_run_in_process
+
+            debate_job_resume(job=job, enqueue=not tasks_run_in_process())
+            if job.status == DebateJob.Status.RUNNING:
+                debate_job_run_in_background(job_id=job.pk)
+    except DebateJobError as exc:
+        raise HttpError(409, str(exc)) from None
+    return _job_out(job)
+
+
+@router.post("/jobs/{job_id}/pause", response=JobOut, auth=WRITE)
+def job_pause(request: HttpRequest, job_id: int) -> JobOut:
+    """Pause a running job (admin); 409 when it is not running."""
+    return _control(request, job_id, "pause")
+
+
+@router.post("/jobs/{job_id}/resume", response=JobOut, auth=WRITE)
+def job_resume(request: HttpRequest, job_id: int) -> JobOut:
+    """Resume a paused job (admin); 409 when it is not paused."""
+    return _control(request, job_id, "resume")
+
+
+@router.post("/jobs/{job_id}/cancel", response=JobOut, auth=WRITE)
+def job_cancel(request: HttpRequest, job_id: int) -> JobOut:
+    """Cancel a running or paused job for good (admin); 409 otherwise."""
+    return _control(request, job_id, "cancel")
+
+
+@router.get("/jobs/{job_id}/review")
+def job_review(request: HttpRequest, job_id: int) -> dict[str, Any]:
+    """The job's human review: queue sizes (escalated and audit items, done, leased),
+    agreement among annotators (Cohen's kappa, Krippendorff's alpha) and the audit's
+    estimate of the consensus error rate with its Wilson interval."""
+    job = _job_or_404(job_id)
+    agreement = job_agreement(job=job)
+    audit = job_audit(job=job)
+    return {
+        "queue": asdict(job_queue_counts(job=job)),
+        "agreement": {
+            "pairs": agreement.pairs,
+            "annotators": agreement.annotators,
+            "kappa": agreement.kappa,
+            "alpha": agreement.alpha,
+        },
+        "audit": _plain(asdict(audit)),
+    }
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with anything JSON cannot carry (objects, sets) as text."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)
+
+
+class RefineIn(Schema):
+    pool: int
+    name: str
+    allow_partial: bool = False
+    max_unresolved: float = 0.05
+    relevant_grade: int = 1
+
+
+def _refined_out(refinement: Any) -> dict[str, Any]:
+    dataset, name = refinement.qrel_set.dataset.slug, refinement.qrel_set.name
+    base = f"/api/v1/datasets/{dataset}/qrels/{name}/download"
+    return {
+        "name": name,
+        "pool": refinement.pool_id,
+        "original": refinement.original.name,
+        "pairs": refinement.pairs,
+        "unresolved": refinement.unresolved,
+        "new_relevant": refinement.new_relevant,
+        "new_nonrelevant": refinement.new_nonrelevant,
+        "counts": refinement.counts,
+        "created": refinement.created.isoformat(),
+        "downloads": {
+            **{fmt: f"{base}?format={fmt}" for fmt in ("trec", "beir", "labels")},
+            # Made in the background: POST to it, then poll the export it answers with.
+            "benchmark": f"/api/v1/datasets/{dataset}/refined/{name}/exports/benchmark",
+        },
+        "rebenchmark": f"/api/v1/datasets/{dataset}/refined/{name}/rebenchmark",
+        "cost": {
+            source: _plain(asdict(c))
+            for source, c in refined_costs(qrel_set=refinement.qrel_set).items()
+        },
+    }
+
+
+@router.get("/datasets/{slug}/refined")
+def refined_list(request: HttpRequest, slug: str) -> list[dict[str, Any]]:
+    """The dataset's refined qrel sets with their counts, cost and download URLs."""
+    return [_refined_out(r) for r in refinements_of(dataset=dataset_or_404(slug))]
+
+
+@router.post("/datasets/{slug}/refined", response={201: dict[str, Any]}, auth=WRITE)
+def refined_create(request: HttpRequest, slug: str, payload: RefineIn) -> Status[Any]:
+    """Make a refined qrel set from a pool's current final labels (admin), as ``refine``
+    does; refused (400, nothing made) when too many pairs are unresolved."""
+    dataset = dataset_or_404(slug)
+    pool = pool_or_404(payload.pool)
+    if pool.dataset_id != dataset.pk:
+        raise HttpError(400, f"pool {pool.pk} is not a pool of {dataset.slug}")
+    try:
+        report = qrels_refine(
+            pool=pool,
+            name=payload.name,
+            allow_partial=payload.allow_partial,
+            max_unresolved_share=payload.max_unresolved,
+            created_by=request.user,
+            relevant_grade=payload.relevant_grade,
+        )
+    except RefineError as exc:
+        raise HttpError(400, str(exc)) from None
+    return Status(201, _refined_out(report.refinement))
+
+
+@router.get("/datasets/{slug}/refined/{name}/rebenchmark")
+def refined_rebenchmark(
+    request: HttpRequest, slug: str, name: str, rel_level: int = 1
+) -> dict[str, Any]:
+    """Every finished run scored on the original and the refined qrels (leaderboard, rank
+    changes, per-query deltas) as JSON tables: ``title``, ``header``, ``rows``, ``note``."""
+    dataset = dataset_or_404(slug)
+    refined = qrel_set_or_404(dataset, name)
+    refinement = getattr(refined, "refinement", None)
+    if refinement is None:
+        raise HttpError(400, f"qrel set {name!r} was not refined: nothing to compare")
+    try:
+        report = rebench_compute(
+            dataset=dataset, original=refinement.original, refined=refined, rel_level=rel_level
+        )
+    except RebenchError as exc:
+        raise HttpError(400, str(exc)) from None
+    tables = rebench_tables(report.result)
+    return {
+        "tables": [
+            {
+                "title": t.title,
+                "header": list(t.header),
+                "rows": [list(r) for r in t.rows],
+                "note": t.note,
+            }
+            for t in tables
+        ]
+    }
+
+
+def download_response(lines: Any, *, content_type: str, filename: str) -> StreamingHttpResponse:
+    """A streamed download named ``filename``."""
+    from django.utils.http import content_disposition_header
+
+    response = StreamingHttpResponse(lines, content_type=content_type)
+    disposition = content_disposition_header(True, filename)
+    if disposition:
+        response["Content-Disposition"] = disposition
+    return response

@@ -1,0 +1,26 @@
+"""The API object: version 1 under ``/api/v1/``, its OpenAPI 3 document at
+``/api/v1/openapi.json`` and interactive docs at ``/api/v1/docs`` (Swagger UI, served from
+django-ninja's own static files: no internet needed). Every route needs a token."""
+
+from __future__ import annotations
+
+from ninja import NinjaAPI
+
+from . import datasets, exports, jobs
+from .common import READ
+
+api = NinjaAPI(
+    title="DREAM Assess API",
+    version="1",
+    description=(
+        "Import benchmarks, build runs and pools, launch and steer DREAM debate jobs, read "
+        "review figures, refine and download benchmarks. Authenticate with "
+        "`Authorization: Bearer <token>` (make one on /account/tokens/ or with "
+        "`./dream manage api_token USER`)."
+    ),
+    auth=READ,
+    urls_namespace="api-v1",
+)
+api.add_router("", datasets.router)
+api.add_router("", jobs.router)
+api.add_router("", exports.router)

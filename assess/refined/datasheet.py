@@ -1,0 +1,486 @@
+"""The datasheet (``README.md``) of a benchmark zip: what a refined benchmark holds and how
+its labels were made. Pure: no database.
+
+:func:`assess.refined.benchmark_zip.benchmark_datasheet` fills a :class:`Datasheet` from the
+database; :func:`datasheet_render` turns it into Markdown. Equal sheets give equal text (no
+clock, no dict order: every mapping is sorted), so the zip holding it stays byte-identical.
+
+Every value that came from the database (dataset name, source and licence, qrel set, pool
+and run names, model names, backend descriptions, query ids...) is untrusted: it is written
+inside a code span (:func:`md_code`) or, in the title, with every ASCII punctuation
+character backslash-escaped (:func:`md_text`), after line breaks and other control
+characters are replaced (:func:`one_line`). So no value can open a link, a heading, a
+table, raw HTML or a new line of the document: the structure (headings, lists, fenced
+blocks) is this module's alone. No table is used, since GitHub splits table cells at a
+``|`` even inside a code span.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from ..review.agreement import Proportion
+
+# Line breaks of any kind (CommonMark, Unicode) become spaces; other control characters and
+# bidirectional overrides (which can reorder what a reader sees) become U+FFFD.
+_BREAKS = re.compile(r"[\t\n\v\f\r\x85\u2028\u2029]")
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+_BACKTICKS = re.compile(r"`+")
+# At most this many ids of a pool's query subset are listed (the rest are counted).
+QUERIES_LISTED = 50
+
+
+def one_line(value: str) -> str:
+    """``value`` on one line: line breaks as spaces, other control characters and
+    bidirectional overrides as U+FFFD."""
+    return _CONTROLS.sub("\ufffd", _BREAKS.sub(" ", value))
+
+
+def md_text(value: str) -> str:
+    """``value`` as inert Markdown text: on one line, every ASCII punctuation character
+    backslash-escaped (CommonMark allows escaping any of them), so it renders as itself."""
+    return _PUNCTUATION.sub(r"\\\1", one_line(value))
+
+
+def _fence(text: str, *, at_least: int) -> str:
+    # One backtick more than the longest run inside: the content can never close it.
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    return "`" * max(longest + 1, at_least)
+
+
+def md_code(value: str, *, empty: str = "(none)") -> str:
+    """``value`` as a Markdown code span (rendered verbatim: no link, emphasis or HTML);
+    ``empty`` (our own plain text) when ``value`` is empty."""
+    text = one_line(value)
+    if not text:
+        return empty
+    fence = _fence(text, at_least=1)
+    if text[0] in "` " or text[-1] in "` ":
+        # CommonMark strips one space on each side: pad so a leading backtick or space stays.
+        text = f" {text} "
+    return f"{fence}{text}{fence}"
+
+
+def _fenced(info: str, lines: Iterable[str]) -> list[str]:
+    """A fenced code block of ``lines`` (one per line) whose fence no line can close."""
+    body = [one_line(line) for line in lines]
+    fence = _fence("\n".join(body), at_least=3)
+    return [f"{fence}{info}", *body, fence]
+
+
+def _share(value: float | None) -> str:
+    return "undefined" if value is None else f"{value:.3f}"
+
+
+def _count(value: int) -> str:
+    return f"{value:,}"
+
+
+def _many(value: int, one: str, many: str = "") -> str:
+    """``1 pair``, ``2 pairs``: a count with its noun (``many``, default ``one`` + "s")."""
+    return f"{value:,} {one if value == 1 else many or one + 's'}"
+
+
+def _percent(share: float) -> str:
+    return f"{share * 100:g}%"
+
+
+def _interval(p: Proportion) -> str:
+    """A proportion as the job page writes it: estimate, counts, 95% Wilson interval."""
+    if not p.n or p.estimate is None or p.low is None or p.high is None:
+        return "none judged yet"
+    return (
+        f"{p.estimate:.3f} ({p.successes:,} of {p.n:,}), "
+        f"{p.confidence:.0%} confidence interval {p.low:.3f}–{p.high:.3f} (Wilson)"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSheet:
+    """One debating agent: ``name`` "A" or "B", its initial ``stance``, the ``model`` its
+    labels name, its backend ``description`` (``AgentConfig.describe()``) and its reasoning
+    options (``AgentConfig.generation_options()``) as canonical JSON, "" when none."""
+
+    name: str
+    stance: str
+    model: str
+    description: str
+    reasoning: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AuditSheet:
+    """Humans against the consensus on a job's audited agreed pairs
+    (:class:`assess.review.selectors.AuditSummary`): ``share`` of agreed labels drawn,
+    ``sampled`` drawn, ``error`` the share a human found wrong with its Wilson interval,
+    ``agreement`` and ``kappa`` of human vs consensus; on a graded job ``side_error`` (wrong
+    side of relevance) and ``kappa_weighted``."""
+
+    share: float
+    sampled: int
+    error: Proportion
+    agreement: float | None = None
+    kappa: float | None = None
+    side_error: Proportion | None = None
+    kappa_weighted: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AgreementSheet:
+    """Agreement among annotators on a job's pairs judged more than once
+    (:class:`assess.review.selectors.JobAgreement`, without the annotators' names):
+    ``pairs`` such pairs, by ``annotators`` people; ``kappa`` Cohen's kappa of the two who
+    share the most pairs (``kappa_items`` of them), ``alpha`` Krippendorff's alpha
+    (nominal); on a graded job ``alpha_ordinal`` and ``kappa_weighted``."""
+
+    pairs: int
+    annotators: int
+    kappa: float | None
+    kappa_items: int
+    alpha: float | None
+    disagreements: int
+    graded: bool = False
+    alpha_ordinal: float | None = None
+    kappa_weighted: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class JobSheet:
+    """One debate job of the pool: agents, prompt version, ``rounds`` (R), label ``scale``
+    ("binary" or "graded", top grade ``max_grade``), ``consensus`` rule, temperature, the
+    token budget of a turn's first call (``max_tokens``) and of a re-ask (``max_tokens_cap``,
+    resolved: the job's cap or twice ``max_tokens``), the audit and human agreement."""
+
+    job: int
+    agents: tuple[AgentSheet, ...]
+    prompt_version: str
+    rounds: int
+    scale: str
+    max_grade: int
+    consensus: str
+    temperature: float
+    max_tokens: int
+    max_tokens_cap: int
+    audit: AuditSheet
+    agreement: AgreementSheet
+
+
+@dataclass(frozen=True, slots=True)
+class RunSheet:
+    """A run the pool was made from: its ``name`` and the ``system`` that produced it."""
+
+    name: str
+    system: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Datasheet:
+    """Everything the README of one benchmark zip says.
+
+    ``folder`` and ``split`` name the zip's paths (``<folder>/qrels/<split>.tsv``); the
+    dataset fields describe the source benchmark; ``documents``, ``queries`` and
+    ``qrels_rows`` count the files' lines; ``created`` is the refinement's time (UTC);
+    ``by_source`` counts pool pairs by final-label source (consensus, human, adjudicated,
+    unresolved), ``by_reason`` the unresolved ones by reason, ``escalations`` the escalated
+    debates behind the pairs by escalation reason; ``costs`` holds the lines of
+    :func:`assess.refined.cost.format_costs`.
+    """
+
+    folder: str
+    split: str
+    dataset_name: str
+    dataset_source: str
+    dataset_licence: str
+    exclude_identical_ids: bool
+    documents: int
+    queries: int
+    refined_name: str
+    created: datetime
+    original_name: str
+    original_rows: int
+    qrels_rows: int
+    grades: str
+    relevant_grade: int
+    new_relevant: int
+    new_nonrelevant: int
+    pool_name: str
+    pool_depth: int
+    pool_include_judged: bool
+    pool_runs: tuple[RunSheet, ...]
+    pool_queries: tuple[str, ...]
+    pairs: int
+    by_source: Mapping[str, int]
+    by_reason: Mapping[str, int]
+    escalations: Mapping[str, int]
+    overrides_consensus: int
+    jobs: tuple[JobSheet, ...]
+    costs: tuple[str, ...]
+
+
+def _header(s: Datasheet) -> list[str]:
+    created = s.created.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return [
+        f"# {md_text(s.dataset_name) or 'Benchmark'}: refined qrels {md_code(s.refined_name)}",
+        "",
+        f"A benchmark in BEIR layout: the corpus and queries of {md_code(s.dataset_name)} with "
+        f"the refined qrel set {md_code(s.refined_name)}, made {created}. Its pooled pairs "
+        "that the original qrels never judged were labelled by DREAM debates between two LLM "
+        "agents of opposite initial stance, and humans decided the pairs the agents could "
+        "not agree on. Written by DREAM Assess.",
+        "",
+        "## Files",
+        "",
+        f"- `corpus.jsonl`: {_many(s.documents, 'document')}, one "
+        '`{"_id", "text", "title"}` object a line',
+        f"- `queries.jsonl`: {_many(s.queries, 'query', 'queries')}, one "
+        '`{"_id", "metadata", "text"}` object a line',
+        f"- {md_code(f'qrels/{s.split}.tsv')}: the {_many(s.qrels_rows, 'row')} of the refined "
+        "set after the header line `query-id<TAB>corpus-id<TAB>score` (score: the grade)",
+        "- `README.md`: this datasheet",
+        "",
+        "Lines are sorted by id (Unicode code point; the qrels by query id, then corpus id), "
+        "JSON keys are sorted and text is UTF-8: the same benchmark always gives the same "
+        "bytes.",
+    ]
+
+
+def _source(s: Datasheet) -> list[str]:
+    identical = (
+        "left out of retrieval, pools and evaluation (BEIR's `ignore_identical_ids`)"
+        if s.exclude_identical_ids
+        else "kept"
+    )
+    return [
+        "## Source benchmark",
+        "",
+        f"- Name: {md_code(s.dataset_name)}",
+        f"- Source: {md_code(s.dataset_source, empty='not recorded')}",
+        f"- Licence: {md_code(s.dataset_licence, empty='not recorded')} (the corpus, the "
+        "queries and the original judgments are the source benchmark's, under its licence)",
+        f"- A query's own document (document id = query id): {identical}",
+    ]
+
+
+def _refined(s: Datasheet) -> list[str]:
+    return [
+        "## Refined qrel set",
+        "",
+        f"- Name: {md_code(s.refined_name)}, made "
+        f"{s.created.astimezone(UTC).strftime('%Y-%m-%d %H:%M:%S UTC')}",
+        f"- Refined from the original qrel set {md_code(s.original_name)} (the split "
+        f"{md_code(s.split)}), whose {_many(s.original_rows, 'row')} are copied unchanged",
+        f"- New labels: {_count(s.new_relevant)} relevant, {_count(s.new_nonrelevant)} not "
+        f"relevant (grade 0); a binary relevant label is written as grade {s.relevant_grade}, "
+        "a graded job's label keeps its grade",
+        f"- Rows: {_count(s.qrels_rows)}; grades (rows per grade): {md_code(s.grades)}",
+    ]
+
+
+def _pool(s: Datasheet) -> list[str]:
+    judged = (
+        "pairs judged in the original qrels kept and re-assessed"
+        if s.pool_include_judged
+        else "pairs judged in the original qrels left out"
+    )
+    lines = [
+        "## Pool",
+        "",
+        f"- Name: {md_code(s.pool_name)}: {_many(s.pairs, 'pair')}, the union of each run's "
+        f"top {s.pool_depth} documents per query; {judged}",
+        f"- Runs ({len(s.pool_runs)}), each pooled to depth {s.pool_depth}:",
+    ]
+    for run in sorted(s.pool_runs, key=lambda r: r.name):
+        system = f": {md_code(run.system)}" if run.system else ""
+        lines.append(f"  - {md_code(run.name)}{system}")
+    if not s.pool_queries:
+        lines.append("- Queries: every query judged in the original qrels")
+        return lines
+    shown = ", ".join(md_code(q) for q in s.pool_queries[:QUERIES_LISTED])
+    more = len(s.pool_queries) - QUERIES_LISTED
+    lines.append(
+        f"- Queries: a subset of {_count(len(s.pool_queries))}: {shown}"
+        + (f" and {_count(more)} more" if more > 0 else "")
+    )
+    return lines
+
+
+# Final-label sources in display order, with what each means.
+_SOURCES = (
+    ("consensus", "the two agents' consensus"),
+    ("human", "humans (the majority, or median grade, of the annotators)"),
+    ("adjudicated", "adjudicated by an admin"),
+    ("unresolved", "unresolved (no label, so not in the qrels)"),
+)
+
+
+def _counted(counts: Mapping[str, int], indent: str = "  ") -> list[str]:
+    # One sub-item per key, in code-point order (keys came from the database).
+    return [
+        f"{indent}- {md_code(key, empty='unspecified')}: {_count(n)}"
+        for key, n in sorted(counts.items())
+    ]
+
+
+def _labels(s: Datasheet) -> list[str]:
+    lines = ["## Final labels of the pool's pairs", ""]
+    known = dict(_SOURCES)
+    for source, meaning in _SOURCES:
+        lines.append(f"- {meaning.capitalize()}: {_count(s.by_source.get(source, 0))}")
+        if source == "unresolved":
+            lines += _counted(s.by_reason)
+    others = {k: n for k, n in s.by_source.items() if k not in known}
+    if others:
+        lines.append("- Other sources:")
+        lines += _counted(others)
+    lines.append(f"- Debates escalated to humans: {_count(sum(s.escalations.values()))}")
+    lines += _counted(s.escalations)
+    lines.append(
+        f"- Human labels that overrode the agents' consensus: {_count(s.overrides_consensus)}"
+    )
+    return lines
+
+
+def _agent(agent: AgentSheet) -> str:
+    reasoning = md_code(agent.reasoning) if agent.reasoning else "none"
+    return (
+        f"- Agent {md_code(agent.name)}, initial stance {md_code(agent.stance)}: model "
+        f"{md_code(agent.model)}; backend {md_code(agent.description)}; reasoning options "
+        f"{reasoning}"
+    )
+
+
+def _audit(a: AuditSheet) -> str:
+    line = (
+        f"- Audit ({_percent(a.share)} of agreed labels drawn: {_many(a.sampled, 'pair')}): error "
+        f"rate of consensus labels {_interval(a.error)}"
+    )
+    if a.error.n:
+        line += f"; humans agree with the consensus on {_share(a.agreement)}"
+        line += f", Cohen's kappa {_share(a.kappa)}"
+    if a.side_error is not None and a.side_error.n:
+        line += (
+            f"; on the wrong side of relevance (grade 0 vs 1 or more): {_interval(a.side_error)}"
+        )
+    if a.kappa_weighted is not None:
+        line += f"; weighted kappa (quadratic) {_share(a.kappa_weighted)}"
+    return line
+
+
+def _agreement(g: AgreementSheet) -> str:
+    if not g.pairs:
+        return "- Agreement among annotators: no pair has two human judgments"
+    line = (
+        f"- Agreement among annotators: {_many(g.pairs, 'pair')} judged more than once by "
+        f"{_many(g.annotators, 'annotator')}; Cohen's kappa {_share(g.kappa)} (the two "
+        f"annotators sharing the most pairs: {_many(g.kappa_items, 'pair')}); Krippendorff's alpha "
+        f"(nominal) {_share(g.alpha)}"
+    )
+    if g.graded:
+        line += (
+            f"; alpha (ordinal) {_share(g.alpha_ordinal)}; weighted kappa (quadratic) "
+            f"{_share(g.kappa_weighted)}"
+        )
+    return line + f"; {_many(g.disagreements, 'pair')} with disagreeing annotators"
+
+
+def _job(job: JobSheet) -> list[str]:
+    scale = md_code(job.scale)
+    if job.scale == "graded":
+        scale += f" (grades 0..{job.max_grade})"
+    return [
+        f"### Job {job.job}",
+        "",
+        *(_agent(agent) for agent in job.agents),
+        f"- Prompt version {md_code(job.prompt_version)}; R = {job.rounds} rounds at most; "
+        f"scale {scale}; consensus {md_code(job.consensus)}; temperature {job.temperature:g}",
+        f"- Token budget: {_count(job.max_tokens)} completion tokens for a turn's first call, "
+        f"{_count(job.max_tokens_cap)} for the re-ask of a reply cut at its budget",
+        _audit(job.audit),
+        _agreement(job.agreement),
+    ]
+
+
+def _jobs(s: Datasheet) -> list[str]:
+    lines = ["## Debate jobs", ""]
+    if not s.jobs:
+        return [*lines, "No debate job covered the pool."]
+    lines.append(
+        "The figures of each job's audit and annotators are as they stood when this file "
+        "was written."
+    )
+    for job in sorted(s.jobs, key=lambda j: j.job):
+        lines += ["", *_job(job)]
+    return lines
+
+
+def _costs(s: Datasheet) -> list[str]:
+    lines = [
+        "## Cost per final label",
+        "",
+        "Per source and in all: LLM calls, tokens and money (prices `DREAM_LLM_PRICES`), "
+        "human seconds and money (`DREAM_HUMAN_PRICE_PER_HOUR`); a human or adjudicated "
+        "label also pays for the debate before it.",
+        "",
+    ]
+    return lines + _fenced("text", s.costs or ("no new labels",))
+
+
+def _loading(s: Datasheet) -> list[str]:
+    folder = json.dumps(s.folder)
+    qrels = json.dumps(f"{s.folder}/qrels/{s.split}.tsv")
+    return [
+        "## Loading",
+        "",
+        "Unzip, then with BEIR (`pip install beir`) from the folder holding this one:",
+        "",
+        *_fenced(
+            "python",
+            [
+                "from beir.datasets.data_loader import GenericDataLoader",
+                "",
+                f"corpus, queries, qrels = GenericDataLoader(data_folder={folder}).load(",
+                f"    split={json.dumps(s.split)}",
+                ")",
+            ],
+        ),
+        "",
+        "`load` keeps the queries that have qrels. Without BEIR, every `.jsonl` line is one "
+        "JSON object and the qrels read with the standard library:",
+        "",
+        *_fenced(
+            "python",
+            [
+                "import csv",
+                "",
+                "qrels = {}",
+                f"with open({qrels}, newline='', encoding='utf-8') as f:",
+                "    for row in csv.DictReader(f, delimiter='\\t'):",
+                "        by_doc = qrels.setdefault(row['query-id'], {})",
+                "        by_doc[row['corpus-id']] = int(row['score'])",
+            ],
+        ),
+    ]
+
+
+def datasheet_render(*, sheet: Datasheet) -> str:
+    """The README.md of a benchmark zip: Markdown, UTF-8 text ending in one newline.
+
+    Sections: title and files; source benchmark (name, source, licence); the refined set
+    (name, date, original split, new labels, grades); the pool (runs and depth, query
+    subset); final labels by source, unresolved by reason, escalations by reason; per
+    debate job its agents (model, backend, reasoning options), prompt version, R, scale,
+    temperature, token budgets, audit (Wilson interval) and agreement among annotators;
+    the cost per final label; how to load it. Deterministic: equal sheets, equal text.
+    """
+    sections = (_header, _source, _refined, _pool, _labels, _jobs, _costs, _loading)
+    lines: list[str] = []
+    for section in sections:
+        if lines:
+            lines.append("")
+        lines += section(sheet)
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,126 @@
+"""Forms of the dataset pages' admin actions: upload a benchmark, a qrels file or a TREC
+run; start a built-in run; build a pool. Each carries the options of the equivalent command
+(``import_beir``, ``import_qrels``, ``import_run``, ``retrieve``, ``build_pool``); the
+services behind them check the files themselves, with the commands' messages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from core.fields import StorableCharField
+
+from .models import Dataset, QrelSet, Run
+
+UNKNOWN_IDS = [("reject", "reject the file"), ("drop", "drop those rows, counted")]
+DUPLICATES = [
+    ("", "reject the file"),
+    ("keep-last", "keep the last"),
+    ("keep-max", "keep the highest"),
+]
+
+
+class BeirUploadForm(forms.Form):
+    """A benchmark: one BEIR archive, or its corpus, queries and one qrels split."""
+
+    name = StorableCharField(max_length=200)
+    slug = forms.SlugField(required=False, help_text="Empty: made from the name.")
+    source = StorableCharField(max_length=500, required=False, help_text="Where it comes from.")
+    licence = StorableCharField(max_length=200, required=False)
+    archive = forms.FileField(
+        required=False,
+        help_text="A .zip or .tar.gz of a BEIR folder (corpus.jsonl, queries.jsonl, qrels/*.tsv).",
+    )
+    corpus = forms.FileField(required=False, help_text="Or: corpus.jsonl[.gz]")
+    queries = forms.FileField(required=False, help_text="queries.jsonl[.gz]")
+    qrels = forms.FileField(required=False, help_text="one qrels .tsv (BEIR)")
+    split = forms.SlugField(initial="test", required=False, help_text="The qrels' split name.")
+    on_duplicate = forms.ChoiceField(
+        choices=DUPLICATES, required=False, label="Duplicate qrels rows"
+    )
+    unknown_ids = forms.ChoiceField(
+        choices=UNKNOWN_IDS, initial="reject", label="Qrels rows naming unknown ids"
+    )
+    identical_ids = forms.ChoiceField(
+        choices=[("", "as BEIR does for this benchmark"), ("exclude", "exclude"), ("keep", "keep")],
+        required=False,
+        label="A query's own document",
+    )
+
+    def files_given(self) -> dict[str, Any]:
+        """The uploaded files by field name (only those given)."""
+        names = ("archive", "corpus", "queries", "qrels")
+        return {n: self.cleaned_data[n] for n in names if self.cleaned_data.get(n)}
+
+    def params(self) -> dict[str, Any]:
+        """The import options, as the operation stores them."""
+        data = self.cleaned_data
+        keys = ("name", "slug", "source", "licence", "on_duplicate", "unknown_ids", "identical_ids")
+        return {**{k: data.get(k) or "" for k in keys}, "split": data.get("split") or "test"}
+
+
+class QrelsUploadForm(forms.Form):
+    name = forms.CharField(max_length=100, label="Qrel set name")
+    qrels = forms.FileField(label="Qrels file")
+    fmt = forms.ChoiceField(choices=[("trec", "TREC qrels"), ("beir", "BEIR TSV")], label="Format")
+    on_duplicate = forms.ChoiceField(choices=DUPLICATES, required=False, label="Duplicate rows")
+    unknown_ids = forms.ChoiceField(choices=UNKNOWN_IDS, initial="reject", label="Unknown ids")
+
+
+class RunUploadForm(forms.Form):
+    run = forms.FileField(label="TREC run file")
+    name = forms.SlugField(required=False, help_text="Empty: the file's run tag.")
+    system = StorableCharField(max_length=500, required=False)
+    unknown_ids = forms.ChoiceField(choices=UNKNOWN_IDS, initial="reject", label="Unknown ids")
+
+
+class RetrieveForm(forms.Form):
+    retriever = forms.ChoiceField(choices=[("bm25", "BM25"), ("dense", "dense (all-MiniLM-L6-v2)")])
+    k = forms.IntegerField(min_value=1, max_value=10_000, initial=100, label="Top k per query")
+    queries = forms.ChoiceField(label="Queries of")
+    name = forms.SlugField(required=False, help_text="Empty: the retriever's name.")
+
+    def __init__(self, *args: Any, dataset: Dataset, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        names = list(dataset.qrel_sets.order_by("name").values_list("name", flat=True))
+        choices = [(n, f"qrel set {n}") for n in names] + [("all", "all queries")]
+        self.fields["queries"].choices = choices  # type: ignore[attr-defined]
+
+
+class PoolForm(forms.Form):
+    qrels = forms.ModelChoiceField(
+        queryset=QrelSet.objects.none(), to_field_name="name", label="Qrel set"
+    )
+    runs = forms.ModelMultipleChoiceField(
+        queryset=Run.objects.none(), to_field_name="name", widget=forms.CheckboxSelectMultiple
+    )
+    depth = forms.IntegerField(min_value=1, max_value=1000, initial=10, label="Pool depth")
+    include_judged = forms.BooleanField(required=False, label="Keep judged pairs (re-assess them)")
+    name = forms.SlugField(required=False, help_text="Empty: made from the qrel set and depth.")
+    queries = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Only these query ids (one per line); empty: every judged query.",
+    )
+
+    def __init__(self, *args: Any, dataset: Dataset, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        qrel_sets = dataset.qrel_sets.order_by("name")
+        self.fields["qrels"].queryset = qrel_sets  # type: ignore[attr-defined]
+        # The benchmark's own test split if it has one, as the commands default to.
+        names = [q.name for q in qrel_sets]
+        self.fields["qrels"].initial = "test" if "test" in names else next(iter(names), None)
+        self.fields["runs"].queryset = dataset.runs.filter(status=Run.Status.DONE).order_by("name")  # type: ignore[attr-defined]
+
+    def params(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        queries = [q.strip() for q in (data.get("queries") or "").splitlines() if q.strip()]
+        return {
+            "qrels": data["qrels"].name,
+            "runs": [r.name for r in data["runs"]],
+            "depth": data["depth"],
+            "include_judged": data["include_judged"],
+            "name": data.get("name") or "",
+            "queries": queries or None,
+        }

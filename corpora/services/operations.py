@@ -1,0 +1,322 @@
+"""Long steps started from the browser or the API, run in the background: an uploaded BEIR
+benchmark, qrels file or TREC run imported; a pool built. Each is an :class:`Operation` row,
+the one truth about it (pages and the API poll it).
+
+:func:`operation_create` checks the options, streams the uploaded files to a folder of their
+own under ``DREAM_VAR_DIR/uploads/`` (never whole in memory: Django spools uploads to disk
+beyond ``FILE_UPLOAD_MAX_MEMORY_SIZE``), creates the row and starts the step once the
+transaction commits (:func:`core.broker.background_after_commit`: a Celery task with a
+broker, a thread without). :func:`operation_run` (the task's one service) claims the row
+with a conditional UPDATE, so a second delivery does nothing, then calls the same service
+the equivalent command calls (``import_beir``, ``import_qrels``, ``import_run``,
+``build_pool``), so the validation and the errors are the commands' own: on an error
+nothing is imported, the row is ``failed`` with the message, its paths named as inside the
+upload (``scifact/qrels/test.tsv:3: ...``). The upload folder is removed when the step ends.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import uuid
+from collections.abc import Callable, Mapping
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.files.uploadedfile import UploadedFile
+from django.db import transaction
+from django.utils import timezone
+
+from core.broker import background_after_commit
+
+from ..formats import FormatError
+from ..models import Dataset, Operation, QrelSet, Run
+from ..uploads import UploadError, archive_extract, beir_folder_find, error_relative
+from .datasets import dataset_import_beir, qrel_set_get, qrels_import
+from .pools import PoolError, pool_build
+from .runs import RunError, run_get, run_import
+
+log = logging.getLogger(__name__)
+
+# Which uploaded files each kind takes (form and API field names), and which it requires.
+UPLOAD_FIELDS: dict[str, tuple[str, ...]] = {
+    Operation.Kind.IMPORT_BEIR: ("archive", "corpus", "queries", "qrels"),
+    Operation.Kind.IMPORT_QRELS: ("qrels",),
+    Operation.Kind.IMPORT_RUN: ("run",),
+    Operation.Kind.BUILD_POOL: (),
+}
+STALE_AFTER = timedelta(hours=6)  # a step still "running" after this lost its worker
+
+
+class OperationError(ValueError):
+    """Options or files an operation cannot start with (nothing was created)."""
+
+
+def upload_max_bytes() -> int:
+    """The largest upload accepted, in bytes (``DREAM_UPLOAD_MAX_BYTES``)."""
+    return int(settings.DREAM_UPLOAD_MAX_BYTES)
+
+
+def _files_check(kind: str, files: Mapping[str, UploadedFile]) -> None:
+    unknown = sorted(set(files) - set(UPLOAD_FIELDS[kind]))
+    if unknown:
+        raise OperationError(f"{unknown[0]}: not a file this step takes")
+    if kind == Operation.Kind.IMPORT_BEIR:
+        separate = {"corpus", "queries", "qrels"} & set(files)
+        if "archive" in files and separate:
+            raise OperationError("archive: upload one archive, or corpus, queries and qrels")
+        if "archive" not in files and separate != {"corpus", "queries", "qrels"}:
+            missing = sorted({"corpus", "queries", "qrels"} - separate)
+            raise OperationError(
+                f"{missing[0]}: missing; upload a BEIR archive, or corpus, queries and qrels"
+            )
+    elif kind != Operation.Kind.BUILD_POOL and not files:
+        raise OperationError(f"{UPLOAD_FIELDS[kind][0]}: no file uploaded")
+    total = sum(f.size or 0 for f in files.values())
+    if total > upload_max_bytes():
+        raise OperationError(f"upload: {total:,} bytes is over the limit of {upload_max_bytes():,}")
+
+
+def _file_name(field: str, upload: UploadedFile, split: str) -> str:
+    """Where an uploaded file goes in the upload folder: separate BEIR files are laid out as
+    a BEIR folder (the name's .gz kept), others keep a safe version of their name."""
+    gz = ".gz" if (upload.name or "").endswith(".gz") else ""
+    if field == "corpus":
+        return f"beir/corpus.jsonl{gz}"
+    if field == "queries":
+        return f"beir/queries.jsonl{gz}"
+    if field == "qrels" and split:
+        return f"beir/qrels/{split}.tsv{gz}"
+    base = Path(upload.name or field).name.replace("\\", "_") or field
+    return f"{field}/{base}"
+
+
+def _files_save(folder: Path, files: Mapping[str, UploadedFile], split: str) -> int:
+    total = 0
+    for field, upload in files.items():
+        target = folder / _file_name(field, upload, split)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with target.open("wb") as out:
+            for chunk in upload.chunks():
+                total += len(chunk)
+                out.write(chunk)
+    return total
+
+
+def operation_create(
+    *,
+    kind: str,
+    params: dict[str, Any],
+    files: Mapping[str, UploadedFile] | None = None,
+    dataset: Dataset | None = None,
+    created_by: Any = None,
+) -> Operation:
+    """Create an operation of ``kind`` with ``params`` (the options of the equivalent
+    command, already checked by a form or an API schema) and the uploaded ``files`` (field
+    name → file), and start it after commit. Returns the row (status "queued").
+
+    Raises :class:`OperationError` naming the field for files this kind does not take or
+    lacks, or an upload over ``DREAM_UPLOAD_MAX_BYTES``; nothing is created or kept then.
+    """
+    files = dict(files or {})
+    if kind not in UPLOAD_FIELDS:
+        raise OperationError(f"kind: unknown step {kind!r}")
+    if kind != Operation.Kind.IMPORT_BEIR and dataset is None:
+        raise OperationError("dataset: required")
+    _files_check(kind, files)
+    folder = Path(settings.VAR_DIR) / "uploads" / uuid.uuid4().hex
+    saved = 0
+    if files:
+        folder.mkdir(parents=True)
+        split = str(params.get("split") or "test") if kind == Operation.Kind.IMPORT_BEIR else ""
+        try:
+            saved = _files_save(folder, files, split)
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+    with transaction.atomic():
+        operation = Operation.objects.create(
+            kind=kind,
+            params=params,
+            dataset=dataset,
+            upload_dir=str(folder) if files else "",
+            upload_bytes=saved,
+            created_by=created_by,
+            stage="queued",
+        )
+        from ..tasks import operation_task
+
+        background_after_commit(operation_task, operation.pk, name=f"operation-{operation.pk}")
+    return operation
+
+
+def operation_run(*, operation_id: int) -> Operation:
+    """Run operation ``operation_id`` if it is queued (idempotent: a second delivery, or a
+    finished step, does nothing); return the row as stored after. Never raises for the step's
+    own errors: they are stored on the row (``failed``, ``error``)."""
+    claimed = Operation.objects.filter(pk=operation_id, status=Operation.Status.QUEUED).update(
+        status=Operation.Status.RUNNING, started=timezone.now(), stage="starting"
+    )
+    operation = Operation.objects.select_related("dataset").get(pk=operation_id)
+    if not claimed:
+        return operation
+    root = Path(operation.upload_dir) if operation.upload_dir else None
+    try:
+        result = STEPS[operation.kind](operation, root)
+    except (FormatError, UploadError, OperationError, RunError, PoolError, ValueError) as exc:
+        message = error_relative(str(exc), root) if root else str(exc)
+        if operation.kind != Operation.Kind.BUILD_POOL:
+            message = f"import failed, nothing imported: {message}"  # the commands' words
+        _operation_end(operation, error=message)
+    except Exception as exc:  # anything else is stored too: the row must not stay running
+        log.exception("operation %s failed", operation_id)
+        _operation_end(operation, error=f"{type(exc).__name__}: {exc}")
+    else:
+        _operation_end(operation, result=result)
+    finally:
+        if root is not None:
+            shutil.rmtree(root, ignore_errors=True)
+    operation.refresh_from_db()
+    return operation
+
+
+def _operation_end(
+    operation: Operation, *, result: dict[str, Any] | None = None, error: str = ""
+) -> None:
+    Operation.objects.filter(pk=operation.pk, status=Operation.Status.RUNNING).update(
+        status=Operation.Status.FAILED if error else Operation.Status.DONE,
+        result=result or {},
+        error=error,
+        stage="failed" if error else "done",
+        finished=timezone.now(),
+        dataset=operation.dataset if error else (operation.dataset or _made_dataset(result)),
+    )
+
+
+def _made_dataset(result: dict[str, Any] | None) -> Dataset | None:
+    slug = (result or {}).get("dataset")
+    return Dataset.objects.filter(slug=slug).first() if slug else None
+
+
+def _stage(operation: Operation, text: str) -> None:
+    Operation.objects.filter(pk=operation.pk).update(stage=text[:200])
+
+
+def _import_beir(operation: Operation, root: Path | None) -> dict[str, Any]:
+    assert root is not None  # an import has files (checked at creation)
+    params = operation.params
+    archives = sorted((root / "archive").glob("*")) if (root / "archive").is_dir() else []
+    if archives:
+        _stage(operation, "unpacking the archive")
+        unpacked = archive_extract(
+            path=archives[0],
+            dest=root / "unpacked",
+            name=archives[0].name,
+            max_bytes=int(settings.DREAM_UPLOAD_MAX_UNPACKED_BYTES),
+        )
+        folder = beir_folder_find(unpacked)
+    else:
+        folder = root / "beir"
+    _stage(operation, "importing corpus, queries and qrels")
+    dataset = dataset_import_beir(
+        path=folder,
+        name=params["name"],
+        slug=params.get("slug") or None,
+        source=params.get("source", ""),
+        licence=params.get("licence", ""),
+        on_duplicate=params.get("on_duplicate") or None,
+        unknown_ids=params.get("unknown_ids", "reject"),
+        identical_ids=params.get("identical_ids") or None,
+    )
+    return {"dataset": dataset.slug, "name": dataset.name}
+
+
+def _single_upload(root: Path | None, field: str) -> Path:
+    files = sorted((root / field).glob("*")) if root is not None else []
+    if not files:
+        raise OperationError(f"{field}: no file uploaded")
+    return files[0]
+
+
+def _import_qrels(operation: Operation, root: Path | None) -> dict[str, Any]:
+    params = operation.params
+    assert operation.dataset is not None
+    _stage(operation, "importing the qrels")
+    qrel_set = qrels_import(
+        dataset=operation.dataset,
+        path=_single_upload(root, "qrels"),
+        name=params["name"],
+        fmt=params.get("fmt", "trec"),
+        on_duplicate=params.get("on_duplicate") or None,
+        unknown_ids=params.get("unknown_ids", "reject"),
+    )
+    return {"qrel_set": qrel_set.pk, "name": qrel_set.name, "qrels": qrel_set.qrels.count()}
+
+
+def _import_run(operation: Operation, root: Path | None) -> dict[str, Any]:
+    params = operation.params
+    assert operation.dataset is not None
+    _stage(operation, "importing the run")
+    run = run_import(
+        dataset=operation.dataset,
+        path=_single_upload(root, "run"),
+        name=params.get("name") or None,
+        system=params.get("system", ""),
+        unknown_ids=params.get("unknown_ids", "reject"),
+    )
+    return {"run": run.pk, "name": run.name}
+
+
+def _build_pool(operation: Operation, root: Path | None) -> dict[str, Any]:
+    params = operation.params
+    dataset = operation.dataset
+    assert dataset is not None
+    try:
+        qrel_set = qrel_set_get(dataset=dataset, name=params["qrels"])
+    except QrelSet.DoesNotExist:
+        raise OperationError(f"qrels: no qrel set {params['qrels']!r}") from None
+    runs = []
+    for name in params["runs"]:
+        try:
+            runs.append(run_get(dataset=dataset, name=name))
+        except Run.DoesNotExist:
+            raise OperationError(f"runs: no run {name!r}") from None
+    _stage(operation, f"pooling {len(runs)} run(s) at depth {params['depth']}")
+    report = pool_build(
+        dataset=dataset,
+        qrel_set=qrel_set,
+        runs=runs,
+        depth=int(params["depth"]),
+        include_judged=bool(params.get("include_judged", False)),
+        name=params.get("name") or None,
+        queries=params.get("queries") or None,
+    )
+    pool = report.pool
+    return {"pool": pool.pk, "name": pool.name, "pairs": pool.pairs.count()}
+
+
+STEPS: dict[str, Callable[[Operation, Path | None], dict[str, Any]]] = {
+    Operation.Kind.IMPORT_BEIR: _import_beir,
+    Operation.Kind.IMPORT_QRELS: _import_qrels,
+    Operation.Kind.IMPORT_RUN: _import_run,
+    Operation.Kind.BUILD_POOL: _build_pool,
+}
+
+
+def operation_fail_stale(*, now: Any = None) -> int:
+    """Mark failed the operations still running :data:`STALE_AFTER` after they started (their
+    worker died; an import is one transaction, so nothing of it was kept). Returns how many."""
+    now = now or timezone.now()
+    stale = Operation.objects.filter(status=Operation.Status.RUNNING, started__lt=now - STALE_AFTER)
+    folders = list(stale.exclude(upload_dir="").values_list("upload_dir", flat=True))
+    count = stale.update(
+        status=Operation.Status.FAILED,
+        error="worker lost: the step was still running after 6 hours (killed or restarted)",
+        stage="failed",
+        finished=now,
+    )
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
+    return count

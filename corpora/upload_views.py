@@ -1,0 +1,131 @@
+"""The dataset pages' admin actions (uploads, built-in runs, pools) and the page of an
+operation, polled while it runs. Who may: admins only, as the equivalent commands; a forged
+POST from another role answers 403 (:func:`core.roles.role_required`). Each view validates
+a form, calls one service and redirects to the page that shows the step's progress."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from core.htmx import htmx_view, wants_fragment
+from core.roles import Role, role_required
+
+from .forms import BeirUploadForm, PoolForm, QrelsUploadForm, RetrieveForm, RunUploadForm
+from .models import Dataset, Operation
+from .services import RunError, dataset_get, run_create
+from .services.operations import OperationError, operation_create
+from .services.runs import run_start_background
+
+READERS = (Role.RESEARCHER, Role.ADMIN)
+
+
+def _dataset_or_404(slug: str) -> Dataset:
+    try:
+        return dataset_get(slug=slug)
+    except Dataset.DoesNotExist:
+        raise Http404(f"No dataset {slug!r}.") from None
+
+
+def upload_limit_text() -> str:
+    """The upload limit for the pages, e.g. "2.0 GB" (``DREAM_UPLOAD_MAX_BYTES``)."""
+    return f"{int(settings.DREAM_UPLOAD_MAX_BYTES) / 1e9:,.1f} GB"
+
+
+@role_required(Role.ADMIN)
+def dataset_new(request: HttpRequest) -> HttpResponse:
+    """GET: the benchmark upload form. POST: start the import; its page shows the progress."""
+    form = BeirUploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            operation = operation_create(
+                kind=Operation.Kind.IMPORT_BEIR,
+                params=form.params(),
+                files=form.files_given(),
+                created_by=request.user,
+            )
+        except OperationError as exc:
+            form.add_error(None, str(exc))
+        else:
+            return redirect("corpora:operation_detail", pk=operation.pk)
+    return render(request, "corpora/dataset_new.html", {"form": form, "limit": upload_limit_text()})
+
+
+def _action_forms(dataset: Dataset, data=None, files=None, which: str = "") -> dict:
+    """The dataset page's action forms; the one named ``which`` bound to the POST."""
+
+    def bound(name: str):
+        return (data, files) if name == which else (None, None)
+
+    return {
+        "qrels_form": QrelsUploadForm(*bound("qrels")),
+        "run_form": RunUploadForm(*bound("run")),
+        "retrieve_form": RetrieveForm(bound("retrieve")[0], dataset=dataset),
+        "pool_form": PoolForm(bound("pool")[0], dataset=dataset),
+    }
+
+
+@role_required(Role.ADMIN)
+@require_POST
+def dataset_action(request: HttpRequest, slug: str, action: str) -> HttpResponse:
+    """POST one of the dataset page's actions: ``qrels`` or ``run`` (upload), ``retrieve``
+    (a built-in run), ``pool`` (build a pool). A valid one starts in the background and
+    opens the page that follows it; an invalid one shows the dataset page with the errors."""
+    dataset = _dataset_or_404(slug)
+    forms = _action_forms(dataset, request.POST, request.FILES, which=action)
+    form = forms.get(f"{action}_form")
+    if form is None:
+        raise Http404(f"No dataset action {action!r}.")
+    if form.is_valid():
+        try:
+            return _action_start(request, dataset, action, form)
+        except (OperationError, RunError) as exc:
+            form.add_error(None, str(exc))
+    from .views import dataset_page
+
+    return dataset_page(request, dataset, forms=forms, status=400)
+
+
+def _action_start(request: HttpRequest, dataset: Dataset, action: str, form) -> HttpResponse:
+    data = form.cleaned_data
+    if action == "retrieve":
+        run = run_create(
+            dataset=dataset,
+            retriever=data["retriever"],
+            k=data["k"],
+            queries=data["queries"],
+            name=data["name"] or None,
+        )
+        if run.status != run.Status.DONE:
+            run_start_background(run=run)
+        messages.success(request, f"Run {run.name} started; its status shows below.")
+        return redirect("corpora:dataset_detail", slug=dataset.slug)
+    if action == "pool":
+        kind, params, files = Operation.Kind.BUILD_POOL, form.params(), {}
+    elif action == "qrels":
+        kind, files = Operation.Kind.IMPORT_QRELS, {"qrels": data["qrels"]}
+        params = {k: data[k] or "" for k in ("name", "fmt", "on_duplicate", "unknown_ids")}
+    else:
+        kind, files = Operation.Kind.IMPORT_RUN, {"run": data["run"]}
+        params = {k: data[k] or "" for k in ("name", "system", "unknown_ids")}
+    operation = operation_create(
+        kind=kind, params=params, files=files, dataset=dataset, created_by=request.user
+    )
+    return redirect("corpora:operation_detail", pk=operation.pk)
+
+
+@htmx_view(no_store=True)
+@role_required(*READERS)
+def operation_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """An operation's page; for htmx requests only its status fragment, polled until it
+    ends."""
+    operation = Operation.objects.select_related("dataset", "created_by").filter(pk=pk).first()
+    if operation is None:
+        raise Http404(f"No operation {pk}.")
+    context = {"operation": operation, "polling": not operation.ended}
+    if wants_fragment(request):
+        return render(request, "corpora/partials/operation_status.html", context)
+    return render(request, "corpora/operation_detail.html", context)
