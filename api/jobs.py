@@ -44,7 +44,8 @@ class JobIn(Schema):
     """A new debate job: the options of the job form. ``agent_a`` and ``agent_b`` are backend
     configs (``{"backend": "openai", "model": ..., "base_url": ..., "reasoning_effort": ...}``;
     None: the embedded model; ``agent_b`` None: as agent A), never holding a key:
-    ``api_keys`` ({"A": key, "B": key}) are stored only encrypted, as the form's key fields."""
+    ``api_keys`` ({"A": key, "B": key}) are stored only encrypted, as the form's key fields.
+    ``batch``: the rounds go out as batch files (advanced with ``debate_batch``)."""
 
     pool: int
     agent_a: dict[str, Any] | None = None
@@ -55,6 +56,7 @@ class JobIn(Schema):
     max_tokens_cap: int | None = None
     scale: Literal["binary", "graded"] = "binary"
     consensus: Literal["exact", "binary"] = "exact"
+    prompt_version: str = ""  # "" the scale's newest; e.g. "dream-v1" to reproduce a job
     limit: int | None = None
     judgments_per_pair: int = 1
     audit_share: float = 0.02
@@ -62,6 +64,7 @@ class JobIn(Schema):
     concurrency: int | None = None
     note: str = ""
     callback_url: str = ""
+    batch: bool = False
     api_keys: dict[str, str] | None = None
 
 
@@ -81,6 +84,7 @@ class JobOut(Schema):
     finished: datetime | None
     url: str
     page: str
+    batch: bool
 
 
 def _job_out(job: DebateJob) -> JobOut:
@@ -101,6 +105,7 @@ def _job_out(job: DebateJob) -> JobOut:
         finished=job.finished,
         url=f"/api/v1/jobs/{job.pk}",
         page=f"/jobs/{job.pk}/",
+        batch=job.batch,
     )
 
 

@@ -106,10 +106,14 @@ def _job_ensure(
     human_budget: int | None = None,
     max_tokens: int | None = None,
     max_tokens_cap: int | None = None,
+    prompt_version: str = "",
+    batch: bool = False,
 ) -> DebateJob:
     """The pool's debate job: the existing one when it debates the same pairs with the same
-    agents, R, scale and consensus rule, else a new one. Raises DebateJobError when the pool
-    was debated with other agents, another R, scale or rule, or has grown since (another
+    agents, R, scale and consensus rule (and ``prompt_version``, when one is asked: ""
+    reuses the job's, e.g. a dream-v1 job made before dream-v2), else a new one (""
+    takes this code's default version). Raises DebateJobError when the pool was debated with
+    other agents, another R, scale, rule or asked prompt version, or has grown since (another
     retriever): final labels are per pool, so a second job's labels would mix with the
     first's."""
     config = agent_config_validate(agent).dump()
@@ -129,9 +133,11 @@ def _job_ensure(
             max_tokens_cap=max_tokens_cap,
             scale=scale,
             consensus=consensus,
+            prompt_version=prompt_version,
             human_budget=human_budget,
             note="pipeline",
             concurrency=concurrency,
+            batch=batch,
         )
         if audit_share is not None:  # else JobSpec's default
             spec = replace(spec, audit_share=audit_share)
@@ -143,21 +149,8 @@ def _job_ensure(
             + (f", human budget {human_budget:,} pairs" if human_budget is not None else "")
         )
         return job
-    debated = job.debates.count()
     asked = (config, config, rounds, scale, consensus if scale == "graded" else job.consensus)
-    if (job.agent_a, job.agent_b, job.rounds, job.scale, job.consensus) != asked or (
-        debated != pairs
-    ):
-        raise DebateJobError(
-            f"pool {pool.name!r} was already debated by job {job.pk} "
-            f"({job_agents_describe(job)}, R = {job.rounds}{job_scale_describe(job)}, "
-            f"{debated} of its {pairs} pairs); "
-            f"this run asks for {agent_config_validate(config).describe()}, R = {rounds}"
-            f"{f', graded (consensus {consensus})' if scale == 'graded' else ''}. "
-            "Labels are per pool and would mix: use a "
-            "fresh database (e.g. DREAM_VAR_DIR=/tmp/dream-2 ./dream demo ...) or the same "
-            "settings"
-        )
+    _job_reuse_check(job, asked=asked, pairs=pairs, prompt_version=prompt_version)
     echo(f"debate job {job.pk}: reused ({job.status})")
     if audit_share is not None and audit_share != job.audit_share:
         # The audit draw is monotone in the share: raising it only adds audits.
@@ -174,6 +167,29 @@ def _job_ensure(
     return job
 
 
+def _job_reuse_check(
+    job: DebateJob, *, asked: tuple[Any, ...], pairs: int, prompt_version: str
+) -> None:
+    """Raise DebateJobError unless ``job`` has the ``asked`` (agent A, agent B, R, scale,
+    consensus), the asked prompt version ("" takes any) and ``pairs`` pairs."""
+    debated = job.debates.count()
+    have = (job.agent_a, job.agent_b, job.rounds, job.scale, job.consensus)
+    if have == asked and debated == pairs and prompt_version in ("", job.prompt_version):
+        return
+    config, _, rounds, scale, consensus = asked
+    version = f", prompts {prompt_version}" if prompt_version else ""
+    raise DebateJobError(
+        f"pool {job.pool.name!r} was already debated by job {job.pk} "
+        f"({job_agents_describe(job)}, R = {job.rounds}{job_scale_describe(job)}, "
+        f"{debated} of its {pairs} pairs, prompts {job.prompt_version}); "
+        f"this run asks for {agent_config_validate(config).describe()}, R = {rounds}"
+        f"{f', graded (consensus {consensus})' if scale == 'graded' else ''}{version}. "
+        "Labels are per pool and would mix: use a "
+        "fresh database (e.g. DREAM_VAR_DIR=/tmp/dream-2 ./dream demo ...) or the same "
+        "settings"
+    )
+
+
 def _new_grades(refinement) -> str:
     # The grades the refinement wrote (applied labels), e.g. "0: 12, 1: 3, 2: 1".
     counts = (
@@ -186,8 +202,23 @@ def _new_grades(refinement) -> str:
     return ", ".join(f"grade {g}: {n}" for g, n in counts) or "none"
 
 
-def _debates_run(job: DebateJob, *, concurrency: int | None = None) -> JobProgress:
-    """Run the job's debates here (no broker) or follow the workers, with a progress bar."""
+def _debates_run(
+    job: DebateJob,
+    *,
+    concurrency: int | None = None,
+    echo: Echo = print,
+    batch_poll_seconds: float = 30.0,
+) -> JobProgress:
+    """Run the job's debates here (no broker) or follow the workers, with a progress bar; a
+    batch-mode job goes round by round through its server's Batch API instead
+    (:func:`debates.services.batch_api.batch_submit_wait`), each step echoed."""
+    if job.batch:
+        from debates.services.batch_api import batch_submit_wait
+
+        batch_submit_wait(
+            job=job, poll_seconds=batch_poll_seconds, on_step=lambda line: echo(f"  {line}")
+        )
+        return debate_job_progress(job=job)
     progress = debate_job_progress(job=job)
     bar = tqdm(
         total=progress.total, initial=progress.done, desc="debates", unit=" pairs", file=sys.stderr
@@ -226,6 +257,9 @@ def pipeline_run(
     exp_gain: bool = False,
     max_tokens: int | None = None,
     max_tokens_cap: int | None = None,
+    prompt_version: str = "",
+    batch: bool = False,
+    batch_poll_seconds: float = 30.0,
 ) -> PipelineReport:
     """Run the main job on ``dataset`` and echo each step's summary.
 
@@ -240,7 +274,12 @@ def pipeline_run(
     ``exp_gain``, adds nDCG@10 with gains 2^grade - 1. ``concurrency``: debates at once in
     this process (None: 16 for openai agents, 1 for embedded). ``max_tokens`` is a turn's
     first budget and ``max_tokens_cap`` the most a re-ask of a cut reply gets (None: 2048
-    for openai agents, else 384; twice that), for a new job. ``audit_share`` (0..1) of
+    for openai agents, else 384; twice that), for a new job.
+    ``batch``: a new job in batch mode, its rounds sent through the agents' server's Batch
+    API (half the price on OpenAI; :mod:`debates.services.batch_api`), polled every
+    ``batch_poll_seconds``. ``prompt_version`` (e.g.
+    "dream-v1" to reproduce an earlier job; "" this code's default for the scale, or the
+    reused job's) must match a reused job's when given. ``audit_share`` (0..1) of
     agreed labels audited and ``human_budget`` (pairs for humans, highest impact first):
     None keeps the job's (2%, no limit); a reused job takes new values.
     The refined qrel set (default name ``<qrels>-dream-<pool>``) takes consensus and human
@@ -248,7 +287,7 @@ def pipeline_run(
     qrels to ``out_dir`` (default ``var/exports``). Raises the services' errors
     (RunError, PoolError, DebateJobError, RefineError, RebenchError): PoolError also for an
     unknown ``qrels`` name or ``queries`` < 1, DebateJobError when the pool was debated
-    before with other agents, another R or fewer pairs.
+    before with other agents, another R, another asked prompt version or fewer pairs.
     """
     steps = _Stopwatch()
     qrel_set = _options_check(
@@ -280,8 +319,13 @@ def pipeline_run(
         human_budget=human_budget,
         max_tokens=max_tokens,
         max_tokens_cap=max_tokens_cap,
+        prompt_version=prompt_version,
+        batch=batch,
     )
-    counts = _debates_report(job, _debates_run(job, concurrency=concurrency), echo)
+    progress = _debates_run(
+        job, concurrency=concurrency, echo=echo, batch_poll_seconds=batch_poll_seconds
+    )
+    counts = _debates_report(job, progress, echo)
     steps.lap("debates")
     name = refined_name or f"{qrels}-dream-{pool.name}"
     refined, path, rows, pending = _refined_ensure(
@@ -458,8 +502,14 @@ def _refined_ensure(
     echo(f"  new rows by grade: {_new_grades(refinement_get(qrel_set=refined))}")
     # What every final label cost, split by where it came from (consensus, humans), so a
     # researcher can weigh the refinement against its price.
-    echo("cost per final label (LLM prices: DREAM_LLM_PRICES; human: DREAM_HUMAN_PRICE_PER_HOUR)")
-    for line in format_costs(refined_costs(qrel_set=refined)):
+    costs = refined_costs(qrel_set=refined)
+    # Labels of batch-mode jobs are priced at the batch prices: say so in the heading too.
+    batch = ", batch prices for batch-mode jobs" if costs["all"].batch_labels else ""
+    echo(
+        f"cost per final label (LLM prices: DREAM_LLM_PRICES{batch}; human: "
+        "DREAM_HUMAN_PRICE_PER_HOUR)"
+    )
+    for line in format_costs(costs):
         echo(line)
     return refined, path, rows, pending
 

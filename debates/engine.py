@@ -18,6 +18,11 @@ consensus by the config's rule (:func:`consensus_label`): "exact" needs the same
 "binary" only the same side of relevance (both >= 1 or both 0) and keeps the lower grade.
 Binary debates (the default) are the paper's method, unchanged.
 
+The prompts are those of the config's prompt version (:mod:`debates.prompts`): the default
+``dream-v2`` / ``dream-graded-v2`` lays every call of a debate out so it repeats the longest
+possible prefix of the calls before it (for prefix caches); ``dream-v1`` / ``dream-graded-v1``
+stay selectable so a stored job is resumed and re-run with the very prompts it began with.
+
 Pure logic: no database. The caller persists each new turn through ``on_turn`` and can resume
 an interrupted debate by passing the stored turns back as ``done_turns``. LLM errors
 (:class:`~debates.llm.base.TransientLLMError`, :class:`~debates.llm.base.PermanentLLMError`)
@@ -67,7 +72,8 @@ PairRunner = Callable[
 ]
 SCALES = ("binary", "graded")
 CONSENSUS_RULES = ("exact", "binary")
-AGENTS = (("A", "relevant"), ("B", "irrelevant"))
+# (agent, initial stance), in speaking order; the shared-prefix prompts name them the same way.
+AGENTS = tuple(prompts.AGENT_STANCES.items())
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,13 +97,15 @@ class DebateConfig:
 
     ``scale`` "binary" (labels 1/0, the paper's method) or "graded" (grades 0..``max_grade``,
     G in 1..4; ``max_grade`` must stay 1 when binary). ``consensus`` "exact" or "binary" (see
-    :func:`consensus_label`; the two are the same on the binary scale). ``prompt_version``
-    defaults to this code's version for the scale (:data:`prompts.PROMPT_VERSION` or
-    :data:`prompts.GRADED_PROMPT_VERSION`).
+    :func:`consensus_label`; the two are the same on the binary scale). ``prompt_version`` is
+    one of the scale's :data:`prompts.PROMPT_VERSIONS` (``dream-v1`` or ``dream-v2``;
+    ``dream-graded-v1`` or ``dream-graded-v2``), "" for this code's default
+    (:data:`prompts.PROMPT_VERSION` or :data:`prompts.GRADED_PROMPT_VERSION`, the
+    shared-prefix layout); a stored job passes its own, so it is resumed with its prompts.
 
     Raises ValueError on construction for rounds outside 1..5, a negative temperature, a
-    max_tokens below 1, a cap below max_tokens, an unknown scale or consensus rule, or a G
-    the scale does not allow.
+    max_tokens below 1, a cap below max_tokens, an unknown scale or consensus rule, a G the
+    scale does not allow, or a prompt version the scale does not have (naming those it has).
     Paper defaults: R = 2, temperature 0, binary.
     """
 
@@ -124,11 +132,8 @@ class DebateConfig:
             rubric.check_max_grade(self.max_grade)
         elif self.max_grade != 1:
             raise ValueError(f"a binary debate has top grade 1, got {self.max_grade!r}")
-        if not self.prompt_version:
-            version = (
-                prompts.GRADED_PROMPT_VERSION if self.scale == "graded" else prompts.PROMPT_VERSION
-            )
-            object.__setattr__(self, "prompt_version", version)
+        version = prompts.prompt_version_check(self.prompt_version, self.scale)
+        object.__setattr__(self, "prompt_version", version)
         if (
             isinstance(self.rounds, bool)
             or not isinstance(self.rounds, int)
@@ -190,41 +195,60 @@ class DebateOutcome:
 def _debate_builder(
     *,
     pair: PairText,
+    agent: str,
     stance: str,
     round: int,
-    own: TurnRecord | None,
-    other: TurnRecord | None,
-    max_grade: int | None = None,
+    previous: dict[str, TurnRecord],
+    max_grade: int | None,
+    version: str,
 ) -> Callable[[str], list[ChatMessage]]:
-    """The messages of one debate turn as a function of the (possibly cut) chunk text."""
-    system = prompts.debate_system_prompt(
-        stance=stance, answer_aware=bool(pair.answers), max_grade=max_grade
-    )
+    """The messages of ``agent``'s turn of ``round`` (``previous``: the turns of round
+    ``round - 1`` by agent) as a function of the (possibly cut) chunk text, in the layout of
+    prompt ``version`` (see :mod:`debates.prompts`): one system and one user message."""
+    aware = bool(pair.answers)
+    if version in prompts.SHARED_PREFIX_VERSIONS:
+        system = prompts.shared_system_prompt(answer_aware=aware, max_grade=max_grade)
+
+        def user(chunk: str) -> str:
+            return prompts.shared_user_prompt(
+                agent=agent,
+                round=round,
+                query=pair.query,
+                answers=pair.answers,
+                title=pair.title,
+                chunk=chunk,
+                turn_a=previous.get("A"),
+                turn_b=previous.get("B"),
+                max_grade=max_grade,
+            )
+    else:
+        system = prompts.debate_system_prompt(
+            stance=stance, answer_aware=aware, max_grade=max_grade
+        )
+
+        def user(chunk: str) -> str:
+            return prompts.debate_user_prompt(
+                stance=stance,
+                round=round,
+                query=pair.query,
+                answers=pair.answers,
+                title=pair.title,
+                chunk=chunk,
+                own_previous=previous.get(agent),
+                opponent_previous=previous.get("B" if agent == "A" else "A"),
+                max_grade=max_grade,
+            )
 
     def build(chunk: str) -> list[ChatMessage]:
-        user = prompts.debate_user_prompt(
-            stance=stance,
-            round=round,
-            query=pair.query,
-            answers=pair.answers,
-            title=pair.title,
-            chunk=chunk,
-            own_previous=own,
-            opponent_previous=other,
-            max_grade=max_grade,
-        )
-        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        return [{"role": "system", "content": system}, {"role": "user", "content": user(chunk)}]
 
     return build
 
 
 def _check_version(config: DebateConfig) -> None:
-    have = prompts.GRADED_PROMPT_VERSION if config.scale == "graded" else prompts.PROMPT_VERSION
-    if config.prompt_version != have:
-        raise ValueError(
-            f"prompt version {config.prompt_version!r} is not available for {config.scale} "
-            f"debates (this code has {have!r})"
-        )
+    """Raise ValueError unless this code has ``config``'s prompt version for its scale (a
+    config is checked when made; this guards one changed behind its back)."""
+    prompts.prompt_version_check(config.prompt_version, config.scale)
 
 
 def consensus_label(label_a: int, label_b: int, rule: str = "exact") -> int | None:
@@ -396,13 +420,19 @@ def _ask_turn(
     moment it arrives: a crash, even mid-round, then loses only the requests in flight."""
     build = _debate_builder(
         pair=pair,
+        agent=agent,
         stance=stance,
         round=round,
-        own=previous.get(agent),
-        other=previous.get("B" if agent == "A" else "A"),
+        previous=previous,
         max_grade=config.graded_max_grade,
+        version=config.prompt_version,
     )
     client = agent_a if agent == "A" else agent_b
+    # A client that must know which turn its requests belong to (the batch path names each
+    # request by debate, round, agent and attempt) is told before the turn's first call.
+    turn_begin = getattr(client, "turn_begin", None)
+    if turn_begin is not None:
+        turn_begin(round)
     turn = turn_ask(
         client=client,
         settings=config.turn_settings,

@@ -22,6 +22,7 @@ from django.http import QueryDict
 
 from core.fields import StorableCharField
 from corpora.models import Pool
+from debates import prompts
 from debates.engine import MAX_ROUNDS
 from debates.llm.config import EXTRA_BODY_MAX_CHARS, REASONING_EFFORTS, AgentConfig
 from debates.services.backends import agent_config_validate
@@ -58,6 +59,15 @@ def local_model_choices() -> list[tuple[str, str]]:
                 choices.append((str(path), f"{path.name} ({path.stat().st_size / 1e6:,.0f} MB)"))
         except OSError:  # vanished or unreadable between listing and stat
             continue
+    return choices
+
+
+def _prompt_version_choices() -> list[tuple[str, str]]:
+    """ "" (the scale's newest version) first, then every version this code has, by scale."""
+    newest = f"{prompts.PROMPT_VERSION} / {prompts.GRADED_PROMPT_VERSION}"
+    choices = [("", f"newest ({newest}): laid out for prefix caches")]
+    for scale, versions in prompts.PROMPT_VERSIONS.items():
+        choices += [(version, f"{version} ({scale})") for version in reversed(versions)]
     return choices
 
 
@@ -218,6 +228,15 @@ class JobLaunchForm(forms.Form):
         label="Consensus (graded)",
         help_text="When a round of a graded debate agrees.",
     )
+    prompt_version = forms.ChoiceField(
+        choices=_prompt_version_choices(),
+        initial="",
+        required=False,
+        label="Prompt version",
+        help_text="Newest: every call of a debate repeats the prompt prefix of the calls "
+        "before it (cheaper with a prefix cache). v1: the layout before, to reproduce an "
+        "earlier job. It must belong to the scale.",
+    )
     judgments_per_pair = forms.IntegerField(
         min_value=1,
         max_value=9,
@@ -253,6 +272,13 @@ class JobLaunchForm(forms.Form):
         help_text="Debates at once (LLM requests in flight). Empty: 16 for openai agents, 1 "
         "with an embedded one. Celery workers bound it with their -c.",
     )
+    batch = forms.BooleanField(
+        required=False,
+        label="Batch mode",
+        help_text="No direct calls: each round's requests go out as one batch (OpenAI's Batch "
+        "API at half the price, or vllm run-batch), advanced with debate_batch. openai agents "
+        "only.",
+    )
     note = StorableCharField(required=False, max_length=200)
     callback_url = forms.URLField(
         required=False,
@@ -284,12 +310,14 @@ class JobLaunchForm(forms.Form):
             max_tokens_cap=data.get("max_tokens_cap"),
             scale=data["scale"],
             consensus=data["consensus"],
+            prompt_version=data["prompt_version"],
             limit=data["pair_limit"],
             judgments_per_pair=data["judgments_per_pair"],
             audit_share=float(data["audit_percent"]) / 100.0,
             human_budget=data.get("human_budget"),
             note=data["note"],
             concurrency=data["concurrency"],
+            batch=bool(data.get("batch")),
             callback_url=data.get("callback_url") or "",
         )
 
@@ -350,6 +378,11 @@ class JobLaunchForm(forms.Form):
         # Not sent (older pages, scripted posts): the paper's binary method.
         data["scale"] = data.get("scale") or "binary"
         data["consensus"] = data.get("consensus") or "exact"
+        data["prompt_version"] = data.get("prompt_version") or ""
+        try:
+            prompts.prompt_version_check(data["prompt_version"], data["scale"])
+        except ValueError as exc:
+            self.add_error("prompt_version", str(exc))
         for prefix, agent in AGENTS:
             data[f"agent_{prefix}"] = self._agent_config(prefix, agent)
         keys: dict[str, str] = {}

@@ -10,11 +10,27 @@ and the system prompt says that block contents are data, never instructions. Ins
 every run of three or more ``<`` or ``>`` is broken up (:func:`neutralise`), so no text in a
 chunk can close its block or open a fake one.
 
-Bump :data:`PROMPT_VERSION` whenever any text here changes: it is stored with every debate so
-labels stay traceable to the exact prompt that produced them. Graded debates (a grade 0..G
-instead of 1/0) use the same functions with ``max_grade=G`` and the rubric of
-:mod:`debates.rubric`; their version is :data:`debates.rubric.GRADED_PROMPT_VERSION`. With
-``max_grade`` None (the default) every text is the binary one, unchanged.
+The prompt version is stored with every job and turn, so labels stay traceable to the exact
+prompt that produced them; a text that changes needs a new version, and an old version's texts
+never change (a stored job resumed or re-run must send the prompts its turns answered). Two
+layouts, each in a binary and a graded version (:data:`PROMPT_VERSIONS`):
+
+- ``dream-v1`` / ``dream-graded-v1`` (:func:`debate_system_prompt`, :func:`debate_user_prompt`):
+  the stance is in the system prompt and earlier turns are "yours" and "the opponent's", so
+  the two agents' prompts part ways at the system prompt's stance sentence.
+- ``dream-v2`` / ``dream-graded-v2``, the default of new jobs (:func:`shared_system_prompt`,
+  :func:`shared_user_prompt`): laid out for prefix caches (vLLM, SGLang, OpenAI's cached
+  input). The system prompt and the query/answers/chunk blocks are the same for both agents
+  and every round and come first; then the previous round's two turns, agent A's then agent
+  B's, labelled by agent and stance (the same text for both agents); only then the agent's
+  identity, stance and the round's instruction. So B's call repeats A's up to "You are judge",
+  a round-2 call repeats round 1's up to the end of the chunk, and B's round-2 call repeats
+  A's up to "You are judge", turns included. The texts say what v1's say.
+
+Graded debates (a grade 0..G instead of 1/0) use the same functions with ``max_grade=G`` and
+the rubric of :mod:`debates.rubric`; with ``max_grade`` None (the default) every text is the
+binary one. The single-judge baseline has one prompt for every version (no stance, and its
+query/chunk blocks already open the user message).
 """
 
 from __future__ import annotations
@@ -26,8 +42,18 @@ from typing import Any, Protocol
 from debates import rubric
 from debates.llm.base import ChatMessage
 
-PROMPT_VERSION = "dream-v1"
+PROMPT_VERSION_V1 = "dream-v1"
+PROMPT_VERSION_V2 = "dream-v2"
+# What a new binary job gets; stored jobs keep the version they were created with.
+PROMPT_VERSION = PROMPT_VERSION_V2
 GRADED_PROMPT_VERSION = rubric.GRADED_PROMPT_VERSION
+# The versions this code can run, by scale, oldest first (the last is the default).
+PROMPT_VERSIONS: dict[str, tuple[str, ...]] = {
+    "binary": (PROMPT_VERSION_V1, PROMPT_VERSION_V2),
+    "graded": rubric.GRADED_PROMPT_VERSIONS,
+}
+# Versions with the shared-prefix layout (shared_system_prompt, shared_user_prompt).
+SHARED_PREFIX_VERSIONS = frozenset({PROMPT_VERSION_V2, rubric.GRADED_PROMPT_VERSION_V2})
 
 STANCES = ("relevant", "irrelevant")
 
@@ -65,6 +91,24 @@ FORMAT_REMINDER = (
     f"{REPLY_FORMAT}\n"
     "label is the number 1 (relevant) or 0 (irrelevant)."
 )
+
+
+def prompt_version_check(version: str, scale: str) -> str:
+    """``version`` when this code has it for ``scale`` ("binary" or "graded"; see
+    :data:`PROMPT_VERSIONS`); "" gives the scale's default (:data:`PROMPT_VERSION`,
+    :data:`GRADED_PROMPT_VERSION`). Raises ValueError for an unknown scale, or for a version
+    the scale does not have, naming the ones it has."""
+    if scale not in PROMPT_VERSIONS:
+        raise ValueError(f"scale must be one of {tuple(PROMPT_VERSIONS)}, got {scale!r}")
+    if not version:
+        return GRADED_PROMPT_VERSION if scale == "graded" else PROMPT_VERSION
+    available = PROMPT_VERSIONS[scale]
+    if version not in available:
+        raise ValueError(
+            f"prompt version {version!r} is not available for {scale} debates (this code has "
+            f"{', '.join(repr(v) for v in available)})"
+        )
+    return version
 
 
 def reply_json_schema(max_grade: int | None = None) -> dict[str, Any]:
@@ -280,6 +324,19 @@ def pair_blocks(*, query: str, answers: Sequence[str], title: str, chunk: str) -
     return "\n".join(parts)
 
 
+def _round_one_ask(stance: str, max_grade: int | None) -> str:
+    """The round-1 instruction of an agent arguing ``stance`` (both layouts)."""
+    if max_grade is None:
+        ask = f"Argue that the chunk is {stance}."
+    elif stance == "relevant":
+        ask = "Argue that the chunk is relevant, for the highest grade its evidence supports."
+    else:
+        ask = "Argue that the chunk is not relevant (grade 0)."
+    return (
+        f"Round 1. {ask} Quote evidence sentences from the chunk. Reply with the JSON object only."
+    )
+
+
 def debate_user_prompt(
     *,
     stance: str,
@@ -302,17 +359,7 @@ def debate_user_prompt(
     """
     text = pair_blocks(query=query, answers=answers, title=title, chunk=chunk)
     if round == 1:
-        if max_grade is None:
-            ask = f"Argue that the chunk is {stance}."
-        elif stance == "relevant":
-            ask = "Argue that the chunk is relevant, for the highest grade its evidence supports."
-        else:
-            ask = "Argue that the chunk is not relevant (grade 0)."
-        return (
-            f"{text}\n"
-            f"Round 1. {ask} Quote evidence sentences from the "
-            "chunk. Reply with the JSON object only."
-        )
+        return f"{text}\n{_round_one_ask(stance, max_grade)}"
     if own_previous is None or opponent_previous is None:
         raise ValueError(f"round {round} needs both turns of round {round - 1}")
     updated = "label" if max_grade is None else "grade"
@@ -345,6 +392,103 @@ def single_judge_user_prompt(
     return (
         f"{text}\n{ask} Quote evidence sentences from the chunk. Reply with the JSON object only."
     )
+
+
+# The shared-prefix layout (dream-v2, dream-graded-v2): see the module docstring. Agent A's
+# initial stance is "relevant", B's "irrelevant" (debates.engine.AGENTS is taken from here).
+AGENT_STANCES = {"A": "relevant", "B": "irrelevant"}
+
+
+def _shared_stance_rule(max_grade: int | None) -> str:
+    # The same for both agents: each one's stance is stated at the end of its user message.
+    verdict = "label" if max_grade is None else "grade"
+    return (
+        "The end of the user message gives your initial stance. In round 1 argue it, using "
+        "the chunk itself. In later rounds read the previous round's turns, critique the other "
+        f"judge's argument, and give your honest {verdict}: keep your stance only if the chunk "
+        "supports it."
+    )
+
+
+def shared_system_prompt(*, answer_aware: bool, max_grade: int | None = None) -> str:
+    """System prompt of both debating agents in the shared-prefix layout (``dream-v2``, with
+    ``max_grade`` G ``dream-graded-v2``): one text for agent A, agent B and every round; which
+    judge the agent is and its initial stance are said at the end of its user message
+    (:func:`shared_user_prompt`). ``answer_aware`` adds the reference-answer
+    rule; ``max_grade`` G asks for a grade 0..G with the rubric. Raises ValueError for G
+    outside the rubric's range.
+    """
+    if max_grade is None:
+        head = [
+            "You judge whether a text chunk is relevant to a search query, in a debate "
+            "with another judge.",
+            _relevance_rule(answer_aware),
+        ]
+        reply_rule = _REPLY_RULE
+    else:
+        head = [
+            "You grade how relevant a text chunk is to a search query, in a debate with "
+            "another judge.",
+            *_graded_rules(max_grade, answer_aware),
+        ]
+        reply_rule = _graded_reply_rule(max_grade)
+    return "\n".join([*head, _shared_stance_rule(max_grade), _DATA_RULE, reply_rule])
+
+
+def _judge_line(agent: str, max_grade: int | None) -> str:
+    """ "You are judge A. Your initial stance: RELEVANT (label 1)." and its kin."""
+    if max_grade is None:
+        stance = {"A": "RELEVANT (label 1)", "B": "IRRELEVANT (label 0)"}[agent]
+    else:
+        stance = {"A": "RELEVANT", "B": "IRRELEVANT (grade 0)"}[agent]
+    return f"You are judge {agent}. Your initial stance: {stance}."
+
+
+def shared_user_prompt(
+    *,
+    agent: str,
+    round: int,
+    query: str,
+    answers: Sequence[str],
+    title: str,
+    chunk: str,
+    turn_a: TurnLike | None = None,
+    turn_b: TurnLike | None = None,
+    max_grade: int | None = None,
+) -> str:
+    """The user message of one debate turn of judge ``agent`` ("A" or "B") in the
+    shared-prefix layout; its stance is :data:`AGENT_STANCES` of ``agent``.
+
+    In order: the query/answers/chunk blocks (:func:`pair_blocks`, the same for both agents
+    and every round); from round 2 on, ``turn_a`` and ``turn_b``, the two turns of round
+    ``round - 1``, always A's then B's in blocks ``TURN_A`` and ``TURN_B`` headed by judge
+    and initial stance (the same text for both agents); then which judge the agent is, its
+    stance, and the round's instruction (critique the other judge, give an updated label or,
+    with ``max_grade`` G, grade). Raises ValueError for an agent other than "A" or "B", or
+    when a later round lacks a turn of the previous one.
+    """
+    if agent not in AGENT_STANCES:
+        raise ValueError(f"agent must be one of {tuple(AGENT_STANCES)}, got {agent!r}")
+    parts = [pair_blocks(query=query, answers=answers, title=title, chunk=chunk)]
+    if round == 1:
+        ask = _round_one_ask(AGENT_STANCES[agent], max_grade)
+        return "\n".join([*parts, _judge_line(agent, max_grade), ask])
+    if turn_a is None or turn_b is None:
+        raise ValueError(f"round {round} needs both turns of round {round - 1}")
+    updated = "label" if max_grade is None else "grade"
+    parts += [f"The turns of round {round - 1}:"]
+    for name, turn in (("A", turn_a), ("B", turn_b)):
+        parts += [
+            f"Judge {name} (initial stance: {AGENT_STANCES[name]}):",
+            block(f"TURN_{name}", format_turn(turn, max_grade)),
+        ]
+    other = "B" if agent == "A" else "A"
+    parts += [
+        _judge_line(agent, max_grade),
+        f"Round {round}. Critique judge {other}'s argument in your argument, then give your "
+        f"updated {updated} and evidence. Reply with the JSON object only.",
+    ]
+    return "\n".join(parts)
 
 
 def reask_messages(

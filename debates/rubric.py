@@ -1,9 +1,10 @@
 """The grading rubric of graded debates: one name and one definition per grade 0..G.
 
 Pure text, no database. This is the ONE place the rubric lives; prompts, reply parsing and
-the README take it from here. Bump :data:`GRADED_PROMPT_VERSION` whenever a word here (or
-in the graded prompts of :mod:`debates.prompts`) changes: it is stored with every graded
-job and turn, as :data:`debates.prompts.PROMPT_VERSION` is for binary ones.
+the README take it from here. The graded prompt version is stored with every graded job and
+turn, as :data:`debates.prompts.PROMPT_VERSION` is for binary ones: every graded version
+(:data:`GRADED_PROMPT_VERSIONS`) shows this rubric, so a word changed here changes them all
+and needs new versions, never an edit of a stored one's text.
 
 Source: the grades are our paraphrase of UMBRELA's four levels (Upadhyay et al., "UMBRELA:
 UMbrela is the (Open-Source Reproduction of the) Bing RELevance Assessor", 2024; the TREC
@@ -22,7 +23,12 @@ Grades above 4 have no rubric (no benchmark we import uses them).
 
 from __future__ import annotations
 
-GRADED_PROMPT_VERSION = "dream-graded-v1"
+GRADED_PROMPT_VERSION_V1 = "dream-graded-v1"
+# The shared-prefix layout of debates.prompts (same rubric, texts laid out for prefix caches).
+GRADED_PROMPT_VERSION_V2 = "dream-graded-v2"
+# What a new graded job gets; stored jobs keep the version they were created with.
+GRADED_PROMPT_VERSION = GRADED_PROMPT_VERSION_V2
+GRADED_PROMPT_VERSIONS = (GRADED_PROMPT_VERSION_V1, GRADED_PROMPT_VERSION_V2)
 
 MIN_GRADE = 1
 MAX_GRADE = 4

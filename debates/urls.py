@@ -2,13 +2,14 @@
 
 from django.urls import path
 
-from . import views
+from . import estimate_views, views
 
 app_name = "debates"
 
 urlpatterns = [
     path("jobs/", views.job_list, name="job_list"),
     path("jobs/new/", views.job_launch, name="job_launch"),
+    path("jobs/new/estimate/", estimate_views.job_estimate, name="job_estimate"),
     path("jobs/<int:pk>/", views.job_detail, name="job_detail"),
     path("jobs/<int:pk>/budget/", views.job_budget, name="job_budget"),
     path(

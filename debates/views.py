@@ -37,6 +37,7 @@ from core.roles import Role, role_required, user_has_role
 
 from .forms import HumanBudgetForm, JobLaunchForm
 from .models import Debate, DebateJob
+from .services.batch_api import batch_job_overview
 from .services.common import DebateJobError
 from .services.human import debate_job_budget_set
 from .services.jobs import (
@@ -193,6 +194,7 @@ def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
         budget_form=HumanBudgetForm(initial={"human_budget": job.human_budget}),
         callback_shown=_callback_shown(job.callback_url),
         webhook_deliveries=list(job.webhook_deliveries.order_by("-created", "-pk")[:50]),
+        batch=batch_job_overview(job=job) if job.batch else None,
     )
     return render(request, "debates/job_detail.html", context)
 

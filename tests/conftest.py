@@ -24,4 +24,6 @@ pytest_plugins = [
     "tests.fixtures.refine",
     "tests.fixtures.refine_again",
     "tests.fixtures.api",
+    "tests.fixtures.batch",
+    "tests.fixtures.batch_api",
 ]

@@ -4,110 +4,50 @@ Pure: no database.
 
 Prices come from two settings (or environment variables of the same name):
 
-- ``DREAM_LLM_PRICES``: JSON mapping ``"backend:model"`` (or ``"backend"`` for every model of
-  a backend) to money per 1,000 prompt and completion tokens, and optionally per 1,000
-  cached prompt tokens (``cached_prompt``: input the server served from its prefix cache,
-  billed at a fraction by OpenAI; absent: the prompt price), e.g.
-  ``{"openai:gpt-4o-mini": {"prompt": 0.00015, "cached_prompt": 0.000075, "completion":
-  0.0006}, "embedded": {"prompt": 0, "completion": 0}}``. A model with no price has unknown
-  LLM money (None), never 0. Reasoning tokens are part of the completion tokens (OpenAI,
-  vLLM and SGLang count them there) and are priced as such.
+- ``DREAM_LLM_PRICES``: money per 1,000 prompt, cached prompt, completion and (for batch-mode
+  jobs) batch prompt and batch completion tokens, per ``"backend:model"`` or ``"backend"``.
+  Parsed and applied by :mod:`debates.prices` (the job form's estimate needs them too, and
+  debates cannot import assess); :class:`Price`, :func:`parse_llm_prices`,
+  :func:`llm_prices` and :func:`price_for` are re-exported here for this module's callers.
+  The debates of a batch-mode job are priced at the batch prices (:meth:`Price.of` with
+  ``batch=True``). A model with no price has unknown LLM money (None), never 0.
 - ``DREAM_HUMAN_PRICE_PER_HOUR``: money per hour of human time on task (the seconds the
   judging page measured, summed over live judgments); unset: unknown.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
-from django.conf import settings
+from debates.prices import Price, llm_prices, parse_llm_prices, price_for, setting_or_env
 
-from debates.llm.config import backend_and_model
+__all__ = [
+    "SOURCES",
+    "LabelCost",
+    "Price",
+    "SourceCost",
+    "cost_by_source",
+    "cost_rows",
+    "format_costs",
+    "human_price_per_hour",
+    "llm_prices",
+    "parse_llm_prices",
+    "price_for",
+]
 
 #: The sources a final label can have (assess.refined.labels), in display order.
 SOURCES = ("consensus", "human", "adjudicated")
 
 
-@dataclass(frozen=True, slots=True)
-class Price:
-    """Money per 1,000 prompt, per 1,000 completion and (None: as prompt) per 1,000 cached
-    prompt tokens."""
-
-    prompt: float
-    completion: float
-    cached_prompt: float | None = None
-
-    def of(self, prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0) -> float:
-        """Money for the tokens: the uncached prompt tokens at the prompt price, the
-        ``cached_tokens`` (part of ``prompt_tokens``) at the cached price, the completion
-        tokens at theirs; each price per 1,000 tokens."""
-        cached = min(max(cached_tokens, 0), prompt_tokens)
-        cached_price = self.prompt if self.cached_prompt is None else self.cached_prompt
-        return (
-            (prompt_tokens - cached) / 1000 * self.prompt
-            + cached / 1000 * cached_price
-            + completion_tokens / 1000 * self.completion
-        )
-
-
-def _setting(name: str) -> Any:
-    value = getattr(settings, name, None)
-    return os.environ.get(name, "") if value in (None, "") else value
-
-
-def parse_llm_prices(value: str | dict | None) -> dict[str, Price]:
-    """``DREAM_LLM_PRICES`` as ``{"backend:model" or "backend": Price}``. Raises ValueError
-    naming the key for a malformed entry (not JSON, a missing or negative price)."""
-    if not value:
-        return {}
-    raw = json.loads(value) if isinstance(value, str) else value
-    if not isinstance(raw, dict):
-        raise ValueError("DREAM_LLM_PRICES must be a JSON object of backend:model -> prices")
-    out = {}
-    for key, entry in raw.items():
-        try:
-            cached = entry.get("cached_prompt")
-            price = Price(
-                float(entry["prompt"]),
-                float(entry["completion"]),
-                None if cached is None else float(cached),
-            )
-        except (AttributeError, KeyError, TypeError, ValueError):
-            raise ValueError(
-                f"DREAM_LLM_PRICES[{key!r}] needs numbers 'prompt' and 'completion', and "
-                "optionally 'cached_prompt' (money per 1,000 tokens)"
-            ) from None
-        numbers = [price.prompt, price.completion, price.cached_prompt or 0.0]
-        if min(numbers) < 0 or not math.isfinite(sum(numbers)):
-            raise ValueError(f"DREAM_LLM_PRICES[{key!r}]: prices must be finite and >= 0")
-        out[str(key)] = price
-    return out
-
-
-def llm_prices() -> dict[str, Price]:
-    """The configured LLM prices (:func:`parse_llm_prices` of ``DREAM_LLM_PRICES``)."""
-    return parse_llm_prices(_setting("DREAM_LLM_PRICES"))
-
-
 def human_price_per_hour() -> float | None:
     """``DREAM_HUMAN_PRICE_PER_HOUR`` as a number, or None when unset or not a number >= 0."""
     try:
-        value = float(_setting("DREAM_HUMAN_PRICE_PER_HOUR"))
+        value = float(setting_or_env("DREAM_HUMAN_PRICE_PER_HOUR"))
     except (TypeError, ValueError):
         return None
     return value if math.isfinite(value) and value >= 0 else None
-
-
-def price_for(config: dict[str, Any] | None, prices: dict[str, Price]) -> Price | None:
-    """The price of an agent's stored backend config: ``"backend:model"``, else
-    ``"backend"``; None when neither is priced or the config cannot be read."""
-    backend, model = backend_and_model(config)
-    return prices.get(f"{backend}:{model}") or prices.get(backend)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +55,7 @@ class LabelCost:
     """What one final label cost: its ``source``, the LLM calls and tokens of its debate, the
     LLM money (None: a price is unknown) and the human seconds on task behind it;
     ``cached_tokens`` and ``reasoning_tokens`` are parts of the prompt and completion
-    tokens."""
+    tokens; ``batch``: its debate's job ran in batch mode, so the money is at batch prices."""
 
     source: str
     llm_calls: int = 0
@@ -125,13 +65,14 @@ class LabelCost:
     human_seconds: float = 0.0
     cached_tokens: int = 0
     reasoning_tokens: int = 0
+    batch: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class SourceCost:
     """Sums over the final labels of one source (or all: source "all"). Money is None when a
     price is unknown; ``per_label`` is the total money over ``labels`` (None if unknown or
-    no label)."""
+    no label); ``batch_labels`` of the labels had their debate priced at batch prices."""
 
     source: str
     labels: int
@@ -143,6 +84,7 @@ class SourceCost:
     human_money: float | None
     cached_tokens: int = 0
     reasoning_tokens: int = 0
+    batch_labels: int = 0
 
     @property
     def money(self) -> float | None:
@@ -188,6 +130,7 @@ def cost_by_source(
             human_money=human_money,
             cached_tokens=sum(g.cached_tokens for g in group),
             reasoning_tokens=sum(g.reasoning_tokens for g in group),
+            batch_labels=sum(1 for g in group if g.batch),
         )
     return out
 
@@ -203,9 +146,20 @@ def _parts(c: SourceCost) -> str:
     return f"; {', '.join(parts)}" if parts else ""
 
 
+def _batch(c: SourceCost) -> str:
+    # Which LLM money is at batch prices, when any is: the reader must not compare it with
+    # direct-call money unawares.
+    if not c.batch_labels:
+        return ""
+    if c.batch_labels == c.labels:
+        return " (batch prices)"
+    return f" ({c.batch_labels:,} labels at batch prices)"
+
+
 def format_costs(costs: dict[str, SourceCost]) -> list[str]:
-    """Plain-text lines: per source and in all, labels, LLM calls, tokens and money, human
-    seconds and money, and the cost per final label."""
+    """Plain-text lines: per source and in all, labels, LLM calls, tokens and money (marked
+    "batch prices" for labels of batch-mode jobs), human seconds and money, and the cost per
+    final label."""
     lines = []
     for source in (*SOURCES, "all"):
         c = costs.get(source)
@@ -215,7 +169,7 @@ def format_costs(costs: dict[str, SourceCost]) -> list[str]:
             f"  {source}: {c.labels:,} labels, {c.llm_calls:,} LLM calls, "
             f"{c.prompt_tokens + c.completion_tokens:,} tokens ({c.prompt_tokens:,} prompt + "
             f"{c.completion_tokens:,} completion{_parts(c)}), LLM money "
-            f"{_money(c.llm_money)}, human {c.human_seconds:,.0f} s, human money "
+            f"{_money(c.llm_money)}{_batch(c)}, human {c.human_seconds:,.0f} s, human money "
             f"{_money(c.human_money)}; per final label {_money(c.per_label)}"
         )
     return lines

@@ -93,7 +93,7 @@ def _percent(share: float) -> str:
 def _interval(p: Proportion) -> str:
     """A proportion as the job page writes it: estimate, counts, 95% Wilson interval."""
     if not p.n or p.estimate is None or p.low is None or p.high is None:
-        return "none judged yet"
+        return "not known yet (no audited pair judged)"
     return (
         f"{p.estimate:.3f} ({p.successes:,} of {p.n:,}), "
         f"{p.confidence:.0%} confidence interval {p.low:.3f}–{p.high:.3f} (Wilson)"
@@ -229,9 +229,10 @@ def _header(s: Datasheet) -> list[str]:
         "",
         f"A benchmark in BEIR layout: the corpus and queries of {md_code(s.dataset_name)} with "
         f"the refined qrel set {md_code(s.refined_name)}, made {created}. Its pooled pairs "
-        "that the original qrels never judged were labelled by DREAM debates between two LLM "
-        "agents of opposite initial stance, and humans decided the pairs the agents could "
-        "not agree on. Written by DREAM Assess.",
+        "that the original qrels never judged were put to DREAM debates between two LLM "
+        "agents of opposite initial stance, and the pairs the agents could not agree on to "
+        "humans; how many of each were labelled, and how many are still unresolved (left "
+        "out of the qrels), is under Counts. Written by DREAM Assess.",
         "",
         "## Files",
         "",

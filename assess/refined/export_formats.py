@@ -54,6 +54,9 @@ LABEL_FIELDS = (
     # The job's token budgets and each agent's reasoning_effort / extra_body (null: no job).
     "generation",
     "human_seconds",
+    # The LLM money of the debate behind the label at DREAM_LLM_PRICES (batch prices for a
+    # batch-mode job; assess.refined.debate_cost); null without a debate or a known price.
+    "llm_money",
 )
 
 DISAGREEMENT_HEADER = (

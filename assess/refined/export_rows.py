@@ -18,8 +18,11 @@ from corpora.models import Document, Pool, Qrel, QrelSet, Query
 from corpora.ordering import code_point
 from debates.llm.config import AgentConfig
 from debates.models import Debate, DebateJob, Turn
+from debates.prices import Price, llm_prices
 
 from ..models import Judgment, LabelProvenance, Refinement, ReviewItem
+from . import debate_cost
+from .debate_cost import needs_turns
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
@@ -35,7 +38,8 @@ def _iso(value) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-# Columns of one labels row, as :func:`_label_rows` reads them.
+# Columns of one labels row, as :func:`_label_rows` reads them (it appends one more, the
+# debate's LLM money: :func:`_with_money`).
 _LABEL_SQL = """
 SELECT q.query_id, d.doc_id, r.relevance, p.label, p.source, p.applied,
        p.original_relevance, p.consensus_label, p.consensus_round, p.job_id, p.debate_id,
@@ -48,7 +52,7 @@ SELECT q.query_id, d.doc_id, r.relevance, p.label, p.source, p.applied,
             WHERE ri.debate_id = p.debate_id AND j.undone_at IS NULL), 0)
             WHEN p.source IS NOT NULL THEN 0 END,
        db.cached_tokens, db.reasoning_tokens, CAST(dj.agent_a AS TEXT),
-       CAST(dj.agent_b AS TEXT), dj.max_tokens, dj.max_tokens_cap
+       CAST(dj.agent_b AS TEXT), dj.max_tokens, dj.max_tokens_cap, dj.batch
 FROM {qrel} r
 JOIN {query} q ON q.id = r.query_id
 JOIN {document} d ON d.id = r.document_id
@@ -93,7 +97,10 @@ def _label_rows(qrel_set: QrelSet) -> Iterator[tuple]:
     the ORM's per-row JSON and datetime conversions cost more than the export itself; so
     rows are read a batch of whole queries at a time (batches follow query-id order), each
     batch sorted by the database in code-point order, keeping memory bounded by the batch.
+    Each row gets the LLM money of its debate appended (:func:`_with_money`).
     """
+    prices = llm_prices()
+    pairs: dict[tuple, AgentPrices] = {}  # agent prices per distinct (agent A, agent B) text
     tables = {
         "qrel": Qrel._meta.db_table,
         "query": Query._meta.db_table,
@@ -115,7 +122,47 @@ def _label_rows(qrel_set: QrelSet) -> Iterator[tuple]:
                 sql = _LABEL_SQL.format(members=f"IN ({marks})", collate="", **tables)
                 params = [qrel_set.pk, *batch] * 2
             cursor.execute(sql, params)
-            yield from cursor.fetchall()
+            yield from _with_money(cursor.fetchall(), prices, pairs)
+
+
+AgentPrices = tuple[Price | None, Price | None]
+
+
+def _with_money(
+    rows: list[tuple], prices: dict[str, Price], pairs: dict[tuple, AgentPrices]
+) -> list[tuple]:
+    """``rows`` (columns of ``_LABEL_SQL``) each with one more column: the LLM money of the
+    row's debate at the configured prices (batch prices for a batch-mode job), rounded to
+    10 decimals; None without a debate or when a price is unknown
+    (:mod:`assess.refined.debate_cost`, the rule of the cost pages). ``pairs`` caches the
+    agents' prices per distinct pair of stored configs (a job's, repeated over its rows)."""
+    priced: list[AgentPrices | None] = []
+    for row in rows:
+        agents = row[22:24]
+        if row[10] is None or row[16] is None or agents[0] is None:
+            priced.append(None)
+            continue
+        if agents not in pairs:
+            pairs[agents] = debate_cost.agent_prices(agents[0], agents[1], prices)
+        priced.append(pairs[agents])
+    # Debates whose agents have different prices are priced per agent from their turns.
+    turns = debate_cost.turn_tokens(
+        row[10] for row, pair in zip(rows, priced, strict=True) if pair and needs_turns(pair)
+    )
+    out = []
+    for row, pair in zip(rows, priced, strict=True):
+        money = None
+        if pair is not None:
+            money = debate_cost.debate_money(
+                prompt=row[17],
+                completion=row[18],
+                cached=row[20] or 0,
+                pair=pair,
+                batch=bool(row[26]),
+                per_agent=turns.get(row[10]),
+            )
+        out.append((*row, None if money is None else round(money, 10)))
+    return out
 
 
 _encode = json.encoder.encode_basestring  # what json.dumps(ensure_ascii=False) uses
@@ -211,6 +258,7 @@ def _label_record(row: tuple) -> dict:
         "reasoning_tokens": reasoning,
         "generation": json.loads(_generation_json(*row[22:26])),
         "human_seconds": _seconds(human_seconds),
+        "llm_money": row[27],
     }
 
 
@@ -221,7 +269,10 @@ def labels_records(*, qrel_set: QrelSet) -> Iterator[dict]:
     ``label`` is the grade in the set; ``source`` is "original" for rows copied from the
     original qrels (or of an imported set), else consensus/human/adjudicated. A re-assessed
     original row carries its ``assessed_label``/``assessed_source`` too; ``original_label``
-    is the grade before refinement when the pair was judged.
+    is the grade before refinement when the pair was judged. ``llm_money`` is the money of
+    the debate behind the row (the one its ``llm_calls`` count) at ``DREAM_LLM_PRICES``,
+    batch prices for a batch-mode job; null for a row without a debate (original rows) or
+    when a price is unknown.
     """
     for row in _label_rows(qrel_set):
         yield _label_record(row)
@@ -264,6 +315,7 @@ def label_line(row: tuple) -> str:
         f'"job":{_number(job)},'
         f'"label":{grade},'
         f'"llm_calls":{_number(calls)},'
+        f'"llm_money":{"null" if row[27] is None else repr(row[27])},'
         f'"models":{_canonical_json(models)},'
         f'"original_label":{_number(original)},'
         f'"prompt_tokens":{_number(prompt_tokens)},'

@@ -43,6 +43,7 @@ from corpora import formats
 from corpora.models import Pool, QrelSet
 from corpora.services import qrels_rows
 from debates.models import Debate, Turn
+from debates.prices import llm_prices, prices_stamp
 
 from ..models import ExportFile, Refinement
 from . import export_formats
@@ -171,8 +172,10 @@ def export_key(*, kind: str, qrel_set: QrelSet | None = None, pool: Pool | None 
     the disagreements CSV reads only turns stored before the refinement
     (:func:`disagreement_rows`). A pool's transcripts grow as debates run, so their key also
     holds the turn count, the last turn and the debates' status counts and last finish
-    time. A benchmark zip's README says more than the refined set (dataset fields, audits,
-    prices), so its key also holds :func:`assess.refined.benchmark_zip.benchmark_stamp`."""
+    time. The labels JSONL states money at ``DREAM_LLM_PRICES``, so its key also holds
+    :func:`debates.prices.prices_stamp` of the prices. A benchmark zip's README says more
+    than the refined set (dataset fields, audits, prices), so its key also holds
+    :func:`assess.refined.benchmark_zip.benchmark_stamp`."""
     _check_source(kind, qrel_set, pool)
     if kind == "benchmark":
         assert qrel_set is not None  # checked by _check_source
@@ -183,6 +186,10 @@ def export_key(*, kind: str, qrel_set: QrelSet | None = None, pool: Pool | None 
         )
     if kind in QREL_KINDS:
         assert qrel_set is not None  # checked by _check_source
+        if kind == "labels":
+            # Its llm_money is at the configured prices: a changed price, a new file.
+            stamp = prices_stamp(llm_prices())
+            return f"v{FORMAT_VERSION}:{kind}:qrels:{qrel_set.pk}:prices-{stamp}"
         return f"v{FORMAT_VERSION}:{kind}:qrels:{qrel_set.pk}"
     assert pool is not None  # the transcripts kind, checked by _check_source
     turns = Turn.objects.filter(debate__pair__pool=pool).aggregate(n=Count("pk"), last=Max("pk"))

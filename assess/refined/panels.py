@@ -16,8 +16,8 @@ from .selectors import refined_costs
 
 def job_costs_panel(request: HttpRequest, job: DebateJob) -> str:
     """The cost of every final label of the newest refined set made from ``job``'s pool, split
-    by source (``templates/assess/refined/partials/job_costs_panel.html``); "" when no refined
-    set was made from the pool yet."""
+    by source (``templates/assess/refined/partials/job_costs_panel.html``), saying "batch
+    prices" for a batch-mode job; "" when no refined set was made from the pool yet."""
     refinement = Refinement.objects.filter(pool=job.pool).order_by("-pk").first()
     if refinement is None:
         return ""
@@ -26,6 +26,7 @@ def job_costs_panel(request: HttpRequest, job: DebateJob) -> str:
         {
             "costs": cost_rows(refined_costs(qrel_set=refinement.qrel_set)),
             "costs_of": refinement.qrel_set,
+            "job": job,
         },
         request=request,
     )

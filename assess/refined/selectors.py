@@ -12,10 +12,10 @@ from dataclasses import replace
 from django.db.models import Count, QuerySet, Sum
 
 from corpora.models import Dataset, Pool, QrelSet
-from debates.models import Debate, Turn
+from debates.models import Debate
 
 from ..models import ExportFile, Judgment, LabelProvenance, Refinement
-from . import cost
+from . import cost, debate_cost
 from .exports import export_key
 from .refine import NAME_MAX, RefineError, refined_name_check
 
@@ -120,8 +120,9 @@ def refined_name_suggest(*, pool: Pool) -> str:
 
 def _debate_llm(debate_ids: list[int], prices: dict) -> dict[int, cost.LabelCost]:
     """{debate id: its LLM cost as a LabelCost of source ""} (calls; prompt, completion,
-    cached and reasoning tokens; money or None). Tokens of a debate whose agents have
-    different prices are priced per agent from its turns."""
+    cached and reasoning tokens; money or None; ``batch`` when its job ran in batch mode).
+    Money follows :mod:`assess.refined.debate_cost`: the agents' prices, the batch prices
+    for a batch-mode job, per agent from its turns when the two prices differ."""
     out: dict[int, cost.LabelCost] = {}
     rows = Debate.objects.filter(pk__in=debate_ids).values_list(
         "pk",
@@ -132,33 +133,28 @@ def _debate_llm(debate_ids: list[int], prices: dict) -> dict[int, cost.LabelCost
         "reasoning_tokens",
         "job__agent_a",
         "job__agent_b",
+        "job__batch",
     )
-    split: dict[int, tuple] = {}
-    for pk, calls, prompt, completion, cached, reasoning, agent_a, agent_b in rows.iterator(
+    read = []
+    for pk, calls, prompt, completion, cached, reasoning, agent_a, agent_b, batch in rows.iterator(
         chunk_size=5000
     ):
-        price_a, price_b = cost.price_for(agent_a, prices), cost.price_for(agent_b, prices)
-        money: float | None = 0.0
-        if price_a == price_b:
-            money = price_a.of(prompt, completion, cached) if price_a is not None else None
-        else:
-            split[pk] = (price_a, price_b)
-        out[pk] = cost.LabelCost("", calls, prompt, completion, money, 0.0, cached, reasoning)
-    if split:
-        turns = (
-            Turn.objects.filter(debate_id__in=list(split))
-            .values_list("debate_id", "agent")
-            .annotate(p=Sum("prompt_tokens"), c=Sum("completion_tokens"), k=Sum("cached_tokens"))
+        pair = debate_cost.agent_prices(agent_a, agent_b, prices)
+        read.append((pk, calls, prompt, completion, cached, reasoning, pair, bool(batch)))
+    # Only debates whose agents have different known prices need their turns summed.
+    split = debate_cost.turn_tokens(row[0] for row in read if debate_cost.needs_turns(row[6]))
+    for pk, calls, prompt, completion, cached, reasoning, pair, batch in read:
+        money = debate_cost.debate_money(
+            prompt=prompt,
+            completion=completion,
+            cached=cached,
+            pair=pair,
+            batch=batch,
+            per_agent=split.get(pk),
         )
-        for debate_id, agent, prompt, completion, cached in turns:
-            price = split[debate_id][0 if agent == "A" else 1]
-            row = out[debate_id]
-            money = row.llm_money
-            if price is None or money is None:
-                money = None
-            else:
-                money += price.of(prompt, completion, cached)
-            out[debate_id] = replace(row, llm_money=money)
+        out[pk] = cost.LabelCost(
+            "", calls, prompt, completion, money, 0.0, cached, reasoning, batch=batch
+        )
     return out
 
 

@@ -224,13 +224,22 @@ def _import_beir(operation: Operation, root: Path | None) -> dict[str, Any]:
         path=folder,
         name=params["name"],
         slug=params.get("slug") or None,
-        source=params.get("source", ""),
+        # Without a source given, say how it came (the upload folder is gone after import).
+        source=params.get("source") or _upload_names(root),
         licence=params.get("licence", ""),
         on_duplicate=params.get("on_duplicate") or None,
         unknown_ids=params.get("unknown_ids", "reject"),
         identical_ids=params.get("identical_ids") or None,
     )
     return {"dataset": dataset.slug, "name": dataset.name}
+
+
+def _upload_names(root: Path) -> str:
+    """ "uploaded NAME[, NAME...]": the files as they were uploaded (their folder is temporary)."""
+    names = sorted(p.name for p in root.glob("archive/*")) or sorted(
+        p.name for p in (root / "beir").rglob("*") if p.is_file()
+    )
+    return "uploaded " + ", ".join(names)
 
 
 def _single_upload(root: Path | None, field: str) -> Path:

@@ -423,6 +423,30 @@ class OpenAIClient:
             kwargs["extra_body"] = extra
         return kwargs
 
+    def request_body(self, messages: list[ChatMessage], params: GenerationParams) -> dict[str, Any]:
+        """The JSON body the direct path would POST to ``/v1/chat/completions`` for these
+        messages (``extra_body`` merged in, the structured-output mode this client uses):
+        what a batch file's request line carries (:mod:`debates.batch`)."""
+        kwargs = self._request(messages, params)
+        extra = kwargs.pop("extra_body", {})
+        if params.json_schema is not None:
+            kwargs["response_format"] = self._response_format(self._schema_mode, params)
+        return {**kwargs, **extra}
+
+    def result_from_body(
+        self, body: dict[str, Any], messages: list[ChatMessage], latency_ms: float = 0.0
+    ) -> LLMResult:
+        """The LLMResult of a chat completion given as its JSON body (a batch output line's
+        ``response.body``), read exactly as a direct reply is. Raises ValueError for a body
+        that is not a chat completion, or has no choice."""
+        try:
+            response = openai.types.chat.ChatCompletion.model_validate(body)
+        except Exception as exc:  # pydantic's ValidationError and friends
+            raise ValueError(f"not a chat completion: {exc}") from None
+        if not response.choices:
+            raise ValueError("a chat completion without choices")
+        return self._result(response, messages, latency_ms)
+
     def _adapt_to_refusal(self, exc: openai.APIStatusError) -> bool:
         """True when ``exc`` is a reasoning model's refusal of ``max_tokens`` or of a
         temperature, now adapted to (the request is to be sent again)."""

@@ -268,6 +268,7 @@ def single_judge_run(
     sleep: Callable[[float], None] = time.sleep,
     max_grade: int | None = None,
     concurrency: int = 1,
+    prompt_version: str = "",
 ) -> dict[int, TurnRecord | str]:
     """The single-LLM-judge baseline (:func:`debates.engine.judge_single`: one neutral turn,
     re-asked as a debate turn is, no debate) on every pair of ``pool``, in this process;
@@ -276,7 +277,8 @@ def single_judge_run(
     Returns ``{pair id: TurnRecord}``, or the error text when the LLM failed after the
     retries of :func:`llm_retry_attempts`. Nothing is stored. ``on_pair(pair_id)`` is called
     after each pair (one thread at a time). ``concurrency`` pairs are judged at once.
-    With ``max_grade`` G the judge gives a grade 0..G (graded prompts).
+    With ``max_grade`` G the judge gives a grade 0..G (graded prompts). ``prompt_version``
+    is the debate job's (the judge's prompt is the same in every version; "" the default).
     """
     from debates.llm.base import LLMError
 
@@ -287,6 +289,7 @@ def single_judge_run(
         max_tokens_cap=max_tokens_cap,
         scale="binary" if max_grade is None else "graded",
         max_grade=1 if max_grade is None else max_grade,
+        prompt_version=prompt_version,
     )
     client = backends.agent_client_get(config=backends.agent_config_validate(agent))
     attempts = llm_retry_attempts()

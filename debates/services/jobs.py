@@ -108,7 +108,7 @@ def debate_job_resume(*, job: DebateJob, enqueue: bool = True) -> int:
         locked.started = locked.started or timezone.now()
         locked.save(update_fields=["status", "started"])
         pending = debates_pending_ids(locked)
-        if enqueue:
+        if enqueue and not locked.batch:
             debates_enqueue(pending, queue=job_queue(locked))
     job_finish_if_done(job_id=job.pk)
     job.refresh_from_db()

@@ -53,12 +53,16 @@ class JobSpec:
     openai agents, else 384) and ``max_tokens_cap`` the most a re-ask of a cut reply gets
     (None: twice ``max_tokens``). ``scale`` "binary" (DREAM) or "graded": grades 0..G, G =
     ``max_grade`` or, when None, the pool's qrels top grade; ``consensus`` "exact" or "binary"
-    (:func:`debates.engine.consensus_label`). ``prompt_version`` "" takes this code's version
-    for the scale. ``limit`` takes only the first N pairs in canonical order (query id, then
+    (:func:`debates.engine.consensus_label`). ``prompt_version`` one of the scale's
+    :data:`debates.prompts.PROMPT_VERSIONS` ("dream-v1" reproduces a job made before the
+    shared-prefix layout), "" this code's default for the scale ("dream-v2",
+    "dream-graded-v2"). ``limit`` takes only the first N pairs in canonical order (query id, then
     doc id, by code point). ``judgments_per_pair`` human judgments per escalated pair;
     ``audit_share`` (0..1) of agreed labels drawn for a human audit; ``human_budget`` at most
     this many pairs to humans (None: no limit). ``concurrency`` debates run at once in
-    process (1..256; None: 16 for remote agents, 1 with an embedded one). ``callback_url``
+    process (1..256; None: 16 for remote agents, 1 with an embedded one). ``batch``: no
+    direct calls, the rounds go out as batch files (:mod:`debates.services.batch`; openai
+    agents only). ``callback_url``
     gets a signed POST when the job finishes, fails, is paused or cancelled ("" for none; see
     :func:`debates.services.webhooks.webhook_callback_validate`).
     """
@@ -81,6 +85,7 @@ class JobSpec:
     concurrency: int | None = None
     note: str = ""
     callback_url: str = ""
+    batch: bool = False
 
 
 def _debate_config(spec: JobSpec, agents: tuple[AgentConfig, AgentConfig]) -> DebateConfig:
@@ -99,14 +104,10 @@ def _debate_config(spec: JobSpec, agents: tuple[AgentConfig, AgentConfig]) -> De
             scale=spec.scale,
             max_grade=1 if max_grade is None else max_grade,
             consensus=spec.consensus,
+            prompt_version=spec.prompt_version,
         )
     except ValueError as exc:
         raise DebateJobError(str(exc)) from None
-    if spec.prompt_version and spec.prompt_version != config.prompt_version:
-        raise DebateJobError(
-            f"prompt version {spec.prompt_version!r} is not available for {spec.scale} debates "
-            f"(this code has {config.prompt_version!r})"
-        )
     return config
 
 
@@ -178,6 +179,8 @@ def debate_job_launch(
     config = _debate_config(spec, (config_a, config_b))
     concurrency = _spec_check(spec, config_a, config_b)
     callback_url = webhook_callback_validate(url=spec.callback_url, created_by=created_by)
+    if spec.batch and {config_a.backend, config_b.backend} != {"openai"}:
+        raise DebateJobError("batch mode needs both agents on the openai backend")
     encrypted = _keys_encrypt(api_keys, spec, (config_a, config_b))
     with transaction.atomic():
         job = DebateJob.objects.create(
@@ -200,6 +203,7 @@ def debate_job_launch(
             api_keys_encrypted=encrypted,
             created_by=created_by,
             callback_url=callback_url,
+            batch=spec.batch,
         )
         if not debates_add(job=job, limit=spec.limit):
             raise DebateJobError(f"pool {spec.pool} has no pairs to debate")
@@ -207,8 +211,9 @@ def debate_job_launch(
             debate_job_budget_set(job=job, budget=spec.human_budget)
         if start:
             in_process = tasks_run_in_process()
-            debate_job_start(job=job, enqueue=not in_process)
-            if in_process and background:
+            # A batch job makes no direct calls: its rounds go out with debate_batch.
+            debate_job_start(job=job, enqueue=not in_process and not spec.batch)
+            if in_process and background and not spec.batch:
                 debate_job_run_in_background(job_id=job.pk)
     return job
 

@@ -78,6 +78,21 @@ def pair_text_build(*, pair: Pair) -> PairText:
     )
 
 
+def job_debate_config(*, job: DebateJob) -> DebateConfig:
+    """The engine's settings of ``job``'s debates (rounds, budgets, prompt version, scale),
+    the same for the direct and the batch path."""
+    return DebateConfig(
+        rounds=job.rounds,
+        temperature=job.temperature,
+        max_tokens=job.max_tokens,
+        max_tokens_cap=job.max_tokens_cap,
+        prompt_version=job.prompt_version,
+        scale=job.scale,
+        max_grade=job.max_grade,
+        consensus=job.consensus,
+    )
+
+
 def turn_record_build(*, turn: Turn) -> TurnRecord:
     """A stored Turn as the engine's TurnRecord (for resuming)."""
     return TurnRecord(
@@ -203,16 +218,7 @@ def _debate_ask(
     """The engine's debate of ``row``'s pair under ``lease``: each agent's client guarded by
     the lease, the stored turns given back as done, each new turn stored as it comes."""
     job = row.job
-    config = DebateConfig(
-        rounds=job.rounds,
-        temperature=job.temperature,
-        max_tokens=job.max_tokens,
-        max_tokens_cap=job.max_tokens_cap,
-        prompt_version=job.prompt_version,
-        scale=job.scale,
-        max_grade=job.max_grade,
-        consensus=job.consensus,
-    )
+    config = job_debate_config(job=job)
     done = [turn_record_build(turn=t) for t in row.turns.order_by("round", "agent")]
     keys = api_keys_decrypt(token=job.api_keys_encrypted)
     client_a, client_b = (
@@ -311,6 +317,8 @@ def debate_job_run_inline(
     threads stop before their next LLM call, give their debates back (pending, turns kept)
     and the interrupt is raised again.
     """
+    if job.batch:
+        return  # a batch job's debates advance through batch files (debates.services.batch)
     width = concurrency if concurrency is not None else job.concurrency
     width = max(1, min(int(width or 1), MAX_CONCURRENCY))
     if connection.in_atomic_block:

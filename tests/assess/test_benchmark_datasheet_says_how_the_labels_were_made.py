@@ -173,7 +173,7 @@ def test_an_unjudged_audit_and_missing_fields_say_so():
         agreement=AgreementSheet(0, 0, None, 0, None, 0),
     )
     text = datasheet_render(sheet=sheet(jobs=(quiet,), dataset_licence="", dataset_source=""))
-    assert "error rate of consensus labels none judged yet" in text
+    assert "error rate of consensus labels not known yet (no audited pair judged)" in text
     assert "- Agreement among annotators: no pair has two human judgments" in text
     assert "- Licence: not recorded" in text and "- Source: not recorded" in text
     assert "No debate job covered the pool." in datasheet_render(sheet=sheet(jobs=()))

@@ -56,6 +56,7 @@ def test_each_judged_pair_is_one_line_in_canonical_order(refined):
         "reasoning_tokens": None,
         "generation": None,
         "human_seconds": None,
+        "llm_money": None,
     }
     consensus = lines[3]
     assert consensus["consensus_round"] == 2

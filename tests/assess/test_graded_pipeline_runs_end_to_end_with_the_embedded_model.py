@@ -50,7 +50,7 @@ def test_the_pipeline_debates_nfcorpus_holes_in_grades_with_the_embedded_model(t
     )
 
     job = DebateJob.objects.get()
-    assert (job.scale, job.max_grade, job.prompt_version) == ("graded", 2, "dream-graded-v1")
+    assert (job.scale, job.max_grade, job.prompt_version) == ("graded", 2, "dream-graded-v2")
     assert report.pairs == 2
     debates = list(Debate.objects.select_related("pair__query", "pair__document"))
     assert {d.pair.document.doc_id for d in debates} == set(HOLES)
@@ -61,7 +61,7 @@ def test_the_pipeline_debates_nfcorpus_holes_in_grades_with_the_embedded_model(t
     turns = list(Turn.objects.all())
     # The grammar of the grade schema lets the model emit only 0, 1 or 2.
     assert {t.label for t in turns} <= {0, 1, 2}
-    assert {t.prompt_version for t in turns} == {"dream-graded-v1"}
+    assert {t.prompt_version for t in turns} == {"dream-graded-v2"}
 
     rows = {(r.query_id, r.doc_id): r.relevance for r in parse_trec_qrels(report.refined_file)}
     assert {doc: rows[(QUERY, doc)] for doc in JUDGED} == JUDGED

@@ -138,6 +138,9 @@ MATRIX = [
     ("get", "assess:annotator_list", {}, "", READERS_ONLY),
     ("get", "debates:job_list", {}, "", READERS_ONLY),
     ("get", "debates:job_launch", {}, "", ADMINS_ONLY),
+    # The launch form's cost estimate (debates.estimate_views): admins, GET only.
+    ("get", "debates:job_estimate", {}, "", ADMINS_ONLY),
+    ("post", "debates:job_estimate", {}, "", _admins(405)),
     (
         "get",
         "debates:job_detail",

@@ -54,16 +54,27 @@ def test_a_long_chunk_is_cut_to_exactly_fill_the_context_with_a_marker():
     assert 300 < len(kept) < 2000
 
 
-def test_instructions_and_query_are_never_cut():
+@pytest.mark.parametrize(
+    ("version", "system"),
+    [
+        ("dream-v1", prompts.debate_system_prompt(stance="relevant", answer_aware=False)),
+        ("dream-v2", prompts.shared_system_prompt(answer_aware=False)),
+    ],
+)
+def test_instructions_and_query_are_never_cut(version, system):
     agent_a = ScriptedClient([reply(1)], context_window=1024)
     agent_b = ScriptedClient([reply(1)], context_window=1024)
 
-    debate_pair(LONG, agent_a, agent_b, DebateConfig())
+    outcome = debate_pair(LONG, agent_a, agent_b, DebateConfig(prompt_version=version))
 
+    assert outcome.chunk_truncated
     call = agent_a.calls[0]
-    assert call.system == prompts.debate_system_prompt(stance="relevant", answer_aware=False)
+    assert call.system == system
     assert only_block(call.last_user, "QUERY") == LONG.query
-    assert call.last_user.endswith("Reply with the JSON object only.")
+    assert call.last_user.endswith(
+        "Round 1. Argue that the chunk is relevant. Quote evidence sentences from the chunk. "
+        "Reply with the JSON object only."
+    )
 
 
 def test_later_rounds_cut_more_to_make_room_for_the_history():

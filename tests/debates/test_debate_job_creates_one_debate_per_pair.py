@@ -24,7 +24,7 @@ def test_a_job_holds_a_pending_debate_for_every_pair_in_query_then_doc_id_order(
         "running",
         2,
         0.0,
-        "dream-v1",
+        "dream-v2",
     )
     assert (job.judgments_per_pair, job.audit_share, job.started) == (1, 0.02, None)
 

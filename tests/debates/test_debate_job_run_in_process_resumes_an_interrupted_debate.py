@@ -14,12 +14,13 @@ from debates.llm.scripted import RuleClient
 from debates.models import Debate, DebateJob, Turn
 from debates.services import debate_job_run_inline, debate_run
 from debates.services.launch import JobSpec, debate_job_launch
+from tests.fixtures.engine import stance_in
 from tests.fixtures.jobs import AGENT_A, AGENT_B, reply
 
 
 def split_then_agree(messages):
     """Round 1: each agent keeps its stance; round 2: both say irrelevant."""
-    relevant = "initial stance: RELEVANT" in messages[0]["content"]
+    relevant = stance_in(messages) == "relevant"
     round_two = "Round 2." in messages[-1]["content"]
     return reply(0 if round_two else int(relevant), "r2" if round_two else "r1")
 

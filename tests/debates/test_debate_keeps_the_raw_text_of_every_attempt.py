@@ -48,8 +48,8 @@ def test_stored_turns_keep_every_attempt_and_their_prompt_version(small_pool, fa
         )
     )
     assert rows == [
-        ("A", reply(1, "fixed"), [REFUSAL, reply(1, "fixed")], 2, "dream-v1"),
-        ("B", reply(1), [reply(1)], 1, "dream-v1"),
+        ("A", reply(1, "fixed"), [REFUSAL, reply(1, "fixed")], 2, "dream-v2"),
+        ("B", reply(1), [reply(1)], 1, "dream-v2"),
     ]
     stored = Turn.objects.get(debate=debate, agent="A")
     assert turn_record_build(turn=stored).raw_attempts == (REFUSAL, reply(1, "fixed"))

@@ -13,13 +13,17 @@ B_REPLIES = [reply(0, "B1"), reply(0, "B2"), reply(0, "B3")]
 CONFIG = DebateConfig(rounds=3)
 
 
-def _uninterrupted():
-    return debate_pair(PAIR, ScriptedClient(A_REPLIES), ScriptedClient(B_REPLIES), CONFIG)
+def _uninterrupted(config=CONFIG, clients=None):
+    agent_a, agent_b = clients or (ScriptedClient(A_REPLIES), ScriptedClient(B_REPLIES))
+    return debate_pair(PAIR, agent_a, agent_b, config)
 
 
+@pytest.mark.parametrize("version", ["dream-v1", "dream-v2"])
 @pytest.mark.parametrize("stored", range(0, 7))
-def test_resuming_after_any_number_of_stored_turns_makes_exactly_the_missing_calls(stored):
-    full = _uninterrupted()
+def test_resuming_after_any_number_of_stored_turns_makes_exactly_the_missing_calls(stored, version):
+    config = DebateConfig(rounds=3, prompt_version=version)
+    full_a, full_b = ScriptedClient(A_REPLIES), ScriptedClient(B_REPLIES)
+    full = _uninterrupted(config, (full_a, full_b))
     done = full.turns[:stored]
     a_done = sum(1 for t in done if t.agent == "A")
     b_done = stored - a_done
@@ -27,7 +31,11 @@ def test_resuming_after_any_number_of_stored_turns_makes_exactly_the_missing_cal
     agent_b = ScriptedClient(B_REPLIES[b_done:])
     seen = []
 
-    resumed = debate_pair(PAIR, agent_a, agent_b, CONFIG, done_turns=done, on_turn=seen.append)
+    resumed = debate_pair(PAIR, agent_a, agent_b, config, done_turns=done, on_turn=seen.append)
+
+    # The resumed calls send exactly the prompts of the uninterrupted debate's same turns.
+    assert [c.messages for c in agent_a.calls] == [c.messages for c in full_a.calls[a_done:]]
+    assert [c.messages for c in agent_b.calls] == [c.messages for c in full_b.calls[b_done:]]
 
     assert resumed.turns == full.turns
     assert (resumed.status, resumed.final_label, resumed.consensus_round) == ("agreed", 0, 3)

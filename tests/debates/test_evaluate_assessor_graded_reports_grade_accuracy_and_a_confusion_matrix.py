@@ -10,6 +10,7 @@ from debates.llm.base import LLMResult
 from debates.llm.scripted import RuleClient
 from debates.models import DebateJob
 from tests.fixtures.datasets import write_beir
+from tests.fixtures.engine import stance_in
 from tests.fixtures.jobs import reply
 
 WORDS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot")
@@ -29,7 +30,7 @@ def rule(messages):
     if "initial stance" not in system:
         grade = 1
     else:
-        grade = DEBATE[word][0 if "initial stance: RELEVANT" in system else 1]
+        grade = DEBATE[word][0 if stance_in(messages) == "relevant" else 1]
     return LLMResult(reply(grade), "rule", 100, 10, 5.0, "stop")
 
 

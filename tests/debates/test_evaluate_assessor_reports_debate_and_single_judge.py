@@ -9,6 +9,7 @@ from corpora.models import Pair, Pool
 from debates.llm.base import LLMResult
 from debates.llm.scripted import RuleClient
 from tests.fixtures.datasets import write_beir
+from tests.fixtures.engine import stance_in
 from tests.fixtures.jobs import reply
 
 CORPUS = [
@@ -34,7 +35,7 @@ def rule(messages):
         return LLMResult(reply(0 if word == "foxtrot" else 1), "rule", 100, 10, 5.0, "stop")
     if word == "foxtrot":
         return LLMResult("no idea", "rule", 100, 10, 5.0, "stop")
-    stance = int("initial stance: RELEVANT" in system)
+    stance = int(stance_in(messages) == "relevant")
     planned = DEBATE.get(word, (None, None))
     if isinstance(planned, int):
         label = planned

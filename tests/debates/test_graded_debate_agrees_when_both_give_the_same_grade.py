@@ -41,8 +41,11 @@ def test_every_graded_call_has_an_integer_enum_of_the_grades_in_its_schema():
 
 
 def test_a_graded_config_carries_the_graded_prompt_version():
-    assert DebateConfig(scale="graded", max_grade=2).prompt_version == "dream-graded-v1"
-    assert DebateConfig().prompt_version == "dream-v1"
+    assert DebateConfig(scale="graded", max_grade=2).prompt_version == "dream-graded-v2"
+    assert DebateConfig().prompt_version == "dream-v2"
+    # The layout before stays selectable, for the jobs that stored it.
+    old = DebateConfig(scale="graded", max_grade=2, prompt_version="dream-graded-v1")
+    assert old.prompt_version == "dream-graded-v1"
 
 
 @pytest.mark.parametrize(
@@ -55,6 +58,8 @@ def test_a_graded_config_carries_the_graded_prompt_version():
         {"scale": "ordinal"},
         {"scale": "graded", "max_grade": 2, "consensus": "majority"},
         {"scale": "graded", "max_grade": 2, "prompt_version": "dream-v1"},
+        {"scale": "graded", "max_grade": 2, "prompt_version": "dream-v2"},
+        {"scale": "binary", "prompt_version": "dream-graded-v2"},
     ],
 )
 def test_a_config_outside_the_graded_settings_is_refused(settings):

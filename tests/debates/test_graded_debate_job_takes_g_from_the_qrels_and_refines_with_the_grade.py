@@ -58,7 +58,7 @@ def test_a_graded_job_debates_in_grades_and_refines_with_the_consensus_grade(
         "graded",
         2,
         "exact",
-        "dream-graded-v1",
+        "dream-graded-v2",
     )
 
     debate_job_run_inline(job=job)
@@ -73,7 +73,7 @@ def test_a_graded_job_debates_in_grades_and_refines_with_the_consensus_grade(
     turns = list(
         job.debates.get(final_label=2).turns.values_list("agent", "label", "prompt_version")
     )
-    assert turns == [("A", 2, "dream-graded-v1"), ("B", 2, "dream-graded-v1")]
+    assert turns == [("A", 2, "dream-graded-v2"), ("B", 2, "dream-graded-v2")]
     assert "0 to 2" in agent_a.calls[0].messages[0]["content"]
 
     refined = qrels_refine(pool=graded_pool, name="graded-refined", allow_partial=True).qrel_set
@@ -109,7 +109,7 @@ def test_a_binary_job_keeps_the_paper_settings(graded_pool, fake_llms):
         "binary",
         1,
         "exact",
-        "dream-v1",
+        "dream-v2",
     )
 
 

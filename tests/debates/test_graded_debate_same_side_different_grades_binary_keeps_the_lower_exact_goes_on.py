@@ -26,8 +26,8 @@ def test_exact_consensus_goes_on_and_agrees_when_the_grades_meet():
 
     assert (outcome.status, outcome.final_label, outcome.consensus_round) == ("agreed", 2, 2)
     assert outcome.calls == 4
-    # Round 2 shows the opponent's round-1 grade with its rubric name.
-    opponent = only_block(agent_a.calls[1].messages[1]["content"], "OPPONENT")
+    # Round 2 shows the opponent's (B's) round-1 grade with its rubric name.
+    opponent = only_block(agent_a.calls[1].messages[1]["content"], "TURN_B")
     assert opponent.splitlines()[0] == "label: 1 (related)"
 
 

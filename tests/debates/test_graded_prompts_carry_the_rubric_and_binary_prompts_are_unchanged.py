@@ -45,7 +45,7 @@ def _binary_texts() -> list[str]:
 def test_binary_prompts_are_byte_for_byte_those_of_dream_v1():
     digest = hashlib.sha256("\n\x00\n".join(_binary_texts()).encode()).hexdigest()
     assert digest == BINARY_DIGEST
-    assert prompts.PROMPT_VERSION == "dream-v1"
+    assert prompts.PROMPT_VERSION_V1 == "dream-v1"
     assert prompts.reply_json_schema(None) is prompts.REPLY_JSON_SCHEMA
 
 
@@ -64,10 +64,17 @@ def test_the_rubric_for_g_2_and_g_3():
         rubric.rubric(5)
 
 
+def _graded_system(layout: str, stance: str, max_grade: int) -> str:
+    if layout == "v1":
+        return prompts.debate_system_prompt(stance=stance, answer_aware=False, max_grade=max_grade)
+    return prompts.shared_system_prompt(answer_aware=False, max_grade=max_grade)
+
+
+@pytest.mark.parametrize("layout", ["v1", "v2"])
 @pytest.mark.parametrize("max_grade", [1, 2, 3, 4])
 @pytest.mark.parametrize("stance", prompts.STANCES)
-def test_each_graded_system_prompt_lists_every_grade_of_its_rubric(max_grade, stance):
-    system = prompts.debate_system_prompt(stance=stance, answer_aware=False, max_grade=max_grade)
+def test_each_graded_system_prompt_lists_every_grade_of_its_rubric(max_grade, stance, layout):
+    system = _graded_system(layout, stance, max_grade)
     lines = system.splitlines()
 
     start = lines.index(f"Grades, from 0 to {max_grade}:")

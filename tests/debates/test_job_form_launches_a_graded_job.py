@@ -35,7 +35,7 @@ def test_a_graded_job_is_launched_with_its_rule_and_shown_as_graded(
         "graded",
         1,
         "binary",
-        "dream-graded-v1",
+        "dream-graded-v2",
     )
     detail = client.get(f"/jobs/{job.pk}/").content.decode()
     assert '<dd id="job-scale">graded 0..1, consensus binary</dd>' in detail
@@ -52,7 +52,7 @@ def test_a_form_without_the_scale_launches_a_binary_job(
         "binary",
         1,
         "exact",
-        "dream-v1",
+        "dream-v2",
     )
 
 

@@ -13,13 +13,14 @@ from corpora.models import PairSource, Run
 from debates.llm.base import LLMResult
 from debates.llm.scripted import RuleClient
 from debates.models import DebateJob
+from tests.fixtures.engine import stance_in
 from tests.fixtures.jobs import reply
 
 RANKS = {("q1", "d1"): 4, ("q1", "d2"): 1, ("q1", "d10"): 2, ("q2", "d3"): 11}
 
 
 def keep_stance(messages):
-    label = int("initial stance: RELEVANT" in messages[0]["content"])
+    label = int(stance_in(messages) == "relevant")
     return LLMResult(reply(label), "rule", 100, 10, 5.0, "stop")
 
 

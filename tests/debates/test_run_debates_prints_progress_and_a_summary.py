@@ -10,6 +10,7 @@ from django.core.management.base import CommandError
 from debates.llm.base import LLMResult, PermanentLLMError
 from debates.llm.scripted import RuleClient
 from debates.models import Debate, DebateJob
+from tests.fixtures.engine import stance_in
 from tests.fixtures.jobs import reply
 
 
@@ -17,7 +18,7 @@ def by_document(messages):
     """d1: both relevant at once; d2: split, then both irrelevant in round 2; d10: split in
     every round; d3 (wind): a permanent error. Every call costs 100 + 10 tokens."""
     user = messages[1]["content"]
-    relevant_stance = "initial stance: RELEVANT" in messages[0]["content"]
+    relevant_stance = stance_in(messages) == "relevant"
     if "Wind turbines" in user:
         return PermanentLLMError("model refuses wind")
     if "Solar panels convert" in user:

@@ -9,6 +9,7 @@ from debates.llm.base import LLMResult
 from debates.llm.scripted import RuleClient
 from debates.models import DebateJob
 from tests.fixtures.datasets import write_beir
+from tests.fixtures.engine import stance_in
 from tests.fixtures.jobs import SMALL_CORPUS, SMALL_QUERIES, pool_of, reply
 
 # TREC DL's scale: grades 0..3.
@@ -17,9 +18,10 @@ QRELS = "query-id\tcorpus-id\tscore\nq1\td1\t3\nq1\td2\t1\n"
 
 def grades(messages):
     """A claims 3 and B 1 for the heat pump chunk, both 0 for the wind chunk."""
-    system, user = messages[0]["content"], messages[1]["content"]
+    user = messages[1]["content"]
     if "Heat pumps" in user:
-        return LLMResult(reply(3 if "RELEVANT." in system else 1), "rule", 100, 10, 5.0, "stop")
+        grade = 3 if stance_in(messages) == "relevant" else 1
+        return LLMResult(reply(grade), "rule", 100, 10, 5.0, "stop")
     return LLMResult(reply(0), "rule", 100, 10, 5.0, "stop")
 
 

@@ -8,7 +8,11 @@ from assess.refined.refine import RefineError
 from corpora.management.commands._common import load_dataset
 from corpora.services import PoolError, RunError
 from debates.llm.registry import validate_backend_config
-from debates.management.commands._jobs import add_budget_arguments, add_reasoning_arguments
+from debates.management.commands._jobs import (
+    add_budget_arguments,
+    add_prompt_version_argument,
+    add_reasoning_arguments,
+)
 from debates.services import DebateJobError
 
 #: What pipeline_run raises for bad input or state; commands report them as CommandError.
@@ -109,6 +113,13 @@ class Command(BaseCommand):
         parser.add_argument("--rounds", type=int, default=2, help="R, maximum rounds (1-5)")
         add_budget_arguments(parser)
         parser.add_argument(
+            "--batch",
+            action="store_true",
+            help="batch mode (openai agents): each round goes out as one batch through the "
+            "server's Batch API (OpenAI: half the price, answers within 24 h), polled every "
+            "30 s",
+        )
+        parser.add_argument(
             "--scale",
             choices=("binary", "graded"),
             default="binary",
@@ -121,6 +132,7 @@ class Command(BaseCommand):
             help="graded: agree on the same grade (exact, default) or the same side of "
             "relevance keeping the lower grade (binary)",
         )
+        add_prompt_version_argument(parser)
         parser.add_argument(
             "--concurrency",
             type=int,
@@ -201,6 +213,8 @@ class Command(BaseCommand):
                 exp_gain=opts["exp_gain"],
                 max_tokens=opts["max_tokens"],
                 max_tokens_cap=opts["max_tokens_cap"],
+                batch=opts["batch"],
+                prompt_version=opts["prompt_version"],
             )
         except PIPELINE_ERRORS as exc:
             raise CommandError(str(exc)) from None

@@ -12,6 +12,7 @@ from django.core.management.base import CommandError
 from tqdm import tqdm
 
 from corpora.models import Pool
+from debates import prompts, rubric
 from debates.llm.config import BACKENDS, REASONING_EFFORTS, TEST_BACKEND, TEST_FACTORY_ENV
 from debates.models import DebateJob
 from debates.services.launch import debate_job_wait, job_scale_describe, tokens_describe
@@ -127,6 +128,21 @@ def add_scale_arguments(parser) -> None:
         default="exact",
         help="graded: a round agrees when both give the same grade (exact, default) or the "
         "same side of relevance, keeping the lower grade (binary)",
+    )
+
+
+def add_prompt_version_argument(parser) -> None:
+    """--prompt-version: the prompts of a new job (debates.prompts.PROMPT_VERSIONS); default ""
+    is this code's newest for the scale."""
+    versions = [v for scale in ("binary", "graded") for v in prompts.PROMPT_VERSIONS[scale]]
+    parser.add_argument(
+        "--prompt-version",
+        choices=versions,
+        default="",
+        help=f"prompts of the new job: {prompts.PROMPT_VERSION} / "
+        f"{prompts.GRADED_PROMPT_VERSION} (default: laid out for prefix caches) or "
+        f"{prompts.PROMPT_VERSION_V1} / {rubric.GRADED_PROMPT_VERSION_V1} (the layout "
+        "before, to reproduce an earlier job); it must belong to --scale",
     )
 
 

@@ -21,6 +21,7 @@ from ._jobs import (
     add_backend_arguments,
     add_budget_arguments,
     add_concurrency_argument,
+    add_prompt_version_argument,
     add_scale_arguments,
     backend_configs,
     describe_agents,
@@ -155,6 +156,7 @@ class Command(BaseCommand):
         add_backend_arguments(parser)
         parser.add_argument("--rounds", type=int, default=2, help="Maximum rounds R (1-5)")
         add_scale_arguments(parser)
+        add_prompt_version_argument(parser)
         parser.add_argument("--temperature", type=float, default=0.0)
         add_budget_arguments(parser)
         parser.add_argument(
@@ -225,6 +227,7 @@ class Command(BaseCommand):
                 scale=opts["scale"],
                 max_grade=top,
                 consensus=opts["consensus"],
+                prompt_version=opts["prompt_version"],
                 note="evaluate_assessor",
                 concurrency=opts["concurrency"],
             )
@@ -253,6 +256,7 @@ class Command(BaseCommand):
                     on_pair=lambda _pk: bar.update(1),
                     max_grade=top,
                     concurrency=job.concurrency,
+                    prompt_version=job.prompt_version,
                 )
         job.refresh_from_db()
         report = assessor_evaluate(job=job, baseline=baseline)

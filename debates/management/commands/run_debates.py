@@ -10,6 +10,7 @@ from ._jobs import (
     add_backend_arguments,
     add_budget_arguments,
     add_concurrency_argument,
+    add_prompt_version_argument,
     add_scale_arguments,
     backend_configs,
     format_summary,
@@ -30,6 +31,7 @@ class Command(BaseCommand):
         add_concurrency_argument(parser)
         parser.add_argument("--rounds", type=int, default=2, help="Maximum rounds R (1-5)")
         add_scale_arguments(parser)
+        add_prompt_version_argument(parser)
         parser.add_argument("--temperature", type=float, default=0.0)
         add_budget_arguments(parser)
         parser.add_argument(
@@ -45,6 +47,12 @@ class Command(BaseCommand):
             type=int,
             help="At most N pairs go to humans (escalated and audited together), highest "
             "impact on the benchmark first (default: no limit)",
+        )
+        parser.add_argument(
+            "--batch",
+            action="store_true",
+            help="batch mode (openai agents): no direct calls; each round's requests go out "
+            "as a batch file (debate_batch JOB export/import)",
         )
         parser.add_argument("--no-progress", action="store_true", help="No progress bar")
         parser.add_argument(
@@ -74,15 +82,25 @@ class Command(BaseCommand):
             limit=opts["limit"],
             scale=opts["scale"],
             consensus=opts["consensus"],
+            prompt_version=opts["prompt_version"],
             human_budget=opts["human_budget"],
             note="run_debates",
             concurrency=opts["concurrency"],
             callback_url=opts["callback_url"],
+            batch=opts["batch"],
         )
         try:
             job = debate_job_launch(spec=spec, created_by=creator)
         except DebateJobError as exc:
             raise CommandError(str(exc)) from None
+        if job.batch:
+            self.stdout.write(
+                f"job {job.pk}: {job.debates.count():,} debates in batch mode; write the due "
+                f"requests with `debate_batch {job.pk} export --out FILE`, send FILE as a batch, "
+                f"then `debate_batch {job.pk} import OUTPUT`, round after round; or let "
+                f"`debate_batch {job.pk} submit --wait` do it through agent A's Batch API"
+            )
+            return
         if not (opts["wait"] or tasks_run_in_process()):
             progress = debate_job_progress(job=job)
             self.stdout.write(

@@ -1,0 +1,240 @@
+"""What a debate job will cost before it starts: LLM calls, prompt and completion tokens, and
+money at the configured prices (:mod:`debates.prices`). Pure: no database; the job form's
+estimate (:mod:`debates.estimate_views`) feeds it from a sample of the pool's texts
+(:func:`debates.estimate_selectors.job_estimate_inputs`).
+
+The estimate is deliberately simple, and every number in it is documented here:
+
+- **Calls per pair** (:func:`calls_per_pair`): 2 for R = 1 (both agents speak once). For
+  R >= 2, ``2 + 2 * (R - 1) * LATER_ROUND_SHARE``: every pair has round 1, and each later round
+  is assumed to be reached by :data:`LATER_ROUND_SHARE` (30%) of the pairs. An assumption:
+  docs/METHOD.md gives the paper's range (2-4 calls per pair at R = 2) and its escalation
+  share (3.5% of pairs, all of which ran both rounds), not the share that agreed in round 1,
+  so no measured average is available. Re-asks (a reply cut at its budget, or unreadable) are
+  not counted.
+- **Prompt tokens per call** (:func:`prompt_tokens_per_call`): a round-1 prompt, built for
+  real by :func:`round_one_tokens` (the prompt's fixed text and the pair's query, answers,
+  title and chunk), averaged over the sampled pairs and both agents; a later-round call adds
+  the previous round's two turns: their fixed headers (built for real,
+  :func:`history_fixed_tokens`) and about two replies' worth of completion tokens. Counted
+  with :func:`debates.llm.openai_backend.estimate_tokens`, an upper bound (on SmolLM2's
+  tokenizer a real count is 54% of it on average, at most 94%; hosted models' tokenizers need
+  fewer tokens still), so the prompt side is an overestimate. Prefix caching is not predicted:
+  cached prompt tokens, cheaper where ``cached_prompt`` is priced, are counted at full price.
+- **Completion tokens per call** (:func:`completion_tokens_per_call`):
+  :data:`COMPLETION_TOKENS_PER_CALL` (150), or the job's token budget when smaller. The demo's
+  measured 97 a call (SmolLM2-135M, 3,683 completion tokens over 38 calls,
+  docs/demo-and-pipeline.md) is a floor; a reply filling the reply schema's bounds (argument
+  400 characters, 3 evidence sentences of 250) is about 300. A reasoning model's thinking is
+  completion tokens too and can be thousands a call: the estimate is low for those.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from debates import prompts
+from debates.llm.openai_backend import estimate_tokens
+from debates.prices import Price
+
+#: Completion tokens assumed per call (see the module docstring for the source).
+COMPLETION_TOKENS_PER_CALL = 150
+#: Share of pairs assumed to reach each round after the first (an assumption, see above).
+LATER_ROUND_SHARE = 0.3
+#: The most pairs of a pool whose texts are read for an estimate.
+SAMPLE_PAIRS = 200
+
+
+@dataclass(frozen=True, slots=True)
+class SamplePair:
+    """The texts of one pooled pair an agent sees: query, reference answers, title, chunk."""
+
+    query: str
+    title: str
+    chunk: str
+    answers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _EmptyTurn:
+    # An earlier turn with no argument and no evidence: what a later round's prompt adds
+    # around the turns' own text.
+    label: int | None = 1
+    argument: str = ""
+    evidence: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class JobCostEstimate:
+    """A job's estimated cost: ``pairs``, LLM ``calls``, ``prompt_tokens`` and
+    ``completion_tokens`` (all whole numbers), ``money`` at the normal prices and
+    ``batch_money`` at the batch prices (as ``money`` when no batch price is set); both None
+    when a price is unknown. ``batch_priced``: a batch price was set for some agent."""
+
+    pairs: int
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    money: float | None
+    batch_money: float | None
+    batch_priced: bool = False
+
+
+def calls_per_pair(rounds: int) -> float:
+    """Average LLM calls per pair of a job of R = ``rounds`` (1..5): 2 for R = 1, else
+    ``2 + 2 * (R - 1) * LATER_ROUND_SHARE`` (2.6 for R = 2, 3.2 for R = 3). Raises ValueError
+    for R < 1."""
+    if rounds < 1:
+        raise ValueError(f"rounds must be at least 1, got {rounds}")
+    return 2 + 2 * (rounds - 1) * LATER_ROUND_SHARE
+
+
+def completion_tokens_per_call(max_tokens: int) -> int:
+    """Completion tokens per call: :data:`COMPLETION_TOKENS_PER_CALL`, or ``max_tokens`` (a
+    turn's first budget) when smaller."""
+    return min(COMPLETION_TOKENS_PER_CALL, max_tokens)
+
+
+def _messages_tokens(system: str, user: str) -> int:
+    return estimate_tokens(system) + estimate_tokens(user)
+
+
+def _prompt(
+    pair: SamplePair,
+    *,
+    agent: str,
+    round: int,
+    version: str,
+    max_grade: int | None,
+    turn: _EmptyTurn | None = None,
+) -> tuple[str, str]:
+    """The system and user message of ``agent``'s call in ``round`` in the layout of prompt
+    ``version``, as :func:`debates.engine._debate_builder` builds them."""
+    stance = prompts.AGENT_STANCES[agent]
+    aware = bool(pair.answers)
+    if version in prompts.SHARED_PREFIX_VERSIONS:
+        system = prompts.shared_system_prompt(answer_aware=aware, max_grade=max_grade)
+        user = prompts.shared_user_prompt(
+            agent=agent,
+            round=round,
+            query=pair.query,
+            answers=pair.answers,
+            title=pair.title,
+            chunk=pair.chunk,
+            turn_a=turn,
+            turn_b=turn,
+            max_grade=max_grade,
+        )
+        return system, user
+    system = prompts.debate_system_prompt(stance=stance, answer_aware=aware, max_grade=max_grade)
+    user = prompts.debate_user_prompt(
+        stance=stance,
+        round=round,
+        query=pair.query,
+        answers=pair.answers,
+        title=pair.title,
+        chunk=pair.chunk,
+        own_previous=turn,
+        opponent_previous=turn,
+        max_grade=max_grade,
+    )
+    return system, user
+
+
+def round_one_tokens(pair: SamplePair, *, version: str, max_grade: int | None = None) -> float:
+    """Estimated prompt tokens of a round-1 call on ``pair``: the real messages of agent A's
+    and agent B's call (prompt ``version``; grades 0..``max_grade`` when graded), counted with
+    ``estimate_tokens``, averaged over the two agents."""
+    counts = [
+        _messages_tokens(*_prompt(pair, agent=a, round=1, version=version, max_grade=max_grade))
+        for a in prompts.AGENT_STANCES
+    ]
+    return sum(counts) / len(counts)
+
+
+def history_fixed_tokens(*, version: str, max_grade: int | None = None) -> float:
+    """Estimated prompt tokens a round-2 call adds to a round-1 call besides the two turns'
+    own argument and evidence: the turn headers, blocks and instruction (real messages built
+    with empty turns, averaged over both agents)."""
+    empty = SamplePair(query="", title="", chunk="")
+    extra = []
+    for agent in prompts.AGENT_STANCES:
+        one = _prompt(empty, agent=agent, round=1, version=version, max_grade=max_grade)
+        two = _prompt(
+            empty, agent=agent, round=2, version=version, max_grade=max_grade, turn=_EmptyTurn()
+        )
+        extra.append(_messages_tokens(*two) - _messages_tokens(*one))
+    return sum(extra) / len(extra)
+
+
+def prompt_tokens_per_call(
+    *, round_one: float, history_fixed: float, completion: int, rounds: int
+) -> float:
+    """Average prompt tokens per call of a job of R = ``rounds``: ``round_one`` (a round-1
+    call's prompt) plus, on the share of calls in later rounds (:func:`calls_per_pair`), the
+    previous round's turns: ``history_fixed`` plus two replies of ``completion`` tokens."""
+    later_share = (calls_per_pair(rounds) - 2) / calls_per_pair(rounds)
+    return round_one + later_share * (history_fixed + 2 * completion)
+
+
+def _money(
+    prices: tuple[Price | None, Price | None], prompt: float, completion: float, *, batch: bool
+) -> float | None:
+    # Both agents speak in every round: each makes half the calls.
+    if prices[0] is None or prices[1] is None:
+        return None
+    return sum(p.of(prompt / 2, completion / 2, batch=batch) for p in (prices[0], prices[1]))
+
+
+def job_cost_estimate(
+    *,
+    pairs: int,
+    prompt_tokens_per_call: float,
+    completion_tokens_per_call: float,
+    calls_per_pair: float,
+    price: Price | None | tuple[Price | None, Price | None],
+) -> JobCostEstimate:
+    """The estimated cost of debating ``pairs`` pairs.
+
+    ``calls = round(pairs * calls_per_pair)``; prompt and completion tokens are the calls
+    times the tokens per call, rounded; money is those tokens at ``price`` (one price for both
+    agents, or agent A's and agent B's, each paying for half the calls; money per 1,000
+    tokens, no cached tokens assumed) with :meth:`Price.of`, and at its batch prices for
+    ``batch_money``. Money is None when a price is None. Raises ValueError for a negative
+    count.
+    """
+    if min(pairs, prompt_tokens_per_call, completion_tokens_per_call, calls_per_pair) < 0:
+        raise ValueError("an estimate needs counts >= 0")
+    calls = round(pairs * calls_per_pair)
+    prompt = round(pairs * calls_per_pair * prompt_tokens_per_call)
+    completion = round(pairs * calls_per_pair * completion_tokens_per_call)
+    both = price if isinstance(price, tuple) else (price, price)
+    return JobCostEstimate(
+        pairs=pairs,
+        calls=calls,
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        money=_money(both, prompt, completion, batch=False),
+        batch_money=_money(both, prompt, completion, batch=True),
+        batch_priced=any(p is not None and p.has_batch_prices for p in both),
+    )
+
+
+def format_tokens(count: int) -> str:
+    """A token count for a sentence: ``"12,345"`` below 100,000, else millions with two
+    significant decimals (``"0.15 M"``, ``"1.2 M"``, ``"34.5 M"``)."""
+    if count < 100_000:
+        return f"{count:,}"
+    if count < 1_000_000:
+        return f"{count / 1e6:.2f} M"
+    return f"{count / 1e6:,.1f} M"
+
+
+def format_money(value: float) -> str:
+    """Money for a sentence: no decimals from 100, 2 from 1, else 4 (``"1,234"``,
+    ``"3.40"``, ``"0.0012"``)."""
+    if value >= 100:
+        return f"{value:,.0f}"
+    if value >= 1:
+        return f"{value:.2f}"
+    return f"{value:.4f}"
