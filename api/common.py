@@ -50,6 +50,7 @@ WRITE = TokenAuth(ADMINS)  # uploads, runs, pools, jobs, refining
 
 
 def dataset_or_404(slug: str) -> Dataset:
+    """The dataset ``slug``; 404 (JSON) when there is none."""
     try:
         return dataset_get(slug=slug)
     except Dataset.DoesNotExist:
@@ -57,6 +58,7 @@ def dataset_or_404(slug: str) -> Dataset:
 
 
 def qrel_set_or_404(dataset: Dataset, name: str) -> QrelSet:
+    """``dataset``'s qrel set ``name``; 404 when there is none."""
     try:
         return qrel_set_get(dataset=dataset, name=name)
     except QrelSet.DoesNotExist:
@@ -64,6 +66,7 @@ def qrel_set_or_404(dataset: Dataset, name: str) -> QrelSet:
 
 
 def run_or_404(dataset: Dataset, name: str) -> Run:
+    """``dataset``'s run ``name``; 404 when there is none."""
     try:
         return run_get(dataset=dataset, name=name)
     except Run.DoesNotExist:
@@ -71,6 +74,7 @@ def run_or_404(dataset: Dataset, name: str) -> Run:
 
 
 def pool_or_404(pool_id: int) -> Pool:
+    """Pool ``pool_id`` with its dataset and qrel set; 404 when there is none."""
     pool = Pool.objects.select_related("dataset", "qrel_set").filter(pk=pool_id).first()
     if pool is None:
         raise HttpError(404, f"no pool {pool_id}")

@@ -7,6 +7,7 @@ operation to poll (``GET /api/v1/operations/<id>``); its errors are the commands
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any, Literal
@@ -14,7 +15,7 @@ from typing import Any, Literal
 from django.http import HttpRequest, StreamingHttpResponse
 from django.utils.http import content_disposition_header
 from django.utils.text import slugify
-from ninja import File, Form, Router, Schema, Status, UploadedFile
+from ninja import Field, File, Form, Router, Schema, Status, UploadedFile
 from ninja.errors import HttpError
 from ninja.pagination import paginate
 
@@ -158,6 +159,15 @@ def _operation_start(request: HttpRequest, **kwargs: Any) -> Status[OperationOut
 
 
 Policy = Literal["reject", "drop"]
+_SLUG = re.compile(r"\A[-a-zA-Z0-9_]+\Z")
+
+
+def _slugs_check(**values: str) -> None:
+    """400 unless each given value is a slug (letters, digits, "-" and "_"), as the upload
+    form requires: a split names a file, a slug a URL."""
+    for field, value in values.items():
+        if value and not _SLUG.match(value):
+            raise HttpError(400, f"{field}: letters, digits, '-' and '_' only, got {value!r}")
 
 
 @router.post("/datasets", response={202: OperationOut}, auth=WRITE)
@@ -179,6 +189,7 @@ def dataset_create(
     """Import a benchmark (admin): a BEIR ``archive`` (.zip or .tar.gz), or its ``corpus``,
     ``queries`` and ``qrels`` (one split, named ``split``) as separate files; the options of
     ``import_beir``. Answers 202 with the operation to poll."""
+    _slugs_check(slug=slug, split=split)
     files = {"archive": archive, "corpus": corpus, "queries": queries, "qrels": qrels}
     params = {
         "name": name,
@@ -232,9 +243,9 @@ def qrels_download(
     qrel_set = qrel_set_or_404(dataset, name)
     stem = f"{dataset.slug}-{slugify(qrel_set.name) or 'qrels'}"
     if format == "labels":
-        from assess.refined.export_rows import _label_rows, label_line
+        from assess.refined.export_rows import labels_lines
 
-        lines: Iterator[str] = (label_line(row) for row in _label_rows(qrel_set))
+        lines: Iterator[str] = labels_lines(qrel_set=qrel_set)
         response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
         return _attachment(response, f"{stem}-labels.jsonl")
     line = formats.format_trec_qrel if format == "trec" else formats.format_beir_qrel
@@ -305,9 +316,9 @@ def run_upload(
 
 class RetrieveIn(Schema):
     retriever: Literal["bm25", "dense"]
-    k: int = 100
+    k: int = Field(100, ge=1, le=10_000)
     queries: str = "test"
-    name: str = ""
+    name: str = Field("", pattern=r"^[-a-zA-Z0-9_]*$")
 
 
 @router.post("/datasets/{slug}/retrieve", response={202: RunOut}, auth=WRITE)
@@ -341,9 +352,9 @@ def pools_list(request: HttpRequest, slug: str) -> list[PoolOut]:
 class PoolIn(Schema):
     qrels: str = "test"
     runs: list[str]
-    depth: int = 10
+    depth: int = Field(10, ge=1, le=1000)
     include_judged: bool = False
-    name: str = ""
+    name: str = Field("", pattern=r"^[-a-zA-Z0-9_]*$")
     queries: list[str] | None = None
 
 

@@ -211,17 +211,28 @@ class _Attempt:
 
 
 def _attempt_read(result: LLMResult, budget: int, why: str, max_grade: int | None) -> _Attempt:
+    """Read one answered call. A reply is cut when the server says so (finish_reason
+    "length"), or when it could not be read and either used its whole budget (ik_llama.cpp,
+    and a proposal for llama.cpp, report such a cut as "stop") or held only reasoning. A
+    whole, readable reply is never discarded, whatever its length."""
     split = reply_split(result.text, result.reasoning)
     empty = not split.answer.strip()
-    # Cut: the server says so; or it used the whole budget (ik_llama.cpp, and a proposal for
-    # llama.cpp, report such a cut as "stop"); or only reasoning came back.
-    cut = (
-        result.finish_reason == "length"
-        or result.completion_tokens >= budget
-        or (empty and bool(split.reasoning))
-    )
     parsed: ParsedReply | None = None
     error: str | None = None
+    if result.finish_reason != "length" and not empty:
+        try:
+            parsed = parse_reply(
+                split.answer, finish_reason=result.finish_reason, max_grade=max_grade
+            )
+        except ReplyParseError as exc:
+            error = exc.reason
+    if parsed is not None:
+        return _Attempt(result, budget, why, split.answer, split.reasoning, False, parsed, None)
+    cut = (
+        result.finish_reason == "length"
+        or (not empty and result.completion_tokens >= budget)
+        or (empty and bool(split.reasoning))
+    )
     if result.finish_reason == "length" or (cut and not empty):
         error = (
             f"reply cut off at its budget of {budget} tokens ({result.completion_tokens} "
@@ -234,14 +245,7 @@ def _attempt_read(result: LLMResult, budget: int, why: str, max_grade: int | Non
         )
     elif empty:
         error = "no answer: the reply was empty"
-    else:
-        try:
-            parsed = parse_reply(
-                split.answer, finish_reason=result.finish_reason, max_grade=max_grade
-            )
-        except ReplyParseError as exc:
-            error = exc.reason
-    return _Attempt(result, budget, why, split.answer, split.reasoning, cut, parsed, error)
+    return _Attempt(result, budget, why, split.answer, split.reasoning, cut, None, error)
 
 
 def _budget_grown(
@@ -316,7 +320,9 @@ def _log_entry(attempt: _Attempt) -> dict[str, Any]:
         "error": text_storable(attempt.error) if attempt.error else None,
         "reasoning": text_storable(text_capped(attempt.reasoning, REASONING_CAP)),
     }
-    for name, text in (("raw_escaped", result.text), ("reasoning_escaped", result.reasoning)):
+    # The reasoning is kept capped, escaped too (a model may think for 30k tokens).
+    capped_reasoning = text_capped(result.reasoning, REASONING_CAP)
+    for name, text in (("raw_escaped", result.text), ("reasoning_escaped", capped_reasoning)):
         escaped = text_escaped(text)
         if escaped is not None:
             entry[name] = escaped

@@ -326,6 +326,13 @@ def label_line(row: tuple) -> str:
     )
 
 
+def labels_lines(*, qrel_set: QrelSet) -> Iterator[str]:
+    """The labels JSONL of ``qrel_set``, a line at a time (each ending in a newline), as
+    :func:`labels_write` writes it: for streaming it in a response."""
+    for row in _label_rows(qrel_set):
+        yield label_line(row)
+
+
 def labels_write(*, qrel_set: QrelSet, out: SupportsWrite[str]) -> int:
     """Write the labels JSONL of ``qrel_set`` to ``out``; return the lines written."""
     count = 0

@@ -17,6 +17,7 @@ upload (``scifact/qrels/test.tsv:3: ...``). The upload folder is removed when th
 from __future__ import annotations
 
 import logging
+import re
 import shutil
 import uuid
 from collections.abc import Callable, Mapping
@@ -27,6 +28,7 @@ from typing import Any
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from core.broker import background_after_commit
@@ -97,6 +99,9 @@ def _files_save(folder: Path, files: Mapping[str, UploadedFile], split: str) -> 
     total = 0
     for field, upload in files.items():
         target = folder / _file_name(field, upload, split)
+        # Names come from the request: never write outside the upload folder.
+        if not target.resolve().is_relative_to(folder.resolve()):
+            raise OperationError(f"{field}: the file name would be written outside its folder")
         target.parent.mkdir(parents=True, exist_ok=True)
         with target.open("wb") as out:
             for chunk in upload.chunks():
@@ -123,6 +128,9 @@ def operation_create(
     files = dict(files or {})
     if kind not in UPLOAD_FIELDS:
         raise OperationError(f"kind: unknown step {kind!r}")
+    split = str(params.get("split") or "")
+    if split and not re.fullmatch(r"[-a-zA-Z0-9_]+", split):
+        raise OperationError(f"split: letters, digits, '-' and '_' only, got {split!r}")
     if kind != Operation.Kind.IMPORT_BEIR and dataset is None:
         raise OperationError("dataset: required")
     _files_check(kind, files)
@@ -316,13 +324,20 @@ STEPS: dict[str, Callable[[Operation, Path | None], dict[str, Any]]] = {
 
 def operation_fail_stale(*, now: Any = None) -> int:
     """Mark failed the operations still running :data:`STALE_AFTER` after they started (their
-    worker died; an import is one transaction, so nothing of it was kept). Returns how many."""
+    worker died; an import is one transaction, so nothing of it was kept), or still queued
+    that long after they were made; their uploads are removed. Returns how many."""
     now = now or timezone.now()
-    stale = Operation.objects.filter(status=Operation.Status.RUNNING, started__lt=now - STALE_AFTER)
+    # Running too long (its worker died), or still queued that long (its message or thread
+    # was lost before it started): either way nothing was imported, and the upload goes.
+    stale = Operation.objects.filter(
+        Q(status=Operation.Status.RUNNING, started__lt=now - STALE_AFTER)
+        | Q(status=Operation.Status.QUEUED, created__lt=now - STALE_AFTER)
+    )
     folders = list(stale.exclude(upload_dir="").values_list("upload_dir", flat=True))
     count = stale.update(
         status=Operation.Status.FAILED,
-        error="worker lost: the step was still running after 6 hours (killed or restarted)",
+        error="worker lost: the step had not ended 6 hours on (killed, restarted, or its "
+        "message lost); nothing was imported",
         stage="failed",
         finished=now,
     )

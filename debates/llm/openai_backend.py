@@ -259,6 +259,24 @@ def server_context_window(
     return None
 
 
+def refusal_adaptation(message: str, sent: dict[str, Any]) -> tuple[bool, bool]:
+    """``(use max_completion_tokens, leave temperature out)``: what a request ``sent`` (its
+    JSON body or keyword arguments) must change after a 400 saying ``message``, as OpenAI's
+    reasoning models word it ("Unsupported parameter: 'max_tokens' ... Use
+    'max_completion_tokens' instead."; "Unsupported value: 'temperature' does not support 0
+    ..."). ``(False, False)`` for any other refusal (a too-large budget, a bad format)."""
+    lowered = message.lower()
+    switch = "max_tokens" in sent and (
+        "unsupported parameter: 'max_tokens'" in lowered or "use 'max_completion_tokens'" in lowered
+    )
+    omit = (
+        "temperature" in sent
+        and "temperature" in lowered
+        and ("unsupported value" in lowered or "does not support" in lowered)
+    )
+    return switch, omit
+
+
 def _text_field(message: Any, name: str) -> str:
     """A text field of a reply message, declared by the SDK or not (a server's own field
     arrives in ``model_extra``); "" when absent, null or not text."""
@@ -310,7 +328,9 @@ class OpenAIClient:
         self.extra_body = dict(extra_body or {})
         # What this server refused once and is asked differently ever after (see the module
         # docstring): the name of the budget field, and whether temperature is left out.
-        self._budget_field = "max_tokens"
+        # OpenAI itself takes max_completion_tokens for every chat model (its reasoning
+        # models refuse max_tokens, and a batch is never told); other servers max_tokens.
+        self._budget_field = "max_completion_tokens" if base_url is None else "max_tokens"
         self._omit_temperature = False
         self.configured_context_window = context_window
         self._context_window: int | None = context_window
@@ -384,7 +404,7 @@ class OpenAIClient:
             try:
                 response = self._sdk.chat.completions.create(**kwargs)
             except openai.APIStatusError as exc:
-                if self._adapt_to_refusal(exc):
+                if self._adapt_to_refusal(exc, kwargs):
                     continue
                 fallback = self._next_mode(mode, exc) if params.json_schema is not None else None
                 if fallback is None:
@@ -447,30 +467,27 @@ class OpenAIClient:
             raise ValueError("a chat completion without choices")
         return self._result(response, messages, latency_ms)
 
-    def _adapt_to_refusal(self, exc: openai.APIStatusError) -> bool:
-        """True when ``exc`` is a reasoning model's refusal of ``max_tokens`` or of a
-        temperature, now adapted to (the request is to be sent again)."""
-        if exc.status_code != 400:
+    def _adapt_to_refusal(self, exc: openai.APIStatusError, sent: dict[str, Any]) -> bool:
+        """True when ``exc`` is a reasoning model's refusal of the ``max_tokens`` or the
+        temperature the request ``sent`` carried, now adapted to (send it again). Decided from
+        what this request sent, not from the client's current setting: of 16 requests in
+        flight, each refused one is sent again, none is mistaken for a response-format
+        refusal. A context-length error is never one."""
+        if exc.status_code != 400 or _is_context_error(exc):
             return False
-        message = _error_message(exc)
-        if self._budget_field == "max_tokens" and "max_completion_tokens" in message:
+        switch, omit = refusal_adaptation(_error_message(exc), sent)
+        if switch:
             with self._mode_lock:
                 self._budget_field = "max_completion_tokens"
-            return True
-        if (
-            not self._omit_temperature
-            and "temperature" in message
-            and ("unsupported" in message.lower() or "does not support" in message)
-        ):
-            log.warning(
-                "%s refuses a temperature: asking with the server's default from now on (%s)",
-                self._where(),
-                message[:200],
-            )
+        if omit:
+            if not self._omit_temperature:
+                log.warning(
+                    "%s refuses a temperature: asking with the server's default from now on",
+                    self._where(),
+                )
             with self._mode_lock:
                 self._omit_temperature = True
-            return True
-        return False
+        return switch or omit
 
     def _result(self, response: Any, messages: list[ChatMessage], latency_ms: float) -> LLMResult:
         """The LLMResult of a chat completion: content, reasoning field, usage details."""

@@ -39,7 +39,7 @@ from debates.batch import (
 )
 from debates.engine import DebateOutcome, TurnRecord
 from debates.llm.config import AgentConfig
-from debates.llm.openai_backend import OpenAIClient
+from debates.llm.openai_backend import OpenAIClient, refusal_adaptation
 from debates.llm.registry import client_from_config
 from debates.models import BatchRequest, Debate, DebateJob, Turn
 from debates.services.common import DebateJobError
@@ -168,8 +168,26 @@ def _debate_advance(
         )
     except BatchPending:
         return due
+    except Exception as exc:  # noqa: BLE001 (one bad debate must not stop the others)
+        # The same fault would recur at every replay (a prompt that cannot fit, a reply body
+        # that is no chat completion): the debate fails, re-runnable, and the rest go on.
+        _debate_fail(debate, f"{type(exc).__name__}: {exc}")
+        return []
     _debate_end(debate, outcome)
     return []
+
+
+def _debate_fail(debate: Debate, error: str) -> None:
+    """Fail a batch job's debate for good (``debate_job_retry_failed`` gives it back) and
+    finish its job if it was the last open one."""
+    failed = Debate.objects.filter(pk=debate.pk, status=Debate.Status.PENDING).update(
+        status=Debate.Status.FAILED, last_error=error[:2000], finished=timezone.now()
+    )
+    if failed:
+        job_finish_if_done(job_id=debate.job_id)
+        debate_ended.send_robust(
+            sender=Debate, debate_id=debate.pk, job_id=debate.job_id, status=Debate.Status.FAILED
+        )
 
 
 def _due_record(job: DebateJob, debate: Debate, due: list[tuple[str, dict[str, Any]]]) -> int:
@@ -319,17 +337,27 @@ def _line_apply(job: DebateJob, line: Any, report: ImportReport) -> set[int]:
         request.save(update_fields=["status", "response", "answered", "error"])
         report.answered += 1
         return {request.debate_id}
+    switch, omit = refusal_adaptation(line.error, request.body)
+    if switch or omit:
+        # A reasoning model refused max_tokens or the temperature: the request goes again as
+        # the direct client would send it after the same refusal (not counted as a failure).
+        body = dict(request.body)
+        if switch:
+            body["max_completion_tokens"] = body.pop("max_tokens")
+        if omit:
+            body.pop("temperature", None)
+        request.body, request.status, request.error = body, BatchRequest.Status.DUE, line.error
+        request.save(update_fields=["body", "status", "error"])
+        report.failed += 1
+        return set()
     request.failures += 1
     request.error = line.error[:2000]
     report.failed += 1
     if request.failures >= MAX_LINE_FAILURES:
         request.status = BatchRequest.Status.FAILED
-        Debate.objects.filter(pk=request.debate_id, status=Debate.Status.PENDING).update(
-            status=Debate.Status.FAILED,
-            last_error=f"batch request {request.custom_id} failed {request.failures} times: "
-            f"{line.error}"[:2000],
-            finished=timezone.now(),
-        )
+        error = f"batch request {request.custom_id} failed {request.failures} times: {line.error}"
+        debate = Debate.objects.get(pk=request.debate_id)
+        transaction.on_commit(lambda: _debate_fail(debate, error))
         report.given_up += 1
     else:
         request.status = BatchRequest.Status.DUE

@@ -75,7 +75,8 @@ def debate_job_extend(*, job: DebateJob, limit: int | None = None, enqueue: bool
         if created and locked.status == DebateJob.Status.FINISHED:
             locked.status, locked.finished = DebateJob.Status.RUNNING, None
             locked.save(update_fields=["status", "finished"])
-        if created and enqueue and locked.status == DebateJob.Status.RUNNING:
+        # A batch job's new debates go out with its next export, never as direct calls.
+        if created and enqueue and not locked.batch and locked.status == DebateJob.Status.RUNNING:
             debates_enqueue(created, queue=job_queue(locked))
     job.refresh_from_db()
     return len(created)
@@ -149,7 +150,15 @@ def debate_job_retry_failed(*, job: DebateJob, enqueue: bool = True) -> int:
         if failed and locked.status == DebateJob.Status.FINISHED:
             locked.status, locked.finished = DebateJob.Status.RUNNING, None
             locked.save(update_fields=["status", "finished"])
-        if enqueue and locked.status == DebateJob.Status.RUNNING:
+        if locked.batch:
+            # A batch job's failed debates go out in the next batch: their given-up requests
+            # are due again, with a fresh count of failures.
+            from debates.models import BatchRequest
+
+            BatchRequest.objects.filter(
+                debate_id__in=failed, status=BatchRequest.Status.FAILED
+            ).update(status=BatchRequest.Status.DUE, failures=0)
+        elif enqueue and locked.status == DebateJob.Status.RUNNING:
             debates_enqueue(failed, queue=job_queue(locked))
     job.refresh_from_db()
     return len(failed)

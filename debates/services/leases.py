@@ -86,12 +86,16 @@ _CLAIM_SQL = f"""
 UPDATE {_DEBATE} SET status = 'running', lease_token = %s, lease_expires_at = %s,
     started = COALESCE(started, %s)
 WHERE id = %s AND status = 'pending'
-    AND EXISTS (SELECT 1 FROM {_JOB} WHERE id = {_DEBATE}.job_id AND status = 'running')
+    AND EXISTS (
+        SELECT 1 FROM {_JOB} WHERE id = {_DEBATE}.job_id AND status = 'running' AND NOT batch
+    )
 """  # noqa: S608 (table names from the models; every value is a bound parameter)
 
 
 def lease_claim(*, debate_id: int, seconds: float | None = None) -> Lease | None:
-    """Claim a pending debate of a running job with a new lease of ``seconds`` (default
+    """Claim a pending debate of a running job that is not in batch mode (a batch job's
+    debates advance through batch files only, never by a direct call) with a new lease of
+    ``seconds`` (default
     :func:`~debates.services.common.lease_seconds`); None if it is not pending (running
     elsewhere, ended) or its job is not running. A connection the server closed while this
     worker waited is reopened: the claim is the first statement, so trying again is safe."""

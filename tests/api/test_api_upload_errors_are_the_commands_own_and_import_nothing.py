@@ -94,3 +94,18 @@ def test_an_upload_over_the_limit_is_refused_without_reading_its_body(api_as, se
     assert answer.status_code == 413
     assert answer.json() == {"detail": "upload: 5,000 bytes is over the limit of 1,000 bytes"}
     assert _Body.read_bytes == 0
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("split", "../../../../tmp/evil"), ("slug", "my set")]
+)
+def test_a_split_or_slug_that_is_not_a_slug_is_refused_before_anything_is_written(
+    api_as, beir_zip, field, value
+):
+    answer = api_as("admin").post(
+        "/api/v1/datasets",
+        {"name": "X", field: value, "archive": _zip(beir_zip())},
+    )
+    assert answer.status_code == 400
+    assert answer.json()["detail"] == f"{field}: letters, digits, '-' and '_' only, got {value!r}"
+    assert not Dataset.objects.exists()

@@ -164,3 +164,13 @@ def test_the_single_judge_grows_its_budget_the_same_way():
 def test_a_cap_below_the_budget_is_refused():
     with pytest.raises(ValueError, match="max_tokens_cap must be at least max_tokens \\(384\\)"):
         DebateConfig(max_tokens_cap=100)
+
+
+def test_a_whole_readable_reply_that_used_its_whole_budget_is_kept():
+    # Exactly the budget, finish "stop", complete JSON: nothing was cut, nothing is asked again.
+    a = ScriptedClient([result(reply(1), completion_tokens=384)])
+
+    outcome = debate_pair(PAIR, a, ScriptedClient([reply(1)]), DebateConfig(rounds=1))
+
+    assert (outcome.status, outcome.calls) == ("agreed", 2)
+    assert budgets(a) == [384]

@@ -10,7 +10,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from debates.batch import BatchFileError
-from debates.models import BatchRequest
+from debates.models import BatchRequest, Debate, Turn
 from debates.services.batch import batch_export, batch_import
 from debates.services.launch import JobSpec, debate_job_launch, debate_job_wait
 from tests.fixtures.batch import MODEL, debate_outcomes, output_line
@@ -130,3 +130,59 @@ def test_batch_mode_needs_openai_agents(scifact_pool):
 
     with pytest.raises(DebateJobError, match="batch mode needs both agents on the openai backend"):
         debate_job_launch(spec=JobSpec(pool=scifact_pool(1), batch=True))
+
+
+def test_a_reasoning_models_refusal_in_a_batch_is_sent_again_as_the_direct_client_would(
+    scifact_pool, scripted_server
+):
+    from debates.llm.openai_backend import refusal_adaptation
+
+    refused = "HTTP 400: Unsupported parameter: 'max_tokens' is not supported with this model."
+    assert refusal_adaptation(refused, {"max_tokens": 9}) == (True, False)
+    assert refusal_adaptation(
+        "'max_tokens' or 'max_completion_tokens' is too large", {"max_tokens": 9}
+    ) == (False, False)
+    job = _launch(scifact_pool(1), scripted_server, batch=True)
+    out = io.StringIO()
+    batch_export(job=job, out=out, batch_ref="f1")
+    first = json.loads(out.getvalue().splitlines()[0])
+    line = json.dumps(
+        {
+            "custom_id": first["custom_id"],
+            "response": {"status_code": 400, "body": {"error": {"message": refused[10:]}}},
+            "error": None,
+        }
+    )
+    report = batch_import(job=job, lines=[line], name="out.jsonl")
+    request = BatchRequest.objects.get(custom_id=first["custom_id"])
+    assert (report.failed, request.status, request.failures) == (1, "due", 0)
+    assert "max_completion_tokens" in request.body and "max_tokens" not in request.body
+
+
+def test_a_debate_whose_reply_is_no_chat_completion_fails_alone_and_retry_sends_it_again(
+    scifact_pool, scripted_server
+):
+    from debates.services.jobs import debate_job_retry_failed
+
+    job = _launch(scifact_pool(2), scripted_server, batch=True)
+    out = io.StringIO()
+    batch_export(job=job, out=out, batch_ref="f1")
+    lines = [output_line(x) for x in out.getvalue().splitlines()]
+    broken = json.loads(lines[0])
+    broken["response"]["body"] = {"not": "a completion"}
+    batch_import(job=job, lines=[json.dumps(broken), *lines[1:]], name="out.jsonl")
+
+    failed = Debate.objects.get(job=job, status="failed")
+    assert failed.last_error.startswith("ValueError: not a chat completion")
+    assert Debate.objects.filter(job=job, status="failed").count() == 1
+    assert debate_job_retry_failed(job=job) == 1
+    assert Debate.objects.get(pk=failed.pk).status == "pending"
+
+
+def test_a_batch_jobs_debate_is_never_run_by_a_direct_call(scifact_pool, scripted_server):
+    from debates.services.run import debate_run
+
+    job = _launch(scifact_pool(1), scripted_server, batch=True)
+    debate = Debate.objects.get(job=job)
+    assert debate_run(debate_id=debate.pk).status == "pending"
+    assert Turn.objects.filter(debate=debate).count() == 0
