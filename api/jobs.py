@@ -12,11 +12,11 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any, Literal
 
+from django.conf import settings
 from django.db import transaction
 from django.http import HttpRequest, StreamingHttpResponse
 from ninja import Router, Schema, Status
 from ninja.errors import HttpError
-from ninja.pagination import paginate
 
 from assess.evaluation.rebench import RebenchError, rebench_compute
 from assess.evaluation.tables import rebench_tables
@@ -116,12 +116,22 @@ def _job_or_404(job_id: int) -> DebateJob:
     return job
 
 
-@router.get("/jobs", response=list[JobOut])
-@paginate
-def jobs_list(request: HttpRequest) -> list[JobOut]:
-    """Debate jobs, newest first, with their progress (paginated)."""
+class JobPage(Schema):
+    """One page of jobs (``?page=N``, ``NINJA_PAGINATION_PER_PAGE`` a page), as the other
+    lists page: ``items`` and the ``count`` of all."""
+
+    items: list[JobOut]
+    count: int
+
+
+@router.get("/jobs", response=JobPage)
+def jobs_list(request: HttpRequest, page: int = 1) -> JobPage:
+    """Debate jobs, newest first, with their progress, a page at a time: only the page's
+    jobs are counted (a job's progress takes a few queries)."""
+    size = int(settings.NINJA_PAGINATION_PER_PAGE)
     jobs = DebateJob.objects.select_related("pool__dataset").order_by("-created")
-    return [_job_out(job) for job in jobs]
+    start = (max(page, 1) - 1) * size
+    return JobPage(items=[_job_out(job) for job in jobs[start : start + size]], count=jobs.count())
 
 
 @router.post("/jobs", response={202: JobOut}, auth=WRITE)
