@@ -34,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from debates import prompts
+from debates.engine import PairText, TurnRecord, _debate_builder
 from debates.llm.openai_backend import estimate_tokens
 from debates.prices import Price
 
@@ -55,13 +56,23 @@ class SamplePair:
     answers: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class _EmptyTurn:
-    # An earlier turn with no argument and no evidence: what a later round's prompt adds
-    # around the turns' own text.
-    label: int | None = 1
-    argument: str = ""
-    evidence: tuple[str, ...] = ()
+# An earlier turn with no argument and no evidence: what a later round's prompt adds around
+# the turns' own text.
+_EMPTY_TURN = TurnRecord(
+    round=1,
+    agent="A",
+    stance="relevant",
+    label=1,
+    argument="",
+    evidence=(),
+    raw="",
+    model="",
+    prompt_tokens=0,
+    completion_tokens=0,
+    latency_ms=0.0,
+    attempts=1,
+    parse_error=None,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,50 +106,31 @@ def completion_tokens_per_call(max_tokens: int) -> int:
     return min(COMPLETION_TOKENS_PER_CALL, max_tokens)
 
 
-def _messages_tokens(system: str, user: str) -> int:
-    return estimate_tokens(system) + estimate_tokens(user)
-
-
-def _prompt(
+def _prompt_tokens(
     pair: SamplePair,
     *,
     agent: str,
     round: int,
     version: str,
     max_grade: int | None,
-    turn: _EmptyTurn | None = None,
-) -> tuple[str, str]:
-    """The system and user message of ``agent``'s call in ``round`` in the layout of prompt
-    ``version``, as :func:`debates.engine._debate_builder` builds them."""
-    stance = prompts.AGENT_STANCES[agent]
-    aware = bool(pair.answers)
-    if version in prompts.SHARED_PREFIX_VERSIONS:
-        system = prompts.shared_system_prompt(answer_aware=aware, max_grade=max_grade)
-        user = prompts.shared_user_prompt(
-            agent=agent,
-            round=round,
-            query=pair.query,
-            answers=pair.answers,
-            title=pair.title,
-            chunk=pair.chunk,
-            turn_a=turn,
-            turn_b=turn,
-            max_grade=max_grade,
-        )
-        return system, user
-    system = prompts.debate_system_prompt(stance=stance, answer_aware=aware, max_grade=max_grade)
-    user = prompts.debate_user_prompt(
-        stance=stance,
-        round=round,
-        query=pair.query,
-        answers=pair.answers,
-        title=pair.title,
-        chunk=pair.chunk,
-        own_previous=turn,
-        opponent_previous=turn,
-        max_grade=max_grade,
+    turn: TurnRecord | None = None,
+) -> int:
+    """``estimate_tokens`` of ``agent``'s messages in ``round``, built by the engine's own
+    builder (:func:`debates.engine._debate_builder`), ``turn`` standing for both turns of
+    the previous round."""
+    text = PairText(
+        query_id="", query=pair.query, doc_id="", title=pair.title, chunk="", answers=pair.answers
     )
-    return system, user
+    build = _debate_builder(
+        pair=text,
+        agent=agent,
+        stance=prompts.AGENT_STANCES[agent],
+        round=round,
+        previous={"A": turn, "B": turn} if turn is not None else {},
+        max_grade=max_grade,
+        version=version,
+    )
+    return sum(estimate_tokens(m["content"]) for m in build(pair.chunk))
 
 
 def round_one_tokens(pair: SamplePair, *, version: str, max_grade: int | None = None) -> float:
@@ -146,7 +138,7 @@ def round_one_tokens(pair: SamplePair, *, version: str, max_grade: int | None = 
     and agent B's call (prompt ``version``; grades 0..``max_grade`` when graded), counted with
     ``estimate_tokens``, averaged over the two agents."""
     counts = [
-        _messages_tokens(*_prompt(pair, agent=a, round=1, version=version, max_grade=max_grade))
+        _prompt_tokens(pair, agent=a, round=1, version=version, max_grade=max_grade)
         for a in prompts.AGENT_STANCES
     ]
     return sum(counts) / len(counts)
@@ -159,11 +151,11 @@ def history_fixed_tokens(*, version: str, max_grade: int | None = None) -> float
     empty = SamplePair(query="", title="", chunk="")
     extra = []
     for agent in prompts.AGENT_STANCES:
-        one = _prompt(empty, agent=agent, round=1, version=version, max_grade=max_grade)
-        two = _prompt(
-            empty, agent=agent, round=2, version=version, max_grade=max_grade, turn=_EmptyTurn()
+        one = _prompt_tokens(empty, agent=agent, round=1, version=version, max_grade=max_grade)
+        two = _prompt_tokens(
+            empty, agent=agent, round=2, version=version, max_grade=max_grade, turn=_EMPTY_TURN
         )
-        extra.append(_messages_tokens(*two) - _messages_tokens(*one))
+        extra.append(two - one)
     return sum(extra) / len(extra)
 
 

@@ -343,9 +343,67 @@ def labels_write(*, qrel_set: QrelSet, out: SupportsWrite[str]) -> int:
     return count
 
 
+# A transcript line: (JSONL key, Turn column), one per field. Every reply of the turn is in
+# ``raw_attempts`` (two or three when re-asked); ``attempt_log`` has, per attempt, why it was
+# asked, its budget, finish reason, tokens, error, reasoning and, when the reply held text a
+# database cannot store, the exact reply escaped.
+_TRANSCRIPT_COLUMNS = (
+    ("debate", "debate_id"),
+    ("job", "debate__job_id"),
+    ("query_id", "debate__pair__query__query_id"),
+    ("doc_id", "debate__pair__document__doc_id"),
+    ("debate_status", "debate__status"),
+    ("final_label", "debate__final_label"),
+    ("consensus_round", "debate__consensus_round"),
+    ("escalation_reason", "debate__escalation_reason"),
+    ("round", "round"),
+    ("agent", "agent"),
+    ("stance", "stance"),
+    ("label", "label"),
+    ("argument", "argument"),
+    ("evidence", "evidence"),
+    ("raw", "raw"),
+    ("raw_attempts", "raw_attempts"),
+    ("attempt_log", "attempt_log"),
+    ("reasoning", "reasoning"),
+    ("reasoning_tokens", "reasoning_tokens"),
+    ("cached_tokens", "cached_tokens"),
+    ("cut_off", "cut_off"),
+    ("parse_error", "parse_error"),
+    ("model", "model"),
+    ("prompt_version", "prompt_version"),
+    ("attempts", "attempts"),
+    ("prompt_tokens", "prompt_tokens"),
+    ("completion_tokens", "completion_tokens"),
+    ("latency_ms", "latency_ms"),
+    ("chunk_truncated", "chunk_truncated"),
+    ("finish_reason", "finish_reason"),
+    ("created", "created"),
+)
+_EMPTY_AS_NULL = (
+    "escalation_reason",
+    "reasoning",
+    "parse_error",
+    "prompt_version",
+    "finish_reason",
+)
+_EMPTY_AS_LIST = ("evidence", "raw_attempts", "attempt_log")
+
+
+def _transcript_record(row: tuple) -> dict:
+    record = dict(zip((key for key, _ in _TRANSCRIPT_COLUMNS), row, strict=True))
+    for key in _EMPTY_AS_NULL:
+        record[key] = record[key] or None
+    for key in _EMPTY_AS_LIST:
+        record[key] = record[key] or []
+    record["created"] = _iso(record["created"])
+    return record
+
+
 def transcripts_records(*, pool: Pool) -> Iterator[dict]:
-    """One dict per stored turn of every debate of ``pool``'s jobs, ordered by query id,
-    doc id (code point), job, round, agent; with the debate's outcome on every line."""
+    """One dict per stored turn of every debate of ``pool``'s jobs (fields:
+    :data:`_TRANSCRIPT_COLUMNS`), ordered by query id, doc id (code point), job, round,
+    agent; with the debate's outcome on every line."""
     qs = (
         Turn.objects.filter(debate__pair__pool=pool)
         .order_by(
@@ -355,82 +413,10 @@ def transcripts_records(*, pool: Pool) -> Iterator[dict]:
             "round",
             "agent",
         )
-        .values_list(
-            "debate_id",
-            "debate__job_id",
-            "debate__pair__query__query_id",
-            "debate__pair__document__doc_id",
-            "debate__status",
-            "debate__final_label",
-            "debate__consensus_round",
-            "debate__escalation_reason",
-            "round",
-            "agent",
-            "stance",
-            "label",
-            "argument",
-            "evidence",
-            "raw",
-            "parse_error",
-            "model",
-            "raw_attempts",
-            "prompt_version",
-            "attempts",
-            "prompt_tokens",
-            "completion_tokens",
-            "latency_ms",
-            "chunk_truncated",
-            "finish_reason",
-            "created",
-            "reasoning",
-            "reasoning_tokens",
-            "cached_tokens",
-            "cut_off",
-            "attempt_log",
-        )
+        .values_list(*(column for _, column in _TRANSCRIPT_COLUMNS))
     )
     for row in qs.iterator(chunk_size=BATCH_SIZE):
-        (debate, job, query_id, doc_id, status, final, consensus, reason) = row[:8]
-        (rnd, agent, stance, label, argument, evidence, raw, parse_error, model) = row[8:17]
-        (raw_attempts, prompt_version) = row[17:19]
-        (attempts, prompt_tokens, completion_tokens, latency, truncated, finish) = row[19:25]
-        (created, reasoning, reasoning_tokens, cached_tokens, cut_off, attempt_log) = row[25:]
-        yield {
-            "debate": debate,
-            "job": job,
-            "query_id": query_id,
-            "doc_id": doc_id,
-            "debate_status": status,
-            "final_label": final,
-            "consensus_round": consensus,
-            "escalation_reason": reason or None,
-            "round": rnd,
-            "agent": agent,
-            "stance": stance,
-            "label": label,
-            "argument": argument,
-            "evidence": evidence or [],
-            "raw": raw,
-            # Every reply of the turn in order: two or three when it was re-asked.
-            "raw_attempts": raw_attempts or [],
-            # Per attempt: why asked, budget, finish reason, tokens, error, reasoning and the
-            # exact reply escaped when it held text a database cannot store.
-            "attempt_log": attempt_log or [],
-            "reasoning": reasoning or None,
-            "reasoning_tokens": reasoning_tokens,
-            "cached_tokens": cached_tokens,
-            "cut_off": cut_off,
-            "parse_error": parse_error or None,
-            "model": model,
-            "prompt_version": prompt_version or None,
-            "attempts": attempts,
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "latency_ms": latency,
-            "chunk_truncated": truncated,
-            "finish_reason": finish or None,
-            "created": _iso(created),
-        }
+        yield _transcript_record(row)
 
 
 # Columns of one disagreements candidate, as :func:`disagreement_rows` reads them: the query

@@ -10,8 +10,10 @@ from corpora.services import PoolError, RunError
 from debates.llm.registry import validate_backend_config
 from debates.management.commands._jobs import (
     add_budget_arguments,
+    add_concurrency_argument,
     add_prompt_version_argument,
     add_reasoning_arguments,
+    add_scale_arguments,
 )
 from debates.services import DebateJobError
 
@@ -88,28 +90,7 @@ class Command(BaseCommand):
             help="Pool only the first N judged queries (default: all)",
         )
         parser.add_argument("--qrels", default="test", help="Original qrel set (default test)")
-        parser.add_argument("--backend", default="embedded", choices=["embedded", "openai"])
-        parser.add_argument("--model", help="Model name (openai backend)")
-        parser.add_argument("--base-url", help="Server URL (openai backend)")
-        parser.add_argument("--api-key-env", default="OPENAI_API_KEY")
-        parser.add_argument(
-            "--model-path",
-            help="A local GGUF chat model file (embedded; default the bundled SmolLM2-135M)",
-        )
-        parser.add_argument(
-            "--context-window",
-            type=int,
-            help="Context of the model in tokens (openai default: what the server reports, "
-            "else 8192; embedded: SmolLM2 2048, a --model-path GGUF its training context up "
-            "to 4096)",
-        )
-        parser.add_argument("--timeout", type=float, help="Seconds per request (openai; 60)")
-        parser.add_argument(
-            "--rpm",
-            type=int,
-            help="Requests per minute allowed, shared by all workers (openai; default unlimited)",
-        )
-        add_reasoning_arguments(parser)
+        _add_agent_arguments(parser)
         parser.add_argument("--rounds", type=int, default=2, help="R, maximum rounds (1-5)")
         add_budget_arguments(parser)
         parser.add_argument(
@@ -119,26 +100,9 @@ class Command(BaseCommand):
             "server's Batch API (OpenAI: half the price, answers within 24 h), polled every "
             "30 s",
         )
-        parser.add_argument(
-            "--scale",
-            choices=("binary", "graded"),
-            default="binary",
-            help="binary: labels 1/0 (default); graded: grades 0..G, G the qrels' top grade",
-        )
-        parser.add_argument(
-            "--consensus",
-            choices=("exact", "binary"),
-            default="exact",
-            help="graded: agree on the same grade (exact, default) or the same side of "
-            "relevance keeping the lower grade (binary)",
-        )
+        add_scale_arguments(parser)
         add_prompt_version_argument(parser)
-        parser.add_argument(
-            "--concurrency",
-            type=int,
-            help="Debates run at once without a broker, i.e. LLM requests in flight (default "
-            "16 for openai, 1 for embedded); with a broker the workers' -c bounds it",
-        )
+        add_concurrency_argument(parser)
         parser.add_argument(
             "--relevant-grade",
             type=int,
@@ -218,3 +182,30 @@ class Command(BaseCommand):
             )
         except PIPELINE_ERRORS as exc:
             raise CommandError(str(exc)) from None
+
+
+def _add_agent_arguments(parser) -> None:
+    """The agents' backend: one config for both (--backend, --model, --base-url, ...) and
+    their reasoning options."""
+    parser.add_argument("--backend", default="embedded", choices=["embedded", "openai"])
+    parser.add_argument("--model", help="Model name (openai backend)")
+    parser.add_argument("--base-url", help="Server URL (openai backend)")
+    parser.add_argument("--api-key-env", default="OPENAI_API_KEY")
+    parser.add_argument(
+        "--model-path",
+        help="A local GGUF chat model file (embedded; default the bundled SmolLM2-135M)",
+    )
+    parser.add_argument(
+        "--context-window",
+        type=int,
+        help="Context of the model in tokens (openai default: what the server reports, "
+        "else 8192; embedded: SmolLM2 2048, a --model-path GGUF its training context up "
+        "to 4096)",
+    )
+    parser.add_argument("--timeout", type=float, help="Seconds per request (openai; 60)")
+    parser.add_argument(
+        "--rpm",
+        type=int,
+        help="Requests per minute allowed, shared by all workers (openai; default unlimited)",
+    )
+    add_reasoning_arguments(parser)
