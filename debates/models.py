@@ -84,6 +84,11 @@ class DebateJob(models.Model):
     audit_share = models.FloatField(
         default=0.02, help_text="Share of agreed labels sampled for a human audit."
     )
+    gold_share = models.FloatField(
+        default=0.05,
+        help_text="Share of each annotator's pairs that are known-answer (gold) pairs drawn "
+        "from the original qrels, to measure the annotator (assess.review.gold); 0: none.",
+    )
     human_budget = models.PositiveIntegerField(
         null=True,
         blank=True,

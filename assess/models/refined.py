@@ -55,6 +55,16 @@ class Refinement(models.Model):
         help_text="The grade a binary 'relevant' label was written as (graded labels keep "
         "their grade).",
     )
+    exclude_flagged = models.BooleanField(
+        default=False,
+        help_text="Judgments of annotators flagged under the gold accuracy floor were left out.",
+    )
+    excluded_annotators = models.JSONField(
+        default=list,
+        blank=True,
+        help_text='[{"annotator", "gold_answers", "gold_correct", "accuracy"}]: the annotators '
+        "whose judgments were left out, with their gold figures then, and the floor in force.",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,

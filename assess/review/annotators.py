@@ -37,7 +37,7 @@ class Disagreement:
 def disagreements(*, job: DebateJob | None = None, open_only: bool = False) -> list[Disagreement]:
     """Pairs for adjudication, oldest first: live human judgments that disagree, or (audits)
     a human label that differs from the consensus. ``decided`` is the adjudicated label."""
-    items = ReviewItem.objects.all()
+    items = ReviewItem.objects.filter(debate__isnull=False)
     if job is not None:
         items = items.filter(debate__job=job)
     labels = _live_labels(items)

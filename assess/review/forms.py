@@ -34,6 +34,8 @@ class JudgmentForm(forms.Form):
     )
     note = StorableCharField(required=False, max_length=NOTE_MAX_CHARS, strip=True)
     seconds = forms.FloatField(required=False)
+    # Active seconds since the page's last heartbeat (static/judge.js); empty: not measured.
+    active = forms.FloatField(required=False)
 
 
 class UndoForm(forms.Form):

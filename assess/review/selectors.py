@@ -21,7 +21,7 @@ from debates.engine import evidence_spans
 from debates.models import Debate, DebateJob, Turn
 from debates.rubric import grade_names, rubric
 
-from ..models import Adjudication, Judgment, ReviewItem
+from ..models import Adjudication, GoldPair, Judgment, ReviewItem
 from . import agreement
 from .agreement import Proportion
 from .budget import budget_coverage
@@ -117,7 +117,7 @@ class PairView:
     """
 
     item: ReviewItem
-    debate: Debate
+    debate: Debate | None
     query_id: str
     query: str
     answers: list[str]
@@ -170,8 +170,11 @@ def pair_view(*, item: ReviewItem, show_debate: bool | None = None) -> PairView:
 
     ``show_debate`` defaults to True for escalated items and False for audits: an audit asks
     for a judgment blind to the agents' consensus, and the page does not say it is an audit.
-    Never includes other humans' labels.
+    Never includes other humans' labels. A gold item (a known-answer pair) is shown as an
+    audit is, the pair alone: nothing on the page tells them apart.
     """
+    if item.debate_id is None:
+        return _gold_pair_view(item)
     debate = (
         Debate.objects.select_related("job", "pair__query", "pair__document")
         .prefetch_related("turns")
@@ -221,6 +224,28 @@ def pair_view(*, item: ReviewItem, show_debate: bool | None = None) -> PairView:
     )
 
 
+def _gold_pair_view(item: ReviewItem) -> PairView:
+    gold = GoldPair.objects.select_related("job", "query", "document").get(pk=item.gold_id)
+    query, document = gold.query, gold.document
+    marks = [(s, e, "q") for s, e in term_spans(document.text, query_terms(query.text))]
+    return PairView(
+        item=item,
+        debate=None,
+        query_id=query.query_id,
+        query=query.text,
+        answers=[str(a) for a in (query.answers or [])],
+        doc_id=document.doc_id,
+        title=document.title,
+        chunk=segments(document.text, marks),
+        show_debate=False,
+        rounds=[],
+        why="",
+        chunk_truncated=False,
+        top_grade=_top_grade(gold.job),
+        choices=grade_choices(_top_grade(gold.job)),
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class JudgingStatus:
     """The annotator's judgments saved today (live ones) and the pairs still waiting for them."""
@@ -250,7 +275,10 @@ def judging_status(
     # Open items minus the few unavailable ones: both counts use small index ranges (the
     # partial index review_open_by_age, leases, this annotator's judgments), so the status
     # line stays cheap with a large queue.
-    open_items = ReviewItem.objects.filter(judgments_done__lt=F("judgments_needed"))
+    # Debates' items only: a known-answer pair is not part of the work to be done.
+    open_items = ReviewItem.objects.filter(
+        debate__isnull=False, judgments_done__lt=F("judgments_needed")
+    )
     still_open = Q(item__judgments_done__lt=F("item__judgments_needed"))
     unavailable = (
         open_items.filter(lease_expires_at__gte=now)

@@ -40,9 +40,10 @@ from core.text import text_storable
 from corpora.models import PairSource
 from debates.models import Debate, DebateJob
 
-from ..models import Adjudication, Judgment, ReviewItem
+from ..models import Adjudication, Guidelines, Judgment, ReviewItem
 from . import budget
 from .agreement import audit_selected
+from .gold_queue import gold_item_claim
 
 NOTE_MAX_CHARS = 2000
 MAX_SECONDS_ON_TASK = 24 * 3600.0
@@ -287,7 +288,8 @@ _CLAIM_TEMPLATE = """
        SET leased_to_id = %s, lease_expires_at = %s, claimed_at = %s
      WHERE id = (
         SELECT r.id FROM assess_reviewitem r
-         WHERE r.judgments_done < r.judgments_needed
+         WHERE r.debate_id IS NOT NULL
+           AND r.judgments_done < r.judgments_needed
            AND (r.lease_expires_at IS NULL OR r.lease_expires_at < %s)
            AND NOT EXISTS (SELECT 1 FROM assess_judgment j
                             WHERE j.item_id = r.id AND j.annotator_id = %s
@@ -341,8 +343,11 @@ def review_item_claim(
     ``budget_rank`` at most ``human_budget``; highest impact first, see
     :func:`review_budget_renumber`) and is not in ``exclude_ids`` (the pairs skipped in
     this login session). The lease lasts :func:`review_lease_seconds`. The claim creates no
-    item: escalated debates and drawn audits got theirs when the debate ended
-    (:func:`review_item_for_debate`).
+    debate's item: escalated debates and drawn audits got theirs when the debate ended
+    (:func:`review_item_for_debate`). At a gold position of the annotator's work on the
+    leased item's job, their item of a known-answer pair is leased instead
+    (:func:`assess.review.gold_queue.gold_item_claim`, which creates it when new) and the
+    first item is given back.
     """
     now = now or timezone.now()
     exclude = sorted({int(pk) for pk in exclude_ids})
@@ -358,7 +363,18 @@ def review_item_claim(
     row = _run_claim(vendor, params)
     if row is None:
         return None
-    return ReviewItem.objects.select_related("debate").get(pk=row[0])
+    item = ReviewItem.objects.select_related("debate__job").get(pk=row[0])
+    # At a gold position of this annotator's work on the job, a known-answer pair comes
+    # instead, looking like any audit; the item just leased goes back to the queue.
+    gold_item = gold_item_claim(
+        annotator=annotator, job=item.debate.job, expires=expires, now=now, exclude_ids=exclude
+    )
+    if gold_item is None:
+        return item
+    ReviewItem.objects.filter(pk=item.pk, leased_to=annotator).update(
+        leased_to=None, lease_expires_at=None
+    )
+    return gold_item
 
 
 def _run_claim(vendor: str, params: list[Any]) -> tuple | None:
@@ -403,9 +419,8 @@ def _clean_seconds(seconds: float) -> float:
 def review_item_top_grade(*, item: ReviewItem) -> int:
     """G, the top label a human may give ``item``: its debate job's ``max_grade`` for a
     graded job (labels 0..G), 1 for a binary one (labels 1/0)."""
-    scale, top = DebateJob.objects.filter(debates__review__pk=item.pk).values_list(
-        "scale", "max_grade"
-    )[0]
+    jobs = DebateJob.objects.filter(Q(debates__review__pk=item.pk) | Q(gold_pairs__items=item))
+    scale, top = jobs.values_list("scale", "max_grade")[0]
     return int(top) if scale == DebateJob.Scale.GRADED else 1
 
 
@@ -424,6 +439,8 @@ def judgment_record(
     client_id: uuid.UUID | str,
     note: str = "",
     seconds: float = 0.0,
+    active_seconds: float | None = None,
+    guidelines: Guidelines | None = None,
     now: datetime | None = None,
 ) -> Recorded:
     """Save ``annotator``'s ``label`` for ``item``: 1 relevant or 0 not, or on a graded
@@ -434,7 +451,9 @@ def judgment_record(
     locked; the save is accepted when the annotator holds the lease, even an expired one, or
     nobody else holds a live lease. Saving adds one to ``judgments_done`` and ends the lease.
     ``seconds`` is the time on task the browser measured (seconds; clamped to 0..86,400), the
-    note is cut to 2,000 characters.
+    note is cut to 2,000 characters. ``active_seconds`` is the active time the page measured
+    since its last heartbeat (None: not measured); ``guidelines`` the version of the
+    guidelines the annotator had confirmed (:mod:`assess.review.guidelines`), stored with it.
 
     Raises JudgingConflict when another annotator holds a live lease on the pair, the pair
     already has the judgments it needs or an adjudication, or this annotator already judged
@@ -484,6 +503,7 @@ def judgment_record(
                     note=text_storable((note or "").strip()[:NOTE_MAX_CHARS]),
                     client_id=client_uuid,
                     seconds_on_task=_clean_seconds(seconds),
+                    guidelines=guidelines,
                 )
         except IntegrityError:
             # The same client id on another item (a different item row lock) raced us.

@@ -31,6 +31,7 @@ from debates.models import DebateJob
 from ..models import Adjudication, ReviewItem
 from .annotators import annotator_overview, disagreements, human_answers
 from .forms import AdjudicationForm, JudgmentForm, UndoForm
+from .guidelines import guidelines_confirmed, guidelines_for_item, guidelines_render
 from .selectors import (
     job_agreement,
     job_audit,
@@ -74,9 +75,18 @@ def _render_judge(
     notice: str = "",
 ) -> HttpResponse:
     skipped = _skipped(request)
+    guidelines = guidelines_for_item(item=item) if item is not None else None
+    confirmed = guidelines is None or guidelines_confirmed(
+        annotator=request.user, guidelines=guidelines
+    )
     context = {
         "item": item,
         "view": pair_view(item=item) if item is not None else None,
+        # The guidelines in force for this pair, opened with "g"; shown first, to be
+        # confirmed, when this annotator has not confirmed this version yet.
+        "guidelines": guidelines,
+        "guidelines_html": guidelines_render(guidelines.text) if guidelines else "",
+        "guidelines_to_confirm": not confirmed,
         "status": judging_status(annotator=request.user, exclude_ids=skipped),
         "skipped_count": len(skipped),
         "saved": saved,
@@ -124,6 +134,11 @@ def judge_submit(request: HttpRequest, item_id: int) -> HttpResponse:
         errors = "; ".join(f"{k}: {' '.join(map(str, v))}" for k, v in form.errors.items())
         return _refused(request, f"Not saved: {errors}", 400)
     data = form.cleaned_data
+    guidelines = guidelines_for_item(item=item)
+    if guidelines is not None and not guidelines_confirmed(
+        annotator=request.user, guidelines=guidelines
+    ):
+        guidelines = None
     try:
         recorded = judgment_record(
             item=item,
@@ -132,6 +147,8 @@ def judge_submit(request: HttpRequest, item_id: int) -> HttpResponse:
             client_id=data["client_id"],
             note=data["note"],
             seconds=data["seconds"] or 0.0,
+            active_seconds=data["active"],
+            guidelines=guidelines,
         )
     except JudgingConflict as exc:
         if not _is_script(request):

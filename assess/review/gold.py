@@ -1,0 +1,213 @@
+"""Known-answer ("gold") pairs: where they fall in an annotator's queue, which pairs are drawn,
+and how an annotator's answers on them are scored. Pure: no database.
+
+A relevance benchmark brings its own gold, the original qrels: a judged-relevant pair is a
+known positive, a judged-irrelevant one a known negative. Where the qrels hold no negatives
+(most BEIR sets), a query paired with another query's relevant chunk that no run ranks in
+the query's top 100 is a near-certain negative (the "cross-query" basis). This is the
+known-answer item of crowdsourcing quality control (Oleson et al., "Programmatic Gold:
+Targeted and Scalable Quality Assurance in Crowdsourcing", HCOMP 2011; CVAT and Label Studio
+call them ground-truth or honeypot items).
+
+Placement: an annotator's judgments within one job are numbered 0, 1, 2...; the positions
+are cut into blocks of ``L = round(1 / g)`` and each block holds ``round(g L (b + 1)) -
+round(g L b)`` gold positions (one per block at g = 5%, L = 20), at places chosen by
+SHA-256 of (job, annotator, block, place). The share is exact block by block, the places
+reproducible, and no fixed spacing tells an annotator which pair is gold.
+
+Scoring: an answer is correct when it is on the known answer's side of relevance (label >= 1
+against known >= 1; on graded jobs the grade's side, not the exact grade). Accuracy, recall
+on known positives and recall on known negatives each come with their 95% Wilson interval
+(:func:`assess.review.agreement.wilson_interval`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .agreement import Proportion, wilson_interval
+
+MAX_GOLD_SHARE = 0.5
+# Gold pairs drawn per job: enough for an annotator who judges every pair of the pool, at
+# least MIN_DRAW so a small pool still measures, at most MAX_DRAW.
+MIN_DRAW = 20
+MAX_DRAW = 1000
+# A cross-query negative: another query's relevant chunk ranked by no run in the top NEAR.
+NEAR_RANK = 100
+
+POSITIVE = "qrels-relevant"
+NEGATIVE = "qrels-nonrelevant"
+CROSS_QUERY = "cross-query"
+
+
+def _fraction(*parts: object) -> float:
+    """SHA-256 of the parts joined by ":" as a fraction in [0, 1) (first 64 bits)."""
+    text = ":".join(str(p) for p in parts)
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def check_gold_share(share: float) -> float:
+    """``share`` if it is a valid gold share (0 <= share <= 0.5), else ValueError naming it."""
+    if not 0.0 <= float(share) <= MAX_GOLD_SHARE:
+        raise ValueError(f"gold share must be between 0 and {MAX_GOLD_SHARE}, got {share!r}")
+    return float(share)
+
+
+def _block_length(share: float) -> int:
+    return max(1, round(1.0 / share))
+
+
+def gold_position(job_id: int, annotator_id: int, position: int, share: float) -> bool:
+    """Whether the annotator's judgment number ``position`` (0-based, within one job) is a
+    gold pair at gold share ``share`` (0..0.5). See the module docstring for the blocks."""
+    if share <= 0 or position < 0:
+        return False
+    length = _block_length(share)
+    block, place = divmod(position, length)
+    per_block = round(share * length * (block + 1)) - round(share * length * block)
+    if per_block <= 0:
+        return False
+    order = sorted(
+        range(length), key=lambda i: _fraction("gold-place", job_id, annotator_id, block, i)
+    )
+    return place in order[:per_block]
+
+
+def gold_draw_size(share: float, pool_pairs: int) -> int:
+    """How many gold pairs a job draws: ``ceil(g / (1 - g) * pairs)`` (the gold an annotator
+    judging the whole pool meets), clamped to MIN_DRAW..MAX_DRAW; 0 when ``share`` is 0."""
+    if share <= 0:
+        return 0
+    need = -(-share * pool_pairs // (1.0 - share))
+    return int(min(MAX_DRAW, max(MIN_DRAW, need)))
+
+
+def gold_draw_key(job_id: int, query_id: str, doc_id: str) -> str:
+    """The pair's place in the job's draw: hex SHA-256 of ``"gold:<job>:<query>:<doc>"``."""
+    return hashlib.sha256(f"gold:{job_id}:{query_id}:{doc_id}".encode()).hexdigest()
+
+
+def annotator_gold_order(job_id: int, annotator_id: int, gold_ids: Iterable[int]) -> list[int]:
+    """The order an annotator meets a job's gold pairs in: by SHA-256 of (job, annotator,
+    gold pair), so two annotators do not meet the same pairs in the same order."""
+    return sorted(gold_ids, key=lambda g: _fraction("gold-order", job_id, annotator_id, g))
+
+
+@dataclass(frozen=True, slots=True)
+class GoldCandidate:
+    """A pair with a known answer: ids as in the benchmark, the label and its basis."""
+
+    query_id: str
+    doc_id: str
+    label: int
+    basis: str
+
+
+def gold_candidates_choose(
+    *,
+    job_id: int,
+    positives: Sequence[GoldCandidate],
+    negatives: Sequence[GoldCandidate],
+    cross_query: Sequence[GoldCandidate],
+    size: int,
+) -> list[GoldCandidate]:
+    """Choose ``size`` gold pairs, half known positives and half known negatives (the other
+    side fills in when one runs short), each side in draw-key order
+    (:func:`gold_draw_key`), qrels negatives before cross-query ones. Deterministic; the
+    pairs chosen at a size stay chosen at any larger size within each side."""
+
+    def ordered(rows: Sequence[GoldCandidate]) -> list[GoldCandidate]:
+        return sorted(rows, key=lambda c: gold_draw_key(job_id, c.query_id, c.doc_id))
+
+    pos = ordered(positives)
+    neg = ordered(negatives) + ordered(cross_query)
+    want_pos = min(len(pos), max(size - len(neg), (size + 1) // 2))
+    want_neg = min(len(neg), size - want_pos)
+    return pos[:want_pos] + neg[:want_neg]
+
+
+def cross_query_negatives(
+    *,
+    job_id: int,
+    query_ids: Sequence[str],
+    relevant: Sequence[tuple[str, str]],
+    judged: set[tuple[str, str]],
+    near: set[tuple[str, str]],
+    size: int,
+) -> list[GoldCandidate]:
+    """Up to ``size`` near-certain negatives: a query of ``query_ids`` paired with a chunk
+    that ``relevant`` (``(query id, doc id)`` rows judged relevant) lists for another query,
+    never judged for this query (``judged``) and ranked in no run's top 100 for it
+    (``near``: the ``(query id, doc id)`` pairs some run ranks within NEAR_RANK). Taken in
+    draw-key order, at most 3 per query so a few queries do not make all the gold."""
+    docs_of: dict[str, set[str]] = {}
+    for query_id, doc_id in relevant:
+        docs_of.setdefault(query_id, set()).add(doc_id)
+    all_docs = sorted({doc for _, doc in relevant})
+    found: list[GoldCandidate] = []
+    for query_id in sorted(query_ids, key=lambda q: _fraction("gold-query", job_id, q)):
+        own = docs_of.get(query_id, set())
+        options = [
+            d
+            for d in all_docs
+            if d not in own and (query_id, d) not in judged and (query_id, d) not in near
+        ]
+        options.sort(key=lambda d: gold_draw_key(job_id, query_id, d))
+        found.extend(GoldCandidate(query_id, d, 0, CROSS_QUERY) for d in options[:3])
+        if len(found) >= size:
+            break
+    return found[:size]
+
+
+def gold_correct(known: int, given: int) -> bool:
+    """An answer on a gold pair is correct when it is on the known answer's side of
+    relevance (``given >= 1`` exactly when ``known >= 1``)."""
+    return (given >= 1) == (known >= 1)
+
+
+@dataclass(frozen=True, slots=True)
+class GoldScore:
+    """An annotator's record on gold pairs: accuracy over all answers, recall on known
+    positives (relevant answered relevant) and on known negatives (not relevant answered
+    not relevant), each a :class:`Proportion` with its 95% Wilson interval."""
+
+    accuracy: Proportion
+    positives: Proportion
+    negatives: Proportion
+
+    @property
+    def answers(self) -> int:
+        return self.accuracy.n
+
+
+def gold_score(answers: Iterable[tuple[int, int]]) -> GoldScore:
+    """Score ``answers``, each ``(known label, given label)``.
+
+    Example: known (1, 1, 0, 0, 0) answered (1, 0, 0, 0, 1): accuracy 3/5 = 0.6, recall on
+    positives 1/2, on negatives 2/3.
+    """
+    pos_ok = pos_n = neg_ok = neg_n = 0
+    for known, given in answers:
+        ok = gold_correct(known, given)
+        if known >= 1:
+            pos_n += 1
+            pos_ok += ok
+        else:
+            neg_n += 1
+            neg_ok += ok
+    return GoldScore(
+        accuracy=wilson_interval(pos_ok + neg_ok, pos_n + neg_n),
+        positives=wilson_interval(pos_ok, pos_n),
+        negatives=wilson_interval(neg_ok, neg_n),
+    )
+
+
+def gold_flagged(score: GoldScore, *, floor: float, min_answers: int) -> bool:
+    """Whether an annotator is under the accuracy ``floor`` (0..1) after at least
+    ``min_answers`` gold answers (the point estimate is compared, as the annotators page
+    shows it; its interval says how sure that is)."""
+    accuracy = score.accuracy.estimate
+    return score.answers >= max(1, min_answers) and accuracy is not None and accuracy < floor

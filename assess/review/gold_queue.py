@@ -1,0 +1,207 @@
+"""Known-answer pairs in the review queue (database side of :mod:`assess.review.gold`).
+
+- :func:`gold_pairs_draw` draws a job's gold pairs from its pool's original qrels, once, the
+  first time an annotator of the job reaches a gold position (and again, adding only the
+  missing ones, when the job's gold share grows);
+- :func:`gold_item_claim` gives an annotator, at a gold position of their work on a job,
+  their own review item of the next gold pair they have not judged. The judging page shows
+  it as it shows an audit: the pair without the debate, nothing saying it is gold;
+- :func:`gold_scores` reads every annotator's answers on gold pairs (their live judgments of
+  gold items) and scores them.
+
+Gold items have no debate, so every query that reaches labels through ``debate`` (final
+labels, refinements, exports, agreement between annotators, audits) never sees them.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+
+from corpora.models import Pair, Qrel, RunEntry
+from debates.models import DebateJob
+
+from ..models import GoldPair, Judgment, ReviewItem
+from . import gold
+
+
+def _pool_query_ids(job: DebateJob) -> list[int]:
+    return list(
+        Pair.objects.filter(pool_id=job.pool_id).values_list("query_id", flat=True).distinct()
+    )
+
+
+def _original_qrels(job: DebateJob):
+    # Only the benchmark's own judgments are gold: rows a refinement added carry provenance.
+    return Qrel.objects.filter(qrel_set_id=job.pool.qrel_set_id, provenance__isnull=True)
+
+
+def gold_pairs_draw(*, job: DebateJob) -> int:
+    """Draw ``job``'s gold pairs (:func:`assess.review.gold.gold_draw_size` of them for its
+    share and pool) from the pool's qrel set, restricted to the pool's queries: known
+    positives (relevance >= 1, the grade capped at the job's top grade on a graded job),
+    known negatives (relevance <= 0) and, when those are too few, cross-query negatives
+    (:func:`assess.review.gold.cross_query_negatives`). Returns the pairs created.
+
+    Reproducible (draw keys from SHA-256) and idempotent: a second call, or one running
+    alongside, creates nothing the first did (natural key, conflicts ignored).
+    """
+    size = gold.gold_draw_size(job.gold_share, job.pool.pairs.count())
+    have = job.gold_pairs.count()
+    if size <= have:
+        return 0
+    query_pks = _pool_query_ids(job)
+    top = job.max_grade if job.scale == DebateJob.Scale.GRADED else 1
+    rows = list(
+        _original_qrels(job)
+        .filter(query_id__in=query_pks)
+        .values_list("query__query_id", "document__doc_id", "relevance")
+    )
+    positives = [
+        gold.GoldCandidate(q, d, min(int(r), top), gold.POSITIVE) for q, d, r in rows if r >= 1
+    ]
+    negatives = [gold.GoldCandidate(q, d, 0, gold.NEGATIVE) for q, d, r in rows if r <= 0]
+    cross: list[gold.GoldCandidate] = []
+    if len(negatives) < size // 2:
+        cross = _cross_query(job, query_pks, size // 2 - len(negatives))
+    chosen = gold.gold_candidates_choose(
+        job_id=job.pk, positives=positives, negatives=negatives, cross_query=cross, size=size
+    )
+    return _gold_rows_write(job, chosen)
+
+
+def _cross_query(job: DebateJob, query_pks: list[int], size: int) -> list[gold.GoldCandidate]:
+    dataset_qrels = _original_qrels(job).values_list(
+        "query__query_id", "document__doc_id", "relevance"
+    )
+    relevant, judged = [], set()
+    for q, d, r in dataset_qrels.iterator(chunk_size=5000):
+        judged.add((q, d))
+        if r >= 1:
+            relevant.append((q, d))
+    query_ids = list(
+        job.pool.dataset.queries.filter(pk__in=query_pks).values_list("query_id", flat=True)
+    )
+    near = set(
+        RunEntry.objects.filter(
+            run__dataset_id=job.pool.dataset_id, query_id__in=query_pks, rank__lte=gold.NEAR_RANK
+        ).values_list("query__query_id", "document__doc_id")
+    )
+    return gold.cross_query_negatives(
+        job_id=job.pk,
+        query_ids=query_ids,
+        relevant=relevant,
+        judged=judged,
+        near=near,
+        size=size,
+    )
+
+
+def _gold_rows_write(job: DebateJob, chosen: list[gold.GoldCandidate]) -> int:
+    dataset = job.pool.dataset
+    queries = dict(
+        dataset.queries.filter(query_id__in={c.query_id for c in chosen}).values_list(
+            "query_id", "pk"
+        )
+    )
+    documents = dict(
+        dataset.documents.filter(doc_id__in={c.doc_id for c in chosen}).values_list("doc_id", "pk")
+    )
+    rows = [
+        GoldPair(
+            job=job,
+            query_id=queries[c.query_id],
+            document_id=documents[c.doc_id],
+            label=c.label,
+            basis=c.basis,
+            draw_key=gold.gold_draw_key(job.pk, c.query_id, c.doc_id),
+        )
+        for c in chosen
+    ]
+    return len(GoldPair.objects.bulk_create(rows, ignore_conflicts=True))
+
+
+def _position(annotator: Any, job: DebateJob) -> int:
+    """How many live judgments ``annotator`` has made on ``job``'s items, gold ones too."""
+    return Judgment.objects.filter(
+        Q(item__debate__job=job) | Q(item__gold__job=job),
+        annotator=annotator,
+        undone_at__isnull=True,
+    ).count()
+
+
+def gold_item_claim(
+    *,
+    annotator: Any,
+    job: DebateJob,
+    expires: datetime,
+    now: datetime,
+    exclude_ids: list[int],
+) -> ReviewItem | None:
+    """At a gold position of ``annotator``'s work on ``job``
+    (:func:`assess.review.gold.gold_position` of their live judgments on it), lease them
+    their review item of the next gold pair they have not judged (in their own order,
+    :func:`assess.review.gold.annotator_gold_order`), creating the item if it is new.
+    None when it is not a gold position, the job has no gold share, or every gold pair is
+    judged or skipped (``exclude_ids``: review item ids skipped this session).
+    """
+    share = job.gold_share
+    if share <= 0 or not gold.gold_position(job.pk, annotator.pk, _position(annotator, job), share):
+        return None
+    gold_pairs_draw(job=job)
+    mine = dict(
+        ReviewItem.objects.filter(gold__job=job, assigned_to=annotator).values_list("gold_id", "pk")
+    )
+    done = set(
+        Judgment.objects.filter(
+            item__gold__job=job, annotator=annotator, undone_at__isnull=True
+        ).values_list("item__gold_id", flat=True)
+    )
+    skipped = set(exclude_ids)
+    ids = job.gold_pairs.values_list("pk", flat=True)
+    for gold_id in gold.annotator_gold_order(job.pk, annotator.pk, ids):
+        if gold_id in done or mine.get(gold_id) in skipped:
+            continue
+        return _gold_item_lease(gold_id, annotator, mine.get(gold_id), expires, now)
+    return None
+
+
+def _gold_item_lease(
+    gold_id: int, annotator: Any, item_id: int | None, expires: datetime, now: datetime
+) -> ReviewItem:
+    lease = {"leased_to": annotator, "lease_expires_at": expires, "claimed_at": now}
+    if item_id is None:
+        try:
+            with transaction.atomic():
+                item = ReviewItem.objects.create(
+                    gold_id=gold_id,
+                    assigned_to=annotator,
+                    kind=ReviewItem.Kind.GOLD,
+                    judgments_needed=1,
+                    lease_active_seconds=0.0,
+                    **lease,
+                )
+                return item
+        except IntegrityError:
+            # The same annotator's other tab made it a moment ago: lease that one.
+            item_id = ReviewItem.objects.get(gold_id=gold_id, assigned_to=annotator).pk
+    ReviewItem.objects.filter(pk=item_id).update(lease_active_seconds=0.0, **lease)
+    return ReviewItem.objects.get(pk=item_id)
+
+
+def gold_scores(*, annotator_ids: list[int] | None = None) -> dict[int, gold.GoldScore]:
+    """{annotator id: their :class:`assess.review.gold.GoldScore`} over their live judgments
+    of gold items (all jobs), for ``annotator_ids`` (None: everyone who answered one)."""
+    rows = Judgment.objects.filter(item__gold__isnull=False, undone_at__isnull=True)
+    if annotator_ids is not None:
+        rows = rows.filter(annotator_id__in=annotator_ids)
+    answers: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for annotator_id, known, given in rows.values_list(
+        "annotator_id", "item__gold__label", "label"
+    ):
+        answers[annotator_id].append((known, given))
+    return {a: gold.gold_score(pairs) for a, pairs in answers.items()}
