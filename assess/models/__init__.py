@@ -1,6 +1,7 @@
 """Assess models: human judging (annotation.py: review items, gold pairs, judgments,
 adjudications; guidelines.py: versioned guidelines and confirmations; quality.py: the gold
-accuracy floor) and refined benchmarks (refined.py: refinements, label provenance, exports, RAG generations).
+accuracy floor) and refined benchmarks (refined.py: refinements, label provenance, exports,
+RAG generations).
 
 The rule table: tests/architecture/test_imports_follow_the_package_rules.py (RULES).
 May import: core, corpora, debates.

@@ -3,7 +3,8 @@
 A :class:`ReviewItem` is one debate that needs human eyes: escalated by the debate
 (disagreement or unparsed), or sampled from agreed debates for an audit (the annotator is not
 told which); or a known-answer pair (:class:`GoldPair`) served to one annotator to measure
-them, which has no debate and never becomes a label. Annotators claim items with a lease; each claim ends in a :class:`Judgment`, a skip,
+them, which has no debate and never becomes a label. Annotators claim items with a lease;
+each claim ends in a :class:`Judgment`, a skip,
 or an expired lease. When an item's human judgments disagree, an admin's :class:`Adjudication`
 decides.
 """
