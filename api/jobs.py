@@ -60,6 +60,7 @@ class JobIn(Schema):
     limit: int | None = None
     judgments_per_pair: int = 1
     audit_share: float = 0.02
+    gold_share: float = 0.05  # share of each annotator's pairs that are known-answer pairs
     human_budget: int | None = None
     concurrency: int | None = None
     note: str = ""
@@ -85,6 +86,8 @@ class JobOut(Schema):
     url: str
     page: str
     batch: bool
+    audit_share: float
+    gold_share: float
 
 
 def _job_out(job: DebateJob) -> JobOut:
@@ -106,6 +109,8 @@ def _job_out(job: DebateJob) -> JobOut:
         url=f"/api/v1/jobs/{job.pk}",
         page=f"/jobs/{job.pk}/",
         batch=job.batch,
+        audit_share=job.audit_share,
+        gold_share=job.gold_share,
     )
 
 
@@ -230,6 +235,7 @@ class RefineIn(Schema):
     allow_partial: bool = False
     max_unresolved: float = 0.05
     relevant_grade: int = 1
+    exclude_flagged: bool = False  # leave out annotators flagged under the gold floor
 
 
 def _refined_out(refinement: Any) -> dict[str, Any]:
@@ -244,6 +250,8 @@ def _refined_out(refinement: Any) -> dict[str, Any]:
         "new_relevant": refinement.new_relevant,
         "new_nonrelevant": refinement.new_nonrelevant,
         "counts": refinement.counts,
+        "exclude_flagged": refinement.exclude_flagged,
+        "excluded_annotators": refinement.excluded_annotators,
         "created": refinement.created.isoformat(),
         "downloads": {
             **{fmt: f"{base}?format={fmt}" for fmt in ("trec", "beir", "labels")},
@@ -280,6 +288,7 @@ def refined_create(request: HttpRequest, slug: str, payload: RefineIn) -> Status
             max_unresolved_share=payload.max_unresolved,
             created_by=request.user,
             relevant_grade=payload.relevant_grade,
+            exclude_flagged=payload.exclude_flagged,
         )
     except RefineError as exc:
         raise HttpError(400, str(exc)) from None

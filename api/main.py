@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ninja import NinjaAPI
 
-from . import datasets, exports, jobs
+from . import annotators, datasets, exports, jobs
 from .common import READ
 
 api = NinjaAPI(
@@ -24,3 +24,5 @@ api = NinjaAPI(
 api.add_router("", datasets.router)
 api.add_router("", jobs.router)
 api.add_router("", exports.router)
+api.add_router("", annotators.router)
+api.add_router("", "api.guidelines.router")

@@ -45,7 +45,11 @@ from debates.services import (
     job_scale_describe,
     tokens_describe,
 )
-from debates.services.human import debate_job_audit_share_set, debate_job_budget_set
+from debates.services.human import (
+    debate_job_audit_share_set,
+    debate_job_budget_set,
+    debate_job_gold_share_set,
+)
 from debates.services.progress import JobProgress
 
 from .evaluation.rebench import RebenchError, rebench_compute
@@ -103,6 +107,7 @@ def _job_ensure(
     consensus: str = "exact",
     concurrency: int | None = None,
     audit_share: float | None = None,
+    gold_share: float | None = None,
     human_budget: int | None = None,
     max_tokens: int | None = None,
     max_tokens_cap: int | None = None,
@@ -141,6 +146,8 @@ def _job_ensure(
         )
         if audit_share is not None:  # else JobSpec's default
             spec = replace(spec, audit_share=audit_share)
+        if gold_share is not None:
+            spec = replace(spec, gold_share=gold_share)
         job = debate_job_launch(spec=spec)
         echo(
             f"debate job {job.pk}: {job.debates.count()} pairs, R = {rounds}"
@@ -156,6 +163,8 @@ def _job_ensure(
         # The audit draw is monotone in the share: raising it only adds audits.
         debate_job_audit_share_set(job=job, share=audit_share)
         echo(f"  audit share set to {audit_share:.0%} of agreed labels")
+    if gold_share is not None and gold_share != job.gold_share:
+        debate_job_gold_share_set(job=job, share=gold_share)
     if human_budget is not None and human_budget != job.human_budget:
         debate_job_budget_set(job=job, budget=human_budget)
         echo(f"  human budget set to {human_budget:,} pairs")
@@ -251,6 +260,7 @@ def pipeline_run(
     out_dir: Path | None = None,
     echo: Echo = print,
     audit_share: float | None = None,
+    gold_share: float | None = None,
     human_budget: int | None = None,
     relevant_grade: int = 1,
     rel_level: int = 1,
@@ -280,8 +290,9 @@ def pipeline_run(
     ``batch_poll_seconds``. ``prompt_version`` (e.g.
     "dream-v1" to reproduce an earlier job; "" this code's default for the scale, or the
     reused job's) must match a reused job's when given. ``audit_share`` (0..1) of
-    agreed labels audited and ``human_budget`` (pairs for humans, highest impact first):
-    None keeps the job's (2%, no limit); a reused job takes new values.
+    agreed labels audited, ``gold_share`` (0..0.5) of each annotator's pairs that are
+    known-answer pairs and ``human_budget`` (pairs for humans, highest impact first):
+    None keeps the job's (2%, 5%, no limit); a reused job takes new values.
     The refined qrel set (default name ``<qrels>-dream-<pool>``) takes consensus and human
     labels, with unresolved pairs listed as pending (``allow_partial``), and is written as TREC
     qrels to ``out_dir`` (default ``var/exports``). Raises the services' errors
@@ -316,6 +327,7 @@ def pipeline_run(
         consensus=consensus,
         concurrency=concurrency,
         audit_share=audit_share,
+        gold_share=gold_share,
         human_budget=human_budget,
         max_tokens=max_tokens,
         max_tokens_cap=max_tokens_cap,

@@ -179,6 +179,13 @@ DREAM_DEBATE_RETRY_SECONDS = int(os.environ.get("DREAM_DEBATE_RETRY_SECONDS", "3
 # Human judging: a claimed pair's lease and the undo window (seconds); job-page cost estimate.
 DREAM_REVIEW_LEASE_SECONDS = int(os.environ.get("DREAM_REVIEW_LEASE_SECONDS", "900"))
 DREAM_UNDO_SECONDS = int(os.environ.get("DREAM_UNDO_SECONDS", "900"))
+# Active time on the judging page (assess.review.timing): time counts while the page is
+# visible and the last input is at most this old (s); the page reports it this often (s). An
+# answer faster than the floor (active s) on a chunk of more words is a possible click-through.
+DREAM_ACTIVE_IDLE_SECONDS = float(os.environ.get("DREAM_ACTIVE_IDLE_SECONDS", "60"))
+DREAM_ACTIVE_HEARTBEAT_SECONDS = float(os.environ.get("DREAM_ACTIVE_HEARTBEAT_SECONDS", "15"))
+DREAM_CLICK_THROUGH_SECONDS = float(os.environ.get("DREAM_CLICK_THROUGH_SECONDS", "2"))
+DREAM_CLICK_THROUGH_WORDS = int(os.environ.get("DREAM_CLICK_THROUGH_WORDS", "100"))
 DREAM_PRICE_PER_1K_TOKENS = os.environ.get("DREAM_PRICE_PER_1K_TOKENS", "")
 # Folder whose *.gguf files the job form offers as embedded models (a form never takes a free
 # path). Unset: only the bundled SmolLM2-135M. Commands take any path (--model-path).

@@ -251,6 +251,16 @@ class JobLaunchForm(forms.Form):
         label="Audit share (%)",
         help_text="Share of agreed labels also sent to humans, unmarked.",
     )
+    gold_percent = forms.DecimalField(
+        required=False,
+        min_value=Decimal(0),
+        max_value=Decimal(50),
+        decimal_places=2,
+        initial=Decimal(5),
+        label="Gold share (%)",
+        help_text="Share of each annotator's pairs that are known-answer pairs from the "
+        "original qrels, unmarked, to measure the annotator; 0 turns them off (empty: 5).",
+    )
     human_budget = forms.IntegerField(
         required=False,
         min_value=0,
@@ -314,6 +324,11 @@ class JobLaunchForm(forms.Form):
             limit=data["pair_limit"],
             judgments_per_pair=data["judgments_per_pair"],
             audit_share=float(data["audit_percent"]) / 100.0,
+            gold_share=(
+                JobSpec.gold_share
+                if data.get("gold_percent") is None
+                else float(data["gold_percent"]) / 100.0
+            ),
             human_budget=data.get("human_budget"),
             note=data["note"],
             concurrency=data["concurrency"],

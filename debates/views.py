@@ -189,6 +189,7 @@ def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
         agent_a=job.agents[0].describe(),
         agent_b=job.agents[1].describe(),
         audit_percent=job.audit_share * 100,
+        gold_percent=job.gold_share * 100,
         embedded_warning=embedded_warning() if _uses_embedded(job) else "",
         panels=[panel(request, job) for panel in JOB_PANELS],
         budget_form=HumanBudgetForm(initial={"human_budget": job.human_budget}),

@@ -10,11 +10,21 @@
 // - a failed request (network, 5xx, 429) shows an error and is retried with growing delays;
 // - an expired session answers with HX-Redirect to the login page; after logging in, the
 //   judging page finds the kept submission and sends it again.
+//
+// Time on task is measured twice: "seconds", the wall time since the pair was shown, and
+// "active", the time with the page visible and an input (key, click, wheel, scroll, touch,
+// mouse move) within the idle cut-off before it (data-idle-seconds, 60 s by default; the pair
+// being shown counts as an input). Active time is reported in pieces: a heartbeat every
+// data-heartbeat-seconds (15 s) posts the unreported seconds to data-url, a beacon sends
+// them when the page is hidden or left, and the rest goes with the answer.
 (function () {
   "use strict";
 
   var PENDING_KEY = "dream-judge-pending";
   var MAX_DELAY_S = 30;
+  var TICK_MS = 1000;
+  // The server adds at most 120 s per heartbeat (assess.review.timing.heartbeat_seconds).
+  var MAX_HEARTBEAT_S = 120;
   // Digits are labels: 1/0 on binary pairs, grades 0..G on graded ones (a digit without a
   // button on this pair does nothing).
   var JUDGE_KEYS = { s: true, u: true };
@@ -24,6 +34,16 @@
 
   var shownAt = performance.now();
   var busy = false;
+  // Active time of the pair shown: measured and not reported yet (ms), up to lastTick.
+  var activeMs = 0;
+  var lastTick = shownAt;
+  var lastInput = shownAt;
+  var lastBeat = shownAt;
+  var wasVisible = document.visibilityState === "visible";
+  // The pair being measured (its hidden "active" field; a new element is a new showing) and
+  // a count of showings, so a heartbeat answered after a swap never touches the next pair.
+  var measured = document.getElementById("judge-active");
+  var showing = 0;
 
   function csrfToken() {
     try {
@@ -71,6 +91,122 @@
     });
   }
 
+  function activeField() {
+    return document.getElementById("judge-active");
+  }
+
+  function dataSeconds(name, fallback) {
+    var field = activeField();
+    var value = field ? parseFloat(field.dataset[name]) : NaN;
+    return isFinite(value) && value > 0 ? value : fallback;
+  }
+
+  // A pair was shown: both clocks start again, and the showing counts as an input.
+  function pairShown() {
+    shownAt = performance.now();
+    activeMs = 0;
+    lastTick = lastInput = lastBeat = shownAt;
+    wasVisible = document.visibilityState === "visible";
+    measured = activeField();
+    showing += 1;
+  }
+
+  // Add the time since the last tick while the page was visible, and only up to the idle
+  // cut-off after the last input. From performance.now(), not tick counts: timers of a
+  // hidden or busy page fire late.
+  function tick() {
+    if (activeField() !== measured) {
+      pairShown();  // replaced by another script (htmx): measure the new pair
+      return;
+    }
+    var now = performance.now();
+    if (wasVisible) {
+      var until = Math.min(now, lastInput + dataSeconds("idleSeconds", 60) * 1000);
+      if (until > lastTick) activeMs += until - lastTick;
+    }
+    lastTick = now;
+    wasVisible = document.visibilityState === "visible";
+  }
+
+  function input() {
+    tick();  // the time before this input counts only up to the cut-off
+    lastInput = lastTick;
+  }
+
+  // Mouse moves, wheels and scrolls come in floods: one a second is enough.
+  function frequentInput() {
+    if (performance.now() - lastInput >= 1000) input();
+  }
+
+  // Take the unreported active seconds (at most MAX_HEARTBEAT_S) for sending.
+  function takeActive(cap) {
+    var seconds = Math.min(activeMs / 1000, cap);
+    activeMs = Math.max(0, activeMs - seconds * 1000);
+    return seconds;
+  }
+
+  function heartbeat() {
+    var field = activeField();
+    lastBeat = performance.now();
+    if (!field || busy || activeMs < 500) return;
+    var seconds = takeActive(MAX_HEARTBEAT_S);
+    var sentFor = showing;
+    var restore = function () {
+      // Not stored: they go with the next heartbeat or the answer (same pair only).
+      if (sentFor === showing) activeMs += seconds * 1000;
+    };
+    fetch(field.dataset.url, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: {
+        "X-CSRFToken": csrfToken(),
+        "HX-Request": "true",
+        "HX-Current-URL": window.location.href,
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({ seconds: seconds.toFixed(3) }).toString(),
+    }).then(function (response) {
+      // 204 stored; 409: the pair's lease is not ours any more, nothing to store them on.
+      if (response.status !== 204 && response.status !== 409) restore();
+    }).catch(restore);
+  }
+
+  // The page is hidden or left: send what is unreported now (a beacon survives the page).
+  function beacon() {
+    tick();
+    var field = activeField();
+    if (!field || busy || activeMs < 50 || typeof navigator.sendBeacon !== "function") return;
+    var seconds = Math.min(activeMs / 1000, MAX_HEARTBEAT_S);
+    // sendBeacon cannot set headers: the CSRF token goes in the body.
+    var body = new URLSearchParams({ csrfmiddlewaretoken: csrfToken(), seconds: seconds.toFixed(3) });
+    if (navigator.sendBeacon(field.dataset.url, body)) {
+      activeMs = Math.max(0, activeMs - seconds * 1000);
+    }
+  }
+
+  window.setInterval(function () {
+    tick();
+    if (performance.now() - lastBeat >= dataSeconds("heartbeatSeconds", 15) * 1000) heartbeat();
+  }, TICK_MS);
+  ["keydown", "pointerdown", "mousedown", "touchstart"].forEach(function (name) {
+    document.addEventListener(name, input, { capture: true, passive: true });
+  });
+  ["mousemove", "wheel", "scroll"].forEach(function (name) {
+    document.addEventListener(name, frequentInput, { capture: true, passive: true });
+  });
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "hidden") {
+      beacon();
+    } else {
+      input();  // bringing the page back is the annotator's doing
+    }
+  });
+  window.addEventListener("pagehide", beacon);
+  // The guidelines' confirm button swaps the pair in with htmx, not with swap() below.
+  document.body.addEventListener("htmx:afterSwap", function () {
+    if (activeField() !== measured) pairShown();
+  });
+
   function localiseSaved() {
     var saved = document.getElementById("judge-saved");
     if (!saved || !saved.dataset.saved) return;
@@ -90,7 +226,7 @@
       return;
     }
     item.replaceWith(fresh);
-    shownAt = performance.now();
+    pairShown();
     busy = false;
     localiseSaved();
     fresh.focus({ preventScroll: false });
@@ -176,6 +312,12 @@
     return ((performance.now() - shownAt) / 1000).toFixed(2);
   }
 
+  // The active seconds not reported yet, sent with the answer.
+  function activeOnTask() {
+    tick();
+    return takeActive(Infinity).toFixed(2);
+  }
+
   document.addEventListener("submit", function (event) {
     var form = event.target;
     if (!form || form.id !== "judge-form") return;
@@ -196,6 +338,7 @@
           label: button.value,
           note: note ? note.value : "",
           seconds: secondsOnTask(),
+          active: activeOnTask(),
         },
       };
       keep(pending);

@@ -11,8 +11,10 @@ Prices come from two settings (or environment variables of the same name):
   :func:`llm_prices` and :func:`price_for` are re-exported here for this module's callers.
   The debates of a batch-mode job are priced at the batch prices (:meth:`Price.of` with
   ``batch=True``). A model with no price has unknown LLM money (None), never 0.
-- ``DREAM_HUMAN_PRICE_PER_HOUR``: money per hour of human time on task (the seconds the
-  judging page measured, summed over live judgments); unset: unknown.
+- ``DREAM_HUMAN_PRICE_PER_HOUR``: money per hour of human time on task, summed over live
+  judgments: the active seconds the judging page measured (page visible, input within the
+  idle cut-off), or a judgment's wall seconds when its active time was not measured; unset:
+  unknown.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ def human_price_per_hour() -> float | None:
 @dataclass(frozen=True, slots=True)
 class LabelCost:
     """What one final label cost: its ``source``, the LLM calls and tokens of its debate, the
-    LLM money (None: a price is unknown) and the human seconds on task behind it;
+    LLM money (None: a price is unknown) and the human active seconds behind it;
     ``cached_tokens`` and ``reasoning_tokens`` are parts of the prompt and completion
     tokens; ``batch``: its debate's job ran in batch mode, so the money is at batch prices."""
 

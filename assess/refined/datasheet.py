@@ -424,8 +424,8 @@ def _costs(s: Datasheet) -> list[str]:
         "## Cost per final label",
         "",
         "Per source and in all: LLM calls, tokens and money (prices `DREAM_LLM_PRICES`), "
-        "human seconds and money (`DREAM_HUMAN_PRICE_PER_HOUR`); a human or adjudicated "
-        "label also pays for the debate before it.",
+        "human active seconds and money (`DREAM_HUMAN_PRICE_PER_HOUR`); a human or "
+        "adjudicated label also pays for the debate before it.",
         "",
     ]
     return lines + _fenced("text", s.costs or ("no new labels",))

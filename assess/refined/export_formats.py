@@ -45,7 +45,8 @@ LABEL_FIELDS = (
     "adjudicator",
     "decided_at",
     # What the label cost: the LLM calls and tokens of the debate behind it and the human
-    # seconds on task (human and adjudicated labels; 0 for consensus; null for original rows).
+    # active seconds (wall seconds for a judgment not measured; human and adjudicated labels;
+    # 0 for consensus; null for original rows).
     "llm_calls",
     "prompt_tokens",
     "completion_tokens",
@@ -57,6 +58,13 @@ LABEL_FIELDS = (
     # The LLM money of the debate behind the label at DREAM_LLM_PRICES (batch prices for a
     # batch-mode job; assess.refined.debate_cost); null without a debate or a known price.
     "llm_money",
+    # Where the label came from, finer than "source": original, consensus, single-human,
+    # humans-unanimous, humans-majority or adjudicated (export_formats.label_source).
+    "label_source",
+    # The live judgments behind a human label as stored at refinement: annotator, label,
+    # time, and the annotator's accuracy on known-answer pairs then (gold_answers,
+    # gold_accuracy); [] for other labels.
+    "human_judgments",
 )
 
 DISAGREEMENT_HEADER = (
@@ -174,3 +182,30 @@ class HashingWriter(io.TextIOBase):
         """sha256 of everything written so far (flushes first)."""
         self._drain()
         return self._hash.hexdigest()
+
+
+#: Where a final label came from, in every export that carries provenance.
+LABEL_SOURCES = (
+    "original",  # copied from the original qrels
+    "consensus",  # the agents agreed (at the round in consensus_round)
+    "single-human",  # one annotator's judgment
+    "humans-unanimous",  # several annotators, all the same label
+    "humans-majority",  # several annotators, a majority (or, graded, the median)
+    "adjudicated",  # an admin decided
+    "unresolved",  # no final label (in the provenance, never a qrels row)
+)
+
+
+def label_source(source: str, judgment_labels: Sequence[int]) -> str:
+    """The finer source of a final label from its provenance ``source`` ("consensus",
+    "human", "adjudicated", "unresolved") and the labels of the live judgments behind it:
+    a human label is "single-human" from one judgment, "humans-unanimous" when several all
+    agree, "humans-majority" otherwise. One of :data:`LABEL_SOURCES`; ValueError for an
+    unknown ``source``."""
+    if source == "human":
+        if len(judgment_labels) <= 1:
+            return "single-human"
+        return "humans-unanimous" if len(set(judgment_labels)) == 1 else "humans-majority"
+    if source in ("consensus", "adjudicated", "unresolved", "original"):
+        return source
+    raise ValueError(f"unknown label source {source!r}")

@@ -23,6 +23,7 @@ from debates.prices import Price, llm_prices
 from ..models import Judgment, LabelProvenance, Refinement, ReviewItem
 from . import debate_cost
 from .debate_cost import needs_turns
+from .export_formats import label_source
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
@@ -47,12 +48,13 @@ SELECT q.query_id, d.doc_id, r.relevance, p.label, p.source, p.applied,
        p.adjudicator, CAST(p.decided_at AS TEXT),
        db.calls, db.prompt_tokens, db.completion_tokens,
        CASE WHEN p.source IN ('human', 'adjudicated') THEN COALESCE((
-           SELECT SUM(j.seconds_on_task) FROM {judgment} j
+           SELECT SUM(COALESCE(j.active_seconds, j.seconds_on_task)) FROM {judgment} j
              JOIN {item} ri ON ri.id = j.item_id
             WHERE ri.debate_id = p.debate_id AND j.undone_at IS NULL), 0)
             WHEN p.source IS NOT NULL THEN 0 END,
        db.cached_tokens, db.reasoning_tokens, CAST(dj.agent_a AS TEXT),
-       CAST(dj.agent_b AS TEXT), dj.max_tokens, dj.max_tokens_cap, dj.batch
+       CAST(dj.agent_b AS TEXT), dj.max_tokens, dj.max_tokens_cap, dj.batch,
+       CAST(p.judgments AS TEXT)
 FROM {qrel} r
 JOIN {query} q ON q.id = r.query_id
 JOIN {document} d ON d.id = r.document_id
@@ -200,6 +202,23 @@ def _utc_iso(value: str | datetime | None) -> str | None:
     return value.astimezone(UTC).isoformat()
 
 
+@functools.lru_cache(maxsize=4096)
+def _judgments_json(text: str | None) -> str:
+    """The ``human_judgments`` field: the live judgments behind a human label as stored at
+    refinement, each ``{"annotator", "label", "at", "gold_answers", "gold_accuracy"}`` (the
+    annotator's record on known-answer pairs then), canonical JSON; "[]" for none."""
+    return _canonical_json(text) if text else "[]"
+
+
+def _label_source(source: str | None, judgments: str | None) -> str:
+    """Where a row's label came from (:func:`assess.refined.export_formats.label_source`):
+    "original" for a row copied from the original qrels."""
+    if source is None:
+        return "original"
+    labels = [j["label"] for j in json.loads(judgments)] if judgments else []
+    return label_source(source, labels)
+
+
 def _seconds(value) -> float | None:
     # Human seconds behind a label, to the millisecond (None for an original row).
     return None if value is None else round(float(value), 3)
@@ -258,7 +277,9 @@ def _label_record(row: tuple) -> dict:
         "reasoning_tokens": reasoning,
         "generation": json.loads(_generation_json(*row[22:26])),
         "human_seconds": _seconds(human_seconds),
-        "llm_money": row[27],
+        "llm_money": row[28],
+        "label_source": _label_source(source if applied else None, row[27]),
+        "human_judgments": json.loads(_judgments_json(row[27])),
     }
 
 
@@ -311,11 +332,13 @@ def label_line(row: tuple) -> str:
         f'"decided_at":{_text(_utc_iso(decided))},'
         f'"doc_id":{_encode(doc_id)},'
         f'"generation":{_generation_json(*row[22:26])},'
+        f'"human_judgments":{_judgments_json(row[27])},'
         f'"human_seconds":{"null" if seconds is None else repr(seconds)},'
         f'"job":{_number(job)},'
         f'"label":{grade},'
+        f'"label_source":{_encode(_label_source(source if applied else None, row[27]))},'
         f'"llm_calls":{_number(calls)},'
-        f'"llm_money":{"null" if row[27] is None else repr(row[27])},'
+        f'"llm_money":{"null" if row[28] is None else repr(row[28])},'
         f'"models":{_canonical_json(models)},'
         f'"original_label":{_number(original)},'
         f'"prompt_tokens":{_number(prompt_tokens)},'

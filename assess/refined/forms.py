@@ -46,6 +46,13 @@ class RefineForm(forms.Form):
         "no final label yet: the unresolved pairs stay unjudged and are listed as pending.",
     )
 
+    exclude_flagged = forms.BooleanField(
+        required=False,
+        initial=False,
+        label="Exclude flagged annotators",
+        help_text="Leave out the judgments of annotators whose accuracy on known-answer pairs "
+        "is under the floor (see Annotators); who was left out is recorded with the set.",
+    )
     relevant_grade = forms.IntegerField(
         required=False,
         min_value=1,

@@ -14,6 +14,7 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
@@ -27,6 +28,7 @@ from debates.llm.config import backend_and_model
 from debates.models import Debate, DebateJob
 
 from ..models import Adjudication, Judgment, LabelProvenance, Refinement, ReviewItem
+from ..review.quality import AnnotatorQuality, annotator_quality, quality_policy
 from . import labels as final
 
 BATCH_SIZE = 5000
@@ -71,14 +73,17 @@ def _username_field() -> str:
     return get_user_model().USERNAME_FIELD
 
 
-def final_labels_collect(*, pool: Pool) -> list[PoolLabel]:
+def final_labels_collect(
+    *, pool: Pool, exclude_annotators: frozenset[int] = frozenset()
+) -> list[PoolLabel]:
     """Resolve every pair of ``pool`` (rules: :mod:`assess.refined.labels`); sorted by query
     id, then doc id (code point).
 
     Reads: the pairs and their original grade (set only for pools that keep judged pairs),
     every Debate of every job on the pool (with its job's agent models and prompt version),
     the review item of each debate, its live judgments (``undone_at`` empty) and its
-    adjudication. Returns one :class:`PoolLabel` per pair.
+    adjudication. Judgments of the users in ``exclude_annotators`` (user ids) are left out,
+    as if never made. Returns one :class:`PoolLabel` per pair.
     """
     pairs = list(
         Pair.objects.filter(pool=pool).values_list(
@@ -90,7 +95,7 @@ def final_labels_collect(*, pool: Pool) -> list[PoolLabel]:
             "original_relevance",
         )
     )
-    by_pair = _debate_evidence_by_pair(pool)
+    by_pair = _debate_evidence_by_pair(pool, exclude_annotators)
     out = [
         PoolLabel(
             query_pk,
@@ -134,13 +139,18 @@ def _review_items(pool: Pool) -> dict[int, tuple[int, str, int, bool]]:
     }
 
 
-def _live_judgments(pool: Pool, user: str) -> dict[int, list[final.HumanJudgment]]:
+def _live_judgments(
+    pool: Pool, user: str, excluded: frozenset[int]
+) -> dict[int, list[final.HumanJudgment]]:
     """{review item pk: its live judgments (not undone)} on ``pool``'s review items, each
-    with the annotator's ``user`` field (the username)."""
+    with the annotator's ``user`` field (the username); none by the ``excluded`` user ids."""
     judgments: dict[int, list[final.HumanJudgment]] = defaultdict(list)
-    for item_id, name, label, created in Judgment.objects.filter(
-        item__debate__pair__pool=pool, undone_at__isnull=True
-    ).values_list("item_id", f"annotator__{user}", "label", "created"):
+    rows = Judgment.objects.filter(item__debate__pair__pool=pool, undone_at__isnull=True)
+    if excluded:
+        rows = rows.exclude(annotator_id__in=excluded)
+    for item_id, name, label, created in rows.values_list(
+        "item_id", f"annotator__{user}", "label", "created"
+    ):
         judgments[item_id].append(final.HumanJudgment(str(name), int(label), created))
     return judgments
 
@@ -156,13 +166,15 @@ def _adjudications(pool: Pool, user: str) -> dict[int, final.Adjudication]:
     }
 
 
-def _debate_evidence_by_pair(pool: Pool) -> dict[int, list[final.DebateEvidence]]:
+def _debate_evidence_by_pair(
+    pool: Pool, excluded: frozenset[int] = frozenset()
+) -> dict[int, list[final.DebateEvidence]]:
     """{pair pk: the evidence of every debate of every job on ``pool`` about that pair}: the
     debate, its job's agent models, prompt version and scale, and its review item's kind,
     live judgments, adjudication and place in the human budget."""
     user = _username_field()
     reviews = _review_items(pool)
-    judgments = _live_judgments(pool, user)
+    judgments = _live_judgments(pool, user, excluded)
     adjudications = _adjudications(pool, user)
     by_pair: dict[int, list[final.DebateEvidence]] = defaultdict(list)
     rows = Debate.objects.filter(pair__pool=pool).values_list(
@@ -244,6 +256,7 @@ def qrels_refine(
     max_unresolved_share: float = final.DEFAULT_MAX_UNRESOLVED_SHARE,
     created_by=None,
     relevant_grade: int = 1,
+    exclude_flagged: bool = False,
 ) -> RefineReport:
     """Create the refined QrelSet ``name`` (origin "refined") from ``pool``'s final labels.
 
@@ -257,7 +270,11 @@ def qrels_refine(
     ``include_judged``) keeps its original grade; its final label and any disagreement are
     in its provenance. Every pool pair gets a LabelProvenance row (unresolved ones with
     their reason and no qrels row). The refined set's grade counts are recorded
-    (:func:`corpora.services.qrel_set_grades_record`).
+    (:func:`corpora.services.qrel_set_grades_record`). With ``exclude_flagged``, the
+    judgments of annotators the gold accuracy floor flags now
+    (:func:`assess.review.quality.flagged_annotators`) are left out, as if never made; who
+    was left out, with their gold figures and the floor, is stored on the Refinement. Each
+    provenance row's human judgments carry their annotator's gold accuracy at this time.
 
     Refused, writing nothing, when the name is taken in the dataset, the pool has no pairs,
     ``relevant_grade`` is not an integer from 1 up to the original set's top grade (at least
@@ -271,12 +288,14 @@ def qrels_refine(
             Pool.objects.select_for_update().select_related("dataset", "qrel_set").get(pk=pool.pk)
         )
         dataset, original = pool.dataset, pool.qrel_set
+        people = _annotators_now(exclude_flagged)
         labels, summary = _refine_labels(
             pool,
             name=name,
             relevant_grade=relevant_grade,
             max_unresolved_share=max_unresolved_share,
             allow_partial=allow_partial,
+            excluded=people.excluded_ids,
         )
         refined = _refined_set_create(pool, name)
         original_rows = _copy_original(original, refined)
@@ -304,9 +323,14 @@ def qrels_refine(
             jobs=sorted(set(pool.debate_jobs.values_list("pk", flat=True))),
             created_by=created_by,
             relevant_grade=relevant_grade,
+            exclude_flagged=exclude_flagged,
+            excluded_annotators=people.excluded,
         )
         LabelProvenance.objects.bulk_create(
-            (_provenance(refinement, refined, p, qrel_pk, relevant_grade) for p in labels),
+            (
+                _provenance(refinement, refined, p, qrel_pk, relevant_grade, people.gold)
+                for p in labels
+            ),
             batch_size=BATCH_SIZE,
         )
         qrel_set_grades_record(qrel_set=refined)
@@ -343,6 +367,7 @@ def _refine_labels(
     relevant_grade: int,
     max_unresolved_share: float,
     allow_partial: bool,
+    excluded: frozenset[int] = frozenset(),
 ) -> tuple[list[PoolLabel], final.ResolutionSummary]:
     """The final labels of ``pool`` (locked, with its dataset and qrel set) and their
     summary, once the refinement is allowed: raises :class:`RefineError` when ``name`` is
@@ -357,7 +382,7 @@ def _refine_labels(
             f"the relevant grade {relevant_grade} is above the top grade {top} of qrels "
             f"{original.name!r} (grades {original.grades_text}); choose 1..{top}"
         )
-    labels = final_labels_collect(pool=pool)
+    labels = final_labels_collect(pool=pool, exclude_annotators=excluded)
     if not labels:
         raise RefineError(f"pool {pool.name!r} has no pairs to refine")
     summary = final.summarise(p.final for p in labels)
@@ -457,8 +482,10 @@ def _provenance(
     pool_label: PoolLabel,
     qrel_pk: dict[tuple[int, int], int],
     relevant_grade: int = 1,
+    gold: dict[str, dict[str, Any]] | None = None,
 ) -> LabelProvenance:
     f = pool_label.final
+    gold = gold or {}
     return LabelProvenance(
         grade=final.final_grade(f, relevant_grade),
         relevant_grade=None if f.graded else relevant_grade,
@@ -490,6 +517,7 @@ def _provenance(
                 "annotator": j.annotator,
                 "label": j.label,
                 "at": j.at.isoformat() if j.at else None,
+                **gold.get(j.annotator, NO_GOLD),
             }
             for j in f.judgments
         ],
@@ -497,6 +525,49 @@ def _provenance(
         debated_at=f.debated_at,
         decided_at=f.decided_at,
     )
+
+
+NO_GOLD: dict[str, Any] = {"gold_answers": 0, "gold_accuracy": None}
+
+
+@dataclass(frozen=True, slots=True)
+class _People:
+    """Who a refinement leaves out and everyone's gold figures, as of the refinement."""
+
+    excluded_ids: frozenset[int]
+    excluded: list[dict[str, Any]]
+    gold: dict[str, dict[str, Any]]
+
+
+def _gold_record(q: AnnotatorQuality) -> dict[str, Any]:
+    accuracy = q.score.accuracy
+    return {
+        "gold_answers": accuracy.n,
+        "gold_accuracy": None if accuracy.estimate is None else round(accuracy.estimate, 4),
+    }
+
+
+def _annotators_now(exclude_flagged: bool) -> _People:
+    """Every annotator's gold record (for the provenance of human labels) and, with
+    ``exclude_flagged``, the flagged annotators to leave out with their figures and the
+    floor in force."""
+    everyone = annotator_quality()
+    gold = {q.username: _gold_record(q) for q in everyone.values()}
+    if not exclude_flagged:
+        return _People(frozenset(), [], gold)
+    policy = quality_policy()
+    flagged = sorted((q for q in everyone.values() if q.flagged), key=lambda q: q.username)
+    excluded = [
+        {
+            "annotator": q.username,
+            "gold_correct": q.score.accuracy.successes,
+            **_gold_record(q),
+            "floor": policy.accuracy_floor,
+            "min_answers": policy.min_answers,
+        }
+        for q in flagged
+    ]
+    return _People(frozenset(q.user_id for q in flagged), excluded, gold)
 
 
 def refinement_get(*, qrel_set: QrelSet) -> Refinement:

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from django.db.models import Count, QuerySet, Sum
+from django.db.models.functions import Coalesce
 
 from corpora.models import Dataset, Pool, QrelSet
 from debates.models import Debate
@@ -161,8 +162,10 @@ def _debate_llm(debate_ids: list[int], prices: dict) -> dict[int, cost.LabelCost
 def refined_label_costs(*, qrel_set: QrelSet) -> list[cost.LabelCost]:
     """One :class:`assess.refined.cost.LabelCost` per new final label of a refined set
     (consensus, human or adjudicated rows of its provenance that were applied): the LLM
-    calls, tokens and money of the debate behind it (``DREAM_LLM_PRICES``) and the seconds on
-    task of the live human judgments of that debate's review."""
+    calls, tokens and money of the debate behind it (``DREAM_LLM_PRICES``) and the human
+    seconds of the live judgments of that debate's review: each judgment's active seconds
+    (page visible, input within the idle cut-off), or its wall seconds on task when its
+    active time was not measured."""
     prices = cost.llm_prices()
     rows = list(
         LabelProvenance.objects.filter(
@@ -174,7 +177,7 @@ def refined_label_costs(*, qrel_set: QrelSet) -> list[cost.LabelCost]:
     seconds = dict(
         Judgment.objects.filter(item__debate_id__in=debate_ids, undone_at__isnull=True)
         .values_list("item__debate_id")
-        .annotate(s=Sum("seconds_on_task"))
+        .annotate(s=Sum(Coalesce("active_seconds", "seconds_on_task")))
         .values_list("item__debate_id", "s")
     )
     out = []

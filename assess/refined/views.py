@@ -122,6 +122,7 @@ def refine_create(request: HttpRequest, slug: str) -> HttpResponse:
                 allow_partial=data["allow_partial"],
                 created_by=request.user,
                 relevant_grade=data["relevant_grade"],
+                exclude_flagged=data["exclude_flagged"],
             )
         except RefineError as exc:
             form.add_error(None, str(exc))

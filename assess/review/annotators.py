@@ -127,10 +127,13 @@ class AnnotatorRow:
 
 
 def annotator_overview(*, now: datetime | None = None) -> list[AnnotatorRow]:
-    """Every user who judged at least once, by username."""
+    """Every user who judged a debate's pair at least once, by username (their answers on
+    known-answer pairs are in :func:`assess.review.quality.annotator_quality`)."""
     now = now or timezone.now()
     start = _today_start(now)
-    rows = Judgment.objects.values_list(
+    # Judgments of debates' pairs: answers on known-answer pairs are scored apart
+    # (assess.review.quality), never compared with other annotators'.
+    rows = Judgment.objects.filter(item__debate__isnull=False).values_list(
         "annotator_id", "item_id", "label", "seconds_on_task", "created", "undone_at"
     )
     live_by_item: dict[int, list[tuple[int, int]]] = defaultdict(list)

@@ -38,6 +38,13 @@ class JudgmentForm(forms.Form):
     active = forms.FloatField(required=False)
 
 
+class ActiveTimeForm(forms.Form):
+    """A heartbeat (or the beacon sent when the page is hidden or left) of the judging page:
+    the active ``seconds`` measured since the last one it sent (the service clamps them)."""
+
+    seconds = forms.FloatField()
+
+
 class UndoForm(forms.Form):
     """An undo from the judging page: ``undo`` is the ``client_id`` of the judgment to undo,
     which the page carries (empty when it knows of none), so a re-sent undo names the same
@@ -58,3 +65,14 @@ class AdjudicationForm(forms.Form):
     def __init__(self, *args, top_grade: int = 1, **kwargs):
         super().__init__(*args, **kwargs)
         cast(forms.TypedChoiceField, self.fields["label"]).choices = label_choices(top_grade)
+
+
+class QualityPolicyForm(forms.Form):
+    """The gold accuracy floor (percent) and the gold answers it needs, set by an admin."""
+
+    floor_percent = forms.DecimalField(
+        min_value=0, max_value=100, decimal_places=2, label="Accuracy floor (%)"
+    )
+    min_answers = forms.IntegerField(
+        min_value=1, max_value=100_000, label="after at least (gold answers)"
+    )

@@ -24,12 +24,12 @@ on known positives and recall on known negatives each come with their 95% Wilson
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .agreement import Proportion, wilson_interval
 
-MAX_GOLD_SHARE = 0.5
 # Gold pairs drawn per job: enough for an annotator who judges every pair of the pool, at
 # least MIN_DRAW so a small pool still measures, at most MAX_DRAW.
 MIN_DRAW = 20
@@ -49,20 +49,13 @@ def _fraction(*parts: object) -> float:
     return int.from_bytes(digest[:8], "big") / 2**64
 
 
-def check_gold_share(share: float) -> float:
-    """``share`` if it is a valid gold share (0 <= share <= 0.5), else ValueError naming it."""
-    if not 0.0 <= float(share) <= MAX_GOLD_SHARE:
-        raise ValueError(f"gold share must be between 0 and {MAX_GOLD_SHARE}, got {share!r}")
-    return float(share)
-
-
 def _block_length(share: float) -> int:
     return max(1, round(1.0 / share))
 
 
 def gold_position(job_id: int, annotator_id: int, position: int, share: float) -> bool:
     """Whether the annotator's judgment number ``position`` (0-based, within one job) is a
-    gold pair at gold share ``share`` (0..0.5). See the module docstring for the blocks."""
+    gold pair at gold share ``share`` (0..1). See the module docstring for the blocks."""
     if share <= 0 or position < 0:
         return False
     length = _block_length(share)
@@ -81,7 +74,8 @@ def gold_draw_size(share: float, pool_pairs: int) -> int:
     judging the whole pool meets), clamped to MIN_DRAW..MAX_DRAW; 0 when ``share`` is 0."""
     if share <= 0:
         return 0
-    need = -(-share * pool_pairs // (1.0 - share))
+    # Rounded before the ceiling: 0.05 / 0.95 x 1,900 is 100.00000000000001 in floats.
+    need = math.ceil(round(share * pool_pairs / (1.0 - share), 9))
     return int(min(MAX_DRAW, max(MIN_DRAW, need)))
 
 

@@ -122,7 +122,10 @@ def _gold_rows_write(job: DebateJob, chosen: list[gold.GoldCandidate]) -> int:
         )
         for c in chosen
     ]
-    return len(GoldPair.objects.bulk_create(rows, ignore_conflicts=True))
+    before = GoldPair.objects.filter(job=job).count()
+    GoldPair.objects.bulk_create(rows, ignore_conflicts=True)
+    # bulk_create returns every row it was given, conflicts included: count instead.
+    return GoldPair.objects.filter(job=job).count() - before
 
 
 def _position(annotator: Any, job: DebateJob) -> int:

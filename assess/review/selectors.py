@@ -225,7 +225,7 @@ def pair_view(*, item: ReviewItem, show_debate: bool | None = None) -> PairView:
 
 
 def _gold_pair_view(item: ReviewItem) -> PairView:
-    gold = GoldPair.objects.select_related("job", "query", "document").get(pk=item.gold_id)
+    gold = GoldPair.objects.select_related("job", "query", "document").get(pk=item.gold_id or 0)
     query, document = gold.query, gold.document
     marks = [(s, e, "q") for s, e in term_spans(document.text, query_terms(query.text))]
     return PairView(

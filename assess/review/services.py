@@ -40,8 +40,8 @@ from core.text import text_storable
 from corpora.models import PairSource
 from debates.models import Debate, DebateJob
 
-from ..models import Adjudication, Guidelines, Judgment, ReviewItem
-from . import budget
+from ..models import Adjudication, GoldPair, Guidelines, Judgment, ReviewItem
+from . import budget, timing
 from .agreement import audit_selected
 from .gold_queue import gold_item_claim
 
@@ -81,6 +81,30 @@ def undo_window_seconds() -> float:
     return _seconds_setting("DREAM_UNDO_SECONDS", 900)
 
 
+def active_idle_seconds() -> float:
+    """How long after the last input the judging page still counts time as active (seconds):
+    ``DREAM_ACTIVE_IDLE_SECONDS``, default 60."""
+    return _seconds_setting("DREAM_ACTIVE_IDLE_SECONDS", 60)
+
+
+def active_heartbeat_seconds() -> float:
+    """How often the judging page reports the active time it measured (seconds):
+    ``DREAM_ACTIVE_HEARTBEAT_SECONDS``, default 15."""
+    return _seconds_setting("DREAM_ACTIVE_HEARTBEAT_SECONDS", 15)
+
+
+def click_through_floor_seconds() -> float:
+    """A judgment faster than this (active seconds, else wall seconds) on a long chunk is
+    flagged as a possible click-through: ``DREAM_CLICK_THROUGH_SECONDS``, default 2."""
+    return _seconds_setting("DREAM_CLICK_THROUGH_SECONDS", 2.0)
+
+
+def click_through_min_words() -> int:
+    """A chunk longer than this many words (whitespace-separated) cannot be read below the
+    click-through floor: ``DREAM_CLICK_THROUGH_WORDS``, default 100."""
+    return int(_seconds_setting("DREAM_CLICK_THROUGH_WORDS", 100))
+
+
 # ---------------------------------------------------------------------------------------------
 # The review queue
 
@@ -105,10 +129,12 @@ def review_items_sync(*, job: DebateJob, agreed_since: datetime | None = None) -
     without_item = job.debates.exclude(Exists(ReviewItem.objects.filter(debate=OuterRef("pk"))))
     pair_of: dict[int, int] = {}
     new: list[ReviewItem] = []
+    debate_of: dict[int, int] = {}  # id(item): its debate (every item made here has one)
     for pk, pair_id in without_item.filter(status=Debate.Status.ESCALATED).values_list(
         "pk", "pair_id"
     ):
         new.append(ReviewItem(debate_id=pk, kind=ReviewItem.Kind.ESCALATED))
+        debate_of[id(new[-1])] = pk
         pair_of[pk] = pair_id
     if job.audit_share > 0:
         agreed = without_item.filter(status=Debate.Status.AGREED)
@@ -117,12 +143,13 @@ def review_items_sync(*, job: DebateJob, agreed_since: datetime | None = None) -
         for pk, pair_id in agreed.values_list("pk", "pair_id").iterator(chunk_size=5000):
             if audit_selected(job.pk, pair_id, job.audit_share):
                 new.append(ReviewItem(debate_id=pk, kind=ReviewItem.Kind.AUDIT))
+                debate_of[id(new[-1])] = pk
                 pair_of[pk] = pair_id
-    new.sort(key=lambda item: item.debate_id)
+    new.sort(key=lambda item: debate_of[id(item)])
     impacts = _pair_impacts(set(pair_of.values()))
     for item in new:
         item.judgments_needed = job.judgments_per_pair
-        item.impact = impacts.get(pair_of[item.debate_id], 0.0)
+        item.impact = impacts.get(pair_of[debate_of[id(item)]], 0.0)
     created = ReviewItem.objects.bulk_create(new, batch_size=2000, ignore_conflicts=True)
     if created or ReviewItem.objects.filter(debate__job=job, budget_rank__isnull=True).exists():
         review_budget_renumber(job=job)
@@ -283,9 +310,12 @@ def review_items_on_job_change(*, job: DebateJob, field: str) -> int:
 # item whose budget_rank is beyond its job's human_budget waits (NULL budget: no limit). This
 # order needs a partial index on (impact DESC, created, id) over the items still needing
 # judgments, or PostgreSQL sorts every open item on each claim; review_open_by_impact is it.
+# A new claim starts the pair's active time from 0 (the heartbeats of an earlier holder are
+# theirs); the held item returned again (_held_item: a reload) keeps what was reported.
 _CLAIM_TEMPLATE = """
     UPDATE assess_reviewitem
-       SET leased_to_id = %s, lease_expires_at = %s, claimed_at = %s
+       SET leased_to_id = %s, lease_expires_at = %s, claimed_at = %s,
+           lease_active_seconds = 0
      WHERE id = (
         SELECT r.id FROM assess_reviewitem r
          WHERE r.debate_id IS NOT NULL
@@ -364,6 +394,7 @@ def review_item_claim(
     if row is None:
         return None
     item = ReviewItem.objects.select_related("debate__job").get(pk=row[0])
+    assert item.debate is not None  # the claim statement serves debates' items only
     # At a gold position of this annotator's work on the job, a known-answer pair comes
     # instead, looking like any audit; the item just leased goes back to the queue.
     gold_item = gold_item_claim(
@@ -391,6 +422,44 @@ def review_item_release(*, item: ReviewItem, annotator: Any) -> bool:
             leased_to=None, lease_expires_at=None
         )
     )
+
+
+def review_item_active_add(*, item: ReviewItem, annotator: Any, seconds: float) -> bool:
+    """Add ``seconds`` of active time that the judging page reported (a heartbeat, or the
+    beacon sent when the page is hidden or left) to ``item``'s ``lease_active_seconds``;
+    True when added.
+
+    Added only while ``annotator`` holds the item's lease (expired too, as long as nobody
+    claimed it since: :func:`judgment_record` still accepts their answer then), so another
+    annotator's post, or a late beacon after the judgment, changes nothing. One conditional
+    ``UPDATE ... SET lease_active_seconds = lease_active_seconds + x``: concurrent posts add
+    up. Each post adds 0..120 s (:func:`assess.review.timing.heartbeat_seconds`; the page
+    sends one every :func:`active_heartbeat_seconds`)."""
+    add = timing.heartbeat_seconds(seconds)
+    return bool(
+        ReviewItem.objects.filter(pk=item.pk, leased_to=annotator).update(
+            lease_active_seconds=F("lease_active_seconds") + add
+        )
+    )
+
+
+def _chunk_words(item: ReviewItem) -> int:
+    # The chunk the judging page showed: the debate's document, or a gold item's document.
+    if item.debate_id is not None:
+        text = (
+            Debate.objects.filter(pk=item.debate_id)
+            .values_list("pair__document__text", flat=True)
+            .first()
+        )
+    elif item.gold_id is not None:
+        text = (
+            GoldPair.objects.filter(pk=item.gold_id)
+            .values_list("document__text", flat=True)
+            .first()
+        )
+    else:
+        text = None
+    return timing.word_count(text or "")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -450,9 +519,16 @@ def judgment_record(
     returns the stored judgment with ``created=False`` and changes nothing. The item row is
     locked; the save is accepted when the annotator holds the lease, even an expired one, or
     nobody else holds a live lease. Saving adds one to ``judgments_done`` and ends the lease.
-    ``seconds`` is the time on task the browser measured (seconds; clamped to 0..86,400), the
-    note is cut to 2,000 characters. ``active_seconds`` is the active time the page measured
-    since its last heartbeat (None: not measured); ``guidelines`` the version of the
+    ``seconds`` is the time on task the browser measured (wall clock since the pair was
+    shown; seconds, clamped to 0..86,400), the note is cut to 2,000 characters.
+    ``active_seconds`` is the active time the page measured since its last heartbeat
+    (seconds; None: not sent); the judgment stores the item's ``lease_active_seconds`` (what
+    this annotator's heartbeats reported, :func:`review_item_active_add`) plus it, clamped
+    to 0..86,400, or None (not measured) when neither exists
+    (:func:`assess.review.timing.active_total`). ``click_through`` is set when that time
+    (or, not measured, ``seconds``) is below :func:`click_through_floor_seconds` on a chunk
+    of more than :func:`click_through_min_words` words
+    (:func:`assess.review.timing.is_click_through`). ``guidelines`` is the version of the
     guidelines the annotator had confirmed (:mod:`assess.review.guidelines`), stored with it.
 
     Raises JudgingConflict when another annotator holds a live lease on the pair, the pair
@@ -494,6 +570,20 @@ def judgment_record(
             item=locked, annotator=annotator, undone_at__isnull=True
         ).exists():
             raise JudgingConflict("You have already judged this pair; not saved.")
+        wall = _clean_seconds(seconds)
+        # The heartbeats stored for this lease are this annotator's only while they hold it.
+        reported = locked.lease_active_seconds if locked.leased_to_id == annotator.pk else 0.0
+        active = timing.active_total(stored_seconds=reported, page_seconds=active_seconds)
+        floor = click_through_floor_seconds()
+        fast = timing.task_seconds(active_seconds=active, wall_seconds=wall) < floor
+        # The chunk is read only for a fast answer: most answers need no word count.
+        click_through = fast and timing.is_click_through(
+            active,
+            wall,
+            _chunk_words(locked),
+            floor_seconds=floor,
+            min_words=click_through_min_words(),
+        )
         try:
             with transaction.atomic():
                 judgment = Judgment.objects.create(
@@ -502,14 +592,20 @@ def judgment_record(
                     label=label,
                     note=text_storable((note or "").strip()[:NOTE_MAX_CHARS]),
                     client_id=client_uuid,
-                    seconds_on_task=_clean_seconds(seconds),
+                    seconds_on_task=wall,
+                    active_seconds=active,
+                    click_through=click_through,
                     guidelines=guidelines,
                 )
         except IntegrityError:
             # The same client id on another item (a different item row lock) raced us.
             raise JudgingError("this submission id was already used for another pair") from None
+        # The lease ends with its active time: an undo gives the pair back counting from 0.
         ReviewItem.objects.filter(pk=locked.pk).update(
-            judgments_done=F("judgments_done") + 1, leased_to=None, lease_expires_at=None
+            judgments_done=F("judgments_done") + 1,
+            leased_to=None,
+            lease_expires_at=None,
+            lease_active_seconds=0.0,
         )
     return Recorded(judgment, True)
 

@@ -3,6 +3,7 @@
 | page                                        | annotator | researcher | admin |
 |---------------------------------------------|-----------|------------|-------|
 | judging page, submit, skip, undo, unskip    | yes       | 403        | 403   |
+| judging page's heartbeat (active time)      | yes       | 403        | 403   |
 | disagreements, adjudication                 | 403       | 403        | yes   |
 | annotator overview                          | 403       | yes        | yes   |
 
@@ -29,9 +30,10 @@ from core.roles import Role, role_required, user_has_role
 from debates.models import DebateJob
 
 from ..models import Adjudication, ReviewItem
-from .annotators import annotator_overview, disagreements, human_answers
-from .forms import AdjudicationForm, JudgmentForm, UndoForm
+from .annotators import disagreements, human_answers
+from .forms import ActiveTimeForm, AdjudicationForm, JudgmentForm, UndoForm
 from .guidelines import guidelines_confirmed, guidelines_for_item, guidelines_render
+from .quality_views import annotators_page_context
 from .selectors import (
     job_agreement,
     job_audit,
@@ -44,9 +46,12 @@ from .selectors import (
 from .services import (
     JudgingConflict,
     JudgingError,
+    active_heartbeat_seconds,
+    active_idle_seconds,
     adjudication_record,
     judgment_record,
     judgment_undo,
+    review_item_active_add,
     review_item_claim,
     review_item_release,
     review_item_top_grade,
@@ -96,6 +101,9 @@ def _render_judge(
         "client_id": uuid.uuid4(),
         # The judgment "u" undoes: the undo request names it, so a re-send is harmless.
         "undo": undoable_judgment(annotator=request.user),
+        # How static/judge.js measures active time: the idle cut-off and heartbeat period (s).
+        "active_idle": active_idle_seconds(),
+        "active_heartbeat": active_heartbeat_seconds(),
     }
     template = "assess/partials/judge_item.html" if _is_script(request) else "assess/judge.html"
     return render(request, template, context, status=status)
@@ -126,7 +134,8 @@ def judge_submit(request: HttpRequest, item_id: int) -> HttpResponse:
     """Save a judgment (idempotent on ``client_id``), then answer with the next pair.
 
     400 for an invalid submission, 409 (with the next pair and the reason) when the pair is
-    held by someone else or already decided.
+    held by someone else or already decided, or (with the confirm screen) when this
+    annotator has not confirmed the guidelines in force for it.
     """
     item = get_object_or_404(ReviewItem, pk=item_id)
     form = JudgmentForm(request.POST)
@@ -138,7 +147,14 @@ def judge_submit(request: HttpRequest, item_id: int) -> HttpResponse:
     if guidelines is not None and not guidelines_confirmed(
         annotator=request.user, guidelines=guidelines
     ):
-        guidelines = None
+        # A page opened before a new version, or a hand-made POST: nothing is saved, and
+        # the script swaps in the confirm screen (409 answers carry the fragment).
+        refusal = (
+            f"Not saved: read and confirm the guidelines (version {guidelines.version}) first."
+        )
+        if not _is_script(request):
+            return _refused(request, refusal, 409)
+        return _render_judge(request, _next(request), status=409, error=refusal)
     try:
         recorded = judgment_record(
             item=item,
@@ -161,6 +177,30 @@ def judge_submit(request: HttpRequest, item_id: int) -> HttpResponse:
         messages.success(request, f"Saved {saved_at:%H:%M:%S}.")
         return redirect("assess:judge")
     return _render_judge(request, _next(request), saved=recorded.judgment)
+
+
+@htmx_view(no_store=True)
+@role_required(Role.ANNOTATOR)
+@require_POST
+def judge_active(request: HttpRequest, item_id: int) -> HttpResponse:
+    """Add the active seconds the judging page measured (a heartbeat every 15 s, or the
+    beacon sent when it is hidden or left) to the pair's lease.
+
+    204 when added, 409 when this annotator does not hold the pair's lease (nothing
+    changes), 400 for a missing or non-numeric ``seconds``.
+    """
+    item = get_object_or_404(ReviewItem, pk=item_id)
+    form = ActiveTimeForm(request.POST)
+    if not form.is_valid():
+        return HttpResponse(
+            "Not counted: seconds must be a number.",
+            status=400,
+            content_type="text/plain; charset=utf-8",
+        )
+    added = review_item_active_add(
+        item=item, annotator=request.user, seconds=form.cleaned_data["seconds"]
+    )
+    return HttpResponse(status=204 if added else 409)
 
 
 @htmx_view(no_store=True)
@@ -270,8 +310,9 @@ def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
 
 @role_required(*READERS)
 def annotator_list(request: HttpRequest) -> HttpResponse:
-    """Judgments per annotator, median seconds per judgment, agreement."""
-    return render(request, "assess/annotators.html", {"rows": annotator_overview()})
+    """Judgments per annotator, median active seconds per pair, agreement, and accuracy on
+    known-answer pairs with the floor that flags (admins set it here)."""
+    return render(request, "assess/annotators.html", annotators_page_context(request))
 
 
 def job_review_panel(request: HttpRequest, job: DebateJob) -> str:

@@ -25,6 +25,8 @@ T = TypeVar("T")
 MAX_ATTEMPTS = 3
 ERROR_CHARS = 4000
 MAX_CONCURRENCY = 256
+# Known-answer pairs above half of an annotator's work would measure more than they label.
+MAX_GOLD_SHARE = 0.5
 REMOTE_CONCURRENCY = 16  # default for jobs whose agents are all remote (openai)
 REMOTE_QUEUE = "llm_remote"  # Celery queue of debates whose agents are all remote
 LOCAL_QUEUE = "celery"  # Celery's default queue: debates with an embedded (in-process) agent

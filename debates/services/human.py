@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from debates.models import DebateJob
-from debates.services.common import DebateJobError
+from debates.services.common import MAX_GOLD_SHARE, DebateJobError
 from debates.signals import debate_job_human_changed
 
 
@@ -35,6 +35,17 @@ def debate_job_audit_share_set(*, job: DebateJob, share: float) -> DebateJob:
     DebateJob.objects.filter(pk=job.pk).update(audit_share=share)
     job.audit_share = share
     _announce(job.pk, "audit_share")
+    return job
+
+
+def debate_job_gold_share_set(*, job: DebateJob, share: float) -> DebateJob:
+    """Set the share (0..0.5) of each annotator's pairs on ``job`` that are known-answer
+    pairs (``assess.review.gold``; 0 turns them off). Takes effect at the next claim; a
+    raised share draws the gold pairs it needs then. Raises DebateJobError outside 0..0.5."""
+    if not 0 <= share <= MAX_GOLD_SHARE:
+        raise DebateJobError(f"gold share must be between 0 and {MAX_GOLD_SHARE}, got {share}")
+    DebateJob.objects.filter(pk=job.pk).update(gold_share=share)
+    job.gold_share = share
     return job
 
 

@@ -27,6 +27,7 @@ from debates.models import DebateJob
 from debates.services.backends import agent_config_validate
 from debates.services.common import (
     MAX_CONCURRENCY,
+    MAX_GOLD_SHARE,
     DebateJobError,
     default_concurrency,
     default_max_tokens,
@@ -58,7 +59,9 @@ class JobSpec:
     shared-prefix layout), "" this code's default for the scale ("dream-v2",
     "dream-graded-v2"). ``limit`` takes only the first N pairs in canonical order (query id, then
     doc id, by code point). ``judgments_per_pair`` human judgments per escalated pair;
-    ``audit_share`` (0..1) of agreed labels drawn for a human audit; ``human_budget`` at most
+    ``audit_share`` (0..1) of agreed labels drawn for a human audit; ``gold_share`` (0..0.5) of
+    each annotator's pairs that are known-answer pairs from the original qrels (0: none; see
+    ``assess.review.gold``); ``human_budget`` at most
     this many pairs to humans (None: no limit). ``concurrency`` debates run at once in
     process (1..256; None: 16 for remote agents, 1 with an embedded one). ``batch``: no
     direct calls, the rounds go out as batch files (:mod:`debates.services.batch`; openai
@@ -81,6 +84,7 @@ class JobSpec:
     limit: int | None = None
     judgments_per_pair: int = 1
     audit_share: float = 0.02
+    gold_share: float = 0.05
     human_budget: int | None = None
     concurrency: int | None = None
     note: str = ""
@@ -121,6 +125,10 @@ def _spec_check(spec: JobSpec, config_a: AgentConfig, config_b: AgentConfig) -> 
         )
     if not 0.0 <= spec.audit_share <= 1.0:
         raise DebateJobError(f"audit share must be between 0 and 1, got {spec.audit_share}")
+    if not 0.0 <= spec.gold_share <= MAX_GOLD_SHARE:
+        raise DebateJobError(
+            f"gold share must be between 0 and {MAX_GOLD_SHARE}, got {spec.gold_share}"
+        )
     concurrency = spec.concurrency
     if concurrency is None:
         concurrency = default_concurrency(config_a, config_b)
@@ -198,6 +206,7 @@ def debate_job_launch(
             pair_limit=spec.limit,
             judgments_per_pair=spec.judgments_per_pair,
             audit_share=spec.audit_share,
+            gold_share=spec.gold_share,
             note=spec.note,
             concurrency=concurrency,
             api_keys_encrypted=encrypted,

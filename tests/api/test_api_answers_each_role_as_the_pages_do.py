@@ -14,6 +14,7 @@ PARAMS = {
     "operation_id": "999999",
     "export_id": "999999",
     "kind": "benchmark",
+    "username": "nobody",
 }
 # Requests a researcher may POST: an export is a download made in the background, as the
 # refined set's page lets researchers ask for one.

@@ -40,9 +40,12 @@ def test_the_overview_table_holds_hand_counted_numbers(make_review_job, annotato
     assert Judgment.objects.count() == 7
 
     tables = html_tables(client_as("researcher").get("/review/annotators/").content.decode())
+    # Columns: judgments, today, undone, median active s (not measured: posted without the
+    # page's script), median s on page, click-throughs, gold accuracy and recall (no
+    # known-answer pairs here), agreement with others, compared, with adjudication.
     assert tables[0][1:] == [
-        ["ann1", "3", "3", "1", "20.0", "67%", "3", "0% of 1"],
-        ["ann2", "3", "3", "0", "7.0", "67%", "3", "0% of 1"],
+        ["ann1", "3", "3", "1", "–", "20.0", "0", "–", "–", "–", "67%", "3", "0% of 1"],
+        ["ann2", "3", "3", "0", "–", "7.0", "0", "–", "–", "–", "67%", "3", "0% of 1"],
     ]
 
 

@@ -57,6 +57,8 @@ def test_each_judged_pair_is_one_line_in_canonical_order(refined):
         "generation": None,
         "human_seconds": None,
         "llm_money": None,
+        "label_source": "original",
+        "human_judgments": [],
     }
     consensus = lines[3]
     assert consensus["consensus_round"] == 2
@@ -69,6 +71,13 @@ def test_each_judged_pair_is_one_line_in_canonical_order(refined):
     assert (audit["label"], audit["source"], audit["annotators"]) == (0, "human", ["bob"])
     assert (audit["consensus_label"], audit["consensus_round"]) == (1, 1)
     assert audit["debate"] == refined.debate("q2", "d6").pk
+    # Where each label came from, and the annotator's record on known-answer pairs (none yet).
+    assert consensus["label_source"] == "consensus"
+    assert audit["label_source"] == "single-human"
+    assert [
+        (j["annotator"], j["label"], j["gold_answers"], j["gold_accuracy"])
+        for j in audit["human_judgments"]
+    ] == [("bob", 0, 0, None)]
     # The calls and tokens of the debate and the human seconds behind each label.
     for line in (consensus, audit):
         debate = Debate.objects.get(pk=line["debate"])

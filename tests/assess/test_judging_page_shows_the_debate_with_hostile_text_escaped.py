@@ -81,7 +81,12 @@ def test_hostile_text_everywhere_is_shown_escaped_and_runs_nothing(client_as, ma
     assert inline_scripts == []
     assert [tag for tag, _ in elements if tag == "img"] == []
     scripts = [attrs.get("src") for tag, attrs in elements if tag == "script"]
-    assert scripts == ["/static/vendor/htmx-2.0.11.min.js", "/static/app.js", "/static/judge.js"]
+    assert scripts == [
+        "/static/vendor/htmx-2.0.11.min.js",
+        "/static/app.js",
+        "/static/judge.js",
+        "/static/guidelines.js",
+    ]
     for _tag, attrs in elements:
         assert "style" not in attrs
         assert [a for a in attrs if a.startswith("on")] == []

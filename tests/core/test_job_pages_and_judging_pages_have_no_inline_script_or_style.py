@@ -1,6 +1,7 @@
-"""The judging, adjudication, annotator and debate-job pages carry no inline script, event
-handler attribute or inline style (the Content-Security-Policy would block them); scripts
-come from /static/ only, judge.js only on the judging page."""
+"""The judging, adjudication, annotator, guidelines and debate-job pages carry no inline
+script, event handler attribute or inline style (the Content-Security-Policy would block
+them); scripts come from /static/ only, judge.js and guidelines.js only on the judging
+page."""
 
 import uuid
 
@@ -22,7 +23,7 @@ def pages(make_review_job, annotators, tiny_dataset):
     job = review.job.pk
     item = review.escalated[0].review.pk
     return [
-        ("annotator", "/judge/", BASE_SCRIPTS + ["/static/judge.js"]),
+        ("annotator", "/judge/", BASE_SCRIPTS + ["/static/judge.js", "/static/guidelines.js"]),
         ("admin", "/jobs/", BASE_SCRIPTS),
         ("admin", "/jobs/new/", BASE_SCRIPTS),
         ("admin", f"/jobs/{job}/", BASE_SCRIPTS),
@@ -30,6 +31,8 @@ def pages(make_review_job, annotators, tiny_dataset):
         ("admin", "/review/disagreements/", BASE_SCRIPTS),
         ("admin", f"/review/items/{item}/", BASE_SCRIPTS),
         ("admin", "/review/annotators/", BASE_SCRIPTS),
+        ("admin", "/datasets/tiny/guidelines/", BASE_SCRIPTS),
+        ("annotator", "/datasets/tiny/guidelines/", BASE_SCRIPTS),
     ]
 
 

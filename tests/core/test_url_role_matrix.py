@@ -130,12 +130,40 @@ MATRIX = [
     ("post", "assess:judge_submit", {"item_id": 999999}, "", _annotators(404)),
     ("get", "assess:judge_submit", {"item_id": 999999}, "", _annotators(405)),
     ("post", "assess:judge_skip", {"item_id": 999999}, "", _annotators(404)),
+    # The judging page's heartbeat (active time): POST only.
+    ("post", "assess:judge_active", {"item_id": 999999}, "", _annotators(404)),
+    ("get", "assess:judge_active", {"item_id": 999999}, "", _annotators(405)),
     ("post", "assess:judge_undo", {}, "", _annotators(302)),  # nothing to undo: back to judging
     ("get", "assess:judge_undo", {}, "", _annotators(405)),
     ("post", "assess:judge_unskip", {}, "", _annotators(302)),
+    # Guidelines: annotators confirm on the judging page (POST only); everyone with a role
+    # reads a dataset's, admins save a new version (an empty form: 400, shown again).
+    (
+        "post",
+        "assess:judge_guidelines_confirm",
+        {"guidelines_id": 999999},
+        "",
+        _annotators(404),
+    ),
+    ("get", "assess:judge_guidelines_confirm", {"guidelines_id": 999999}, "", _annotators(405)),
+    ("get", "assess:dataset_guidelines", {"slug": "tiny"}, "", ANY_ROLE),
+    ("post", "assess:dataset_guidelines", {"slug": "tiny"}, "", _admins(400)),
+    (
+        "get",
+        "assess:dataset_guidelines",
+        {"slug": "nope"},
+        "",
+        _row({ANONYMOUS: LOGIN, NO_ROLE: 403}, others=404),
+    ),
     ("get", "assess:disagreement_list", {}, "", ADMINS_ONLY),
     ("get", "assess:adjudicate", {"item_id": 999999}, "", _admins(404)),
     ("get", "assess:annotator_list", {}, "", READERS_ONLY),
+    # Annotator quality: the floor (admins, POST; an empty form goes back with a message),
+    # one annotator's labels (admins; no such user 404), an annotator's own figures.
+    ("post", "assess:quality_floor_set", {}, "", _admins(302)),
+    ("get", "assess:quality_floor_set", {}, "", _admins(405)),
+    ("get", "assess:annotator_detail", {"username": "nobody"}, "", _admins(404)),
+    ("get", "assess:annotator_me", {}, "", ANNOTATORS_ONLY),
     ("get", "debates:job_list", {}, "", READERS_ONLY),
     ("get", "debates:job_launch", {}, "", ADMINS_ONLY),
     # The launch form's cost estimate (debates.estimate_views): admins, GET only.

@@ -5,7 +5,12 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from assess.management.commands.pipeline import PIPELINE_ERRORS, backend_config, share_type
+from assess.management.commands.pipeline import (
+    PIPELINE_ERRORS,
+    backend_config,
+    gold_share_type,
+    share_type,
+)
 from assess.pipeline import pipeline_run
 from assess.review.selectors import job_queue_counts
 from assess.review.services import review_items_sync
@@ -25,6 +30,9 @@ DEMO_QUERIES = 1
 # quarter of the agreed labels go to the demo annotator so the newcomer sees the judging page
 # and the audit's estimate of wrong consensus labels.
 DEMO_AUDIT_SHARE = 0.25
+# One pair in four of the demo annotator's is a known-answer pair, so the few pairs of the
+# demo show gold pairs and the annotators page an accuracy (jobs default to 5%).
+DEMO_GOLD_SHARE = 0.25
 DEMO_ACCOUNTS = (
     ("demo-admin", "admin"),
     ("demo-annotator", "annotator"),
@@ -68,6 +76,13 @@ class Command(BaseCommand):
             help=f"Share (0-1) of agreed labels the demo annotator audits "
             f"(default {DEMO_AUDIT_SHARE})",
         )
+        parser.add_argument(
+            "--gold-share",
+            type=gold_share_type,
+            default=DEMO_GOLD_SHARE,
+            help=f"Share (0-0.5) of the demo annotator's pairs that are known-answer pairs "
+            f"(default {DEMO_GOLD_SHARE})",
+        )
         parser.add_argument("--no-serve", action="store_true", help="Stop before serving")
         parser.add_argument("--addr", default="127.0.0.1:8000")
 
@@ -109,6 +124,7 @@ class Command(BaseCommand):
                 rounds=opts["rounds"],
                 echo=self.stdout.write,
                 audit_share=opts["audit_share"],
+                gold_share=opts["gold_share"],
             )
         except PIPELINE_ERRORS as exc:
             raise CommandError(str(exc)) from None
@@ -131,11 +147,15 @@ class Command(BaseCommand):
         self.stdout.write(
             f"\nFor humans: {queue.escalated} escalated pair{'s' if queue.escalated != 1 else ''}"
             f" and {queue.audits} audit{'s' if queue.audits != 1 else ''} of agreed labels "
-            f"(audit share {job.audit_share:.0%}) wait in the review queue.\n"
+            f"(audit share {job.audit_share:.0%}) wait in the review queue, with known-answer "
+            f"pairs from the original qrels mixed in unmarked (gold share "
+            f"{job.gold_share:.0%}).\n"
             f"Where to look: log in as demo-annotator and judge them (Judge in the menu); then "
             f"job {job.pk}'s page (/jobs/{job.pk}/, or `./dream manage debate_job "
             f"{job.pk} progress`) shows the audit's estimate of wrong consensus labels with its "
-            f"95% interval. As demo-admin, refine again to take the human labels; as "
+            f"95% interval, and the annotators page (/review/annotators/) each annotator's "
+            f"accuracy on the known-answer pairs with its 95% interval. As demo-admin, refine "
+            f"again to take the human labels; as "
             f"demo-researcher, download the refined qrels from the dataset's refined qrels page."
         )
         if opts["no_serve"]:

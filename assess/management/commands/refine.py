@@ -48,6 +48,12 @@ def format_report(report: RefineReport, *, listed: int = LISTED) -> str:
             f"{s.kept_original:,} re-assessed pairs were judged already: original grade kept "
             f"({s.disagree_with_original:,} disagree with it, see the disagreements export)"
         )
+    if r.exclude_flagged:
+        left_out = ", ".join(
+            f"{e['annotator']} ({e['gold_correct']} of {e['gold_answers']} gold)"
+            for e in r.excluded_annotators
+        )
+        lines.append(f"judgments of flagged annotators left out: {left_out or 'none flagged'}")
     if s.overrides_consensus:
         lines.append(f"{s.overrides_consensus:,} human labels overrode the debate consensus")
     if report.unresolved:
@@ -109,6 +115,13 @@ class Command(BaseCommand):
             "original qrels' top grade, e.g. 2 on TREC DL); graded labels keep their grade",
         )
 
+        parser.add_argument(
+            "--exclude-flagged",
+            action="store_true",
+            help="Leave out the judgments of annotators flagged under the gold accuracy "
+            "floor (recorded in the refined set's provenance)",
+        )
+
     def handle(self, *args, **opts):
         pool = _find_pool(opts["pool"], opts["dataset"])
         try:
@@ -118,6 +131,7 @@ class Command(BaseCommand):
                 allow_partial=opts["allow_partial"],
                 max_unresolved_share=opts["max_unresolved"],
                 relevant_grade=opts["relevant_grade"],
+                exclude_flagged=opts["exclude_flagged"],
             )
         except RefineError as exc:
             raise CommandError(f"refine refused, nothing written: {exc}") from None
