@@ -217,7 +217,30 @@ def test_the_demo_runs_from_a_fresh_copy_and_serves_what_it_refined(demo, browse
     job_id = int(told.group(3))
     page = browser_page
     browser_login(page, base_url, "/judge/", *accounts["annotator"])
-    assert judge_everything(page) == sum(kinds.values())
+    judged = judge_everything(page)
+    # Known-answer pairs came among the audits (the demo's gold share, a quarter), each on
+    # the annotator's own item, made when it was served.
+    with sqlite3.connect(repo / "var" / "dream.sqlite3") as db:
+        (golds,) = db.execute(
+            "SELECT COUNT(*) FROM assess_reviewitem WHERE kind = 'gold'"
+        ).fetchone()
+        answers = db.execute(
+            "SELECT g.label, j.label FROM assess_judgment j "
+            "JOIN assess_reviewitem r ON r.id = j.item_id "
+            "JOIN assess_goldpair g ON g.id = r.gold_id WHERE j.undone_at IS NULL"
+        ).fetchall()
+    assert golds > 0 and len(answers) == golds
+    assert judged == sum(kinds.values()) + golds
+
+    # The annotators page shows the demo annotator's accuracy with its 95% interval.
+    page.context.clear_cookies()
+    browser_login(page, base_url, "/review/annotators/", *accounts["admin"])
+    right = sum((given >= 1) == (known >= 1) for known, given in answers)
+    accuracy = wilson_interval(right, len(answers))
+    assert page.inner_text(f"#annotator-{accounts['annotator'][0]} .gold-accuracy") == (
+        f"{round(accuracy.estimate * 100)}% ({right} of {len(answers)}; 95% CI "
+        f"{round(accuracy.low * 100)}–{round(accuracy.high * 100)}%)"
+    )
 
     # The job page now shows the audit's estimate with its 95% Wilson interval.
     page.context.clear_cookies()

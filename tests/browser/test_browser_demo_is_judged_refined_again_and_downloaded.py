@@ -13,6 +13,8 @@ import pytest
 from django.core.management import call_command
 
 from assess.models import Judgment, ReviewItem
+from assess.review.agreement import wilson_interval
+from assess.review.gold import gold_correct
 from corpora.formats import parse_trec_qrels
 from corpora.models import QrelSet
 from debates.models import Debate
@@ -59,8 +61,25 @@ def test_the_demo_annotator_judges_every_escalation_and_the_researcher_downloads
 
     page = browser_page
     browser_login(page, live_server.url, "/judge/", *accounts["annotator"])
-    assert judge_everything(page) == queue
-    assert Judgment.objects.filter(undone_at__isnull=True).count() == queue
+    judged = judge_everything(page)
+    # Known-answer pairs from the original qrels came among the audits (the demo's gold
+    # share is a quarter), each on the annotator's own item.
+    golds = ReviewItem.objects.filter(kind="gold")
+    assert golds.count() > 0
+    assert judged == queue + golds.count()
+    assert Judgment.objects.filter(undone_at__isnull=True).count() == judged
+
+    # The annotators page shows the demo annotator's accuracy on them with its interval.
+    page.context.clear_cookies()
+    browser_login(page, live_server.url, "/review/annotators/", *accounts["admin"])
+    answers = Judgment.objects.filter(item__kind="gold").values_list("item__gold__label", "label")
+    right = sum(gold_correct(known, given) for known, given in answers)
+    wilson = wilson_interval(right, len(answers))
+    row = page.inner_text(f"#annotator-{accounts['annotator'][0]} .gold-accuracy")
+    assert row == (
+        f"{round(wilson.estimate * 100)}% ({right} of {len(answers)}; 95% CI "
+        f"{round(wilson.low * 100)}–{round(wilson.high * 100)}%)"
+    )
 
     page.context.clear_cookies()
     refined_list = "/datasets/scifact/refined/"
