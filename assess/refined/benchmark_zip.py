@@ -54,7 +54,7 @@ from .datasheet import (
     RunSheet,
     datasheet_render,
 )
-from .export_formats import write_jsonl
+from .export_formats import label_source, write_jsonl
 from .export_rows import ExportError
 from .selectors import refined_costs
 
@@ -132,6 +132,18 @@ def _job_sheet(job: DebateJob) -> JobSheet:
     )
 
 
+def _human_sources(refinement: Refinement) -> dict[str, int]:
+    """The refinement's human labels counted by :func:`export_formats.label_source`."""
+    counts: dict[str, int] = {}
+    rows = LabelProvenance.objects.filter(
+        refinement=refinement, source=LabelProvenance.Source.HUMAN
+    ).values_list("judgments", flat=True)
+    for judgments in rows.iterator(chunk_size=5000):
+        kind = label_source("human", [j["label"] for j in judgments or []])
+        counts[kind] = counts.get(kind, 0) + 1
+    return counts
+
+
 def _escalations(qrel_set: QrelSet) -> dict[str, int]:
     """{escalation reason: pairs} over the refined set's provenance: the pairs whose
     deciding debate escalated, as they stood at refinement."""
@@ -189,6 +201,8 @@ def benchmark_datasheet(*, refinement: Refinement) -> Datasheet:
         overrides_consensus=int(counts.get("overrides_consensus") or 0),
         jobs=tuple(_job_sheet(job) for job in jobs),
         costs=tuple(line.strip() for line in format_costs(refined_costs(qrel_set=qrel_set))),
+        human_sources=_human_sources(refinement),
+        excluded_annotators=tuple(refinement.excluded_annotators or ()),
     )
 
 

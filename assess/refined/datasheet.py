@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from ..review.agreement import Proportion
@@ -188,7 +188,11 @@ class Datasheet:
     ``by_source`` counts pool pairs by final-label source (consensus, human, adjudicated,
     unresolved), ``by_reason`` the unresolved ones by reason, ``escalations`` the escalated
     debates behind the pairs by escalation reason; ``costs`` holds the lines of
-    :func:`assess.refined.cost.format_costs`.
+    :func:`assess.refined.cost.format_costs`. ``human_sources`` counts the human labels by
+    how many annotators gave them and whether they agreed (single-human, humans-unanimous,
+    humans-majority: :func:`assess.refined.export_formats.label_source`);
+    ``excluded_annotators`` lists the annotators a refinement left out (flagged under the
+    gold accuracy floor), each ``{"annotator", "gold_correct", "gold_answers", "floor"}``.
     """
 
     folder: str
@@ -220,6 +224,8 @@ class Datasheet:
     overrides_consensus: int
     jobs: tuple[JobSheet, ...]
     costs: tuple[str, ...]
+    human_sources: Mapping[str, int] = field(default_factory=dict)
+    excluded_annotators: tuple[Mapping[str, object], ...] = ()
 
 
 def _header(s: Datasheet) -> list[str]:
@@ -338,6 +344,15 @@ def _labels(s: Datasheet) -> list[str]:
     if others:
         lines.append("- Other sources:")
         lines += _counted(others)
+    if s.human_sources:
+        lines.append("- Human labels by how they were reached:")
+        lines += _counted(s.human_sources)
+    for left in s.excluded_annotators:
+        lines.append(
+            f"- Judgments of {md_code(str(left['annotator']))} left out: "
+            f"{left['gold_correct']} of {left['gold_answers']} known-answer pairs right, under "
+            f"the floor of {_percent(float(str(left['floor'])))}"
+        )
     lines.append(f"- Debates escalated to humans: {_count(sum(s.escalations.values()))}")
     lines += _counted(s.escalations)
     lines.append(

@@ -302,29 +302,16 @@ def qrels_refine(
         qrel_pk = _refined_rows_write(
             refined, labels, relevant_grade, exclude_identical=dataset.exclude_identical_ids
         )
-        refinement = Refinement.objects.create(
-            qrel_set=refined,
-            pool=pool,
-            original=original,
+        refinement = _refinement_create(
+            refined,
+            pool,
+            summary,
+            original_rows=original_rows,
             allow_partial=allow_partial,
             max_unresolved_share=max_unresolved_share,
-            pairs=summary.pairs,
-            unresolved=summary.unresolved,
-            original_rows=original_rows,
-            new_relevant=summary.new_relevant,
-            new_nonrelevant=summary.new_nonrelevant,
-            kept_original=summary.kept_original,
-            counts={
-                "by_source": summary.by_source,
-                "by_reason": summary.by_reason,
-                "overrides_consensus": summary.overrides_consensus,
-                "disagree_with_original": summary.disagree_with_original,
-            },
-            jobs=sorted(set(pool.debate_jobs.values_list("pk", flat=True))),
             created_by=created_by,
             relevant_grade=relevant_grade,
-            exclude_flagged=exclude_flagged,
-            excluded_annotators=people.excluded,
+            people=people,
         )
         LabelProvenance.objects.bulk_create(
             (
@@ -537,6 +524,7 @@ class _People:
     excluded_ids: frozenset[int]
     excluded: list[dict[str, Any]]
     gold: dict[str, dict[str, Any]]
+    asked: bool = False  # the refinement asked to leave flagged annotators out
 
 
 def _gold_record(q: AnnotatorQuality) -> dict[str, Any]:
@@ -567,7 +555,46 @@ def _annotators_now(exclude_flagged: bool) -> _People:
         }
         for q in flagged
     ]
-    return _People(frozenset(q.user_id for q in flagged), excluded, gold)
+    return _People(frozenset(q.user_id for q in flagged), excluded, gold, asked=True)
+
+
+def _refinement_create(
+    refined: QrelSet,
+    pool: Pool,
+    summary: final.ResolutionSummary,
+    *,
+    original_rows: int,
+    allow_partial: bool,
+    max_unresolved_share: float,
+    created_by: Any,
+    relevant_grade: int,
+    people: _People,
+) -> Refinement:
+    """The Refinement row of ``refined``: its pool, counts, options and who was left out."""
+    return Refinement.objects.create(
+        qrel_set=refined,
+        pool=pool,
+        original=pool.qrel_set,
+        allow_partial=allow_partial,
+        max_unresolved_share=max_unresolved_share,
+        pairs=summary.pairs,
+        unresolved=summary.unresolved,
+        original_rows=original_rows,
+        new_relevant=summary.new_relevant,
+        new_nonrelevant=summary.new_nonrelevant,
+        kept_original=summary.kept_original,
+        counts={
+            "by_source": summary.by_source,
+            "by_reason": summary.by_reason,
+            "overrides_consensus": summary.overrides_consensus,
+            "disagree_with_original": summary.disagree_with_original,
+        },
+        jobs=sorted(set(pool.debate_jobs.values_list("pk", flat=True))),
+        created_by=created_by,
+        relevant_grade=relevant_grade,
+        exclude_flagged=people.asked,
+        excluded_annotators=people.excluded,
+    )
 
 
 def refinement_get(*, qrel_set: QrelSet) -> Refinement:

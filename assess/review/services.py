@@ -25,13 +25,11 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
@@ -40,8 +38,12 @@ from core.text import text_storable
 from corpora.models import PairSource
 from debates.models import Debate, DebateJob
 
-from ..models import Adjudication, GoldPair, Guidelines, Judgment, ReviewItem
-from . import budget, timing
+from ..models import Adjudication, Guidelines, Judgment, ReviewItem
+from . import budget
+from .active_time import (
+    judgment_times,
+    seconds_setting,
+)
 from .agreement import audit_selected
 from .gold_queue import gold_item_claim
 
@@ -60,49 +62,18 @@ class JudgingConflict(JudgingError):
     """The pair is held by another annotator (or already has its judgments): not saved."""
 
 
-def _seconds_setting(name: str, default: float) -> float:
-    value = getattr(settings, name, None)
-    if value is None:
-        return float(os.environ.get(name, default))
-    return float(value)
-
-
 def review_lease_seconds() -> float:
     """How long a claimed pair stays reserved for its annotator (seconds).
 
     ``DREAM_REVIEW_LEASE_SECONDS`` (setting or environment), default 900 (15 minutes).
     """
-    return _seconds_setting("DREAM_REVIEW_LEASE_SECONDS", 900)
+    return seconds_setting("DREAM_REVIEW_LEASE_SECONDS", 900)
 
 
 def undo_window_seconds() -> float:
     """How long after saving a judgment its annotator may undo it (seconds):
     ``DREAM_UNDO_SECONDS``, default 900 (15 minutes, one lease)."""
-    return _seconds_setting("DREAM_UNDO_SECONDS", 900)
-
-
-def active_idle_seconds() -> float:
-    """How long after the last input the judging page still counts time as active (seconds):
-    ``DREAM_ACTIVE_IDLE_SECONDS``, default 60."""
-    return _seconds_setting("DREAM_ACTIVE_IDLE_SECONDS", 60)
-
-
-def active_heartbeat_seconds() -> float:
-    """How often the judging page reports the active time it measured (seconds):
-    ``DREAM_ACTIVE_HEARTBEAT_SECONDS``, default 15."""
-    return _seconds_setting("DREAM_ACTIVE_HEARTBEAT_SECONDS", 15)
-
-
-def click_through_floor_seconds() -> float:
-    """A judgment faster than this (active seconds, else wall seconds) on a long chunk is
-    flagged as a possible click-through: ``DREAM_CLICK_THROUGH_SECONDS``, default 2."""
-    return _seconds_setting("DREAM_CLICK_THROUGH_SECONDS", 2.0)
-
-
-def click_through_min_words() -> int:
-    """A chunk longer than this many words (whitespace-separated) cannot be read below the
-    click-through floor: ``DREAM_CLICK_THROUGH_WORDS``, default 100."""
-    return int(_seconds_setting("DREAM_CLICK_THROUGH_WORDS", 100))
+    return seconds_setting("DREAM_UNDO_SECONDS", 900)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -424,44 +395,6 @@ def review_item_release(*, item: ReviewItem, annotator: Any) -> bool:
     )
 
 
-def review_item_active_add(*, item: ReviewItem, annotator: Any, seconds: float) -> bool:
-    """Add ``seconds`` of active time that the judging page reported (a heartbeat, or the
-    beacon sent when the page is hidden or left) to ``item``'s ``lease_active_seconds``;
-    True when added.
-
-    Added only while ``annotator`` holds the item's lease (expired too, as long as nobody
-    claimed it since: :func:`judgment_record` still accepts their answer then), so another
-    annotator's post, or a late beacon after the judgment, changes nothing. One conditional
-    ``UPDATE ... SET lease_active_seconds = lease_active_seconds + x``: concurrent posts add
-    up. Each post adds 0..120 s (:func:`assess.review.timing.heartbeat_seconds`; the page
-    sends one every :func:`active_heartbeat_seconds`)."""
-    add = timing.heartbeat_seconds(seconds)
-    return bool(
-        ReviewItem.objects.filter(pk=item.pk, leased_to=annotator).update(
-            lease_active_seconds=F("lease_active_seconds") + add
-        )
-    )
-
-
-def _chunk_words(item: ReviewItem) -> int:
-    # The chunk the judging page showed: the debate's document, or a gold item's document.
-    if item.debate_id is not None:
-        text = (
-            Debate.objects.filter(pk=item.debate_id)
-            .values_list("pair__document__text", flat=True)
-            .first()
-        )
-    elif item.gold_id is not None:
-        text = (
-            GoldPair.objects.filter(pk=item.gold_id)
-            .values_list("document__text", flat=True)
-            .first()
-        )
-    else:
-        text = None
-    return timing.word_count(text or "")
-
-
 # ---------------------------------------------------------------------------------------------
 # Judgments
 
@@ -500,6 +433,29 @@ def _check_label(label: int, top: int) -> None:
         raise JudgingError(f"this pair takes a grade from 0 to {top}, got {label!r}")
 
 
+def _judgment_refusal_check(locked: ReviewItem, annotator: Any, now: datetime) -> None:
+    """Raise JudgingConflict when ``annotator`` may not judge ``locked`` (its row locked):
+    another annotator holds a live lease, an admin decided it, it has its judgments, or this
+    annotator judged it already."""
+    others_lease = (
+        locked.leased_to_id is not None
+        and locked.leased_to_id != annotator.pk
+        and locked.lease_expires_at is not None
+        and locked.lease_expires_at > now
+    )
+    if others_lease:
+        raise JudgingConflict(
+            "Your lease on this pair expired and another annotator is judging it now; "
+            "your answer was not saved."
+        )
+    if Adjudication.objects.filter(item=locked).exists():
+        raise JudgingConflict("An admin has already decided this pair; not saved.")
+    if locked.judgments_done >= locked.judgments_needed:
+        raise JudgingConflict("This pair already has the judgments it needs; not saved.")
+    if Judgment.objects.filter(item=locked, annotator=annotator, undone_at__isnull=True).exists():
+        raise JudgingConflict("You have already judged this pair; not saved.")
+
+
 def judgment_record(
     *,
     item: ReviewItem,
@@ -523,12 +479,10 @@ def judgment_record(
     shown; seconds, clamped to 0..86,400), the note is cut to 2,000 characters.
     ``active_seconds`` is the active time the page measured since its last heartbeat
     (seconds; None: not sent); the judgment stores the item's ``lease_active_seconds`` (what
-    this annotator's heartbeats reported, :func:`review_item_active_add`) plus it, clamped
-    to 0..86,400, or None (not measured) when neither exists
-    (:func:`assess.review.timing.active_total`). ``click_through`` is set when that time
-    (or, not measured, ``seconds``) is below :func:`click_through_floor_seconds` on a chunk
-    of more than :func:`click_through_min_words` words
-    (:func:`assess.review.timing.is_click_through`). ``guidelines`` is the version of the
+    this annotator's heartbeats reported) plus it, clamped to 0..86,400, or None (not
+    measured) when neither exists, and the click-through flag
+    (:func:`assess.review.active_time.judgment_times` has the rules and settings).
+    ``guidelines`` is the version of the
     guidelines the annotator had confirmed (:mod:`assess.review.guidelines`), stored with it.
 
     Raises JudgingConflict when another annotator holds a live lease on the pair, the pair
@@ -551,38 +505,9 @@ def judgment_record(
             if stored.item_id != locked.pk or stored.annotator_id != annotator.pk:
                 raise JudgingError("this submission id was already used for another pair")
             return Recorded(stored, False)
-        others_lease = (
-            locked.leased_to_id is not None
-            and locked.leased_to_id != annotator.pk
-            and locked.lease_expires_at is not None
-            and locked.lease_expires_at > now
-        )
-        if others_lease:
-            raise JudgingConflict(
-                "Your lease on this pair expired and another annotator is judging it now; "
-                "your answer was not saved."
-            )
-        if Adjudication.objects.filter(item=locked).exists():
-            raise JudgingConflict("An admin has already decided this pair; not saved.")
-        if locked.judgments_done >= locked.judgments_needed:
-            raise JudgingConflict("This pair already has the judgments it needs; not saved.")
-        if Judgment.objects.filter(
-            item=locked, annotator=annotator, undone_at__isnull=True
-        ).exists():
-            raise JudgingConflict("You have already judged this pair; not saved.")
-        wall = _clean_seconds(seconds)
-        # The heartbeats stored for this lease are this annotator's only while they hold it.
-        reported = locked.lease_active_seconds if locked.leased_to_id == annotator.pk else 0.0
-        active = timing.active_total(stored_seconds=reported, page_seconds=active_seconds)
-        floor = click_through_floor_seconds()
-        fast = timing.task_seconds(active_seconds=active, wall_seconds=wall) < floor
-        # The chunk is read only for a fast answer: most answers need no word count.
-        click_through = fast and timing.is_click_through(
-            active,
-            wall,
-            _chunk_words(locked),
-            floor_seconds=floor,
-            min_words=click_through_min_words(),
+        _judgment_refusal_check(locked, annotator, now)
+        times = judgment_times(
+            item=locked, annotator=annotator, wall=_clean_seconds(seconds), page=active_seconds
         )
         try:
             with transaction.atomic():
@@ -592,9 +517,9 @@ def judgment_record(
                     label=label,
                     note=text_storable((note or "").strip()[:NOTE_MAX_CHARS]),
                     client_id=client_uuid,
-                    seconds_on_task=wall,
-                    active_seconds=active,
-                    click_through=click_through,
+                    seconds_on_task=times.wall,
+                    active_seconds=times.active,
+                    click_through=times.click_through,
                     guidelines=guidelines,
                 )
         except IntegrityError:

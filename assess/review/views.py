@@ -30,6 +30,7 @@ from core.roles import Role, role_required, user_has_role
 from debates.models import DebateJob
 
 from ..models import Adjudication, ReviewItem
+from .active_time import active_heartbeat_seconds, active_idle_seconds, review_item_active_add
 from .annotators import disagreements, human_answers
 from .forms import ActiveTimeForm, AdjudicationForm, JudgmentForm, UndoForm
 from .guidelines import guidelines_confirmed, guidelines_for_item, guidelines_render
@@ -46,12 +47,9 @@ from .selectors import (
 from .services import (
     JudgingConflict,
     JudgingError,
-    active_heartbeat_seconds,
-    active_idle_seconds,
     adjudication_record,
     judgment_record,
     judgment_undo,
-    review_item_active_add,
     review_item_claim,
     review_item_release,
     review_item_top_grade,

@@ -17,7 +17,8 @@ from assess.models import ReviewItem
 from assess.refined.exports import export_stream
 from assess.refined.refine import qrels_refine
 from assess.refined.selectors import refined_costs
-from assess.review.services import judgment_record, review_item_active_add, review_item_claim
+from assess.review.active_time import review_item_active_add
+from assess.review.services import judgment_record, review_item_claim
 
 
 @pytest.fixture(name="judged_set")
