@@ -8,7 +8,6 @@ from django.core.management.base import BaseCommand, CommandError
 from assess.management.commands.pipeline import (
     PIPELINE_ERRORS,
     backend_config,
-    gold_share_type,
     share_type,
 )
 from assess.pipeline import pipeline_run
@@ -19,6 +18,7 @@ from corpora.formats import FormatError
 from corpora.management.commands._common import format_summary
 from corpora.models import Dataset
 from corpora.services import dataset_import_beir, dataset_summary, embeddings_seed
+from debates.management.commands._jobs import add_gold_share_argument
 from debates.models import DebateJob
 
 BUNDLED_SCIFACT = Path(settings.BASE_DIR) / "data" / "scifact"
@@ -76,13 +76,7 @@ class Command(BaseCommand):
             help=f"Share (0-1) of agreed labels the demo annotator audits "
             f"(default {DEMO_AUDIT_SHARE})",
         )
-        parser.add_argument(
-            "--gold-share",
-            type=gold_share_type,
-            default=DEMO_GOLD_SHARE,
-            help=f"Share (0-0.5) of the demo annotator's pairs that are known-answer pairs "
-            f"(default {DEMO_GOLD_SHARE})",
-        )
+        add_gold_share_argument(parser, default=DEMO_GOLD_SHARE)
         parser.add_argument("--no-serve", action="store_true", help="Stop before serving")
         parser.add_argument("--addr", default="127.0.0.1:8000")
 

@@ -11,12 +11,12 @@ from debates.llm.registry import validate_backend_config
 from debates.management.commands._jobs import (
     add_budget_arguments,
     add_concurrency_argument,
+    add_gold_share_argument,
     add_prompt_version_argument,
     add_reasoning_arguments,
     add_scale_arguments,
 )
 from debates.services import DebateJobError
-from debates.services.common import MAX_GOLD_SHARE
 
 #: What pipeline_run raises for bad input or state; commands report them as CommandError.
 PIPELINE_ERRORS = (RunError, PoolError, DebateJobError, RefineError, RebenchError)
@@ -61,14 +61,6 @@ def backend_config(
         return validate_backend_config(config)
     except ValueError as exc:
         raise CommandError(f"backend: {exc}") from None
-
-
-def gold_share_type(value: str) -> float:
-    """argparse type of a gold share between 0 and 0.5 (``--gold-share``)."""
-    share = share_type(value)
-    if share > MAX_GOLD_SHARE:
-        raise argparse.ArgumentTypeError(f"must be between 0 and {MAX_GOLD_SHARE}, got {value}")
-    return share
 
 
 def share_type(value: str) -> float:
@@ -148,14 +140,7 @@ class Command(BaseCommand):
             help="Share (0-1) of agreed labels drawn for a human audit (default: the job "
             "default, 0.02)",
         )
-        parser.add_argument(
-            "--gold-share",
-            type=gold_share_type,
-            default=None,
-            help="Share (0-0.5) of each annotator's pairs that are known-answer pairs from "
-            "the original qrels, to measure annotators; 0 turns them off (default: the job "
-            "default, 0.05)",
-        )
+        add_gold_share_argument(parser)
 
     def handle(self, *args, **opts):
         dataset = load_dataset(opts["dataset"])

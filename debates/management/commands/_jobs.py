@@ -4,6 +4,7 @@ with a live progress bar, and the summary. The commands launch jobs through
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from typing import Any
@@ -15,6 +16,7 @@ from corpora.models import Pool
 from debates import prompts, rubric
 from debates.llm.config import BACKENDS, REASONING_EFFORTS, TEST_BACKEND, TEST_FACTORY_ENV
 from debates.models import DebateJob
+from debates.services.common import MAX_GOLD_SHARE
 from debates.services.launch import debate_job_wait, job_scale_describe, tokens_describe
 from debates.services.progress import JobProgress, debate_job_progress
 
@@ -110,6 +112,30 @@ def add_budget_arguments(parser) -> None:
         type=int,
         help="the most a re-ask of a reply cut at its budget gets (default twice "
         "--max-tokens; equal to it: a cut reply escalates as truncated at once)",
+    )
+
+
+def gold_share_type(value: str) -> float:
+    """argparse type of a gold share, a number from 0 to 0.5 (``--gold-share``)."""
+    try:
+        share = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if not 0 <= share <= MAX_GOLD_SHARE:
+        raise argparse.ArgumentTypeError(f"must be between 0 and {MAX_GOLD_SHARE}, got {value}")
+    return share
+
+
+def add_gold_share_argument(parser, *, default: float | None = None) -> None:
+    """--gold-share: the share of each annotator's pairs that are known-answer pairs from the
+    original qrels (see assess.review.gold); None keeps the job's (a new job: 5%)."""
+    parser.add_argument(
+        "--gold-share",
+        type=gold_share_type,
+        default=default,
+        help="share (0-0.5) of each annotator's pairs that are known-answer pairs from the "
+        "original qrels, mixed in unmarked to measure annotators; 0 turns them off "
+        f"(default {'the job default, 0.05' if default is None else default})",
     )
 
 

@@ -10,6 +10,7 @@ from ._jobs import (
     add_backend_arguments,
     add_budget_arguments,
     add_concurrency_argument,
+    add_gold_share_argument,
     add_prompt_version_argument,
     add_scale_arguments,
     backend_configs,
@@ -54,6 +55,7 @@ class Command(BaseCommand):
             help="batch mode (openai agents): no direct calls; each round's requests go out "
             "as a batch file (debate_batch JOB export/import)",
         )
+        add_gold_share_argument(parser)
         parser.add_argument("--no-progress", action="store_true", help="No progress bar")
         parser.add_argument(
             "--callback-url",
@@ -84,6 +86,7 @@ class Command(BaseCommand):
             consensus=opts["consensus"],
             prompt_version=opts["prompt_version"],
             human_budget=opts["human_budget"],
+            **({} if opts["gold_share"] is None else {"gold_share": opts["gold_share"]}),
             note="run_debates",
             concurrency=opts["concurrency"],
             callback_url=opts["callback_url"],
