@@ -11,8 +11,9 @@ drawn audits at once, so no page has to create them when it is read.
 :data:`debate_job_human_changed` is sent after a job's audit share or human budget was
 changed and committed (:mod:`debates.services.human`): ``sender`` is
 :class:`debates.models.DebateJob`; keyword arguments ``job_id`` (int) and ``field``
-(``"audit_share"`` or ``"human_budget"``). The review queue draws the audits a raised share
-adds and renumbers the job's items in budget order there. A receiver that raises makes the
+(``"audit_share"``, ``"gold_share"`` or ``"human_budget"``). The review queue draws the
+audits a raised share adds, the gold pairs a raised gold share needs, and renumbers the
+job's items in budget order there. A receiver that raises makes the
 service raise (the new value is stored already).
 """
 

@@ -163,6 +163,11 @@ class Judgment(models.Model):
     )
     created = models.DateTimeField(auto_now_add=True)
     undone_at = models.DateTimeField(null=True, blank=True)
+    returned = models.BooleanField(
+        default=False,
+        help_text="Undone by an admin because the annotator was flagged under the gold "
+        "accuracy floor: the pair is never given to this annotator again.",
+    )
 
     class Meta:
         ordering = ["created"]

@@ -44,10 +44,23 @@ class Guidelines(models.Model):
     class Meta:
         ordering = ["-version"]
         constraints = [
+            # One row per version in each scope. Three partial constraints rather than one
+            # with nulls_distinct=False, which SQLite and PostgreSQL before 15 cannot hold
+            # (Django would skip it there without a word).
             models.UniqueConstraint(
-                fields=["dataset", "job", "version"],
-                nulls_distinct=False,
-                name="guidelines_one_version_per_scope",
+                fields=["job", "version"],
+                condition=models.Q(job__isnull=False),
+                name="guidelines_one_version_per_job",
+            ),
+            models.UniqueConstraint(
+                fields=["dataset", "version"],
+                condition=models.Q(dataset__isnull=False, job__isnull=True),
+                name="guidelines_one_version_per_dataset",
+            ),
+            models.UniqueConstraint(
+                fields=["version"],
+                condition=models.Q(dataset__isnull=True, job__isnull=True),
+                name="guidelines_one_default_version",
             ),
             models.CheckConstraint(
                 condition=models.Q(dataset__isnull=True) | models.Q(job__isnull=True),

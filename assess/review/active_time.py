@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db.models import F
+from django.db.models import F, FloatField, Value
+from django.db.models.functions import Least
+from django.utils import timezone
 
 from debates.models import Debate
 
@@ -61,11 +64,18 @@ def review_item_active_add(*, item: ReviewItem, annotator: Any, seconds: float) 
     annotator's post, or a late beacon after the judgment, changes nothing. One conditional
     ``UPDATE ... SET lease_active_seconds = lease_active_seconds + x``: concurrent posts add
     up. Each post adds 0..120 s (:func:`assess.review.timing.heartbeat_seconds`; the page
-    sends one every :func:`active_heartbeat_seconds`)."""
+    sends one every :func:`active_heartbeat_seconds`), and the total never exceeds the
+    seconds since the pair was claimed by the server's clock: however many posts arrive
+    (a script, two windows), the lease cannot hold more active time than it lasted."""
     add = timing.heartbeat_seconds(seconds)
+    claimed = ReviewItem.objects.filter(pk=item.pk).values_list("claimed_at", flat=True).first()
+    total: Any = F("lease_active_seconds") + add
+    if claimed is not None:
+        lasted = max(0.0, (timezone.now() - claimed).total_seconds())
+        total = Least(total, Value(lasted, output_field=FloatField()))
     return bool(
         ReviewItem.objects.filter(pk=item.pk, leased_to=annotator).update(
-            lease_active_seconds=F("lease_active_seconds") + add
+            lease_active_seconds=total
         )
     )
 
@@ -100,16 +110,20 @@ class JudgmentTimes:
 
 
 def judgment_times(
-    *, item: ReviewItem, annotator: Any, wall: float, page: float | None
+    *, item: ReviewItem, annotator: Any, wall: float, page: float | None, now: datetime
 ) -> JudgmentTimes:
     """The times of ``annotator``'s judgment of ``item`` (its row as locked by the caller):
     ``wall`` seconds as the page measured them (clamped by the caller), active seconds =
     the lease's reported heartbeats (theirs only while they hold it) plus ``page``, the
     rest the page sent with the answer (:func:`assess.review.timing.active_total`), and the
     click-through flag (:func:`assess.review.timing.is_click_through` under
-    :func:`click_through_floor_seconds` and :func:`click_through_min_words`)."""
+    :func:`click_through_floor_seconds` and :func:`click_through_min_words`). Active
+    seconds never exceed the time since the pair was claimed (``now`` minus its
+    ``claimed_at``), whatever the page reported."""
     reported = item.lease_active_seconds if item.leased_to_id == annotator.pk else 0.0
     active = timing.active_total(stored_seconds=reported, page_seconds=page)
+    if active is not None and item.claimed_at is not None:
+        active = min(active, max(0.0, (now - item.claimed_at).total_seconds()))
     floor = click_through_floor_seconds()
     fast = timing.task_seconds(active_seconds=active, wall_seconds=wall) < floor
     # The chunk is read only for a fast answer: most answers need no word count.

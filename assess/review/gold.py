@@ -36,6 +36,8 @@ MIN_DRAW = 20
 MAX_DRAW = 1000
 # A cross-query negative: another query's relevant chunk ranked by no run in the top NEAR.
 NEAR_RANK = 100
+PER_QUERY = 3
+SCAN_PER_QUERY = 200
 
 POSITIVE = "qrels-relevant"
 NEGATIVE = "qrels-nonrelevant"
@@ -135,22 +137,29 @@ def cross_query_negatives(
     """Up to ``size`` near-certain negatives: a query of ``query_ids`` paired with a chunk
     that ``relevant`` (``(query id, doc id)`` rows judged relevant) lists for another query,
     never judged for this query (``judged``) and ranked in no run's top 100 for it
-    (``near``: the ``(query id, doc id)`` pairs some run ranks within NEAR_RANK). Taken in
-    draw-key order, at most 3 per query so a few queries do not make all the gold."""
+    (``near``: the ``(query id, doc id)`` pairs some run ranks within NEAR_RANK). At most
+    PER_QUERY (3) per query, so a few queries do not make all the gold, read from one
+    hashed order of the relevant chunks at a hashed place per query (at most
+    SCAN_PER_QUERY chunks looked at per query). Deterministic for a job."""
     docs_of: dict[str, set[str]] = {}
     for query_id, doc_id in relevant:
         docs_of.setdefault(query_id, set()).add(doc_id)
-    all_docs = sorted({doc for _, doc in relevant})
+    # One hashed order of every relevant chunk; each query starts reading it at its own
+    # hashed place, so the draw costs one sort, not one per query.
+    docs = sorted({doc for _, doc in relevant}, key=lambda d: _fraction("gold-doc", job_id, d))
     found: list[GoldCandidate] = []
     for query_id in sorted(query_ids, key=lambda q: _fraction("gold-query", job_id, q)):
         own = docs_of.get(query_id, set())
-        options = [
-            d
-            for d in all_docs
-            if d not in own and (query_id, d) not in judged and (query_id, d) not in near
-        ]
-        options.sort(key=lambda d: gold_draw_key(job_id, query_id, d))
-        found.extend(GoldCandidate(query_id, d, 0, CROSS_QUERY) for d in options[:3])
+        start = int(_fraction("gold-start", job_id, query_id) * len(docs)) if docs else 0
+        taken = 0
+        for step in range(min(len(docs), SCAN_PER_QUERY)):
+            doc = docs[(start + step) % len(docs)]
+            if doc in own or (query_id, doc) in judged or (query_id, doc) in near:
+                continue
+            found.append(GoldCandidate(query_id, doc, 0, CROSS_QUERY))
+            taken += 1
+            if taken == PER_QUERY:
+                break
         if len(found) >= size:
             break
     return found[:size]
@@ -205,3 +214,44 @@ def gold_flagged(score: GoldScore, *, floor: float, min_answers: int) -> bool:
     shows it; its interval says how sure that is)."""
     accuracy = score.accuracy.estimate
     return score.answers >= max(1, min_answers) and accuracy is not None and accuracy < floor
+
+
+def gold_places_between(job_id: int, annotator_id: int, start: int, stop: int, share: float) -> int:
+    """How many of the places ``start`` .. ``stop - 1`` are gold places
+    (:func:`gold_position`): whole blocks by their count, only the partial blocks at the ends
+    place by place, so a long stretch costs a step per block."""
+    if share <= 0 or stop <= start:
+        return 0
+    length = _block_length(share)
+    total = 0
+    first, last = start // length, (stop - 1) // length
+    for block in range(first, last + 1):
+        lo, hi = block * length, (block + 1) * length
+        if lo >= start and hi <= stop:
+            total += round(share * length * (block + 1)) - round(share * length * block)
+        else:
+            total += sum(
+                gold_position(job_id, annotator_id, i, share)
+                for i in range(max(lo, start), min(hi, stop))
+            )
+    return total
+
+
+def gold_places_ahead(
+    job_id: int, annotator_id: int, *, start: int, real: int, share: float, available: int
+) -> int:
+    """How many gold pairs an annotator at place ``start`` will meet before judging the
+    ``real`` debates' pairs left for them: the gold places among the places up to the last
+    of those pairs (a gold place after the last one is never served: gold comes only among
+    real work), at most ``available`` (the gold pairs they have not met yet). The least
+    fixed point of k = gold places in [start, start + real + k), reached from 0."""
+    if real <= 0 or share <= 0 or available <= 0:
+        return 0
+    k = 0
+    while True:
+        found = min(
+            available, gold_places_between(job_id, annotator_id, start, start + real + k, share)
+        )
+        if found == k:
+            return k
+        k = found

@@ -20,7 +20,6 @@ from datetime import datetime
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
 
 from corpora.models import Pair, Qrel, RunEntry
 from debates.models import DebateJob
@@ -129,12 +128,15 @@ def _gold_rows_write(job: DebateJob, chosen: list[gold.GoldCandidate]) -> int:
 
 
 def _position(annotator: Any, job: DebateJob) -> int:
-    """How many live judgments ``annotator`` has made on ``job``'s items, gold ones too."""
-    return Judgment.objects.filter(
-        Q(item__debate__job=job) | Q(item__gold__job=job),
-        annotator=annotator,
-        undone_at__isnull=True,
+    """``annotator``'s place in their work on ``job``: their live judgments of its debates'
+    pairs plus every gold item they were given on it, judged or not. A gold place is used
+    up when its item is made, so skipping a gold pair brings a real one next, as skipping
+    any pair does (were it not, a skip followed by another pair without a debate would
+    tell the gold apart, and skipping them all would escape being measured)."""
+    judged = Judgment.objects.filter(
+        item__debate__job=job, annotator=annotator, undone_at__isnull=True
     ).count()
+    return judged + ReviewItem.objects.filter(gold__job=job, assigned_to=annotator).count()
 
 
 def gold_item_claim(
@@ -155,7 +157,10 @@ def gold_item_claim(
     share = job.gold_share
     if share <= 0 or not gold.gold_position(job.pk, annotator.pk, _position(annotator, job), share):
         return None
-    gold_pairs_draw(job=job)
+    if not job.gold_pairs.exists():
+        # The first gold place of the job draws its pairs (once; a raised share draws the
+        # rest when it is set, assess.review.services.review_items_on_job_change).
+        gold_pairs_draw(job=job)
     mine = dict(
         ReviewItem.objects.filter(gold__job=job, assigned_to=annotator).values_list("gold_id", "pk")
     )
@@ -208,3 +213,26 @@ def gold_scores(*, annotator_ids: list[int] | None = None) -> dict[int, gold.Gol
     ):
         answers[annotator_id].append((known, given))
     return {a: gold.gold_score(pairs) for a, pairs in answers.items()}
+
+
+def gold_ahead(*, annotator: Any, job: DebateJob, real: int, now: datetime) -> int:
+    """The gold pairs ``annotator`` will still meet on ``job`` while judging the ``real``
+    debates' pairs left for them, plus the gold pair they hold now: what the judging page's
+    queue count adds so that every answer, gold or not, lowers it by one
+    (:func:`assess.review.gold.gold_places_ahead`). 0 without a gold share."""
+    if job.gold_share <= 0:
+        return 0
+    mine = ReviewItem.objects.filter(gold__job=job, assigned_to=annotator)
+    held = mine.filter(leased_to=annotator, lease_expires_at__gt=now, judgments_done__lt=1).exists()
+    drawn = job.gold_pairs.count()
+    if not drawn:  # not drawn yet: as many as the draw will hold at most
+        drawn = gold.gold_draw_size(job.gold_share, job.pool.pairs.count())
+    ahead = gold.gold_places_ahead(
+        job.pk,
+        annotator.pk,
+        start=_position(annotator, job),
+        real=real,
+        share=job.gold_share,
+        available=max(0, drawn - mine.count()),
+    )
+    return ahead + int(held)

@@ -169,7 +169,8 @@ def annotator_labels(*, annotator: Any) -> list[FlaggedLabel]:
 
 def annotator_judgments_return(*, annotator: Any, admin: Any, now: datetime | None = None) -> int:
     """Send ``annotator``'s live labels of debates' pairs back to the queue to be judged
-    again: each judgment is marked undone (kept, with its time) and its pair needs one more
+    again by others: each judgment is marked undone and ``returned`` (kept, with its time;
+    the claim never gives that pair to this annotator again) and its pair needs one more
     judgment; pairs an admin adjudicated keep their judgments (the adjudication decides).
     Refused (QualityError) unless the floor flags the annotator. Returns the judgments sent
     back. ``admin`` is who asked (checked by the view's role; named for the log)."""
@@ -186,7 +187,7 @@ def annotator_judgments_return(*, annotator: Any, admin: Any, now: datetime | No
             .exclude(item_id__in=decided)
         )
         for judgment in rows:
-            Judgment.objects.filter(pk=judgment.pk).update(undone_at=now)
+            Judgment.objects.filter(pk=judgment.pk).update(undone_at=now, returned=True)
             ReviewItem.objects.filter(pk=judgment.item_id).update(
                 judgments_done=F("judgments_done") - 1
             )

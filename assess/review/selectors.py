@@ -8,7 +8,7 @@ for an adjudication.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -25,6 +25,7 @@ from ..models import Adjudication, GoldPair, Judgment, ReviewItem
 from . import agreement
 from .agreement import Proportion
 from .budget import budget_coverage
+from .gold_queue import gold_ahead
 from .highlight import query_terms, segments, term_spans
 from .services import undo_window_seconds
 
@@ -266,7 +267,9 @@ def judging_status(
 
     ``queue``: pairs this annotator could still be given (needing judgments, not decided by
     an admin, not judged by them, not skipped, and not leased to someone else), the one they
-    hold included.
+    hold included, plus the known-answer pairs they will meet among them
+    (:func:`assess.review.gold_queue.gold_ahead`): every answer lowers it by one, so the
+    count never tells a gold pair from another.
     """
     now = now or timezone.now()
     today = Judgment.objects.filter(
@@ -292,10 +295,35 @@ def judging_status(
             .values_list("item_id"),
             Adjudication.objects.filter(still_open).values_list("item_id"),
             open_items.filter(pk__in=list(exclude_ids)).values_list("pk"),
+            # Labels sent back for re-judging never come back to their annotator.
+            Judgment.objects.filter(annotator=annotator, returned=True)
+            .filter(still_open)
+            .order_by()
+            .values_list("item_id"),
         )
     )
     queue = open_items.count() - unavailable.count()
+    queue += _gold_ahead_count(annotator, open_items, unavailable, now)
     return JudgingStatus(today=today, queue=queue)
+
+
+def _gold_ahead_count(annotator: Any, open_items, unavailable, now: datetime) -> int:
+    """The gold pairs ``annotator`` will meet among the open pairs left for them, summed
+    over the jobs with a gold share that have such pairs."""
+    jobs = list(
+        DebateJob.objects.filter(
+            gold_share__gt=0, pk__in=open_items.values("debate__job")
+        ).select_related("pool")
+    )
+    if not jobs:
+        return 0
+    ids = [pk for (pk,) in unavailable]
+    mine = open_items.filter(debate__job__in=jobs)
+    real = Counter(dict(mine.values_list("debate__job").annotate(n=Count("pk")).order_by()))
+    real.subtract(
+        dict(mine.filter(pk__in=ids).values_list("debate__job").annotate(n=Count("pk")).order_by())
+    )
+    return sum(gold_ahead(annotator=annotator, job=job, real=real[job.pk], now=now) for job in jobs)
 
 
 def undoable_judgment(*, annotator: Any, now: datetime | None = None) -> Judgment | None:

@@ -45,7 +45,7 @@ from .active_time import (
     seconds_setting,
 )
 from .agreement import audit_selected
-from .gold_queue import gold_item_claim
+from .gold_queue import gold_item_claim, gold_pairs_draw
 
 NOTE_MAX_CHARS = 2000
 MAX_SECONDS_ON_TASK = 24 * 3600.0
@@ -268,6 +268,9 @@ def review_items_on_job_change(*, job: DebateJob, field: str) -> int:
     (``field``): a raised share queues the audits it adds (:func:`review_items_sync`), a
     changed budget renumbers the items (:func:`review_budget_renumber`, items a human holds
     or judged first). Returns the items created."""
+    if field == "gold_share":
+        gold_pairs_draw(job=job)  # the pairs a raised share needs, drawn now, not on a claim
+        return 0
     created = review_items_sync(job=job)
     if field == "human_budget" and not created:
         review_budget_renumber(job=job)
@@ -294,7 +297,7 @@ _CLAIM_TEMPLATE = """
            AND (r.lease_expires_at IS NULL OR r.lease_expires_at < %s)
            AND NOT EXISTS (SELECT 1 FROM assess_judgment j
                             WHERE j.item_id = r.id AND j.annotator_id = %s
-                              AND j.undone_at IS NULL)
+                              AND (j.undone_at IS NULL OR j.returned))
            AND NOT EXISTS (SELECT 1 FROM assess_adjudication a WHERE a.item_id = r.id)
            AND {skipped}
            AND (r.budget_rank IS NULL OR r.budget_rank <= COALESCE(
@@ -420,8 +423,14 @@ def _clean_seconds(seconds: float) -> float:
 
 def review_item_top_grade(*, item: ReviewItem) -> int:
     """G, the top label a human may give ``item``: its debate job's ``max_grade`` for a
-    graded job (labels 0..G), 1 for a binary one (labels 1/0)."""
-    jobs = DebateJob.objects.filter(Q(debates__review__pk=item.pk) | Q(gold_pairs__items=item))
+    graded job (labels 0..G), 1 for a binary one (labels 1/0). A gold item takes its gold
+    pair's job's scale."""
+    # One join per kind of item: an OR over both would multiply a job's debates by its
+    # gold items before filtering.
+    if item.debate_id is not None:
+        jobs = DebateJob.objects.filter(debates__pk=item.debate_id)
+    else:
+        jobs = DebateJob.objects.filter(gold_pairs__pk=item.gold_id or 0)
     scale, top = jobs.values_list("scale", "max_grade")[0]
     return int(top) if scale == DebateJob.Scale.GRADED else 1
 
@@ -435,8 +444,10 @@ def _check_label(label: int, top: int) -> None:
 
 def _judgment_refusal_check(locked: ReviewItem, annotator: Any, now: datetime) -> None:
     """Raise JudgingConflict when ``annotator`` may not judge ``locked`` (its row locked):
-    another annotator holds a live lease, an admin decided it, it has its judgments, or this
-    annotator judged it already."""
+    it is another annotator's gold item, another annotator holds a live lease, an admin
+    decided it, it has its judgments, or this annotator judged it already."""
+    if locked.assigned_to_id is not None and locked.assigned_to_id != annotator.pk:
+        raise JudgingConflict("This pair is not in your queue; your answer was not saved.")
     others_lease = (
         locked.leased_to_id is not None
         and locked.leased_to_id != annotator.pk
@@ -507,7 +518,11 @@ def judgment_record(
             return Recorded(stored, False)
         _judgment_refusal_check(locked, annotator, now)
         times = judgment_times(
-            item=locked, annotator=annotator, wall=_clean_seconds(seconds), page=active_seconds
+            item=locked,
+            annotator=annotator,
+            wall=_clean_seconds(seconds),
+            page=active_seconds,
+            now=now,
         )
         try:
             with transaction.atomic():
@@ -610,7 +625,10 @@ def adjudication_record(
 ) -> Adjudication:
     """Record (or replace) an admin's final label for ``item`` (1/0, or a grade 0..G on a
     graded job's pair); it wins over every human judgment and the debate. Ends any lease on
-    the item. Raises JudgingError for a label outside the pair's scale."""
+    the item. Raises JudgingError for a label outside the pair's scale or for a gold item
+    (a known-answer pair has its answer; it is never decided)."""
+    if item.debate_id is None:
+        raise JudgingError("a known-answer pair is not adjudicated")
     _check_label(label, review_item_top_grade(item=item))
     with transaction.atomic():
         adjudication, _ = Adjudication.objects.update_or_create(

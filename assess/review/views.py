@@ -278,7 +278,10 @@ def disagreement_list(request: HttpRequest) -> HttpResponse:
 def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
     """The debate and every human answer side by side; POST records the admin's label,
     which wins over every other."""
-    item = get_object_or_404(ReviewItem.objects.select_related("debate"), pk=item_id)
+    # Debates' items only: a known-answer pair has its answer and is never adjudicated.
+    item = get_object_or_404(
+        ReviewItem.objects.select_related("debate").filter(debate__isnull=False), pk=item_id
+    )
     current = Adjudication.objects.filter(item=item).first()
     initial = {"label": current.label, "note": current.note} if current else None
     form = AdjudicationForm(

@@ -2,17 +2,28 @@
 
 from django.db import migrations, models
 
+HELP = (
+    "Share of each annotator's pairs that are known-answer (gold) pairs drawn from the "
+    "original qrels, to measure the annotator (assess.review.gold); 0: none."
+)
+
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('debates', '0009_batch_submissions'),
+        ("debates", "0009_batch_submissions"),
     ]
 
+    # Jobs made before gold pairs existed keep their queues as their admins set them up
+    # (share 0); new jobs default to 5%. An admin can raise an old job's share later.
     operations = [
         migrations.AddField(
-            model_name='debatejob',
-            name='gold_share',
-            field=models.FloatField(default=0.05, help_text="Share of each annotator's pairs that are known-answer (gold) pairs drawn from the original qrels, to measure the annotator (assess.review.gold); 0: none."),
+            model_name="debatejob",
+            name="gold_share",
+            field=models.FloatField(default=0.0, help_text=HELP),
+        ),
+        migrations.AlterField(
+            model_name="debatejob",
+            name="gold_share",
+            field=models.FloatField(default=0.05, help_text=HELP),
         ),
     ]

@@ -40,12 +40,15 @@ def debate_job_audit_share_set(*, job: DebateJob, share: float) -> DebateJob:
 
 def debate_job_gold_share_set(*, job: DebateJob, share: float) -> DebateJob:
     """Set the share (0..0.5) of each annotator's pairs on ``job`` that are known-answer
-    pairs (``assess.review.gold``; 0 turns them off). Takes effect at the next claim; a
-    raised share draws the gold pairs it needs then. Raises DebateJobError outside 0..0.5."""
+    pairs (``assess.review.gold``; 0 turns them off). Takes effect at the next claim; the
+    gold pairs a raised share needs are drawn once the change is committed
+    (:data:`debates.signals.debate_job_human_changed`, field ``"gold_share"``).
+    Raises DebateJobError outside 0..0.5."""
     if not 0 <= share <= MAX_GOLD_SHARE:
         raise DebateJobError(f"gold share must be between 0 and {MAX_GOLD_SHARE}, got {share}")
     DebateJob.objects.filter(pk=job.pk).update(gold_share=share)
     job.gold_share = share
+    _announce(job.pk, "gold_share")
     return job
 
 

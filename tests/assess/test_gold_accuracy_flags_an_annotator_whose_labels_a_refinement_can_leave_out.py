@@ -202,3 +202,15 @@ def test_an_annotators_own_page_counts_only_judgments_before_today(graded_people
     )
     html = client.get("/review/me/").content.decode()
     assert "(1 of 4; 95% CI 5–70%)" in html
+
+
+@pytest.mark.django_db
+def test_labels_sent_back_never_return_to_their_annotator(graded_people, annotators):
+    from assess.review.services import review_item_claim
+
+    built, alice, bob = graded_people
+    quality_policy_set(accuracy_floor=0.5, min_answers=4, admin=None)
+    annotator_judgments_return(annotator=bob, admin=None)
+    assert review_item_claim(annotator=bob) is None  # his returned pair is not his again
+    (carol,) = annotators(1, prefix="other")
+    assert review_item_claim(annotator=carol).debate_id == built.escalated[1].pk

@@ -181,3 +181,79 @@ def test_answers_on_gold_pairs_never_become_labels_of_a_refined_set(make_review_
     assert Judgment.objects.filter(item__gold__isnull=False).count() == sum(
         1 for item in seen if item.gold_id
     )
+
+
+def test_counting_gold_places_by_blocks_matches_counting_them_one_by_one():
+    for share in (0.05, 0.25, 0.3):
+        for start, stop in ((0, 400), (7, 93), (19, 21), (40, 40), (123, 1000)):
+            brute = sum(gold.gold_position(3, 9, i, share) for i in range(start, stop))
+            assert gold.gold_places_between(3, 9, start, stop, share) == brute
+
+
+@pytest.mark.django_db
+def test_the_queue_count_drops_by_one_after_every_answer_gold_or_not(make_review_job, annotators):
+    from assess.review.selectors import judging_status
+
+    make_review_job(escalated=30, gold_share=0.25, known_relevant=8, known_irrelevant=8)
+    (ann,) = annotators(1)
+    counts, kinds = [], []
+    while (item := review_item_claim(annotator=ann)) is not None:
+        counts.append(judging_status(annotator=ann).queue)
+        kinds.append(item.kind)
+        judgment_record(
+            item=item,
+            annotator=ann,
+            label=1,
+            client_id=f"00000000-0000-4000-8000-{len(counts):012d}",
+        )
+    assert "gold" in kinds and "escalated" in kinds
+    assert counts == list(range(len(counts), 0, -1))
+    assert judging_status(annotator=ann).queue == 0
+
+
+@pytest.mark.django_db
+def test_a_skipped_gold_pair_uses_up_its_place(make_review_job, annotators):
+    from assess.review.services import review_item_release
+
+    built = make_review_job(escalated=30, gold_share=0.25, known_relevant=8, known_irrelevant=8)
+    (ann,) = annotators(1)
+    skipped: list[int] = []
+    place = 0  # the places the annotator went through: judged pairs and gold pairs met
+    for n in range(30):
+        item = review_item_claim(annotator=ann, exclude_ids=skipped)
+        if item is None:
+            break
+        # What comes is decided by the place alone: skipping a gold pair moves on as
+        # judging it would, so it neither brings another gold pair at once nor escapes them.
+        assert (item.gold_id is not None) == gold.gold_position(built.job.pk, ann.pk, place, 0.25)
+        place += 1
+        if item.gold_id is not None and len(skipped) < 3:
+            review_item_release(item=item, annotator=ann)
+            skipped.append(item.pk)
+            continue
+        judgment_record(
+            item=item, annotator=ann, label=1, client_id=f"00000000-0000-4000-8000-{n:012d}"
+        )
+    assert len(skipped) == 3
+
+
+@pytest.mark.django_db
+def test_nobody_may_answer_or_adjudicate_another_annotators_gold_pair(
+    make_review_job, annotators, make_user, client
+):
+    from assess.review.services import JudgingConflict, JudgingError, adjudication_record
+
+    make_review_job(escalated=4, gold_share=0.5, known_relevant=4)
+    alice, bob = annotators(2)
+    seen = _judge_all(alice, lambda item: 1)
+    mine = next(item for item in seen if item.gold_id)
+    Judgment.objects.filter(item=mine).update(undone_at=mine.created)  # open it again
+    ReviewItem.objects.filter(pk=mine.pk).update(judgments_done=0, leased_to=None)
+    with pytest.raises(JudgingConflict, match="not in your queue"):
+        judgment_record(
+            item=mine, annotator=bob, label=0, client_id="00000000-0000-4000-8000-999999999999"
+        )
+    with pytest.raises(JudgingError, match="not adjudicated"):
+        adjudication_record(item=mine, admin=make_user("admin", "boss"), label=0)
+    client.force_login(make_user("admin", "boss2"))
+    assert client.get(f"/review/items/{mine.pk}/").status_code == 404
