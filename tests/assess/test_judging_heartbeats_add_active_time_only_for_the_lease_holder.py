@@ -1,8 +1,9 @@
 """Over HTTP as static/judge.js sends them: the judging page's heartbeats (and beacons) add
 active seconds to the pair's lease only when the poster holds it (another annotator's post
 changes nothing), at most 120 s a post and never more than the lease has lasted; the
-judgment stores what the heartbeats stored plus the ``active`` field it carries, and None when neither exists. A new claim starts from 0, a
-reload of the held pair keeps what was reported."""
+judgment stores what the heartbeats stored plus the ``active`` field it carries, and None
+when neither exists. A new claim starts from 0, a reload of the held pair keeps what was
+reported."""
 
 import re
 import uuid
