@@ -259,7 +259,9 @@ class JobLaunchForm(forms.Form):
         initial=Decimal(5),
         label="Gold share (%)",
         help_text="Share of each annotator's pairs that are known-answer pairs from the "
-        "original qrels, unmarked, to measure the annotator; 0 turns them off (empty: 5).",
+        "original qrels, unmarked, to measure the annotator; 0 turns them off (empty: 5). "
+        "They are shown as audits are, without a debate: with far fewer audits than gold "
+        "pairs, a pair without a debate is likely gold.",
     )
     human_budget = forms.IntegerField(
         required=False,

@@ -62,8 +62,9 @@ class Refinement(models.Model):
     excluded_annotators = models.JSONField(
         default=list,
         blank=True,
-        help_text='[{"annotator", "gold_answers", "gold_correct", "accuracy"}]: the annotators '
-        "whose judgments were left out, with their gold figures then, and the floor in force.",
+        help_text='[{"annotator", "gold_correct", "gold_answers", "gold_accuracy", "floor", '
+        '"min_answers"}]: the annotators whose judgments were left out, with their gold '
+        "figures then and the floor in force.",
     )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -75,6 +75,7 @@ DISAGREEMENT_HEADER = (
     "why listed",
     "final label",
     "source",
+    "label source",  # LABEL_SOURCES: consensus, single-human, humans-unanimous, ...
     "unresolved reason",
     "original grade",
     "consensus label",
@@ -82,7 +83,7 @@ DISAGREEMENT_HEADER = (
     "debate status",
     "escalation reason",
     "review",
-    "human judgments",
+    "human judgments",  # annotator=label, with their gold accuracy then: (gold 80% of 10)
     "adjudicator",
     "agent A label",
     "agent A argument",

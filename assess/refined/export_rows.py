@@ -518,11 +518,21 @@ def _last_turns(
     return out
 
 
+def _judged_text(judgment: dict) -> str:
+    # "ann1=1 (gold 80% of 10)": the label and the annotator's record on known-answer
+    # pairs at refinement (absent from provenance stored before it was recorded).
+    text = f"{judgment['annotator']}={judgment['label']}"
+    accuracy, answers = judgment.get("gold_accuracy"), judgment.get("gold_answers")
+    if accuracy is not None and answers:
+        text += f" (gold {accuracy:.0%} of {answers})"
+    return text
+
+
 def _disagreement_row(row: dict, why: list[str], turns: dict) -> list:
     last = turns.get(row["debate_id"], {})
     a_label, a_argument = last.get("A", (None, ""))
     b_label, b_argument = last.get("B", (None, ""))
-    judged = "; ".join(f"{j['annotator']}={j['label']}" for j in row["judgments"] or [])
+    judged = "; ".join(_judged_text(j) for j in row["judgments"] or [])
     return [
         row["query__query_id"],
         row["query__text"],
@@ -531,6 +541,7 @@ def _disagreement_row(row: dict, why: list[str], turns: dict) -> list:
         "; ".join(why),
         row["label"],
         row["source"],
+        label_source(row["source"], [j["label"] for j in row["judgments"] or []]),
         row["reason"],
         row["original_relevance"],
         row["consensus_label"],

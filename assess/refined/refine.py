@@ -272,7 +272,7 @@ def qrels_refine(
     their reason and no qrels row). The refined set's grade counts are recorded
     (:func:`corpora.services.qrel_set_grades_record`). With ``exclude_flagged``, the
     judgments of annotators the gold accuracy floor flags now
-    (:func:`assess.review.quality.flagged_annotators`) are left out, as if never made; who
+    (``flagged`` in :func:`assess.review.quality.annotator_quality`) are left out, as if never made; who
     was left out, with their gold figures and the floor, is stored on the Refinement. Each
     provenance row's human judgments carry their annotator's gold accuracy at this time.
 

@@ -6,8 +6,8 @@
 - :func:`gold_item_claim` gives an annotator, at a gold position of their work on a job,
   their own review item of the next gold pair they have not judged. The judging page shows
   it as it shows an audit: the pair without the debate, nothing saying it is gold;
-- :func:`gold_scores` reads every annotator's answers on gold pairs (their live judgments of
-  gold items) and scores them.
+- :func:`gold_ahead` counts the gold pairs an annotator will still meet (the judging
+  page's queue count; figures on annotators are in :mod:`assess.review.quality`).
 
 Gold items have no debate, so every query that reaches labels through ``debate`` (final
 labels, refinements, exports, agreement between annotators, audits) never sees them.
@@ -199,20 +199,6 @@ def _gold_item_lease(
             item_id = ReviewItem.objects.get(gold_id=gold_id, assigned_to=annotator).pk
     ReviewItem.objects.filter(pk=item_id).update(lease_active_seconds=0.0, **lease)
     return ReviewItem.objects.get(pk=item_id)
-
-
-def gold_scores(*, annotator_ids: list[int] | None = None) -> dict[int, gold.GoldScore]:
-    """{annotator id: their :class:`assess.review.gold.GoldScore`} over their live judgments
-    of gold items (all jobs), for ``annotator_ids`` (None: everyone who answered one)."""
-    rows = Judgment.objects.filter(item__gold__isnull=False, undone_at__isnull=True)
-    if annotator_ids is not None:
-        rows = rows.filter(annotator_id__in=annotator_ids)
-    answers: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    for annotator_id, known, given in rows.values_list(
-        "annotator_id", "item__gold__label", "label"
-    ):
-        answers[annotator_id].append((known, given))
-    return {a: gold.gold_score(pairs) for a, pairs in answers.items()}
 
 
 def gold_ahead(*, annotator: Any, job: DebateJob, real: int, now: datetime) -> int:

@@ -120,12 +120,6 @@ def annotator_quality(
     return out
 
 
-def flagged_annotators() -> list[AnnotatorQuality]:
-    """The annotators the floor flags now, by username."""
-    flagged = [q for q in annotator_quality().values() if q.flagged]
-    return sorted(flagged, key=lambda q: q.username)
-
-
 @dataclass(frozen=True, slots=True)
 class FlaggedLabel:
     """A live judgment of a (flagged) annotator on a debate's pair, for re-judging."""

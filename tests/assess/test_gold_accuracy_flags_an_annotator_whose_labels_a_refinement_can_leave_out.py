@@ -187,7 +187,7 @@ def test_the_annotators_page_and_the_api_show_accuracy_with_its_interval(
     assert (accuracy["successes"], accuracy["n"], accuracy["estimate"]) == (1, 4, 0.25)
     assert (round(accuracy["low"], 4), round(accuracy["high"], 4)) == (0.0456, 0.6994)
     assert bob_row["flagged"] is True
-    labels = api_as("researcher").get("/api/v1/annotators/ann2/labels").json()["labels"]
+    labels = api_as("admin").get("/api/v1/annotators/ann2/labels").json()["labels"]
     assert [(x["query_id"], x["doc_id"], x["label"]) for x in labels] == [("q002", "d002", 0)]
 
 
@@ -214,3 +214,25 @@ def test_labels_sent_back_never_return_to_their_annotator(graded_people, annotat
     assert review_item_claim(annotator=bob) is None  # his returned pair is not his again
     (carol,) = annotators(1, prefix="other")
     assert review_item_claim(annotator=carol).debate_id == built.escalated[1].pk
+
+
+@pytest.mark.django_db
+def test_the_disagreements_csv_says_where_each_label_came_from_and_who_gave_it(graded_people):
+    import csv
+    import io
+
+    from assess.refined.export_formats import DISAGREEMENT_HEADER
+    from assess.refined.exports import export_stream
+
+    built, alice, bob = graded_people
+    report = qrels_refine(pool=built.job.pool, name="listed", allow_partial=True)
+    out = io.StringIO()
+    export_stream(kind="disagreements", out=out, qrel_set=report.qrel_set)
+    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+    assert list(rows[0]) == list(DISAGREEMENT_HEADER)
+    by_doc = {r["doc_id"]: r for r in rows}
+    assert (by_doc["d002"]["label source"], by_doc["d002"]["human judgments"]) == (
+        "single-human",
+        "ann2=0 (gold 25% of 4)",
+    )
+    assert by_doc["d001"]["human judgments"] == "ann1=1 (gold 100% of 4)"
