@@ -15,7 +15,6 @@ labels, refinements, exports, agreement between annotators, audits) never sees t
 
 from __future__ import annotations
 
-from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
