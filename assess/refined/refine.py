@@ -271,8 +271,8 @@ def qrels_refine(
     in its provenance. Every pool pair gets a LabelProvenance row (unresolved ones with
     their reason and no qrels row). The refined set's grade counts are recorded
     (:func:`corpora.services.qrel_set_grades_record`). With ``exclude_flagged``, the
-    judgments of annotators the gold accuracy floor flags now
-    (``flagged`` in :func:`assess.review.quality.annotator_quality`) are left out, as if never made; who
+    judgments of annotators the gold accuracy floor flags now (``flagged`` in
+    :func:`assess.review.quality.annotator_quality`) are left out, as if never made; who
     was left out, with their gold figures and the floor, is stored on the Refinement. Each
     provenance row's human judgments carry their annotator's gold accuracy at this time.
 
