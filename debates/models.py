@@ -89,6 +89,13 @@ class DebateJob(models.Model):
         help_text="Share of each annotator's pairs that are known-answer (gold) pairs drawn "
         "from the original qrels, to measure the annotator (assess.review.gold); 0: none.",
     )
+    gold_drawn_at_share = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="The gold share the job's gold pairs were last drawn for (empty: never "
+        "drawn); a draw that found fewer candidates than wanted is not repeated at every "
+        "claim.",
+    )
     human_budget = models.PositiveIntegerField(
         null=True,
         blank=True,

@@ -46,10 +46,14 @@ def gold_pairs_draw(*, job: DebateJob) -> int:
     (:func:`assess.review.gold.cross_query_negatives`). Returns the pairs created.
 
     Reproducible (draw keys from SHA-256) and idempotent: a second call, or one running
-    alongside, creates nothing the first did (natural key, conflicts ignored).
+    alongside, creates nothing the first did (natural key, conflicts ignored). Records the
+    share drawn for (``job.gold_drawn_at_share``), so a draw that found fewer pairs than it
+    wanted is not repeated by every claim (:func:`gold_draw_due`).
     """
     size = gold.gold_draw_size(job.gold_share, job.pool.pairs.count())
     have = job.gold_pairs.count()
+    DebateJob.objects.filter(pk=job.pk).update(gold_drawn_at_share=job.gold_share)
+    job.gold_drawn_at_share = job.gold_share
     if size <= have:
         return 0
     query_pks = _pool_query_ids(job)
@@ -70,6 +74,11 @@ def gold_pairs_draw(*, job: DebateJob) -> int:
         job_id=job.pk, positives=positives, negatives=negatives, cross_query=cross, size=size
     )
     return _gold_rows_write(job, chosen)
+
+
+def gold_draw_due(job: DebateJob) -> bool:
+    """Whether ``job`` has not drawn its gold pairs for its current share yet."""
+    return job.gold_share > 0 and job.gold_drawn_at_share != job.gold_share
 
 
 def _cross_query(job: DebateJob, query_pks: list[int], size: int) -> list[gold.GoldCandidate]:
@@ -156,9 +165,9 @@ def gold_item_claim(
     share = job.gold_share
     if share <= 0 or not gold.gold_position(job.pk, annotator.pk, _position(annotator, job), share):
         return None
-    if not job.gold_pairs.exists():
-        # The first gold place of the job draws its pairs (once; a raised share draws the
-        # rest when it is set, assess.review.services.review_items_on_job_change).
+    if gold_draw_due(job):
+        # The first gold place of the job draws its pairs (once per share; a changed share
+        # draws when it is set, assess.review.services.review_items_on_job_change).
         gold_pairs_draw(job=job)
     mine = dict(
         ReviewItem.objects.filter(gold__job=job, assigned_to=annotator).values_list("gold_id", "pk")
@@ -209,9 +218,12 @@ def gold_ahead(*, annotator: Any, job: DebateJob, real: int, now: datetime) -> i
         return 0
     mine = ReviewItem.objects.filter(gold__job=job, assigned_to=annotator)
     held = mine.filter(leased_to=annotator, lease_expires_at__gt=now, judgments_done__lt=1).exists()
-    drawn = job.gold_pairs.count()
-    if not drawn:  # not drawn yet: as many as the draw will hold at most
+    if gold_draw_due(job):  # not drawn yet: as many as the draw will hold at most
         drawn = gold.gold_draw_size(job.gold_share, job.pool.pairs.count())
+    else:
+        drawn = job.gold_pairs.count()
+        if not drawn:  # a benchmark without known answers for these queries
+            return 0
     ahead = gold.gold_places_ahead(
         job.pk,
         annotator.pk,

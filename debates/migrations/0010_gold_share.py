@@ -26,4 +26,15 @@ class Migration(migrations.Migration):
             name="gold_share",
             field=models.FloatField(default=0.05, help_text=HELP),
         ),
+        migrations.AddField(
+            model_name="debatejob",
+            name="gold_drawn_at_share",
+            field=models.FloatField(
+                blank=True,
+                help_text="The gold share the job's gold pairs were last drawn for (empty: "
+                "never drawn); a draw that found fewer candidates than wanted is not repeated "
+                "at every claim.",
+                null=True,
+            ),
+        ),
     ]

@@ -212,6 +212,8 @@ def test_labels_sent_back_never_return_to_their_annotator(graded_people, annotat
     quality_policy_set(accuracy_floor=0.5, min_answers=4, admin=None)
     annotator_judgments_return(annotator=bob, admin=None)
     assert review_item_claim(annotator=bob) is None  # his returned pair is not his again
+    built.job.gold_share = 0.0  # carol's first pair is then her real one, never gold
+    built.job.save(update_fields=["gold_share"])
     (carol,) = annotators(1, prefix="other")
     assert review_item_claim(annotator=carol).debate_id == built.escalated[1].pk
 

@@ -257,3 +257,21 @@ def test_nobody_may_answer_or_adjudicate_another_annotators_gold_pair(
         adjudication_record(item=mine, admin=make_user("admin", "boss"), label=0)
     client.force_login(make_user("admin", "boss2"))
     assert client.get(f"/review/items/{mine.pk}/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_a_benchmark_without_known_answers_for_the_pools_queries_draws_once_and_serves_none(
+    make_review_job, annotators
+):
+    from assess.review.gold_queue import gold_draw_due
+    from assess.review.selectors import judging_status
+
+    built = make_review_job(escalated=12, gold_share=0.25)  # no qrels at all
+    (ann,) = annotators(1)
+    seen = _judge_all(ann, lambda item: 1)
+    assert len(seen) == 12 and all(item.debate_id for item in seen)
+    built.job.refresh_from_db()
+    # Drawn once, for this share: the later gold places did not draw again.
+    assert built.job.gold_drawn_at_share == 0.25 and not gold_draw_due(built.job)
+    assert not GoldPair.objects.exists()
+    assert judging_status(annotator=ann).queue == 0
