@@ -154,18 +154,24 @@ def gold_item_claim(
     expires: datetime,
     now: datetime,
     exclude_ids: list[int],
+    create: bool = True,
 ) -> ReviewItem | None:
     """At a gold position of ``annotator``'s work on ``job``
     (:func:`assess.review.gold.gold_position` of their live judgments on it), lease them
     their review item of the next gold pair they have not judged (in their own order,
     :func:`assess.review.gold.annotator_gold_order`), creating the item if it is new.
     None when it is not a gold position, the job has no gold share, or every gold pair is
-    judged or skipped (``exclude_ids``: review item ids skipped this session).
+    judged or skipped (``exclude_ids``: review item ids skipped this session). Without
+    ``create`` (a page being read) nothing is inserted: no draw, no new item; only an item
+    the annotator already has (one they skipped before) may be leased, else None and the
+    place goes to a debate's pair.
     """
     share = job.gold_share
     if share <= 0 or not gold.gold_position(job.pk, annotator.pk, _position(annotator, job), share):
         return None
     if gold_draw_due(job):
+        if not create:
+            return None
         # The first gold place of the job draws its pairs (once per share; a changed share
         # draws when it is set, assess.review.services.review_items_on_job_change).
         gold_pairs_draw(job=job)
@@ -181,6 +187,8 @@ def gold_item_claim(
     ids = job.gold_pairs.values_list("pk", flat=True)
     for gold_id in gold.annotator_gold_order(job.pk, annotator.pk, ids):
         if gold_id in done or mine.get(gold_id) in skipped:
+            continue
+        if not create and mine.get(gold_id) is None:
             continue
         return _gold_item_lease(gold_id, annotator, mine.get(gold_id), expires, now)
     return None

@@ -5,7 +5,8 @@ and an annotator's own figures.
 |----------------------------------------|-----------|------------|-------|
 | own figures (``review/me/``)           | yes       | 403        | 403   |
 | quality floor (POST)                   | 403       | 403        | yes   |
-| an annotator's labels, send them back  | 403       | 403        | yes   |
+| an annotator's figures and labels      | 403       | yes        | yes   |
+| send a flagged annotator's labels back | 403       | 403        | yes   |
 
 An annotator's own page counts judgments saved before today: were it updated after every
 judgment, comparing it before and after a pair would tell which pairs have a known answer.
@@ -78,18 +79,24 @@ def _annotator_or_404(username: str):
 
 
 @role_required(Role.ADMIN)
-def annotator_detail(request: HttpRequest, username: str) -> HttpResponse:
-    """One annotator's quality figures and their live labels of debates' pairs, with the
-    button that sends them back to the queue when the floor flags the annotator."""
+@require_POST
+def annotator_labels_return(request: HttpRequest, username: str) -> HttpResponse:
+    """Send a flagged annotator's labels back to the queue, then back to their page."""
     annotator = _annotator_or_404(username)
-    if request.method == "POST":
-        try:
-            count = annotator_judgments_return(annotator=annotator, admin=request.user)
-        except QualityError as exc:
-            messages.error(request, str(exc))
-        else:
-            messages.success(request, f"{count} label(s) of {username} went back to the queue.")
-        return redirect("assess:annotator_detail", username=username)
+    try:
+        count = annotator_judgments_return(annotator=annotator, admin=request.user)
+    except QualityError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"{count} label(s) of {username} went back to the queue.")
+    return redirect("assess:annotator_detail", username=username)
+
+
+@role_required(Role.RESEARCHER, Role.ADMIN)
+def annotator_detail(request: HttpRequest, username: str) -> HttpResponse:
+    """One annotator's quality figures and their live labels of debates' pairs; for admins,
+    the button that sends them back to the queue when the floor flags the annotator."""
+    annotator = _annotator_or_404(username)
     quality = annotator_quality(annotator_ids=[annotator.pk]).get(annotator.pk)
     return render(
         request,
@@ -99,6 +106,7 @@ def annotator_detail(request: HttpRequest, username: str) -> HttpResponse:
             "quality": quality,
             "policy": quality_policy(),
             "labels": annotator_labels(annotator=annotator),
+            "is_admin": user_has_role(request.user, Role.ADMIN),
         },
     )
 

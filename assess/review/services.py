@@ -333,7 +333,11 @@ def _held_item(annotator: Any, now: datetime, exclude: list[int]) -> ReviewItem 
 
 
 def review_item_claim(
-    *, annotator: Any, exclude_ids: list[int] | tuple[int, ...] = (), now: datetime | None = None
+    *,
+    annotator: Any,
+    exclude_ids: list[int] | tuple[int, ...] = (),
+    now: datetime | None = None,
+    create: bool = True,
 ) -> ReviewItem | None:
     """Lease the next pair for ``annotator``, or None when the queue holds nothing for them.
 
@@ -350,8 +354,8 @@ def review_item_claim(
     debate's item: escalated debates and drawn audits got theirs when the debate ended
     (:func:`review_item_for_debate`). At a gold position of the annotator's work on the
     leased item's job, their item of a known-answer pair is leased instead
-    (:func:`assess.review.gold_queue.gold_item_claim`, which creates it when new) and the
-    first item is given back.
+    (:func:`assess.review.gold_queue.gold_item_claim`, which creates it when new, unless
+    ``create`` is False: a page being read inserts nothing) and the first item is given back.
     """
     now = now or timezone.now()
     exclude = sorted({int(pk) for pk in exclude_ids})
@@ -372,7 +376,12 @@ def review_item_claim(
     # At a gold position of this annotator's work on the job, a known-answer pair comes
     # instead, looking like any audit; the item just leased goes back to the queue.
     gold_item = gold_item_claim(
-        annotator=annotator, job=item.debate.job, expires=expires, now=now, exclude_ids=exclude
+        annotator=annotator,
+        job=item.debate.job,
+        expires=expires,
+        now=now,
+        exclude_ids=exclude,
+        create=create,
     )
     if gold_item is None:
         return item

@@ -33,5 +33,10 @@ urlpatterns = [
         quality_views.annotator_detail,
         name="annotator_detail",
     ),
+    path(
+        "review/annotator/<str:username>/return/",
+        quality_views.annotator_labels_return,
+        name="annotator_labels_return",
+    ),
     path("review/me/", quality_views.annotator_me, name="annotator_me"),
 ]

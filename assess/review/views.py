@@ -115,7 +115,13 @@ def _refused(request: HttpRequest, message: str, status: int) -> HttpResponse:
 
 
 def _next(request: HttpRequest) -> ReviewItem | None:
-    return review_item_claim(annotator=request.user, exclude_ids=_skipped(request))
+    # A GET (the page being opened) only leases: it inserts no review item, so a gold place
+    # reached on opening the page goes to a debate's pair (assess.review.gold_queue).
+    return review_item_claim(
+        annotator=request.user,
+        exclude_ids=_skipped(request),
+        create=request.method == "POST",
+    )
 
 
 @htmx_view(no_store=True)
@@ -173,6 +179,7 @@ def judge_submit(request: HttpRequest, item_id: int) -> HttpResponse:
     if not _is_script(request):
         saved_at = timezone.localtime(recorded.judgment.created)
         messages.success(request, f"Saved {saved_at:%H:%M:%S}.")
+        _next(request)  # claimed here, in the POST: the page it redirects to only reads
         return redirect("assess:judge")
     return _render_judge(request, _next(request), saved=recorded.judgment)
 
@@ -211,6 +218,7 @@ def judge_skip(request: HttpRequest, item_id: int) -> HttpResponse:
     skipped = [pk for pk in _skipped(request) if pk != item.pk] + [item.pk]
     request.session[SKIPPED_KEY] = skipped[-MAX_SKIPPED:]
     if not _is_script(request):
+        _next(request)  # claimed in the POST (see judge_submit)
         return redirect("assess:judge")
     return _render_judge(request, _next(request), notice="Skipped.")
 
@@ -257,6 +265,7 @@ def judge_unskip(request: HttpRequest) -> HttpResponse:
     """Offer the pairs skipped in this login session again."""
     request.session[SKIPPED_KEY] = []
     if not _is_script(request):
+        _next(request)  # claimed in the POST (see judge_submit)
         return redirect("assess:judge")
     return _render_judge(request, _next(request))
 

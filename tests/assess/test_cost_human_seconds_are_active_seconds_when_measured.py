@@ -10,8 +10,10 @@ seconds: 30 + 120 = 150; at 36 per hour, 150 / 3600 * 36 = 1.5."""
 import io
 import json
 import uuid
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from assess.models import ReviewItem
 from assess.refined.exports import export_stream
@@ -28,6 +30,11 @@ def judged_set_fixture(make_review_job, annotators, settings):
     (alice,) = annotators(1)
     first = review_item_claim(annotator=alice)
     assert first.debate_id == review.escalated[0].pk
+    # Shown 300 s ago (the server never counts more active time than the pair was held).
+    ReviewItem.objects.filter(pk=first.pk).update(
+        claimed_at=timezone.now() - timedelta(seconds=300)
+    )
+    first.refresh_from_db()
     review_item_active_add(item=first, annotator=alice, seconds=20.0)
     judgment_record(
         item=first, annotator=alice, label=1, client_id=uuid.uuid4(), seconds=300, active_seconds=10

@@ -275,3 +275,34 @@ def test_a_benchmark_without_known_answers_for_the_pools_queries_draws_once_and_
     assert built.job.gold_drawn_at_share == 0.25 and not gold_draw_due(built.job)
     assert not GoldPair.objects.exists()
     assert judging_status(annotator=ann).queue == 0
+
+
+@pytest.mark.django_db
+def test_opening_the_judging_page_at_a_gold_place_inserts_nothing(
+    make_review_job, annotators, client
+):
+    built = make_review_job(escalated=6, gold_share=0.5, known_relevant=4, known_irrelevant=4)
+    # An annotator whose very first place is a gold place.
+    ann = next(user for user in annotators(12) if gold.gold_position(built.job.pk, user.pk, 0, 0.5))
+    client.force_login(ann)
+    assert client.get("/judge/").status_code == 200
+    # A read leases a debate's pair: no gold item, no draw.
+    assert not ReviewItem.objects.filter(kind="gold").exists()
+    assert not GoldPair.objects.exists()
+    held = ReviewItem.objects.get(leased_to=ann)
+    assert held.debate_id is not None
+    # Its place went to that pair; answering (a POST) claims the next pairs, and the gold
+    # places after the first come as gold pairs.
+    served = []
+    for n in range(4):
+        client.post(
+            f"/judge/{held.pk}/submit/",
+            {"client_id": f"00000000-0000-4000-8000-{n:012d}", "label": "1"},
+        )
+        held = ReviewItem.objects.get(leased_to=ann, lease_expires_at__isnull=False)
+        served.append(held.kind)
+    assert [kind == "gold" for kind in served] == [
+        gold.gold_position(built.job.pk, ann.pk, place, 0.5) for place in range(1, 5)
+    ]
+    assert "gold" in served
+    assert GoldPair.objects.exists()

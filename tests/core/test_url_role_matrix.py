@@ -162,7 +162,15 @@ MATRIX = [
     # one annotator's labels (admins; no such user 404), an annotator's own figures.
     ("post", "assess:quality_floor_set", {}, "", _admins(302)),
     ("get", "assess:quality_floor_set", {}, "", _admins(405)),
-    ("get", "assess:annotator_detail", {"username": "nobody"}, "", _admins(404)),
+    (
+        "get",
+        "assess:annotator_detail",
+        {"username": "nobody"},
+        "",
+        _row({ANONYMOUS: LOGIN, NO_ROLE: 403, "annotator": 403}, others=404),
+    ),
+    ("post", "assess:annotator_labels_return", {"username": "nobody"}, "", _admins(404)),
+    ("get", "assess:annotator_labels_return", {"username": "nobody"}, "", _admins(405)),
     ("get", "assess:annotator_me", {}, "", ANNOTATORS_ONLY),
     ("get", "debates:job_list", {}, "", READERS_ONLY),
     ("get", "debates:job_launch", {}, "", ADMINS_ONLY),

@@ -42,7 +42,15 @@ def test_a_budget_of_two_queues_the_two_highest_impact_pairs(
         rank = RANKS[(pair.query.query_id, pair.document.doc_id)]
         PairSource.objects.create(pair=pair, run=run, rank=rank, score=1.0)
     call_command(
-        "run_debates", "small/pool", "--rounds", "1", "--human-budget", "2", "--no-progress"
+        "run_debates",
+        "small/pool",
+        "--rounds",
+        "1",
+        "--human-budget",
+        "2",
+        "--gold-share",
+        "0",  # the two pairs of the budget only, no known-answer pair between them
+        "--no-progress",
     )
     job = DebateJob.objects.get()
     assert job.human_budget == 2
