@@ -238,20 +238,27 @@ def gold_places_between(job_id: int, annotator_id: int, start: int, stop: int, s
 
 
 def gold_places_ahead(
-    job_id: int, annotator_id: int, *, start: int, real: int, share: float, available: int
+    job_id: int,
+    annotator_id: int,
+    *,
+    start: int,
+    given: int,
+    real: int,
+    share: float,
+    available: int,
 ) -> int:
-    """How many gold pairs an annotator at place ``start`` will meet before judging the
-    ``real`` debates' pairs left for them: the gold places among the places up to the last
-    of those pairs (a gold place after the last one is never served: gold comes only among
-    real work), at most ``available`` (the gold pairs they have not met yet). The least
-    fixed point of k = gold places in [start, start + real + k), reached from 0."""
+    """How many gold pairs an annotator at place ``start``, given ``given`` gold pairs so
+    far, will meet before judging the ``real`` debates' pairs left for them: the gold places
+    among the places up to the last of those pairs, less those already given (a gold place
+    after the last real pair is never served: gold comes only among real work), at most
+    ``available`` (the gold pairs they have not met yet). The least fixed point of
+    k = gold places in [0, start + real + k) - given, reached from 0."""
     if real <= 0 or share <= 0 or available <= 0:
         return 0
     k = 0
     while True:
-        found = min(
-            available, gold_places_between(job_id, annotator_id, start, start + real + k, share)
-        )
+        due = gold_places_between(job_id, annotator_id, 0, start + real + k, share) - given
+        found = min(available, max(0, due))
         if found == k:
             return k
         k = found

@@ -135,16 +135,27 @@ def _gold_rows_write(job: DebateJob, chosen: list[gold.GoldCandidate]) -> int:
     return GoldPair.objects.filter(job=job).count() - before
 
 
-def _position(annotator: Any, job: DebateJob) -> int:
-    """``annotator``'s place in their work on ``job``: their live judgments of its debates'
-    pairs plus every gold item they were given on it, judged or not. A gold place is used
-    up when its item is made, so skipping a gold pair brings a real one next, as skipping
-    any pair does (were it not, a skip followed by another pair without a debate would
-    tell the gold apart, and skipping them all would escape being measured)."""
+def _places(annotator: Any, job: DebateJob) -> tuple[int, int]:
+    """``(place, given)``: ``annotator``'s place in their work on ``job`` (their live
+    judgments of its debates' pairs plus every gold item they were given on it, judged or
+    not) and how many gold items they were given. A gold place is used up when its item is
+    made, so skipping a gold pair brings a real one next, as skipping any pair does (were
+    it not, a skip followed by another pair without a debate would tell the gold apart, and
+    skipping them all would escape being measured)."""
     judged = Judgment.objects.filter(
         item__debate__job=job, annotator=annotator, undone_at__isnull=True
     ).count()
-    return judged + ReviewItem.objects.filter(gold__job=job, assigned_to=annotator).count()
+    given = ReviewItem.objects.filter(gold__job=job, assigned_to=annotator).count()
+    return judged + given, given
+
+
+def _gold_due(annotator: Any, job: DebateJob) -> bool:
+    """Whether the annotator's next pair on ``job`` is a gold one: fewer gold items given
+    than gold places up to their current place. At their gold places when every one was
+    served; one that went to a debate's pair (a page opened at a gold place inserts
+    nothing) is made up at the next claim that may insert."""
+    place, given = _places(annotator, job)
+    return gold.gold_places_between(job.pk, annotator.pk, 0, place + 1, job.gold_share) > given
 
 
 def gold_item_claim(
@@ -166,8 +177,7 @@ def gold_item_claim(
     the annotator already has (one they skipped before) may be leased, else None and the
     place goes to a debate's pair.
     """
-    share = job.gold_share
-    if share <= 0 or not gold.gold_position(job.pk, annotator.pk, _position(annotator, job), share):
+    if job.gold_share <= 0 or not _gold_due(annotator, job):
         return None
     if gold_draw_due(job):
         if not create:
@@ -232,10 +242,12 @@ def gold_ahead(*, annotator: Any, job: DebateJob, real: int, now: datetime) -> i
         drawn = job.gold_pairs.count()
         if not drawn:  # a benchmark without known answers for these queries
             return 0
+    place, given = _places(annotator, job)
     ahead = gold.gold_places_ahead(
         job.pk,
         annotator.pk,
-        start=_position(annotator, job),
+        start=place,
+        given=given,
         real=real,
         share=job.gold_share,
         available=max(0, drawn - mine.count()),
