@@ -94,7 +94,8 @@ def build(*, pairs: int, sessions: int, seed: int = 7) -> int:
     from django.contrib.auth.hashers import make_password
     from django.db import transaction
 
-    from assess.models import ReviewItem
+    from assess.models import Guidelines, ReviewItem
+    from assess.review.guidelines import guidelines_confirm
     from assess.review.services import review_items_sync
     from core.roles import roles_ensure
     from corpora.models import Dataset, Document, Pair, Pool, QrelSet, Query
@@ -113,6 +114,12 @@ def build(*, pairs: int, sessions: int, seed: int = 7) -> int:
         )
         for user in users:
             user.groups.add(group)
+        # Each annotator has read and confirmed the guidelines once, as a person would
+        # before their first pair (else every answer is refused until they confirm).
+        default = Guidelines.objects.filter(dataset__isnull=True, job__isnull=True).first()
+        if default is not None:
+            for user in users:
+                guidelines_confirm(annotator=user, guidelines=default)
         dataset = Dataset.objects.create(name="UI bench", slug=SLUG)
         qrel_set = QrelSet.objects.create(dataset=dataset, name="test")
         pool = Pool.objects.create(dataset=dataset, qrel_set=qrel_set, name="bench", depth=10)
