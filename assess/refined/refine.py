@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -314,10 +314,7 @@ def qrels_refine(
             people=people,
         )
         LabelProvenance.objects.bulk_create(
-            (
-                _provenance(refinement, refined, p, qrel_pk, relevant_grade, people.gold)
-                for p in labels
-            ),
+            _provenance_rows(refinement, labels, qrel_pk, relevant_grade, people.gold),
             batch_size=BATCH_SIZE,
         )
         qrel_set_grades_record(qrel_set=refined)
@@ -461,6 +458,18 @@ def _refined_pks(refined: QrelSet, kept: Sequence[PoolLabel]) -> dict[tuple[int,
         "query_id", "document_id", "pk"
     )
     return {(q, d): pk for q, d, pk in rows if (q, d) in wanted}
+
+
+def _provenance_rows(
+    refinement: Refinement,
+    labels: Sequence[PoolLabel],
+    qrel_pk: dict[tuple[int, int], int],
+    relevant_grade: int,
+    gold: dict[str, dict[str, Any]],
+) -> Iterator[LabelProvenance]:
+    """One provenance row per pool pair of ``refinement`` (see :func:`_provenance`)."""
+    for label in labels:
+        yield _provenance(refinement, refinement.qrel_set, label, qrel_pk, relevant_grade, gold)
 
 
 def _provenance(

@@ -451,6 +451,14 @@ def _check_label(label: int, top: int) -> None:
         raise JudgingError(f"this pair takes a grade from 0 to {top}, got {label!r}")
 
 
+def _uuid(value: uuid.UUID | str, *, what: str) -> uuid.UUID:
+    """``value`` as a UUID; JudgingError naming ``what`` when it is not one."""
+    try:
+        return value if isinstance(value, uuid.UUID) else uuid.UUID(value)
+    except (ValueError, AttributeError, TypeError):
+        raise JudgingError(f"{what} {value!r} is not a UUID") from None
+
+
 def _judgment_refusal_check(locked: ReviewItem, annotator: Any, now: datetime) -> None:
     """Raise JudgingConflict when ``annotator`` may not judge ``locked`` (its row locked):
     it is another annotator's gold item, another annotator holds a live lease, an admin
@@ -511,10 +519,7 @@ def judgment_record(
     id, or a client id already used for another pair or annotator.
     """
     _check_label(label, review_item_top_grade(item=item))
-    try:
-        client_uuid = client_id if isinstance(client_id, uuid.UUID) else uuid.UUID(client_id)
-    except (ValueError, AttributeError, TypeError):
-        raise JudgingError(f"client id {client_id!r} is not a UUID") from None
+    client_uuid = _uuid(client_id, what="client id")
     now = now or timezone.now()
     with transaction.atomic():
         locked = ReviewItem.objects.select_for_update().get(pk=item.pk)
@@ -591,11 +596,7 @@ def judgment_undo(
     if client_id is None:
         target = mine.filter(undone_at__isnull=True).order_by("-created", "-pk").first()
     else:
-        try:
-            client_uuid = client_id if isinstance(client_id, uuid.UUID) else uuid.UUID(client_id)
-        except (ValueError, AttributeError, TypeError):
-            raise JudgingError(f"undo id {client_id!r} is not a UUID") from None
-        target = mine.filter(client_id=client_uuid).first()
+        target = mine.filter(client_id=_uuid(client_id, what="undo id")).first()
     if target is None:
         raise JudgingError(nothing)
     with transaction.atomic():
