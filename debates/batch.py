@@ -76,6 +76,10 @@ def _line_error(record: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
     error = record.get("error")
     if isinstance(response, dict) and response.get("status_code") == 200 and not error:
         body = response.get("body")
+        if isinstance(body, dict) and body.get("choices") == []:
+            # A server that produced no completion (seen under load): no reply to read, so
+            # the request is asked again, as after a 500, rather than failing its debate.
+            return None, "HTTP 200 without a completion (choices: [])"
         if isinstance(body, dict):
             return body, ""
         return None, "response without a body"
@@ -92,9 +96,14 @@ def _line_error(record: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
 def output_lines(lines: Iterable[str], *, name: str) -> list[OutputLine]:
     """Read a whole output file (``lines`` as read, ``name`` for messages). Raises
     :class:`BatchFileError` naming ``name:line`` for a line that is not a JSON object with a
-    string ``custom_id`` (a truncated last line included); nothing is returned then, so a
-    caller applies a file whole or not at all. Blank lines are skipped."""
-    out = []
+    string ``custom_id`` (a truncated last line included), naming both lines for one
+    custom_id answered twice differently, and naming ``name`` for a file without a single
+    line (0 bytes); nothing is returned then, so a caller applies a file whole or not at all.
+    Blank lines are skipped; a line repeated exactly counts as it is (the import ignores the
+    second)."""
+    out: list[OutputLine] = []
+    seen: dict[str, OutputLine] = {}
+    number = 0
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue
@@ -107,7 +116,17 @@ def output_lines(lines: Iterable[str], *, name: str) -> list[OutputLine]:
         if not isinstance(record, dict) or not isinstance(record.get("custom_id"), str):
             raise BatchFileError(f"{name}:{number}: not an output line (no custom_id)")
         body, error = _line_error(record)
-        out.append(OutputLine(number, record["custom_id"], body, error))
+        line = OutputLine(number, record["custom_id"], body, error)
+        first = seen.setdefault(line.custom_id, line)
+        if (first.body, first.error) != (line.body, line.error):
+            # Which of the two is the model's reply cannot be told: refuse rather than guess.
+            raise BatchFileError(
+                f"{name}:{first.line} and {name}:{number}: two different answers under "
+                f"custom_id {line.custom_id!r}; keep one of them"
+            )
+        out.append(line)
+    if number == 0:
+        raise BatchFileError(f"{name}: the file is empty (0 bytes): it holds no output line")
     return out
 
 

@@ -330,8 +330,9 @@ class WebhookDelivery(models.Model):
 
 class BatchRequest(models.Model):
     """One LLM request of a batch-mode job: due (to be sent in the next batch), sent (in a
-    batch file or an uploaded batch, ``batch_ref``), answered (``response``: the chat
-    completion's JSON body) or failed (its line held an error; due again at the next export).
+    batch file or an uploaded batch, ``batch_ref``; ``sent`` is when first, and only a
+    request exported once may be answered by an imported line), answered (``response``: the
+    chat completion's JSON body) or failed (its line held an error; due again at the next export).
     ``custom_id`` names debate, round, agent and attempt (debates.batch.custom_id); ``body``
     is exactly what the direct path would POST."""
 
@@ -347,6 +348,11 @@ class BatchRequest(models.Model):
     body = models.JSONField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DUE)
     batch_ref = models.CharField(max_length=200, blank=True, help_text="Where it was sent.")
+    sent = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When it was first exported (empty: never; its reply cannot be imported).",
+    )
     response = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)
     failures = models.PositiveSmallIntegerField(default=0)
@@ -421,3 +427,31 @@ class BatchSubmission(models.Model):
     def provisional_ref(self) -> str:
         """The ``batch_ref`` of its requests until the batch is created (then its id)."""
         return f"submission:{self.pk}"
+
+
+class JobIdempotencyKey(models.Model):
+    """An ``Idempotency-Key`` a user sent with ``POST /api/v1/jobs``: the hash of the
+    request it came with and the job that request made, with the answer it got (status and
+    JSON body), so a repeat with the same key and body gets that answer again and makes no
+    job. Unique per user and key: of two requests with one key in flight at once, the
+    second waits for the first's transaction and then finds its row."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="job_idempotency_keys"
+    )
+    key = models.CharField(max_length=200)
+    request_hash = models.CharField(max_length=64, help_text="SHA-256 of the request's fields.")
+    job = models.ForeignKey(
+        DebateJob, on_delete=models.CASCADE, null=True, related_name="idempotency_keys"
+    )
+    status_code = models.PositiveSmallIntegerField(default=202)
+    response = models.JSONField(null=True, blank=True, help_text="The first answer's body.")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "key"], name="jobidempotencykey_user_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"idempotency key {self.key!r} of user {self.user_id}: job {self.job_id}"

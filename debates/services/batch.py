@@ -6,10 +6,12 @@ calls (OpenAI's Batch API at half the price, or ``vllm run-batch`` offline).
   without a reply), records the requests that are due, and writes them as a batch input
   file; they are then "sent" and never written again (``again=True`` writes the sent ones
   that have no reply yet, e.g. after a lost file).
-- :func:`batch_import` reads an output file whole (a line that is not JSON, or names a
-  request this job never made, is an error naming the line, and nothing is imported),
-  stores each reply once (a line seen before is ignored), puts a failed line's request back
-  to due, and advances the debates it answered: their turns are stored and counted, and
+- :func:`batch_import` reads an output file whole (a line that is not JSON, names a
+  request this job never made or never exported, or answers a custom_id differently from an
+  earlier line; or a 0-byte file: an error naming the file and line, and nothing is imported),
+  stores each reply once (a line seen before is ignored), puts a failed line's request (an
+  error, a non-200 status, or a 200 without a completion, ``choices: []``) back to due, and
+  advances the debates it answered: their turns are stored and counted, and
   consensus or escalation is decided by the engine exactly as on the direct path.
 
 Batch jobs need ``openai`` agents: their request bodies are what the direct client would
@@ -25,7 +27,8 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from debates import engine
@@ -33,6 +36,7 @@ from debates.batch import (
     BatchClient,
     BatchFileError,
     BatchPending,
+    OutputLine,
     batch_pair_runner,
     output_lines,
     request_line,
@@ -264,7 +268,9 @@ def batch_export(
         out.write(line)
         written.append(request.pk)
     BatchRequest.objects.filter(pk__in=written).update(
-        status=BatchRequest.Status.SENT, batch_ref=batch_ref[:200]
+        status=BatchRequest.Status.SENT,
+        batch_ref=batch_ref[:200],
+        sent=Coalesce(F("sent"), Value(timezone.now())),  # the first export is kept
     )
     return len(written)
 
@@ -296,21 +302,12 @@ class ImportReport:
 def batch_import(*, job: DebateJob, lines: Iterable[str], name: str) -> ImportReport:
     """Import an output file (``lines``, named ``name`` in messages) of ``job``: see the
     module docstring. Raises :class:`~debates.batch.BatchFileError` naming ``name:line``
-    (nothing imported) for an unreadable line or a custom_id this job never asked for, and
+    (nothing imported) for an unreadable line, a custom_id this job never asked for or never
+    exported, two different answers under one custom_id, or a 0-byte file; and
     DebateJobError for a job that is not a running batch job."""
     templates = batch_job_check(job=job)
     read = output_lines(lines, name=name)
-    known = dict(
-        BatchRequest.objects.filter(job=job, custom_id__in=[r.custom_id for r in read]).values_list(
-            "custom_id", "pk"
-        )
-    )
-    for line in read:
-        if line.custom_id not in known:
-            raise BatchFileError(
-                f"{name}:{line.line}: custom_id {line.custom_id!r} was not asked for by job "
-                f"{job.pk}"
-            )
+    _lines_check(job, read, name)
     report = ImportReport()
     touched: set[int] = set()
     with transaction.atomic():
@@ -325,7 +322,30 @@ def batch_import(*, job: DebateJob, lines: Iterable[str], name: str) -> ImportRe
     return report
 
 
-def _line_apply(job: DebateJob, line: Any, report: ImportReport) -> set[int]:
+def _lines_check(job: DebateJob, read: list[OutputLine], name: str) -> None:
+    """Refuse the file (BatchFileError naming ``name:line``) when a line answers a request
+    this job never asked for, or one it made due but never exported: no prompt of it reached
+    a model, so a reply to it can only have been made by hand."""
+    sent = dict(
+        BatchRequest.objects.filter(job=job, custom_id__in={r.custom_id for r in read}).values_list(
+            "custom_id", "sent"
+        )
+    )
+    for line in read:
+        if line.custom_id not in sent:
+            raise BatchFileError(
+                f"{name}:{line.line}: custom_id {line.custom_id!r} was not asked for by job "
+                f"{job.pk}"
+            )
+        if sent[line.custom_id] is None:
+            raise BatchFileError(
+                f"{name}:{line.line}: custom_id {line.custom_id!r} was never exported (job "
+                f"{job.pk} has it due, in no batch file or batch yet): only a request that was "
+                "sent can be answered"
+            )
+
+
+def _line_apply(job: DebateJob, line: OutputLine, report: ImportReport) -> set[int]:
     """Apply one output line; returns the debate ids it may have moved on."""
     request = BatchRequest.objects.select_for_update().get(job=job, custom_id=line.custom_id)
     if request.status == BatchRequest.Status.ANSWERED:

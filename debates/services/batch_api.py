@@ -400,7 +400,9 @@ def batch_submission_import(
         row = BatchSubmission.objects.select_for_update().get(pk=submission.pk)
         if row.imported:
             return f"batch {row.batch_id} was imported before"
-        reports = [batch_import(job=job, lines=lines, name=name) for name, lines in files]
+        # An empty file from the API has nothing to import (a hand-made 0-byte file is
+        # refused by batch_import, but this one is no mistake of the user's).
+        reports = [batch_import(job=job, lines=lines, name=name) for name, lines in files if lines]
         row.replies = sum(report.answered for report in reports)
         row.returned = batch_requests_unsent(job=job, batch_ref=row.batch_id)
         row.imported = True
