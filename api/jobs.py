@@ -33,7 +33,12 @@ from debates.services import (
     debate_job_progress,
     debate_job_resume,
 )
-from debates.services.launch import debate_job_run_in_background
+from debates.services.idempotency import (
+    IdempotencyKeyError,
+    IdempotencyKeyReused,
+    job_create_idempotent,
+)
+from debates.services.launch import DuplicateJobError, debate_job_run_in_background
 
 from .common import WRITE, dataset_or_404, pool_or_404, qrel_set_or_404
 
@@ -45,7 +50,9 @@ class JobIn(Schema):
     configs (``{"backend": "openai", "model": ..., "base_url": ..., "reasoning_effort": ...}``;
     None: the embedded model; ``agent_b`` None: as agent A), never holding a key:
     ``api_keys`` ({"A": key, "B": key}) are stored only encrypted, as the form's key fields.
-    ``batch``: the rounds go out as batch files (advanced with ``debate_batch``)."""
+    ``batch``: the rounds go out as batch files (advanced with ``debate_batch``).
+    ``allow_duplicate``: launch even when a running or paused job of the pool has the same
+    debate settings (else 409)."""
 
     pool: int
     agent_a: dict[str, Any] | None = None
@@ -67,6 +74,7 @@ class JobIn(Schema):
     callback_url: str = ""
     batch: bool = False
     api_keys: dict[str, str] | None = None
+    allow_duplicate: bool = False  # launch even when an open job has the same settings
 
 
 class JobOut(Schema):
@@ -142,17 +150,44 @@ def jobs_list(request: HttpRequest, page: int = 1) -> JobPage:
 @router.post("/jobs", response={202: JobOut}, auth=WRITE)
 def job_create(request: HttpRequest, payload: JobIn) -> Status[JobOut]:
     """Launch a debate job on a pool (admin), validated and stored as the job form's; it
-    runs on the workers, or in this server's process without a broker. 202 with the job."""
+    runs on the workers, or in this server's process without a broker. 202 with the job.
+    With an ``Idempotency-Key`` header, a repeat of the request (same key, same body, same
+    user) answers the first answer again and launches nothing; the key with another body
+    is a 409. Without ``allow_duplicate``, a running or paused job of the pool with the
+    same debate settings is a 409."""
     fields = payload.dict(exclude={"pool", "api_keys"})
     spec = JobSpec(pool=pool_or_404(payload.pool), **fields)
+
+    def create() -> tuple[DebateJob, int, dict[str, Any]]:
+        job = debate_job_launch(
+            spec=spec, created_by=request.user, api_keys=payload.api_keys, background=True
+        )
+        return job, 202, _job_out(job).model_dump(mode="json")
+
+    key = request.headers.get("Idempotency-Key")
     try:
-        with transaction.atomic():
-            job = debate_job_launch(
-                spec=spec, created_by=request.user, api_keys=payload.api_keys, background=True
+        if key is None:
+            with transaction.atomic():
+                _, status, body = create()
+        else:
+            status, body = job_create_idempotent(
+                user=request.user, key=key, fields=payload.dict(), create=create
             )
     except DebateJobError as exc:
-        raise HttpError(400, str(exc)) from None
-    return Status(202, _job_out(job))
+        raise _job_create_refused(exc) from None
+    return Status(status, body)
+
+
+def _job_create_refused(exc: DebateJobError) -> HttpError:
+    """The API's answer to a refused launch: 409 for a duplicate of an open job or a key
+    reused with another request, 422 for a malformed key, else 400."""
+    if isinstance(exc, DuplicateJobError):
+        return HttpError(409, exc.said('send "allow_duplicate": true to launch it anyway'))
+    if isinstance(exc, IdempotencyKeyReused):
+        return HttpError(409, str(exc))
+    if isinstance(exc, IdempotencyKeyError):
+        return HttpError(422, str(exc))
+    return HttpError(400, str(exc))
 
 
 @router.get("/jobs/{job_id}", response=JobOut)

@@ -292,6 +292,12 @@ class JobLaunchForm(forms.Form):
         "only.",
     )
     note = StorableCharField(required=False, max_length=200)
+    allow_duplicate = forms.BooleanField(
+        required=False,
+        label="Launch a duplicate",
+        help_text="Launch even when a running or paused job debates this pool with the same "
+        "settings (it debates every pair again, at the same cost).",
+    )
     callback_url = forms.URLField(
         required=False,
         max_length=500,
@@ -336,6 +342,7 @@ class JobLaunchForm(forms.Form):
             concurrency=data["concurrency"],
             batch=bool(data.get("batch")),
             callback_url=data.get("callback_url") or "",
+            allow_duplicate=bool(data.get("allow_duplicate")),
         )
 
     def clean_callback_url(self) -> str:

@@ -8,6 +8,7 @@ workers until it stops. Whether a broker is configured is asked of
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -67,7 +68,9 @@ class JobSpec:
     direct calls, the rounds go out as batch files (:mod:`debates.services.batch`; openai
     agents only). ``callback_url``
     gets a signed POST when the job finishes, fails, is paused or cancelled ("" for none; see
-    :func:`debates.services.webhooks.webhook_callback_validate`).
+    :func:`debates.services.webhooks.webhook_callback_validate`). ``allow_duplicate``
+    confirms a job with the same debate settings as a running or paused job of the pool
+    (:class:`DuplicateJobError`).
     """
 
     pool: Pool
@@ -90,6 +93,60 @@ class JobSpec:
     note: str = ""
     callback_url: str = ""
     batch: bool = False
+    allow_duplicate: bool = False
+
+
+class DuplicateJobError(DebateJobError):
+    """A launch refused because ``job``, running or paused on the same pool, has the same
+    debate settings: a second job would debate every pair again, at the same cost."""
+
+    def __init__(self, job: DebateJob) -> None:
+        self.job = job
+        super().__init__(self.said("tick “Launch a duplicate” to launch it anyway"))
+
+    def said(self, confirm: str) -> str:
+        """The refusal, ending with ``confirm``: how the interface that received the launch
+        confirms a duplicate (the form's checkbox is the default)."""
+        job = self.job
+        return (
+            f"job {job.pk} ({job.status}) already debates pool {job.pool_id} with the same "
+            "settings (agents, rounds, budgets, prompt, scale, pairs): a second job would "
+            f"debate every pair again; {confirm}"
+        )
+
+
+# The settings that decide what a job's debates cost and say; two open jobs on one pool that
+# share them all debate the same pairs the same way. (Human-side shares, the note, the
+# callback and concurrency do not change the debates.)
+SAME_DEBATES = (
+    "agent_a",
+    "agent_b",
+    "rounds",
+    "temperature",
+    "max_tokens",
+    "max_tokens_cap",
+    "prompt_version",
+    "scale",
+    "max_grade",
+    "consensus",
+    "pair_limit",
+    "batch",
+)
+
+
+def _duplicate_refuse(pool: Pool, same: dict[str, Any]) -> None:
+    """Raise DuplicateJobError when a running or paused job of ``pool`` has ``same``
+    (the :data:`SAME_DEBATES` fields). Locks the pool row first, so concurrent launches on
+    one pool take turns and the second sees the job the first made (no check-then-insert
+    race); called inside the launch transaction, the lock holds until it commits."""
+    list(Pool.objects.select_for_update().filter(pk=pool.pk).values_list("pk", flat=True))
+    same = json.loads(json.dumps(same))  # as the JSON fields read back (a tuple: a list)
+    open_jobs = DebateJob.objects.filter(
+        pool=pool, status__in=[DebateJob.Status.RUNNING, DebateJob.Status.PAUSED]
+    ).order_by("pk")
+    for job in open_jobs.only("pk", "pool_id", "status", *SAME_DEBATES):
+        if all(getattr(job, name) == value for name, value in same.items()):
+            raise DuplicateJobError(job)
 
 
 def _debate_config(spec: JobSpec, agents: tuple[AgentConfig, AgentConfig]) -> DebateConfig:
@@ -175,7 +232,9 @@ def debate_job_launch(
     commit; without one the caller runs them (:func:`debate_job_wait`), or, with
     ``background``, a daemon thread of this process does once the transaction commits (a web
     request returns at once). ``start=False`` only creates (tests, benches that start the
-    job their own way). Creating is one transaction. Raises DebateJobError for invalid
+    job their own way). Creating is one transaction. Raises :class:`DuplicateJobError` when
+    a running or paused job of the pool has the same debate settings, unless
+    ``spec.allow_duplicate``; DebateJobError for invalid
     settings (naming the agent and field), a callback URL that is refused (naming the rule
     and ``DREAM_WEBHOOK_ALLOWED_HOSTS``; a callback also needs ``created_by``) or an empty
     pool.
@@ -190,20 +249,26 @@ def debate_job_launch(
     if spec.batch and {config_a.backend, config_b.backend} != {"openai"}:
         raise DebateJobError("batch mode needs both agents on the openai backend")
     encrypted = _keys_encrypt(api_keys, spec, (config_a, config_b))
+    same = {
+        "agent_a": config_a.dump(),
+        "agent_b": config_b.dump(),
+        "rounds": config.rounds,
+        "temperature": config.temperature,
+        "max_tokens": config.max_tokens,
+        "max_tokens_cap": config.max_tokens_cap,
+        "prompt_version": config.prompt_version,
+        "scale": config.scale,
+        "max_grade": config.max_grade,
+        "consensus": config.consensus,
+        "pair_limit": spec.limit,
+        "batch": spec.batch,
+    }
     with transaction.atomic():
+        if not spec.allow_duplicate:
+            _duplicate_refuse(spec.pool, same)
         job = DebateJob.objects.create(
             pool=spec.pool,
-            agent_a=config_a.dump(),
-            agent_b=config_b.dump(),
-            rounds=config.rounds,
-            temperature=config.temperature,
-            max_tokens=config.max_tokens,
-            max_tokens_cap=config.max_tokens_cap,
-            prompt_version=config.prompt_version,
-            scale=config.scale,
-            max_grade=config.max_grade,
-            consensus=config.consensus,
-            pair_limit=spec.limit,
+            **same,
             judgments_per_pair=spec.judgments_per_pair,
             audit_share=spec.audit_share,
             gold_share=spec.gold_share,
@@ -212,7 +277,6 @@ def debate_job_launch(
             api_keys_encrypted=encrypted,
             created_by=created_by,
             callback_url=callback_url,
-            batch=spec.batch,
         )
         if not debates_add(job=job, limit=spec.limit):
             raise DebateJobError(f"pool {spec.pool} has no pairs to debate")

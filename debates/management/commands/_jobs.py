@@ -16,8 +16,13 @@ from corpora.models import Pool
 from debates import prompts, rubric
 from debates.llm.config import BACKENDS, REASONING_EFFORTS, TEST_BACKEND, TEST_FACTORY_ENV
 from debates.models import DebateJob
-from debates.services.common import MAX_GOLD_SHARE
-from debates.services.launch import debate_job_wait, job_scale_describe, tokens_describe
+from debates.services.common import MAX_GOLD_SHARE, DebateJobError
+from debates.services.launch import (
+    DuplicateJobError,
+    debate_job_wait,
+    job_scale_describe,
+    tokens_describe,
+)
 from debates.services.progress import JobProgress, debate_job_progress
 
 
@@ -170,6 +175,24 @@ def add_prompt_version_argument(parser) -> None:
         f"{prompts.PROMPT_VERSION_V1} / {rubric.GRADED_PROMPT_VERSION_V1} (the layout "
         "before, to reproduce an earlier job); it must belong to --scale",
     )
+
+
+def add_allow_duplicate_argument(parser) -> None:
+    """``--allow-duplicate``: launch even when an open job of the pool has the same
+    settings (:class:`~debates.services.launch.DuplicateJobError`)."""
+    parser.add_argument(
+        "--allow-duplicate",
+        action="store_true",
+        help="Launch even when a running or paused job debates the pool with the same "
+        "settings (it debates every pair again, at the same cost)",
+    )
+
+
+def launch_refusal(exc: DebateJobError) -> str:
+    """A refused launch in a command's words (a duplicate says to pass --allow-duplicate)."""
+    if isinstance(exc, DuplicateJobError):
+        return exc.said("pass --allow-duplicate to launch it anyway")
+    return str(exc)
 
 
 def add_concurrency_argument(parser) -> None:

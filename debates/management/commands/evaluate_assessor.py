@@ -18,6 +18,7 @@ from debates.services.common import DebateJobError
 from debates.services.launch import JobSpec, debate_job_launch, job_scale_describe
 
 from ._jobs import (
+    add_allow_duplicate_argument,
     add_backend_arguments,
     add_budget_arguments,
     add_concurrency_argument,
@@ -25,6 +26,7 @@ from ._jobs import (
     add_scale_arguments,
     backend_configs,
     describe_agents,
+    launch_refusal,
     wait_job,
 )
 
@@ -171,6 +173,7 @@ class Command(BaseCommand):
         parser.add_argument("--depth", type=int, default=10, help="Rank limit of those")
         parser.add_argument("--no-baseline", action="store_true", help="Skip the single judge")
         add_concurrency_argument(parser)
+        add_allow_duplicate_argument(parser)
         parser.add_argument("--no-progress", action="store_true")
 
     def _negatives_run(self, dataset, qrel_set: QrelSet, name: str) -> Run:
@@ -230,10 +233,11 @@ class Command(BaseCommand):
                 prompt_version=opts["prompt_version"],
                 note="evaluate_assessor",
                 concurrency=opts["concurrency"],
+                allow_duplicate=opts["allow_duplicate"],
             )
             job = debate_job_launch(spec=spec)
         except DebateJobError as exc:
-            raise CommandError(str(exc)) from None
+            raise CommandError(launch_refusal(exc)) from None
         if sample.self_pairs_skipped:
             self.stdout.write(
                 f"identical ids excluded: {sample.self_pairs_skipped:,} pairs of a query with "

@@ -7,6 +7,7 @@ from debates.services.progress import debate_job_progress
 from debates.services.webhooks import TIMEOUT_SECONDS, webhook_threads_join
 
 from ._jobs import (
+    add_allow_duplicate_argument,
     add_backend_arguments,
     add_budget_arguments,
     add_concurrency_argument,
@@ -15,6 +16,7 @@ from ._jobs import (
     add_scale_arguments,
     backend_configs,
     format_summary,
+    launch_refusal,
     load_pool,
     wait_job,
 )
@@ -56,6 +58,7 @@ class Command(BaseCommand):
             "as a batch file (debate_batch JOB export/import)",
         )
         add_gold_share_argument(parser)
+        add_allow_duplicate_argument(parser)
         parser.add_argument("--no-progress", action="store_true", help="No progress bar")
         parser.add_argument(
             "--callback-url",
@@ -91,11 +94,12 @@ class Command(BaseCommand):
             concurrency=opts["concurrency"],
             callback_url=opts["callback_url"],
             batch=opts["batch"],
+            allow_duplicate=opts["allow_duplicate"],
         )
         try:
             job = debate_job_launch(spec=spec, created_by=creator)
         except DebateJobError as exc:
-            raise CommandError(str(exc)) from None
+            raise CommandError(launch_refusal(exc)) from None
         if job.batch:
             self.stdout.write(
                 f"job {job.pk}: {job.debates.count():,} debates in batch mode; write the due "
