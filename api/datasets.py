@@ -7,7 +7,6 @@ operation to poll (``GET /api/v1/operations/<id>``); its errors are the commands
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any, Literal
@@ -19,6 +18,7 @@ from ninja import Field, File, Form, Router, Schema, Status, UploadedFile
 from ninja.errors import HttpError
 from ninja.pagination import paginate
 
+from core.names import NameRefused, name_problem, text_clean, title_check
 from corpora import formats
 from corpora.models import Dataset, Operation, Pool, QrelSet, Run
 from corpora.selectors import dataset_counts_list
@@ -159,15 +159,28 @@ def _operation_start(request: HttpRequest, **kwargs: Any) -> Status[OperationOut
 
 
 Policy = Literal["reject", "drop"]
-_SLUG = re.compile(r"\A[-a-zA-Z0-9_]+\Z")
 
 
-def _slugs_check(**values: str) -> None:
-    """400 unless each given value is a slug (letters, digits, "-" and "_"), as the upload
-    form requires: a split names a file, a slug a URL."""
+def _names_check(**values: str) -> None:
+    """400 unless each given value is a name by the one rule of :mod:`core.names`, as the
+    forms and the import services require (a split or set name names a file, a slug a URL);
+    the message names the field. Empty values are not checked (optional fields)."""
     for field, value in values.items():
-        if value and not _SLUG.match(value):
-            raise HttpError(400, f"{field}: letters, digits, '-' and '_' only, got {value!r}")
+        problem = name_problem(value, field=field) if value else None
+        if problem:
+            raise HttpError(400, problem)
+
+
+def _texts_check(name: str, source: str, licence: str) -> dict[str, str]:
+    """A dataset's title and free texts, cleaned (400 naming the field when refused)."""
+    try:
+        return {
+            "name": title_check(name, field="name"),
+            "source": text_clean(source, field="source", max_length=500),
+            "licence": text_clean(licence, field="licence", max_length=200),
+        }
+    except NameRefused as exc:
+        raise HttpError(400, str(exc)) from None
 
 
 @router.post("/datasets", response={202: OperationOut}, auth=WRITE)
@@ -189,13 +202,11 @@ def dataset_create(
     """Import a benchmark (admin): a BEIR ``archive`` (.zip or .tar.gz), or its ``corpus``,
     ``queries`` and ``qrels`` (one split, named ``split``) as separate files; the options of
     ``import_beir``. Answers 202 with the operation to poll."""
-    _slugs_check(slug=slug, split=split)
+    _names_check(slug=slug, split=split)
     files = {"archive": archive, "corpus": corpus, "queries": queries, "qrels": qrels}
     params = {
-        "name": name,
+        **_texts_check(name, source, licence),
         "slug": slug,
-        "source": source,
-        "licence": licence,
         "split": split,
         "on_duplicate": on_duplicate,
         "unknown_ids": unknown_ids,
@@ -271,6 +282,9 @@ def qrels_upload(
     unknown_ids: Form[Policy] = "reject",
 ) -> Status[OperationOut]:
     """Import a qrels file (TREC or BEIR TSV) as a new qrel set ``name`` (admin); 202."""
+    problem = name_problem(name, field="name")  # required: empty is refused too
+    if problem:
+        raise HttpError(400, problem)
     params = {"name": name, "fmt": fmt, "on_duplicate": on_duplicate, "unknown_ids": unknown_ids}
     return _operation_start(
         request,
@@ -304,6 +318,7 @@ def run_upload(
     unknown_ids: Form[Policy] = "reject",
 ) -> Status[OperationOut]:
     """Import a TREC run file (admin; ``name`` defaults to the file's tag); 202."""
+    _names_check(name=name)
     params = {"name": name, "system": system, "unknown_ids": unknown_ids}
     return _operation_start(
         request,
@@ -325,6 +340,7 @@ class RetrieveIn(Schema):
 def run_start(request: HttpRequest, slug: str, payload: RetrieveIn) -> Status[RunOut]:
     """Start a built-in BM25 or dense run (admin) over the queries of qrel set ``queries``
     (or ``all``), keeping the top ``k``; 202 with the run to poll."""
+    _names_check(name=payload.name)
     dataset = dataset_or_404(slug)
     try:
         run = run_create(
@@ -362,6 +378,7 @@ class PoolIn(Schema):
 def pool_create(request: HttpRequest, slug: str, payload: PoolIn) -> Status[OperationOut]:
     """Build (or extend) a pool of the unjudged pairs the ``runs`` rank in their top
     ``depth`` for the queries judged in ``qrels`` (admin); 202 with the operation."""
+    _names_check(name=payload.name)
     dataset = dataset_or_404(slug)
     if not payload.runs:
         raise HttpError(400, "runs: name at least one run")

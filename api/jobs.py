@@ -175,7 +175,7 @@ def job_create(request: HttpRequest, payload: JobIn) -> Status[JobOut]:
             )
     except DebateJobError as exc:
         raise _job_create_refused(exc) from None
-    return Status(status, body)
+    return Status(status, JobOut.model_validate(body))
 
 
 def _job_create_refused(exc: DebateJobError) -> HttpError:

@@ -9,7 +9,7 @@ from typing import Any
 
 from django import forms
 
-from core.fields import StorableCharField
+from core.fields import NameField, StorableCharField, TitleField
 
 from .models import Dataset, QrelSet, Run
 
@@ -24,8 +24,8 @@ DUPLICATES = [
 class BeirUploadForm(forms.Form):
     """A benchmark: one BEIR archive, or its corpus, queries and one qrels split."""
 
-    name = StorableCharField(max_length=200)
-    slug = forms.SlugField(required=False, help_text="Empty: made from the name.")
+    name = TitleField(max_length=200)
+    slug = NameField(required=False, label="Slug", help_text="Empty: made from the name.")
     source = StorableCharField(max_length=500, required=False, help_text="Where it comes from.")
     licence = StorableCharField(max_length=200, required=False)
     archive = forms.FileField(
@@ -35,7 +35,9 @@ class BeirUploadForm(forms.Form):
     corpus = forms.FileField(required=False, help_text="Or: corpus.jsonl[.gz]")
     queries = forms.FileField(required=False, help_text="queries.jsonl[.gz]")
     qrels = forms.FileField(required=False, help_text="one qrels .tsv (BEIR)")
-    split = forms.SlugField(initial="test", required=False, help_text="The qrels' split name.")
+    split = NameField(
+        initial="test", required=False, label="Split", help_text="The qrels' split name."
+    )
     on_duplicate = forms.ChoiceField(
         choices=DUPLICATES, required=False, label="Duplicate qrels rows"
     )
@@ -61,7 +63,7 @@ class BeirUploadForm(forms.Form):
 
 
 class QrelsUploadForm(forms.Form):
-    name = forms.CharField(max_length=100, label="Qrel set name")
+    name = NameField(label="Qrel set name")
     qrels = forms.FileField(label="Qrels file")
     fmt = forms.ChoiceField(choices=[("trec", "TREC qrels"), ("beir", "BEIR TSV")], label="Format")
     on_duplicate = forms.ChoiceField(choices=DUPLICATES, required=False, label="Duplicate rows")
@@ -70,7 +72,7 @@ class QrelsUploadForm(forms.Form):
 
 class RunUploadForm(forms.Form):
     run = forms.FileField(label="TREC run file")
-    name = forms.SlugField(required=False, help_text="Empty: the file's run tag.")
+    name = NameField(required=False, label="Run name", help_text="Empty: the file's run tag.")
     system = StorableCharField(max_length=500, required=False)
     unknown_ids = forms.ChoiceField(choices=UNKNOWN_IDS, initial="reject", label="Unknown ids")
 
@@ -79,7 +81,7 @@ class RetrieveForm(forms.Form):
     retriever = forms.ChoiceField(choices=[("bm25", "BM25"), ("dense", "dense (all-MiniLM-L6-v2)")])
     k = forms.IntegerField(min_value=1, max_value=10_000, initial=100, label="Top k per query")
     queries = forms.ChoiceField(label="Queries of")
-    name = forms.SlugField(required=False, help_text="Empty: the retriever's name.")
+    name = NameField(required=False, label="Run name", help_text="Empty: the retriever's name.")
 
     def __init__(self, *args: Any, dataset: Dataset, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -97,7 +99,9 @@ class PoolForm(forms.Form):
     )
     depth = forms.IntegerField(min_value=1, max_value=1000, initial=10, label="Pool depth")
     include_judged = forms.BooleanField(required=False, label="Keep judged pairs (re-assess them)")
-    name = forms.SlugField(required=False, help_text="Empty: made from the qrel set and depth.")
+    name = NameField(
+        required=False, label="Pool name", help_text="Empty: made from the qrel set and depth."
+    )
     queries = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),

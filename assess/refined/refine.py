@@ -10,7 +10,6 @@ here, and never updated.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
 from django.db.models import QuerySet
 
+from core.names import name_problem
 from corpora.identical import skip_identical
 from corpora.models import Dataset, Pair, Pool, Qrel, QrelSet
 from corpora.ordering import code_point
@@ -32,7 +32,6 @@ from ..review.quality import AnnotatorQuality, annotator_quality, quality_policy
 from . import labels as final
 
 BATCH_SIZE = 5000
-NAME_RE = re.compile(r"^[-a-zA-Z0-9_.]+$")
 NAME_MAX = 100  # QrelSet.name's length
 # "new" is the address of the refine form (datasets/<slug>/refined/new/) and "."/".." are
 # path steps: a refined set of such a name would have no page.
@@ -217,16 +216,21 @@ def _debate_evidence_by_pair(
 
 
 def refined_name_check(*, name: str) -> str:
-    """``name`` if it can name a refined qrel set: 1-100 letters, digits, ``-``, ``_`` or
-    ``.``, not ``new`` and not only dots (the refined pages' URLs could not address it).
+    """``name`` if it can name a refined qrel set: a name by the one rule of
+    :mod:`core.names` (1-100 letters, digits, ``-``, ``_`` or ``.``, starting with a letter or
+    digit, no ``..``), and not ``new`` (the refined pages' URLs could not address it).
     Raises :class:`RefineError` saying why not."""
-    if not name or len(name) > NAME_MAX or not NAME_RE.match(name):
-        raise RefineError(
-            f"refined qrel set name {name!r} must be 1-100 letters, digits, '-', '_' or '.'"
-        )
-    if name in RESERVED_NAMES or set(name) == {"."}:
+    if name in RESERVED_NAMES or (name and set(name) == {"."}):
         raise RefineError(
             f"{name!r} cannot be the name of a refined set (its page address would not work)"
+        )
+    problem = name_problem(name, field="name", max_length=NAME_MAX)
+    if problem:
+        # A long or invisible name is not repeated back: the reason says what is wrong.
+        shown = f"{name!r} " if len(name) <= NAME_MAX and name.isprintable() else ""
+        raise RefineError(
+            f"refined qrel set name {shown}must be 1-100 letters, digits, '-', '_' or '.' "
+            f"({problem})"
         )
     return name
 

@@ -21,6 +21,8 @@ from django.db.models.functions import Coalesce
 from django.utils.text import slugify
 from tqdm import tqdm
 
+from core.names import NameRefused, name_check, name_problem, text_clean, title_check
+
 from .. import formats
 from ..formats import FormatError
 from ..identical import IDENTICAL_ID_POLICIES, exclude_by_default
@@ -243,6 +245,9 @@ def _import_qrels(
 ) -> tuple[QrelSet, list[str]]:
     """Import one qrels file as a new QrelSet; return it and the rows dropped for unknown ids
     (``path:line: unknown ... id``, empty unless ``unknown_ids="drop"``)."""
+    problem = name_problem(name, field="qrel set name")
+    if problem:
+        raise FormatError(path, None, problem)
     if QrelSet.objects.filter(dataset=dataset, name=name).exists():
         raise FormatError(path, None, f"qrel set {name!r} already exists in {dataset.slug!r}")
     parser = formats.parse_trec_qrels if fmt == "trec" else formats.parse_beir_qrels
@@ -373,6 +378,26 @@ def _beir_splits_chosen(folder: Path, splits: list[str] | None) -> dict[str, Pat
     return found
 
 
+def _dataset_texts_check(
+    folder: Path, name: str, slug: str | None, source: str, licence: str
+) -> tuple[str, str, str, str]:
+    """The dataset's title, slug (made from the title when empty), source and licence, by
+    the rules of :mod:`core.names`; FormatError naming ``folder`` and the field if not."""
+    try:
+        name = title_check(name, field="name")
+        slug = slug or slugify(name)
+        if not slug:
+            raise NameRefused("name: it gives an empty slug; give a slug")
+        return (
+            name,
+            name_check(slug, field="slug"),
+            text_clean(source, field="source", max_length=500),
+            text_clean(licence, field="licence", max_length=200),
+        )
+    except NameRefused as exc:
+        raise FormatError(folder, None, str(exc)) from None
+
+
 def dataset_import_beir(
     *,
     path: str | Path,
@@ -413,9 +438,7 @@ def dataset_import_beir(
     corpus_path = _find_beir_file(folder, "corpus")
     queries_path = _find_beir_file(folder, "queries")
     found = _beir_splits_chosen(folder, splits)
-    slug = slug or slugify(name)
-    if not slug:
-        raise FormatError(folder, None, f"dataset name {name!r} gives an empty slug")
+    name, slug, source, licence = _dataset_texts_check(folder, name, slug, source, licence)
     with transaction.atomic():
         if Dataset.objects.filter(slug=slug).exists():
             raise FormatError(folder, None, f"dataset {slug!r} already exists")

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
+from core.names import name_problem
+
 from .. import pooling
 from ..models import Dataset, PairSource, Pool, QrelSet, Query, Run, RunEntry
 from ..selectors import excluded_pk_pairs
@@ -72,6 +74,9 @@ def pool_build(
     """
     _pool_runs_check(dataset=dataset, qrel_set=qrel_set, runs=runs, depth=depth)
     name = name or pool_default_name(qrel_set=qrel_set, depth=depth, include_judged=include_judged)
+    problem = name_problem(name, field="pool name")
+    if problem:
+        raise PoolError(problem)
     subset = _pool_query_subset(dataset, queries)
     with transaction.atomic():
         pool = _pool_lock(

@@ -9,7 +9,6 @@ exports keep the project's rank order (:mod:`corpora.runs`).
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -20,6 +19,7 @@ from django.db import DatabaseError, connection, transaction
 from django.db.models import F
 
 from core.broker import background_after_commit
+from core.names import NameRefused, name_problem, text_clean
 
 from .. import retrieval
 from .. import runs as run_files
@@ -52,7 +52,6 @@ RETRIEVERS = ("bm25", "dense")
 # term): ArguAna's 1,401 long test queries took 828 s on 8,674 documents, bm25s 5.7 s.
 # rank-bm25 stays the reference (--backend rank_bm25).
 BM25_DEFAULT_BACKEND = "bm25s"
-RUN_NAME_RE = re.compile(r"^[-a-zA-Z0-9_]+$")
 QUERIES_ALL = "all"
 
 
@@ -130,10 +129,11 @@ def _error_text(exc: BaseException) -> str:
 
 
 def _check_run_name(name: str) -> str:
-    if not RUN_NAME_RE.match(name or "") or len(name) > 100:
-        raise RunError(
-            f"run name {name!r} must be 1-100 letters, digits, '-' or '_' (it is the TREC tag)"
-        )
+    """``name`` if it can name a run (the one rule of :mod:`core.names`; it is also the
+    TREC tag of the run's rows); else RunError saying why."""
+    problem = name_problem(name or "", field="run name")
+    if problem:
+        raise RunError(problem)
     return name
 
 
@@ -533,6 +533,10 @@ def run_import(
     records = run_files.reject_duplicates(run_files.parse_trec_run(path), path)
     tags = list(dict.fromkeys(r.tag for r in records))
     name = _run_import_name(name, tags, records, path)
+    try:
+        system = text_clean(system, field="system", max_length=500)
+    except NameRefused as exc:
+        raise FormatError(path, None, str(exc)) from None
     with transaction.atomic():
         if Run.objects.filter(dataset=dataset, name=name).exists():
             raise FormatError(path, None, f"run {name!r} already exists in {dataset.slug!r}")

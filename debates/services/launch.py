@@ -20,6 +20,7 @@ from django.db import close_old_connections, connections, transaction
 from django.views.decorators.debug import sensitive_variables
 
 from core.broker import tasks_run_in_process
+from core.names import NameRefused, text_clean
 from corpora.models import Pool
 from debates.api_keys import api_keys_encrypt
 from debates.engine import DebateConfig
@@ -42,6 +43,7 @@ from debates.services.webhooks import webhook_callback_validate
 log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[JobProgress], object]  # its result is ignored
+NOTE_MAX = 200  # DebateJob.note's length
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -249,6 +251,10 @@ def debate_job_launch(
     if spec.batch and {config_a.backend, config_b.backend} != {"openai"}:
         raise DebateJobError("batch mode needs both agents on the openai backend")
     encrypted = _keys_encrypt(api_keys, spec, (config_a, config_b))
+    try:  # cleaned as replies are, on every database (SQLite would keep a NUL)
+        note = text_clean(spec.note, field="note", max_length=NOTE_MAX)
+    except NameRefused as exc:
+        raise DebateJobError(str(exc)) from None
     same = {
         "agent_a": config_a.dump(),
         "agent_b": config_b.dump(),
@@ -272,7 +278,7 @@ def debate_job_launch(
             judgments_per_pair=spec.judgments_per_pair,
             audit_share=spec.audit_share,
             gold_share=spec.gold_share,
-            note=spec.note,
+            note=note,
             concurrency=concurrency,
             api_keys_encrypted=encrypted,
             created_by=created_by,

@@ -97,15 +97,22 @@ def test_an_upload_over_the_limit_is_refused_without_reading_its_body(api_as, se
 
 
 @pytest.mark.parametrize(
-    ("field", "value"), [("split", "../../../../tmp/evil"), ("slug", "my set")]
+    ("field", "value", "reason"),
+    [
+        ("split", "../../../../tmp/evil", "it holds a path separator"),
+        ("slug", "my set", "it holds U+0020 SPACE"),
+    ],
 )
 def test_a_split_or_slug_that_is_not_a_slug_is_refused_before_anything_is_written(
-    api_as, beir_zip, field, value
+    api_as, beir_zip, field, value, reason
 ):
     answer = api_as("admin").post(
         "/api/v1/datasets",
         {"name": "X", field: value, "archive": _zip(beir_zip())},
     )
     assert answer.status_code == 400
-    assert answer.json()["detail"] == f"{field}: letters, digits, '-' and '_' only, got {value!r}"
+    assert answer.json()["detail"] == (
+        f"{field}: {reason}; a name is 1-100 letters, digits, '.', '_' or '-', starting with a "
+        "letter or digit"
+    )
     assert not Dataset.objects.exists()
