@@ -41,16 +41,12 @@ class Migration(migrations.Migration):
                 ("key", models.CharField(max_length=200)),
                 (
                     "request_hash",
-                    models.CharField(
-                        help_text="SHA-256 of the request's fields.", max_length=64
-                    ),
+                    models.CharField(help_text="SHA-256 of the request's fields.", max_length=64),
                 ),
                 ("status_code", models.PositiveSmallIntegerField(default=202)),
                 (
                     "response",
-                    models.JSONField(
-                        blank=True, help_text="The first answer's body.", null=True
-                    ),
+                    models.JSONField(blank=True, help_text="The first answer's body.", null=True),
                 ),
                 ("created", models.DateTimeField(auto_now_add=True)),
                 (
