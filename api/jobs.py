@@ -147,8 +147,14 @@ def job_create(request: HttpRequest, payload: JobIn) -> Status[JobOut]:
     spec = JobSpec(pool=pool_or_404(payload.pool), **fields)
     try:
         with transaction.atomic():
+            # untrusted: only the endpoints, key variables and model files the operator
+            # allows (an admin token is not a shell on the server).
             job = debate_job_launch(
-                spec=spec, created_by=request.user, api_keys=payload.api_keys, background=True
+                spec=spec,
+                created_by=request.user,
+                api_keys=payload.api_keys,
+                background=True,
+                untrusted=True,
             )
     except DebateJobError as exc:
         raise HttpError(400, str(exc)) from None
