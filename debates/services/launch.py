@@ -183,13 +183,12 @@ def debate_job_launch(
     endpoint, key variable or model file the operator did not allow
     (:func:`~debates.services.backends.agent_config_permit`), before any file is read.
     """
+    raw_b = spec.agent_b if spec.agent_b is not None else spec.agent_a
     if untrusted:
-        for agent, raw in (("A", spec.agent_a), ("B", spec.agent_b or spec.agent_a)):
-            agent_config_permit(config=raw, agent=agent)
+        agent_config_permit(config=spec.agent_a, agent="A")
+        agent_config_permit(config=raw_b, agent="B")
     config_a = agent_config_validate(spec.agent_a, agent="A")
-    config_b = agent_config_validate(
-        spec.agent_b if spec.agent_b is not None else spec.agent_a, agent="B"
-    )
+    config_b = agent_config_validate(raw_b, agent="B")
     config = _debate_config(spec, (config_a, config_b))
     concurrency = _spec_check(spec, config_a, config_b)
     callback_url = webhook_callback_validate(url=spec.callback_url, created_by=created_by)
