@@ -159,8 +159,14 @@ def job_create(request: HttpRequest, payload: JobIn) -> Status[JobOut]:
     spec = JobSpec(pool=pool_or_404(payload.pool), **fields)
 
     def create() -> tuple[DebateJob, int, dict[str, Any]]:
+        # untrusted: only the endpoints, key variables and model files the operator allows
+        # (an admin token is not a shell on the server).
         job = debate_job_launch(
-            spec=spec, created_by=request.user, api_keys=payload.api_keys, background=True
+            spec=spec,
+            created_by=request.user,
+            api_keys=payload.api_keys,
+            background=True,
+            untrusted=True,
         )
         return job, 202, _job_out(job).model_dump(mode="json")
 

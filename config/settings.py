@@ -188,8 +188,27 @@ DREAM_CLICK_THROUGH_SECONDS = float(os.environ.get("DREAM_CLICK_THROUGH_SECONDS"
 DREAM_CLICK_THROUGH_WORDS = int(os.environ.get("DREAM_CLICK_THROUGH_WORDS", "100"))
 DREAM_PRICE_PER_1K_TOKENS = os.environ.get("DREAM_PRICE_PER_1K_TOKENS", "")
 # Folder whose *.gguf files the job form offers as embedded models (a form never takes a free
-# path). Unset: only the bundled SmolLM2-135M. Commands take any path (--model-path).
+# path). A model_path of a job made in the browser or the API must resolve (symlinks
+# followed) to a regular file inside it, or be the bundled model's file. Unset: only the
+# bundled SmolLM2-135M. Commands take any path (--model-path).
 DREAM_MODELS_DIR = os.environ.get("DREAM_MODELS_DIR", "")
+# What an openai agent of a job made in the browser or the API may reach (debates.llm.policy;
+# an admin of the app is not the operator of the machine). Endpoints: comma-separated base
+# URLs; a base_url is allowed when its scheme, host and port equal an entry's and its path
+# starts with the entry's path (no base_url means https://api.openai.com/v1, checked too).
+# Key variables: comma-separated NAMES of environment variables an api_key_env may name (none
+# means OPENAI_API_KEY, checked too); a refused name is never read. The management commands
+# take any --base-url and key variable.
+DREAM_LLM_ALLOWED_ENDPOINTS = [
+    u.strip()
+    for u in os.environ.get("DREAM_LLM_ALLOWED_ENDPOINTS", "https://api.openai.com/v1").split(",")
+    if u.strip()
+]
+DREAM_LLM_KEY_ENVS = [
+    n.strip()
+    for n in os.environ.get("DREAM_LLM_KEY_ENVS", "OPENAI_API_KEY").split(",")
+    if n.strip()
+]
 # Hosts a job's callback URL may name (debates.webhooks): comma-separated host names, or
 # "*.example.org" for any name below example.org. Empty (the default): every callback is
 # refused, so no request goes to an internal address unless an admin allows it. Internal

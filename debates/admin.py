@@ -32,8 +32,9 @@ class DebateJobAdmin(admin.ModelAdmin):
     search_fields = ["pool__name", "pool__dataset__slug", "note"]
     list_select_related = ["pool__dataset", "created_by"]
     raw_id_fields = ["pool", "created_by"]
-    # Checked against DREAM_WEBHOOK_ALLOWED_HOSTS at launch: never edited past that check.
-    readonly_fields = ["callback_url"]
+    # Checked at launch (DREAM_WEBHOOK_ALLOWED_HOSTS; the agents against the operator's
+    # endpoints, key variables and models folder): never edited past that check.
+    readonly_fields = ["callback_url", "agent_a", "agent_b"]
 
 
 @admin.register(Debate)

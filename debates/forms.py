@@ -25,7 +25,12 @@ from corpora.models import Pool
 from debates import prompts
 from debates.engine import MAX_ROUNDS
 from debates.llm.config import EXTRA_BODY_MAX_CHARS, REASONING_EFFORTS, AgentConfig
-from debates.services.backends import agent_config_validate
+from debates.services.backends import (
+    KEY_ENVS_SETTING,
+    agent_config_permit,
+    agent_config_validate,
+    model_file_permitted,
+)
 from debates.services.common import DebateJobError
 from debates.services.launch import JobSpec
 from debates.services.webhooks import webhook_url_check
@@ -43,7 +48,9 @@ BUNDLED_MODEL_LABEL = "SmolLM2-135M-Instruct (bundled)"
 def local_model_choices() -> list[tuple[str, str]]:
     """The embedded models the form offers: ``("", bundled SmolLM2)`` first, then every
     ``*.gguf`` regular file directly in ``settings.DREAM_MODELS_DIR`` as ``(absolute path,
-    "name (size MB)")``, sorted by name. Unset or unreadable folder: the bundled model only.
+    "name (size MB)")``, sorted by name, leaving out links to a file outside the folder
+    (:func:`~debates.services.backends.model_file_permitted`). Unset or unreadable folder:
+    the bundled model only.
     The files are checked (GGUF header, chat template) when the form is validated."""
     choices = [("", BUNDLED_MODEL_LABEL)]
     folder = getattr(settings, "DREAM_MODELS_DIR", "") or ""
@@ -55,7 +62,8 @@ def local_model_choices() -> list[tuple[str, str]]:
         return choices
     for path in files:
         try:
-            if path.is_file():
+            # A link to a file outside the folder is not offered (the launch refuses it).
+            if path.is_file() and model_file_permitted(path=str(path)):
                 choices.append((str(path), f"{path.name} ({path.stat().st_size / 1e6:,.0f} MB)"))
         except OSError:  # vanished or unreadable between listing and stat
             continue
@@ -376,20 +384,28 @@ class JobLaunchForm(forms.Form):
                 if value:
                     config[name] = value
         try:
+            # The operator's lists first: a refused file is never opened, a refused variable
+            # never read (the launch checks again).
+            agent_config_permit(config=config, agent=agent)
             return agent_config_validate(config, agent=agent)
         except DebateJobError as exc:
             message = str(exc)
-            # "agent A: FIELD: why", or "agent A: model_path PATH: why".
-            field = message.split(": ", 2)[1].split(" ")[0] if message.count(": ") >= 2 else ""
+            # "agent A: FIELD: why", "agent A: model_path PATH: why" or "agent A: FIELD VALUE
+            # is not one of ... (SETTING)".
+            rest = message.split(": ", 1)[1] if ": " in message else ""
+            field = rest.split(" ")[0].removesuffix(":")
             field = {"n_ctx": "context_window"}.get(field, field)
             target = f"{prefix}_{field}" if f"{prefix}_{field}" in self.fields else None
             if field == "api_key_env":
                 # Whatever was typed there may be the key itself: neither echo it in the
-                # message nor send it back in the field.
-                message = (
-                    f"agent {agent}: api_key_env must be the NAME of an environment variable "
-                    "(letters, digits and _, not starting with a digit), never the key itself"
-                )
+                # message nor send it back in the field (the operator's refusal names no
+                # value, so it is kept).
+                if KEY_ENVS_SETTING not in message:
+                    message = (
+                        f"agent {agent}: api_key_env must be the NAME of an environment "
+                        "variable (letters, digits and _, not starting with a digit), never "
+                        "the key itself"
+                    )
                 data = cast(QueryDict, self.data).copy()  # a bound form's QueryDict is immutable
                 data[f"{prefix}_api_key_env"] = ""
                 self.data = data

@@ -136,6 +136,7 @@ def job_launch(request: HttpRequest) -> HttpResponse:
                 created_by=request.user,
                 api_keys=form.cleaned_data["api_keys"],
                 background=True,
+                untrusted=True,
             )
         except DebateJobError as exc:
             form.add_error(None, str(exc))

@@ -17,6 +17,7 @@ pytest_plugins = [
     "tests.fixtures.identical",
     "tests.fixtures.llm",
     "tests.fixtures.llm_servers",
+    "tests.fixtures.llm_policy",
     "tests.fixtures.recording_proxy",
     "tests.fixtures.jobs",
     "tests.fixtures.latency",

@@ -5,6 +5,7 @@ milliseconds, before any debate starts, and a malformed file never reaches nativ
 web process. The format is llama.cpp's GGUF v2/v3 (https://github.com/ggml-org/ggml/blob/
 master/docs/gguf.md): the magic ``GGUF``, a version, the tensor and key/value counts, then the
 key/value pairs (little-endian). Arrays (the tokenizer's vocabulary, merges) are skipped.
+Errors say what is wrong and never quote the file (a path may name any file on the server).
 """
 
 from __future__ import annotations
@@ -61,8 +62,9 @@ class GGUFInfo:
 def file_check(path: Path) -> None:
     """Raise GGUFError unless ``path`` is an existing regular file starting with ``GGUF``.
 
-    Messages name the path: ``/m/x.gguf: no such file``, ``... : not a regular file``,
-    ``... : not a GGUF file (starts with b'PK\\x03\\x04')``, ``... : cannot be read (...)``.
+    Messages name the path and the fault, never a byte of the file (it may be any file on
+    the server): ``/m/x.gguf: no such file``, ``... : not a regular file``, ``... : not a GGUF
+    file (it does not start with the GGUF magic bytes)``, ``... : cannot be read (...)``.
     """
     if not path.exists():
         raise GGUFError(f"{path}: no such file")
@@ -74,7 +76,7 @@ def file_check(path: Path) -> None:
     except OSError as exc:
         raise GGUFError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     if head != MAGIC:
-        raise GGUFError(f"{path}: not a GGUF file (starts with {head!r})")
+        raise GGUFError(f"{path}: not a GGUF file (it does not start with the GGUF magic bytes)")
 
 
 def _read(handle: BinaryIO, n: int, path: Path) -> bytes:
@@ -91,7 +93,7 @@ def _unpack(handle: BinaryIO, fmt: str, path: Path) -> Any:
 def _string(handle: BinaryIO, path: Path, *, keep: bool = True) -> str | None:
     length = _unpack(handle, "<Q", path)
     if length > _MAX_STRING:
-        raise GGUFError(f"{path}: corrupt GGUF header (a string of {length} bytes)")
+        raise GGUFError(f"{path}: corrupt GGUF header (a string longer than 16 MiB)")
     if not keep:
         handle.seek(length, 1)
         return None
@@ -102,7 +104,7 @@ def _skip_array(handle: BinaryIO, path: Path, size: int) -> None:
     kind = _unpack(handle, "<I", path)
     count = _unpack(handle, "<Q", path)
     if count > size:
-        raise GGUFError(f"{path}: corrupt GGUF header (an array of {count} values)")
+        raise GGUFError(f"{path}: corrupt GGUF header (an array longer than the file)")
     if kind in _SCALARS:
         handle.seek(count * struct.calcsize(_SCALARS[kind]), 1)
     elif kind == _STRING:
@@ -112,7 +114,7 @@ def _skip_array(handle: BinaryIO, path: Path, size: int) -> None:
         for _ in range(count):
             _skip_array(handle, path, size)
     else:
-        raise GGUFError(f"{path}: corrupt GGUF header (array value type {kind})")
+        raise GGUFError(f"{path}: corrupt GGUF header (an unknown array value type)")
 
 
 def read_metadata(path: Path) -> dict[str, Any]:
@@ -129,11 +131,11 @@ def read_metadata(path: Path) -> dict[str, Any]:
         handle.seek(4)
         version = _unpack(handle, "<I", path)
         if version not in (2, 3):
-            raise GGUFError(f"{path}: GGUF version {version} is not supported (2 or 3 are)")
+            raise GGUFError(f"{path}: a GGUF version other than 2 or 3 (not supported)")
         _unpack(handle, "<Q", path)  # tensor count
         n_keys = _unpack(handle, "<Q", path)
         if n_keys > _MAX_KEYS:
-            raise GGUFError(f"{path}: corrupt GGUF header ({n_keys} keys)")
+            raise GGUFError(f"{path}: corrupt GGUF header (more than {_MAX_KEYS:,} keys)")
         for _ in range(n_keys):
             key = _string(handle, path) or ""
             kind = _unpack(handle, "<I", path)
@@ -144,7 +146,7 @@ def read_metadata(path: Path) -> dict[str, Any]:
             elif kind == _ARRAY:
                 _skip_array(handle, path, size)
             else:
-                raise GGUFError(f"{path}: corrupt GGUF header (value type {kind} of {key!r})")
+                raise GGUFError(f"{path}: corrupt GGUF header (an unknown value type)")
     return out
 
 

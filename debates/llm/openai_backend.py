@@ -225,6 +225,17 @@ def _context_from_props(payload: Any) -> int | None:
     return _positive_int(payload.get("n_ctx"))
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Follows no redirect: urllib would resend the Authorization header to wherever the
+    server points, also to a host the operator never allowed."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_PROBE_OPENER = urllib.request.build_opener(_NoRedirect)
+
+
 def server_context_window(
     *, base_url: str, model: str, api_key: str | None = None, timeout: float = PROBE_TIMEOUT_S
 ) -> int | None:
@@ -234,7 +245,8 @@ def server_context_window(
     Asks ``GET {base_url}/models`` (the entry whose id is ``model``, or the only entry) for
     vLLM's ``max_model_len`` or the other fields of :data:`_MODEL_CONTEXT_FIELDS`, then
     ``GET {base_url without /v1}/props`` for llama.cpp's ``default_generation_settings.n_ctx``.
-    Any failure (connection, HTTP error, not JSON) counts as "does not say"; nothing is raised.
+    Any failure (connection, HTTP error, a redirect, not JSON) counts as "does not say"; nothing
+    is raised.
     Servers checked: vLLM (``max_model_len``), llama.cpp's C++ server (``/props``);
     llama-cpp-python's server (the test server) reports neither.
     """
@@ -245,7 +257,7 @@ def server_context_window(
     for url, kind in ((f"{root}/models", "models"), (f"{root.removesuffix('/v1')}/props", "props")):
         try:
             request = urllib.request.Request(url, headers=headers)
-            with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
+            with _PROBE_OPENER.open(request, timeout=timeout) as response:
                 payload = json.loads(response.read(1_000_000))
         except (OSError, ValueError) as exc:  # URLError, HTTPError, timeouts, not JSON
             log.debug("context probe %s: %s", url, type(exc).__name__)

@@ -4,7 +4,11 @@ config into a typed, storable :class:`~debates.llm.config.AgentConfig` (no API k
 :func:`agent_client_get` builds the client for a config once per process, config and API key.
 The other service modules call it as ``backends.agent_client_get`` (a module attribute), so
 tests patch ``debates.services.backends.agent_client_get`` to swap every agent's client at
-once."""
+once.
+
+:func:`agent_config_permit` is the rule for a config that came from the browser or the HTTP
+API: only the endpoints, key variables and model files the server's operator listed
+(:mod:`debates.llm.policy`); the management commands do not call it."""
 
 from __future__ import annotations
 
@@ -15,17 +19,112 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from debates.llm import registry
-from debates.llm.base import LLMClient
-from debates.llm.config import TEST_BACKEND, TEST_FACTORY_ENV, AgentConfig
+from django.conf import settings
+
+from debates.llm import policy, registry
+from debates.llm.base import LLMClient, PermanentLLMError
+from debates.llm.config import DEFAULT_API_KEY_ENV, TEST_BACKEND, TEST_FACTORY_ENV, AgentConfig
 from debates.services.common import DebateJobError
 
 __all__ = [
     "TEST_BACKEND",
     "TEST_FACTORY_ENV",
     "agent_client_get",
+    "agent_config_permit",
     "agent_config_validate",
+    "allowed_endpoints",
+    "allowed_key_envs",
+    "model_file_permitted",
 ]
+
+ENDPOINTS_SETTING = "DREAM_LLM_ALLOWED_ENDPOINTS"
+KEY_ENVS_SETTING = "DREAM_LLM_KEY_ENVS"
+MODELS_DIR_SETTING = "DREAM_MODELS_DIR"
+
+
+def _setting_list(name: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    value = getattr(settings, name, default)
+    if isinstance(value, str):
+        value = value.split(",")
+    return tuple(item.strip() for item in value if item and item.strip())
+
+
+def allowed_endpoints() -> tuple[str, ...]:
+    """``settings.DREAM_LLM_ALLOWED_ENDPOINTS`` (a list or a comma-separated string), read
+    each time so a changed setting applies at once."""
+    return _setting_list(ENDPOINTS_SETTING, (policy.DEFAULT_ENDPOINT,))
+
+
+def allowed_key_envs() -> tuple[str, ...]:
+    """``settings.DREAM_LLM_KEY_ENVS`` (a list or a comma-separated string): the names of
+    the environment variables a job made in the browser or the API may take its key from."""
+    return _setting_list(KEY_ENVS_SETTING, (DEFAULT_API_KEY_ENV,))
+
+
+def _bundled_model() -> str | None:
+    from debates.llm.embedded import smollm2_gguf_path
+
+    try:
+        return str(smollm2_gguf_path())
+    except PermanentLLMError:  # the package is missing: no bundled file to allow
+        return None
+
+
+def model_file_permitted(*, path: str) -> bool:
+    """True when ``path`` may be an embedded agent's ``model_path`` in a job made in the
+    browser or the API: a regular file inside ``DREAM_MODELS_DIR`` once symlinks are
+    followed, or the bundled SmolLM2 file (:func:`debates.llm.policy.model_file_allowed`).
+    Opens no file."""
+    folder = str(getattr(settings, MODELS_DIR_SETTING, "") or "")
+    if folder:
+        folder = os.path.expanduser(folder)
+    return policy.model_file_allowed(path=path, folder=folder, bundled=_bundled_model())
+
+
+def agent_config_permit(*, config: AgentConfig | dict[str, Any] | None, agent: str) -> None:
+    """Refuse a backend config from the browser or the HTTP API that names what the server's
+    operator did not allow: an openai ``base_url`` (absent: https://api.openai.com/v1) not
+    matching ``DREAM_LLM_ALLOWED_ENDPOINTS``, an ``api_key_env`` (absent: OPENAI_API_KEY)
+    not in ``DREAM_LLM_KEY_ENVS``, an embedded ``model_path`` outside ``DREAM_MODELS_DIR``.
+
+    Checked before anything is sent, read or opened: no variable's value is looked at and
+    no model file is read. Raises DebateJobError naming the agent, the field and the
+    setting, e.g. ``agent A: base_url http://127.0.0.1:9000/v1 is not one of the endpoints
+    the server's operator allows (DREAM_LLM_ALLOWED_ENDPOINTS)``; also for a config that is
+    invalid (as :func:`agent_config_validate` words it). The scripted test backend passes
+    (it exists only while ``DREAM_TEST_LLM_FACTORY`` is set)."""
+    try:
+        parsed = AgentConfig.load(config, check_file=False)
+    except ValueError as exc:
+        raise DebateJobError(f"agent {agent}: {exc}") from None
+    if parsed.backend == "openai":
+        if not policy.endpoint_allowed(base_url=parsed.base_url, allowed=allowed_endpoints()):
+            shown = parsed.base_url or policy.DEFAULT_ENDPOINT
+            raise DebateJobError(
+                f"agent {agent}: base_url {shown} is not one of the endpoints the server's "
+                f"operator allows ({ENDPOINTS_SETTING})"
+            )
+        name = parsed.api_key_env or DEFAULT_API_KEY_ENV
+        allowed = allowed_key_envs()
+        if not policy.key_env_allowed(name=name, allowed=allowed):
+            # The name is not repeated: a key typed into the wrong field would be echoed.
+            listed = ", ".join(allowed) or "none"
+            raise DebateJobError(
+                f"agent {agent}: api_key_env is not one of the variables the server's operator "
+                f"allows for keys ({KEY_ENVS_SETTING}: {listed})"
+            )
+    if parsed.backend == "embedded" and parsed.model_path:
+        if not model_file_permitted(path=parsed.model_path):
+            if getattr(settings, MODELS_DIR_SETTING, ""):
+                why = "is not a file in the models folder the server's operator set"
+            else:
+                why = (
+                    "is refused: only the bundled model may be used until the server's "
+                    "operator sets a models folder"
+                )
+            raise DebateJobError(
+                f"agent {agent}: model_path {parsed.model_path} {why} ({MODELS_DIR_SETTING})"
+            )
 
 
 def agent_config_validate(

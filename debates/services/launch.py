@@ -26,7 +26,7 @@ from debates.api_keys import api_keys_encrypt
 from debates.engine import DebateConfig
 from debates.llm.config import AgentConfig
 from debates.models import DebateJob
-from debates.services.backends import agent_config_validate
+from debates.services.backends import agent_config_permit, agent_config_validate
 from debates.services.common import (
     MAX_CONCURRENCY,
     MAX_GOLD_SHARE,
@@ -224,6 +224,7 @@ def debate_job_launch(
     api_keys: dict[str, str] | None = None,
     start: bool = True,
     background: bool = False,
+    untrusted: bool = False,
 ) -> DebateJob:
     """Create a running job with one pending debate per pair of ``spec.pool`` (the first
     ``spec.limit``), set its human budget, and (with ``start``) start it.
@@ -239,12 +240,16 @@ def debate_job_launch(
     ``spec.allow_duplicate``; DebateJobError for invalid
     settings (naming the agent and field), a callback URL that is refused (naming the rule
     and ``DREAM_WEBHOOK_ALLOWED_HOSTS``; a callback also needs ``created_by``) or an empty
-    pool.
+    pool. ``untrusted`` (the job form, the HTTP API) first refuses agents that name an
+    endpoint, key variable or model file the operator did not allow
+    (:func:`~debates.services.backends.agent_config_permit`), before any file is read.
     """
+    raw_b = spec.agent_b if spec.agent_b is not None else spec.agent_a
+    if untrusted:
+        agent_config_permit(config=spec.agent_a, agent="A")
+        agent_config_permit(config=raw_b, agent="B")
     config_a = agent_config_validate(spec.agent_a, agent="A")
-    config_b = agent_config_validate(
-        spec.agent_b if spec.agent_b is not None else spec.agent_a, agent="B"
-    )
+    config_b = agent_config_validate(raw_b, agent="B")
     config = _debate_config(spec, (config_a, config_b))
     concurrency = _spec_check(spec, config_a, config_b)
     callback_url = webhook_callback_validate(url=spec.callback_url, created_by=created_by)

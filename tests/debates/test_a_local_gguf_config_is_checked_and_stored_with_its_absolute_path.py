@@ -62,7 +62,7 @@ def test_a_missing_file_a_folder_and_a_text_file_are_refused_naming_the_path(tmp
     cases = [
         (tmp_path / "gone.gguf", f"model_path {tmp_path}/gone.gguf: no such file"),
         (tmp_path, f"model_path {tmp_path}: not a regular file"),
-        (text, f"model_path {text}: not a GGUF file (starts with b'just')"),
+        (text, f"model_path {text}: not a GGUF file (it does not start with the GGUF magic bytes)"),
     ]
     for path, message in cases:
         with pytest.raises(ValueError) as caught:

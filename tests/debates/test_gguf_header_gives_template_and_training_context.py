@@ -48,8 +48,8 @@ def test_a_header_without_template_or_context_says_so_with_none(tmp_path):
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b"PK\x03\x04zipzip", r"not a GGUF file \(starts with b'PK\\x03\\x04'\)"),
-        (b"GGUF\x01\x00\x00\x00", "GGUF version 1 is not supported"),
+        (b"PK\x03\x04zipzip", r"not a GGUF file \(it does not start with the GGUF magic bytes\)"),
+        (b"GGUF\x01\x00\x00\x00", "a GGUF version other than 2 or 3"),
         (b"GGUF\x03\x00\x00\x00\x00", "truncated GGUF header"),
     ],
 )

@@ -2,7 +2,15 @@
 request body; the job stores them and its page shows them with the reasoning and cached
 tokens and the "truncated" escalations."""
 
+import pytest
+
 from debates.models import Debate, DebateJob
+from tests.fixtures.llm_policy import llm_endpoints_allow
+
+
+@pytest.fixture(autouse=True)
+def _the_operator_lists_the_test_server(settings):
+    llm_endpoints_allow(settings, "http://127.0.0.1:9/v1")
 
 
 def _form(pool_id: int, **overrides) -> dict:

@@ -12,6 +12,7 @@ from debates.api_keys import api_keys_decrypt
 from debates.models import DebateJob
 from debates.services import debate_job_run_inline, debate_run
 from tests.fixtures.llm import SERVER_MODEL_ALIAS
+from tests.fixtures.llm_policy import llm_endpoints_allow
 
 SECRET = "sk-form-0123456789-SECRET"
 
@@ -21,6 +22,11 @@ def _a_private_secret_key(settings):
     # Typed keys are stored only under a SECRET_KEY of one's own (see the last test).
     settings.SECRET_KEY = "a-private-secret-key-for-these-tests-0123456789"
     settings.SECRET_KEY_IS_DEVELOPMENT = False
+
+
+@pytest.fixture(autouse=True)
+def _the_operator_lists_the_test_servers(settings):
+    llm_endpoints_allow(settings, "https://api.example.test/v1", "http://127.0.0.1:9/v1")
 
 
 def _form(pool_id: int, base_url: str, **overrides) -> dict:
@@ -95,9 +101,15 @@ def test_the_key_is_stored_only_encrypted_and_never_shown(
 
 @pytest.mark.django_db
 def test_a_job_launched_with_a_key_in_the_form_reaches_the_server_with_that_key(
-    client_as, tiny_dataset, recording_proxy, monkeypatch, django_capture_on_commit_callbacks
+    client_as,
+    tiny_dataset,
+    recording_proxy,
+    monkeypatch,
+    settings,
+    django_capture_on_commit_callbacks,
 ):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
+    llm_endpoints_allow(settings, recording_proxy.base_url)
     client = client_as("admin")
     pool = tiny_dataset.pools.get()
     with django_capture_on_commit_callbacks(execute=False) as callbacks:

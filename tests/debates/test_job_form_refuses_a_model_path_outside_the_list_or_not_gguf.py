@@ -55,7 +55,7 @@ def test_a_listed_file_that_is_not_gguf_is_refused_naming_it(client_as, tiny_dat
     )
     assert answer.status_code == 200
     assert answer.context["form"].errors["b_model_path"] == [
-        f"agent B: model_path {text}: not a GGUF file (starts with b'Down')"
+        f"agent B: model_path {text}: not a GGUF file (it does not start with the GGUF magic bytes)"
     ]
     assert (DebateJob.objects.count(), Debate.objects.count()) == (0, 0)
 

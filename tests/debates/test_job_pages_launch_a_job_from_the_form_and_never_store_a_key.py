@@ -7,6 +7,7 @@ the config or shown."""
 import json
 
 from debates.models import Debate, DebateJob
+from tests.fixtures.llm_policy import llm_endpoints_allow, llm_key_envs_allow
 
 SECRET = "sk-proj-SECRET-0123456789"
 
@@ -81,6 +82,9 @@ def test_an_openai_agent_stores_the_variable_name_and_never_the_key(
     # A typed key is stored (encrypted) only under a SECRET_KEY of one's own.
     settings.SECRET_KEY = "a-private-secret-key-for-this-test-0123456789"
     settings.SECRET_KEY_IS_DEVELOPMENT = False
+    # The operator's configuration: this endpoint and this key variable are allowed.
+    llm_endpoints_allow(settings, "https://api.example.test/v1")
+    llm_key_envs_allow(settings, "TEAM_OPENAI_KEY")
     client = client_as("admin")
     data = _form(
         tiny_dataset.pools.get().pk,

@@ -30,7 +30,8 @@ def test_a_text_file_is_refused_for_agent_b_by_run_debates(small_pool, text_file
     with pytest.raises(CommandError) as caught:
         call_command("run_debates", "small/pool", "--model-path-b", str(text_file), "--no-progress")
     assert str(caught.value) == (
-        f"agent B: model_path {text_file}: not a GGUF file (starts with b'PLAC')"
+        f"agent B: model_path {text_file}: not a GGUF file (it does not start with the GGUF "
+        "magic bytes)"
     )
     assert (DebateJob.objects.count(), Debate.objects.count()) == (0, 0)
 
@@ -40,7 +41,8 @@ def test_a_text_file_is_refused_by_pipeline_before_any_step(small_pool, text_fil
     with pytest.raises(CommandError) as caught:
         call_command("pipeline", "small", "--model-path", str(text_file))
     assert str(caught.value) == (
-        f"backend: model_path {text_file}: not a GGUF file (starts with b'PLAC')"
+        f"backend: model_path {text_file}: not a GGUF file (it does not start with the GGUF "
+        "magic bytes)"
     )
     assert (DebateJob.objects.count(), Debate.objects.count()) == (0, 0)
     assert Run.objects.count() == 0  # not even the first step (the BM25 run) ran
