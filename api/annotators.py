@@ -24,7 +24,7 @@ from assess.review.quality import (
     quality_policy_set,
 )
 
-from .common import WRITE, StrictIn
+from .common import WRITE, StrictIn, Whole
 from .errors import error_responses
 
 router = Router(tags=["annotators"])
@@ -102,7 +102,7 @@ MAX_MIN_ANSWERS = 100_000
 
 class FloorIn(StrictIn):
     accuracy_floor: float = Field(..., ge=0.0, le=1.0)
-    min_answers: int = Field(..., ge=1, le=MAX_MIN_ANSWERS)
+    min_answers: Whole = Field(..., ge=1, le=MAX_MIN_ANSWERS)
 
 
 @router.post(

@@ -8,15 +8,18 @@ signed-in user. Errors are JSON ``{"detail": "..."}`` with the messages the comm
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from django.conf import settings
 from django.http import HttpRequest
 from ninja import Path, Query, Schema
-from ninja.errors import HttpError
+from ninja.errors import HttpError, ValidationError
 from ninja.security import HttpBearer
-from pydantic import ConfigDict
+from pydantic import BeforeValidator, ConfigDict
 
 from core.roles import Role, user_has_role
 from core.tokens import api_token_user
@@ -63,10 +66,50 @@ PageNumber = Annotated[
 ]
 
 
+def _whole_float_to_int(value: Any) -> Any:
+    """``value`` as an int when it is a float with no fractional part (``1004.0``): JSON
+    Schema's "integer" takes such numbers, so the document's integers must too. Anything
+    else is left for the strict int check (``1.5``, ``true`` and ``"2"`` are refused)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+# Every whole-number field of an input schema (with StrictIn's strict mode) takes 3.0 as 3:
+# ``Whole`` for a required one or one with a default, ``Annotated[int, Field(...), WHOLE] |
+# None`` for an optional one (the range before the validator, or the document loses it).
+WHOLE = BeforeValidator(_whole_float_to_int)
+Whole = Annotated[int, WHOLE]
+
+
+def query_unknown_refuse(view: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap an API view (django-ninja "operation" decorator, run after validation) so that
+    a query parameter it does not take is a 422 naming it, as an unknown body field is."""
+    taken = set(inspect.signature(view).parameters) - {"request"}
+
+    @functools.wraps(view)
+    def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+        unknown = sorted(set(request.GET) - taken)
+        if unknown:
+            raise ValidationError(
+                [
+                    {
+                        "loc": ("query", name),
+                        "msg": "Unknown query parameter",
+                        "type": "extra_forbidden",
+                    }
+                    for name in unknown
+                ]
+            )
+        return view(request, *args, **kwargs)
+
+    return checked
+
+
 class StrictIn(Schema):
     """Base of every JSON input schema: an unknown field is refused (422 naming it), and
     numbers and booleans are taken only as themselves (``true`` is no 1, ``"2"`` no 2; a
-    whole number is a float)."""
+    whole number is a float, and a :data:`Whole` field takes ``3.0`` as 3)."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 

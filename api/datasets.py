@@ -32,6 +32,7 @@ from .common import (
     PageNumber,
     RowId,
     StrictIn,
+    Whole,
     dataset_or_404,
     page_bounds,
     qrel_set_or_404,
@@ -219,8 +220,8 @@ _UPLOAD = {202: OperationOut, **error_responses(400, 404, 413, 422)}
 )
 def dataset_create(
     request: HttpRequest,
-    name: Form[str],
-    slug: Form[str] = "",
+    name: str = Form(..., min_length=1, max_length=200),
+    slug: str = Form("", max_length=100),
     source: Form[str] = "",
     licence: Form[str] = "",
     split: Form[str] = "test",
@@ -330,8 +331,9 @@ def qrels_download(
 def qrels_upload(
     request: HttpRequest,
     slug: str,
-    name: Form[str],
-    qrels: File[UploadedFile],
+    name: str = Form(..., min_length=1, max_length=100),
+    # Optional here so that a missing or empty file is the service's 400 naming the field.
+    qrels: UploadedFile | None = File(None),  # noqa: B008 (ninja's parameter marker)
     fmt: Form[Literal["trec", "beir"]] = "trec",
     on_duplicate: Form[Literal["", "keep-last", "keep-max"]] = "",
     unknown_ids: Form[Policy] = "reject",
@@ -342,7 +344,7 @@ def qrels_upload(
         request,
         kind=Operation.Kind.IMPORT_QRELS,
         params=params,
-        files={"qrels": qrels},
+        files={"qrels": qrels} if qrels is not None else {},
         dataset=dataset_or_404(slug),
     )
 
@@ -366,7 +368,8 @@ def run_detail(request: HttpRequest, slug: str, name: str) -> RunOut:
 def run_upload(
     request: HttpRequest,
     slug: str,
-    run: File[UploadedFile],
+    # Optional here so that a missing or empty file is the service's 400 naming the field.
+    run: UploadedFile | None = File(None),  # noqa: B008 (ninja's parameter marker)
     name: Form[str] = "",
     system: Form[str] = "",
     unknown_ids: Form[Policy] = "reject",
@@ -377,14 +380,14 @@ def run_upload(
         request,
         kind=Operation.Kind.IMPORT_RUN,
         params=params,
-        files={"run": run},
+        files={"run": run} if run is not None else {},
         dataset=dataset_or_404(slug),
     )
 
 
 class RetrieveIn(StrictIn):
     retriever: Literal["bm25", "dense"]
-    k: int = Field(100, ge=1, le=10_000)
+    k: Whole = Field(100, ge=1, le=10_000)
     queries: str = Field("test", max_length=100)
     name: str = Field("", max_length=100, pattern=r"^[-a-zA-Z0-9_]*$")
 
@@ -425,7 +428,7 @@ def pools_list(request: HttpRequest, slug: str, page: PageNumber = 1) -> PoolPag
 class PoolIn(StrictIn):
     qrels: str = Field("test", max_length=100)
     runs: list[str]
-    depth: int = Field(10, ge=1, le=1000)
+    depth: Whole = Field(10, ge=1, le=1000)
     include_judged: bool = False
     name: str = Field("", max_length=100, pattern=r"^[-a-zA-Z0-9_]*$")
     queries: list[str] | None = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from django.db import transaction
 from django.http import HttpRequest, StreamingHttpResponse
@@ -46,10 +46,12 @@ from debates.services.launch import (
 
 from .common import (
     MAX_ID,
+    WHOLE,
     WRITE,
     PageNumber,
     RowId,
     StrictIn,
+    Whole,
     dataset_or_404,
     page_bounds,
     pool_or_404,
@@ -68,24 +70,24 @@ class JobIn(StrictIn):
     key}) are stored only encrypted, as the form's key fields. ``batch``: the rounds go out
     as batch files (advanced with ``debate_batch``)."""
 
-    pool: int = Field(..., ge=1, le=MAX_ID)
+    pool: Whole = Field(..., ge=1, le=MAX_ID)
     agent_a: dict[str, Any] | None = None
     agent_b: dict[str, Any] | None = None
-    rounds: int = Field(2, ge=1, le=MAX_ROUNDS)
+    rounds: Whole = Field(2, ge=1, le=MAX_ROUNDS)
     temperature: float = Field(0.0, ge=0.0, le=MAX_TEMPERATURE)
-    max_tokens: int | None = Field(None, ge=MIN_MAX_TOKENS, le=MAX_MAX_TOKENS)
-    max_tokens_cap: int | None = Field(None, ge=MIN_MAX_TOKENS, le=MAX_MAX_TOKENS)
+    max_tokens: Annotated[int, Field(ge=MIN_MAX_TOKENS, le=MAX_MAX_TOKENS), WHOLE] | None = None
+    max_tokens_cap: Annotated[int, Field(ge=MIN_MAX_TOKENS, le=MAX_MAX_TOKENS), WHOLE] | None = None
     scale: Literal["binary", "graded"] = "binary"
     consensus: Literal["exact", "binary"] = "exact"
     # "" the scale's newest; e.g. "dream-v1" to reproduce a job
     prompt_version: str = Field("", max_length=50)
-    limit: int | None = Field(None, ge=1, le=MAX_PAIRS)
-    judgments_per_pair: int = Field(1, ge=1, le=MAX_JUDGMENTS_PER_PAIR)
+    limit: Annotated[int, Field(ge=1, le=MAX_PAIRS), WHOLE] | None = None
+    judgments_per_pair: Whole = Field(1, ge=1, le=MAX_JUDGMENTS_PER_PAIR)
     audit_share: float = Field(0.02, ge=0.0, le=1.0)
     # share of each annotator's pairs that are known-answer pairs
     gold_share: float = Field(0.05, ge=0.0, le=MAX_GOLD_SHARE)
-    human_budget: int | None = Field(None, ge=0, le=MAX_PAIRS)
-    concurrency: int | None = Field(None, ge=1, le=MAX_CONCURRENCY)
+    human_budget: Annotated[int, Field(ge=0, le=MAX_PAIRS), WHOLE] | None = None
+    concurrency: Annotated[int, Field(ge=1, le=MAX_CONCURRENCY), WHOLE] | None = None
     note: str = Field("", max_length=200)
     callback_url: str = Field("", max_length=500)
     batch: bool = False
@@ -255,11 +257,11 @@ def _plain(value: Any) -> Any:
 
 
 class RefineIn(StrictIn):
-    pool: int = Field(..., ge=1, le=MAX_ID)
+    pool: Whole = Field(..., ge=1, le=MAX_ID)
     name: str = Field(..., max_length=100)
     allow_partial: bool = False
     max_unresolved: float = Field(0.05, ge=0.0, le=1.0)
-    relevant_grade: int = Field(1, ge=1, le=MAX_GRADE)
+    relevant_grade: Whole = Field(1, ge=1, le=MAX_GRADE)
     exclude_flagged: bool = False  # leave out annotators flagged under the gold floor
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ninja import NinjaAPI
 
 from . import annotators, datasets, exports, jobs
-from .common import READ
+from .common import READ, query_unknown_refuse
 from .errors import api_errors_install
 
 api = NinjaAPI(
@@ -24,6 +24,7 @@ api = NinjaAPI(
     urls_namespace="api-v1",
 )
 api_errors_install(api)
+api.add_decorator(query_unknown_refuse)
 api.add_router("", datasets.router)
 api.add_router("", jobs.router)
 api.add_router("", exports.router)

@@ -52,3 +52,16 @@ def test_a_body_that_is_no_json_is_a_json_400(api_as, db):
     )
     assert answer.status_code == 400
     assert answer.json()["detail"].startswith("Cannot parse request body")
+
+
+def test_an_unknown_query_parameter_is_a_422_naming_it(api_as, db):
+    answer = api_as("researcher").get("/api/v1/jobs?pgae=2")
+    assert answer.status_code == 422
+    assert answer.json()["errors"] == [
+        {
+            "field": "pgae",
+            "message": "Unknown query parameter",
+            "type": "extra_forbidden",
+            "loc": ["query", "pgae"],
+        }
+    ]
