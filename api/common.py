@@ -172,8 +172,8 @@ class OperationOut(Schema):
     def of(operation: Operation) -> OperationOut:
         return OperationOut(
             id=operation.pk,
-            kind=operation.kind,  # type: ignore[arg-type]  (the model's choices)
-            status=operation.status,  # type: ignore[arg-type]
+            kind=operation.kind,  # type: ignore[arg-type]  # the model's choices: the enum
+            status=operation.status,  # type: ignore[arg-type]  # the model's choices: the enum
             stage=operation.stage,
             dataset=operation.dataset.slug if operation.dataset_id else None,  # type: ignore[union-attr]
             result=operation.result,

@@ -131,8 +131,8 @@ def _run_out(run: Run) -> RunOut:
     return RunOut(
         id=run.pk,
         name=run.name,
-        source=run.source,
-        status=run.status,
+        source=run.source,  # type: ignore[arg-type]  # the model's choices: the enum
+        status=run.status,  # type: ignore[arg-type]  # the model's choices: the enum
         system=run.system,
         error=run.error,
         seconds=run.seconds,

@@ -98,30 +98,31 @@ def api_errors_install(api: NinjaAPI) -> None:
     """Replace django-ninja's handlers of validation errors and unexpected exceptions on
     ``api`` with the ones described in this module's docstring."""
 
+    # Each handler takes its exception as Any: django-ninja types it as the class or one.
     def answer(request: HttpRequest, status: int, detail: str) -> HttpResponse:
         return api.create_response(request, {"detail": detail}, status=status)
 
-    def invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    def invalid(request: HttpRequest, exc: Any) -> HttpResponse:
         return api.create_response(request, validation_error_body(exc.errors), status=422)
 
-    def too_big(request: HttpRequest, exc: Exception) -> HttpResponse:
+    def too_big(request: HttpRequest, exc: Any) -> HttpResponse:
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         return answer(request, 413, f"request body: over the limit of {limit:,} bytes")
 
-    def too_many_fields(request: HttpRequest, exc: Exception) -> HttpResponse:
+    def too_many_fields(request: HttpRequest, exc: Any) -> HttpResponse:
         limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
         return answer(request, 400, f"request: more than {limit:,} query or form fields")
 
-    def too_many_files(request: HttpRequest, exc: Exception) -> HttpResponse:
+    def too_many_files(request: HttpRequest, exc: Any) -> HttpResponse:
         limit = settings.DATA_UPLOAD_MAX_NUMBER_FILES
         return answer(request, 400, f"request: more than {limit:,} files")
 
-    def suspicious(request: HttpRequest, exc: Exception) -> HttpResponse:
+    def suspicious(request: HttpRequest, exc: Any) -> HttpResponse:
         # Django's own message may name settings or internals: log it, answer plainly.
         log.warning("refused a suspicious API request: %s", exc)
         return answer(request, 400, "bad request")
 
-    def unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
+    def unexpected(request: HttpRequest, exc: Any) -> HttpResponse:
         log.error("API %s %s failed", request.method, request.path, exc_info=exc)
         return answer(request, 500, "internal error: the server's log has the details")
 

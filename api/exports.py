@@ -44,8 +44,8 @@ class ExportOut(Schema):
 def _export_out(export: ExportFile) -> ExportOut:
     return ExportOut(
         id=export.pk,
-        kind=export.kind,
-        status=export.status,
+        kind=export.kind,  # type: ignore[arg-type]  # the model's choices: the enum
+        status=export.status,  # type: ignore[arg-type]  # the model's choices: the enum
         filename=export.filename,
         sha256=export.sha256,
         error=export.error,
