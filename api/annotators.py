@@ -11,7 +11,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.http import HttpRequest
-from ninja import Router, Schema
+from ninja import Field, Router
 from ninja.errors import HttpError
 
 from assess.review.agreement import Proportion
@@ -24,7 +24,8 @@ from assess.review.quality import (
     quality_policy_set,
 )
 
-from .common import WRITE
+from .common import WRITE, StrictIn, Whole
+from .errors import error_responses
 
 router = Router(tags=["annotators"])
 
@@ -68,7 +69,7 @@ def _policy_out() -> dict[str, Any]:
     return {"accuracy_floor": policy.accuracy_floor, "min_answers": policy.min_answers}
 
 
-@router.get("/annotators")
+@router.get("/annotators", response={200: dict[str, Any], **error_responses()})
 def annotator_list(request: HttpRequest) -> dict[str, Any]:
     """Every annotator's figures, as on the annotators page: judgments of debates' pairs,
     median active seconds, possible click-throughs, accuracy and recall on known-answer
@@ -77,7 +78,7 @@ def annotator_list(request: HttpRequest) -> dict[str, Any]:
     return {"floor": _policy_out(), "annotators": [_row_out(r) for r in annotator_table()]}
 
 
-@router.get("/annotators/{username}/labels")
+@router.get("/annotators/{username}/labels", response={200: dict[str, Any], **error_responses(404)})
 def annotator_label_list(request: HttpRequest, username: str) -> dict[str, Any]:
     """One annotator's figures and live labels of debates' pairs, newest first (the labels
     to re-judge when they are flagged), as on the annotator's page."""
@@ -95,15 +96,23 @@ def annotator_label_list(request: HttpRequest, username: str) -> dict[str, Any]:
     }
 
 
-class FloorIn(Schema):
-    accuracy_floor: float  # 0..1
-    min_answers: int
+# The most gold answers the floor may wait for, as the annotators page's form allows.
+MAX_MIN_ANSWERS = 100_000
 
 
-@router.post("/annotators/floor", auth=WRITE)
+class FloorIn(StrictIn):
+    accuracy_floor: float = Field(..., ge=0.0, le=1.0)
+    min_answers: Whole = Field(..., ge=1, le=MAX_MIN_ANSWERS)
+
+
+@router.post(
+    "/annotators/floor",
+    response={200: dict[str, Any], **error_responses(400, 413, 422)},
+    auth=WRITE,
+)
 def floor_set(request: HttpRequest, payload: FloorIn) -> dict[str, Any]:
-    """Set the gold accuracy floor (0..1) and the gold answers it needs (admin); 400 out of
-    range."""
+    """Set the gold accuracy floor (0..1) and the gold answers it needs (1..100,000; admin);
+    422 out of range."""
     try:
         quality_policy_set(
             accuracy_floor=payload.accuracy_floor,

@@ -8,13 +8,18 @@ signed-in user. Errors are JSON ``{"detail": "..."}`` with the messages the comm
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any, Literal
 
+from django.conf import settings
 from django.http import HttpRequest
-from ninja import Schema
-from ninja.errors import HttpError
+from ninja import Path, Query, Schema
+from ninja.errors import HttpError, ValidationError
 from ninja.security import HttpBearer
+from pydantic import BeforeValidator, ConfigDict
 
 from core.roles import Role, user_has_role
 from core.tokens import api_token_user
@@ -47,6 +52,74 @@ class TokenAuth(HttpBearer):
 
 READ = TokenAuth(READERS)  # every route's default (researchers and admins)
 WRITE = TokenAuth(ADMINS)  # uploads, runs, pools, jobs, refining
+
+# The largest row id a path may name (PostgreSQL's bigint): a larger one is a 422, never
+# a number the database cannot compare.
+MAX_ID = 2**63 - 1
+# The highest page number a list takes: 100,000 pages of 50 are more rows than any list
+# holds, and the offset stays a small number for the database.
+MAX_PAGE = 100_000
+
+RowId = Annotated[int, Path(..., ge=1, le=MAX_ID, description="A row id (1 or more).")]
+PageNumber = Annotated[
+    int, Query(1, ge=1, le=MAX_PAGE, description=f"Page number, 1..{MAX_PAGE:,}.")
+]
+
+
+def _whole_float_to_int(value: Any) -> Any:
+    """``value`` as an int when it is a float with no fractional part (``1004.0``): JSON
+    Schema's "integer" takes such numbers, so the document's integers must too. Anything
+    else is left for the strict int check (``1.5``, ``true`` and ``"2"`` are refused)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+# Every whole-number field of an input schema (with StrictIn's strict mode) takes 3.0 as 3:
+# ``Whole`` for a required one or one with a default, ``Annotated[int, Field(...), WHOLE] |
+# None`` for an optional one (the range before the validator, or the document loses it).
+WHOLE = BeforeValidator(_whole_float_to_int)
+Whole = Annotated[int, WHOLE]
+
+
+def query_unknown_refuse(view: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap an API view (django-ninja "operation" decorator, run after validation) so that
+    a query parameter it does not take is a 422 naming it, as an unknown body field is."""
+    taken = set(inspect.signature(view).parameters) - {"request"}
+
+    @functools.wraps(view)
+    def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+        unknown = sorted(set(request.GET) - taken)
+        if unknown:
+            raise ValidationError(
+                [
+                    {
+                        "loc": ("query", name),
+                        "msg": "Unknown query parameter",
+                        "type": "extra_forbidden",
+                    }
+                    for name in unknown
+                ]
+            )
+        return view(request, *args, **kwargs)
+
+    return checked
+
+
+class StrictIn(Schema):
+    """Base of every JSON input schema: an unknown field is refused (422 naming it), and
+    numbers and booleans are taken only as themselves (``true`` is no 1, ``"2"`` no 2; a
+    whole number is a float, and a :data:`Whole` field takes ``3.0`` as 3)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+def page_bounds(page: int) -> tuple[int, int]:
+    """The slice ``(start, stop)`` of page ``page`` (1-based, bounded by the schema),
+    ``NINJA_PAGINATION_PER_PAGE`` rows a page."""
+    size = int(settings.NINJA_PAGINATION_PER_PAGE)
+    start = (page - 1) * size
+    return start, start + size
 
 
 def dataset_or_404(slug: str) -> Dataset:
@@ -85,8 +158,8 @@ class OperationOut(Schema):
     """A long step (upload, pool build) and where to poll it."""
 
     id: int
-    kind: str
-    status: str
+    kind: Literal["import_beir", "import_qrels", "import_run", "build_pool"]
+    status: Literal["queued", "running", "done", "failed"]
     stage: str
     dataset: str | None
     result: dict[str, Any]
@@ -99,8 +172,8 @@ class OperationOut(Schema):
     def of(operation: Operation) -> OperationOut:
         return OperationOut(
             id=operation.pk,
-            kind=operation.kind,
-            status=operation.status,
+            kind=operation.kind,  # type: ignore[arg-type]  # the model's choices: the enum
+            status=operation.status,  # type: ignore[arg-type]  # the model's choices: the enum
             stage=operation.stage,
             dataset=operation.dataset.slug if operation.dataset_id else None,  # type: ignore[union-attr]
             result=operation.result,
@@ -109,7 +182,3 @@ class OperationOut(Schema):
             created=operation.created,
             finished=operation.finished,
         )
-
-
-class Message(Schema):
-    detail: str

@@ -7,8 +7,10 @@ operation to poll (``GET /api/v1/operations/<id>``); its errors are the commands
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import datetime
+from pathlib import PurePath
 from typing import Any, Literal
 
 from django.http import HttpRequest, StreamingHttpResponse
@@ -16,7 +18,6 @@ from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 from ninja import Field, File, Form, Router, Schema, Status, UploadedFile
 from ninja.errors import HttpError
-from ninja.pagination import paginate
 
 from core.names import NameRefused, name_problem, text_clean, title_check
 from corpora import formats
@@ -29,10 +30,16 @@ from corpora.services.runs import run_start_background
 from .common import (
     WRITE,
     OperationOut,
+    PageNumber,
+    RowId,
+    StrictIn,
+    Whole,
     dataset_or_404,
+    page_bounds,
     qrel_set_or_404,
     run_or_404,
 )
+from .errors import error_responses
 
 router = Router(tags=["datasets"])
 
@@ -49,8 +56,8 @@ class QrelSetOut(Schema):
 class RunOut(Schema):
     id: int
     name: str
-    source: str
-    status: str
+    source: Literal["builtin", "imported"]
+    status: Literal["pending", "running", "done", "failed"]
     system: str
     error: str
     seconds: float
@@ -94,12 +101,23 @@ def _qrels_out(dataset: Dataset, stats: Any) -> QrelSetOut:
     )
 
 
+def source_shown(source: str) -> str:
+    """A dataset's ``source`` as the API shows it: as given (a citation, "uploaded
+    corpus.jsonl, ..."), but a path on the server (an ``import_beir`` folder) only by its
+    last part, ``"imported from arguana"``: the server's folders are nobody's business."""
+    text = source.strip()
+    if not (text.startswith(("/", "~", "./", "../")) or re.match(r"\A[A-Za-z]:[\\/]", text)):
+        return source
+    name = PurePath(text.replace("\\", "/")).name
+    return f"imported from {name}" if name else "imported from a folder on the server"
+
+
 def _dataset_out(row: Any) -> DatasetOut:
     dataset = row.dataset
     return DatasetOut(
         slug=dataset.slug,
         name=dataset.name,
-        source=dataset.source,
+        source=source_shown(dataset.source),
         licence=dataset.licence,
         documents=row.documents,
         queries=row.queries,
@@ -114,8 +132,8 @@ def _run_out(run: Run) -> RunOut:
     return RunOut(
         id=run.pk,
         name=run.name,
-        source=run.source,
-        status=run.status,
+        source=run.source,  # type: ignore[arg-type]  # the model's choices: the enum
+        status=run.status,  # type: ignore[arg-type]  # the model's choices: the enum
         system=run.system,
         error=run.error,
         seconds=run.seconds,
@@ -137,14 +155,39 @@ def _pool_out(pool: Pool) -> PoolOut:
     )
 
 
-@router.get("/datasets", response=list[DatasetOut])
-@paginate
-def datasets_list(request: HttpRequest) -> list[DatasetOut]:
-    """Every dataset with its counts and qrel sets (paginated: ``?page=N``)."""
-    return [_dataset_out(row) for row in dataset_counts_list()]
+class DatasetPage(Schema):
+    """One page of datasets (``?page=N``) and the ``count`` of all."""
+
+    items: list[DatasetOut]
+    count: int
 
 
-@router.get("/datasets/{slug}", response=DatasetOut)
+class QrelSetPage(Schema):
+    items: list[QrelSetOut]
+    count: int
+
+
+class RunPage(Schema):
+    items: list[RunOut]
+    count: int
+
+
+class PoolPage(Schema):
+    items: list[PoolOut]
+    count: int
+
+
+@router.get("/datasets", response={200: DatasetPage, **error_responses(400, 422)})
+def datasets_list(request: HttpRequest, page: PageNumber = 1) -> DatasetPage:
+    """Datasets by slug, with their counts and qrel sets, a page at a time (``?page=N``):
+    only the page's datasets are counted."""
+    datasets = Dataset.objects.order_by("slug")
+    start, stop = page_bounds(page)
+    rows = dataset_counts_list(datasets=list(datasets[start:stop]))
+    return DatasetPage(items=[_dataset_out(row) for row in rows], count=datasets.count())
+
+
+@router.get("/datasets/{slug}", response={200: DatasetOut, **error_responses(404)})
 def dataset_detail(request: HttpRequest, slug: str) -> DatasetOut:
     """One dataset: counts and qrel sets with their download URLs."""
     return _dataset_out(dataset_counts_list(datasets=[dataset_or_404(slug)])[0])
@@ -183,11 +226,16 @@ def _texts_check(name: str, source: str, licence: str) -> dict[str, str]:
         raise HttpError(400, str(exc)) from None
 
 
-@router.post("/datasets", response={202: OperationOut}, auth=WRITE)
+_UPLOAD = {202: OperationOut, **error_responses(400, 404, 413, 422)}
+
+
+@router.post(
+    "/datasets", response={202: OperationOut, **error_responses(400, 413, 422)}, auth=WRITE
+)
 def dataset_create(
     request: HttpRequest,
-    name: Form[str],
-    slug: Form[str] = "",
+    name: str = Form(..., min_length=1, max_length=200),
+    slug: str = Form("", max_length=100),
     source: Form[str] = "",
     licence: Form[str] = "",
     split: Form[str] = "test",
@@ -220,8 +268,8 @@ def dataset_create(
     )
 
 
-@router.get("/operations/{operation_id}", response=OperationOut)
-def operation_detail(request: HttpRequest, operation_id: int) -> OperationOut:
+@router.get("/operations/{operation_id}", response={200: OperationOut, **error_responses(404, 422)})
+def operation_detail(request: HttpRequest, operation_id: RowId) -> OperationOut:
     """A long step's status, stage, result (what it made) or error."""
     operation = Operation.objects.select_related("dataset").filter(pk=operation_id).first()
     if operation is None:
@@ -229,12 +277,18 @@ def operation_detail(request: HttpRequest, operation_id: int) -> OperationOut:
     return OperationOut.of(operation)
 
 
-@router.get("/datasets/{slug}/qrels", response=list[QrelSetOut])
-def qrels_list(request: HttpRequest, slug: str) -> list[QrelSetOut]:
-    """The dataset's qrel sets (original, imported and refined) with download URLs."""
+_LIST = error_responses(400, 404, 422)
+
+
+@router.get("/datasets/{slug}/qrels", response={200: QrelSetPage, **_LIST})
+def qrels_list(request: HttpRequest, slug: str, page: PageNumber = 1) -> QrelSetPage:
+    """The dataset's qrel sets (original, imported and refined) by name, with download
+    URLs, a page at a time."""
     dataset = dataset_or_404(slug)
     row = dataset_counts_list(datasets=[dataset])[0]
-    return [_qrels_out(dataset, s) for s in row.qrel_sets]
+    start, stop = page_bounds(page)
+    items = [_qrels_out(dataset, s) for s in row.qrel_sets[start:stop]]
+    return QrelSetPage(items=items, count=len(row.qrel_sets))
 
 
 def _attachment(response: StreamingHttpResponse, filename: str) -> StreamingHttpResponse:
@@ -244,7 +298,21 @@ def _attachment(response: StreamingHttpResponse, filename: str) -> StreamingHttp
     return response
 
 
-@router.get("/datasets/{slug}/qrels/{path:name}/download")
+@router.get(
+    "/datasets/{slug}/qrels/{path:name}/download",
+    response=error_responses(400, 404, 422),
+    openapi_extra={
+        "responses": {
+            200: {
+                "description": "TREC qrels (text), BEIR TSV or labels JSONL, as `format` says.",
+                "content": {
+                    media: {"schema": {"type": "string"}}
+                    for media in ("application/x-ndjson", "text/plain")
+                },
+            }
+        }
+    },
+)
 def qrels_download(
     request: HttpRequest, slug: str, name: str, format: Literal["trec", "beir", "labels"] = "trec"
 ) -> StreamingHttpResponse:
@@ -271,12 +339,13 @@ def qrels_download(
     return _attachment(response, f"{stem}{'.qrels' if format == 'trec' else '.tsv'}")
 
 
-@router.post("/datasets/{slug}/qrels", response={202: OperationOut}, auth=WRITE)
+@router.post("/datasets/{slug}/qrels", response=_UPLOAD, auth=WRITE)
 def qrels_upload(
     request: HttpRequest,
     slug: str,
-    name: Form[str],
-    qrels: File[UploadedFile],
+    name: str = Form(..., min_length=1, max_length=100),
+    # Optional here so that a missing or empty file is the service's 400 naming the field.
+    qrels: UploadedFile | None = File(None),  # noqa: B008 (ninja's parameter marker)
     fmt: Form[Literal["trec", "beir"]] = "trec",
     on_duplicate: Form[Literal["", "keep-last", "keep-max"]] = "",
     unknown_ids: Form[Policy] = "reject",
@@ -290,29 +359,32 @@ def qrels_upload(
         request,
         kind=Operation.Kind.IMPORT_QRELS,
         params=params,
-        files={"qrels": qrels},
+        files={"qrels": qrels} if qrels is not None else {},
         dataset=dataset_or_404(slug),
     )
 
 
-@router.get("/datasets/{slug}/runs", response=list[RunOut])
-def runs_list(request: HttpRequest, slug: str) -> list[RunOut]:
-    """The dataset's runs (imported and built-in) with their status."""
-    dataset = dataset_or_404(slug)
-    return [_run_out(r) for r in dataset.runs.select_related("dataset").order_by("name")]
+@router.get("/datasets/{slug}/runs", response={200: RunPage, **_LIST})
+def runs_list(request: HttpRequest, slug: str, page: PageNumber = 1) -> RunPage:
+    """The dataset's runs (imported and built-in) by name with their status, a page at a
+    time."""
+    runs = dataset_or_404(slug).runs.select_related("dataset").order_by("name")
+    start, stop = page_bounds(page)
+    return RunPage(items=[_run_out(r) for r in runs[start:stop]], count=runs.count())
 
 
-@router.get("/datasets/{slug}/runs/{name}", response=RunOut)
+@router.get("/datasets/{slug}/runs/{name}", response={200: RunOut, **error_responses(404)})
 def run_detail(request: HttpRequest, slug: str, name: str) -> RunOut:
     """One run: its status (a built-in run goes pending → running → done or failed)."""
     return _run_out(run_or_404(dataset_or_404(slug), name))
 
 
-@router.post("/datasets/{slug}/runs", response={202: OperationOut}, auth=WRITE)
+@router.post("/datasets/{slug}/runs", response=_UPLOAD, auth=WRITE)
 def run_upload(
     request: HttpRequest,
     slug: str,
-    run: File[UploadedFile],
+    # Optional here so that a missing or empty file is the service's 400 naming the field.
+    run: UploadedFile | None = File(None),  # noqa: B008 (ninja's parameter marker)
     name: Form[str] = "",
     system: Form[str] = "",
     unknown_ids: Form[Policy] = "reject",
@@ -324,19 +396,23 @@ def run_upload(
         request,
         kind=Operation.Kind.IMPORT_RUN,
         params=params,
-        files={"run": run},
+        files={"run": run} if run is not None else {},
         dataset=dataset_or_404(slug),
     )
 
 
-class RetrieveIn(Schema):
+class RetrieveIn(StrictIn):
     retriever: Literal["bm25", "dense"]
-    k: int = Field(100, ge=1, le=10_000)
-    queries: str = "test"
-    name: str = Field("", pattern=r"^[-a-zA-Z0-9_]*$")
+    k: Whole = Field(100, ge=1, le=10_000)
+    queries: str = Field("test", max_length=100)
+    name: str = Field("", max_length=100, pattern=r"^[-a-zA-Z0-9_]*$")
 
 
-@router.post("/datasets/{slug}/retrieve", response={202: RunOut}, auth=WRITE)
+@router.post(
+    "/datasets/{slug}/retrieve",
+    response={202: RunOut, **error_responses(400, 404, 413, 422)},
+    auth=WRITE,
+)
 def run_start(request: HttpRequest, slug: str, payload: RetrieveIn) -> Status[RunOut]:
     """Start a built-in BM25 or dense run (admin) over the queries of qrel set ``queries``
     (or ``all``), keeping the top ``k``; 202 with the run to poll."""
@@ -357,24 +433,25 @@ def run_start(request: HttpRequest, slug: str, payload: RetrieveIn) -> Status[Ru
     return Status(202, _run_out(run))
 
 
-@router.get("/datasets/{slug}/pools", response=list[PoolOut])
-def pools_list(request: HttpRequest, slug: str) -> list[PoolOut]:
-    """The dataset's pools with their runs, depth and size."""
+@router.get("/datasets/{slug}/pools", response={200: PoolPage, **_LIST})
+def pools_list(request: HttpRequest, slug: str, page: PageNumber = 1) -> PoolPage:
+    """The dataset's pools by name with their runs, depth and size, a page at a time."""
     dataset = dataset_or_404(slug)
     pools = dataset.pools.select_related("qrel_set").prefetch_related("runs").order_by("name")
-    return [_pool_out(p) for p in pools]
+    start, stop = page_bounds(page)
+    return PoolPage(items=[_pool_out(p) for p in pools[start:stop]], count=pools.count())
 
 
-class PoolIn(Schema):
-    qrels: str = "test"
+class PoolIn(StrictIn):
+    qrels: str = Field("test", max_length=100)
     runs: list[str]
-    depth: int = Field(10, ge=1, le=1000)
+    depth: Whole = Field(10, ge=1, le=1000)
     include_judged: bool = False
-    name: str = Field("", pattern=r"^[-a-zA-Z0-9_]*$")
+    name: str = Field("", max_length=100, pattern=r"^[-a-zA-Z0-9_]*$")
     queries: list[str] | None = None
 
 
-@router.post("/datasets/{slug}/pools", response={202: OperationOut}, auth=WRITE)
+@router.post("/datasets/{slug}/pools", response=_UPLOAD, auth=WRITE)
 def pool_create(request: HttpRequest, slug: str, payload: PoolIn) -> Status[OperationOut]:
     """Build (or extend) a pool of the unjudged pairs the ``runs`` rank in their top
     ``depth`` for the queries judged in ``qrels`` (admin); 202 with the operation."""

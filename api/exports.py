@@ -21,7 +21,8 @@ from assess.refined.exports import (
     export_request,
 )
 
-from .common import dataset_or_404, qrel_set_or_404
+from .common import RowId, dataset_or_404, qrel_set_or_404
+from .errors import error_responses
 
 router = Router(tags=["exports"])
 
@@ -30,8 +31,8 @@ Kind = Literal["benchmark", "labels", "trec", "beir", "disagreements", "transcri
 
 class ExportOut(Schema):
     id: int
-    kind: str
-    status: str
+    kind: Kind
+    status: Literal["pending", "running", "done", "failed"]
     filename: str
     sha256: str
     error: str
@@ -43,8 +44,8 @@ class ExportOut(Schema):
 def _export_out(export: ExportFile) -> ExportOut:
     return ExportOut(
         id=export.pk,
-        kind=export.kind,
-        status=export.status,
+        kind=export.kind,  # type: ignore[arg-type]  # the model's choices: the enum
+        status=export.status,  # type: ignore[arg-type]  # the model's choices: the enum
         filename=export.filename,
         sha256=export.sha256,
         error=export.error,
@@ -54,7 +55,10 @@ def _export_out(export: ExportFile) -> ExportOut:
     )
 
 
-@router.post("/datasets/{slug}/refined/{name}/exports/{kind}", response={202: ExportOut})
+@router.post(
+    "/datasets/{slug}/refined/{name}/exports/{kind}",
+    response={202: ExportOut, **error_responses(400, 404, 422)},
+)
 def export_create(request: HttpRequest, slug: str, name: str, kind: Kind) -> Status[ExportOut]:
     """Request export ``kind`` of refined set ``name`` (``benchmark``: the zip in BEIR layout
     with its datasheet; ``transcripts``: every turn of its pool's debates). 202 with the
@@ -82,14 +86,28 @@ def _export_or_404(export_id: int) -> ExportFile:
         raise HttpError(404, f"no export {export_id}") from None
 
 
-@router.get("/exports/{export_id}", response=ExportOut)
-def export_detail(request: HttpRequest, export_id: int) -> ExportOut:
+@router.get("/exports/{export_id}", response={200: ExportOut, **error_responses(404, 422)})
+def export_detail(request: HttpRequest, export_id: RowId) -> ExportOut:
     """An export's status (pending, running, done, failed), file name and sha256."""
     return _export_out(_export_or_404(export_id))
 
 
-@router.get("/exports/{export_id}/download")
-def export_download(request: HttpRequest, export_id: int) -> FileResponse:
+@router.get(
+    "/exports/{export_id}/download",
+    response=error_responses(404, 409, 422),
+    openapi_extra={
+        "responses": {
+            200: {
+                "description": "The export's file (a zip, JSONL, TSV, TREC or CSV text).",
+                "content": {
+                    media: {"schema": {"type": "string", "format": "binary"}}
+                    for media in sorted({t.split(";")[0] for t in CONTENT_TYPE.values()})
+                },
+            }
+        }
+    },
+)
+def export_download(request: HttpRequest, export_id: RowId) -> FileResponse:
     """The file of a done export, with its sha256 in ``X-Checksum-SHA256``; 409 while it
     is not ready."""
     export = _export_or_404(export_id)

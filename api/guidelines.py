@@ -25,12 +25,14 @@ from assess.review.guidelines import (
 from corpora.models import Dataset
 from debates.models import DebateJob
 
-from .common import WRITE, dataset_or_404
+from .common import WRITE, RowId, StrictIn, dataset_or_404
+from .errors import error_responses
 
 router = Router(tags=["guidelines"])
 
 
-class GuidelinesIn(Schema):
+class GuidelinesIn(StrictIn):
+    # The service refuses an empty text or one over its limit with a 400 naming it.
     text: str = Field(
         ..., description="Markdown (CommonMark with tables); raw HTML is shown as text."
     )
@@ -91,7 +93,11 @@ def _create(
     return Status(201, _out(saved))
 
 
-@router.get("/datasets/{slug}/guidelines", response=GuidelinesOut)
+_READ = {200: GuidelinesOut, **error_responses(404, 422)}
+_WRITE = {201: GuidelinesOut, **error_responses(400, 404, 413, 422)}
+
+
+@router.get("/datasets/{slug}/guidelines", response=_READ)
 def dataset_guidelines_get(request: HttpRequest, slug: str) -> GuidelinesOut:
     """The guidelines in force for the dataset's pairs: its newest version, else the
     built-in default's (``scope`` says which). A job may have its own
@@ -99,7 +105,7 @@ def dataset_guidelines_get(request: HttpRequest, slug: str) -> GuidelinesOut:
     return _in_force_or_404(guidelines_in_force(dataset=dataset_or_404(slug)))
 
 
-@router.post("/datasets/{slug}/guidelines", response={201: GuidelinesOut}, auth=WRITE)
+@router.post("/datasets/{slug}/guidelines", response=_WRITE, auth=WRITE)
 def dataset_guidelines_create(
     request: HttpRequest, slug: str, payload: GuidelinesIn
 ) -> Status[GuidelinesOut]:
@@ -109,17 +115,17 @@ def dataset_guidelines_create(
     return _create(request, payload, dataset=dataset_or_404(slug))
 
 
-@router.get("/jobs/{job_id}/guidelines", response=GuidelinesOut)
-def job_guidelines_get(request: HttpRequest, job_id: int) -> GuidelinesOut:
+@router.get("/jobs/{job_id}/guidelines", response=_READ)
+def job_guidelines_get(request: HttpRequest, job_id: RowId) -> GuidelinesOut:
     """The guidelines in force for the job's pairs: its newest version, else its dataset's,
     else the default's (``scope`` says which). 404 when none apply."""
     job = _job_or_404(job_id)
     return _in_force_or_404(guidelines_in_force(dataset=job.pool.dataset, job=job))
 
 
-@router.post("/jobs/{job_id}/guidelines", response={201: GuidelinesOut}, auth=WRITE)
+@router.post("/jobs/{job_id}/guidelines", response=_WRITE, auth=WRITE)
 def job_guidelines_create(
-    request: HttpRequest, job_id: int, payload: GuidelinesIn
+    request: HttpRequest, job_id: RowId, payload: GuidelinesIn
 ) -> Status[GuidelinesOut]:
     """Store ``text`` as the job's next guidelines version (admin); they win over the
     dataset's for this job's pairs. Errors as for a dataset's."""

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from django.conf import settings
 from django.db import transaction
 from django.http import HttpRequest, StreamingHttpResponse
-from ninja import Router, Schema, Status
+from ninja import Field, Header, Query, Router, Schema, Status
 from ninja.errors import HttpError
 
 from assess.evaluation.rebench import RebenchError, rebench_compute
@@ -23,7 +22,9 @@ from assess.evaluation.tables import rebench_tables
 from assess.refined.refine import RefineError, qrels_refine
 from assess.refined.selectors import refined_costs, refinements_of
 from assess.review.selectors import job_agreement, job_audit, job_queue_counts
+from debates.engine import MAX_ROUNDS
 from debates.models import DebateJob
+from debates.rubric import MAX_GRADE
 from debates.services import (
     DebateJobError,
     JobSpec,
@@ -33,45 +34,69 @@ from debates.services import (
     debate_job_progress,
     debate_job_resume,
 )
+from debates.services.common import MAX_CONCURRENCY, MAX_GOLD_SHARE
 from debates.services.idempotency import (
     IdempotencyKeyError,
     IdempotencyKeyReused,
     job_create_idempotent,
 )
-from debates.services.launch import DuplicateJobError, debate_job_run_in_background
+from debates.services.launch import (
+    MAX_JUDGMENTS_PER_PAIR,
+    MAX_MAX_TOKENS,
+    MAX_PAIRS,
+    MAX_TEMPERATURE,
+    MIN_MAX_TOKENS,
+    DuplicateJobError,
+    debate_job_run_in_background,
+)
 
-from .common import WRITE, dataset_or_404, pool_or_404, qrel_set_or_404
+from .common import (
+    MAX_ID,
+    WHOLE,
+    WRITE,
+    PageNumber,
+    RowId,
+    StrictIn,
+    Whole,
+    dataset_or_404,
+    page_bounds,
+    pool_or_404,
+    qrel_set_or_404,
+)
+from .errors import error_responses
 
 router = Router(tags=["jobs"])
 
 
-class JobIn(Schema):
-    """A new debate job: the options of the job form. ``agent_a`` and ``agent_b`` are backend
-    configs (``{"backend": "openai", "model": ..., "base_url": ..., "reasoning_effort": ...}``;
-    None: the embedded model; ``agent_b`` None: as agent A), never holding a key:
-    ``api_keys`` ({"A": key, "B": key}) are stored only encrypted, as the form's key fields.
-    ``batch``: the rounds go out as batch files (advanced with ``debate_batch``).
-    ``allow_duplicate``: launch even when a running or paused job of the pool has the same
-    debate settings (else 409)."""
+class JobIn(StrictIn):
+    """A new debate job: the options of the job form, with its ranges (the launch service
+    checks them again). ``agent_a`` and ``agent_b`` are backend configs (``{"backend":
+    "openai", "model": ..., "base_url": ..., "reasoning_effort": ...}``; None: the embedded
+    model; ``agent_b`` None: as agent A), never holding a key: ``api_keys`` ({"A": key, "B":
+    key}) are stored only encrypted, as the form's key fields. ``batch``: the rounds go out
+    as batch files (advanced with ``debate_batch``). ``allow_duplicate``: launch even when a
+    running or paused job of the pool has the same debate settings (else 409)."""
 
-    pool: int
+    pool: Whole = Field(..., ge=1, le=MAX_ID)
     agent_a: dict[str, Any] | None = None
     agent_b: dict[str, Any] | None = None
-    rounds: int = 2
-    temperature: float = 0.0
-    max_tokens: int | None = None
-    max_tokens_cap: int | None = None
+    rounds: Whole = Field(2, ge=1, le=MAX_ROUNDS)
+    temperature: float = Field(0.0, ge=0.0, le=MAX_TEMPERATURE)
+    max_tokens: Annotated[int, Field(ge=MIN_MAX_TOKENS, le=MAX_MAX_TOKENS), WHOLE] | None = None
+    max_tokens_cap: Annotated[int, Field(ge=MIN_MAX_TOKENS, le=MAX_MAX_TOKENS), WHOLE] | None = None
     scale: Literal["binary", "graded"] = "binary"
     consensus: Literal["exact", "binary"] = "exact"
-    prompt_version: str = ""  # "" the scale's newest; e.g. "dream-v1" to reproduce a job
-    limit: int | None = None
-    judgments_per_pair: int = 1
-    audit_share: float = 0.02
-    gold_share: float = 0.05  # share of each annotator's pairs that are known-answer pairs
-    human_budget: int | None = None
-    concurrency: int | None = None
-    note: str = ""
-    callback_url: str = ""
+    # "" the scale's newest; e.g. "dream-v1" to reproduce a job
+    prompt_version: str = Field("", max_length=50)
+    limit: Annotated[int, Field(ge=1, le=MAX_PAIRS), WHOLE] | None = None
+    judgments_per_pair: Whole = Field(1, ge=1, le=MAX_JUDGMENTS_PER_PAIR)
+    audit_share: float = Field(0.02, ge=0.0, le=1.0)
+    # share of each annotator's pairs that are known-answer pairs
+    gold_share: float = Field(0.05, ge=0.0, le=MAX_GOLD_SHARE)
+    human_budget: Annotated[int, Field(ge=0, le=MAX_PAIRS), WHOLE] | None = None
+    concurrency: Annotated[int, Field(ge=1, le=MAX_CONCURRENCY), WHOLE] | None = None
+    note: str = Field("", max_length=200)
+    callback_url: str = Field("", max_length=500)
     batch: bool = False
     api_keys: dict[str, str] | None = None
     allow_duplicate: bool = False  # launch even when an open job has the same settings
@@ -137,18 +162,29 @@ class JobPage(Schema):
     count: int
 
 
-@router.get("/jobs", response=JobPage)
-def jobs_list(request: HttpRequest, page: int = 1) -> JobPage:
+@router.get("/jobs", response={200: JobPage, **error_responses(400, 422)})
+def jobs_list(request: HttpRequest, page: PageNumber = 1) -> JobPage:
     """Debate jobs, newest first, with their progress, a page at a time: only the page's
     jobs are counted (a job's progress takes a few queries)."""
-    size = int(settings.NINJA_PAGINATION_PER_PAGE)
     jobs = DebateJob.objects.select_related("pool__dataset").order_by("-created")
-    start = (max(page, 1) - 1) * size
-    return JobPage(items=[_job_out(job) for job in jobs[start : start + size]], count=jobs.count())
+    start, stop = page_bounds(page)
+    return JobPage(items=[_job_out(job) for job in jobs[start:stop]], count=jobs.count())
 
 
-@router.post("/jobs", response={202: JobOut}, auth=WRITE)
-def job_create(request: HttpRequest, payload: JobIn) -> Status[JobOut]:
+@router.post(
+    "/jobs", response={202: JobOut, **error_responses(400, 404, 409, 413, 422)}, auth=WRITE
+)
+def job_create(
+    request: HttpRequest,
+    payload: JobIn,
+    idempotency_key: str | None = Header(  # noqa: B008  (django-ninja's way to declare it)
+        None,
+        alias="Idempotency-Key",
+        max_length=200,
+        description="Any unique text per intended job (e.g. a UUID): a repeat with the same "
+        "key answers the first answer and launches nothing.",
+    ),
+) -> Status[JobOut]:
     """Launch a debate job on a pool (admin), validated and stored as the job form's; it
     runs on the workers, or in this server's process without a broker. 202 with the job.
     With an ``Idempotency-Key`` header, a repeat of the request (same key, same body, same
@@ -170,7 +206,7 @@ def job_create(request: HttpRequest, payload: JobIn) -> Status[JobOut]:
         )
         return job, 202, _job_out(job).model_dump(mode="json")
 
-    key = request.headers.get("Idempotency-Key")
+    key = idempotency_key
     try:
         if key is None:
             with transaction.atomic():
@@ -196,8 +232,8 @@ def _job_create_refused(exc: DebateJobError) -> HttpError:
     return HttpError(400, str(exc))
 
 
-@router.get("/jobs/{job_id}", response=JobOut)
-def job_detail(request: HttpRequest, job_id: int) -> JobOut:
+@router.get("/jobs/{job_id}", response={200: JobOut, **error_responses(404, 422)})
+def job_detail(request: HttpRequest, job_id: RowId) -> JobOut:
     """A job and its progress (debates by status, agreed by round, escalated by reason,
     calls and tokens)."""
     return _job_out(_job_or_404(job_id))
@@ -221,26 +257,29 @@ def _control(request: HttpRequest, job_id: int, action: str) -> JobOut:
     return _job_out(job)
 
 
-@router.post("/jobs/{job_id}/pause", response=JobOut, auth=WRITE)
-def job_pause(request: HttpRequest, job_id: int) -> JobOut:
+_CONTROL_RESPONSES = {200: JobOut, **error_responses(404, 409, 422)}
+
+
+@router.post("/jobs/{job_id}/pause", response=_CONTROL_RESPONSES, auth=WRITE)
+def job_pause(request: HttpRequest, job_id: RowId) -> JobOut:
     """Pause a running job (admin); 409 when it is not running."""
     return _control(request, job_id, "pause")
 
 
-@router.post("/jobs/{job_id}/resume", response=JobOut, auth=WRITE)
-def job_resume(request: HttpRequest, job_id: int) -> JobOut:
+@router.post("/jobs/{job_id}/resume", response=_CONTROL_RESPONSES, auth=WRITE)
+def job_resume(request: HttpRequest, job_id: RowId) -> JobOut:
     """Resume a paused job (admin); 409 when it is not paused."""
     return _control(request, job_id, "resume")
 
 
-@router.post("/jobs/{job_id}/cancel", response=JobOut, auth=WRITE)
-def job_cancel(request: HttpRequest, job_id: int) -> JobOut:
+@router.post("/jobs/{job_id}/cancel", response=_CONTROL_RESPONSES, auth=WRITE)
+def job_cancel(request: HttpRequest, job_id: RowId) -> JobOut:
     """Cancel a running or paused job for good (admin); 409 otherwise."""
     return _control(request, job_id, "cancel")
 
 
-@router.get("/jobs/{job_id}/review")
-def job_review(request: HttpRequest, job_id: int) -> dict[str, Any]:
+@router.get("/jobs/{job_id}/review", response={200: dict[str, Any], **error_responses(404, 422)})
+def job_review(request: HttpRequest, job_id: RowId) -> dict[str, Any]:
     """The job's human review: queue sizes (escalated and audit items, done, leased),
     agreement among annotators (Cohen's kappa, Krippendorff's alpha) and the audit's
     estimate of the consensus error rate with its Wilson interval."""
@@ -270,12 +309,12 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-class RefineIn(Schema):
-    pool: int
-    name: str
+class RefineIn(StrictIn):
+    pool: Whole = Field(..., ge=1, le=MAX_ID)
+    name: str = Field(..., max_length=100)
     allow_partial: bool = False
-    max_unresolved: float = 0.05
-    relevant_grade: int = 1
+    max_unresolved: float = Field(0.05, ge=0.0, le=1.0)
+    relevant_grade: Whole = Field(1, ge=1, le=MAX_GRADE)
     exclude_flagged: bool = False  # leave out annotators flagged under the gold floor
 
 
@@ -307,13 +346,30 @@ def _refined_out(refinement: Any) -> dict[str, Any]:
     }
 
 
-@router.get("/datasets/{slug}/refined")
-def refined_list(request: HttpRequest, slug: str) -> list[dict[str, Any]]:
-    """The dataset's refined qrel sets with their counts, cost and download URLs."""
-    return [_refined_out(r) for r in refinements_of(dataset=dataset_or_404(slug))]
+class RefinedPage(Schema):
+    """One page of refined sets (each an object as ``POST`` answers) and the ``count``."""
+
+    items: list[dict[str, Any]]
+    count: int
 
 
-@router.post("/datasets/{slug}/refined", response={201: dict[str, Any]}, auth=WRITE)
+@router.get(
+    "/datasets/{slug}/refined", response={200: RefinedPage, **error_responses(400, 404, 422)}
+)
+def refined_list(request: HttpRequest, slug: str, page: PageNumber = 1) -> RefinedPage:
+    """The dataset's refined qrel sets with their counts, cost and download URLs, a page
+    at a time."""
+    refinements = refinements_of(dataset=dataset_or_404(slug))
+    start, stop = page_bounds(page)
+    items = [_refined_out(r) for r in refinements[start:stop]]
+    return RefinedPage(items=items, count=refinements.count())
+
+
+@router.post(
+    "/datasets/{slug}/refined",
+    response={201: dict[str, Any], **error_responses(400, 404, 413, 422)},
+    auth=WRITE,
+)
 def refined_create(request: HttpRequest, slug: str, payload: RefineIn) -> Status[Any]:
     """Make a refined qrel set from a pool's current final labels (admin), as ``refine``
     does; refused (400, nothing made) when too many pairs are unresolved."""
@@ -336,9 +392,15 @@ def refined_create(request: HttpRequest, slug: str, payload: RefineIn) -> Status
     return Status(201, _refined_out(report.refinement))
 
 
-@router.get("/datasets/{slug}/refined/{name}/rebenchmark")
+@router.get(
+    "/datasets/{slug}/refined/{name}/rebenchmark",
+    response={200: dict[str, Any], **error_responses(400, 404, 422)},
+)
 def refined_rebenchmark(
-    request: HttpRequest, slug: str, name: str, rel_level: int = 1
+    request: HttpRequest,
+    slug: str,
+    name: str,
+    rel_level: int = Query(1, ge=1, le=MAX_GRADE, description="Lowest grade counted relevant."),
 ) -> dict[str, Any]:
     """Every finished run scored on the original and the refined qrels (leaderboard, rank
     changes, per-query deltas) as JSON tables: ``title``, ``header``, ``rows``, ``note``."""

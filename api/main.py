@@ -1,13 +1,15 @@
 """The API object: version 1 under ``/api/v1/``, its OpenAPI 3 document at
 ``/api/v1/openapi.json`` and interactive docs at ``/api/v1/docs`` (Swagger UI, served from
-django-ninja's own static files: no internet needed). Every route needs a token."""
+django-ninja's own static files: no internet needed). Every route needs a token. Errors
+are JSON, one shape for all (:mod:`api.errors`)."""
 
 from __future__ import annotations
 
 from ninja import NinjaAPI
 
 from . import annotators, datasets, exports, jobs
-from .common import READ
+from .common import READ, query_unknown_refuse
+from .errors import api_errors_install
 
 api = NinjaAPI(
     title="DREAM Assess API",
@@ -21,6 +23,8 @@ api = NinjaAPI(
     auth=READ,
     urls_namespace="api-v1",
 )
+api_errors_install(api)
+api.add_decorator(query_unknown_refuse)
 api.add_router("", datasets.router)
 api.add_router("", jobs.router)
 api.add_router("", exports.router)

@@ -59,6 +59,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First: an upload over the limit is refused before anything reads its body.
     "core.uploads.UploadLimitMiddleware",
+    # Outside the others: an error any of them answers under /api/ is JSON too.
+    "config.middleware.ApiJsonErrorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

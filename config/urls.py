@@ -1,6 +1,7 @@
 """Top-level URL configuration: Django admin, login/logout, home and each app's pages.
 
-The last pattern catches every path nothing else matches (:func:`anywhere_else`), so that
+Unknown paths under ``/api/`` answer a JSON 404 (:func:`api_not_found`). The last pattern
+catches every path nothing else matches (:func:`anywhere_else`), so that
 anonymous visitors get the login page there too, with ``DEBUG`` on or off (``handler404``
 alone serves only ``DEBUG=0``, and Django's ``DEBUG`` 404 page lists every URL pattern).
 """
@@ -9,7 +10,13 @@ from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.views import redirect_to_login
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponsePermanentRedirect,
+    JsonResponse,
+)
 from django.urls import Resolver404, include, path, re_path, resolve
 from django.views.decorators.common import no_append_slash
 from django.views.decorators.csrf import csrf_exempt
@@ -49,6 +56,15 @@ def anywhere_else(request: HttpRequest, rest: str = "") -> HttpResponse:
     raise Http404("no page at this address")
 
 
+@csrf_exempt  # it changes nothing; a POST gets the same 404
+@no_append_slash  # "/api/v1/jobs/" is no route either: no redirect to a page that is none
+def api_not_found(request: HttpRequest, rest: str = "") -> JsonResponse:
+    """Any path under ``/api/`` no route matches (``rest`` is that path, unused): JSON 404
+    ``{"detail": "no API route at this address"}``, whatever the method and role. The routes
+    are listed in the public ``/api/v1/openapi.json`` anyway, so this tells nobody more."""
+    return JsonResponse({"detail": "no API route at this address"}, status=404)
+
+
 urlpatterns = [
     # Before admin.site.urls: the admin's own login form must not bypass the rate limit.
     path("admin/login/", core_views.rate_limited_login(admin.site.login)),
@@ -65,6 +81,9 @@ urlpatterns = [
     path("", include("assess.review.urls")),
     path("", include("assess.refined.urls")),
     path("api/v1/", api.urls),
+    # Any other path under /api/: a JSON 404 for everyone (a client is not sent to the login
+    # page); a wrong method on a route is the API's own 405.
+    re_path(r"^api/(?P<rest>.*)$", api_not_found),
     # Last: every other path (see anywhere_else).
     re_path(r"^(?P<rest>.*)$", anywhere_else),
 ]

@@ -31,8 +31,14 @@ from debates.services.backends import (
     agent_config_validate,
     model_file_permitted,
 )
-from debates.services.common import DebateJobError
-from debates.services.launch import JobSpec
+from debates.services.common import MAX_CONCURRENCY, DebateJobError
+from debates.services.launch import (
+    MAX_JUDGMENTS_PER_PAIR,
+    MAX_MAX_TOKENS,
+    MAX_PAIRS,
+    MIN_MAX_TOKENS,
+    JobSpec,
+)
 from debates.services.webhooks import webhook_url_check
 
 AGENTS = (("a", "A"), ("b", "B"))
@@ -202,16 +208,16 @@ class JobLaunchForm(forms.Form):
     )
     max_tokens = forms.IntegerField(
         required=False,
-        min_value=16,
-        max_value=1_000_000,
+        min_value=MIN_MAX_TOKENS,
+        max_value=MAX_MAX_TOKENS,
         label="Token budget per call",
         help_text="A turn's first budget. Empty: 2048 with an openai agent (a reasoning model "
         "thinks for thousands of tokens), 384 with the embedded one.",
     )
     max_tokens_cap = forms.IntegerField(
         required=False,
-        min_value=16,
-        max_value=1_000_000,
+        min_value=MIN_MAX_TOKENS,
+        max_value=MAX_MAX_TOKENS,
         label="Budget cap",
         help_text="A reply cut at its budget is asked once more with twice it, up to this. "
         "Empty: twice the budget.",
@@ -247,7 +253,7 @@ class JobLaunchForm(forms.Form):
     )
     judgments_per_pair = forms.IntegerField(
         min_value=1,
-        max_value=9,
+        max_value=MAX_JUDGMENTS_PER_PAIR,
         initial=1,
         label="Human judgments per escalated pair",
     )
@@ -274,19 +280,21 @@ class JobLaunchForm(forms.Form):
     human_budget = forms.IntegerField(
         required=False,
         min_value=0,
+        max_value=MAX_PAIRS,
         label="Human budget (pairs)",
         help_text="At most this many pairs go to humans (escalated and audited together), "
         "highest impact on the benchmark first; empty: no limit. Editable on the job page.",
     )
     pair_limit = forms.IntegerField(
         min_value=1,
+        max_value=MAX_PAIRS,
         required=False,
         label="Pair limit",
         help_text="Only the first N pairs (query id, then document id). Empty: all.",
     )
     concurrency = forms.IntegerField(
         min_value=1,
-        max_value=256,
+        max_value=MAX_CONCURRENCY,
         required=False,
         label="Concurrency",
         help_text="Debates at once (LLM requests in flight). Empty: 16 for openai agents, 1 "
@@ -459,6 +467,7 @@ class HumanBudgetForm(forms.Form):
     human_budget = forms.IntegerField(
         required=False,
         min_value=0,
+        max_value=MAX_PAIRS,
         label="Human budget (pairs)",
         help_text="At most this many pairs go to humans, highest impact first; empty: no limit.",
     )

@@ -42,6 +42,14 @@ from debates.services.webhooks import webhook_callback_validate
 
 log = logging.getLogger(__name__)
 
+# The ranges of a job's settings, in one place: the job form, the API's schema and
+# _spec_check take them from here, so what one refuses the others refuse too (with
+# debates.engine.MAX_ROUNDS, MAX_CONCURRENCY and MAX_GOLD_SHARE).
+MIN_MAX_TOKENS, MAX_MAX_TOKENS = 16, 1_000_000  # a turn's token budget and its cap
+MAX_TEMPERATURE = 2.0  # the highest sampling temperature OpenAI-compatible servers take
+MAX_JUDGMENTS_PER_PAIR = 9
+MAX_PAIRS = 10_000_000  # a pair limit or a human budget: beyond any pool's size
+
 ProgressCallback = Callable[[JobProgress], object]  # its result is ignored
 NOTE_MAX = 200  # DebateJob.note's length
 
@@ -176,11 +184,15 @@ def _debate_config(spec: JobSpec, agents: tuple[AgentConfig, AgentConfig]) -> De
 
 def _spec_check(spec: JobSpec, config_a: AgentConfig, config_b: AgentConfig) -> int:
     """Check the counts and shares of ``spec``; return its concurrency (the default filled)."""
-    if spec.limit is not None and spec.limit < 1:
-        raise DebateJobError(f"limit must be at least 1, got {spec.limit}")
-    if spec.judgments_per_pair < 1:
+    _whole_check("limit", spec.limit, 1, MAX_PAIRS)
+    _whole_check("judgments per pair", spec.judgments_per_pair, 1, MAX_JUDGMENTS_PER_PAIR)
+    _whole_check("human budget", spec.human_budget, 0, MAX_PAIRS)
+    _whole_check("max_tokens", spec.max_tokens, MIN_MAX_TOKENS, MAX_MAX_TOKENS)
+    _whole_check("max_tokens_cap", spec.max_tokens_cap, MIN_MAX_TOKENS, MAX_MAX_TOKENS)
+    temperature = spec.temperature
+    if isinstance(temperature, bool) or not 0.0 <= temperature <= MAX_TEMPERATURE:
         raise DebateJobError(
-            f"judgments per pair must be at least 1, got {spec.judgments_per_pair}"
+            f"temperature must be between 0 and {MAX_TEMPERATURE}, got {temperature!r}"
         )
     if not 0.0 <= spec.audit_share <= 1.0:
         raise DebateJobError(f"audit share must be between 0 and 1, got {spec.audit_share}")
@@ -196,6 +208,19 @@ def _spec_check(spec: JobSpec, config_a: AgentConfig, config_b: AgentConfig) -> 
             f"concurrency must be between 1 and {MAX_CONCURRENCY}, got {concurrency}"
         )
     return concurrency
+
+
+def _whole_check(name: str, value: int | None, low: int, high: int) -> None:
+    """Refuse ``value`` (None: not set, allowed) unless it is a whole number in low..high;
+    the message names the setting ``name``."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise DebateJobError(f"{name} must be a whole number, got {value!r}")
+    if value < low:
+        raise DebateJobError(f"{name} must be at least {low}, got {value}")
+    if value > high:
+        raise DebateJobError(f"{name} must be at most {high:,}, got {value:,}")
 
 
 @sensitive_variables("api_keys", "keys")

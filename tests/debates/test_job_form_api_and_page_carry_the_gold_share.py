@@ -57,5 +57,5 @@ def test_the_api_takes_and_returns_the_gold_share(api_as, tiny_dataset, settings
     refused = client.post(
         "/api/v1/jobs", {**body, "gold_share": 0.9}, content_type="application/json"
     )
-    assert refused.status_code == 400
-    assert "gold share must be between 0 and 0.5" in refused.json()["detail"]
+    assert refused.status_code == 422
+    assert refused.json()["detail"] == "gold_share: Input should be less than or equal to 0.5"
