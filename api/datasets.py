@@ -385,7 +385,7 @@ def run_upload(
     slug: str,
     # Optional here so that a missing or empty file is the service's 400 naming the field.
     run: UploadedFile | None = File(None),  # noqa: B008 (ninja's parameter marker)
-    name: Form[str] = "",
+    name: str = Form("", max_length=100),
     system: Form[str] = "",
     unknown_ids: Form[Policy] = "reject",
 ) -> Status[OperationOut]:

@@ -180,8 +180,8 @@ def job_create(
     idempotency_key: str | None = Header(  # noqa: B008  (django-ninja's way to declare it)
         None,
         alias="Idempotency-Key",
-        max_length=200,
-        description="Any unique text per intended job (e.g. a UUID): a repeat with the same "
+        description="1 to 200 printable ASCII characters, unique per intended job (e.g. a "
+        "UUID): a repeat with the same "
         "key answers the first answer and launches nothing.",
     ),
 ) -> Status[JobOut]:

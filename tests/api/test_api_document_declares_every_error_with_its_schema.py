@@ -45,6 +45,7 @@ def test_job_controls_and_an_export_download_declare_409():
     conflicting = sorted(p for m, p, op in OPERATIONS if 409 in op["responses"])
     assert conflicting == [
         "/api/v1/exports/{export_id}/download",
+        "/api/v1/jobs",  # a duplicate of an open job, or an Idempotency-Key reused
         "/api/v1/jobs/{job_id}/cancel",
         "/api/v1/jobs/{job_id}/pause",
         "/api/v1/jobs/{job_id}/resume",

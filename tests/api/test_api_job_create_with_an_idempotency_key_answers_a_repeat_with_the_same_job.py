@@ -85,6 +85,6 @@ def test_a_refused_launch_stores_no_key_so_a_corrected_repeat_is_not_held_to_it(
     client = api_as("admin")
     body = {"pool": tiny_dataset.pools.get().pk, "rounds": 1, "gold_share": 0.9}
 
-    assert _post(client, body, "order-3").status_code == 400
+    assert _post(client, body, "order-3").status_code == 422  # gold share over its range
     assert JobIdempotencyKey.objects.count() == 0
     assert _post(client, {**body, "gold_share": 0.1}, "order-3").status_code == 202
