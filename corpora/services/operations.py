@@ -239,7 +239,9 @@ def _import_beir(operation: Operation, root: Path | None) -> dict[str, Any]:
         unknown_ids=params.get("unknown_ids", "reject"),
         identical_ids=params.get("identical_ids") or None,
     )
-    return {"dataset": dataset.slug, "name": dataset.name}
+    # Over-long texts are said at once, as the command says them (the import still succeeds).
+    long_texts = dataset.imports.latest("pk").summary.get("long_texts")
+    return {"dataset": dataset.slug, "name": dataset.name, "long_texts": long_texts}
 
 
 def _upload_names(root: Path) -> str:
