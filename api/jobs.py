@@ -33,7 +33,7 @@ from debates.services import (
     debate_job_progress,
     debate_job_resume,
 )
-from debates.services.launch import debate_job_run_in_background
+from debates.services.launch import debate_job_run_in_background, debate_job_warnings
 
 from .common import WRITE, dataset_or_404, pool_or_404, qrel_set_or_404
 
@@ -88,6 +88,9 @@ class JobOut(Schema):
     batch: bool
     audit_share: float
     gold_share: float
+    #: Sentences to heed (pairs too long for the agents' context: they end escalated as
+    #: "too_long"); the job runs all the same.
+    warnings: list[str] = []
 
 
 def _job_out(job: DebateJob) -> JobOut:
@@ -111,6 +114,7 @@ def _job_out(job: DebateJob) -> JobOut:
         batch=job.batch,
         audit_share=job.audit_share,
         gold_share=job.gold_share,
+        warnings=debate_job_warnings(job=job),
     )
 
 

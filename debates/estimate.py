@@ -289,3 +289,18 @@ def format_money(value: float) -> str:
     if value >= 1:
         return f"{value:.2f}"
     return f"{value:.4f}"
+
+
+def too_long_warning(count: int, names: tuple[str, ...] | list[str], *, context: int) -> str:
+    """The sentence a job's page, its API body and a launch give for ``count`` pairs too long
+    for a ``context``-token context (``names``: some of them, "query id / doc id"); "" for
+    none."""
+    if not count:
+        return ""
+    listed = ", ".join(names) + (", ..." if count > len(names) else "")
+    pairs = "1 pair" if count == 1 else f"{count:,} pairs"
+    return (
+        f"{pairs} cannot fit the agents' context ({context:,} tokens) even with an empty "
+        f"document ({listed}): they make no LLM call and end escalated as too long for the "
+        "context, for a human to judge"
+    )

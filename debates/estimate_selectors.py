@@ -15,7 +15,7 @@ from typing import Any
 from django.db.models import F, Q, Window
 from django.db.models.functions import RowNumber, Substr
 
-from corpora.models import Document, Pair, Pool, Query
+from corpora.models import Pair, Pool
 from corpora.services.datasets import texts_longer_than
 from debates import estimate, prompts, rubric
 from debates.llm.config import (
@@ -24,6 +24,7 @@ from debates.llm.config import (
     GGUF_N_CTX_CAP,
     AgentConfig,
 )
+from debates.models import DebateJob
 from debates.services.common import pairs_in_order
 
 #: The most too-long pairs an estimate or a launch names.
@@ -116,23 +117,32 @@ def pairs_too_long(*, pool: Pool, limit: int | None, chars: int) -> tuple[int, l
     cannot fit the agents' context, :func:`debates.estimate.chars_cannot_fit`), and the first
     :data:`TOO_LONG_NAMES` of them as "query id / doc id", in the job's order. Lengths are
     read from the texts' stored sizes first, so a long text is never sent whole."""
-    long_queries = texts_longer_than(
-        Query.objects.filter(dataset_id=pool.dataset_id), field="text", chars=chars
-    )
-    long_titles = texts_longer_than(
-        Document.objects.filter(dataset_id=pool.dataset_id), field="title", chars=chars
+    pairs = Pair.objects.filter(pool=pool)
+    long_query, long_title = (
+        texts_longer_than(pairs, field=field, chars=chars).values("pk")
+        for field in ("query__text", "document__title")
     )
     ordered = pairs_in_order(pool)
     if limit:
         ordered = ordered.filter(pk__in=ordered[:limit].values("pk"))
-    long = ordered.filter(
-        Q(query__in=long_queries.values("pk")) | Q(document__in=long_titles.values("pk"))
-    )
+    long = ordered.filter(Q(pk__in=long_query) | Q(pk__in=long_title))
     names = [
         _pair_name(q, d)
         for q, d in long.values_list("query__query_id", "document__doc_id")[:TOO_LONG_NAMES]
     ]
     return long.count(), names
+
+
+def job_too_long_pairs(*, job: DebateJob) -> tuple[int, list[str], int]:
+    """``(count, names, context)`` for a stored ``job``: its pairs whose query or title is
+    too long for its agents' smaller context (``context``, tokens) at its budget, by the
+    character bound of :func:`pairs_too_long`. Read-only and cheap (stored sizes first)."""
+    context = min(agent_context_window(config) for config in job.agents)
+    room = estimate.prompt_limit(context_window=context, max_tokens=job.max_tokens)
+    count, names = pairs_too_long(
+        pool=job.pool, limit=job.pair_limit, chars=room * estimate.CHARS_PER_TOKEN_MAX
+    )
+    return count, names, context
 
 
 def _max_grade(pool: Pool, scale: str) -> int | None:

@@ -50,6 +50,7 @@ from .services.jobs import (
 from .services.launch import (
     debate_job_launch,
     debate_job_run_in_background,
+    debate_job_warnings,
 )
 from .services.progress import debate_job_progress
 
@@ -196,6 +197,7 @@ def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
         callback_shown=_callback_shown(job.callback_url),
         webhook_deliveries=list(job.webhook_deliveries.order_by("-created", "-pk")[:50]),
         batch=batch_job_overview(job=job) if job.batch else None,
+        warnings=debate_job_warnings(job=job),
     )
     return render(request, "debates/job_detail.html", context)
 

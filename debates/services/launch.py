@@ -178,7 +178,8 @@ def debate_job_launch(
     job their own way). Creating is one transaction. Raises DebateJobError for invalid
     settings (naming the agent and field), a callback URL that is refused (naming the rule
     and ``DREAM_WEBHOOK_ALLOWED_HOSTS``; a callback also needs ``created_by``) or an empty
-    pool.
+    pool. Pairs too long for the agents' context do not refuse the job: they are logged as a
+    warning (:func:`debate_job_warnings`, which the job page and the API show).
     """
     config_a = agent_config_validate(spec.agent_a, agent="A")
     config_b = agent_config_validate(
@@ -224,7 +225,21 @@ def debate_job_launch(
             debate_job_start(job=job, enqueue=not in_process and not spec.batch)
             if in_process and background and not spec.batch:
                 debate_job_run_in_background(job_id=job.pk)
+    for warning in debate_job_warnings(job=job):
+        log.warning("job %s: %s", job.pk, warning)
     return job
+
+
+def debate_job_warnings(*, job: DebateJob) -> list[str]:
+    """What a job's page, its API body and its launch warn of, as sentences: pairs too long
+    for the agents' context (:func:`debates.estimate_selectors.job_too_long_pairs`), which
+    end escalated as "too_long" (the job is not refused: its other pairs are debated)."""
+    from debates.estimate import too_long_warning
+    from debates.estimate_selectors import job_too_long_pairs
+
+    count, names, context = job_too_long_pairs(job=job)
+    warning = too_long_warning(count, names, context=context)
+    return [warning] if warning else []
 
 
 def debate_job_run_in_background(*, job_id: int) -> bool:
