@@ -23,6 +23,7 @@ from assess.evaluation.tables import rebench_tables
 from assess.refined.refine import RefineError, qrels_refine
 from assess.refined.selectors import refined_costs, refinements_of
 from assess.review.selectors import job_agreement, job_audit, job_queue_counts
+from core.fixes import error_worded
 from debates.models import DebateJob
 from debates.services import (
     DebateJobError,
@@ -295,7 +296,7 @@ def refined_create(request: HttpRequest, slug: str, payload: RefineIn) -> Status
             exclude_flagged=payload.exclude_flagged,
         )
     except RefineError as exc:
-        raise HttpError(400, str(exc)) from None
+        raise HttpError(400, error_worded(exc, "api")) from None
     return Status(201, _refined_out(report.refinement))
 
 

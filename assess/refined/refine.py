@@ -20,6 +20,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
 from django.db.models import QuerySet
 
+from core.fixes import FixableError, OptionFix
 from corpora.identical import skip_identical
 from corpora.models import Dataset, Pair, Pool, Qrel, QrelSet
 from corpora.ordering import code_point
@@ -39,8 +40,17 @@ NAME_MAX = 100  # QrelSet.name's length
 RESERVED_NAMES = frozenset({"new"})
 
 
-class RefineError(ValueError):
-    """A refinement that is refused (name taken, too many unresolved pairs, empty pool...)."""
+class RefineError(FixableError):
+    """A refinement that is refused (name taken, too many unresolved pairs, empty pool...);
+    ``fix`` the option that would get past it, when there is one (:mod:`core.fixes`)."""
+
+
+#: The option that refines from the resolved labels only.
+ALLOW_PARTIAL_FIX = OptionFix(
+    "allow_partial",
+    True,
+    "to refine with the resolved labels only (the unresolved pairs stay unjudged and are listed)",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,9 +252,8 @@ def _unresolved_message(summary: final.ResolutionSummary, limit: float) -> str:
     reasons = ", ".join(f"{n:,} {r}" for r, n in summary.by_reason.items())
     return (
         f"{summary.unresolved:,} of {summary.pairs:,} pairs ({summary.unresolved_share:.1%}) "
-        f"have no final label ({reasons}); more than the {limit:.1%} allowed. Finish the "
-        "debates and human reviews, or allow partial (--allow-partial) to refine with the resolved "
-        "labels only (the unresolved pairs stay unjudged and are listed)"
+        f"have no final label ({reasons}); more than the {limit:.1%} allowed: finish the "
+        "debates and human reviews"
     )
 
 
@@ -371,7 +380,7 @@ def _refine_labels(
         raise RefineError(f"pool {pool.name!r} has no pairs to refine")
     summary = final.summarise(p.final for p in labels)
     if summary.unresolved_share > max_unresolved_share and not allow_partial:
-        raise RefineError(_unresolved_message(summary, max_unresolved_share))
+        raise RefineError(_unresolved_message(summary, max_unresolved_share), ALLOW_PARTIAL_FIX)
     return labels, summary
 
 

@@ -22,6 +22,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
+from core.fixes import error_worded
 from core.htmx import htmx_view, wants_fragment
 from core.roles import Role, role_required, user_has_role
 from corpora.models import Dataset
@@ -125,7 +126,7 @@ def refine_create(request: HttpRequest, slug: str) -> HttpResponse:
                 exclude_flagged=data["exclude_flagged"],
             )
         except RefineError as exc:
-            form.add_error(None, str(exc))
+            form.add_error(None, error_worded(exc, "browser", form))
         else:
             refinement = report.refinement
             messages.success(

@@ -22,6 +22,8 @@ from django.db.models.functions import Coalesce, Length
 from django.utils.text import slugify
 from tqdm import tqdm
 
+from core.fixes import OptionFix
+
 from .. import formats
 from ..formats import FormatError
 from ..identical import IDENTICAL_ID_POLICIES, exclude_by_default
@@ -115,9 +117,9 @@ def _import_documents(
         raise FormatError(
             path,
             None,
-            f"{len(duplicated)} duplicate document _id(s); "
-            "pass --on-duplicate keep-last to keep the last record of each",
+            f"{len(duplicated)} duplicate document _id(s)",
             details,
+            fix=DUPLICATE_IDS_FIX,
         )
     for record in later.values():
         Document.objects.filter(dataset=dataset, doc_id=record.doc_id).update(
@@ -145,9 +147,9 @@ def _import_queries(
         raise FormatError(
             path,
             None,
-            f"{len(duplicated)} duplicate query _id(s); "
-            "pass --on-duplicate keep-last to keep the last record of each",
+            f"{len(duplicated)} duplicate query _id(s)",
             details,
+            fix=DUPLICATE_IDS_FIX,
         )
     objs = [
         Query(dataset=dataset, query_id=r.query_id, text=r.text, metadata=r.metadata)
@@ -180,7 +182,10 @@ def _id_maps(dataset: Dataset, records: Iterable) -> tuple[dict[str, int], dict[
 
 
 # Unknown ids: a qrels or run row naming an id absent from the dataset is rejected or dropped.
-UNKNOWN_IDS_HINT = "pass --unknown-ids drop to skip those rows (counted and listed)"
+#: The option that imports a file whose rows name unknown ids, skipping those rows.
+UNKNOWN_IDS_FIX = OptionFix("unknown_ids", "drop", "to skip those rows (counted and listed)")
+#: The option that imports a corpus or queries file holding an id twice.
+DUPLICATE_IDS_FIX = OptionFix("on_duplicate", "keep-last", "to keep the last record of each")
 
 
 def _unknown_id_rows(records: list, query_pk: dict, doc_pk: dict, path: Path) -> list[str]:
@@ -227,9 +232,9 @@ def _resolve_ids(
             path,
             first_line,
             f"qrels name {len(missing_queries)} unknown query id(s) and "
-            f"{len(missing_docs)} unknown document id(s) in dataset {dataset.slug!r}; "
-            + UNKNOWN_IDS_HINT,
+            f"{len(missing_docs)} unknown document id(s) in dataset {dataset.slug!r}",
             details,
+            fix=UNKNOWN_IDS_FIX,
         )
     return query_pk, doc_pk, records, []
 
