@@ -71,7 +71,8 @@ def favicon(request: HttpRequest) -> FileResponse:
 
 
 urlpatterns = [
-    path("favicon.ico", favicon, name="favicon"),
+    # Unnamed: public, the one view outside the role table (browsers ask before any login).
+    path("favicon.ico", favicon),
     # Before admin.site.urls: the admin's own login form must not bypass the rate limit.
     path("admin/login/", core_views.rate_limited_login(admin.site.login)),
     path("admin/", admin.site.urls),

@@ -650,6 +650,23 @@ def qrels_export(*, qrel_set: QrelSet, out: IO[str], fmt: str) -> int:
     return formats.write_qrels(qrels_rows(qrel_set=qrel_set), out, fmt)
 
 
+def dataset_name_problem(*, name: str, slug: str = "") -> str | None:
+    """Why a new dataset cannot be called ``name`` (with ``slug``, "" for the one made from
+    the name), naming the field, or None when it can: a slug that comes out empty, or one a
+    dataset already has. Read-only and cheap (one indexed lookup): the upload form asks it
+    as the name is typed, before any file is sent; the import refuses the same again."""
+    made = slug or slugify(name)
+    field = "slug" if slug else "name"
+    if not made:
+        return f"{field}: {name!r} gives an empty slug; use letters or digits"
+    existing = Dataset.objects.filter(slug=made).values_list("name", flat=True).first()
+    if existing is not None:
+        return (
+            f"{field}: a dataset with slug {made!r} exists already ({existing!r}); choose another"
+        )
+    return None
+
+
 def dataset_get(*, slug: str) -> Dataset:
     """The dataset with this slug. Raises ``Dataset.DoesNotExist``."""
     return Dataset.objects.get(slug=slug)
