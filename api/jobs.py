@@ -20,7 +20,12 @@ from ninja.errors import HttpError
 
 from assess.evaluation.rebench import RebenchError, rebench_compute
 from assess.evaluation.tables import rebench_tables
-from assess.refined.refine import RefineError, qrels_refine
+from assess.refined.refine import (
+    RefineError,
+    open_disagreements_count,
+    open_disagreements_sentence,
+    qrels_refine,
+)
 from assess.refined.selectors import refined_costs, refinements_of
 from assess.review.selectors import job_agreement, job_audit, job_queue_counts
 from core.fixes import error_worded
@@ -252,6 +257,11 @@ def _refined_out(refinement: Any) -> dict[str, Any]:
         "original": refinement.original.name,
         "pairs": refinement.pairs,
         "unresolved": refinement.unresolved,
+        # Escalated pairs no human settled yet (part of "unresolved"), and the sentence.
+        "open_disagreements": open_disagreements_count((refinement.counts or {}).get("by_reason")),
+        "open_disagreements_note": open_disagreements_sentence(
+            open_disagreements_count((refinement.counts or {}).get("by_reason"))
+        ),
         "new_relevant": refinement.new_relevant,
         "new_nonrelevant": refinement.new_nonrelevant,
         "counts": refinement.counts,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,6 +71,32 @@ class RefineReport:
     refinement: Refinement
     summary: final.ResolutionSummary
     unresolved: list[tuple[str, str, str]]
+
+
+#: Unresolved reasons of an escalated pair no human has settled yet: its disagreement is open.
+OPEN_DISAGREEMENT_REASONS = (
+    final.AWAITING_HUMAN,
+    final.REVIEW_INCOMPLETE,
+    final.HUMAN_TIE,
+    final.OVER_BUDGET,
+)
+
+
+def open_disagreements_count(by_reason: Mapping[str, int] | None) -> int:
+    """How many pairs of a refinement's unresolved ``by_reason`` counts (a summary's, or a
+    stored ``Refinement.counts["by_reason"]``) are escalated pairs no human settled yet."""
+    return sum((by_reason or {}).get(reason, 0) for reason in OPEN_DISAGREEMENT_REASONS)
+
+
+def open_disagreements_sentence(count: int) -> str:
+    """The sentence every interface gives after refining: how many disagreements are open."""
+    if not count:
+        return "No disagreements are open: every escalated pair has been settled by humans."
+    pairs = "1 disagreement is" if count == 1 else f"{count:,} disagreements are"
+    return (
+        f"{pairs} still open (escalated pairs no human has settled yet): they stay unjudged "
+        "in this set; refine again once they are judged."
+    )
 
 
 def _agent_model(config: dict) -> str:
