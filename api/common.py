@@ -25,6 +25,7 @@ from core.roles import Role, user_has_role
 from core.tokens import api_token_user
 from corpora.models import Dataset, Operation, Pool, QrelSet, Run
 from corpora.services import dataset_get, qrel_set_get, run_get
+from corpora.services.operations import operation_fix
 
 READERS = (Role.RESEARCHER, Role.ADMIN)
 ADMINS = (Role.ADMIN,)
@@ -177,8 +178,14 @@ class OperationOut(Schema):
             stage=operation.stage,
             dataset=operation.dataset.slug if operation.dataset_id else None,  # type: ignore[union-attr]
             result=operation.result,
-            error=operation.error,
+            error=_operation_error(operation),
             url=f"/api/v1/operations/{operation.pk}",
             created=operation.created,
             finished=operation.finished,
         )
+
+
+def _operation_error(operation: Operation) -> str:
+    """The operation's error, with the option that would get past it as a JSON field."""
+    fix = operation_fix(operation=operation)
+    return f"{operation.error}\nTo get past this: {fix.words('api')}" if fix else operation.error

@@ -19,6 +19,7 @@ from django.utils.text import slugify
 from ninja import Field, File, Form, Router, Schema, Status, UploadedFile
 from ninja.errors import HttpError
 
+from core.fixes import error_worded
 from core.names import NameRefused, name_problem, text_clean, title_check
 from corpora import formats
 from corpora.models import Dataset, Operation, Pool, QrelSet, Run
@@ -427,7 +428,8 @@ def run_start(request: HttpRequest, slug: str, payload: RetrieveIn) -> Status[Ru
             name=payload.name or None,
         )
     except RunError as exc:
-        raise HttpError(400, str(exc)) from None
+        # The API cannot replace a run: a taken name is answered without that option.
+        raise HttpError(400, error_worded(exc, "plain")) from None
     if run.status != Run.Status.DONE:
         run_start_background(run=run)
     return Status(202, _run_out(run))

@@ -19,9 +19,15 @@ from ninja.errors import HttpError
 
 from assess.evaluation.rebench import RebenchError, rebench_compute
 from assess.evaluation.tables import rebench_tables
-from assess.refined.refine import RefineError, qrels_refine
+from assess.refined.refine import (
+    RefineError,
+    open_disagreements_count,
+    open_disagreements_sentence,
+    qrels_refine,
+)
 from assess.refined.selectors import refined_costs, refinements_of
 from assess.review.selectors import job_agreement, job_audit, job_queue_counts
+from core.fixes import error_worded
 from debates.engine import MAX_ROUNDS
 from debates.models import DebateJob
 from debates.rubric import MAX_GRADE
@@ -48,6 +54,7 @@ from debates.services.launch import (
     MIN_MAX_TOKENS,
     DuplicateJobError,
     debate_job_run_in_background,
+    debate_job_warnings,
 )
 
 from .common import (
@@ -121,6 +128,9 @@ class JobOut(Schema):
     batch: bool
     audit_share: float
     gold_share: float
+    #: Sentences to heed (pairs too long for the agents' context: they end escalated as
+    #: "too_long"); the job runs all the same.
+    warnings: list[str] = []
 
 
 def _job_out(job: DebateJob) -> JobOut:
@@ -144,6 +154,7 @@ def _job_out(job: DebateJob) -> JobOut:
         batch=job.batch,
         audit_share=job.audit_share,
         gold_share=job.gold_share,
+        warnings=debate_job_warnings(job=job),
     )
 
 
@@ -327,6 +338,11 @@ def _refined_out(refinement: Any) -> dict[str, Any]:
         "original": refinement.original.name,
         "pairs": refinement.pairs,
         "unresolved": refinement.unresolved,
+        # Escalated pairs no human settled yet (part of "unresolved"), and the sentence.
+        "open_disagreements": open_disagreements_count((refinement.counts or {}).get("by_reason")),
+        "open_disagreements_note": open_disagreements_sentence(
+            open_disagreements_count((refinement.counts or {}).get("by_reason"))
+        ),
         "new_relevant": refinement.new_relevant,
         "new_nonrelevant": refinement.new_nonrelevant,
         "counts": refinement.counts,
@@ -388,7 +404,7 @@ def refined_create(request: HttpRequest, slug: str, payload: RefineIn) -> Status
             exclude_flagged=payload.exclude_flagged,
         )
     except RefineError as exc:
-        raise HttpError(400, str(exc)) from None
+        raise HttpError(400, error_worded(exc, "api")) from None
     return Status(201, _refined_out(report.refinement))
 
 

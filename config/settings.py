@@ -233,6 +233,12 @@ DREAM_UPLOAD_MAX_BYTES = int(os.environ.get("DREAM_UPLOAD_MAX_BYTES", str(2 * 10
 DREAM_UPLOAD_MAX_UNPACKED_BYTES = int(
     os.environ.get("DREAM_UPLOAD_MAX_UNPACKED_BYTES", str(20 * 1024**3))
 )
+# A query or document longer than this many characters is counted as over-long at import
+# (corpora.services.datasets.dataset_long_texts). 100,000 characters are more than 12 for each
+# token of the default 8,192-token context, and prose takes 3-6 characters a token on every
+# tokenizer we measured, so such a text cannot fit that context: a query that long cannot be
+# debated, a document that long is cut to its beginning.
+DREAM_LONG_TEXT_CHARS = int(os.environ.get("DREAM_LONG_TEXT_CHARS", "100000"))
 FILE_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
 # The HTTP API (api/, django-ninja): items per page of a list.
 NINJA_PAGINATION_PER_PAGE = 50

@@ -10,7 +10,9 @@ from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.views import redirect_to_login
+from django.contrib.staticfiles import finders
 from django.http import (
+    FileResponse,
     Http404,
     HttpRequest,
     HttpResponse,
@@ -20,6 +22,7 @@ from django.http import (
 from django.urls import Resolver404, include, path, re_path, resolve
 from django.views.decorators.common import no_append_slash
 from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_safe
 
 from api.main import api
 from core import token_views
@@ -65,7 +68,22 @@ def api_not_found(request: HttpRequest, rest: str = "") -> JsonResponse:
     return JsonResponse({"detail": "no API route at this address"}, status=404)
 
 
+@require_safe
+def favicon(request: HttpRequest) -> FileResponse:
+    """``/favicon.ico`` for everyone (browsers ask for it on every page before any link):
+    the icon ``static/favicon.ico`` the base template links, cached for a day. Raises Http404
+    when the file is missing."""
+    found = finders.find("favicon.ico")
+    if not found:
+        raise Http404("no favicon")
+    response = FileResponse(open(found, "rb"), content_type="image/x-icon")  # noqa: SIM115
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
 urlpatterns = [
+    # Unnamed: public, the one view outside the role table (browsers ask before any login).
+    path("favicon.ico", favicon),
     # Before admin.site.urls: the admin's own login form must not bypass the rate limit.
     path("admin/login/", core_views.rate_limited_login(admin.site.login)),
     path("admin/", admin.site.urls),

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from core.fixes import OptionFix
+
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
 
@@ -42,24 +44,46 @@ class FormatError(ValueError):
     """A file that cannot be imported. ``str()`` reads ``path:line: reason``.
 
     ``details`` holds one line per offending record when there are several (duplicates,
-    unknown ids), so the whole list reaches the user at once.
+    unknown ids), so the whole list reaches the user at once. ``fix`` is the option that
+    would get past it (:class:`core.fixes.OptionFix`), worded after the reason: ``str()`` as
+    the command line says it, :meth:`worded` for the API or the browser.
     """
 
     def __init__(
-        self, path: str | Path, line: int | None, reason: str, details: Iterable[str] = ()
+        self,
+        path: str | Path,
+        line: int | None,
+        reason: str,
+        details: Iterable[str] = (),
+        *,
+        fix: OptionFix | None = None,
     ) -> None:
         self.path = str(path)
         self.line = line
         self.reason = reason
         self.details = list(details)
-        where = f"{self.path}:{line}" if line is not None else self.path
+        self.fix = fix
+        super().__init__(self.worded("cli"))
+
+    def worded(self, interface: str, form: Any = None) -> str:
+        """The message with the fix worded for ``interface`` ("cli", "api", "browser" with
+        ``form``'s labels, or "plain": without the fix; see :mod:`core.fixes`)."""
+        where = f"{self.path}:{self.line}" if self.line is not None else self.path
+        reason = self.reason
+        if self.fix is not None and interface != "plain":
+            words = (
+                self.fix.browser_words(form)
+                if interface == "browser"
+                else self.fix.words(interface)
+            )
+            reason = f"{reason}; {words}"
         message = f"{where}: {reason}"
         if self.details:
             shown = self.details[:MAX_LISTED]
             message += "\n" + "\n".join(f"  {d}" for d in shown)
             if len(self.details) > MAX_LISTED:
                 message += f"\n  ... and {len(self.details) - MAX_LISTED} more"
-        super().__init__(message)
+        return message
 
 
 @dataclass(frozen=True, slots=True)
@@ -410,9 +434,9 @@ def resolve_duplicate_qrels(
         raise FormatError(
             path,
             lines[next(iter(lines))][1],
-            f"{len(lines)} duplicate (query, document) pair(s); "
-            "pass --on-duplicate keep-max or keep-last to resolve them",
+            f"{len(lines)} duplicate (query, document) pair(s)",
             details,
+            fix=OptionFix("on_duplicate", "keep-max", "or keep-last to resolve them"),
         )
     return list(kept.values()), dropped
 

@@ -115,7 +115,11 @@ class PoolForm(forms.Form):
         # The benchmark's own test split if it has one, as the commands default to.
         names = [q.name for q in qrel_sets]
         self.fields["qrels"].initial = "test" if "test" in names else next(iter(names), None)
-        self.fields["runs"].queryset = dataset.runs.filter(status=Run.Status.DONE).order_by("name")  # type: ignore[attr-defined]
+        runs = dataset.runs.filter(status=Run.Status.DONE).order_by("name")
+        self.fields["runs"].queryset = runs  # type: ignore[attr-defined]
+        # Every finished run starts ticked: a pool of all the runs is the usual one, and the
+        # box is then never empty by oversight.
+        self.fields["runs"].initial = [r.name for r in runs]
 
     def params(self) -> dict[str, Any]:
         data = self.cleaned_data

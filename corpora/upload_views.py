@@ -5,22 +5,35 @@ a form, calls one service and redirects to the page that shows the step's progre
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET, require_POST
 
+from core.fixes import error_worded
 from core.htmx import htmx_view, wants_fragment
 from core.roles import Role, role_required
 
 from .forms import BeirUploadForm, PoolForm, QrelsUploadForm, RetrieveForm, RunUploadForm
 from .models import Dataset, Operation
 from .services import RunError, dataset_get, run_create
-from .services.operations import OperationError, operation_create
+from .services.datasets import dataset_name_problem
+from .services.operations import OperationError, operation_create, operation_fix
 from .services.runs import run_start_background
 
 READERS = (Role.RESEARCHER, Role.ADMIN)
+#: The form that starts each kind of operation (its labels word an error's fix).
+UPLOAD_FORMS: dict[str, Callable[[], Any]] = {
+    Operation.Kind.IMPORT_BEIR: BeirUploadForm,
+    Operation.Kind.IMPORT_QRELS: QrelsUploadForm,
+    Operation.Kind.IMPORT_RUN: RunUploadForm,
+    Operation.Kind.BUILD_POOL: lambda: None,
+}
 
 
 def _dataset_or_404(slug: str) -> Dataset:
@@ -40,6 +53,15 @@ def dataset_new(request: HttpRequest) -> HttpResponse:
     """GET: the benchmark upload form. POST: start the import; its page shows the progress."""
     form = BeirUploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
+        # The page checks the name as it is typed; a form sent regardless is refused here
+        # too, before its files are saved.
+        problem = dataset_name_problem(
+            name=form.cleaned_data["name"], slug=form.cleaned_data.get("slug") or ""
+        )
+        if problem:
+            field, _, message = problem.partition(": ")
+            form.add_error(field, message)
+    if request.method == "POST" and form.is_valid():
         try:
             operation = operation_create(
                 kind=Operation.Kind.IMPORT_BEIR,
@@ -52,6 +74,23 @@ def dataset_new(request: HttpRequest) -> HttpResponse:
         else:
             return redirect("corpora:operation_detail", pk=operation.pk)
     return render(request, "corpora/dataset_new.html", {"form": form, "limit": upload_limit_text()})
+
+
+@htmx_view(no_store=True)
+@role_required(Role.ADMIN)
+@require_GET
+def dataset_name_check(request: HttpRequest) -> HttpResponse:
+    """GET ``?name=&slug=`` (writes nothing): the upload form's note on whether a dataset
+    can take that name, asked as the name is typed so a taken one is known before any file
+    is sent (``templates/corpora/partials/dataset_name_check.html``)."""
+    name = request.GET.get("name", "").strip()[:200]
+    slug = request.GET.get("slug", "").strip()[:100]
+    problem = dataset_name_problem(name=name, slug=slug) if name or slug else None
+    return render(
+        request,
+        "corpora/partials/dataset_name_check.html",
+        {"problem": problem, "name": name, "slug": slug or slugify(name)},
+    )
 
 
 def _action_forms(dataset: Dataset, data=None, files=None, which: str = "") -> dict:
@@ -83,7 +122,8 @@ def dataset_action(request: HttpRequest, slug: str, action: str) -> HttpResponse
         try:
             return _action_start(request, dataset, action, form)
         except (OperationError, RunError) as exc:
-            form.add_error(None, str(exc))
+            # A run name taken: the pages cannot replace a run, so no option is offered.
+            form.add_error(None, error_worded(exc, "plain"))
     from .views import dataset_page
 
     return dataset_page(request, dataset, forms=forms, status=400)
@@ -125,7 +165,13 @@ def operation_detail(request: HttpRequest, pk: int) -> HttpResponse:
     operation = Operation.objects.select_related("dataset", "created_by").filter(pk=pk).first()
     if operation is None:
         raise Http404(f"No operation {pk}.")
-    context = {"operation": operation, "polling": not operation.ended}
+    fix = operation_fix(operation=operation)
+    context = {
+        "operation": operation,
+        "polling": not operation.ended,
+        # The option that gets past the error, in the words of the form that sent it.
+        "fix_words": fix.browser_words(UPLOAD_FORMS[operation.kind]()) if fix else "",
+    }
     if wants_fragment(request):
         return render(request, "corpora/partials/operation_status.html", context)
     return render(request, "corpora/operation_detail.html", context)

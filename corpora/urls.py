@@ -11,6 +11,7 @@ urlpatterns = [
     # Before dataset_detail, which would take "new" for a slug (a dataset slug "new" cannot
     # be reached, as on the refined pages).
     path("datasets/new/", upload_views.dataset_new, name="dataset_new"),
+    path("datasets/new/name-check/", upload_views.dataset_name_check, name="dataset_name_check"),
     path("datasets/<slug:slug>/", views.dataset_detail, name="dataset_detail"),
     path(
         "datasets/<slug:slug>/actions/<slug:action>/",

@@ -16,7 +16,9 @@ Anonymous users are redirected to the login page from every page but the login p
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.utils.http import content_disposition_header
@@ -95,6 +97,28 @@ def _runs_busy(overview) -> bool:
     return any(r.status in (Run.Status.PENDING, Run.Status.RUNNING) for r in overview.runs)
 
 
+#: The folders an upload is laid out in (corpora.services.operations): not the file's name.
+_UPLOAD_LAYOUT = ("unpacked", "beir", "qrels", "run", "archive")
+
+
+def import_file_shown(path: str, uploads: Path) -> str:
+    """What the import history shows of an import's ``path``: an uploaded file as "uploaded
+    NAME" (its place under the ``uploads`` folder, the upload's own folder and layout left
+    out: the folder is temporary and the server's own); a command's path as it was given."""
+    file = Path(path)
+    if file.is_relative_to(uploads):
+        parts = list(file.relative_to(uploads).parts[1:])  # [0]: the upload's own folder
+        while parts and parts[0] in _UPLOAD_LAYOUT:
+            parts.pop(0)
+        return f"uploaded {'/'.join(parts)}" if parts else "uploaded files"
+    return path
+
+
+def seconds_shown(seconds: float) -> str:
+    """A duration for the history: one decimal, or "under 0.1" (never "0.0")."""
+    return "under 0.1" if seconds < 0.05 else f"{seconds:,.1f}"
+
+
 def dataset_page(
     request: HttpRequest, dataset: Dataset, *, forms: dict | None = None, status: int = 200
 ) -> HttpResponse:
@@ -104,9 +128,14 @@ def dataset_page(
 
     overview = dataset_overview(dataset=dataset)
     is_admin = user_has_role(request.user, Role.ADMIN)
+    uploads = Path(settings.VAR_DIR) / "uploads"
     context = {
         "dataset": dataset,
         "overview": overview,
+        "imports": [
+            (r, import_file_shown(r.path, uploads), seconds_shown(r.seconds))
+            for r in overview.imports
+        ],
         "polling": _runs_busy(overview),
         "is_admin": is_admin,
         "limit": upload_limit_text(),

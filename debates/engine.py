@@ -9,7 +9,10 @@ ends the debate (consensus); after R rounds without agreement the pair is escala
 human. Each turn is asked by :func:`debates.turns.turn_ask`: a reply that cannot be read is
 re-asked once, a reply cut at its token budget is re-asked once with twice the budget; a turn
 still unread escalates the debate at once ("unparsed", or "truncated" when cut): a parse
-failure is never a label, and a reasoning model's reasoning is never read as its answer.
+failure is never a label, and a reasoning model's reasoning is never read as its answer. A
+turn whose prompt cannot fit the agent's context even with an empty chunk (a query, title or
+answers longer than the context, or a previous round too long to quote) escalates the debate
+as "too_long": a human has to read such a pair, and asking again would meet the same wall.
 
 Graded debates (``DebateConfig(scale="graded", max_grade=G)``, our extension, not in the
 paper): each label is a grade 0..G with the rubric of :mod:`debates.rubric`; A argues for the
@@ -40,6 +43,7 @@ from debates.llm.base import ChatMessage, LLMClient
 from debates.parsing import evidence_spans
 from debates.turns import (
     SEED,
+    PromptTooLongError,
     TurnRecord,
     TurnSettings,
     prompt_token_count,
@@ -171,8 +175,9 @@ class DebateOutcome:
     """The result of :func:`debate_pair`.
 
     ``status`` "agreed" (``final_label`` and ``consensus_round`` set) or "escalated"
-    (``escalation_reason`` "disagreement", "unparsed" or "truncated": a reply still cut at
-    its budget after the re-ask). ``turns`` is the whole history in speaking order, done
+    (``escalation_reason`` "disagreement", "unparsed", "truncated": a reply still cut at
+    its budget after the re-ask, or "too_long": a prompt that cannot fit the context even
+    with an empty chunk). ``turns`` is the whole history in speaking order, done
     turns included. ``calls``, tokens and ``latency_ms`` count only the LLM calls made by
     this invocation (re-asks included); ``reasoning_tokens`` and ``cached_tokens`` are parts
     of the completion and prompt tokens.
@@ -323,8 +328,10 @@ def debate_pair(
 
     Raises ValueError for a prompt version this code does not have, or for done_turns that
     are not the beginning of a debate (unknown agent, duplicate, round beyond R or after the
-    debate ended). Raises ContextTooLongError before calling when a prompt cannot fit even
-    with an empty chunk. TransientLLMError / PermanentLLMError propagate unchanged.
+    debate ended). A prompt that cannot fit even with an empty chunk
+    (:class:`debates.turns.PromptTooLongError`, found before its call) ends the debate
+    escalated as "too_long", with the turns stored before it. TransientLLMError /
+    PermanentLLMError (a server's own ContextTooLongError among them) propagate unchanged.
     """
     _check_version(config)
     done = _done_turns_by_key(done_turns, config)
@@ -332,7 +339,12 @@ def debate_pair(
     tally = _DebateTally()
     previous: dict[str, TurnRecord] = {}
     for round in range(1, config.rounds + 1):
-        current = _debate_round(round, previous, done, ask, pair_runner, tally)
+        try:
+            current = _debate_round(round, previous, done, ask, pair_runner, tally)
+        except PromptTooLongError:
+            # Counted before any call: the pair's texts (or the history to quote) are longer
+            # than the context, and would be on every later attempt too.
+            return tally.outcome("escalated", None, None, "too_long")
         unread = [turn for turn in current.values() if turn.label is None]
         if unread:
             reason = "truncated" if any(t.cut_off for t in unread) else "unparsed"

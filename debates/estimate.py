@@ -27,16 +27,26 @@ The estimate is deliberately simple, and every number in it is documented here:
   docs/demo-and-pipeline.md) is a floor; a reply filling the reply schema's bounds (argument
   400 characters, 3 evidence sentences of 250) is about 300. A reasoning model's thinking is
   completion tokens too and can be thousands a call: the estimate is low for those.
+- **Pairs too long for the context** (:func:`pair_round_one_tokens`): a call's prompt may take
+  the agents' context less the turn's budget (:func:`prompt_limit`). A document longer than
+  that is cut to fit when the job runs, so its prompt counts at most the limit; a pair whose
+  prompt cannot fit even with an empty document (a query, title or answers that long) makes no
+  call and ends escalated as "too_long". A text of more than :data:`CHARS_PER_TOKEN_MAX`
+  characters a token of the limit cannot fit (prose takes 3-6 characters a token on every
+  tokenizer measured): it is ruled out by its length, never tokenised, and of a document only
+  that many characters are read. So an estimate tokenises at most about
+  ``SAMPLE_PAIRS * limit * CHARS_PER_TOKEN_MAX`` characters, whatever the pool holds.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from debates import prompts
 from debates.engine import PairText, TurnRecord, _debate_builder
 from debates.llm.openai_backend import estimate_tokens
 from debates.prices import Price
+from debates.turns import MESSAGE_OVERHEAD_TOKENS, REPLY_PRIMING_TOKENS
 
 #: Completion tokens assumed per call (see the module docstring for the source).
 COMPLETION_TOKENS_PER_CALL = 150
@@ -44,6 +54,11 @@ COMPLETION_TOKENS_PER_CALL = 150
 LATER_ROUND_SHARE = 0.3
 #: The most pairs of a pool whose texts are read for an estimate.
 SAMPLE_PAIRS = 200
+#: Characters a token takes at most in the "cannot fit" bound (twice the 6 of the sparsest
+#: prose measured): a text longer than this many characters a token of the room cannot fit.
+CHARS_PER_TOKEN_MAX = 12
+#: What a prompt of two messages takes besides their text (as :mod:`debates.turns` counts).
+PROMPT_OVERHEAD_TOKENS = 2 * MESSAGE_OVERHEAD_TOKENS + REPLY_PRIMING_TOKENS
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +69,10 @@ class SamplePair:
     title: str
     chunk: str
     answers: tuple[str, ...] = ()
+    #: How the pair is named in a sentence ("q1 / d7"); "" when unknown.
+    name: str = ""
+    #: The query or title is longer than the selector read (so the pair cannot fit).
+    too_long: bool = False
 
 
 # An earlier turn with no argument and no evidence: what a later round's prompt adds around
@@ -144,6 +163,46 @@ def round_one_tokens(pair: SamplePair, *, version: str, max_grade: int | None = 
     return sum(counts) / len(counts)
 
 
+def prompt_limit(*, context_window: int, max_tokens: int) -> int:
+    """Tokens a turn's prompt text may take in a context of ``context_window`` tokens: the
+    context less the first budget (``max_tokens``, at most half the context, as
+    :func:`debates.turns.turn_ask` takes it) and :data:`PROMPT_OVERHEAD_TOKENS`."""
+    budget = max(1, min(max_tokens, context_window // 2))
+    return context_window - budget - PROMPT_OVERHEAD_TOKENS
+
+
+def chars_cannot_fit(chars: int, limit: int) -> bool:
+    """Whether a text of ``chars`` characters certainly cannot fit ``limit`` tokens: more than
+    :data:`CHARS_PER_TOKEN_MAX` characters for each token."""
+    return chars > limit * CHARS_PER_TOKEN_MAX
+
+
+def pair_round_one_tokens(
+    pair: SamplePair, *, version: str, limit: int, max_grade: int | None = None
+) -> float | None:
+    """Estimated prompt tokens of a round-1 call on ``pair`` as the job will send it, or
+    None when the pair cannot fit ``limit`` tokens (:func:`prompt_limit`) even with an empty
+    chunk. The chunk is cut to fit when the job runs, so each agent's count is at most
+    ``limit``; averaged over the two agents as :func:`round_one_tokens`.
+
+    Nothing ruled out by its length is tokenised: a pair marked ``too_long``, or whose query,
+    title and answers together pass :func:`chars_cannot_fit`, is None at once. ``pair.chunk``
+    should hold at most ``limit * CHARS_PER_TOKEN_MAX`` characters (the rest could not be
+    sent anyway; :func:`debates.estimate_selectors.job_pairs_sample` reads no more)."""
+    fixed_chars = len(pair.query) + len(pair.title) + sum(len(a) for a in pair.answers)
+    if pair.too_long or chars_cannot_fit(fixed_chars, limit):
+        return None
+    empty = replace(pair, chunk="")
+    counts = []
+    for agent in prompts.AGENT_STANCES:
+        fixed = _prompt_tokens(empty, agent=agent, round=1, version=version, max_grade=max_grade)
+        if fixed > limit:
+            return None
+        whole = _prompt_tokens(pair, agent=agent, round=1, version=version, max_grade=max_grade)
+        counts.append(min(whole, limit))
+    return sum(counts) / len(counts)
+
+
 def history_fixed_tokens(*, version: str, max_grade: int | None = None) -> float:
     """Estimated prompt tokens a round-2 call adds to a round-1 call besides the two turns'
     own argument and evidence: the turn headers, blocks and instruction (real messages built
@@ -230,3 +289,18 @@ def format_money(value: float) -> str:
     if value >= 1:
         return f"{value:.2f}"
     return f"{value:.4f}"
+
+
+def too_long_warning(count: int, names: tuple[str, ...] | list[str], *, context: int) -> str:
+    """The sentence a job's page, its API body and a launch give for ``count`` pairs too long
+    for a ``context``-token context (``names``: some of them, "query id / doc id"); "" for
+    none."""
+    if not count:
+        return ""
+    listed = ", ".join(names) + (", ..." if count > len(names) else "")
+    pairs = "1 pair" if count == 1 else f"{count:,} pairs"
+    return (
+        f"{pairs} cannot fit the agents' context ({context:,} tokens) even with an empty "
+        f"document ({listed}): they make no LLM call and end escalated as too long for the "
+        "context, for a human to judge"
+    )

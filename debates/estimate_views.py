@@ -20,7 +20,7 @@ from core.roles import Role, role_required
 from corpora.models import Pool
 from debates import estimate
 from debates.engine import MAX_ROUNDS
-from debates.estimate_selectors import job_estimate_inputs
+from debates.estimate_selectors import agent_context_window, job_estimate_inputs
 from debates.forms import BACKEND_CHOICES, local_model_choices
 from debates.llm.config import AgentConfig
 from debates.prices import Price, llm_prices, price_for
@@ -123,6 +123,8 @@ def _estimate_context(form: JobEstimateForm) -> dict[str, Any]:
             max_tokens=max_tokens,
             scale=data.get("scale") or "binary",
             prompt_version=data.get("prompt_version") or "",
+            # Both agents read every pair: the smaller context decides what fits.
+            context_window=min(agent_context_window(c) for c in (config_a, config_b)),
         )
     except ValueError as exc:
         return {"problem": str(exc)}

@@ -169,6 +169,7 @@ class Debate(models.Model):
         DISAGREEMENT = "disagreement", "disagreement after R rounds"
         UNPARSED = "unparsed", "a reply could not be read"
         TRUNCATED = "truncated", "a reply was cut at its token budget, even with twice it"
+        TOO_LONG = "too_long", "the pair's texts are too long for the agents' context"
 
     job = models.ForeignKey(DebateJob, on_delete=models.CASCADE, related_name="debates")
     pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="debates")

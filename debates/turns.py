@@ -53,6 +53,19 @@ REASONING_CAP = 20_000
 BuildMessages = Callable[[str], list[ChatMessage]]
 
 
+class PromptTooLongError(ContextTooLongError):
+    """The turn's prompt cannot fit the client's context window even with an empty chunk:
+    the pair's own texts (its query, answers, title) or the quoted history of the previous
+    round are too long. Counted here before any call, so it is the pair's fault, not a
+    server's: the engine ends such a debate escalated as "too_long" instead of failing it.
+    ``needed`` and ``limit`` are the prompt's tokens and the tokens the context leaves."""
+
+    def __init__(self, message: str, *, needed: int, limit: int) -> None:
+        super().__init__(message)
+        self.needed = needed
+        self.limit = limit
+
+
 @dataclass(frozen=True, slots=True)
 class TurnRecord:
     """One agent's turn in one round (or the single judge's verdict, agent "J").
@@ -119,7 +132,8 @@ def chunk_fit(
     """Messages from ``build(chunk)``, with the chunk cut so prompt + max_tokens fits the context.
 
     Returns (messages, truncated). Only the chunk is ever shortened; the cut chunk ends with
-    TRUNCATION_MARKER. Raises ContextTooLongError when even an empty chunk does not fit.
+    TRUNCATION_MARKER. Raises PromptTooLongError (a ContextTooLongError) when even an empty
+    chunk does not fit.
     """
     limit = client.context_window - max_tokens
     messages = build(chunk)
@@ -137,10 +151,12 @@ def chunk_fit(
     best = fits(0)
     if best is None:
         needed = prompt_token_count(client, build(cut(0)))
-        raise ContextTooLongError(
+        raise PromptTooLongError(
             f"prompt needs {needed} tokens even with an empty chunk, but the context window of "
             f"{client.model} ({client.context_window}) minus max_tokens ({max_tokens}) "
-            f"leaves {limit}"
+            f"leaves {limit}",
+            needed=needed,
+            limit=limit,
         )
     # Binary search for the longest prefix that fits; only verified fits are kept, so a
     # tokenizer that is not monotonic in the prefix length can cost length, never overflow.

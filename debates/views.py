@@ -5,10 +5,14 @@
 | jobs, job page (and its progress)     | 403       | yes        | yes   |
 | launch form, pause/resume/cancel/retry| 403       | 403        | yes   |
 
-The job page polls its progress fragment (``templates/debates/partials/job_progress.html``)
-with htmx every 2 seconds while the job runs; the fragment of a job that is not running has
-no trigger, so polling stops by itself. Other apps add panels to the job page through
-:func:`job_panel_register` (debates cannot import them: dependencies point one way).
+The job page polls its live fragment (``templates/debates/partials/job_progress.html``:
+progress, start and end times, and the panels other apps add) with htmx every 2 seconds while
+the job runs; the fragment of a job that is not running has no trigger, so polling stops by
+itself. A poll that finds the job ended asks once more, 2 seconds on (``since=ended``): the
+last debate's review item is made just after the job is marked finished, and that last
+refresh shows it. Other apps add panels to the job page through :func:`job_panel_register`
+(debates cannot import them: dependencies point one way); every panel is in the fragment,
+so its figures refresh with the progress.
 
 Without a broker (``CELERY_BROKER_URL`` unset, tasks eager) a job started from the web runs
 in a background thread of the web process, so the request that launched it returns at once;
@@ -50,6 +54,7 @@ from .services.jobs import (
 from .services.launch import (
     debate_job_launch,
     debate_job_run_in_background,
+    debate_job_warnings,
 )
 from .services.progress import debate_job_progress
 
@@ -181,10 +186,13 @@ def _progress_context(request: HttpRequest, job: DebateJob) -> dict:
 @htmx_view(no_store=True)
 @role_required(*READERS)
 def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    """The job page; for htmx requests only its progress fragment (polled while running)."""
+    """The job page; for htmx requests only its live fragment (polled while running; a poll
+    from a running page, ``since=running``, that finds the job ended gets one last refresh)."""
     job = _job_or_404(pk)
     context = _progress_context(request, job)
+    context["panels"] = [panel(request, job) for panel in JOB_PANELS]
     if wants_fragment(request):
+        context["final_refresh"] = not context["polling"] and request.GET.get("since") == "running"
         return render(request, "debates/partials/job_progress.html", context)
     context.update(
         agent_a=job.agents[0].describe(),
@@ -192,11 +200,11 @@ def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
         audit_percent=job.audit_share * 100,
         gold_percent=job.gold_share * 100,
         embedded_warning=embedded_warning() if _uses_embedded(job) else "",
-        panels=[panel(request, job) for panel in JOB_PANELS],
         budget_form=HumanBudgetForm(initial={"human_budget": job.human_budget}),
         callback_shown=_callback_shown(job.callback_url),
         webhook_deliveries=list(job.webhook_deliveries.order_by("-created", "-pk")[:50]),
         batch=batch_job_overview(job=job) if job.batch else None,
+        warnings=debate_job_warnings(job=job),
     )
     return render(request, "debates/job_detail.html", context)
 

@@ -39,4 +39,15 @@
       field.select();
     }
   });
+  // The upload form is not sent while its name check says the name is taken: the files
+  // would travel for nothing and be refused.
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (form.id !== "dataset-new-form") return;
+    if (form.querySelector("#name-check [data-taken]")) {
+      event.preventDefault();
+      var name = document.getElementById("id_name");
+      if (name) name.focus();
+    }
+  });
 })();

@@ -27,4 +27,5 @@ pytest_plugins = [
     "tests.fixtures.api",
     "tests.fixtures.batch",
     "tests.fixtures.batch_api",
+    "tests.fixtures.long_texts",
 ]

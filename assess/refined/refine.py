@@ -11,7 +11,7 @@ here, and never updated.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
 from django.db.models import QuerySet
 
+from core.fixes import FixableError, OptionFix
 from core.names import name_problem
 from corpora.identical import skip_identical
 from corpora.models import Dataset, Pair, Pool, Qrel, QrelSet
@@ -38,8 +39,17 @@ NAME_MAX = 100  # QrelSet.name's length
 RESERVED_NAMES = frozenset({"new"})
 
 
-class RefineError(ValueError):
-    """A refinement that is refused (name taken, too many unresolved pairs, empty pool...)."""
+class RefineError(FixableError):
+    """A refinement that is refused (name taken, too many unresolved pairs, empty pool...);
+    ``fix`` the option that would get past it, when there is one (:mod:`core.fixes`)."""
+
+
+#: The option that refines from the resolved labels only.
+ALLOW_PARTIAL_FIX = OptionFix(
+    "allow_partial",
+    True,
+    "to refine with the resolved labels only (the unresolved pairs stay unjudged and are listed)",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +70,32 @@ class RefineReport:
     refinement: Refinement
     summary: final.ResolutionSummary
     unresolved: list[tuple[str, str, str]]
+
+
+#: Unresolved reasons of an escalated pair no human has settled yet: its disagreement is open.
+OPEN_DISAGREEMENT_REASONS = (
+    final.AWAITING_HUMAN,
+    final.REVIEW_INCOMPLETE,
+    final.HUMAN_TIE,
+    final.OVER_BUDGET,
+)
+
+
+def open_disagreements_count(by_reason: Mapping[str, int] | None) -> int:
+    """How many pairs of a refinement's unresolved ``by_reason`` counts (a summary's, or a
+    stored ``Refinement.counts["by_reason"]``) are escalated pairs no human settled yet."""
+    return sum((by_reason or {}).get(reason, 0) for reason in OPEN_DISAGREEMENT_REASONS)
+
+
+def open_disagreements_sentence(count: int) -> str:
+    """The sentence every interface gives after refining: how many disagreements are open."""
+    if not count:
+        return "No disagreements are open: every escalated pair has been settled by humans."
+    pairs = "1 disagreement is" if count == 1 else f"{count:,} disagreements are"
+    return (
+        f"{pairs} still open (escalated pairs no human has settled yet): they stay unjudged "
+        "in this set; refine again once they are judged."
+    )
 
 
 def _agent_model(config: dict) -> str:
@@ -246,9 +282,8 @@ def _unresolved_message(summary: final.ResolutionSummary, limit: float) -> str:
     reasons = ", ".join(f"{n:,} {r}" for r, n in summary.by_reason.items())
     return (
         f"{summary.unresolved:,} of {summary.pairs:,} pairs ({summary.unresolved_share:.1%}) "
-        f"have no final label ({reasons}); more than the {limit:.1%} allowed. Finish the "
-        "debates and human reviews, or allow partial (--allow-partial) to refine with the resolved "
-        "labels only (the unresolved pairs stay unjudged and are listed)"
+        f"have no final label ({reasons}); more than the {limit:.1%} allowed: finish the "
+        "debates and human reviews"
     )
 
 
@@ -375,7 +410,7 @@ def _refine_labels(
         raise RefineError(f"pool {pool.name!r} has no pairs to refine")
     summary = final.summarise(p.final for p in labels)
     if summary.unresolved_share > max_unresolved_share and not allow_partial:
-        raise RefineError(_unresolved_message(summary, max_unresolved_share))
+        raise RefineError(_unresolved_message(summary, max_unresolved_share), ALLOW_PARTIAL_FIX)
     return labels, summary
 
 

@@ -22,6 +22,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
+from core.fixes import error_worded
 from core.htmx import htmx_view, wants_fragment
 from core.roles import Role, role_required, user_has_role
 from corpora.models import Dataset
@@ -31,7 +32,14 @@ from ..models import ExportFile, Refinement
 from .cost import cost_rows
 from .exports import CONTENT_TYPE, ExportError, export_get, export_path, export_request
 from .forms import RefineForm
-from .refine import RefineError, qrels_refine, refinement_get, refinement_unresolved
+from .refine import (
+    RefineError,
+    open_disagreements_count,
+    open_disagreements_sentence,
+    qrels_refine,
+    refinement_get,
+    refinement_unresolved,
+)
 from .selectors import (
     dataset_has_pools,
     export_refinement,
@@ -125,7 +133,7 @@ def refine_create(request: HttpRequest, slug: str) -> HttpResponse:
                 exclude_flagged=data["exclude_flagged"],
             )
         except RefineError as exc:
-            form.add_error(None, str(exc))
+            form.add_error(None, error_worded(exc, "browser", form))
         else:
             refinement = report.refinement
             messages.success(
@@ -133,7 +141,8 @@ def refine_create(request: HttpRequest, slug: str) -> HttpResponse:
                 f"Refined qrel set {report.qrel_set.name} created: "
                 f"{refinement.original_rows:,} original rows + "
                 f"{refinement.new_relevant + refinement.new_nonrelevant:,} new labels, "
-                f"{refinement.unresolved:,} pairs pending.",
+                f"{refinement.unresolved:,} pairs pending. "
+                + open_disagreements_sentence(open_disagreements_count(report.summary.by_reason)),
             )
             url = reverse("refined:refined_detail", args=[dataset.slug, report.qrel_set.name])
             return HttpResponseRedirect(url, status=303)
@@ -158,6 +167,9 @@ def refined_detail(request: HttpRequest, slug: str, name: str) -> HttpResponse:
             # jsonb does not keep key order: sort for display.
             "by_source": sorted((refinement.counts.get("by_source") or {}).items()),
             "by_reason": sorted((refinement.counts.get("by_reason") or {}).items()),
+            "open_note": open_disagreements_sentence(
+                open_disagreements_count(refinement.counts.get("by_reason"))
+            ),
             "unresolved_percent": f"{refinement.unresolved_share:.1%}",
             "threshold_percent": f"{refinement.max_unresolved_share:.1%}",
             "unresolved": unresolved[:UNRESOLVED_SHOWN],

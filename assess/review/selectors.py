@@ -57,6 +57,10 @@ REASON_TEXT: dict[str, str] = {
         "A reply was cut at its token budget, even when asked again with twice the budget, "
         "so the debate stopped."
     ),
+    Debate.Reason.TOO_LONG: (
+        "The pair's texts are too long for the agents' context (even with an empty "
+        "document), so no agent could read it: it needs a human."
+    ),
 }
 
 

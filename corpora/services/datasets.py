@@ -15,12 +15,14 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
+from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, Func, IntegerField, Q, Sum
-from django.db.models.functions import Coalesce
+from django.db.models import Count, Func, IntegerField, Q, QuerySet, Sum
+from django.db.models.functions import Coalesce, Length
 from django.utils.text import slugify
 from tqdm import tqdm
 
+from core.fixes import OptionFix
 from core.names import NameRefused, name_check, name_problem, text_clean, title_check
 
 from .. import formats
@@ -31,6 +33,8 @@ from ..ordering import code_point
 from ..selectors import identical_counts
 
 BATCH_SIZE = 5000
+#: The most ids of over-long queries (and of documents) an import lists.
+LONG_TEXT_IDS = 20
 
 
 def _progress(iterable: Iterable, *, desc: str, enabled: bool, unit: str) -> Iterable:
@@ -114,9 +118,9 @@ def _import_documents(
         raise FormatError(
             path,
             None,
-            f"{len(duplicated)} duplicate document _id(s); "
-            "pass --on-duplicate keep-last to keep the last record of each",
+            f"{len(duplicated)} duplicate document _id(s)",
             details,
+            fix=DUPLICATE_IDS_FIX,
         )
     for record in later.values():
         Document.objects.filter(dataset=dataset, doc_id=record.doc_id).update(
@@ -144,9 +148,9 @@ def _import_queries(
         raise FormatError(
             path,
             None,
-            f"{len(duplicated)} duplicate query _id(s); "
-            "pass --on-duplicate keep-last to keep the last record of each",
+            f"{len(duplicated)} duplicate query _id(s)",
             details,
+            fix=DUPLICATE_IDS_FIX,
         )
     objs = [
         Query(dataset=dataset, query_id=r.query_id, text=r.text, metadata=r.metadata)
@@ -179,7 +183,10 @@ def _id_maps(dataset: Dataset, records: Iterable) -> tuple[dict[str, int], dict[
 
 
 # Unknown ids: a qrels or run row naming an id absent from the dataset is rejected or dropped.
-UNKNOWN_IDS_HINT = "pass --unknown-ids drop to skip those rows (counted and listed)"
+#: The option that imports a file whose rows name unknown ids, skipping those rows.
+UNKNOWN_IDS_FIX = OptionFix("unknown_ids", "drop", "to skip those rows (counted and listed)")
+#: The option that imports a corpus or queries file holding an id twice.
+DUPLICATE_IDS_FIX = OptionFix("on_duplicate", "keep-last", "to keep the last record of each")
 
 
 def _unknown_id_rows(records: list, query_pk: dict, doc_pk: dict, path: Path) -> list[str]:
@@ -226,9 +233,9 @@ def _resolve_ids(
             path,
             first_line,
             f"qrels name {len(missing_queries)} unknown query id(s) and "
-            f"{len(missing_docs)} unknown document id(s) in dataset {dataset.slug!r}; "
-            + UNKNOWN_IDS_HINT,
+            f"{len(missing_docs)} unknown document id(s) in dataset {dataset.slug!r}",
             details,
+            fix=UNKNOWN_IDS_FIX,
         )
     return query_pk, doc_pk, records, []
 
@@ -339,6 +346,53 @@ def dataset_summary(*, dataset: Dataset) -> dict:
         "documents": dataset.documents.count(),
         "queries": dataset.queries.count(),
         "qrels": qrels,
+    }
+
+
+class _OctetLength(Func):
+    # PostgreSQL reads a stored text's byte length from its header, without unpacking it: a
+    # cheap first filter before the exact character count of the few texts it lets through.
+    function = "OCTET_LENGTH"
+    output_field = IntegerField()
+
+
+def texts_longer_than(rows: QuerySet, *, field: str, chars: int) -> QuerySet:
+    """``rows`` whose text ``field`` has more than ``chars`` characters. Cheap on a large
+    table: the stored byte size filters first (a text never has more characters than bytes,
+    so that filter loses none), and only the texts it lets through are counted exactly."""
+    by_bytes = rows.alias(text_bytes=_OctetLength(field)).filter(text_bytes__gt=chars)
+    return by_bytes.alias(text_chars=Length(field)).filter(text_chars__gt=chars)
+
+
+def long_text_chars() -> int:
+    """``DREAM_LONG_TEXT_CHARS``: characters beyond which a query or document is over-long
+    (see docs/configuration.md for why the default, 100,000, cannot fit 8,192 tokens)."""
+    return int(settings.DREAM_LONG_TEXT_CHARS)
+
+
+def dataset_long_texts(*, dataset: Dataset) -> dict:
+    """The dataset's over-long texts: queries and documents (text or title) longer than
+    :func:`long_text_chars` characters. Returns ``{"chars": threshold, "queries": n,
+    "query_ids": [...], "documents": n, "document_ids": [...]}``, at most
+    :data:`LONG_TEXT_IDS` ids each, in id order. An over-long query cannot fit an agent's
+    context (its debates end as "too long for the context"); of an over-long document only
+    the beginning is read. Read-only."""
+    chars = long_text_chars()
+    queries = texts_longer_than(dataset.queries.all(), field="text", chars=chars)
+    queries = queries.order_by("query_id")
+    long_texts, long_titles = (
+        texts_longer_than(dataset.documents.all(), field=f, chars=chars).values("pk")
+        for f in ("text", "title")
+    )
+    documents = dataset.documents.filter(Q(pk__in=long_texts) | Q(pk__in=long_titles)).order_by(
+        "doc_id"
+    )
+    return {
+        "chars": chars,
+        "queries": queries.count(),
+        "query_ids": list(queries.values_list("query_id", flat=True)[:LONG_TEXT_IDS]),
+        "documents": documents.count(),
+        "document_ids": list(documents.values_list("doc_id", flat=True)[:LONG_TEXT_IDS]),
     }
 
 
@@ -466,6 +520,7 @@ def dataset_import_beir(
         summary["duplicates_dropped"] = {"documents": doc_dupes, "queries": query_dupes}
         summary["unknown_ids_dropped"] = {split: rows for split, rows in unknown.items() if rows}
         summary["identical"] = identical
+        summary["long_texts"] = dataset_long_texts(dataset=dataset)
         ImportRecord.objects.create(
             dataset=dataset,
             kind=ImportRecord.Kind.BEIR,
@@ -615,6 +670,23 @@ def qrels_export(*, qrel_set: QrelSet, out: IO[str], fmt: str) -> int:
     Streams rows; returns the number of rows written. Raises ValueError for another format.
     """
     return formats.write_qrels(qrels_rows(qrel_set=qrel_set), out, fmt)
+
+
+def dataset_name_problem(*, name: str, slug: str = "") -> str | None:
+    """Why a new dataset cannot be called ``name`` (with ``slug``, "" for the one made from
+    the name), naming the field, or None when it can: a slug that comes out empty, or one a
+    dataset already has. Read-only and cheap (one indexed lookup): the upload form asks it
+    as the name is typed, before any file is sent; the import refuses the same again."""
+    made = slug or slugify(name)
+    field = "slug" if slug else "name"
+    if not made:
+        return f"{field}: {name!r} gives an empty slug; use letters or digits"
+    existing = Dataset.objects.filter(slug=made).values_list("name", flat=True).first()
+    if existing is not None:
+        return (
+            f"{field}: a dataset with slug {made!r} exists already ({existing!r}); choose another"
+        )
+    return None
 
 
 def dataset_get(*, slug: str) -> Dataset:

@@ -32,6 +32,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from core.broker import background_after_commit
+from core.fixes import OptionFix, error_fix, error_worded
 
 from ..formats import FormatError
 from ..models import Dataset, Operation, QrelSet, Run
@@ -174,10 +175,14 @@ def operation_run(*, operation_id: int) -> Operation:
     try:
         result = STEPS[operation.kind](operation, root)
     except (FormatError, UploadError, OperationError, RunError, PoolError, ValueError) as exc:
-        message = error_relative(str(exc), root) if root else str(exc)
+        # Stored without the option that would get past it: the page and the API word that
+        # for themselves (a form's label, a JSON field) from ``result["fix"]``.
+        text = error_worded(exc, "plain")
+        message = error_relative(text, root) if root else text
         if operation.kind != Operation.Kind.BUILD_POOL:
             message = f"import failed, nothing imported: {message}"  # the commands' words
-        _operation_end(operation, error=message)
+        fix = error_fix(exc)
+        _operation_end(operation, error=message, result={"fix": fix.as_dict()} if fix else None)
     except Exception as exc:  # anything else is stored too: the row must not stay running
         log.exception("operation %s failed", operation_id)
         _operation_end(operation, error=f"{type(exc).__name__}: {exc}")
@@ -188,6 +193,12 @@ def operation_run(*, operation_id: int) -> Operation:
             shutil.rmtree(root, ignore_errors=True)
     operation.refresh_from_db()
     return operation
+
+
+def operation_fix(*, operation: Operation) -> OptionFix | None:
+    """The option that would have got a failed operation past its error (stored by
+    :func:`operation_run` in ``result["fix"]``), for the page or the API to word; or None."""
+    return OptionFix.from_dict((operation.result or {}).get("fix")) if operation.error else None
 
 
 def _operation_end(
@@ -239,7 +250,9 @@ def _import_beir(operation: Operation, root: Path | None) -> dict[str, Any]:
         unknown_ids=params.get("unknown_ids", "reject"),
         identical_ids=params.get("identical_ids") or None,
     )
-    return {"dataset": dataset.slug, "name": dataset.name}
+    # Over-long texts are said at once, as the command says them (the import still succeeds).
+    long_texts = dataset.imports.latest("pk").summary.get("long_texts")
+    return {"dataset": dataset.slug, "name": dataset.name, "long_texts": long_texts}
 
 
 def _upload_names(root: Path) -> str:

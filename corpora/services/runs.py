@@ -19,6 +19,7 @@ from django.db import DatabaseError, connection, transaction
 from django.db.models import F
 
 from core.broker import background_after_commit
+from core.fixes import FixableError, OptionFix
 from core.names import NameRefused, name_problem, text_clean
 
 from .. import retrieval
@@ -29,7 +30,7 @@ from ..models import Dataset, DocumentEmbedding, ImportRecord, QrelSet, Query, R
 from ..ordering import code_point
 from .datasets import (
     BATCH_SIZE,
-    UNKNOWN_IDS_HINT,
+    UNKNOWN_IDS_FIX,
     _check_unknown_ids,
     _copy_rows,
     _id_maps,
@@ -64,8 +65,13 @@ DENSE_WINDOWS = {
 }
 
 
-class RunError(ValueError):
-    """A run action that is refused (name taken, unknown qrel set, run still in use...)."""
+#: The option that names an imported run itself (its file's tag cannot).
+NAME_FIX = OptionFix("name", None, "")
+
+
+class RunError(FixableError):
+    """A run action that is refused (name taken, unknown qrel set, run still in use...);
+    ``fix`` the option that would get past it, when there is one (:mod:`core.fixes`)."""
 
 
 class RunBusy(RunError):
@@ -287,8 +293,10 @@ def _run_existing_settle(
         return existing
     if not replace:
         raise RunError(
-            f"run {name!r} already exists in {dataset.slug!r} (status {existing.status});"
-            " pass --replace to rebuild it or --name to keep both"
+            f"run {name!r} already exists in {dataset.slug!r} (status {existing.status}); "
+            "give another name to keep both",
+            # Only the command line can replace a run (the pages and the API keep it).
+            OptionFix("replace", True, "to rebuild it"),
         )
     pools = list(existing.pools.values_list("name", flat=True))
     if pools or existing.pair_sources.exists():
@@ -588,13 +596,13 @@ def _run_import_name(
         if len(tags) > 1:
             line = next(r.line for r in records if r.tag != tags[0])
             raise FormatError(
-                path, line, f"the file has {len(tags)} tags ({', '.join(tags[:5])}); pass --name"
+                path, line, f"the file has {len(tags)} tags ({', '.join(tags[:5])})", fix=NAME_FIX
             )
         name = tags[0]
     try:
         _check_run_name(name)
     except RunError as exc:
-        raise FormatError(path, None, f"{exc}; pass --name") from None
+        raise FormatError(path, None, str(exc), fix=NAME_FIX) from None
     return name
 
 
@@ -637,8 +645,9 @@ def _resolve_run_ids(
             path,
             bad[0].line,
             f"run names {missing_q} unknown query id(s) and {missing_d} unknown document "
-            f"id(s) in dataset {dataset.slug!r}; {UNKNOWN_IDS_HINT}",
+            f"id(s) in dataset {dataset.slug!r}",
             details,
+            fix=UNKNOWN_IDS_FIX,
         )
     return query_pk, doc_pk
 

@@ -268,6 +268,8 @@ def debate_job_launch(
     pool. ``untrusted`` (the job form, the HTTP API) first refuses agents that name an
     endpoint, key variable or model file the operator did not allow
     (:func:`~debates.services.backends.agent_config_permit`), before any file is read.
+    Pairs too long for the agents' context do not refuse the job: they are logged as a
+    warning (:func:`debate_job_warnings`, which the job page and the API show).
     """
     raw_b = spec.agent_b if spec.agent_b is not None else spec.agent_a
     if untrusted:
@@ -324,7 +326,21 @@ def debate_job_launch(
             debate_job_start(job=job, enqueue=not in_process and not spec.batch)
             if in_process and background and not spec.batch:
                 debate_job_run_in_background(job_id=job.pk)
+    for warning in debate_job_warnings(job=job):
+        log.warning("job %s: %s", job.pk, warning)
     return job
+
+
+def debate_job_warnings(*, job: DebateJob) -> list[str]:
+    """What a job's page, its API body and its launch warn of, as sentences: pairs too long
+    for the agents' context (:func:`debates.estimate_selectors.job_too_long_pairs`), which
+    end escalated as "too_long" (the job is not refused: its other pairs are debated)."""
+    from debates.estimate import too_long_warning
+    from debates.estimate_selectors import job_too_long_pairs
+
+    count, names, context = job_too_long_pairs(job=job)
+    warning = too_long_warning(count, names, context=context)
+    return [warning] if warning else []
 
 
 def debate_job_run_in_background(*, job_id: int) -> bool:

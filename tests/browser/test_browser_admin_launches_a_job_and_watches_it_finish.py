@@ -44,7 +44,17 @@ def test_an_admin_launches_an_embedded_job_and_sees_the_bar_reach_100_percent(
     polls_at_end = len(requests)
     assert polls_at_end >= 1  # the bar moved by polling, not by a reload
     page.wait_for_timeout(4500)
-    assert len(requests) == polls_at_end  # polling stopped
+    # Polling stopped after the one last refresh the ended job's first fragment asks for
+    # (2 s on, for the review items made just after the end).
+    last = requests[polls_at_end:]
+    assert len(last) <= 1 and all("since=ended" in url for url in last)
+    settled = len(requests)
+    page.wait_for_timeout(3000)
+    assert len(requests) == settled
+    # The review panel refreshed with the fragment: it reads as a reload of the page does.
+    live_review = page.inner_text("#job-review")
+    page.reload()
+    assert page.inner_text("#job-review") == live_review
     page.screenshot(path=str(DOCS_SCREENSHOTS / "job.png"))
 
     for thread in threading.enumerate():

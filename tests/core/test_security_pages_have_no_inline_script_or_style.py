@@ -28,8 +28,9 @@ def test_the_page_has_no_inline_script_handlers_or_styles(
     assert inline_scripts == []
     scripts = [attrs.get("src") for tag, attrs in elements if tag == "script"]
     assert scripts == ["/static/vendor/htmx-2.0.11.min.js", "/static/app.js"]
-    stylesheets = [attrs["href"] for tag, attrs in elements if tag == "link"]
-    assert stylesheets == ["/static/app.css"]
+    links = [(attrs.get("rel"), attrs["href"]) for tag, attrs in elements if tag == "link"]
+    # One stylesheet, served from our own static files; the icon is the only other link.
+    assert links == [("icon", "/static/favicon.ico"), ("stylesheet", "/static/app.css")]
     assert [tag for tag, _ in elements if tag == "style"] == []
     for tag, attrs in elements:
         assert "style" not in attrs, tag

@@ -192,6 +192,8 @@ MATRIX = [
     # shown again with its errors.
     ("get", "corpora:dataset_new", {}, "", ADMINS_ONLY),
     ("post", "corpora:dataset_new", {}, "", ADMINS_ONLY),
+    ("get", "corpora:dataset_name_check", {}, "name=tiny", ADMINS_ONLY),
+    ("post", "corpora:dataset_name_check", {}, "", _admins(405)),
     ("post", "corpora:dataset_action", {"slug": "tiny", "action": "pool"}, "", _admins(400)),
     ("post", "corpora:dataset_action", {"slug": "tiny", "action": "nope"}, "", _admins(404)),
     ("get", "corpora:dataset_action", {"slug": "tiny", "action": "pool"}, "", _admins(405)),

@@ -9,6 +9,7 @@ from debates import prompts
 from debates.engine import DebateConfig, PairText, debate_pair, judge_single, prompt_token_count
 from debates.llm.base import ContextTooLongError
 from debates.llm.scripted import ScriptedClient
+from debates.turns import chunk_fit
 from tests.fixtures.engine import PAIR, only_block, reply, result
 
 LONG = PairText(
@@ -108,16 +109,26 @@ def test_the_re_ask_also_fits_although_it_carries_the_bad_reply():
     assert outcome.turns[0].attempts == 2
 
 
-def test_a_prompt_that_cannot_fit_even_without_a_chunk_raises_before_any_call():
+def test_a_prompt_that_cannot_fit_even_without_a_chunk_escalates_as_too_long_before_any_call():
     agent_a = ScriptedClient([], context_window=400)
     agent_b = ScriptedClient([], context_window=400)
 
-    with pytest.raises(ContextTooLongError, match=r"even with an empty chunk.*\(400\)"):
-        debate_pair(PAIR, agent_a, agent_b, DebateConfig(max_tokens=384))
+    outcome = debate_pair(PAIR, agent_a, agent_b, DebateConfig(max_tokens=384))
+
+    assert (outcome.status, outcome.escalation_reason) == ("escalated", "too_long")
+    assert (outcome.turns, outcome.calls, outcome.final_label) == ((), 0, None)
     assert agent_a.calls == [] and agent_b.calls == []
 
 
-def test_history_too_long_for_round_two_raises_after_round_one_was_handed_over():
+def test_the_fit_itself_still_raises_a_context_error_naming_the_window():
+    agent = ScriptedClient([], context_window=400)
+    build = lambda chunk: [{"role": "user", "content": "word " * 50 + chunk}]  # noqa: E731
+
+    with pytest.raises(ContextTooLongError, match=r"even with an empty chunk.*\(400\)"):
+        chunk_fit(agent, build, "", 384)
+
+
+def test_history_too_long_for_round_two_escalates_as_too_long_keeping_round_one():
     huge = "y " * 700
     # Each reply fits its budget (a server never returns more tokens than max_tokens); it is
     # the history of round 1, quoted back, that cannot fit round 2.
@@ -125,10 +136,12 @@ def test_history_too_long_for_round_two_raises_after_round_one_was_handed_over()
     agent_b = ScriptedClient([result(reply(0, huge), completion_tokens=300)], context_window=1024)
     seen = []
 
-    with pytest.raises(ContextTooLongError):
-        debate_pair(PAIR, agent_a, agent_b, DebateConfig(), on_turn=seen.append)
+    outcome = debate_pair(PAIR, agent_a, agent_b, DebateConfig(), on_turn=seen.append)
 
+    assert (outcome.status, outcome.escalation_reason) == ("escalated", "too_long")
     assert [(t.round, t.agent) for t in seen] == [(1, "A"), (1, "B")]
+    assert [(t.round, t.agent) for t in outcome.turns] == [(1, "A"), (1, "B")]
+    assert outcome.calls == 2
     assert len(agent_a.calls) == 1 and len(agent_b.calls) == 1
 
 

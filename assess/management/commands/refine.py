@@ -1,7 +1,13 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from assess.refined.labels import DEFAULT_MAX_UNRESOLVED_SHARE
-from assess.refined.refine import RefineError, RefineReport, qrels_refine
+from assess.refined.refine import (
+    RefineError,
+    RefineReport,
+    open_disagreements_count,
+    open_disagreements_sentence,
+    qrels_refine,
+)
 from corpora.models import Pool
 
 LISTED = 50
@@ -42,6 +48,7 @@ def format_report(report: RefineReport, *, listed: int = LISTED) -> str:
         f"{r.original_rows + s.new_relevant + s.new_nonrelevant:,} rows",
         f"new rows by grade: {_new_grades(report)} (a binary 'relevant' is written as grade "
         f"{r.relevant_grade}; graded labels keep their grade)",
+        open_disagreements_sentence(open_disagreements_count(s.by_reason)),
     ]
     if s.kept_original:
         lines.append(

@@ -61,3 +61,20 @@ def format_answers_summary(count: int, summary: dict) -> str:
         f"  {summary['answers']:,} answers in all, {summary['answers_per_query']} per query "
         f"with answers; {summary['without_answers']:,} queries without answers"
     )
+
+
+def format_long_texts(long_texts: dict | None) -> str | None:
+    """A line for the over-long texts of :func:`corpora.services.datasets.dataset_long_texts`
+    (None when there are none): counts and up to 20 ids of each kind."""
+    if not long_texts or not (long_texts["queries"] or long_texts["documents"]):
+        return None
+    parts = []
+    for kind, ids, why in (
+        ("queries", "query_ids", "their debates will end as too long for the context"),
+        ("documents", "document_ids", "the agents read only their beginning"),
+    ):
+        if long_texts[kind]:
+            more = ", ..." if long_texts[kind] > len(long_texts[ids]) else ""
+            listed = ", ".join(long_texts[ids])
+            parts.append(f"{long_texts[kind]:,} {kind} ({listed}{more}): {why}")
+    return f"over-long texts (more than {long_texts['chars']:,} characters): " + "; ".join(parts)

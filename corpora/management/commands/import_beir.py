@@ -4,7 +4,12 @@ from corpora.formats import DUPLICATE_POLICIES, UNKNOWN_ID_POLICIES, FormatError
 from corpora.identical import IDENTICAL_ID_POLICIES
 from corpora.services.datasets import dataset_import_beir, dataset_summary
 
-from ._common import format_identical, format_summary, format_unknown_dropped
+from ._common import (
+    format_identical,
+    format_long_texts,
+    format_summary,
+    format_unknown_dropped,
+)
 
 
 class Command(BaseCommand):
@@ -58,3 +63,6 @@ class Command(BaseCommand):
         for lines in summary["unknown_ids_dropped"].values():
             self.stdout.write(format_unknown_dropped(lines))
         self.stdout.write(format_identical(summary["identical"]))
+        long_texts = format_long_texts(summary.get("long_texts"))
+        if long_texts:
+            self.stdout.write(self.style.WARNING(long_texts))
