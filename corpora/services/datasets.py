@@ -355,6 +355,12 @@ class _OctetLength(Func):
     function = "OCTET_LENGTH"
     output_field = IntegerField()
 
+    def as_sqlite(self, compiler, connection, **extra_context):  # type: ignore[no-untyped-def]
+        # SQLite before 3.43 has no OCTET_LENGTH: a text cast to a blob has its byte length.
+        return self.as_sql(
+            compiler, connection, template="LENGTH(CAST(%(expressions)s AS BLOB))", **extra_context
+        )
+
 
 def texts_longer_than(rows: QuerySet, *, field: str, chars: int) -> QuerySet:
     """``rows`` whose text ``field`` has more than ``chars`` characters. Cheap on a large
