@@ -38,7 +38,18 @@ def test_an_admin_scripts_upload_bm25_pool_job_refine_and_download(api_as, beir_
     )
     assert (done["status"], done["result"]) == (
         "done",
-        {"dataset": "tiny-beir", "name": "Tiny BEIR"},
+        {
+            "dataset": "tiny-beir",
+            "name": "Tiny BEIR",
+            # No text of the tiny set is over the over-long bound (DREAM_LONG_TEXT_CHARS).
+            "long_texts": {
+                "chars": 100_000,
+                "queries": 0,
+                "documents": 0,
+                "query_ids": [],
+                "document_ids": [],
+            },
+        },
     )
     dataset = _ok(api.get("/api/v1/datasets/tiny-beir"))
     assert (dataset["documents"], dataset["queries"]) == (3, 2)
