@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -355,7 +355,7 @@ class _OctetLength(Func):
     function = "OCTET_LENGTH"
     output_field = IntegerField()
 
-    def as_sqlite(self, compiler, connection, **extra_context):  # type: ignore[no-untyped-def]
+    def as_sqlite(self, compiler: Any, connection: Any, **extra_context: Any) -> Any:
         # SQLite before 3.43 has no OCTET_LENGTH: a text cast to a blob has its byte length.
         return self.as_sql(
             compiler, connection, template="LENGTH(CAST(%(expressions)s AS BLOB))", **extra_context
