@@ -234,7 +234,7 @@ DREAM_UPLOAD_MAX_UNPACKED_BYTES = int(
     os.environ.get("DREAM_UPLOAD_MAX_UNPACKED_BYTES", str(20 * 1024**3))
 )
 # A query or document longer than this many characters is counted as over-long at import
-# (corpora.services.datasets.dataset_long_texts). 100,000 characters are more than 12 for each
+# (corpora.services.long_texts.dataset_long_texts). 100,000 characters are more than 12 for each
 # token of the default 8,192-token context, and prose takes 3-6 characters a token on every
 # tokenizer we measured, so such a text cannot fit that context: a query that long cannot be
 # debated, a document that long is cut to its beginning.

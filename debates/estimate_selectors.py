@@ -16,7 +16,7 @@ from django.db.models import F, Q, Window
 from django.db.models.functions import RowNumber, Substr
 
 from corpora.models import Pair, Pool
-from corpora.services.datasets import texts_longer_than
+from corpora.services.long_texts import texts_longer_than
 from debates import estimate, prompts, rubric
 from debates.llm.config import (
     DEFAULT_CONTEXT_WINDOW,

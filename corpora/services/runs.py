@@ -135,10 +135,9 @@ def _error_text(exc: BaseException) -> str:
 
 
 def _check_run_name(name: str) -> str:
-    """``name`` if it can name a run (the one rule of :mod:`core.names`; it is also the
-    TREC tag of the run's rows); else RunError saying why."""
-    problem = name_problem(name or "", field="run name")
-    if problem:
+    """``name`` if it can name a run (:mod:`core.names`; also its rows' TREC tag), else
+    RunError saying why."""
+    if problem := name_problem(name or "", field="run name"):
         raise RunError(problem)
     return name
 

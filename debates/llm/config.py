@@ -152,8 +152,7 @@ def validate_backend_config(
 
     An embedded ``model_path`` is made absolute and, with ``check_file`` (the default), must
     be a readable GGUF file with a chat template; the message names the path and the fault,
-    e.g. ``model_path /m/x.gguf: not a GGUF file (it does not start with the GGUF
-    magic bytes)``; never a byte of the file. Its
+    e.g. ``model_path /m/x.gguf: not a GGUF file (...)``, never a byte of the file. Its
     ``n_ctx`` defaults to min(training context, :data:`GGUF_N_CTX_CAP`) and may not exceed
     the training context. ``check_file=False`` only normalises (describing a stored config
     whose file has gone).

@@ -64,7 +64,7 @@ def format_answers_summary(count: int, summary: dict) -> str:
 
 
 def format_long_texts(long_texts: dict | None) -> str | None:
-    """A line for the over-long texts of :func:`corpora.services.datasets.dataset_long_texts`
+    """A line for the over-long texts of :func:`corpora.services.long_texts.dataset_long_texts`
     (None when there are none): counts and up to 20 ids of each kind."""
     if not long_texts or not (long_texts["queries"] or long_texts["documents"]):
         return None
