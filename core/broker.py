@@ -7,7 +7,7 @@ import logging
 import threading
 from typing import Any
 
-from celery import current_app
+from celery import Task, current_app
 from django.conf import settings
 from django.db import close_old_connections, connections, transaction
 
@@ -25,6 +25,17 @@ def tasks_run_in_process() -> bool:
     return bool(getattr(settings, "CELERY_TASK_ALWAYS_EAGER", True)) and bool(
         current_app.conf.task_always_eager
     )
+
+
+def task_named(name: str) -> Task[Any, Any]:
+    """The Celery task registered under ``name`` (the ``name=`` of its ``@shared_task``).
+
+    A service sends its own task through this, by name, rather than importing the task
+    module, which imports the service: the two would import each other. Each app's
+    ``AppConfig.ready()`` imports its ``tasks`` module, so every process (web, worker,
+    command) has the tasks registered. Raises ``celery.exceptions.NotRegistered`` for an
+    unknown name."""
+    return current_app.tasks[name]
 
 
 def background_after_commit(task: Any, object_id: int, *, name: str) -> None:

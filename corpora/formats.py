@@ -184,7 +184,10 @@ def _check_json(value: _J, field: str, path: str | Path, line: int) -> _J:
     return value
 
 
-def _check_id(value: object, field: str, path: str | Path, line: int) -> str:
+def check_id(value: object, field: str, path: str | Path, line: int) -> str:
+    """``value`` as a stored id (a string or an integer, no whitespace, at most
+    :data:`ID_MAX_LENGTH` characters); FormatError naming ``path``, ``line`` and ``field``
+    otherwise."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise FormatError(path, line, f"'{field}' must be a string, got {type(value).__name__}")
     text = _check_storable(str(value), field, path, line)
@@ -247,7 +250,7 @@ def parse_corpus(path: str | Path) -> Iterator[DocRecord]:
         title = obj.get("title")
         yield DocRecord(
             line=number,
-            doc_id=_check_id(obj["_id"], "_id", path, number),
+            doc_id=check_id(obj["_id"], "_id", path, number),
             title="" if title is None else _check_text(title, "title", path, number),
             text=_check_text(obj["text"], "text", path, number),
         )
@@ -270,7 +273,7 @@ def parse_queries(path: str | Path) -> Iterator[QueryRecord]:
             raise FormatError(path, number, "'metadata' must be an object")
         yield QueryRecord(
             line=number,
-            query_id=_check_id(obj["_id"], "_id", path, number),
+            query_id=check_id(obj["_id"], "_id", path, number),
             text=_check_text(obj["text"], "text", path, number),
             metadata=_check_json(metadata, "metadata", path, number),
         )
@@ -347,8 +350,8 @@ def parse_beir_qrels(path: str | Path) -> Iterator[QrelRecord]:
         seen_any = True
         yield QrelRecord(
             line=number,
-            query_id=_check_id(fields[0], "query-id", path, number),
-            doc_id=_check_id(fields[1], "corpus-id", path, number),
+            query_id=check_id(fields[0], "query-id", path, number),
+            doc_id=check_id(fields[1], "corpus-id", path, number),
             relevance=parse_grade(fields[2], path, number),
         )
     if not seen_any:
@@ -373,8 +376,8 @@ def parse_trec_qrels(path: str | Path) -> Iterator[QrelRecord]:
         seen_any = True
         yield QrelRecord(
             line=number,
-            query_id=_check_id(fields[0], "qid", path, number),
-            doc_id=_check_id(fields[2], "docid", path, number),
+            query_id=check_id(fields[0], "qid", path, number),
+            doc_id=check_id(fields[2], "docid", path, number),
             relevance=parse_grade(fields[3], path, number),
         )
     if not seen_any:
@@ -395,7 +398,7 @@ def parse_answers(path: str | Path) -> Iterator[AnswerRecord]:
             raise FormatError(path, number, "'answers' must be a list of strings")
         yield AnswerRecord(
             line=number,
-            query_id=_check_id(obj["query_id"], "query_id", path, number),
+            query_id=check_id(obj["query_id"], "query_id", path, number),
             answers=_check_json(answers, "answers", path, number),
         )
 

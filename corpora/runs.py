@@ -18,7 +18,7 @@ from typing import IO
 
 import numpy as np
 
-from .formats import FormatError, _check_id, iter_lines
+from .formats import FormatError, check_id, iter_lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +89,8 @@ def parse_trec_run(path) -> Iterator[RunRecord]:
         seen_any = True
         yield RunRecord(
             line=number,
-            query_id=_check_id(fields[0], "qid", path, number),
-            doc_id=_check_id(fields[2], "docid", path, number),
+            query_id=check_id(fields[0], "qid", path, number),
+            doc_id=check_id(fields[2], "docid", path, number),
             rank=rank,
             score=parse_score(fields[4], str(path), number),
             tag=fields[5],

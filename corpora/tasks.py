@@ -21,7 +21,10 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
 
+# Each name is the one its service sends the task by (core.broker.task_named):
+# corpora.services.runs.RETRIEVE_TASK, corpora.services.operations.OPERATION_TASK.
 @shared_task(
+    name="corpora.tasks.retrieve_task",
     acks_late=True,
     reject_on_worker_lost=True,
     time_limit=settings.DREAM_RETRIEVE_TIME_LIMIT,

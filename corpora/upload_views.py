@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -19,12 +18,13 @@ from core.fixes import error_worded
 from core.htmx import htmx_view, wants_fragment
 from core.roles import Role, role_required
 
-from .forms import BeirUploadForm, PoolForm, QrelsUploadForm, RetrieveForm, RunUploadForm
+from .forms import BeirUploadForm, QrelsUploadForm, RunUploadForm
 from .models import Dataset, Operation
 from .services import RunError, dataset_get, run_create
 from .services.datasets import dataset_name_problem
 from .services.operations import OperationError, operation_create, operation_fix
 from .services.runs import run_start_background
+from .views import action_forms, dataset_page, upload_limit_text
 
 READERS = (Role.RESEARCHER, Role.ADMIN)
 #: The form that starts each kind of operation (its labels word an error's fix).
@@ -41,11 +41,6 @@ def _dataset_or_404(slug: str) -> Dataset:
         return dataset_get(slug=slug)
     except Dataset.DoesNotExist:
         raise Http404(f"No dataset {slug!r}.") from None
-
-
-def upload_limit_text() -> str:
-    """The upload limit for the pages, e.g. "2.0 GB" (``DREAM_UPLOAD_MAX_BYTES``)."""
-    return f"{int(settings.DREAM_UPLOAD_MAX_BYTES) / 1e9:,.1f} GB"
 
 
 @role_required(Role.ADMIN)
@@ -93,20 +88,6 @@ def dataset_name_check(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _action_forms(dataset: Dataset, data=None, files=None, which: str = "") -> dict:
-    """The dataset page's action forms; the one named ``which`` bound to the POST."""
-
-    def bound(name: str):
-        return (data, files) if name == which else (None, None)
-
-    return {
-        "qrels_form": QrelsUploadForm(*bound("qrels")),
-        "run_form": RunUploadForm(*bound("run")),
-        "retrieve_form": RetrieveForm(bound("retrieve")[0], dataset=dataset),
-        "pool_form": PoolForm(bound("pool")[0], dataset=dataset),
-    }
-
-
 @role_required(Role.ADMIN)
 @require_POST
 def dataset_action(request: HttpRequest, slug: str, action: str) -> HttpResponse:
@@ -114,7 +95,7 @@ def dataset_action(request: HttpRequest, slug: str, action: str) -> HttpResponse
     (a built-in run), ``pool`` (build a pool). A valid one starts in the background and
     opens the page that follows it; an invalid one shows the dataset page with the errors."""
     dataset = _dataset_or_404(slug)
-    forms = _action_forms(dataset, request.POST, request.FILES, which=action)
+    forms = action_forms(dataset, request.POST, request.FILES, which=action)
     form = forms.get(f"{action}_form")
     if form is None:
         raise Http404(f"No dataset action {action!r}.")
@@ -124,8 +105,6 @@ def dataset_action(request: HttpRequest, slug: str, action: str) -> HttpResponse
         except (OperationError, RunError) as exc:
             # A run name taken: the pages cannot replace a run, so no option is offered.
             form.add_error(None, error_worded(exc, "plain"))
-    from .views import dataset_page
-
     return dataset_page(request, dataset, forms=forms, status=400)
 
 

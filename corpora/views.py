@@ -28,6 +28,7 @@ from core.htmx import htmx_view, wants_fragment
 from core.roles import ROLES, Role, role_required, user_has_role
 
 from . import formats
+from .forms import PoolForm, QrelsUploadForm, RetrieveForm, RunUploadForm
 from .models import Dataset, Document, QrelSet, Run
 from .selectors import (
     dataset_counts_list,
@@ -119,13 +120,32 @@ def seconds_shown(seconds: float) -> str:
     return "under 0.1" if seconds < 0.05 else f"{seconds:,.1f}"
 
 
+def upload_limit_text() -> str:
+    """The upload limit for the pages, e.g. "2.0 GB" (``DREAM_UPLOAD_MAX_BYTES``)."""
+    return f"{int(settings.DREAM_UPLOAD_MAX_BYTES) / 1e9:,.1f} GB"
+
+
+def action_forms(dataset: Dataset, data=None, files=None, which: str = "") -> dict:
+    """The dataset page's admin action forms by context name (``qrels_form``, ``run_form``,
+    ``retrieve_form``, ``pool_form``); the one named ``which`` bound to the POST's ``data``
+    and ``files`` (corpora.upload_views.dataset_action), the others unbound."""
+
+    def bound(name: str):
+        return (data, files) if name == which else (None, None)
+
+    return {
+        "qrels_form": QrelsUploadForm(*bound("qrels")),
+        "run_form": RunUploadForm(*bound("run")),
+        "retrieve_form": RetrieveForm(bound("retrieve")[0], dataset=dataset),
+        "pool_form": PoolForm(bound("pool")[0], dataset=dataset),
+    }
+
+
 def dataset_page(
     request: HttpRequest, dataset: Dataset, *, forms: dict | None = None, status: int = 200
 ) -> HttpResponse:
     """Render the dataset page (``forms``: the admin action forms, bound when a POST of one
     was invalid; ``status`` 400 then)."""
-    from .upload_views import _action_forms, upload_limit_text
-
     overview = dataset_overview(dataset=dataset)
     is_admin = user_has_role(request.user, Role.ADMIN)
     uploads = Path(settings.VAR_DIR) / "uploads"
@@ -139,7 +159,7 @@ def dataset_page(
         "polling": _runs_busy(overview),
         "is_admin": is_admin,
         "limit": upload_limit_text(),
-        **((forms or _action_forms(dataset)) if is_admin else {}),
+        **((forms or action_forms(dataset)) if is_admin else {}),
     }
     return render(request, "corpora/dataset_detail.html", context, status=status)
 

@@ -4,3 +4,8 @@ from django.apps import AppConfig
 class DebatesConfig(AppConfig):
     name = "debates"
     verbose_name = "Debates: LLM backends, debate engine, jobs"
+
+    def ready(self) -> None:
+        # The services send their tasks by name (core.broker.task_named), never importing
+        # the task module (it imports them): registered here, in every process.
+        from . import tasks  # noqa: F401

@@ -197,7 +197,7 @@ class DebateOutcome:
     cached_tokens: int = 0
 
 
-def _debate_builder(
+def debate_builder(
     *,
     pair: PairText,
     agent: str,
@@ -430,7 +430,7 @@ def _ask_turn(
 ) -> TurnRecord:
     """Ask ``agent`` ("A" or "B") for its turn of ``round`` and store it (``on_turn``) the
     moment it arrives: a crash, even mid-round, then loses only the requests in flight."""
-    build = _debate_builder(
+    build = debate_builder(
         pair=pair,
         agent=agent,
         stance=stance,

@@ -43,7 +43,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from debates import prompts
-from debates.engine import PairText, TurnRecord, _debate_builder
+from debates.engine import PairText, TurnRecord, debate_builder
 from debates.llm.openai_backend import estimate_tokens
 from debates.prices import Price
 from debates.turns import MESSAGE_OVERHEAD_TOKENS, REPLY_PRIMING_TOKENS
@@ -135,12 +135,12 @@ def _prompt_tokens(
     turn: TurnRecord | None = None,
 ) -> int:
     """``estimate_tokens`` of ``agent``'s messages in ``round``, built by the engine's own
-    builder (:func:`debates.engine._debate_builder`), ``turn`` standing for both turns of
+    builder (:func:`debates.engine.debate_builder`), ``turn`` standing for both turns of
     the previous round."""
     text = PairText(
         query_id="", query=pair.query, doc_id="", title=pair.title, chunk="", answers=pair.answers
     )
-    build = _debate_builder(
+    build = debate_builder(
         pair=text,
         agent=agent,
         stance=prompts.AGENT_STANCES[agent],

@@ -36,6 +36,8 @@ def _worker_boot(sender: Any, **_: object) -> None:
         sender.concurrency = debate_worker_gate_install(slots=sender.concurrency)
 
 
+# Each name is the one its service sends the task by (core.broker.task_named):
+# debates.services.queue.RUN_DEBATE_TASK, debates.services.webhooks.DELIVER_WEBHOOK_TASK.
 @shared_task(
     name="debates.run_debate",
     acks_late=True,

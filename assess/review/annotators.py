@@ -17,7 +17,7 @@ from debates.models import DebateJob
 
 from ..models import Adjudication, Judgment, ReviewItem
 from . import agreement
-from .selectors import _live_labels, _today_start, _top_grade, label_text
+from .selectors import job_top_grade, label_text, live_labels, today_start
 
 # ---------------------------------------------------------------------------------------------
 # Disagreements and adjudication
@@ -40,7 +40,7 @@ def disagreements(*, job: DebateJob | None = None, open_only: bool = False) -> l
     items = ReviewItem.objects.filter(debate__isnull=False)
     if job is not None:
         items = items.filter(debate__job=job)
-    labels = _live_labels(items)
+    labels = live_labels(items)
     consensus = dict(
         ReviewItem.objects.filter(pk__in=list(labels)).values_list("pk", "debate__final_label")
     )
@@ -91,7 +91,7 @@ def human_answers(*, item: ReviewItem) -> list[HumanAnswer]:
         .select_related("annotator")
         .order_by("created", "pk")
     )
-    top = _top_grade(DebateJob.objects.get(debates__review__pk=item.pk))
+    top = job_top_grade(DebateJob.objects.get(debates__review__pk=item.pk))
     return [
         HumanAnswer(
             annotator=j.annotator.get_username(),
@@ -130,7 +130,7 @@ def annotator_overview(*, now: datetime | None = None) -> list[AnnotatorRow]:
     """Every user who judged a debate's pair at least once, by username (their answers on
     known-answer pairs are in :func:`assess.review.quality.annotator_quality`)."""
     now = now or timezone.now()
-    start = _today_start(now)
+    start = today_start(now)
     # Judgments of debates' pairs: answers on known-answer pairs are scored apart
     # (assess.review.quality), never compared with other annotators'.
     rows = Judgment.objects.filter(item__debate__isnull=False).values_list(

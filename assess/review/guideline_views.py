@@ -39,7 +39,7 @@ from .guidelines import (
     guidelines_in_force,
     guidelines_render,
 )
-from .views import _is_script, _next, _render_judge
+from .views import is_script, next_item, render_judge
 
 
 class GuidelinesForm(forms.Form):
@@ -63,10 +63,10 @@ def judge_guidelines_confirm(request: HttpRequest, guidelines_id: int) -> HttpRe
     guidelines = get_object_or_404(Guidelines, pk=guidelines_id)
     guidelines_confirm(annotator=request.user, guidelines=guidelines)
     notice = f"Guidelines version {guidelines.version} confirmed: press g to read them again."
-    if not _is_script(request):
+    if not is_script(request):
         messages.success(request, notice)
         return redirect("assess:judge")
-    return _render_judge(request, _next(request), notice=notice)
+    return render_judge(request, next_item(request), notice=notice)
 
 
 def _scope_or_404(request: HttpRequest, slug: str) -> tuple[Dataset, DebateJob | None]:

@@ -33,7 +33,7 @@ from .quality import (
     quality_policy,
     quality_policy_set,
 )
-from .selectors import _today_start
+from .selectors import today_start
 
 
 def annotators_page_context(request: HttpRequest) -> dict:
@@ -114,7 +114,7 @@ def annotator_detail(request: HttpRequest, username: str) -> HttpResponse:
 @role_required(Role.ANNOTATOR)
 def annotator_me(request: HttpRequest) -> HttpResponse:
     """The annotator's own figures, as of the start of today (see the module docstring)."""
-    since = _today_start(timezone.now())
+    since = today_start(timezone.now())
     user_id = int(request.user.pk or 0)
     quality = annotator_quality(annotator_ids=[user_id], before=since).get(user_id)
     if quality is not None and not quality.score.answers and quality.median_active_seconds is None:

@@ -41,7 +41,9 @@ def label_text(label: int | None, top_grade: int = 1) -> str:
     return names[label] if 0 <= label < len(names) else f"grade {label}"
 
 
-def _top_grade(job: DebateJob) -> int:
+def job_top_grade(job: DebateJob) -> int:
+    """The top grade G of ``job``'s labels: its ``max_grade`` on a graded job, 1 on a binary
+    one."""
     return job.max_grade if job.scale == DebateJob.Scale.GRADED else 1
 
 
@@ -224,8 +226,8 @@ def pair_view(*, item: ReviewItem, show_debate: bool | None = None) -> PairView:
         rounds=rounds,
         why=why,
         chunk_truncated=debate.chunk_truncated,
-        top_grade=_top_grade(debate.job),
-        choices=grade_choices(_top_grade(debate.job)),
+        top_grade=job_top_grade(debate.job),
+        choices=grade_choices(job_top_grade(debate.job)),
     )
 
 
@@ -246,8 +248,8 @@ def _gold_pair_view(item: ReviewItem) -> PairView:
         rounds=[],
         why="",
         chunk_truncated=False,
-        top_grade=_top_grade(gold.job),
-        choices=grade_choices(_top_grade(gold.job)),
+        top_grade=job_top_grade(gold.job),
+        choices=grade_choices(job_top_grade(gold.job)),
     )
 
 
@@ -259,7 +261,9 @@ class JudgingStatus:
     queue: int
 
 
-def _today_start(now: datetime) -> datetime:
+def today_start(now: datetime) -> datetime:
+    """Midnight of ``now``'s day in the site's time zone (the start of an annotator's
+    "today" counts)."""
     local = timezone.localtime(now)
     return local.replace(hour=0, minute=0, second=0, microsecond=0)
 
@@ -277,7 +281,7 @@ def judging_status(
     """
     now = now or timezone.now()
     today = Judgment.objects.filter(
-        annotator=annotator, undone_at__isnull=True, created__gte=_today_start(now)
+        annotator=annotator, undone_at__isnull=True, created__gte=today_start(now)
     ).count()
     # Open items minus the few unavailable ones: both counts use small index ranges (the
     # partial index review_open_by_age, leases, this annotator's judgments), so the status
@@ -350,7 +354,7 @@ def undoable_judgment(*, annotator: Any, now: datetime | None = None) -> Judgmen
 # Human labels, agreement, audits
 
 
-def _live_labels(items) -> dict[int, list[tuple[int, int]]]:
+def live_labels(items) -> dict[int, list[tuple[int, int]]]:
     """``{item id: [(annotator id, label), ...]}`` of live judgments, oldest first."""
     rows = (
         Judgment.objects.filter(item__in=items, undone_at__isnull=True)
@@ -383,7 +387,7 @@ def review_final_labels(*, job: DebateJob) -> dict[int, tuple[int, str]]:
         debate_id__in=list(adjudicated)
     )
     debate_of = dict(complete.values_list("pk", "debate_id"))
-    for item_id, labels in _live_labels(complete).items():
+    for item_id, labels in live_labels(complete).items():
         label = combine([label for _, label in labels])
         if label is not None:
             out[debate_of[item_id]] = (label, "human")
@@ -474,7 +478,7 @@ def job_agreement(*, job: DebateJob) -> JobAgreement:
     not Cohen's kappa.
     """
     graded = job.scale == DebateJob.Scale.GRADED
-    labels = _live_labels(ReviewItem.objects.filter(debate__job=job))
+    labels = live_labels(ReviewItem.objects.filter(debate__job=job))
     multi = {item: pairs for item, pairs in labels.items() if len(pairs) >= 2}
     units = {item: dict(pairs) for item, pairs in multi.items()}
     annotators = {a for pairs in multi.values() for a, _ in pairs}

@@ -64,11 +64,13 @@ def _skipped(request: HttpRequest) -> list[int]:
     return [int(pk) for pk in request.session.get(SKIPPED_KEY, [])]
 
 
-def _is_script(request: HttpRequest) -> bool:
+def is_script(request: HttpRequest) -> bool:
+    """True when the judging page's script sent ``request`` (htmx: answer with the judging
+    fragment, not the whole page)."""
     return wants_fragment(request)
 
 
-def _render_judge(
+def render_judge(
     request: HttpRequest,
     item: ReviewItem | None,
     *,
@@ -77,6 +79,9 @@ def _render_judge(
     error: str = "",
     notice: str = "",
 ) -> HttpResponse:
+    """The judging page (or its fragment for the page's script) showing ``item`` (None:
+    nothing left to judge), with the judgment just ``saved``, an ``error`` or a ``notice``;
+    ``status`` 409 for a refused save."""
     skipped = _skipped(request)
     guidelines = guidelines_for_item(item=item) if item is not None else None
     confirmed = guidelines is None or guidelines_confirmed(
@@ -103,18 +108,20 @@ def _render_judge(
         "active_idle": active_idle_seconds(),
         "active_heartbeat": active_heartbeat_seconds(),
     }
-    template = "assess/partials/judge_item.html" if _is_script(request) else "assess/judge.html"
+    template = "assess/partials/judge_item.html" if is_script(request) else "assess/judge.html"
     return render(request, template, context, status=status)
 
 
 def _refused(request: HttpRequest, message: str, status: int) -> HttpResponse:
-    if _is_script(request):
+    if is_script(request):
         return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
     messages.error(request, message)
     return redirect("assess:judge")
 
 
-def _next(request: HttpRequest) -> ReviewItem | None:
+def next_item(request: HttpRequest) -> ReviewItem | None:
+    """The review item the requesting annotator judges next (claimed for them, the pairs
+    they skipped in this session left out), or None when none is open."""
     # A GET (the page being opened) only leases: it inserts no review item, so a gold place
     # reached on opening the page goes to a debate's pair (assess.review.gold_queue).
     return review_item_claim(
@@ -128,7 +135,7 @@ def _next(request: HttpRequest) -> ReviewItem | None:
 @role_required(Role.ANNOTATOR)
 def judge(request: HttpRequest) -> HttpResponse:
     """The judging page: the pair this annotator holds, or the next one claimed for them."""
-    return _render_judge(request, _next(request))
+    return render_judge(request, next_item(request))
 
 
 @htmx_view(no_store=True)
@@ -156,9 +163,9 @@ def judge_submit(request: HttpRequest, item_id: int) -> HttpResponse:
         refusal = (
             f"Not saved: read and confirm the guidelines (version {guidelines.version}) first."
         )
-        if not _is_script(request):
+        if not is_script(request):
             return _refused(request, refusal, 409)
-        return _render_judge(request, _next(request), status=409, error=refusal)
+        return render_judge(request, next_item(request), status=409, error=refusal)
     try:
         recorded = judgment_record(
             item=item,
@@ -171,17 +178,17 @@ def judge_submit(request: HttpRequest, item_id: int) -> HttpResponse:
             guidelines=guidelines,
         )
     except JudgingConflict as exc:
-        if not _is_script(request):
+        if not is_script(request):
             return _refused(request, str(exc), 409)
-        return _render_judge(request, _next(request), status=409, error=str(exc))
+        return render_judge(request, next_item(request), status=409, error=str(exc))
     except JudgingError as exc:
         return _refused(request, f"Not saved: {exc}", 400)
-    if not _is_script(request):
+    if not is_script(request):
         saved_at = timezone.localtime(recorded.judgment.created)
         messages.success(request, f"Saved {saved_at:%H:%M:%S}.")
-        _next(request)  # claimed here, in the POST: the page it redirects to only reads
+        next_item(request)  # claimed here, in the POST: the page it redirects to only reads
         return redirect("assess:judge")
-    return _render_judge(request, _next(request), saved=recorded.judgment)
+    return render_judge(request, next_item(request), saved=recorded.judgment)
 
 
 @htmx_view(no_store=True)
@@ -217,10 +224,10 @@ def judge_skip(request: HttpRequest, item_id: int) -> HttpResponse:
     review_item_release(item=item, annotator=request.user)
     skipped = [pk for pk in _skipped(request) if pk != item.pk] + [item.pk]
     request.session[SKIPPED_KEY] = skipped[-MAX_SKIPPED:]
-    if not _is_script(request):
-        _next(request)  # claimed in the POST (see judge_submit)
+    if not is_script(request):
+        next_item(request)  # claimed in the POST (see judge_submit)
         return redirect("assess:judge")
-    return _render_judge(request, _next(request), notice="Skipped.")
+    return render_judge(request, next_item(request), notice="Skipped.")
 
 
 @htmx_view(no_store=True)
@@ -244,7 +251,7 @@ def judge_undo(request: HttpRequest) -> HttpResponse:
         item = judgment_undo(annotator=request.user, client_id=client_id)
     except JudgingError as exc:
         return _refused(request, str(exc), 409)
-    if not _is_script(request):
+    if not is_script(request):
         messages.success(request, "Undone: judge the pair again.")
         return redirect("assess:judge")
     held = (
@@ -254,8 +261,8 @@ def judge_undo(request: HttpRequest) -> HttpResponse:
     )
     if not held:
         # A late re-send after the pair was judged again or handed on: nothing to show.
-        return _render_judge(request, _next(request), notice="Already undone.")
-    return _render_judge(request, item, notice="Undone: judge this pair again.")
+        return render_judge(request, next_item(request), notice="Already undone.")
+    return render_judge(request, item, notice="Undone: judge this pair again.")
 
 
 @htmx_view(no_store=True)
@@ -264,10 +271,10 @@ def judge_undo(request: HttpRequest) -> HttpResponse:
 def judge_unskip(request: HttpRequest) -> HttpResponse:
     """Offer the pairs skipped in this login session again."""
     request.session[SKIPPED_KEY] = []
-    if not _is_script(request):
-        _next(request)  # claimed in the POST (see judge_submit)
+    if not is_script(request):
+        next_item(request)  # claimed in the POST (see judge_submit)
         return redirect("assess:judge")
-    return _render_judge(request, _next(request))
+    return render_judge(request, next_item(request))
 
 
 @role_required(Role.ADMIN)

@@ -2,8 +2,8 @@
 
 Every import runs in one transaction: a :class:`~corpora.formats.FormatError` (or any other
 error) rolls back everything the import wrote, so bad input changes nothing. This module also
-owns the bulk-write and progress helpers (:func:`_copy_rows`, :func:`_progress`) and the id
-lookups (:func:`_id_maps`) that the run and pool services reuse.
+owns the bulk-write and progress helpers (:func:`copy_rows`, :func:`_progress`) and the id
+lookups (:func:`id_maps`) that the run and pool services reuse.
 """
 
 from __future__ import annotations
@@ -41,14 +41,14 @@ def _progress(iterable: Iterable, *, desc: str, enabled: bool, unit: str) -> Ite
     return tqdm(iterable, desc=desc, unit=unit, file=sys.stderr, mininterval=0.5)
 
 
-def _progress_bar(enabled: bool, *, desc: str, unit: str):
+def progress_bar(enabled: bool, *, desc: str, unit: str):
     """A callable wrapping an iterable in a tqdm bar on stderr, or None when disabled."""
     if not enabled:
         return None
     return lambda iterable: _progress(iterable, desc=desc, enabled=True, unit=unit)
 
 
-def _copy_rows(table: str, columns: list[str], rows: Iterable[tuple]) -> int:
+def copy_rows(table: str, columns: list[str], rows: Iterable[tuple]) -> int:
     """Insert ``rows`` into ``table`` with COPY (PostgreSQL) or batched INSERTs (others)."""
     count = 0
     if connection.vendor == "postgresql":
@@ -110,7 +110,7 @@ def _import_documents(
             if on_duplicate is not None or not duplicated:
                 yield (dataset.pk, record.doc_id, record.title, record.text)
 
-    count = _copy_rows("corpora_document", ["dataset_id", "doc_id", "title", "text"], rows())
+    count = copy_rows("corpora_document", ["dataset_id", "doc_id", "title", "text"], rows())
     if duplicated and on_duplicate is None:
         details = _duplicate_lines(formats.parse_corpus(path), "doc_id", duplicated)
         raise FormatError(
@@ -158,7 +158,7 @@ def _import_queries(
     return len(objs), dropped
 
 
-def _id_maps(dataset: Dataset, records: Iterable) -> tuple[dict[str, int], dict[str, int]]:
+def id_maps(dataset: Dataset, records: Iterable) -> tuple[dict[str, int], dict[str, int]]:
     """``(query_id → pk, doc_id → pk)`` for the ids ``records`` name that exist in ``dataset``,
     looked up in batches; ids missing from the dataset are simply absent."""
     query_ids = sorted({r.query_id for r in records})
@@ -187,7 +187,7 @@ UNKNOWN_IDS_FIX = OptionFix("unknown_ids", "drop", "to skip those rows (counted 
 DUPLICATE_IDS_FIX = OptionFix("on_duplicate", "keep-last", "to keep the last record of each")
 
 
-def _unknown_id_rows(records: list, query_pk: dict, doc_pk: dict, path: Path) -> list[str]:
+def unknown_id_rows(records: list, query_pk: dict, doc_pk: dict, path: Path) -> list[str]:
     """One ``path:line: unknown ... id 'X'`` line per record naming an unknown id."""
     return [
         f"{path}:{r.line}: unknown query id {r.query_id!r}"
@@ -198,7 +198,9 @@ def _unknown_id_rows(records: list, query_pk: dict, doc_pk: dict, path: Path) ->
     ]
 
 
-def _check_unknown_ids(policy: str, path: Path) -> None:
+def check_unknown_ids(policy: str, path: Path) -> None:
+    """Raise FormatError (naming ``path``) unless ``policy`` is an ``--unknown-ids`` policy
+    (reject or drop)."""
     if policy not in formats.UNKNOWN_ID_POLICIES:
         raise FormatError(
             path, None, f"unknown --unknown-ids policy {policy!r} (expected reject or drop)"
@@ -211,10 +213,10 @@ def _resolve_ids(
     """Map the qrels' query and doc ids to primary keys: ``(query_pk, doc_pk, records kept,
     dropped)``. Unknown ids are rejected, listing them (``unknown_ids="reject"``), or their
     rows skipped (``"drop"``), ``dropped`` listing each as ``path:line: unknown ... id``."""
-    _check_unknown_ids(unknown_ids, path)
-    query_pk, doc_pk = _id_maps(dataset, records)
+    check_unknown_ids(unknown_ids, path)
+    query_pk, doc_pk = id_maps(dataset, records)
     if unknown_ids == "drop":
-        dropped = _unknown_id_rows(records, query_pk, doc_pk, path)
+        dropped = unknown_id_rows(records, query_pk, doc_pk, path)
         kept = [r for r in records if r.query_id in query_pk and r.doc_id in doc_pk]
         return query_pk, doc_pk, kept, dropped
     query_ids = sorted({r.query_id for r in records})
@@ -267,7 +269,7 @@ def _import_qrels(
         duplicates_resolved=dropped,
         unknown_ids_dropped=len(unknown),
     )
-    _copy_rows(
+    copy_rows(
         "corpora_qrel",
         ["qrel_set_id", "query_id", "document_id", "relevance"],
         ((qrel_set.pk, query_pk[r.query_id], doc_pk[r.doc_id], r.relevance) for r in records),
@@ -437,7 +439,7 @@ def dataset_import_beir(
     folder = Path(path)
     if not folder.is_dir():
         raise FormatError(folder, None, "not a folder")
-    _check_unknown_ids(unknown_ids, folder)
+    check_unknown_ids(unknown_ids, folder)
     if identical_ids not in (None, *IDENTICAL_ID_POLICIES):
         raise FormatError(folder, None, f"unknown --identical-ids policy {identical_ids!r}")
     corpus_path = _find_beir_file(folder, "corpus")

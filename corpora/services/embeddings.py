@@ -6,7 +6,7 @@ stopped. A bundled dataset may ship precomputed vectors (a "seed" file), used on
 corpus and model match. Dense runs (:mod:`corpora.services.runs`) read their vectors here;
 runs with ``--windows`` read the vectors of overlapping windows (:func:`embeddings_windows_ensure`,
 stored apart, under a ``windowing`` key) and count the documents longer than the model reads
-(:func:`_truncated_documents`).
+(:func:`truncated_document_count`).
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from django.db import transaction
 
 from .. import retrieval
 from ..models import Dataset, Document, DocumentEmbedding
-from .datasets import BATCH_SIZE, _progress_bar
+from .datasets import BATCH_SIZE, progress_bar
 
 
-def _run_documents(dataset: Dataset) -> list[tuple[int, str, str]]:
+def run_documents(dataset: Dataset) -> list[tuple[int, str, str]]:
     """``(pk, doc_id, indexed text)`` for every document, in primary-key order."""
     qs = Document.objects.filter(dataset=dataset).order_by("pk")
     return [
@@ -65,7 +65,7 @@ def embeddings_ensure(
     progress: bool = False,
     cache_dir: Path | None = None,
 ) -> np.ndarray:
-    """Dense vectors of ``documents`` (default: all, as :func:`_run_documents` lists them).
+    """Dense vectors of ``documents`` (default: all, as :func:`run_documents` lists them).
 
     Returns float32 ``(len(documents), 384)``, L2-normalised, in the order given. Vectors are
     stored per (document, model) in DocumentEmbedding and reused: only documents without one
@@ -78,7 +78,7 @@ def embeddings_ensure(
     recreated), written once every chunk is encoded.
     """
     if documents is None:
-        documents = _run_documents(dataset)
+        documents = run_documents(dataset)
     stored = dict(
         DocumentEmbedding.objects.filter(
             dataset=dataset, model_name=model_name, windowing=""
@@ -97,7 +97,7 @@ def embeddings_ensure(
             [d[2] for d in missing],
             cache_dir=cache_dir,
             model_name=model_name,
-            progress=_progress_bar(progress, desc="encoding", unit=" chunks"),
+            progress=progress_bar(progress, desc="encoding", unit=" chunks"),
             on_chunk=store,
         )
     if not documents:
@@ -152,7 +152,7 @@ def embeddings_windows_ensure(
             stride=stride,
         )
         groups = _window_groups(missing, windows)
-        bar = _progress_bar(progress, desc="encoding windows", unit=" chunks")
+        bar = progress_bar(progress, desc="encoding windows", unit=" chunks")
         for group in bar(groups) if bar else groups:
             texts = [w for i in group for w in windows[i]]
             vectors = retrieval.encode_cached(
@@ -205,7 +205,7 @@ def _window_groups(
     return groups
 
 
-def _truncated_documents(documents: Sequence[tuple[int, str, str]]) -> int:
+def truncated_document_count(documents: Sequence[tuple[int, str, str]]) -> int:
     """How many documents the dense model reads only in part: more word pieces (its own
     tokenizer, special tokens included) than its ``max_seq_length``."""
     lengths = retrieval.token_lengths(retrieval.load_tokenizer(), [d[2] for d in documents])
@@ -219,7 +219,7 @@ def _truncated_documents(documents: Sequence[tuple[int, str, str]]) -> int:
 def _seed_documents(dataset: Dataset) -> list[tuple[int, str, str]]:
     # doc_id (code-point) order, not primary-key order: a seed file must not depend on the
     # order in which the corpus happened to be imported.
-    return sorted(_run_documents(dataset), key=lambda d: d[1])  # str order: code points
+    return sorted(run_documents(dataset), key=lambda d: d[1])  # str order: code points
 
 
 def _seed_path(folder: Path, model_name: str, documents: Sequence[tuple[int, str, str]]) -> Path:

@@ -31,7 +31,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from core.broker import background_after_commit
+from core.broker import background_after_commit, task_named
 from core.fixes import OptionFix, error_fix, error_worded
 
 from ..formats import FormatError
@@ -42,6 +42,8 @@ from .pools import PoolError, pool_build
 from .runs import RunError, run_get, run_import
 
 log = logging.getLogger(__name__)
+#: The registered name of :func:`corpora.tasks.operation_task` (run one operation).
+OPERATION_TASK = "corpora.operation"
 
 # Which uploaded files each kind takes (form and API field names), and which it requires.
 UPLOAD_FIELDS: dict[str, tuple[str, ...]] = {
@@ -155,9 +157,8 @@ def operation_create(
             created_by=created_by,
             stage="queued",
         )
-        from ..tasks import operation_task
-
-        background_after_commit(operation_task, operation.pk, name=f"operation-{operation.pk}")
+        task = task_named(OPERATION_TASK)
+        background_after_commit(task, operation.pk, name=f"operation-{operation.pk}")
     return operation
 
 

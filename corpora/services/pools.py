@@ -19,7 +19,7 @@ from core.names import name_problem
 from .. import pooling
 from ..models import Dataset, PairSource, Pool, QrelSet, Query, Run, RunEntry
 from ..selectors import excluded_pk_pairs
-from .datasets import BATCH_SIZE, _copy_rows
+from .datasets import BATCH_SIZE, copy_rows
 from .runs import run_fail_stale
 
 
@@ -239,7 +239,7 @@ def _pool_rows_write(pool: Pool, result: pooling.PoolResult[int, int, int]) -> t
     new_pairs = [c for c in result.candidates if (c.query, c.document) not in existing]
     now = timezone.now()
     # COPY: a depth-100 pool of a mid-sized benchmark is tens of thousands of rows.
-    _copy_rows(
+    copy_rows(
         "corpora_pair",
         ["pool_id", "query_id", "document_id", "original_relevance", "created"],
         ((pool.pk, c.query, c.document, c.original_relevance, now) for c in new_pairs),
@@ -255,7 +255,7 @@ def _pool_rows_write(pool: Pool, result: pooling.PoolResult[int, int, int]) -> t
         for s in c.sources
         if (existing[(c.query, c.document)], s.run) not in have
     ]
-    _copy_rows("corpora_pairsource", ["pair_id", "run_id", "rank", "score"], new_sources)
+    copy_rows("corpora_pairsource", ["pair_id", "run_id", "rank", "score"], new_sources)
     return len(new_pairs), len(new_sources)
 
 

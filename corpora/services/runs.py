@@ -18,7 +18,7 @@ from typing import IO
 from django.db import DatabaseError, connection, transaction
 from django.db.models import F
 
-from core.broker import background_after_commit
+from core.broker import background_after_commit, task_named
 from core.fixes import FixableError, OptionFix
 from core.names import NameRefused, name_problem, text_clean
 
@@ -31,22 +31,24 @@ from ..ordering import code_point
 from .datasets import (
     BATCH_SIZE,
     UNKNOWN_IDS_FIX,
-    _check_unknown_ids,
-    _copy_rows,
-    _id_maps,
-    _progress_bar,
-    _unknown_id_rows,
+    check_unknown_ids,
+    copy_rows,
+    id_maps,
+    progress_bar,
     qrel_set_get,
     qrels_rows,
+    unknown_id_rows,
 )
 from .embeddings import (
-    _run_documents,
-    _truncated_documents,
     embeddings_ensure,
     embeddings_windows_ensure,
+    run_documents,
+    truncated_document_count,
 )
 
 RETRIEVERS = ("bm25", "dense")
+#: The registered name of :func:`corpora.tasks.retrieve_task` (execute one built-in run).
+RETRIEVE_TASK = "corpora.tasks.retrieve_task"
 # BM25 runs on bm25s unless asked otherwise: it gives rank-bm25's scores (tests/corpora/
 # test_bm25_backends_give_the_same_top_100_on_scifact_and_arguana.py), and rank-bm25's cost
 # grows with corpus size times query length (a Python loop over every document per query
@@ -315,19 +317,15 @@ def _run_existing_settle(
 
 def run_enqueue(*, run: Run) -> None:
     """Queue :func:`corpora.tasks.retrieve_task` for ``run`` once the transaction commits."""
-    from ..tasks import retrieve_task
-
     run_id = run.pk
-    transaction.on_commit(lambda: retrieve_task.delay(run_id))
+    transaction.on_commit(lambda: task_named(RETRIEVE_TASK).delay(run_id))
 
 
 def run_start_background(*, run: Run) -> None:
     """Execute a built-in ``run`` in the background once the transaction commits: on the
     workers with a broker, else in a thread of this process, so a page or an API request
     answers at once (:func:`core.broker.background_after_commit`); its status tells the rest."""
-    from ..tasks import retrieve_task
-
-    background_after_commit(retrieve_task, run.pk, name=f"retrieve-{run.pk}")
+    background_after_commit(task_named(RETRIEVE_TASK), run.pk, name=f"retrieve-{run.pk}")
 
 
 def run_retrieve(*, run: Run, progress: bool = False, cache_dir: Path | None = None) -> Run:
@@ -372,9 +370,9 @@ def _run_execute(run: Run, *, progress: bool, cache_dir: Path | None) -> Run:
     params = run.parameters
     try:
         queries = run_queries(dataset=run.dataset, queries=params.get("queries"))
-        documents = _run_documents(run.dataset)
+        documents = run_documents(run.dataset)
         doc_ids = [d[1] for d in documents]
-        bar = _progress_bar(progress, desc=run.name, unit=" queries")
+        bar = progress_bar(progress, desc=run.name, unit=" queries")
         # One more document per query, so that k remain once the query's own is dropped.
         exclude_self = bool(params.get("exclude_identical_ids"))
         depth = params["k"] + 1 if exclude_self else params["k"]
@@ -387,7 +385,7 @@ def _run_execute(run: Run, *, progress: bool, cache_dir: Path | None) -> Run:
                 index, [q[2] for q in queries], doc_ids=doc_ids, k=depth, progress=bar
             )
         else:
-            truncated = _truncated_documents(documents)
+            truncated = truncated_document_count(documents)
             Run.objects.filter(pk=run.pk).update(truncated_documents=truncated)
             windows, starts = params.get("windows"), None
             if windows:
@@ -422,7 +420,7 @@ def _run_execute(run: Run, *, progress: bool, cache_dir: Path | None) -> Run:
             if locked.status == Run.Status.DONE:  # SQLite has no run lock: another finished
                 return locked
             RunEntry.objects.filter(run=locked).delete()
-            _copy_rows(
+            copy_rows(
                 "corpora_runentry",
                 ["run_id", "query_id", "document_id", "rank", "score"],
                 (
@@ -536,7 +534,7 @@ def run_import(
     """
     started = time.monotonic()
     path = Path(path)
-    _check_unknown_ids(unknown_ids, path)
+    check_unknown_ids(unknown_ids, path)
     records = run_files.reject_duplicates(run_files.parse_trec_run(path), path)
     tags = list(dict.fromkeys(r.tag for r in records))
     name = _run_import_name(name, tags, records, path)
@@ -547,8 +545,8 @@ def run_import(
     with transaction.atomic():
         if Run.objects.filter(dataset=dataset, name=name).exists():
             raise FormatError(path, None, f"run {name!r} already exists in {dataset.slug!r}")
-        query_pk, doc_pk = _id_maps(dataset, records)
-        unknown = _unknown_id_rows(records, query_pk, doc_pk, path)
+        query_pk, doc_pk = id_maps(dataset, records)
+        unknown = unknown_id_rows(records, query_pk, doc_pk, path)
         if unknown and unknown_ids == "drop":
             records = [r for r in records if r.query_id in query_pk and r.doc_id in doc_pk]
         elif unknown:
@@ -562,7 +560,7 @@ def run_import(
             source=Run.Source.IMPORTED,
             status=Run.Status.DONE,
         )
-        _copy_rows(
+        copy_rows(
             "corpora_runentry",
             ["run_id", "query_id", "document_id", "rank", "score"],
             ((run.pk, *row) for row in rows),
@@ -629,7 +627,7 @@ def _resolve_run_ids(
     dataset: Dataset, records: list[run_files.RunRecord], path: Path
 ) -> tuple[dict[str, int], dict[str, int]]:
     """Map a run's query and doc ids to primary keys; reject unknown ids, listing them."""
-    query_pk, doc_pk = _id_maps(dataset, records)
+    query_pk, doc_pk = id_maps(dataset, records)
     bad = [r for r in records if r.query_id not in query_pk or r.doc_id not in doc_pk]
     if bad:
         details = [

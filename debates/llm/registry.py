@@ -47,7 +47,7 @@ def client_from_config(
     ``api_key`` (openai only) wins over the environment variable named by ``api_key_env``; it
     is handed to the SDK and kept nowhere else. Embedded clients share one loaded model per
     process. A config with ``rpm`` gives a client that first takes a slot from the shared rate
-    limit (``limiter``, default :func:`debates.ratelimit.default_limiter`).
+    limit (``limiter``, default :func:`debates.llm.ratelimit.default_limiter`).
 
     Raises ValueError for an invalid config (see :func:`validate_backend_config`; also a
     ``model_path`` that is missing or not a GGUF file) and PermanentLLMError if the bundled
@@ -76,7 +76,7 @@ def client_from_config(
         extra_body=cfg.extra_body_dict,
     )
     if cfg.rpm:
-        from debates.ratelimit import RateLimitedClient
+        from debates.llm.ratelimit import RateLimitedClient
 
         client = RateLimitedClient(client, key=cfg.key(), rpm=cfg.rpm, limiter=limiter)
     return client

@@ -15,6 +15,7 @@ from typing import Any
 from django.db import transaction
 
 from corpora.models import Pair, Pool
+from corpora.ordering import code_point
 from debates import engine
 from debates.engine import DebateConfig, PairText, TurnRecord
 from debates.llm.base import ChatMessage, GenerationParams, LLMResult
@@ -24,7 +25,6 @@ from debates.services import backends
 from debates.services.common import (
     MAX_CONCURRENCY,
     DebateJobError,
-    _code_point,
     database_release,
     error_text,
     llm_retry_attempts,
@@ -85,7 +85,7 @@ def evaluation_pool_create(
     if sample < 2:
         raise DebateJobError(f"sample must be at least 2, got {sample}")
     judged = list(
-        qrel_set.qrels.order_by(*[_code_point(f) for f in _PAIR_ORDER]).values_list(
+        qrel_set.qrels.order_by(*[code_point(f) for f in _PAIR_ORDER]).values_list(
             "query_id", "document_id", "relevance"
         )
     )
@@ -167,7 +167,7 @@ def _unjudged_negatives(
     judged_queries = {q for q, _, _ in judged}
     rows = (
         RunEntry.objects.filter(run=run, rank__lte=depth, query_id__in=judged_queries)
-        .order_by(*[_code_point(f) for f in _PAIR_ORDER])
+        .order_by(*[code_point(f) for f in _PAIR_ORDER])
         .values_list("query_id", "document_id", "rank", "score")
     )
     negatives: list[tuple[int, int, None]] = []

@@ -15,9 +15,9 @@ from typing import Any, TypeVar
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 from django.db.models import QuerySet
-from django.db.models.functions import Collate
 
 from corpora.models import Pair, Pool
+from corpora.ordering import code_point
 from debates.llm.config import AgentConfig
 
 T = TypeVar("T")
@@ -71,18 +71,10 @@ def error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:ERROR_CHARS]
 
 
-def _code_point(field_name: str) -> Any:
-    # PostgreSQL sorts by the database locale unless told otherwise; "C" is code-point order,
-    # the canonical (query id, doc id) order used everywhere.
-    if connection.vendor == "postgresql":
-        return Collate(field_name, "C")
-    return field_name
-
-
 def pairs_in_order(pool: Pool) -> QuerySet[Pair]:
     """The pool's pairs in the canonical order: query id, then doc id, by code point."""
     return Pair.objects.filter(pool=pool).order_by(
-        _code_point("query__query_id"), _code_point("document__doc_id")
+        code_point("query__query_id"), code_point("document__doc_id")
     )
 
 

@@ -13,6 +13,8 @@ task finds nothing to claim. Then, under that lease:
 
 Every one of them is a single SQL statement, the same text on PostgreSQL and SQLite (the
 demo), checking the token in its WHERE clause: a worker that lost its lease writes nothing.
+The statements are named and documented together in :class:`LeaseSQL`; the statuses they
+compare and set are the models' choices, bound as parameters (:data:`LEASE_STATUSES`).
 They run once per LLM call or per debate, so they are written out rather than built by the
 ORM (whose compile step cost ~0.8 ms each, see ``bench/llm_throughput_bench.py``); datetimes
 go through the backend's adapter as the ORM's would. :class:`GuardedClient` wraps an agent's
@@ -29,6 +31,7 @@ import uuid
 from collections.abc import Callable
 from contextlib import nullcontext
 from datetime import datetime, timedelta
+from types import MappingProxyType
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
@@ -72,24 +75,129 @@ class Lease:
         self.confirmed_at: float | None = time.monotonic()
 
 
-_DEBATE, _JOB, _TURN = (
-    connection.ops.quote_name(model._meta.db_table) for model in (Debate, DebateJob, Turn)
-)
-
-
 def _stamp(moment: datetime) -> Any:
     # A datetime as the backend stores it (SQLite: naive UTC text), as the ORM would pass it.
     return connection.ops.adapt_datetimefield_value(moment)
 
 
-_CLAIM_SQL = f"""
-UPDATE {_DEBATE} SET status = 'running', lease_token = %s, lease_expires_at = %s,
-    started = COALESCE(started, %s)
-WHERE id = %s AND status = 'pending'
+_DEBATE, _JOB, _TURN = (
+    connection.ops.quote_name(model._meta.db_table) for model in (Debate, DebateJob, Turn)
+)
+
+#: The statuses the lease statements compare and set, spelled once by the models' choices
+#: and bound as parameters like every other value (``%(debate_running)s`` in the SQL).
+LEASE_STATUSES = MappingProxyType(
+    {
+        "debate_pending": Debate.Status.PENDING.value,
+        "debate_running": Debate.Status.RUNNING.value,
+        "debate_failed": Debate.Status.FAILED.value,
+        "job_running": DebateJob.Status.RUNNING.value,
+        "job_finished": DebateJob.Status.FINISHED.value,
+    }
+)
+
+
+#: The columns :data:`LeaseSQL.STORE_TURN` writes, each bound by its own name.
+TURN_COLUMNS = (
+    "debate_id", "round", "agent", "stance", "label", "argument", "evidence", "raw",
+    "raw_attempts", "prompt_version", "parse_error", "model", "attempts", "prompt_tokens",
+    "completion_tokens", "latency_ms", "chunk_truncated", "finish_reason", "reasoning",
+    "reasoning_tokens", "cached_tokens", "cut_off", "attempt_log", "created",
+)  # fmt: skip
+
+
+def lease_params(**values: Any) -> dict[str, Any]:
+    """The named parameters of a :class:`LeaseSQL` statement: ``values`` beside
+    :data:`LEASE_STATUSES`."""
+    return {**LEASE_STATUSES, **values}
+
+
+class LeaseSQL:
+    """Every statement written out by this module, in one place. Each is the same text on
+    PostgreSQL and SQLite, takes named parameters (:func:`lease_params`: the statuses of
+    :data:`LEASE_STATUSES` and the values named below) and checks the lease token in its
+    WHERE clause, so a worker that lost its lease writes nothing. Table names come from the
+    models; every value is a bound parameter."""
+
+    #: :func:`lease_claim`: pending -> running with a new token, ``expires`` and ``started``
+    #: (kept from an earlier attempt), only while the debate's job runs and is not in batch
+    #: mode. One row changed: claimed; none: someone else has it, or the job is not running.
+    CLAIM = f"""
+UPDATE {_DEBATE} SET status = %(debate_running)s, lease_token = %(token)s,
+    lease_expires_at = %(expires)s, started = COALESCE(started, %(now)s)
+WHERE id = %(debate_id)s AND status = %(debate_pending)s
     AND EXISTS (
-        SELECT 1 FROM {_JOB} WHERE id = {_DEBATE}.job_id AND status = 'running' AND NOT batch
+        SELECT 1 FROM {_JOB}
+        WHERE id = {_DEBATE}.job_id AND status = %(job_running)s AND NOT batch
     )
-"""  # noqa: S608 (table names from the models; every value is a bound parameter)
+"""  # noqa: S608
+
+    #: :func:`lease_renew`: the lease extended to ``expires`` while ``token`` holds it;
+    #: returns the job's status (no row: the lease is lost).
+    RENEW = f"""
+UPDATE {_DEBATE} SET lease_expires_at = %(expires)s
+WHERE id = %(debate_id)s AND status = %(debate_running)s AND lease_token = %(token)s
+RETURNING (SELECT status FROM {_JOB} WHERE id = job_id)
+"""  # noqa: S608
+
+    #: :func:`lease_turn_store`, first of two writes in one transaction: checks and locks
+    #: the lease, adds the turn's cost to the debate, extends the lease to ``expires`` and
+    #: returns the job's status (so a turn stored under a running job also renews the lease).
+    #: A duplicate turn (unique on debate, round, agent) rolls the cost back with it.
+    #: (PostgreSQL could do both writes in one statement, SQLite cannot.)
+    STORE_COST = f"""
+UPDATE {_DEBATE} SET calls = calls + %(attempts)s,
+    prompt_tokens = prompt_tokens + %(prompt_tokens)s,
+    completion_tokens = completion_tokens + %(completion_tokens)s,
+    reasoning_tokens = reasoning_tokens + %(reasoning_tokens)s,
+    cached_tokens = cached_tokens + %(cached_tokens)s, latency_ms = latency_ms + %(latency_ms)s,
+    chunk_truncated = (chunk_truncated OR %(chunk_truncated)s), lease_expires_at = %(expires)s
+WHERE id = %(debate_id)s AND status = %(debate_running)s AND lease_token = %(token)s
+RETURNING (SELECT status FROM {_JOB} WHERE id = job_id)
+"""  # noqa: S608
+
+    #: :func:`lease_turn_store`, second write: the turn itself, one named parameter a column
+    #: (:data:`TURN_COLUMNS`).
+    STORE_TURN = f"""
+INSERT INTO {_TURN} ({", ".join(TURN_COLUMNS)})
+VALUES ({", ".join(f"%({column})s" for column in TURN_COLUMNS)})
+"""  # noqa: S608
+
+    #: :func:`lease_end`: the outcome stored (agreed or escalated), the lease cleared,
+    #: ``elapsed`` seconds added, while ``token`` holds the debate.
+    END = f"""
+UPDATE {_DEBATE} SET status = %(status)s, final_label = %(final_label)s,
+    consensus_round = %(consensus_round)s, escalation_reason = %(escalation_reason)s,
+    chunk_truncated = %(chunk_truncated)s, last_error = '', lease_token = '',
+    lease_expires_at = NULL, seconds = seconds + %(elapsed)s, finished = %(now)s
+WHERE id = %(debate_id)s AND status = %(debate_running)s AND lease_token = %(token)s
+"""  # noqa: S608
+
+    #: :func:`lease_fail`: one more attempt counted; failed for good (finished ``now``) when
+    #: ``final`` or after ``max_attempts``, else back to pending; returns the new status, the
+    #: attempts and the job's status.
+    FAIL = f"""
+UPDATE {_DEBATE} SET
+    status = CASE WHEN %(final)s OR attempts + 1 >= %(max_attempts)s
+        THEN %(debate_failed)s ELSE %(debate_pending)s END,
+    finished = CASE WHEN %(final)s OR attempts + 1 >= %(max_attempts)s
+        THEN %(now)s ELSE NULL END,
+    attempts = attempts + 1, last_error = %(error)s, lease_token = '',
+    lease_expires_at = NULL, seconds = seconds + %(elapsed)s
+WHERE id = %(debate_id)s AND status = %(debate_running)s AND lease_token = %(token)s
+RETURNING status, attempts, (SELECT status FROM {_JOB} WHERE id = job_id)
+"""  # noqa: S608
+
+    #: :func:`job_finish_if_done`: a running job finished ``now`` when none of its debates is
+    #: pending or running; returns its callback URL (no row: not finished by this call).
+    JOB_FINISH = f"""
+UPDATE {_JOB} SET status = %(job_finished)s, finished = %(now)s
+WHERE id = %(job_id)s AND status = %(job_running)s AND NOT EXISTS (
+    SELECT 1 FROM {_DEBATE} WHERE job_id = {_JOB}.id
+        AND status IN (%(debate_pending)s, %(debate_running)s)
+)
+RETURNING callback_url
+"""  # noqa: S608
 
 
 def lease_claim(*, debate_id: int, seconds: float | None = None) -> Lease | None:
@@ -104,21 +212,19 @@ def lease_claim(*, debate_id: int, seconds: float | None = None) -> Lease | None
 
     def claim() -> int:
         now = timezone.now()
-        params = [token, _stamp(now + timedelta(seconds=seconds)), _stamp(now), debate_id]
+        params = lease_params(
+            token=token,
+            expires=_stamp(now + timedelta(seconds=seconds)),
+            now=_stamp(now),
+            debate_id=debate_id,
+        )
         with connection.cursor() as cursor:
-            cursor.execute(_CLAIM_SQL, params)
+            cursor.execute(LeaseSQL.CLAIM, params)
             return cursor.rowcount
 
     if not with_connection_retry(claim):
         return None
     return Lease(debate_id, token, seconds)
-
-
-_RENEW_SQL = f"""
-UPDATE {_DEBATE} SET lease_expires_at = %s
-WHERE id = %s AND status = 'running' AND lease_token = %s
-RETURNING (SELECT status FROM {_JOB} WHERE id = job_id)
-"""  # noqa: S608 (table names from the models; every value is a bound parameter)
 
 
 def lease_renew(*, lease: Lease) -> None:
@@ -133,7 +239,10 @@ def lease_renew(*, lease: Lease) -> None:
     def renew() -> Any:
         expires = timezone.now() + timedelta(seconds=lease.seconds)
         with connection.cursor() as cursor:
-            cursor.execute(_RENEW_SQL, [_stamp(expires), lease.debate_id, lease.token])
+            params = lease_params(
+                expires=_stamp(expires), debate_id=lease.debate_id, token=lease.token
+            )
+            cursor.execute(LeaseSQL.RENEW, params)
             return cursor.fetchone()
 
     row = with_connection_retry(renew)
@@ -141,30 +250,6 @@ def lease_renew(*, lease: Lease) -> None:
         raise LeaseLost(f"debate {lease.debate_id}: lease lost")
     if row[0] != DebateJob.Status.RUNNING:
         raise JobStopped(f"debate {lease.debate_id}: its job is no longer running")
-
-
-# Storing a turn is two writes in one transaction, the same text on every backend: the
-# conditional UPDATE checks and locks the lease, adds the turn's cost to the debate, extends
-# the lease and reports the job's status (so a turn stored under a running job also renews
-# the lease); the INSERT adds the turn. A duplicate turn (unique on debate, round, agent)
-# rolls the cost back with it. (PostgreSQL could do both in one statement, SQLite cannot.)
-_STORE_COST_SQL = f"""
-UPDATE {_DEBATE} SET calls = calls + %s, prompt_tokens = prompt_tokens + %s,
-    completion_tokens = completion_tokens + %s, reasoning_tokens = reasoning_tokens + %s,
-    cached_tokens = cached_tokens + %s, latency_ms = latency_ms + %s,
-    chunk_truncated = (chunk_truncated OR %s), lease_expires_at = %s
-WHERE id = %s AND status = 'running' AND lease_token = %s
-RETURNING (SELECT status FROM {_JOB} WHERE id = job_id)
-"""  # noqa: S608 (table names from the models; every value is a bound parameter)
-
-_STORE_TURN_SQL = f"""
-INSERT INTO {_TURN} (debate_id, round, agent, stance, label, argument, evidence, raw,
-    raw_attempts, prompt_version, parse_error, model, attempts, prompt_tokens,
-    completion_tokens, latency_ms, chunk_truncated, finish_reason, reasoning,
-    reasoning_tokens, cached_tokens, cut_off, attempt_log, created)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s,
-    %s, %s, %s)
-"""  # noqa: S608 (table names from the models; every value is a bound parameter)
 
 
 def lease_turn_store(
@@ -184,51 +269,49 @@ def lease_turn_store(
 def _turn_write(lease: Lease, record: TurnRecord, prompt_version: str) -> bool:
     """The two writes of :func:`lease_turn_store`; True when the job is still running."""
     now = timezone.now()
-    cost = [
-        record.attempts,
-        record.prompt_tokens,
-        record.completion_tokens,
-        record.reasoning_tokens,
-        record.cached_tokens,
-        record.latency_ms,
-        record.chunk_truncated,
-        _stamp(now + timedelta(seconds=lease.seconds)),
-        lease.debate_id,
-        lease.token,
-    ]
-    turn = [
-        lease.debate_id,
-        record.round,
-        record.agent,
-        record.stance,
-        record.label,
-        record.argument,
-        json.dumps(list(record.evidence)),
-        record.raw,
-        json.dumps(list(record.raw_attempts)),
-        prompt_version,
-        record.parse_error or "",
-        record.model[:200],
-        record.attempts,
-        record.prompt_tokens,
-        record.completion_tokens,
-        record.latency_ms,
-        record.chunk_truncated,
-        (record.finish_reason or "")[:20],
-        record.reasoning,
-        record.reasoning_tokens,
-        record.cached_tokens,
-        record.cut_off,
-        json.dumps(list(record.attempt_log)),
-        _stamp(now),
-    ]
+    counted = ("attempts", "prompt_tokens", "completion_tokens", "reasoning_tokens")
+    cost = lease_params(
+        **{name: getattr(record, name) for name in counted},
+        cached_tokens=record.cached_tokens,
+        latency_ms=record.latency_ms,
+        chunk_truncated=record.chunk_truncated,
+        expires=_stamp(now + timedelta(seconds=lease.seconds)),
+        debate_id=lease.debate_id,
+        token=lease.token,
+    )
+    turn = {
+        "debate_id": lease.debate_id,
+        "round": record.round,
+        "agent": record.agent,
+        "stance": record.stance,
+        "label": record.label,
+        "argument": record.argument,
+        "evidence": json.dumps(list(record.evidence)),
+        "raw": record.raw,
+        "raw_attempts": json.dumps(list(record.raw_attempts)),
+        "prompt_version": prompt_version,
+        "parse_error": record.parse_error or "",
+        "model": record.model[:200],
+        "attempts": record.attempts,
+        "prompt_tokens": record.prompt_tokens,
+        "completion_tokens": record.completion_tokens,
+        "latency_ms": record.latency_ms,
+        "chunk_truncated": record.chunk_truncated,
+        "finish_reason": (record.finish_reason or "")[:20],
+        "reasoning": record.reasoning,
+        "reasoning_tokens": record.reasoning_tokens,
+        "cached_tokens": record.cached_tokens,
+        "cut_off": record.cut_off,
+        "attempt_log": json.dumps(list(record.attempt_log)),
+        "created": _stamp(now),
+    }
     try:
         with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute(_STORE_COST_SQL, cost)
+            cursor.execute(LeaseSQL.STORE_COST, cost)
             row = cursor.fetchone()
             if row is None:
                 raise LeaseLost(f"debate {lease.debate_id}: lease lost before storing a turn")
-            cursor.execute(_STORE_TURN_SQL, turn)
+            cursor.execute(LeaseSQL.STORE_TURN, turn)
     except IntegrityError:
         key = {"debate_id": lease.debate_id, "round": record.round, "agent": record.agent}
         if not Turn.objects.filter(**key).exists():
@@ -237,46 +320,27 @@ def _turn_write(lease: Lease, record: TurnRecord, prompt_version: str) -> bool:
     return bool(row[0] == DebateJob.Status.RUNNING)
 
 
-_END_SQL = f"""
-UPDATE {_DEBATE} SET status = %s, final_label = %s, consensus_round = %s,
-    escalation_reason = %s, chunk_truncated = %s, last_error = '', lease_token = '',
-    lease_expires_at = NULL, seconds = seconds + %s, finished = %s
-WHERE id = %s AND status = 'running' AND lease_token = %s
-"""  # noqa: S608 (table names from the models; every value is a bound parameter)
-
-
 def lease_end(*, lease: Lease, outcome: DebateOutcome, elapsed: float) -> bool:
     """Store the debate's outcome (agreed or escalated, lease cleared, ``elapsed`` seconds
     added) while ``lease`` still holds it; False, and nothing written, if it does not."""
-    params = [
-        outcome.status,
-        outcome.final_label,
-        outcome.consensus_round,
-        outcome.escalation_reason or "",
-        outcome.chunk_truncated,
-        elapsed,
-        _stamp(timezone.now()),
-        lease.debate_id,
-        lease.token,
-    ]
+    params = lease_params(
+        status=outcome.status,
+        final_label=outcome.final_label,
+        consensus_round=outcome.consensus_round,
+        escalation_reason=outcome.escalation_reason or "",
+        chunk_truncated=outcome.chunk_truncated,
+        elapsed=elapsed,
+        now=_stamp(timezone.now()),
+        debate_id=lease.debate_id,
+        token=lease.token,
+    )
 
     def end() -> bool:
         with connection.cursor() as cursor:
-            cursor.execute(_END_SQL, params)
+            cursor.execute(LeaseSQL.END, params)
             return bool(cursor.rowcount)
 
     return bool(with_connection_retry(end))
-
-
-_FAIL_SQL = f"""
-UPDATE {_DEBATE} SET
-    status = CASE WHEN %s OR attempts + 1 >= %s THEN 'failed' ELSE 'pending' END,
-    finished = CASE WHEN %s OR attempts + 1 >= %s THEN %s ELSE NULL END,
-    attempts = attempts + 1, last_error = %s, lease_token = '', lease_expires_at = NULL,
-    seconds = seconds + %s
-WHERE id = %s AND status = 'running' AND lease_token = %s
-RETURNING status, attempts, (SELECT status FROM {_JOB} WHERE id = job_id)
-"""  # noqa: S608 (table names from the models; every value is a bound parameter)
 
 
 def lease_fail(
@@ -294,12 +358,19 @@ def lease_fail(
     pending under a running job is enqueued again after
     :func:`~debates.services.common.retry_countdown`. Returns the debate's new status, or
     None (nothing written) if the lease no longer held it."""
-    now = _stamp(timezone.now())
-    params = [final, MAX_ATTEMPTS, final, MAX_ATTEMPTS, now, error, elapsed]
+    params = lease_params(
+        final=final,
+        max_attempts=MAX_ATTEMPTS,
+        now=_stamp(timezone.now()),
+        error=error,
+        elapsed=elapsed,
+        debate_id=lease.debate_id,
+        token=lease.token,
+    )
 
     def fail() -> Any:
         with connection.cursor() as cursor:
-            cursor.execute(_FAIL_SQL, [*params, lease.debate_id, lease.token])
+            cursor.execute(LeaseSQL.FAIL, params)
             return cursor.fetchone()
 
     row = with_connection_retry(fail)
@@ -328,15 +399,6 @@ def lease_release(*, lease: Lease, elapsed: float) -> None:
     with_connection_retry(release)
 
 
-_JOB_FINISH_SQL = f"""
-UPDATE {_JOB} SET status = 'finished', finished = %s
-WHERE id = %s AND status = 'running' AND NOT EXISTS (
-    SELECT 1 FROM {_DEBATE} WHERE job_id = {_JOB}.id AND status IN ('pending', 'running')
-)
-RETURNING callback_url
-"""  # noqa: S608 (table names from the models; every value is a bound parameter)
-
-
 def job_finish_if_done(*, job_id: int) -> bool:
     """Mark a running job finished when none of its debates is pending or running; True if
     this call finished it. Called after the debate's own write committed, so of two workers
@@ -347,7 +409,7 @@ def job_finish_if_done(*, job_id: int) -> bool:
     after commit). The UPDATE returns the URL, so a call that finished nothing, or a job
     without a callback, costs the one statement and nothing more."""
     with transaction.atomic(savepoint=False), connection.cursor() as cursor:
-        cursor.execute(_JOB_FINISH_SQL, [_stamp(timezone.now()), job_id])
+        cursor.execute(LeaseSQL.JOB_FINISH, lease_params(now=_stamp(timezone.now()), job_id=job_id))
         row = cursor.fetchone()
         if row is not None and row[0]:
             webhook_job_event(job_id=job_id, event=WebhookDelivery.Event.FINISHED)

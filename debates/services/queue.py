@@ -8,8 +8,12 @@ from collections.abc import Iterable
 
 from django.db import transaction
 
+from core.broker import task_named
 from debates.models import Debate, DebateJob
 from debates.services.common import LOCAL_QUEUE, debate_queue
+
+#: The registered name of :func:`debates.tasks.run_debate`, the task that runs one debate.
+RUN_DEBATE_TASK = "debates.run_debate"
 
 
 def job_queue(job: DebateJob) -> str:
@@ -30,13 +34,12 @@ def debates_enqueue(
 ) -> None:
     """Send one :func:`~debates.tasks.run_debate` message per debate to ``queue`` (after
     ``countdown`` seconds) once the transaction commits (at once when there is none)."""
-    from debates.tasks import run_debate
-
     ids = list(debate_ids)
     if not ids:
         return
 
     def send() -> None:
+        run_debate = task_named(RUN_DEBATE_TASK)
         for pk in ids:
             # celery-types says countdown: float; Celery takes None as "no delay".
             run_debate.apply_async((pk,), countdown=countdown, queue=queue)  # type: ignore[arg-type]

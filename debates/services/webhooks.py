@@ -41,7 +41,7 @@ from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
-from core.broker import tasks_run_in_process
+from core.broker import task_named, tasks_run_in_process
 from core.tokens import webhook_secret_get, webhook_signature
 from debates.models import DebateJob, WebhookDelivery
 from debates.services.common import ERROR_CHARS, DebateJobError, error_text
@@ -64,6 +64,8 @@ CLAIM_SECONDS = 120.0  # a claimed delivery is not sent again before this (a cra
 RESEND_GRACE_SECONDS = 30.0  # due this long without being claimed: its message was lost
 COUNTDOWN_MAX_SECONDS = 300.0  # longer retries are left to the sweep, not held by the broker
 USER_AGENT = "DREAM-Assess-webhook/1"
+#: The registered name of :func:`debates.tasks.deliver_webhook` (one delivery attempt).
+DELIVER_WEBHOOK_TASK = "debates.deliver_webhook"
 
 Event = WebhookDelivery.Event
 
@@ -182,8 +184,7 @@ def webhook_dispatch(*, delivery_id: int, countdown: float = 0.0) -> None:
     if not tasks_run_in_process():
         if countdown > COUNTDOWN_MAX_SECONDS:
             return
-        from debates.tasks import deliver_webhook
-
+        deliver_webhook = task_named(DELIVER_WEBHOOK_TASK)
         # celery-types says countdown: float; Celery takes None as "no delay".
         deliver_webhook.apply_async((delivery_id,), countdown=countdown or None)  # type: ignore[arg-type]
         return

@@ -3,7 +3,7 @@ with an rpm limit is called through the shared (Redis) rate limit."""
 
 import pytest
 
-from debates.ratelimit import RateLimitedClient
+from debates.llm.ratelimit import RateLimitedClient
 from debates.services import agent_client_get
 from debates.services.launch import JobSpec, debate_job_launch
 

@@ -10,7 +10,7 @@ A 65 + 78 = 143, B 130 + 195 = 325, together 468.
 import pytest
 
 from debates import estimate, prompts
-from debates.engine import PairText, _debate_builder
+from debates.engine import PairText, debate_builder
 from debates.llm.openai_backend import estimate_tokens
 from debates.prices import Price
 
@@ -90,7 +90,7 @@ def test_a_round_one_prompt_is_counted_as_the_engine_builds_it(version):
     text = PairText("q1", pair.query, "d2", pair.title, pair.chunk, pair.answers)
     counts = []
     for agent, stance in prompts.AGENT_STANCES.items():
-        build = _debate_builder(
+        build = debate_builder(
             pair=text,
             agent=agent,
             stance=stance,

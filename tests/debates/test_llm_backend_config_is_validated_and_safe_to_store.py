@@ -8,13 +8,13 @@ import json
 import pytest
 
 from debates.llm.base import LLMClient
+from debates.llm.ratelimit import LocalRateLimiter, RateLimitedClient
 from debates.llm.registry import (
     backend_key,
     client_from_config,
     describe_backend,
     validate_backend_config,
 )
-from debates.ratelimit import LocalRateLimiter, RateLimitedClient
 
 
 @pytest.mark.parametrize("config", [None, {}, {"backend": "embedded"}])

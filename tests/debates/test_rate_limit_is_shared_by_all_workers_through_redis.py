@@ -1,4 +1,4 @@
-"""The Redis limiter (debates.ratelimit) holds across processes and threads on real Redis."""
+"""The Redis limiter (debates.llm.ratelimit) holds across processes and threads on real Redis."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import uuid
 import pytest
 import redis
 
-from debates.ratelimit import KEY_PREFIX, RateLimitTimeout, RedisRateLimiter
+from debates.llm.ratelimit import KEY_PREFIX, RateLimitTimeout, RedisRateLimiter
 
 REDIS_URL = os.environ.get("DREAM_TEST_RATE_LIMIT_REDIS_URL", "redis://127.0.0.1:6379/12")
 

@@ -1,11 +1,11 @@
-"""The GCRA rule of debates.ratelimit on hand-worked times, and the in-process limiter."""
+"""The GCRA rule of debates.llm.ratelimit on hand-worked times, and the in-process limiter."""
 
 from __future__ import annotations
 
 import pytest
 
 from debates.llm.base import TransientLLMError
-from debates.ratelimit import LocalRateLimiter, RateLimitTimeout, gcra
+from debates.llm.ratelimit import LocalRateLimiter, RateLimitTimeout, gcra
 
 
 class FakeClock:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from debates.llm.base import GenerationParams, LLMResult, TransientLLMError
-from debates.ratelimit import LocalRateLimiter, RateLimitedClient, limiter_url
+from debates.llm.ratelimit import LocalRateLimiter, RateLimitedClient, limiter_url
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 
