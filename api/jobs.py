@@ -38,7 +38,6 @@ from debates.services import (
     debate_job_launch,
     debate_job_pause,
     debate_job_progress,
-    debate_job_resume,
 )
 from debates.services.common import MAX_CONCURRENCY, MAX_GOLD_SHARE
 from debates.services.idempotency import (
@@ -53,7 +52,7 @@ from debates.services.launch import (
     MAX_TEMPERATURE,
     MIN_MAX_TOKENS,
     DuplicateJobError,
-    debate_job_run_in_background,
+    debate_job_resume_launch,
     debate_job_warnings,
 )
 
@@ -258,11 +257,7 @@ def _control(request: HttpRequest, job_id: int, action: str) -> JobOut:
         elif action == "cancel":
             debate_job_cancel(job=job)
         else:
-            from core.broker import tasks_run_in_process
-
-            debate_job_resume(job=job, enqueue=not tasks_run_in_process())
-            if job.status == DebateJob.Status.RUNNING:
-                debate_job_run_in_background(job_id=job.pk)
+            debate_job_resume_launch(job=job, background=True)
     except DebateJobError as exc:
         raise HttpError(409, str(exc)) from None
     return _job_out(job)

@@ -21,7 +21,6 @@ from django.conf import settings
 from django.db.models import Count, F
 from tqdm import tqdm
 
-from core.broker import tasks_run_in_process
 from corpora.models import Dataset, Pool, QrelSet, Run
 from corpora.services import (
     PoolError,
@@ -38,8 +37,7 @@ from debates.services import (
     agent_config_validate,
     debate_job_launch,
     debate_job_progress,
-    debate_job_resume,
-    debate_job_start,
+    debate_job_resume_launch,
     debate_job_wait,
     job_agents_describe,
     job_scale_describe,
@@ -168,11 +166,10 @@ def _job_ensure(
     if human_budget is not None and human_budget != job.human_budget:
         debate_job_budget_set(job=job, budget=human_budget)
         echo(f"  human budget set to {human_budget:,} pairs")
-    if job.status == DebateJob.Status.PAUSED:
-        debate_job_resume(job=job, enqueue=not tasks_run_in_process())
-    elif job.status == DebateJob.Status.RUNNING:
-        # Records the start if it was never started; with a broker, enqueues what is pending.
-        debate_job_start(job=job, enqueue=not tasks_run_in_process())
+    if job.status in (DebateJob.Status.PAUSED, DebateJob.Status.RUNNING):
+        # A running job records its start if it was never started; with a broker, what is
+        # pending is enqueued (again).
+        debate_job_resume_launch(job=job, interrupted=True)
     return job
 
 

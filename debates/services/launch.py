@@ -35,7 +35,12 @@ from debates.services.common import (
     default_max_tokens,
 )
 from debates.services.human import debate_job_budget_set
-from debates.services.jobs import debate_job_start, debates_add
+from debates.services.jobs import (
+    debate_job_resume,
+    debate_job_retry_failed,
+    debate_job_start,
+    debates_add,
+)
 from debates.services.progress import JobProgress, debate_job_progress
 from debates.services.run import debate_job_run_inline
 from debates.services.webhooks import webhook_callback_validate
@@ -321,14 +326,57 @@ def debate_job_launch(
         if spec.human_budget is not None:
             debate_job_budget_set(job=job, budget=spec.human_budget)
         if start:
-            in_process = tasks_run_in_process()
             # A batch job makes no direct calls: its rounds go out with debate_batch.
-            debate_job_start(job=job, enqueue=not in_process and not spec.batch)
-            if in_process and background and not spec.batch:
+            debate_job_begin(job=job)
+            if background and not spec.batch:
                 debate_job_run_in_background(job_id=job.pk)
     for warning in debate_job_warnings(job=job):
         log.warning("job %s: %s", job.pk, warning)
     return job
+
+
+def debate_job_begin(*, job: DebateJob, here: bool = False) -> int:
+    """Start a running job made with ``debate_job_launch(start=False)`` (benches time it from
+    here): its pending debates go to the workers after commit when a broker is configured,
+    else (or with ``here``) nothing is sent and the caller runs them
+    (:func:`debate_job_wait`, :func:`~debates.services.run.debate_job_run_inline`). A batch
+    job sends nothing either. Returns the number of pending debates. Raises DebateJobError
+    unless the job is running."""
+    enqueue = not here and not tasks_run_in_process() and not job.batch
+    return debate_job_start(job=job, enqueue=enqueue)
+
+
+def debate_job_resume_launch(
+    *, job: DebateJob, background: bool = False, interrupted: bool = False
+) -> int:
+    """Resume a paused job where launch would run it: with a broker its pending debates are
+    enqueued after commit; without one the caller runs them (:func:`debate_job_wait`) or, with
+    ``background``, a daemon thread of this process does once the transaction commits.
+
+    ``interrupted``: a running job (its process stopped, e.g. Ctrl-C, or a pipeline run
+    again) is continued as well: its start is recorded if it never was and, with a broker,
+    its pending debates are enqueued again (a debate queued twice runs once). Returns the
+    number of pending debates. Raises DebateJobError unless the job is paused (or, with
+    ``interrupted``, running)."""
+    enqueue = not tasks_run_in_process()
+    if interrupted and job.status == DebateJob.Status.RUNNING:
+        count = debate_job_start(job=job, enqueue=enqueue and not job.batch)
+    else:
+        count = debate_job_resume(job=job, enqueue=enqueue)
+    if background and job.status == DebateJob.Status.RUNNING:
+        debate_job_run_in_background(job_id=job.pk)
+    return count
+
+
+def debate_job_retry_launch(*, job: DebateJob, background: bool = False) -> int:
+    """Give the job's failed debates back (:func:`~debates.services.jobs.debate_job_retry_failed`)
+    and run them as launch would: enqueued with a broker; without one run by the caller or,
+    with ``background``, by a daemon thread of this process after commit. Returns how many.
+    Raises DebateJobError for a cancelled job."""
+    count = debate_job_retry_failed(job=job, enqueue=not tasks_run_in_process())
+    if background and job.status == DebateJob.Status.RUNNING:
+        debate_job_run_in_background(job_id=job.pk)
+    return count
 
 
 def debate_job_warnings(*, job: DebateJob) -> list[str]:
