@@ -196,6 +196,26 @@ SAME_DEBATES = (
 )
 
 
+def _same_debates(
+    spec: JobSpec, agents: tuple[AgentConfig, AgentConfig], config: DebateConfig
+) -> dict[str, Any]:
+    """The :data:`SAME_DEBATES` fields of the job ``spec`` makes, as stored."""
+    return {
+        "agent_a": agents[0].dump(),
+        "agent_b": agents[1].dump(),
+        "rounds": config.rounds,
+        "temperature": config.temperature,
+        "max_tokens": config.max_tokens,
+        "max_tokens_cap": config.max_tokens_cap,
+        "prompt_version": config.prompt_version,
+        "scale": config.scale,
+        "max_grade": config.max_grade,
+        "consensus": config.consensus,
+        "pair_limit": spec.limit,
+        "batch": spec.batch,
+    }
+
+
 def _duplicate_refuse(pool: Pool, same: dict[str, Any]) -> None:
     """Raise DuplicateJobError when a running or paused job of ``pool`` has ``same``
     (the :data:`SAME_DEBATES` fields). Locks the pool row first, so concurrent launches on
@@ -339,20 +359,7 @@ def debate_job_launch(
         note = text_clean(spec.note, field="note", max_length=NOTE_MAX)
     except NameRefused as exc:
         raise DebateJobError(str(exc)) from None
-    same = {
-        "agent_a": config_a.dump(),
-        "agent_b": config_b.dump(),
-        "rounds": config.rounds,
-        "temperature": config.temperature,
-        "max_tokens": config.max_tokens,
-        "max_tokens_cap": config.max_tokens_cap,
-        "prompt_version": config.prompt_version,
-        "scale": config.scale,
-        "max_grade": config.max_grade,
-        "consensus": config.consensus,
-        "pair_limit": spec.limit,
-        "batch": spec.batch,
-    }
+    same = _same_debates(spec, (config_a, config_b), config)
     with transaction.atomic():
         if not spec.allow_duplicate:
             _duplicate_refuse(spec.pool, same)
