@@ -64,7 +64,7 @@ def test_a_context_window_out_of_range_is_refused_naming_the_field():
     with pytest.raises(DebateJobError) as caught:
         backend_flags_configs(opts)
     assert str(caught.value) == (
-        "agent A: context_window: must be between 256 and 10000000, got 100"
+        "backend: context_window: must be between 256 and 10000000, got 100"
     )
 
 
@@ -98,5 +98,5 @@ def test_the_pipeline_takes_reasoning_options_and_budgets_for_both_agents():
     assert (config["reasoning_effort"], config["extra_body"]) == ("low", {"top_k": 20})
     assert opts["max_tokens"] is None  # the backend's default: 2048 for openai
     opts = parse(pipeline, "scifact", *OPENAI, "--extra-body", "{nope")
-    with pytest.raises(DebateJobError, match="agent A: extra_body: not JSON"):
+    with pytest.raises(DebateJobError, match="backend: extra_body: not JSON"):
         backend_flags_configs(opts)

@@ -258,8 +258,15 @@ def backend_configs(opts: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any
 def backend_flags_configs(opts: dict[str, Any]) -> tuple[AgentConfig, AgentConfig]:
     """Agent A's and agent B's typed configs from the backend flags
     (:func:`backend_configs`, then :func:`~debates.services.backends.agent_config_build`).
-    Raises DebateJobError naming the agent and the field."""
+    Raises DebateJobError naming the agent and the field; a command whose flags are one
+    config for both agents (no ``-b`` flags: ``pipeline``, ``demo``) names it "backend"."""
     raw_a, raw_b = backend_configs(opts)
+    if "backend_b" not in opts:
+        try:
+            config = agent_config_build(fields=raw_a, agent="A")
+        except DebateJobError as exc:
+            raise DebateJobError(f"backend: {str(exc).removeprefix('agent A: ')}") from None
+        return config, config
     return (
         agent_config_build(fields=raw_a, agent="A"),
         agent_config_build(fields=raw_b, agent="B"),
