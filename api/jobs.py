@@ -10,12 +10,23 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from types import UnionType
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    Optional,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 from django.db import transaction
 from django.http import HttpRequest, StreamingHttpResponse
 from ninja import Field, Header, Query, Router, Schema, Status
 from ninja.errors import HttpError
+from pydantic import create_model
 
 from assess.evaluation.rebench import RebenchError, rebench_compute
 from assess.evaluation.tables import rebench_tables
@@ -28,7 +39,6 @@ from assess.refined.refine import (
 from assess.refined.selectors import refined_costs, refinements_of
 from assess.review.selectors import job_agreement, job_audit, job_queue_counts
 from core.fixes import error_worded
-from debates.engine import MAX_ROUNDS
 from debates.models import DebateJob
 from debates.rubric import MAX_GRADE
 from debates.services import (
@@ -38,23 +48,20 @@ from debates.services import (
     debate_job_launch,
     debate_job_pause,
     debate_job_progress,
-    debate_job_resume,
 )
-from debates.services.common import MAX_CONCURRENCY, MAX_GOLD_SHARE
+from debates.services.backends import agent_config_build
 from debates.services.idempotency import (
     IdempotencyKeyError,
     IdempotencyKeyReused,
     job_create_idempotent,
 )
 from debates.services.launch import (
-    MAX_JUDGMENTS_PER_PAIR,
-    MAX_MAX_TOKENS,
-    MAX_PAIRS,
-    MAX_TEMPERATURE,
-    MIN_MAX_TOKENS,
     DuplicateJobError,
-    debate_job_run_in_background,
+    JobOptions,
+    debate_job_resume_launch,
     debate_job_warnings,
+    job_option_default,
+    job_option_names,
 )
 
 from .common import (
@@ -75,8 +82,40 @@ from .errors import error_responses
 router = Router(tags=["jobs"])
 
 
-class JobIn(StrictIn):
-    """A new debate job: the options of the job form, with its ranges (the launch service
+def _whole(annotation: Any) -> Any:
+    """``annotation`` with every whole-number part taking ``3.0`` as 3 (:data:`WHOLE`, after
+    its range, or the document loses the range); other types as they are."""
+    if annotation is int:
+        return Whole
+    if get_origin(annotation) is Annotated and get_args(annotation)[0] is int:
+        return Annotated[annotation, WHOLE]  # nested: Annotated[int, range, WHOLE]
+    args = get_args(annotation)
+    if get_origin(annotation) in (Union, UnionType) and type(None) in args and len(args) == 2:
+        inner = next(arg for arg in args if arg is not type(None))
+        return Optional[_whole(inner)]  # noqa: UP045 (built at run time, not written)
+    return annotation
+
+
+def _job_in() -> type[StrictIn]:
+    """The input schema of a new job, built from :class:`~debates.services.launch.JobOptions`
+    (its types, ranges and defaults, in its order): only the pool (an id), the agents (JSON
+    backend configs, parsed at the launch) and the typed ``api_keys`` are the API's own."""
+    hints = get_type_hints(JobOptions, include_extras=True)
+    own: dict[str, Any] = {
+        "pool": (Whole, Field(..., ge=1, le=MAX_ID)),
+        "agent_a": (dict[str, Any] | None, None),
+        "agent_b": (dict[str, Any] | None, None),
+    }
+    options = {
+        name: (_whole(hints[name]), job_option_default(name))
+        for name in job_option_names(api=True)
+        if name not in own
+    }
+    schema: dict[str, Any] = {**own, **options, "api_keys": (dict[str, str] | None, None)}
+    return create_model("JobIn", __base__=StrictIn, __doc__=JOB_IN_DOC, **schema)
+
+
+JOB_IN_DOC = """A new debate job: the options of the job form, with its ranges (the launch service
     checks them again). ``agent_a`` and ``agent_b`` are backend configs (``{"backend":
     "openai", "model": ..., "base_url": ..., "reasoning_effort": ...}``; None: the embedded
     model; ``agent_b`` None: as agent A), never holding a key: ``api_keys`` ({"A": key, "B":
@@ -84,29 +123,19 @@ class JobIn(StrictIn):
     as batch files (advanced with ``debate_batch``). ``allow_duplicate``: launch even when a
     running or paused job of the pool has the same debate settings (else 409)."""
 
-    pool: Whole = Field(..., ge=1, le=MAX_ID)
-    agent_a: dict[str, Any] | None = None
-    agent_b: dict[str, Any] | None = None
-    rounds: Whole = Field(2, ge=1, le=MAX_ROUNDS)
-    temperature: float = Field(0.0, ge=0.0, le=MAX_TEMPERATURE)
-    max_tokens: Annotated[int, Field(ge=MIN_MAX_TOKENS, le=MAX_MAX_TOKENS), WHOLE] | None = None
-    max_tokens_cap: Annotated[int, Field(ge=MIN_MAX_TOKENS, le=MAX_MAX_TOKENS), WHOLE] | None = None
-    scale: Literal["binary", "graded"] = "binary"
-    consensus: Literal["exact", "binary"] = "exact"
-    # "" the scale's newest; e.g. "dream-v1" to reproduce a job
-    prompt_version: str = Field("", max_length=50)
-    limit: Annotated[int, Field(ge=1, le=MAX_PAIRS), WHOLE] | None = None
-    judgments_per_pair: Whole = Field(1, ge=1, le=MAX_JUDGMENTS_PER_PAIR)
-    audit_share: float = Field(0.02, ge=0.0, le=1.0)
-    # share of each annotator's pairs that are known-answer pairs
-    gold_share: float = Field(0.05, ge=0.0, le=MAX_GOLD_SHARE)
-    human_budget: Annotated[int, Field(ge=0, le=MAX_PAIRS), WHOLE] | None = None
-    concurrency: Annotated[int, Field(ge=1, le=MAX_CONCURRENCY), WHOLE] | None = None
-    note: str = Field("", max_length=200)
-    callback_url: str = Field("", max_length=500)
-    batch: bool = False
-    api_keys: dict[str, str] | None = None
-    allow_duplicate: bool = False  # launch even when an open job has the same settings
+if TYPE_CHECKING:
+
+    class JobIn(StrictIn):
+        """What the code reads of :func:`_job_in`'s schema by name (its own fields)."""
+
+        pool: int
+        agent_a: dict[str, Any] | None
+        agent_b: dict[str, Any] | None
+        api_keys: dict[str, str] | None
+
+else:
+    # Built once, at import: django-ninja reads it as any declared schema.
+    JobIn = _job_in()
 
 
 class JobOut(Schema):
@@ -202,14 +231,18 @@ def job_create(
     user) answers the first answer again and launches nothing; the key with another body
     is a 409. Without ``allow_duplicate``, a running or paused job of the pool with the
     same debate settings is a 409."""
-    fields = payload.dict(exclude={"pool", "api_keys"})
-    spec = JobSpec(pool=pool_or_404(payload.pool), **fields)
+    fields = payload.dict(exclude={"pool", "api_keys", "agent_a", "agent_b"})
+    pool = pool_or_404(payload.pool)
 
     def create() -> tuple[DebateJob, int, dict[str, Any]]:
         # untrusted: only the endpoints, key variables and model files the operator allows
         # (an admin token is not a shell on the server).
+        agent_a, agent_b = (
+            None if raw is None else agent_config_build(fields=raw, agent=name, untrusted=True)
+            for name, raw in (("A", payload.agent_a), ("B", payload.agent_b))
+        )
         job = debate_job_launch(
-            spec=spec,
+            spec=JobSpec(pool=pool, agent_a=agent_a, agent_b=agent_b, **fields),
             created_by=request.user,
             api_keys=payload.api_keys,
             background=True,
@@ -258,11 +291,7 @@ def _control(request: HttpRequest, job_id: int, action: str) -> JobOut:
         elif action == "cancel":
             debate_job_cancel(job=job)
         else:
-            from core.broker import tasks_run_in_process
-
-            debate_job_resume(job=job, enqueue=not tasks_run_in_process())
-            if job.status == DebateJob.Status.RUNNING:
-                debate_job_run_in_background(job_id=job.pk)
+            debate_job_resume_launch(job=job, background=True)
     except DebateJobError as exc:
         raise HttpError(409, str(exc)) from None
     return _job_out(job)

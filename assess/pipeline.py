@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,6 @@ from django.conf import settings
 from django.db.models import Count, F
 from tqdm import tqdm
 
-from core.broker import tasks_run_in_process
 from corpora.models import Dataset, Pool, QrelSet, Run
 from corpora.services import (
     PoolError,
@@ -31,6 +30,7 @@ from corpora.services import (
     run_create,
     run_retrieve,
 )
+from debates.llm.config import AgentConfig
 from debates.models import Debate, DebateJob
 from debates.services import (
     DebateJobError,
@@ -38,8 +38,7 @@ from debates.services import (
     agent_config_validate,
     debate_job_launch,
     debate_job_progress,
-    debate_job_resume,
-    debate_job_start,
+    debate_job_resume_launch,
     debate_job_wait,
     job_agents_describe,
     job_scale_describe,
@@ -50,6 +49,7 @@ from debates.services.human import (
     debate_job_budget_set,
     debate_job_gold_share_set,
 )
+from debates.services.launch import JobOptions
 from debates.services.progress import JobProgress
 
 from .evaluation.rebench import RebenchError, rebench_compute
@@ -79,6 +79,58 @@ class PipelineReport:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
+# The human side of a job: a reused job keeps its own values unless the run gives one.
+HUMAN_OPTIONS = frozenset({"audit_share", "gold_share", "human_budget"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class PipelineSpec:
+    """What one pipeline run does: the debate job's options (``job``; its ``agent_a`` is
+    both agents' config, None the embedded model; its ``note`` is "pipeline") and the
+    pipeline's own.
+
+    ``retrievers`` are built-in retrievers (``bm25``, ``dense``) whose runs (top ``k`` for the
+    queries judged in ``qrels``) are created or reused; ``depth`` is the pool depth;
+    ``queries`` bounds the pool to the first N judged query ids (code-point order; None: all).
+    Consensus grades go into the refined set as they are, a binary label 1 as
+    ``relevant_grade``. The re-benchmark counts grade >= ``rel_level`` as relevant and, with
+    ``exp_gain``, adds nDCG@10 with gains 2^grade - 1. A batch-mode job's batches are polled
+    every ``batch_poll_seconds``. The refined qrel set (default name
+    ``<qrels>-dream-<pool>``) is written as TREC qrels to ``out_dir`` (default
+    ``var/exports``). ``human_given``: the options of :data:`HUMAN_OPTIONS` the run sets on
+    a reused job (the others keep the job's values; a new job takes ``job``'s).
+    """
+
+    job: JobOptions = field(default_factory=JobOptions)
+    human_given: frozenset[str] = frozenset()
+    retrievers: Sequence[str] = ("bm25", "dense")
+    depth: int = 10
+    queries: int | None = None
+    qrels: str = "test"
+    k: int = 100
+    refined_name: str | None = None
+    out_dir: Path | None = None
+    relevant_grade: int = 1
+    rel_level: int = 1
+    exp_gain: bool = False
+    batch_poll_seconds: float = 30.0
+
+    @classmethod
+    def of(cls, *, agent: AgentConfig | None = None, **options: Any) -> PipelineSpec:
+        """A spec from keywords: ``agent`` (both agents), any :class:`PipelineSpec` field and
+        any job option (:class:`~debates.services.launch.JobOptions`); the human-side options
+        given are ``human_given``. Raises TypeError for a name that is neither."""
+        own = {f.name for f in fields(cls)} - {"job", "human_given"}
+        job = {name: value for name, value in options.items() if name not in own}
+        given = HUMAN_OPTIONS & {name for name, value in job.items() if value is not None}
+        job = {name: value for name, value in job.items() if value is not None}
+        return cls(
+            job=JobOptions(agent_a=agent, **job),
+            human_given=frozenset(given),
+            **{name: value for name, value in options.items() if name in own},
+        )
+
+
 def _run_ensure(*, dataset: Dataset, retriever: str, qrels: str, k: int, echo: Echo) -> Run:
     run = Run.objects.filter(dataset=dataset, name=retriever).first()
     if run is None or run.status != Run.Status.DONE:
@@ -96,24 +148,7 @@ def _first_queries(qrel_set: QrelSet, limit: int | None) -> list[str]:
     return ids[:limit] if limit else []
 
 
-def _job_ensure(
-    *,
-    pool: Pool,
-    pairs: int,
-    agent: dict[str, Any] | None,
-    rounds: int,
-    echo: Echo,
-    scale: str = "binary",
-    consensus: str = "exact",
-    concurrency: int | None = None,
-    audit_share: float | None = None,
-    gold_share: float | None = None,
-    human_budget: int | None = None,
-    max_tokens: int | None = None,
-    max_tokens_cap: int | None = None,
-    prompt_version: str = "",
-    batch: bool = False,
-) -> DebateJob:
+def _job_ensure(*, pool: Pool, pairs: int, spec: PipelineSpec, echo: Echo) -> DebateJob:
     """The pool's debate job: the existing one when it debates the same pairs with the same
     agents, R, scale and consensus rule (and ``prompt_version``, when one is asked: ""
     reuses the job's, e.g. a dream-v1 job made before dream-v2), else a new one (""
@@ -121,7 +156,8 @@ def _job_ensure(
     other agents, another R, scale, rule or asked prompt version, or has grown since (another
     retriever): final labels are per pool, so a second job's labels would mix with the
     first's."""
-    config = agent_config_validate(agent).dump()
+    options = spec.job
+    agent = agent_config_validate(options.agent_a)
     job = (
         DebateJob.objects.filter(pool=pool)
         .exclude(status=DebateJob.Status.CANCELLED)
@@ -129,51 +165,45 @@ def _job_ensure(
         .first()
     )
     if job is None:
-        spec = JobSpec(
-            pool=pool,
-            agent_a=config,
-            agent_b=config,
-            rounds=rounds,
-            max_tokens=max_tokens,
-            max_tokens_cap=max_tokens_cap,
-            scale=scale,
-            consensus=consensus,
-            prompt_version=prompt_version,
-            human_budget=human_budget,
-            note="pipeline",
-            concurrency=concurrency,
-            batch=batch,
+        job = debate_job_launch(
+            spec=JobSpec.of(
+                pool=pool, options=options, agent_a=agent, agent_b=agent, note="pipeline"
+            )
         )
-        if audit_share is not None:  # else JobSpec's default
-            spec = replace(spec, audit_share=audit_share)
-        if gold_share is not None:
-            spec = replace(spec, gold_share=gold_share)
-        job = debate_job_launch(spec=spec)
+        budget = options.human_budget
         echo(
-            f"debate job {job.pk}: {job.debates.count()} pairs, R = {rounds}"
+            f"debate job {job.pk}: {job.debates.count()} pairs, R = {options.rounds}"
             f"{job_scale_describe(job)}, "
             f"audit share {job.audit_share:.0%} of agreed labels"
-            + (f", human budget {human_budget:,} pairs" if human_budget is not None else "")
+            + (f", human budget {budget:,} pairs" if budget is not None else "")
         )
         return job
-    asked = (config, config, rounds, scale, consensus if scale == "graded" else job.consensus)
-    _job_reuse_check(job, asked=asked, pairs=pairs, prompt_version=prompt_version)
+    config = agent.dump()
+    consensus = options.consensus if options.scale == "graded" else job.consensus
+    asked = (config, config, options.rounds, options.scale, consensus)
+    _job_reuse_check(job, asked=asked, pairs=pairs, prompt_version=options.prompt_version)
     echo(f"debate job {job.pk}: reused ({job.status})")
-    if audit_share is not None and audit_share != job.audit_share:
-        # The audit draw is monotone in the share: raising it only adds audits.
-        debate_job_audit_share_set(job=job, share=audit_share)
-        echo(f"  audit share set to {audit_share:.0%} of agreed labels")
-    if gold_share is not None and gold_share != job.gold_share:
-        debate_job_gold_share_set(job=job, share=gold_share)
-    if human_budget is not None and human_budget != job.human_budget:
-        debate_job_budget_set(job=job, budget=human_budget)
-        echo(f"  human budget set to {human_budget:,} pairs")
-    if job.status == DebateJob.Status.PAUSED:
-        debate_job_resume(job=job, enqueue=not tasks_run_in_process())
-    elif job.status == DebateJob.Status.RUNNING:
-        # Records the start if it was never started; with a broker, enqueues what is pending.
-        debate_job_start(job=job, enqueue=not tasks_run_in_process())
+    _human_side_set(job, spec, echo)
+    if job.status in (DebateJob.Status.PAUSED, DebateJob.Status.RUNNING):
+        # A running job records its start if it was never started; with a broker, what is
+        # pending is enqueued (again).
+        debate_job_resume_launch(job=job, interrupted=True)
     return job
+
+
+def _human_side_set(job: DebateJob, spec: PipelineSpec, echo: Echo) -> None:
+    """Set the human-side options the run gives (``spec.human_given``) on a reused job."""
+    options, given = spec.job, spec.human_given
+    if "audit_share" in given and options.audit_share != job.audit_share:
+        # The audit draw is monotone in the share: raising it only adds audits.
+        debate_job_audit_share_set(job=job, share=options.audit_share)
+        echo(f"  audit share set to {options.audit_share:.0%} of agreed labels")
+    if "gold_share" in given and options.gold_share != job.gold_share:
+        debate_job_gold_share_set(job=job, share=options.gold_share)
+    budget = options.human_budget
+    if "human_budget" in given and budget is not None and budget != job.human_budget:
+        debate_job_budget_set(job=job, budget=budget)
+        echo(f"  human budget set to {budget:,} pairs")
 
 
 def _job_reuse_check(
@@ -243,113 +273,62 @@ def _debates_run(
         bar.close()
 
 
-def pipeline_run(
-    *,
-    dataset: Dataset,
-    retrievers: Sequence[str] = ("bm25", "dense"),
-    depth: int = 10,
-    queries: int | None = None,
-    qrels: str = "test",
-    agent: dict[str, Any] | None = None,
-    rounds: int = 2,
-    scale: str = "binary",
-    consensus: str = "exact",
-    concurrency: int | None = None,
-    k: int = 100,
-    refined_name: str | None = None,
-    out_dir: Path | None = None,
-    echo: Echo = print,
-    audit_share: float | None = None,
-    gold_share: float | None = None,
-    human_budget: int | None = None,
-    relevant_grade: int = 1,
-    rel_level: int = 1,
-    exp_gain: bool = False,
-    max_tokens: int | None = None,
-    max_tokens_cap: int | None = None,
-    prompt_version: str = "",
-    batch: bool = False,
-    batch_poll_seconds: float = 30.0,
-) -> PipelineReport:
-    """Run the main job on ``dataset`` and echo each step's summary.
+def pipeline_run(*, dataset: Dataset, spec: PipelineSpec, echo: Echo = print) -> PipelineReport:
+    """Run the main job on ``dataset`` as ``spec`` says (:class:`PipelineSpec`) and echo each
+    step's summary.
 
-    ``retrievers`` are built-in retrievers (``bm25``, ``dense``) whose runs (top ``k`` for the
-    queries judged in ``qrels``) are created or reused; ``depth`` is the pool depth;
-    ``queries`` bounds the pool to the first N judged query ids (code-point order; None: all);
-    ``agent`` is the backend config of both debaters (None: embedded); ``rounds`` is R;
-    ``scale`` "graded" asks for grades 0..G (G the top grade of ``qrels``) with the
-    ``consensus`` rule "exact" or "binary" (docs/debates-and-backends.md, "Graded debates");
-    consensus grades go into the refined set as they are, a binary label 1 as
-    ``relevant_grade``. The re-benchmark counts grade >= ``rel_level`` as relevant and, with
-    ``exp_gain``, adds nDCG@10 with gains 2^grade - 1. ``concurrency``: debates at once in
-    this process (None: 16 for openai agents, 1 for embedded). ``max_tokens`` is a turn's
-    first budget and ``max_tokens_cap`` the most a re-ask of a cut reply gets (None: 2048
-    for openai agents, else 384; twice that), for a new job.
-    ``batch``: a new job in batch mode, its rounds sent through the agents' server's Batch
-    API (half the price on OpenAI; :mod:`debates.services.batch_api`), polled every
-    ``batch_poll_seconds``. ``prompt_version`` (e.g.
-    "dream-v1" to reproduce an earlier job; "" this code's default for the scale, or the
-    reused job's) must match a reused job's when given. ``audit_share`` (0..1) of
-    agreed labels audited, ``gold_share`` (0..0.5) of each annotator's pairs that are
-    known-answer pairs and ``human_budget`` (pairs for humans, highest impact first):
-    None keeps the job's (2%, 5%, no limit); a reused job takes new values.
-    The refined qrel set (default name ``<qrels>-dream-<pool>``) takes consensus and human
-    labels, with unresolved pairs listed as pending (``allow_partial``), and is written as TREC
-    qrels to ``out_dir`` (default ``var/exports``). Raises the services' errors
-    (RunError, PoolError, DebateJobError, RefineError, RebenchError): PoolError also for an
-    unknown ``qrels`` name or ``queries`` < 1, DebateJobError when the pool was debated
-    before with other agents, another R, another asked prompt version or fewer pairs.
+    Runs, the pool, the debate job and the refined qrel set are created or reused; the refined
+    set takes consensus and human labels, with unresolved pairs listed as pending
+    (``allow_partial``). Raises the services' errors (RunError, PoolError, DebateJobError,
+    RefineError, RebenchError): PoolError also for an unknown ``qrels`` name or ``queries``
+    < 1, DebateJobError when the pool was debated before with other agents, another R,
+    another asked prompt version or fewer pairs.
     """
     steps = _Stopwatch()
     qrel_set = _options_check(
         dataset=dataset,
-        qrels=qrels,
-        queries=queries,
-        relevant_grade=relevant_grade,
-        rel_level=rel_level,
+        qrels=spec.qrels,
+        queries=spec.queries,
+        relevant_grade=spec.relevant_grade,
+        rel_level=spec.rel_level,
     )
     runs = [
-        _run_ensure(dataset=dataset, retriever=r, qrels=qrels, k=k, echo=echo) for r in retrievers
+        _run_ensure(dataset=dataset, retriever=r, qrels=spec.qrels, k=spec.k, echo=echo)
+        for r in spec.retrievers
     ]
     steps.lap("retrieval")
     pool, subset = _pool_ensure(
-        dataset=dataset, qrel_set=qrel_set, runs=runs, depth=depth, queries=queries, echo=echo
+        dataset=dataset,
+        qrel_set=qrel_set,
+        runs=runs,
+        depth=spec.depth,
+        queries=spec.queries,
+        echo=echo,
     )
     pairs = pool.pairs.count()
     steps.lap("pool")
-    job = _job_ensure(
-        pool=pool,
-        pairs=pairs,
-        agent=agent,
-        rounds=rounds,
-        echo=echo,
-        scale=scale,
-        consensus=consensus,
-        concurrency=concurrency,
-        audit_share=audit_share,
-        gold_share=gold_share,
-        human_budget=human_budget,
-        max_tokens=max_tokens,
-        max_tokens_cap=max_tokens_cap,
-        prompt_version=prompt_version,
-        batch=batch,
-    )
+    job = _job_ensure(pool=pool, pairs=pairs, spec=spec, echo=echo)
     progress = _debates_run(
-        job, concurrency=concurrency, echo=echo, batch_poll_seconds=batch_poll_seconds
+        job,
+        concurrency=spec.job.concurrency,
+        echo=echo,
+        batch_poll_seconds=spec.batch_poll_seconds,
     )
     counts = _debates_report(job, progress, echo)
     steps.lap("debates")
-    name = refined_name or f"{qrels}-dream-{pool.name}"
+    name = spec.refined_name or f"{spec.qrels}-dream-{pool.name}"
     refined, path, rows, pending = _refined_ensure(
         pool=pool,
         qrel_set=qrel_set,
         name=name,
-        relevant_grade=relevant_grade,
-        out_dir=Path(out_dir or Path(settings.VAR_DIR) / "exports"),
+        relevant_grade=spec.relevant_grade,
+        out_dir=Path(spec.out_dir or Path(settings.VAR_DIR) / "exports"),
         echo=echo,
     )
     steps.lap("refine")
-    _rebench_report(refined=refined, runs=runs, rel_level=rel_level, exp_gain=exp_gain, echo=echo)
+    _rebench_report(
+        refined=refined, runs=runs, rel_level=spec.rel_level, exp_gain=spec.exp_gain, echo=echo
+    )
     steps.lap("rebenchmark")
     return PipelineReport(
         dataset=dataset.slug,

@@ -195,7 +195,7 @@ def run_stack(
     from django.db.models import Sum
 
     from debates.models import DebateJob
-    from debates.services import JobSpec, debate_job_launch, debate_job_progress, debate_job_start
+    from debates.services import JobSpec, debate_job_begin, debate_job_launch, debate_job_progress
 
     spec = JobSpec(pool=pool, agent_a=agent, agent_b=agent, rounds=rounds, max_tokens=max_tokens)
     job = debate_job_launch(spec=spec, start=False)
@@ -207,7 +207,7 @@ def run_stack(
     )
     try:
         started = time.perf_counter()
-        debate_job_start(job=job)
+        debate_job_begin(job=job)  # a broker is configured: enqueued
         while DebateJob.objects.get(pk=job.pk).status == DebateJob.Status.RUNNING:
             time.sleep(0.05)
         seconds = time.perf_counter() - started

@@ -199,15 +199,15 @@ def run_inline(server: LatencyServer, pool, concurrency: int, *, profile: bool =
     """(b): the job run in this process by ``debate_job_run_inline``."""
     from debates.services import (
         JobSpec,
+        debate_job_begin,
         debate_job_launch,
         debate_job_run_inline,
-        debate_job_start,
     )
 
     a = agent(server)
     spec = JobSpec(pool=pool, agent_a=a, agent_b=a, rounds=2, concurrency=concurrency)
     job = debate_job_launch(spec=spec, start=False)
-    debate_job_start(job=job, enqueue=False)
+    debate_job_begin(job=job, here=True)
     server.reset()
     profiler = None
     if profile:
@@ -235,7 +235,7 @@ def run_celery(server: LatencyServer, pool, concurrency: int, log: Path) -> dict
     import psutil
 
     from debates.models import DebateJob
-    from debates.services import JobSpec, debate_job_launch, debate_job_start
+    from debates.services import JobSpec, debate_job_begin, debate_job_launch
 
     worker = subprocess.Popen(
         [
@@ -276,7 +276,7 @@ def run_celery(server: LatencyServer, pool, concurrency: int, log: Path) -> dict
         process = psutil.Process(worker.pid)
         before = process.cpu_times()
         wall = time.perf_counter()
-        debate_job_start(job=job)
+        debate_job_begin(job=job)  # a broker is configured: enqueued
         while DebateJob.objects.filter(pk=job.pk, status="running").exists():
             time.sleep(0.1)
         wall = time.perf_counter() - wall

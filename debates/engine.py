@@ -92,6 +92,12 @@ class PairText:
     answers: tuple[str, ...] = ()
 
 
+# The paper's defaults: R = 2 rounds at temperature 0 (a job's defaults are these, see
+# debates.services.launch.JobOptions and the DebateJob model).
+DEFAULT_ROUNDS = 2
+DEFAULT_TEMPERATURE = 0.0
+
+
 @dataclass(frozen=True, slots=True)
 class DebateConfig:
     """Debate settings. ``rounds`` is R (1..5), ``max_tokens`` the completion budget of a
@@ -113,8 +119,8 @@ class DebateConfig:
     Paper defaults: R = 2, temperature 0, binary.
     """
 
-    rounds: int = 2
-    temperature: float = 0.0
+    rounds: int = DEFAULT_ROUNDS
+    temperature: float = DEFAULT_TEMPERATURE
     max_tokens: int = 384
     max_tokens_cap: int | None = None
     prompt_version: str = ""

@@ -26,9 +26,10 @@ from debates import prompts
 from debates.engine import MAX_ROUNDS
 from debates.llm.config import EXTRA_BODY_MAX_CHARS, REASONING_EFFORTS, AgentConfig
 from debates.services.backends import (
+    AGENT_FIELD_NAMES,
     KEY_ENVS_SETTING,
-    agent_config_permit,
-    agent_config_validate,
+    agent_config_build,
+    agent_fields_given,
     model_file_permitted,
 )
 from debates.services.common import MAX_CONCURRENCY, DebateJobError
@@ -38,6 +39,8 @@ from debates.services.launch import (
     MAX_PAIRS,
     MIN_MAX_TOKENS,
     JobSpec,
+    job_option_default,
+    job_option_names,
 )
 from debates.services.webhooks import webhook_url_check
 
@@ -204,7 +207,7 @@ class JobLaunchForm(forms.Form):
     b_reasoning_effort = _reasoning_effort_field()
     b_extra_body = _extra_body_field()
     rounds = forms.IntegerField(
-        min_value=1, max_value=MAX_ROUNDS, initial=2, label="Rounds (R)", help_text="1 to 5."
+        min_value=1, max_value=MAX_ROUNDS, label="Rounds (R)", help_text="1 to 5."
     )
     max_tokens = forms.IntegerField(
         required=False,
@@ -227,7 +230,6 @@ class JobLaunchForm(forms.Form):
             ("binary", "binary (relevant / not relevant)"),
             ("graded", "graded (0..G, G = the qrels' top grade)"),
         ],
-        initial="binary",
         required=False,
         label="Scale",
         help_text="Graded: each agent gives a grade with a written rubric.",
@@ -237,14 +239,12 @@ class JobLaunchForm(forms.Form):
             ("exact", "exact: the same grade"),
             ("binary", "binary: the same side, the lower grade"),
         ],
-        initial="exact",
         required=False,
         label="Consensus (graded)",
         help_text="When a round of a graded debate agrees.",
     )
     prompt_version = forms.ChoiceField(
         choices=_prompt_version_choices(),
-        initial="",
         required=False,
         label="Prompt version",
         help_text="Newest: every call of a debate repeats the prompt prefix of the calls "
@@ -254,14 +254,12 @@ class JobLaunchForm(forms.Form):
     judgments_per_pair = forms.IntegerField(
         min_value=1,
         max_value=MAX_JUDGMENTS_PER_PAIR,
-        initial=1,
         label="Human judgments per escalated pair",
     )
     audit_percent = forms.DecimalField(
         min_value=Decimal(0),
         max_value=Decimal(100),
         decimal_places=2,
-        initial=Decimal(2),
         label="Audit share (%)",
         help_text="Share of agreed labels also sent to humans, unmarked.",
     )
@@ -270,7 +268,6 @@ class JobLaunchForm(forms.Form):
         min_value=Decimal(0),
         max_value=Decimal(50),
         decimal_places=2,
-        initial=Decimal(5),
         label="Gold share (%)",
         help_text="Share of each annotator's pairs that are known-answer pairs from the "
         "original qrels, unmarked, to measure the annotator; 0 turns them off (empty: 5). "
@@ -333,32 +330,21 @@ class JobLaunchForm(forms.Form):
 
     def job_spec(self) -> JobSpec:
         """The job this valid form describes (its typed API keys are in
-        ``cleaned_data["api_keys"]``, passed to the launch separately)."""
+        ``cleaned_data["api_keys"]``, passed to the launch separately): every option of
+        :data:`FORM_OPTIONS` from its field, the others at their defaults."""
         data = self.cleaned_data
+        values: dict[str, Any] = {}
+        for option, name in FORM_OPTIONS.items():
+            default, value = job_option_default(option), data.get(name)
+            if option in PERCENT_OPTIONS:
+                value = default if value is None else float(value) / 100.0
+            elif isinstance(default, bool):
+                value = bool(value)
+            elif isinstance(default, str):
+                value = value or default
+            values[option] = value
         return JobSpec(
-            pool=data["pool"],
-            agent_a=data["agent_a"],
-            agent_b=data["agent_b"],
-            rounds=data["rounds"],
-            max_tokens=data.get("max_tokens"),
-            max_tokens_cap=data.get("max_tokens_cap"),
-            scale=data["scale"],
-            consensus=data["consensus"],
-            prompt_version=data["prompt_version"],
-            limit=data["pair_limit"],
-            judgments_per_pair=data["judgments_per_pair"],
-            audit_share=float(data["audit_percent"]) / 100.0,
-            gold_share=(
-                JobSpec.gold_share
-                if data.get("gold_percent") is None
-                else float(data["gold_percent"]) / 100.0
-            ),
-            human_budget=data.get("human_budget"),
-            note=data["note"],
-            concurrency=data["concurrency"],
-            batch=bool(data.get("batch")),
-            callback_url=data.get("callback_url") or "",
-            allow_duplicate=bool(data.get("allow_duplicate")),
+            pool=data["pool"], agent_a=data["agent_a"], agent_b=data["agent_b"], **values
         )
 
     def clean_callback_url(self) -> str:
@@ -373,29 +359,13 @@ class JobLaunchForm(forms.Form):
         backend = data.get(f"{prefix}_backend")
         if backend is None or f"{prefix}_model_path" in self.errors:
             return None
-        config: dict[str, Any] = {"backend": backend}
-        if backend == "embedded":
-            if data.get(f"{prefix}_model_path"):
-                config["model_path"] = data[f"{prefix}_model_path"]
-            if data.get(f"{prefix}_context_window") is not None:
-                config["context_window"] = data[f"{prefix}_context_window"]
-        if backend == "openai":
-            for name in ("model", "base_url", "api_key_env"):
-                value = (data.get(f"{prefix}_{name}") or "").strip()
-                if value:
-                    config[name] = value
-            for name in ("context_window", "timeout", "rpm"):
-                if data.get(f"{prefix}_{name}") is not None:
-                    config[name] = data[f"{prefix}_{name}"]
-            for name in ("reasoning_effort", "extra_body"):
-                value = (data.get(f"{prefix}_{name}") or "").strip()
-                if value:
-                    config[name] = value
+        config = agent_fields_given(
+            {name: data.get(f"{prefix}_{name}") for name in AGENT_FIELD_NAMES}
+        )
         try:
             # The operator's lists first: a refused file is never opened, a refused variable
             # never read (the launch checks again).
-            agent_config_permit(config=config, agent=agent)
-            return agent_config_validate(config, agent=agent)
+            return agent_config_build(fields=config, agent=agent, untrusted=True)
         except DebateJobError as exc:
             message = str(exc)
             # "agent A: FIELD: why", "agent A: model_path PATH: why" or "agent A: FIELD VALUE
@@ -424,9 +394,8 @@ class JobLaunchForm(forms.Form):
         super().clean()
         data = self.cleaned_data
         # Not sent (older pages, scripted posts): the paper's binary method.
-        data["scale"] = data.get("scale") or "binary"
-        data["consensus"] = data.get("consensus") or "exact"
-        data["prompt_version"] = data.get("prompt_version") or ""
+        for option in ("scale", "consensus", "prompt_version"):
+            data[option] = data.get(option) or job_option_default(option)
         try:
             prompts.prompt_version_check(data["prompt_version"], data["scale"])
         except ValueError as exc:
@@ -459,6 +428,36 @@ class JobLaunchForm(forms.Form):
             keys["B"] = keys["A"]
         data["api_keys"] = keys
         return data
+
+
+# The job options the form has a field for, by field name (JobOptions's other options keep
+# their defaults: agents have a group of fields each, see AGENTS; temperature is the paper's
+# 0; a graded job's G comes from the qrels). The fields' initial values are the options'
+# defaults; shares are shown as percentages.
+FORM_NAMES = {"limit": "pair_limit", "audit_share": "audit_percent", "gold_share": "gold_percent"}
+NOT_IN_FORM = ("agent_a", "agent_b", "temperature", "max_grade")
+PERCENT_OPTIONS = ("audit_share", "gold_share")
+FORM_OPTIONS = {
+    option: FORM_NAMES.get(option, option)
+    for option in job_option_names()
+    if option not in NOT_IN_FORM
+}
+
+
+def _percent(share: float) -> Decimal:
+    """``share`` (0..1) as a percentage, written as short as it is (0.02: 2, 0.025: 2.5)."""
+    percent = Decimal(str(share)) * 100
+    whole = percent.to_integral_value()
+    return whole if percent == whole else percent.normalize()
+
+
+def _initial(option: str) -> Any:
+    default = job_option_default(option)
+    return _percent(default) if option in PERCENT_OPTIONS else default
+
+
+for _option, _name in FORM_OPTIONS.items():
+    JobLaunchForm.base_fields[_name].initial = _initial(_option)
 
 
 class HumanBudgetForm(forms.Form):

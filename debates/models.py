@@ -19,7 +19,15 @@ from django.conf import settings
 from django.db import models
 
 from corpora.models import Pair, Pool
+from debates.engine import DEFAULT_ROUNDS, DEFAULT_TEMPERATURE
 from debates.llm.config import AgentConfig
+
+# A new job's human side (debates.services.launch.JobOptions takes them from here): one
+# judgment per escalated pair, 2% of agreed labels audited, 5% of each annotator's pairs
+# known-answer pairs.
+DEFAULT_JUDGMENTS_PER_PAIR = 1
+DEFAULT_AUDIT_SHARE = 0.02
+DEFAULT_GOLD_SHARE = 0.05
 
 
 class DebateJob(models.Model):
@@ -46,8 +54,10 @@ class DebateJob(models.Model):
     agent_b = models.JSONField(
         help_text="Backend config of agent B (initial stance irrelevant); never holds a key."
     )
-    rounds = models.PositiveSmallIntegerField(default=2, help_text="R, the maximum rounds.")
-    temperature = models.FloatField(default=0.0)
+    rounds = models.PositiveSmallIntegerField(
+        default=DEFAULT_ROUNDS, help_text="R, the maximum rounds."
+    )
+    temperature = models.FloatField(default=DEFAULT_TEMPERATURE)
     max_tokens = models.PositiveIntegerField(
         default=384, help_text="Completion budget of a turn's first call (tokens)."
     )
@@ -79,13 +89,14 @@ class DebateJob(models.Model):
         null=True, blank=True, help_text="Only the first N pairs (query id, doc id) were taken."
     )
     judgments_per_pair = models.PositiveSmallIntegerField(
-        default=1, help_text="Human judgments wanted per escalated pair (annotation UI)."
+        default=DEFAULT_JUDGMENTS_PER_PAIR,
+        help_text="Human judgments wanted per escalated pair (annotation UI).",
     )
     audit_share = models.FloatField(
-        default=0.02, help_text="Share of agreed labels sampled for a human audit."
+        default=DEFAULT_AUDIT_SHARE, help_text="Share of agreed labels sampled for a human audit."
     )
     gold_share = models.FloatField(
-        default=0.05,
+        default=DEFAULT_GOLD_SHARE,
         help_text="Share of each annotator's pairs that are known-answer (gold) pairs drawn "
         "from the original qrels, to measure the annotator (assess.review.gold); 0: none.",
     )

@@ -35,7 +35,6 @@ from django.urls import reverse
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_POST
 
-from core.broker import tasks_run_in_process
 from core.htmx import htmx_view, wants_fragment
 from core.roles import Role, role_required, user_has_role
 
@@ -44,16 +43,11 @@ from .models import Debate, DebateJob
 from .services.batch_api import batch_job_overview
 from .services.common import DebateJobError
 from .services.human import debate_job_budget_set
-from .services.jobs import (
-    debate_job_cancel,
-    debate_job_get,
-    debate_job_pause,
-    debate_job_resume,
-    debate_job_retry_failed,
-)
+from .services.jobs import debate_job_cancel, debate_job_get, debate_job_pause
 from .services.launch import (
     debate_job_launch,
-    debate_job_run_in_background,
+    debate_job_resume_launch,
+    debate_job_retry_launch,
     debate_job_warnings,
 )
 from .services.progress import debate_job_progress
@@ -217,11 +211,11 @@ def _callback_shown(url: str) -> str:
 
 ACTIONS = {
     "pause": lambda job: debate_job_pause(job=job),
-    "resume": lambda job: debate_job_resume(job=job, enqueue=not tasks_run_in_process()),
+    # Resumed or retried debates run where a launch runs them: on the workers, or in a
+    # background thread of this process without a broker.
+    "resume": lambda job: debate_job_resume_launch(job=job, background=True),
     "cancel": lambda job: debate_job_cancel(job=job),
-    "retry-failed": lambda job: debate_job_retry_failed(
-        job=job, enqueue=not tasks_run_in_process()
-    ),
+    "retry-failed": lambda job: debate_job_retry_launch(job=job, background=True),
 }
 ACTION_DONE = {
     "pause": "paused",
@@ -244,8 +238,6 @@ def job_control(request: HttpRequest, pk: int, action: str) -> HttpResponse:
         messages.error(request, str(exc))
     else:
         job.refresh_from_db()
-        if action in ("resume", "retry-failed") and job.status == DebateJob.Status.RUNNING:
-            debate_job_run_in_background(job_id=job.pk)
         messages.success(request, f"Job {job.pk} {ACTION_DONE[action]}.")
     return redirect(reverse("debates:job_detail", kwargs={"pk": job.pk}))
 

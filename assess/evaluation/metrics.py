@@ -588,6 +588,17 @@ def _rebench_measures(
     return measures
 
 
+def _rank_changes(before: list[Any], after: list[Any]) -> dict[str, RankChange]:
+    """Each system's rank on the original (``before``) and the refined leaderboard
+    (``after``, rows of :func:`leaderboard`) and how many places it rose, by system name."""
+    rank_before = {row.system: row.rank for row in before}
+    rank_after = {row.system: row.rank for row in after}
+    return {
+        s: RankChange(rank_before[s], rank_after[s], rank_before[s] - rank_after[s])
+        for s in sorted(rank_before)
+    }
+
+
 def rebenchmark(
     original_qrels: Qrels,
     refined_qrels: Qrels,
@@ -644,8 +655,6 @@ def rebenchmark(
         )
 
     before, after = leaderboard(agg_before), leaderboard(agg_after)
-    rank_before = {row.system: row.rank for row in before}
-    rank_after = {row.system: row.rank for row in after}
     tau, tau_p = kendall_tau(
         {s: a[NDCG10] for s, a in agg_before.items()},
         {s: a[NDCG10] for s, a in agg_after.items()},
@@ -655,10 +664,7 @@ def rebenchmark(
         queries=tuple(queries),
         before=before,
         after=after,
-        rank_changes={
-            s: RankChange(rank_before[s], rank_after[s], rank_before[s] - rank_after[s])
-            for s in sorted(runs)
-        },
+        rank_changes=_rank_changes(before, after),
         kendall_tau=tau,
         kendall_p=tau_p,
         per_query_before=pq_before,

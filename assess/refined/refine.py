@@ -326,7 +326,6 @@ def qrels_refine(
         pool = (
             Pool.objects.select_for_update().select_related("dataset", "qrel_set").get(pk=pool.pk)
         )
-        dataset, original = pool.dataset, pool.qrel_set
         people = _annotators_now(exclude_flagged)
         labels, summary = _refine_labels(
             pool,
@@ -337,9 +336,9 @@ def qrels_refine(
             excluded=people.excluded_ids,
         )
         refined = _refined_set_create(pool, name)
-        original_rows = _copy_original(original, refined)
+        original_rows = _copy_original(pool.qrel_set, refined)
         qrel_pk = _refined_rows_write(
-            refined, labels, relevant_grade, exclude_identical=dataset.exclude_identical_ids
+            refined, labels, relevant_grade, exclude_identical=pool.dataset.exclude_identical_ids
         )
         refinement = _refinement_create(
             refined,

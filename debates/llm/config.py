@@ -177,6 +177,11 @@ def validate_backend_config(
     if backend == "embedded":
         return _embedded_config(config, check_file=check_file)
 
+    return _openai_config(config)
+
+
+def _openai_config(config: dict[str, Any]) -> dict[str, Any]:
+    """An openai backend config checked and normalised (see :func:`validate_backend_config`)."""
     model = config.get("model")
     if not isinstance(model, str) or not model.strip():
         raise ValueError("model: required for the openai backend (e.g. gpt-4o-mini)")

@@ -18,7 +18,8 @@ from corpora.models import Pair, Pool
 from corpora.ordering import code_point
 from debates import engine
 from debates.engine import DebateConfig, PairText, TurnRecord
-from debates.llm.base import ChatMessage, GenerationParams, LLMResult
+from debates.llm.base import ChatMessage, GenerationParams, LLMClient, LLMResult
+from debates.llm.config import AgentConfig
 from debates.models import Debate, DebateJob
 from debates.retry import call_with_retry
 from debates.services import backends
@@ -259,7 +260,7 @@ def _evaluation_pool_write(
 def single_judge_run(
     *,
     pool: Pool,
-    agent: dict[str, Any],
+    agent: AgentConfig,
     rounds: int = 1,
     temperature: float = 0.0,
     max_tokens: int = 384,
@@ -291,24 +292,7 @@ def single_judge_run(
         max_grade=1 if max_grade is None else max_grade,
         prompt_version=prompt_version,
     )
-    client = backends.agent_client_get(config=backends.agent_config_validate(agent))
-    attempts = llm_retry_attempts()
-
-    class _Retrying:
-        model = client.model
-
-        @property
-        def context_window(self) -> int:
-            return client.context_window
-
-        def count_tokens(self, text: str) -> int:
-            return client.count_tokens(text)
-
-        def chat(self, messages: list[ChatMessage], params: GenerationParams) -> LLMResult:
-            return call_with_retry(
-                lambda: client.chat(messages, params), attempts=attempts, sleep=sleep
-            )
-
+    judge_client = _retrying(backends.agent_client_get(config=agent), sleep=sleep)
     results: dict[int, TurnRecord | str] = {}
     texts = [
         (pair.pk, pair_text_build(pair=pair))
@@ -319,7 +303,7 @@ def single_judge_run(
     def judge(item: tuple[int, PairText]) -> None:
         pk, text = item
         try:
-            verdict: TurnRecord | str = engine.judge_single(text, _Retrying(), config)
+            verdict: TurnRecord | str = engine.judge_single(text, judge_client, config)
         except LLMError as exc:
             verdict = error_text(exc)
         with lock:
@@ -337,6 +321,29 @@ def single_judge_run(
         with ThreadPoolExecutor(max_workers=min(concurrency, MAX_CONCURRENCY)) as executor:
             list(executor.map(judge, texts))
     return {pk: results[pk] for pk, _ in texts}
+
+
+def _retrying(client: LLMClient, *, sleep: Callable[[float], None]) -> Any:
+    """``client`` whose chat calls are retried on transient errors (:func:`call_with_retry`,
+    :func:`llm_retry_attempts` calls), as a debate's are."""
+    attempts = llm_retry_attempts()
+
+    class _Retrying:
+        model = client.model
+
+        @property
+        def context_window(self) -> int:
+            return client.context_window
+
+        def count_tokens(self, text: str) -> int:
+            return client.count_tokens(text)
+
+        def chat(self, messages: list[ChatMessage], params: GenerationParams) -> LLMResult:
+            return call_with_retry(
+                lambda: client.chat(messages, params), attempts=attempts, sleep=sleep
+            )
+
+    return _Retrying()
 
 
 @dataclass(frozen=True)

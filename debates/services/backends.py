@@ -16,7 +16,7 @@ import hashlib
 import importlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.conf import settings
@@ -137,6 +137,54 @@ def agent_config_validate(
         return AgentConfig.load(config)
     except ValueError as exc:
         raise DebateJobError(f"agent {agent}: {exc}") from None
+
+
+# The fields a form or a command's flags give per backend (a form shows every backend's
+# fields; those of another backend are left out).
+AGENT_FIELDS: dict[str, tuple[str, ...]] = {
+    "embedded": ("model_path", "context_window"),
+    "openai": (
+        "model",
+        "base_url",
+        "api_key_env",
+        "context_window",
+        "timeout",
+        "rpm",
+        "reasoning_effort",
+        "extra_body",
+    ),
+}
+AGENT_FIELD_NAMES = ("backend", *dict.fromkeys(AGENT_FIELDS["openai"] + AGENT_FIELDS["embedded"]))
+
+
+def agent_fields_given(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The backend config that flat values describe (form fields or command flags, by the
+    names of :data:`AGENT_FIELD_NAMES`): ``backend`` (default "embedded") and the fields that
+    backend takes, leaving out those not given (None or blank text) and stripping text."""
+    backend = values.get("backend") or "embedded"
+    config: dict[str, Any] = {"backend": backend}
+    for name in AGENT_FIELDS.get(backend, ()):
+        value = values.get(name)
+        if isinstance(value, str):
+            value = value.strip()
+        if value is not None and value != "":
+            config[name] = value
+    return config
+
+
+def agent_config_build(
+    *, fields: AgentConfig | Mapping[str, Any] | None, agent: str = "A", untrusted: bool = False
+) -> AgentConfig:
+    """The one way an agent's backend config given at an edge (the HTTP API's JSON, the job
+    form's fields or a command's flags through :func:`agent_fields_given`) becomes an
+    :class:`AgentConfig`: with ``untrusted`` (the browser, the API) first refused unless the
+    operator allows its endpoint, key variable and model file (:func:`agent_config_permit`,
+    before any file is read), then parsed and checked (:func:`agent_config_validate`).
+    None is the embedded default. Raises DebateJobError naming the agent and the field."""
+    raw = fields if fields is None or isinstance(fields, AgentConfig) else dict(fields)
+    if untrusted:
+        agent_config_permit(config=raw, agent=agent)
+    return agent_config_validate(raw, agent=agent)
 
 
 _clients: dict[tuple[int, str, str], LLMClient] = {}

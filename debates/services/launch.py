@@ -13,19 +13,25 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import Annotated, Any, Literal
 
 from django.db import close_old_connections, connections, transaction
 from django.views.decorators.debug import sensitive_variables
+from pydantic import Field
 
 from core.broker import tasks_run_in_process
 from core.names import NameRefused, text_clean
 from corpora.models import Pool
 from debates.api_keys import api_keys_encrypt
-from debates.engine import DebateConfig
+from debates.engine import DEFAULT_ROUNDS, DEFAULT_TEMPERATURE, MAX_ROUNDS, DebateConfig
 from debates.llm.config import AgentConfig
-from debates.models import DebateJob
+from debates.models import (
+    DEFAULT_AUDIT_SHARE,
+    DEFAULT_GOLD_SHARE,
+    DEFAULT_JUDGMENTS_PER_PAIR,
+    DebateJob,
+)
 from debates.services.backends import agent_config_permit, agent_config_validate
 from debates.services.common import (
     MAX_CONCURRENCY,
@@ -35,7 +41,12 @@ from debates.services.common import (
     default_max_tokens,
 )
 from debates.services.human import debate_job_budget_set
-from debates.services.jobs import debate_job_start, debates_add
+from debates.services.jobs import (
+    debate_job_resume,
+    debate_job_retry_failed,
+    debate_job_start,
+    debates_add,
+)
 from debates.services.progress import JobProgress, debate_job_progress
 from debates.services.run import debate_job_run_inline
 from debates.services.webhooks import webhook_callback_validate
@@ -52,58 +63,99 @@ MAX_PAIRS = 10_000_000  # a pair limit or a human budget: beyond any pool's size
 
 ProgressCallback = Callable[[JobProgress], object]  # its result is ignored
 NOTE_MAX = 200  # DebateJob.note's length
+CALLBACK_URL_MAX = 500  # DebateJob.callback_url's length
+PROMPT_VERSION_MAX = 50  # DebateJob.prompt_version's length
+
+
+# Field metadata of a job option the HTTP API does not take (set by a command only).
+NOT_IN_API = {"api": False}
 
 
 @dataclass(frozen=True, kw_only=True)
-class JobSpec:
-    """What a debate job debates and how; validated by :func:`debate_job_launch`.
+class JobOptions:
+    """How a debate job debates, and what goes to humans: every option of a job, declared
+    once. Its defaults are the defaults of the job form (its initial values), the HTTP API
+    (``JobIn`` is built from these fields) and the commands' flags; the ``Annotated`` ranges
+    are the API's schema and the form's bounds, checked again by :func:`debate_job_launch`.
 
-    ``agent_a`` argues the initial stance "relevant", ``agent_b`` "irrelevant": backend
-    configs (an :class:`~debates.llm.config.AgentConfig` or its dict; None: the embedded
-    model; ``agent_b`` None: as agent A). ``rounds`` is R (1..5); ``max_tokens`` the budget of
-    a turn's first call (None: :func:`~debates.services.common.default_max_tokens`, 2048 for
-    openai agents, else 384) and ``max_tokens_cap`` the most a re-ask of a cut reply gets
-    (None: twice ``max_tokens``). ``scale`` "binary" (DREAM) or "graded": grades 0..G, G =
-    ``max_grade`` or, when None, the pool's qrels top grade; ``consensus`` "exact" or "binary"
+    ``agent_a`` argues the initial stance "relevant", ``agent_b`` "irrelevant": typed backend
+    configs (None: the embedded model; ``agent_b`` None: as agent A). ``rounds`` is R (1..5);
+    ``max_tokens`` the budget of a turn's first call (None:
+    :func:`~debates.services.common.default_max_tokens`, 2048 for openai agents, else 384)
+    and ``max_tokens_cap`` the most a re-ask of a cut reply gets (None: twice
+    ``max_tokens``). ``scale`` "binary" (DREAM) or "graded": grades 0..G, G = ``max_grade``
+    or, when None, the pool's qrels top grade; ``consensus`` "exact" or "binary"
     (:func:`debates.engine.consensus_label`). ``prompt_version`` one of the scale's
     :data:`debates.prompts.PROMPT_VERSIONS` ("dream-v1" reproduces a job made before the
     shared-prefix layout), "" this code's default for the scale ("dream-v2",
-    "dream-graded-v2"). ``limit`` takes only the first N pairs in canonical order (query id, then
-    doc id, by code point). ``judgments_per_pair`` human judgments per escalated pair;
-    ``audit_share`` (0..1) of agreed labels drawn for a human audit; ``gold_share`` (0..0.5) of
-    each annotator's pairs that are known-answer pairs from the original qrels (0: none; see
-    ``assess.review.gold``); ``human_budget`` at most
-    this many pairs to humans (None: no limit). ``concurrency`` debates run at once in
-    process (1..256; None: 16 for remote agents, 1 with an embedded one). ``batch``: no
-    direct calls, the rounds go out as batch files (:mod:`debates.services.batch`; openai
-    agents only). ``callback_url``
-    gets a signed POST when the job finishes, fails, is paused or cancelled ("" for none; see
+    "dream-graded-v2"). ``limit`` takes only the first N pairs in canonical order (query id,
+    then doc id, by code point). ``judgments_per_pair`` human judgments per escalated pair;
+    ``audit_share`` (0..1) of agreed labels drawn for a human audit; ``gold_share`` (0..0.5)
+    of each annotator's pairs that are known-answer pairs from the original qrels (0: none;
+    see ``assess.review.gold``); ``human_budget`` at most this many pairs to humans (None:
+    no limit). ``concurrency`` debates run at once in process (1..256; None: 16 for remote
+    agents, 1 with an embedded one). ``batch``: no direct calls, the rounds go out as batch
+    files (:mod:`debates.services.batch`; openai agents only). ``callback_url`` gets a signed
+    POST when the job finishes, fails, is paused or cancelled ("" for none; see
     :func:`debates.services.webhooks.webhook_callback_validate`). ``allow_duplicate``
     confirms a job with the same debate settings as a running or paused job of the pool
     (:class:`DuplicateJobError`).
     """
 
-    pool: Pool
-    agent_a: AgentConfig | dict[str, Any] | None = None
-    agent_b: AgentConfig | dict[str, Any] | None = None
-    rounds: int = 2
-    temperature: float = 0.0
-    max_tokens: int | None = None
-    max_tokens_cap: int | None = None
-    prompt_version: str = ""
-    scale: str = "binary"
-    max_grade: int | None = None
-    consensus: str = "exact"
-    limit: int | None = None
-    judgments_per_pair: int = 1
-    audit_share: float = 0.02
-    gold_share: float = 0.05
-    human_budget: int | None = None
-    concurrency: int | None = None
-    note: str = ""
-    callback_url: str = ""
+    agent_a: AgentConfig | None = None
+    agent_b: AgentConfig | None = None
+    rounds: Annotated[int, Field(ge=1, le=MAX_ROUNDS)] = DEFAULT_ROUNDS
+    temperature: Annotated[float, Field(ge=0.0, le=MAX_TEMPERATURE)] = DEFAULT_TEMPERATURE
+    max_tokens: Annotated[int, Field(ge=MIN_MAX_TOKENS, le=MAX_MAX_TOKENS)] | None = None
+    max_tokens_cap: Annotated[int, Field(ge=MIN_MAX_TOKENS, le=MAX_MAX_TOKENS)] | None = None
+    scale: Literal["binary", "graded"] = "binary"
+    consensus: Literal["exact", "binary"] = "exact"
+    prompt_version: Annotated[str, Field(max_length=PROMPT_VERSION_MAX)] = ""
+    limit: Annotated[int, Field(ge=1, le=MAX_PAIRS)] | None = None
+    judgments_per_pair: Annotated[int, Field(ge=1, le=MAX_JUDGMENTS_PER_PAIR)] = (
+        DEFAULT_JUDGMENTS_PER_PAIR
+    )
+    audit_share: Annotated[float, Field(ge=0.0, le=1.0)] = DEFAULT_AUDIT_SHARE
+    gold_share: Annotated[float, Field(ge=0.0, le=MAX_GOLD_SHARE)] = DEFAULT_GOLD_SHARE
+    human_budget: Annotated[int, Field(ge=0, le=MAX_PAIRS)] | None = None
+    concurrency: Annotated[int, Field(ge=1, le=MAX_CONCURRENCY)] | None = None
+    note: Annotated[str, Field(max_length=NOTE_MAX)] = ""
+    callback_url: Annotated[str, Field(max_length=CALLBACK_URL_MAX)] = ""
     batch: bool = False
     allow_duplicate: bool = False
+    max_grade: int | None = field(default=None, metadata=NOT_IN_API)
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobSpec(JobOptions):
+    """What a debate job debates (``pool``) and how (:class:`JobOptions`); validated by
+    :func:`debate_job_launch`."""
+
+    pool: Pool
+
+    @classmethod
+    def of(cls, *, pool: Pool, options: JobOptions, **changes: Any) -> JobSpec:
+        """The spec of ``options`` on ``pool``, with ``changes`` (option names) applied."""
+        given = {f.name: getattr(options, f.name) for f in fields(JobOptions)}
+        return cls(pool=pool, **{**given, **changes})
+
+
+def job_option_default(name: str) -> Any:
+    """The default of the job option ``name`` (a :class:`JobOptions` field), e.g. 2 for
+    ``rounds``. Raises KeyError for a name that is no option."""
+    for option in fields(JobOptions):
+        if option.name == name:
+            return option.default
+    raise KeyError(f"no job option {name!r}")
+
+
+def job_option_names(*, api: bool | None = None) -> tuple[str, ...]:
+    """The names of the job options in declaration order; ``api`` True: only those the HTTP
+    API takes, False: only those it does not."""
+    names = fields(JobOptions)
+    if api is None:
+        return tuple(f.name for f in names)
+    return tuple(f.name for f in names if f.metadata.get("api", True) is api)
 
 
 class DuplicateJobError(DebateJobError):
@@ -142,6 +194,26 @@ SAME_DEBATES = (
     "pair_limit",
     "batch",
 )
+
+
+def _same_debates(
+    spec: JobSpec, agents: tuple[AgentConfig, AgentConfig], config: DebateConfig
+) -> dict[str, Any]:
+    """The :data:`SAME_DEBATES` fields of the job ``spec`` makes, as stored."""
+    return {
+        "agent_a": agents[0].dump(),
+        "agent_b": agents[1].dump(),
+        "rounds": config.rounds,
+        "temperature": config.temperature,
+        "max_tokens": config.max_tokens,
+        "max_tokens_cap": config.max_tokens_cap,
+        "prompt_version": config.prompt_version,
+        "scale": config.scale,
+        "max_grade": config.max_grade,
+        "consensus": config.consensus,
+        "pair_limit": spec.limit,
+        "batch": spec.batch,
+    }
 
 
 def _duplicate_refuse(pool: Pool, same: dict[str, Any]) -> None:
@@ -287,20 +359,7 @@ def debate_job_launch(
         note = text_clean(spec.note, field="note", max_length=NOTE_MAX)
     except NameRefused as exc:
         raise DebateJobError(str(exc)) from None
-    same = {
-        "agent_a": config_a.dump(),
-        "agent_b": config_b.dump(),
-        "rounds": config.rounds,
-        "temperature": config.temperature,
-        "max_tokens": config.max_tokens,
-        "max_tokens_cap": config.max_tokens_cap,
-        "prompt_version": config.prompt_version,
-        "scale": config.scale,
-        "max_grade": config.max_grade,
-        "consensus": config.consensus,
-        "pair_limit": spec.limit,
-        "batch": spec.batch,
-    }
+    same = _same_debates(spec, (config_a, config_b), config)
     with transaction.atomic():
         if not spec.allow_duplicate:
             _duplicate_refuse(spec.pool, same)
@@ -321,14 +380,57 @@ def debate_job_launch(
         if spec.human_budget is not None:
             debate_job_budget_set(job=job, budget=spec.human_budget)
         if start:
-            in_process = tasks_run_in_process()
             # A batch job makes no direct calls: its rounds go out with debate_batch.
-            debate_job_start(job=job, enqueue=not in_process and not spec.batch)
-            if in_process and background and not spec.batch:
+            debate_job_begin(job=job)
+            if background and not spec.batch:
                 debate_job_run_in_background(job_id=job.pk)
     for warning in debate_job_warnings(job=job):
         log.warning("job %s: %s", job.pk, warning)
     return job
+
+
+def debate_job_begin(*, job: DebateJob, here: bool = False) -> int:
+    """Start a running job made with ``debate_job_launch(start=False)`` (benches time it from
+    here): its pending debates go to the workers after commit when a broker is configured,
+    else (or with ``here``) nothing is sent and the caller runs them
+    (:func:`debate_job_wait`, :func:`~debates.services.run.debate_job_run_inline`). A batch
+    job sends nothing either. Returns the number of pending debates. Raises DebateJobError
+    unless the job is running."""
+    enqueue = not here and not tasks_run_in_process() and not job.batch
+    return debate_job_start(job=job, enqueue=enqueue)
+
+
+def debate_job_resume_launch(
+    *, job: DebateJob, background: bool = False, interrupted: bool = False
+) -> int:
+    """Resume a paused job where launch would run it: with a broker its pending debates are
+    enqueued after commit; without one the caller runs them (:func:`debate_job_wait`) or, with
+    ``background``, a daemon thread of this process does once the transaction commits.
+
+    ``interrupted``: a running job (its process stopped, e.g. Ctrl-C, or a pipeline run
+    again) is continued as well: its start is recorded if it never was and, with a broker,
+    its pending debates are enqueued again (a debate queued twice runs once). Returns the
+    number of pending debates. Raises DebateJobError unless the job is paused (or, with
+    ``interrupted``, running)."""
+    enqueue = not tasks_run_in_process()
+    if interrupted and job.status == DebateJob.Status.RUNNING:
+        count = debate_job_start(job=job, enqueue=enqueue and not job.batch)
+    else:
+        count = debate_job_resume(job=job, enqueue=enqueue)
+    if background and job.status == DebateJob.Status.RUNNING:
+        debate_job_run_in_background(job_id=job.pk)
+    return count
+
+
+def debate_job_retry_launch(*, job: DebateJob, background: bool = False) -> int:
+    """Give the job's failed debates back (:func:`~debates.services.jobs.debate_job_retry_failed`)
+    and run them as launch would: enqueued with a broker; without one run by the caller or,
+    with ``background``, by a daemon thread of this process after commit. Returns how many.
+    Raises DebateJobError for a cancelled job."""
+    count = debate_job_retry_failed(job=job, enqueue=not tasks_run_in_process())
+    if background and job.status == DebateJob.Status.RUNNING:
+        debate_job_run_in_background(job_id=job.pk)
+    return count
 
 
 def debate_job_warnings(*, job: DebateJob) -> list[str]:

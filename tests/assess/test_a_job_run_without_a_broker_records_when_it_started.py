@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from assess.pipeline import pipeline_run
 from debates.models import DebateJob
+from tests.fixtures.jobs import pipeline_spec
 
 STANCE_RULE = {"backend": "test", "rule": "stance"}
 
@@ -15,12 +16,10 @@ def run(energy, tmp_path) -> list[str]:
     lines: list[str] = []
     pipeline_run(
         dataset=energy,
-        retrievers=["bm25"],
-        depth=3,
-        agent=STANCE_RULE,
-        rounds=2,
-        out_dir=tmp_path,
         echo=lines.append,
+        spec=pipeline_spec(
+            retrievers=["bm25"], depth=3, agent=STANCE_RULE, rounds=2, out_dir=tmp_path
+        ),
     )
     return lines
 

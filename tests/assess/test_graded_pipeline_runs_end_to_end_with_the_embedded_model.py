@@ -14,6 +14,7 @@ from assess.pipeline import pipeline_run
 from corpora.formats import parse_trec_qrels
 from debates.models import Debate, DebateJob, Turn
 from tests.fixtures.datasets import shared_dataset, write_beir
+from tests.fixtures.jobs import pipeline_spec
 
 QUERY = "PLAIN-2"
 JUDGED = {"MED-2427": 2, "MED-2430": 1}  # kept in the qrels
@@ -40,13 +41,15 @@ def test_the_pipeline_debates_nfcorpus_holes_in_grades_with_the_embedded_model(t
 
     report = pipeline_run(
         dataset=dataset,
-        retrievers=["bm25"],
-        depth=4,
-        agent={"backend": "embedded"},
-        rounds=1,
-        scale="graded",
-        out_dir=tmp_path,
         echo=print,
+        spec=pipeline_spec(
+            retrievers=["bm25"],
+            depth=4,
+            agent={"backend": "embedded"},
+            rounds=1,
+            scale="graded",
+            out_dir=tmp_path,
+        ),
     )
 
     job = DebateJob.objects.get()

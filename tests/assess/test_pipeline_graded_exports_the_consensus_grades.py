@@ -9,7 +9,7 @@ from corpora.formats import parse_trec_qrels
 from debates.llm.scripted import RuleClient
 from debates.models import Debate, DebateJob
 from debates.services import DebateJobError
-from tests.fixtures.jobs import reply
+from tests.fixtures.jobs import pipeline_spec, reply
 
 AGENT = {"backend": "test", "name": "grader"}
 
@@ -29,13 +29,15 @@ def test_the_refined_export_holds_the_grades_the_agents_agreed_on(energy, fake_l
 
     report = pipeline_run(
         dataset=energy,
-        retrievers=["bm25"],
-        depth=3,
-        agent=AGENT,
-        scale="graded",
-        consensus="exact",
-        out_dir=tmp_path,
         echo=lines.append,
+        spec=pipeline_spec(
+            retrievers=["bm25"],
+            depth=3,
+            agent=AGENT,
+            scale="graded",
+            consensus="exact",
+            out_dir=tmp_path,
+        ),
     )
 
     job = DebateJob.objects.get()
@@ -67,11 +69,13 @@ def test_the_refined_export_holds_the_grades_the_agents_agreed_on(energy, fake_l
 @pytest.mark.django_db
 def test_a_pool_debated_in_binary_is_not_reused_for_a_graded_run(energy, fake_llms, tmp_path):
     fake_llms(grader=RuleClient(grades))
-    common = {"dataset": energy, "retrievers": ["bm25"], "depth": 3, "agent": AGENT}
-    pipeline_run(**common, out_dir=tmp_path, echo=lambda _: None)
+    common = {"retrievers": ["bm25"], "depth": 3, "agent": AGENT, "out_dir": tmp_path}
+    pipeline_run(dataset=energy, echo=lambda _: None, spec=pipeline_spec(**common))
 
     with pytest.raises(DebateJobError, match="graded"):
-        pipeline_run(**common, scale="graded", out_dir=tmp_path, echo=lambda _: None)
+        pipeline_run(
+            dataset=energy, echo=lambda _: None, spec=pipeline_spec(**common, scale="graded")
+        )
     assert DebateJob.objects.count() == 1
 
 
@@ -82,6 +86,6 @@ def test_the_command_passes_scale_and_consensus_to_the_pipeline(energy, monkeypa
         "assess.management.commands.pipeline.pipeline_run", lambda **kwargs: seen.update(kwargs)
     )
     call_command("pipeline", "energy", "--scale", "graded", "--consensus", "binary")
-    assert (seen["scale"], seen["consensus"]) == ("graded", "binary")
+    assert (seen["spec"].job.scale, seen["spec"].job.consensus) == ("graded", "binary")
     call_command("pipeline", "energy")
-    assert (seen["scale"], seen["consensus"]) == ("binary", "exact")
+    assert (seen["spec"].job.scale, seen["spec"].job.consensus) == ("binary", "exact")

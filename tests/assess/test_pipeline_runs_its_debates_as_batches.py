@@ -7,6 +7,7 @@ import pytest
 from assess.pipeline import pipeline_run
 from debates.models import BatchRequest, DebateJob
 from tests.fixtures.batch import MODEL
+from tests.fixtures.jobs import pipeline_spec
 
 
 @pytest.mark.django_db
@@ -16,14 +17,16 @@ def test_the_pipeline_debates_in_batches_and_refines(energy, batch_api, tmp_path
 
     report = pipeline_run(
         dataset=energy,
-        retrievers=["bm25"],
-        depth=3,
-        agent=agent,
-        rounds=2,
-        out_dir=tmp_path,
         echo=lines.append,
-        batch=True,
-        batch_poll_seconds=0,
+        spec=pipeline_spec(
+            retrievers=["bm25"],
+            depth=3,
+            agent=agent,
+            rounds=2,
+            out_dir=tmp_path,
+            batch=True,
+            batch_poll_seconds=0,
+        ),
     )
 
     job = DebateJob.objects.get()

@@ -6,6 +6,7 @@ from assess.pipeline import pipeline_run
 from corpora.formats import parse_trec_qrels
 from corpora.models import Pair, Run
 from debates.models import Debate, DebateJob, Turn
+from tests.fixtures.jobs import pipeline_spec
 
 STANCE_RULE = {"backend": "test", "rule": "stance"}
 
@@ -17,12 +18,10 @@ def test_the_pipeline_refines_the_qrels_with_consensus_labels_and_lists_pending(
     lines: list[str] = []
     report = pipeline_run(
         dataset=energy,
-        retrievers=["bm25"],
-        depth=3,
-        agent=STANCE_RULE,
-        rounds=2,
-        out_dir=tmp_path,
         echo=lines.append,
+        spec=pipeline_spec(
+            retrievers=["bm25"], depth=3, agent=STANCE_RULE, rounds=2, out_dir=tmp_path
+        ),
     )
     pairs = Pair.objects.filter(pool__name=report.pool).count()
     agreed = Debate.objects.filter(status="agreed").count()
@@ -41,20 +40,14 @@ def test_the_pipeline_refines_the_qrels_with_consensus_labels_and_lists_pending(
 def test_running_the_pipeline_again_repeats_no_debate_and_no_run(energy, fake_llms, tmp_path):
     first = pipeline_run(
         dataset=energy,
-        retrievers=["bm25"],
-        depth=3,
-        agent=STANCE_RULE,
-        out_dir=tmp_path,
         echo=lambda _: None,
+        spec=pipeline_spec(retrievers=["bm25"], depth=3, agent=STANCE_RULE, out_dir=tmp_path),
     )
     turns = Turn.objects.count()
     second = pipeline_run(
         dataset=energy,
-        retrievers=["bm25"],
-        depth=3,
-        agent=STANCE_RULE,
-        out_dir=tmp_path,
         echo=lambda _: None,
+        spec=pipeline_spec(retrievers=["bm25"], depth=3, agent=STANCE_RULE, out_dir=tmp_path),
     )
     assert second.job_id == first.job_id
     assert (Run.objects.count(), DebateJob.objects.count()) == (1, 1)

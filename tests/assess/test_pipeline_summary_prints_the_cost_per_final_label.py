@@ -10,6 +10,7 @@ from django.db.models import Sum
 
 from assess.pipeline import pipeline_run
 from debates.models import Debate
+from tests.fixtures.jobs import pipeline_spec
 
 STANCE_RULE = {"backend": "test", "rule": "stance"}
 
@@ -23,12 +24,10 @@ def test_the_pipeline_prints_llm_calls_tokens_and_money_per_final_label(
     lines: list[str] = []
     pipeline_run(
         dataset=energy,
-        retrievers=["bm25"],
-        depth=3,
-        agent=STANCE_RULE,
-        rounds=2,
-        out_dir=tmp_path,
         echo=lines.append,
+        spec=pipeline_spec(
+            retrievers=["bm25"], depth=3, agent=STANCE_RULE, rounds=2, out_dir=tmp_path
+        ),
     )
     agreed = Debate.objects.filter(status="agreed")
     sums = agreed.aggregate(c=Sum("calls"), p=Sum("prompt_tokens"), t=Sum("completion_tokens"))

@@ -8,6 +8,7 @@ import pytest
 from assess.pipeline import pipeline_run
 from debates.models import DebateJob, Turn
 from debates.services import DebateJobError
+from tests.fixtures.jobs import pipeline_spec
 
 STANCE_RULE = {"backend": "test", "rule": "stance"}
 
@@ -15,7 +16,9 @@ STANCE_RULE = {"backend": "test", "rule": "stance"}
 def _run(dataset, tmp_path, **options):
     defaults = {"retrievers": ["bm25"], "depth": 3, "agent": STANCE_RULE, "rounds": 2}
     return pipeline_run(
-        dataset=dataset, out_dir=tmp_path, echo=lambda _: None, **{**defaults, **options}
+        dataset=dataset,
+        echo=lambda _: None,
+        spec=pipeline_spec(out_dir=tmp_path, **{**defaults, **options}),
     )
 
 

@@ -5,7 +5,7 @@ import pytest
 
 from assess.management.commands import demo, pipeline, rag_eval
 from debates.management.commands import evaluate_assessor, run_debates
-from debates.management.commands._jobs import backend_configs
+from debates.management.commands._jobs import backend_configs, backend_flags_configs
 from tests.fixtures.llm import write_gguf_header
 
 HEADER = {
@@ -44,14 +44,7 @@ def test_agent_b_may_run_another_gguf_file(command):
 def test_pipeline_and_demo_validate_the_file_into_the_stored_config(command, tmp_path):
     path = write_gguf_header(tmp_path / "qwen.gguf", HEADER)
     opts = parse(command, *(["ds"] if command is pipeline else []), "--model-path", str(path))
-    config = pipeline.backend_config(
-        opts["backend"],
-        opts["model"],
-        opts["base_url"],
-        opts["api_key_env"],
-        context_window=opts.get("context_window"),
-        model_path=opts["model_path"],
-    )
+    config = backend_flags_configs(opts)[0].dump()
     # 32768-token training context, capped at 4096.
     assert config == {
         "backend": "embedded",
@@ -63,10 +56,8 @@ def test_pipeline_and_demo_validate_the_file_into_the_stored_config(command, tmp
 
 def test_pipeline_passes_the_context_window_to_an_embedded_gguf(tmp_path):
     path = write_gguf_header(tmp_path / "qwen.gguf", HEADER)
-    config = pipeline.backend_config(
-        "embedded", None, None, "K", context_window=16384, model_path=str(path)
-    )
-    assert config["n_ctx"] == 16384
+    opts = parse(pipeline, "ds", "--model-path", str(path), "--context-window", "16384")
+    assert backend_flags_configs(opts)[0].n_ctx == 16384
 
 
 def test_rag_eval_names_the_generator_file():

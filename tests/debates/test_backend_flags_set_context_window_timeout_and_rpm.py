@@ -3,11 +3,11 @@ run_debates and evaluate_assessor (a ``-b`` suffix for agent B), for both agents
 pipeline; a value out of range is refused naming the field."""
 
 import pytest
-from django.core.management.base import CommandError
 
 from assess.management.commands import pipeline
 from debates.management.commands import evaluate_assessor, run_debates
-from debates.management.commands._jobs import backend_configs
+from debates.management.commands._jobs import backend_configs, backend_flags_configs
+from debates.services.common import DebateJobError
 
 
 def parse(command, *args):
@@ -47,16 +47,9 @@ def test_run_debates_and_evaluate_assessor_take_them_per_agent(command):
 
 def test_pipeline_takes_them_for_both_agents():
     opts = parse(pipeline, "scifact", *OPENAI, "--context-window", "2048", "--timeout", "9")
-    config = pipeline.backend_config(
-        opts["backend"],
-        opts["model"],
-        opts["base_url"],
-        opts["api_key_env"],
-        context_window=opts["context_window"],
-        timeout=opts["timeout"],
-        rpm=opts["rpm"],
-    )
-    assert config == {
+    agent_a, agent_b = backend_flags_configs(opts)
+    assert agent_a == agent_b
+    assert agent_a.dump() == {
         "backend": "openai",
         "model": "m",
         "base_url": "http://127.0.0.1:8080/v1",
@@ -67,8 +60,9 @@ def test_pipeline_takes_them_for_both_agents():
 
 
 def test_a_context_window_out_of_range_is_refused_naming_the_field():
-    with pytest.raises(CommandError) as caught:
-        pipeline.backend_config("openai", "m", None, "K", context_window=100)
+    opts = parse(pipeline, "scifact", *OPENAI, "--context-window", "100")
+    with pytest.raises(DebateJobError) as caught:
+        backend_flags_configs(opts)
     assert str(caught.value) == (
         "backend: context_window: must be between 256 and 10000000, got 100"
     )
@@ -100,15 +94,9 @@ def test_the_pipeline_takes_reasoning_options_and_budgets_for_both_agents():
     opts = parse(
         pipeline, "scifact", *OPENAI, "--reasoning-effort", "low", "--extra-body", '{"top_k": 20}'
     )
-    config = pipeline.backend_config(
-        opts["backend"],
-        opts["model"],
-        opts["base_url"],
-        opts["api_key_env"],
-        reasoning_effort=opts["reasoning_effort"],
-        extra_body=opts["extra_body"],
-    )
+    config = backend_flags_configs(opts)[0].dump()
     assert (config["reasoning_effort"], config["extra_body"]) == ("low", {"top_k": 20})
     assert opts["max_tokens"] is None  # the backend's default: 2048 for openai
-    with pytest.raises(CommandError, match="backend: extra_body: not JSON"):
-        pipeline.backend_config("openai", "m", None, "K", extra_body="{nope")
+    opts = parse(pipeline, "scifact", *OPENAI, "--extra-body", "{nope")
+    with pytest.raises(DebateJobError, match="backend: extra_body: not JSON"):
+        backend_flags_configs(opts)

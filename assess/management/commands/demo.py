@@ -5,12 +5,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from assess.management.commands.pipeline import (
-    PIPELINE_ERRORS,
-    backend_config,
-    share_type,
-)
-from assess.pipeline import pipeline_run
+from assess.management.commands.pipeline import PIPELINE_ERRORS, share_type
+from assess.pipeline import PipelineSpec, pipeline_run
 from assess.review.selectors import job_queue_counts
 from assess.review.services import review_items_sync
 from core.roles import roles_ensure, user_ensure
@@ -18,8 +14,14 @@ from corpora.formats import FormatError
 from corpora.management.commands._common import format_summary
 from corpora.models import Dataset
 from corpora.services import dataset_import_beir, dataset_summary, embeddings_seed
-from debates.management.commands._jobs import add_gold_share_argument
+from debates.management.commands._jobs import (
+    add_backend_arguments,
+    add_gold_share_argument,
+    backend_flags_configs,
+)
 from debates.models import DebateJob
+from debates.services.backends import agent_config_build
+from debates.services.launch import job_option_default
 
 BUNDLED_SCIFACT = Path(settings.BASE_DIR) / "data" / "scifact"
 # all-MiniLM-L6-v2 vectors of the bundled corpus (see data/scifact/README.md): encoding the
@@ -57,18 +59,16 @@ class Command(BaseCommand):
             help=f"Pool the first N judged test queries (default {DEMO_QUERIES})",
         )
         parser.add_argument("--depth", type=int, default=10, help="Pool depth (default 10)")
-        parser.add_argument("--rounds", type=int, default=2, help="R, maximum rounds (1-5)")
+        parser.add_argument(
+            "--rounds",
+            type=int,
+            default=job_option_default("rounds"),
+            help="R, maximum rounds (1-5)",
+        )
         parser.add_argument(
             "--retrievers", default="bm25,dense", help="Comma-separated (default bm25,dense)"
         )
-        parser.add_argument("--backend", default="embedded", choices=["embedded", "openai"])
-        parser.add_argument("--model", help="Model name (openai backend)")
-        parser.add_argument("--base-url", help="Server URL (openai backend)")
-        parser.add_argument("--api-key-env", default="OPENAI_API_KEY")
-        parser.add_argument(
-            "--model-path",
-            help="A local GGUF chat model file (embedded; default the bundled SmolLM2-135M)",
-        )
+        add_backend_arguments(parser, agent_b=False)
         parser.add_argument(
             "--audit-share",
             type=share_type,
@@ -101,25 +101,20 @@ class Command(BaseCommand):
                 f"{BUNDLED_EMBEDDINGS.relative_to(settings.BASE_DIR)} (they match the corpus "
                 "and model exactly; without them the dense run encodes the corpus itself)"
             )
-        agent = opts.get("agent") or backend_config(
-            opts["backend"],
-            opts["model"],
-            opts["base_url"],
-            opts["api_key_env"],
-            model_path=opts["model_path"],
-        )
         try:
-            report = pipeline_run(
-                dataset=dataset,
+            # Tests pass a config (e.g. a rule-based test client) as ``agent``.
+            raw = opts.get("agent")
+            agent = agent_config_build(fields=raw) if raw else backend_flags_configs(opts)[0]
+            spec = PipelineSpec.of(
+                agent=agent,
                 retrievers=[r.strip() for r in opts["retrievers"].split(",") if r.strip()],
                 queries=opts["queries"],
                 depth=opts["depth"],
-                agent=agent,
                 rounds=opts["rounds"],
-                echo=self.stdout.write,
                 audit_share=opts["audit_share"],
                 gold_share=opts["gold_share"],
             )
+            report = pipeline_run(dataset=dataset, spec=spec, echo=self.stdout.write)
         except PIPELINE_ERRORS as exc:
             raise CommandError(str(exc)) from None
         job = DebateJob.objects.get(pk=report.job_id)

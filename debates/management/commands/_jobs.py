@@ -14,12 +14,21 @@ from tqdm import tqdm
 
 from corpora.models import Pool
 from debates import prompts, rubric
-from debates.llm.config import BACKENDS, REASONING_EFFORTS, TEST_BACKEND, TEST_FACTORY_ENV
+from debates.llm.config import (
+    BACKENDS,
+    REASONING_EFFORTS,
+    TEST_BACKEND,
+    TEST_FACTORY_ENV,
+    AgentConfig,
+)
 from debates.models import DebateJob
+from debates.services.backends import AGENT_FIELD_NAMES, agent_config_build, agent_fields_given
 from debates.services.common import MAX_GOLD_SHARE, DebateJobError
 from debates.services.launch import (
     DuplicateJobError,
     debate_job_wait,
+    job_option_default,
+    job_option_names,
     job_scale_describe,
     tokens_describe,
 )
@@ -33,23 +42,17 @@ def backend_choices() -> tuple[str, ...]:
     return tuple(BACKENDS) + extra
 
 
-OPTION_FIELDS = (
-    ("model", "model"),
-    ("model_path", "model_path"),
-    ("base_url", "base_url"),
-    ("api_key_env", "api_key_env"),
-    ("rpm", "rpm"),
-    ("timeout", "timeout"),
-    ("context_window", "context_window"),
-    ("reasoning_effort", "reasoning_effort"),
-    ("extra_body", "extra_body"),
-)
-
-
-def add_backend_arguments(parser) -> None:
+def add_backend_arguments(parser, *, agent_b: bool = True) -> None:
     """--backend/--model/--model-path/--base-url/--api-key-env/--rpm/--timeout/--context-window
-    for agent A, and the same with a ``-b`` suffix for agent B (default: as agent A)."""
-    for suffix, who in (("", "agent A (and B unless given)"), ("-b", "agent B")):
+    and the reasoning options for agent A, and (with ``agent_b``) the same with a ``-b``
+    suffix for agent B (default: as agent A); without ``agent_b`` for both agents. The one
+    place a command's backend flags are declared (:func:`backend_flags_configs` reads them)."""
+    agents = (
+        (("", "agent A (and B unless given)"), ("-b", "agent B"))
+        if agent_b
+        else (("", "the agents"),)
+    )
+    for suffix, who in agents:
         parser.add_argument(
             f"--backend{suffix}",
             choices=backend_choices(),
@@ -133,15 +136,40 @@ def gold_share_type(value: str) -> float:
 
 def add_gold_share_argument(parser, *, default: float | None = None) -> None:
     """--gold-share: the share of each annotator's pairs that are known-answer pairs from the
-    original qrels (see assess.review.gold); None keeps the job's (a new job: 5%)."""
+    original qrels (see assess.review.gold); None keeps the job's (a new job: the job
+    option's default)."""
+    job_default = job_option_default("gold_share")
     parser.add_argument(
         "--gold-share",
         type=gold_share_type,
         default=default,
         help="share (0-0.5) of each annotator's pairs that are known-answer pairs from the "
         "original qrels, mixed in unmarked to measure annotators; 0 turns them off "
-        f"(default {'the job default, 0.05' if default is None else default})",
+        f"(default {f'the job default, {job_default}' if default is None else default})",
     )
+
+
+def add_rounds_argument(parser) -> None:
+    """--rounds R and --temperature T: a debate's rounds and sampling temperature."""
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=job_option_default("rounds"),
+        help=f"R, maximum rounds (1-5; default {job_option_default('rounds')})",
+    )
+    parser.add_argument("--temperature", type=float, default=job_option_default("temperature"))
+
+
+def job_options_given(opts: dict[str, Any]) -> dict[str, Any]:
+    """The job options among a command's parsed ``opts`` (a flag's dest is the option's
+    name, e.g. ``--human-budget`` for ``human_budget``), for
+    :class:`~debates.services.launch.JobSpec`; a flag left at None whose option has another
+    default is not given (the option keeps its default)."""
+    given = {}
+    for name in job_option_names():
+        if name in opts and (opts[name] is not None or job_option_default(name) is None):
+            given[name] = opts[name]
+    return given
 
 
 def add_scale_arguments(parser) -> None:
@@ -149,14 +177,14 @@ def add_scale_arguments(parser) -> None:
     parser.add_argument(
         "--scale",
         choices=("binary", "graded"),
-        default="binary",
+        default=job_option_default("scale"),
         help="binary: labels 1/0, the paper's method (default); graded: grades 0..G with a "
         "rubric, G the top grade of the pool's qrels",
     )
     parser.add_argument(
         "--consensus",
         choices=("exact", "binary"),
-        default="exact",
+        default=job_option_default("consensus"),
         help="graded: a round agrees when both give the same grade (exact, default) or the "
         "same side of relevance, keeping the lower grade (binary)",
     )
@@ -169,7 +197,7 @@ def add_prompt_version_argument(parser) -> None:
     parser.add_argument(
         "--prompt-version",
         choices=versions,
-        default="",
+        default=job_option_default("prompt_version"),
         help=f"prompts of the new job: {prompts.PROMPT_VERSION} / "
         f"{prompts.GRADED_PROMPT_VERSION} (default: laid out for prefix caches) or "
         f"{prompts.PROMPT_VERSION_V1} / {rubric.GRADED_PROMPT_VERSION_V1} (the layout "
@@ -206,26 +234,43 @@ def add_concurrency_argument(parser) -> None:
 
 
 def backend_configs(opts: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The agent A and agent B backend configs the options describe (not yet validated)."""
+    """The agent A and agent B backend configs the flags describe (not yet validated; the
+    fields of another backend than the one chosen left out,
+    :func:`~debates.services.backends.agent_fields_given`): agent B as agent A unless a
+    ``-b`` flag is given, then A's fields with B's flags over them (all B's own with
+    ``--backend-b``)."""
 
-    def config(suffix: str) -> dict[str, Any]:
-        key = suffix.replace("-", "_")
-        out: dict[str, Any] = {"backend": opts[f"backend{key}"]}
-        for option, field in OPTION_FIELDS:
-            if opts.get(f"{option}{key}") is not None:
-                out[field] = opts[f"{option}{key}"]
-        return out
+    def flags(key: str) -> dict[str, Any]:
+        return {
+            name: opts[f"{name}{key}"]
+            for name in AGENT_FIELD_NAMES
+            if opts.get(f"{name}{key}") is not None
+        }
 
-    agent_a = config("")
-    b_given = any(
-        opts.get(f"{o}_b") is not None for o in ("backend", *(o for o, _ in OPTION_FIELDS))
-    )
-    if not b_given:
+    given_a, given_b = flags(""), flags("_b")
+    agent_a = agent_fields_given(given_a)
+    if not given_b:
         return agent_a, dict(agent_a)
-    agent_b = config("-b") if opts.get("backend_b") else {**agent_a, **config("-b")}
-    if agent_b.get("backend") is None:
-        agent_b["backend"] = agent_a["backend"]
-    return agent_a, agent_b
+    base = {} if "backend" in given_b else given_a
+    return agent_a, agent_fields_given({**base, **given_b})
+
+
+def backend_flags_configs(opts: dict[str, Any]) -> tuple[AgentConfig, AgentConfig]:
+    """Agent A's and agent B's typed configs from the backend flags
+    (:func:`backend_configs`, then :func:`~debates.services.backends.agent_config_build`).
+    Raises DebateJobError naming the agent and the field; a command whose flags are one
+    config for both agents (no ``-b`` flags: ``pipeline``, ``demo``) names it "backend"."""
+    raw_a, raw_b = backend_configs(opts)
+    if "backend_b" not in opts:
+        try:
+            config = agent_config_build(fields=raw_a, agent="A")
+        except DebateJobError as exc:
+            raise DebateJobError(f"backend: {str(exc).removeprefix('agent A: ')}") from None
+        return config, config
+    return (
+        agent_config_build(fields=raw_a, agent="A"),
+        agent_config_build(fields=raw_b, agent="B"),
+    )
 
 
 def load_pool(spec: str) -> Pool:

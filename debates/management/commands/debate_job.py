@@ -1,14 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from core.broker import tasks_run_in_process
-from debates.models import DebateJob
 from debates.services.common import DebateJobError
-from debates.services.jobs import (
-    debate_job_cancel,
-    debate_job_pause,
-    debate_job_resume,
-    debate_job_retry_failed,
-)
+from debates.services.jobs import debate_job_cancel, debate_job_pause
+from debates.services.launch import debate_job_resume_launch, debate_job_retry_launch
 from debates.services.progress import debate_job_notes, debate_job_progress
 from debates.services.webhooks import TIMEOUT_SECONDS, webhook_threads_join
 
@@ -40,13 +35,12 @@ class Command(BaseCommand):
                 debate_job_cancel(job=job)
             elif action in ("resume", "retry-failed"):
                 run_now = tasks_run_in_process()
-                # Without a broker nothing runs a running job's debates once its process
-                # stopped (Ctrl-C): resuming it runs them here.
-                interrupted = run_now and job.status == DebateJob.Status.RUNNING
                 if action == "retry-failed":
-                    debate_job_retry_failed(job=job, enqueue=not run_now)
-                elif not interrupted:
-                    debate_job_resume(job=job, enqueue=not run_now)
+                    debate_job_retry_launch(job=job)
+                else:
+                    # Without a broker nothing runs a running job's debates once its process
+                    # stopped (Ctrl-C): resuming it runs them here.
+                    debate_job_resume_launch(job=job, interrupted=run_now)
                 if run_now or opts["wait"]:
                     wait_job(job, progress_bar=not opts["no_progress"])
         except DebateJobError as exc:

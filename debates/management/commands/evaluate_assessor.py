@@ -23,9 +23,11 @@ from ._jobs import (
     add_budget_arguments,
     add_concurrency_argument,
     add_prompt_version_argument,
+    add_rounds_argument,
     add_scale_arguments,
-    backend_configs,
+    backend_flags_configs,
     describe_agents,
+    job_options_given,
     launch_refusal,
     wait_job,
 )
@@ -156,10 +158,9 @@ class Command(BaseCommand):
         )
         parser.add_argument("--seed", type=int, default=0, help="Seed of the sample draw")
         add_backend_arguments(parser)
-        parser.add_argument("--rounds", type=int, default=2, help="Maximum rounds R (1-5)")
+        add_rounds_argument(parser)
         add_scale_arguments(parser)
         add_prompt_version_argument(parser)
-        parser.add_argument("--temperature", type=float, default=0.0)
         add_budget_arguments(parser)
         parser.add_argument(
             "--unjudged-negatives",
@@ -205,10 +206,10 @@ class Command(BaseCommand):
             opts["unjudged_negatives"] or dataset.slug in DENSE_JUDGMENT_DATASETS
         ):
             run = self._negatives_run(dataset, qrel_set, opts["run"])
-        agent_a, agent_b = backend_configs(opts)
         graded = opts["scale"] == "graded"
         top = qrels_top_grade(qrel_set=qrel_set) if graded else None
         try:
+            agent_a, agent_b = backend_flags_configs(opts)
             sample = evaluation_pool_create(
                 dataset=dataset,
                 qrel_set=qrel_set,
@@ -223,17 +224,9 @@ class Command(BaseCommand):
                 pool=sample.pool,
                 agent_a=agent_a,
                 agent_b=agent_b,
-                rounds=opts["rounds"],
-                temperature=opts["temperature"],
-                max_tokens=opts["max_tokens"],
-                max_tokens_cap=opts["max_tokens_cap"],
-                scale=opts["scale"],
                 max_grade=top,
-                consensus=opts["consensus"],
-                prompt_version=opts["prompt_version"],
                 note="evaluate_assessor",
-                concurrency=opts["concurrency"],
-                allow_duplicate=opts["allow_duplicate"],
+                **job_options_given(opts),
             )
             job = debate_job_launch(spec=spec)
         except DebateJobError as exc:

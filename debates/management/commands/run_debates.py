@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from core.broker import tasks_run_in_process
 from debates.services.common import DebateJobError
-from debates.services.launch import JobSpec, debate_job_launch
+from debates.services.launch import JobSpec, debate_job_launch, job_option_default
 from debates.services.progress import debate_job_progress
 from debates.services.webhooks import TIMEOUT_SECONDS, webhook_threads_join
 
@@ -13,9 +13,11 @@ from ._jobs import (
     add_concurrency_argument,
     add_gold_share_argument,
     add_prompt_version_argument,
+    add_rounds_argument,
     add_scale_arguments,
-    backend_configs,
+    backend_flags_configs,
     format_summary,
+    job_options_given,
     launch_refusal,
     load_pool,
     wait_job,
@@ -32,10 +34,9 @@ class Command(BaseCommand):
         parser.add_argument("pool", help="Pool as DATASET/NAME, its id, or a unique name")
         add_backend_arguments(parser)
         add_concurrency_argument(parser)
-        parser.add_argument("--rounds", type=int, default=2, help="Maximum rounds R (1-5)")
+        add_rounds_argument(parser)
         add_scale_arguments(parser)
         add_prompt_version_argument(parser)
-        parser.add_argument("--temperature", type=float, default=0.0)
         add_budget_arguments(parser)
         parser.add_argument(
             "--limit", type=int, help="Only the first N pairs (by query id, then doc id)"
@@ -57,7 +58,7 @@ class Command(BaseCommand):
             help="batch mode (openai agents): no direct calls; each round's requests go out "
             "as a batch file (debate_batch JOB export/import)",
         )
-        add_gold_share_argument(parser)
+        add_gold_share_argument(parser, default=job_option_default("gold_share"))
         add_allow_duplicate_argument(parser)
         parser.add_argument("--no-progress", action="store_true", help="No progress bar")
         parser.add_argument(
@@ -72,31 +73,19 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **opts):
-        agent_a, agent_b = backend_configs(opts)
         creator = _creator(opts["user"])
         if opts["callback_url"] and creator is None:
             raise CommandError("--callback-url needs --user USERNAME: its secret signs the calls")
-        spec = JobSpec(
-            pool=load_pool(opts["pool"]),
-            agent_a=agent_a,
-            agent_b=agent_b,
-            rounds=opts["rounds"],
-            temperature=opts["temperature"],
-            max_tokens=opts["max_tokens"],
-            max_tokens_cap=opts["max_tokens_cap"],
-            limit=opts["limit"],
-            scale=opts["scale"],
-            consensus=opts["consensus"],
-            prompt_version=opts["prompt_version"],
-            human_budget=opts["human_budget"],
-            **({} if opts["gold_share"] is None else {"gold_share": opts["gold_share"]}),
-            note="run_debates",
-            concurrency=opts["concurrency"],
-            callback_url=opts["callback_url"],
-            batch=opts["batch"],
-            allow_duplicate=opts["allow_duplicate"],
-        )
+        pool = load_pool(opts["pool"])
         try:
+            agent_a, agent_b = backend_flags_configs(opts)
+            spec = JobSpec(
+                pool=pool,
+                agent_a=agent_a,
+                agent_b=agent_b,
+                note="run_debates",
+                **job_options_given(opts),
+            )
             job = debate_job_launch(spec=spec, created_by=creator)
         except DebateJobError as exc:
             raise CommandError(launch_refusal(exc)) from None
