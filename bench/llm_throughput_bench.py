@@ -389,7 +389,10 @@ def profile_both(
     bare = run_bare(server, prompts_of(inline["job"].pool, inline["calls"]), concurrency)
     print(line("bare (a)", bare, concurrency))
     print(line("in-proc (b)", inline, concurrency))
+    from debates.services.lane import lane_reset
+
     product, anchor = ThreadProfiles(), ThreadProfiles()
+    lane_reset()  # the database lane's threads start again, under the profiler
     pool = bench_pool(dataset, pairs, "profiled")
     inline = run_inline(server, pool, concurrency, profiled=product)
     bare = run_bare(

@@ -114,3 +114,13 @@ def lane_release() -> None:
     if _lane is not None and _lane.pid == os.getpid():
         for _ in range(LANE_THREADS):
             _lane.release()
+
+
+def lane_reset() -> None:
+    """Let the next :func:`lane_run` start new lane threads; the current ones stay idle,
+    without a connection (a profiler that hooks the start of threads then sees the lane's
+    work: ``bench/llm_throughput_bench.py --profile``)."""
+    global _lane
+    with _lane_lock:
+        lane_release()
+        _lane = None
