@@ -24,21 +24,32 @@ at C = 64; peak in flight = C; 0 lost, 0 repeated.
         [--pairs-c1 20] [--concurrency 1,16,64] [--skip-celery] [--profile]
 
 The database is created if missing and migrated; the Redis database is flushed; the bench
-dataset is deleted before and after. ``--profile`` runs (b) at C = 1 under cProfile (one
-thread, so the profile sees every call) and prints the top functions by own time.
+dataset is deleted before and after.
+
+``--profile`` measures where the CPU goes at the concurrency that matters (the last level of
+``--concurrency``, e.g. ``--concurrency 64 --pairs 100 --skip-celery``): after a warm-up job,
+(b) and then (a) with the same number of requests, first unprofiled (their CPU ms per call,
+as above), then each under cProfile, one profiler per thread timed by that thread's own CPU
+clock (``time.thread_time``: waiting on the server or PostgreSQL is not overhead), merged.
+Printed for each: the top functions by own time and by cumulative time, in CPU ms per LLM
+call (the profiler's own overhead inflates them; compare them with each other).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import gzip
 import json
 import os
+import pstats
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -150,8 +161,69 @@ def prompts_of(pool, n: int) -> list[list[dict]]:
     return out
 
 
-def run_bare(server: LatencyServer, messages: list[list[dict]], concurrency: int) -> dict:
-    """(a): every request through one AsyncOpenAI client, ``concurrency`` at once."""
+class ThreadProfiles:
+    """While entered, cProfile in every thread: this one and each thread started meanwhile
+    (``threading.Thread.run`` wrapped), each profiler timed by its own thread's CPU clock, so
+    the merged profile adds up to the CPU the threads spent, not to wall time."""
+
+    def __init__(self) -> None:
+        self.profiles: list[cProfile.Profile] = []
+        self._lock = threading.Lock()
+        self._original_run = threading.Thread.run
+
+    def _profile(self) -> cProfile.Profile:
+        profile = cProfile.Profile(time.thread_time)
+        with self._lock:
+            self.profiles.append(profile)
+        return profile
+
+    def __enter__(self) -> ThreadProfiles:
+        original, new_profile = self._original_run, self._profile
+
+        def run(thread: threading.Thread) -> None:
+            profile = new_profile()
+            profile.enable()
+            try:
+                original(thread)
+            finally:
+                profile.disable()
+
+        threading.Thread.run = run  # type: ignore[method-assign]
+        self._main = self._profile()
+        self._main.enable()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._main.disable()
+        threading.Thread.run = self._original_run  # type: ignore[method-assign]
+
+    def print_top(self, title: str, calls: int, *, top: int = 30, dump: Path | None = None) -> None:
+        """The ``top`` functions by own and by cumulative CPU time, in ms per LLM call; the
+        merged profile also written to ``dump`` (pstats format) when given."""
+        merged = pstats.Stats(*self.profiles)
+        if dump is not None:
+            merged.dump_stats(dump)
+        stats = merged.stats  # type: ignore[attr-defined]
+        rows = [(tt, ct, nc, func) for func, (_, nc, tt, ct, _) in stats.items()]
+        total = sum(r[0] for r in rows)
+        print(f"{title}: {1000 * total / max(calls, 1):.2f} ms CPU per call under the profiler")
+        for key, name in ((0, "own"), (1, "cumulative")):
+            print(f"  by {name} time (ms per LLM call, function calls per LLM call):")
+            for tt, ct, nc, (path, line, func) in sorted(rows, key=lambda r: -r[key])[:top]:
+                where = f"{Path(path).name}:{line}({func})" if line else func
+                ms = 1000 * (tt, ct)[key] / max(calls, 1)
+                print(f"    {ms:7.3f}  {nc / max(calls, 1):7.2f}  {where}")
+
+
+def run_bare(
+    server: LatencyServer,
+    messages: list[list[dict]],
+    concurrency: int,
+    *,
+    profiled: ThreadProfiles | None = None,
+) -> dict:
+    """(a): every request through one AsyncOpenAI client, ``concurrency`` at once; under
+    ``profiled`` (every thread profiled) when given."""
     import openai
 
     from debates import prompts
@@ -188,15 +260,19 @@ def run_bare(server: LatencyServer, messages: list[list[dict]], concurrency: int
         await client.close()
 
     server.reset()
-    cpu, wall = time.process_time(), time.perf_counter()
-    asyncio.run(main())
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    with profiled or nullcontext():
+        cpu, wall = time.process_time(), time.perf_counter()
+        asyncio.run(main())
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     counters = server.counters()
     return {"wall": wall, "cpu": cpu, "calls": counters["requests"], "server": counters}
 
 
-def run_inline(server: LatencyServer, pool, concurrency: int, *, profile: bool = False) -> dict:
-    """(b): the job run in this process by ``debate_job_run_inline``."""
+def run_inline(
+    server: LatencyServer, pool, concurrency: int, *, profiled: ThreadProfiles | None = None
+) -> dict:
+    """(b): the job run in this process by ``debate_job_run_inline``; under ``profiled``
+    (every thread profiled) when given."""
     from debates.services import (
         JobSpec,
         debate_job_begin,
@@ -209,23 +285,10 @@ def run_inline(server: LatencyServer, pool, concurrency: int, *, profile: bool =
     job = debate_job_launch(spec=spec, start=False)
     debate_job_begin(job=job, here=True)
     server.reset()
-    profiler = None
-    if profile:
-        import cProfile
-
-        # CPU time, not wall time: waiting on the server or PostgreSQL is not overhead.
-        profiler = cProfile.Profile(time.process_time)
-        profiler.enable()
-    cpu, wall = time.process_time(), time.perf_counter()
-    debate_job_run_inline(job=job)
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    if profiler is not None:
-        import pstats
-
-        profiler.disable()
-        stats = pstats.Stats(profiler)
-        stats.sort_stats("tottime").print_stats(25)
-        stats.sort_stats("cumulative").print_stats(40)
+    with profiled or nullcontext():
+        cpu, wall = time.process_time(), time.perf_counter()
+        debate_job_run_inline(job=job)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     counters = server.counters()
     return {"wall": wall, "cpu": cpu, "calls": counters["requests"], "server": counters, "job": job}
 
@@ -312,6 +375,37 @@ def line(name: str, result: dict, concurrency: int) -> str:
     return text
 
 
+def profile_both(
+    server: LatencyServer, dataset, *, pairs: int, concurrency: int, dump: Path | None
+) -> None:
+    """``--profile``: (b) and (a) at ``concurrency`` on ``pairs`` pairs, unprofiled and then
+    under :class:`ThreadProfiles`; prints their lines and both profiles (written to
+    ``dump``-product.prof and ``dump``-bare.prof when given)."""
+    # A warm-up job first: the SDK's lazy imports and the first connections are not per-call
+    # cost.
+    run_inline(server, bench_pool(dataset, min(pairs, concurrency), "warm-up"), concurrency)
+    print(f"profile at C = {concurrency}, {pairs} pairs; load {os.getloadavg()[0]:.2f}")
+    inline = run_inline(server, bench_pool(dataset, pairs, "plain"), concurrency)
+    bare = run_bare(server, prompts_of(inline["job"].pool, inline["calls"]), concurrency)
+    print(line("bare (a)", bare, concurrency))
+    print(line("in-proc (b)", inline, concurrency))
+    from debates.services.lane import lane_reset
+
+    product, anchor = ThreadProfiles(), ThreadProfiles()
+    lane_reset()  # the database lane's threads start again, under the profiler
+    pool = bench_pool(dataset, pairs, "profiled")
+    inline = run_inline(server, pool, concurrency, profiled=product)
+    bare = run_bare(
+        server, prompts_of(inline["job"].pool, inline["calls"]), concurrency, profiled=anchor
+    )
+    for title, profiles, calls, name in (
+        ("in-process (b), profiled", product, inline["calls"], "product"),
+        ("bare client (a), profiled", anchor, bare["calls"], "bare"),
+    ):
+        out = dump.with_name(f"{dump.name}-{name}.prof") if dump is not None else None
+        profiles.print_top(title, calls, dump=out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.5)
@@ -319,7 +413,12 @@ def main() -> None:
     parser.add_argument("--pairs-c1", type=int, default=20, help="pairs at C = 1 (slow)")
     parser.add_argument("--concurrency", default="1,16,64")
     parser.add_argument("--skip-celery", action="store_true")
-    parser.add_argument("--profile", action="store_true", help="cProfile (b) at C = 1 only")
+    parser.add_argument(
+        "--profile", action="store_true", help="cProfile (b) and (a) at the last level"
+    )
+    parser.add_argument(
+        "--profile-dump", type=Path, help="with --profile: write PATH-product.prof, -bare.prof"
+    )
     args = parser.parse_args()
     if not args.skip_celery and not os.environ.get("CELERY_BROKER_URL", "").startswith("redis"):
         sys.exit("set CELERY_BROKER_URL=redis://127.0.0.1:6379/<db> (flushed) or --skip-celery")
@@ -334,11 +433,13 @@ def main() -> None:
         dataset = bench_dataset(Path(tmp) / "scifact")
         try:
             if args.profile:
-                # A warm-up job first: the SDK's lazy imports are not per-call cost.
-                run_inline(server, bench_pool(dataset, 3, "warm-up"), 1)
-                pool = bench_pool(dataset, args.pairs_c1, "profile")
-                result = run_inline(server, pool, 1, profile=True)
-                print(line("in-process", result, 1))
+                profile_both(
+                    server,
+                    dataset,
+                    pairs=args.pairs,
+                    concurrency=levels[-1],
+                    dump=args.profile_dump,
+                )
                 return
             print(
                 f"latency {args.latency} s; {args.pairs} pairs (C = 1: {args.pairs_c1}), R = 2; "

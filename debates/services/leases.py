@@ -50,6 +50,7 @@ from debates.services.common import (
     retry_countdown,
     with_connection_retry,
 )
+from debates.services.lane import lane_run
 from debates.services.queue import debates_enqueue
 from debates.services.webhooks import webhook_job_event
 
@@ -245,7 +246,7 @@ def lease_renew(*, lease: Lease) -> None:
             cursor.execute(LeaseSQL.RENEW, params)
             return cursor.fetchone()
 
-    row = with_connection_retry(renew)
+    row = lane_run(lambda: with_connection_retry(renew))
     if row is None:
         raise LeaseLost(f"debate {lease.debate_id}: lease lost")
     if row[0] != DebateJob.Status.RUNNING:
@@ -260,7 +261,9 @@ def lease_turn_store(
     (debate, round, agent) is never stored or counted twice. Raises LeaseLost (nothing
     written) if the lease no longer holds. A connection the server closed during the LLM call
     is reopened and the write tried again (the reply is never asked for again)."""
-    running = with_connection_retry(lambda: _turn_write(lease, record, prompt_version))
+    running = lane_run(
+        lambda: with_connection_retry(lambda: _turn_write(lease, record, prompt_version))
+    )
     lease.confirmed_at = time.monotonic() if running else None
     if meter is not None:
         meter.stored(record)

@@ -28,6 +28,7 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -47,6 +48,7 @@ from debates.services.common import (
     error_text,
     llm_retry_attempts,
 )
+from debates.services.lane import lane_release, lane_run
 from debates.services.leases import (
     GuardedClient,
     JobStopped,
@@ -183,31 +185,51 @@ def debate_run(
     :func:`debates.engine.debate_pair`), each holding its own slot.
 
     No transaction or connection is held across an LLM call (see
-    :func:`~debates.services.common.database_release`); every answered request is counted in
-    the debate's calls and tokens, stored or not.
+    :func:`~debates.services.common.database_release`): the statements run on the database
+    lane (:mod:`debates.services.lane`), a few threads whose connections close when idle.
+    Every answered request is counted in the debate's calls and tokens, stored or not.
     """
-    lease = lease_claim(debate_id=debate_id)
+    # Every statement goes through the database lane (debates.services.lane): this thread,
+    # which waits on the LLM, holds no connection.
+    lease = lane_run(lambda: lease_claim(debate_id=debate_id))
     if lease is None:
-        return Debate.objects.get(pk=debate_id)
-    row = Debate.objects.select_related("job", "pair__query", "pair__document").get(pk=debate_id)
+        return lane_run(lambda: Debate.objects.get(pk=debate_id))
+    row, done = lane_run(lambda: _debate_load(debate_id))
     started = time.monotonic()
     meter = Meter()
     try:
-        outcome = _debate_ask(row, lease, meter, sleep=sleep, stop=stop, gate=gate)
+        outcome = _debate_ask(row, done, lease, meter, sleep=sleep, stop=stop, gate=gate)
     except BaseException as exc:
-        _debate_give_up(row, lease, meter, exc, time.monotonic() - started, requeue=requeue)
+        elapsed = time.monotonic() - started
+        lane_run(partial(_debate_give_up, row, lease, meter, exc, elapsed, requeue=requeue))
         if not isinstance(exc, Exception):
             raise  # Ctrl-C or exit: the debate was given back
-        return Debate.objects.get(pk=debate_id)
-    if not lease_end(lease=lease, outcome=outcome, elapsed=time.monotonic() - started):
-        log.warning("debate %s finished after losing its lease; not stored", debate_id)
-        return Debate.objects.get(pk=debate_id)
-    _debate_ended(row, outcome.status)
-    return Debate.objects.get(pk=debate_id)
+        return lane_run(lambda: Debate.objects.get(pk=debate_id))
+    elapsed = time.monotonic() - started
+    return lane_run(lambda: _debate_store(row, lease, outcome, elapsed))
+
+
+def _debate_load(debate_id: int) -> tuple[Debate, list[TurnRecord]]:
+    """The claimed debate with its job and pair, and its stored turns as done turns."""
+    row = Debate.objects.select_related("job", "pair__query", "pair__document").get(pk=debate_id)
+    done = [turn_record_build(turn=t) for t in row.turns.order_by("round", "agent")]
+    return row, done
+
+
+def _debate_store(
+    row: Debate, lease: Lease, outcome: engine.DebateOutcome, elapsed: float
+) -> Debate:
+    """Store ``outcome`` under ``lease`` (nothing if the lease was lost), then the debate."""
+    if not lease_end(lease=lease, outcome=outcome, elapsed=elapsed):
+        log.warning("debate %s finished after losing its lease; not stored", row.pk)
+    else:
+        _debate_ended(row, outcome.status)
+    return Debate.objects.get(pk=row.pk)
 
 
 def _debate_ask(
     row: Debate,
+    done: list[TurnRecord],
     lease: Lease,
     meter: Meter,
     *,
@@ -219,7 +241,6 @@ def _debate_ask(
     the lease, the stored turns given back as done, each new turn stored as it comes."""
     job = row.job
     config = job_debate_config(job=job)
-    done = [turn_record_build(turn=t) for t in row.turns.order_by("round", "agent")]
     keys = api_keys_decrypt(token=job.api_keys_encrypted)
     client_a, client_b = (
         GuardedClient(
@@ -338,8 +359,11 @@ def debate_job_run_inline(
             tried[pk] = tried.get(pk, 0) + 1
         if width > 1:
             database_release()  # this thread's connection would idle while the threads run
-        if not _run_batch(pending, width=width, on_debate=on_debate):
-            return  # released: the job was paused or cancelled meanwhile
+        try:
+            if not _run_batch(pending, width=width, on_debate=on_debate):
+                return  # released: the job was paused or cancelled meanwhile
+        finally:
+            lane_release()  # the run's connections are not kept until the lane idles
 
 
 def _llm_gate(width: int) -> tuple[threading.Semaphore | None, int]:
