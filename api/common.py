@@ -156,10 +156,10 @@ def pool_or_404(pool_id: int) -> Pool:
 
 
 class OperationOut(Schema):
-    """A long step (upload, pool build) and where to poll it."""
+    """A long step (upload, pool build, refinement) and where to poll it."""
 
     id: int
-    kind: Literal["import_beir", "import_qrels", "import_run", "build_pool"]
+    kind: Literal["import_beir", "import_qrels", "import_run", "build_pool", "refine"]
     status: Literal["queued", "running", "done", "failed"]
     stage: str
     dataset: str | None

@@ -30,11 +30,11 @@ from pydantic import create_model
 
 from assess.evaluation.rebench import RebenchError, rebench_compute
 from assess.evaluation.tables import rebench_tables
+from assess.refined.operations import refinement_start
 from assess.refined.refine import (
     RefineError,
     open_disagreements_count,
     open_disagreements_sentence,
-    qrels_refine,
 )
 from assess.refined.selectors import refined_costs, refinements_of
 from assess.review.selectors import job_agreement, job_audit, job_queue_counts
@@ -68,6 +68,7 @@ from .common import (
     MAX_ID,
     WHOLE,
     WRITE,
+    OperationOut,
     PageNumber,
     RowId,
     StrictIn,
@@ -412,18 +413,22 @@ def refined_list(request: HttpRequest, slug: str, page: PageNumber = 1) -> Refin
 
 @router.post(
     "/datasets/{slug}/refined",
-    response={201: dict[str, Any], **error_responses(400, 404, 413, 422)},
+    response={202: OperationOut, **error_responses(400, 404, 413, 422)},
     auth=WRITE,
 )
-def refined_create(request: HttpRequest, slug: str, payload: RefineIn) -> Status[Any]:
-    """Make a refined qrel set from a pool's current final labels (admin), as ``refine``
-    does; refused (400, nothing made) when too many pairs are unresolved."""
+def refined_create(request: HttpRequest, slug: str, payload: RefineIn) -> Status[OperationOut]:
+    """Start making a refined qrel set from a pool's current final labels (admin), as
+    ``refine`` does, in the background: 202 with the operation to poll at its ``url``; once
+    ``done`` its ``result`` names the set (``qrel_set`` id, ``name``; the set is then in
+    ``GET /datasets/{slug}/refined``). Refused at once (400, nothing made) for a bad or
+    taken name or grade, an empty pool; too many unresolved pairs without
+    ``allow_partial`` fails the operation with that message, nothing made."""
     dataset = dataset_or_404(slug)
     pool = pool_or_404(payload.pool)
     if pool.dataset_id != dataset.pk:
         raise HttpError(400, f"pool {pool.pk} is not a pool of {dataset.slug}")
     try:
-        report = qrels_refine(
+        operation = refinement_start(
             pool=pool,
             name=payload.name,
             allow_partial=payload.allow_partial,
@@ -434,7 +439,7 @@ def refined_create(request: HttpRequest, slug: str, payload: RefineIn) -> Status
         )
     except RefineError as exc:
         raise HttpError(400, error_worded(exc, "api")) from None
-    return Status(201, _refined_out(report.refinement))
+    return Status(202, OperationOut.of(operation))
 
 
 @router.get(

@@ -11,6 +11,8 @@ class AssessConfig(AppConfig):
         from debates.services.progress import job_notes_register
         from debates.views import job_panel_register
 
+        from . import tasks  # noqa: F401  (registers the tasks: services enqueue them by name)
+        from .refined.operations import refine_step_register
         from .refined.panels import job_costs_panel
         from .review import receivers
         from .review.selectors import job_review_notes
@@ -26,3 +28,6 @@ class AssessConfig(AppConfig):
         # Review items are created where a debate ends and where a job's audit share or human
         # budget changes (debates.signals), never by a page that reads them.
         receivers.connect()
+        # Refining a pool runs as an Operation (corpora's background steps, polled like an
+        # import); corpora cannot import assess, so assess gives it the step.
+        refine_step_register()

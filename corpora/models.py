@@ -358,8 +358,10 @@ class PairSource(models.Model):
 
 class Operation(models.Model):
     """A long step started from the browser or the API (an uploaded benchmark, qrels file or
-    run imported; a pool built), run in the background. Its row is the truth about it: the
-    pages and ``GET /api/v1/operations/<id>`` poll it. ``params`` are the step's options as
+    run imported; a pool built; a pool refined into a refined qrel set, a step of ``assess``
+    registered with :func:`corpora.services.operations.operation_step_register`), run in the
+    background. Its row is the truth about it: the pages and ``GET /api/v1/operations/<id>``
+    poll it. ``params`` are the step's options as
     given (validated before the row exists), ``result`` what it made (a dataset slug, a qrel
     set, run or pool id and name), ``error`` the message the equivalent command would print
     (``file:line: reason``, paths relative to the upload). ``upload_dir`` holds the uploaded
@@ -370,6 +372,7 @@ class Operation(models.Model):
         IMPORT_QRELS = "import_qrels", "import a qrels file"
         IMPORT_RUN = "import_run", "import a TREC run"
         BUILD_POOL = "build_pool", "build a pool"
+        REFINE = "refine", "refine a pool"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "queued"

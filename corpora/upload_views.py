@@ -36,6 +36,10 @@ UPLOAD_FORMS: dict[str, Callable[[], Any]] = {
 }
 
 
+def _no_form() -> None:
+    return None  # a step of another app (a refinement): its page words its own fix
+
+
 def _dataset_or_404(slug: str) -> Dataset:
     try:
         return dataset_get(slug=slug)
@@ -149,7 +153,7 @@ def operation_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "operation": operation,
         "polling": not operation.ended,
         # The option that gets past the error, in the words of the form that sent it.
-        "fix_words": fix.browser_words(UPLOAD_FORMS[operation.kind]()) if fix else "",
+        "fix_words": fix.browser_words(UPLOAD_FORMS.get(operation.kind, _no_form)()) if fix else "",
     }
     if wants_fragment(request):
         return render(request, "corpora/partials/operation_status.html", context)

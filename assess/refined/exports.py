@@ -29,10 +29,12 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Iterable
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from celery import current_app
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Max
@@ -47,6 +49,7 @@ from debates.prices import llm_prices, prices_stamp
 
 from ..models import ExportFile, Refinement
 from . import export_formats
+from .benchmark_zip import benchmark_stamp, benchmark_zip_write
 from .export_rows import ExportError, disagreement_rows, labels_write, transcripts_records
 
 if TYPE_CHECKING:
@@ -147,9 +150,6 @@ def export_file_write(
         if kind == "benchmark":
             _check_source(kind, qrel_set, pool)
             assert qrel_set is not None  # checked by _check_source
-            # Imported here: benchmark_zip reads selectors, which import this module.
-            from .benchmark_zip import benchmark_zip_write
-
             rows, size, digest = benchmark_zip_write(qrel_set=qrel_set, path=partial)
         else:
             with open(partial, "wb") as raw:
@@ -179,8 +179,6 @@ def export_key(*, kind: str, qrel_set: QrelSet | None = None, pool: Pool | None 
     _check_source(kind, qrel_set, pool)
     if kind == "benchmark":
         assert qrel_set is not None  # checked by _check_source
-        from .benchmark_zip import benchmark_stamp  # here: benchmark_zip reads selectors
-
         return (
             f"v{FORMAT_VERSION}:benchmark:qrels:{qrel_set.pk}:{benchmark_stamp(qrel_set=qrel_set)}"
         )
@@ -225,12 +223,42 @@ def _stale_running(export: ExportFile) -> bool:
     return export.started is not None and export.started < timezone.now() - limit
 
 
-def export_enqueue(*, export: ExportFile) -> None:
-    """Queue :func:`assess.refined.tasks.export_write_task` once the transaction commits."""
-    from .tasks import export_write_task
+#: The name of :func:`assess.refined.tasks.export_write_task`, which imports this module:
+#: looked up by name (``assess.apps`` registers the tasks) so that this one need not import it.
+EXPORT_WRITE_TASK = "assess.export_write"
 
+
+def export_enqueue(*, export: ExportFile) -> None:
+    """Queue :func:`assess.refined.tasks.export_write_task` once the transaction commits
+    (run at once in this process without a broker: ``CELERY_TASK_ALWAYS_EAGER``)."""
     export_id = export.pk
-    transaction.on_commit(lambda: export_write_task.delay(export_id))
+    transaction.on_commit(lambda: current_app.tasks[EXPORT_WRITE_TASK].delay(export_id))
+
+
+def exports_current(*, refinement: Refinement, kinds: Iterable[str]) -> dict[str, ExportFile]:
+    """``{kind: ExportFile}``: the newest export of each of ``kinds`` that is still current
+    for a refined set (its key matches: transcripts are of the refinement's pool and go out
+    of date as its debates go on; the other kinds are of the refined set)."""
+    found: dict[str, ExportFile] = {}
+    for kind in kinds:
+        if kind == "transcripts":
+            key = export_key(kind=kind, pool=refinement.pool)
+        else:
+            key = export_key(kind=kind, qrel_set=refinement.qrel_set)
+        export = ExportFile.objects.filter(key=key).order_by("-created").first()
+        if export is not None:
+            found[kind] = export
+    return found
+
+
+def export_refinement(*, export: ExportFile) -> Refinement | None:
+    """The refinement an export belongs to: its refined set's, or for a pool's transcripts
+    the pool's newest refinement; None when there is none."""
+    if export.qrel_set_id:
+        return Refinement.objects.filter(qrel_set_id=export.qrel_set_id).first()
+    if export.pool_id:
+        return Refinement.objects.filter(pool_id=export.pool_id).order_by("-created").first()
+    return None
 
 
 def export_request(

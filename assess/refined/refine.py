@@ -11,7 +11,7 @@ here, and never updated.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -296,6 +296,7 @@ def qrels_refine(
     created_by=None,
     relevant_grade: int = 1,
     exclude_flagged: bool = False,
+    progress: Callable[[str], None] | None = None,
 ) -> RefineReport:
     """Create the refined QrelSet ``name`` (origin "refined") from ``pool``'s final labels.
 
@@ -318,14 +319,16 @@ def qrels_refine(
     Refused, writing nothing, when the name is taken in the dataset, the pool has no pairs,
     ``relevant_grade`` is not an integer from 1 up to the original set's top grade (at least
     1), or the share of unresolved pairs exceeds ``max_unresolved_share`` (default 5%) and
-    ``allow_partial`` is False. One transaction. Returns a :class:`RefineReport`.
-    Raises :class:`RefineError`.
+    ``allow_partial`` is False. One transaction (``progress(stage)`` is told each step as it
+    starts, inside it). Returns a :class:`RefineReport`. Raises :class:`RefineError`.
     """
     _refine_arguments_check(name, relevant_grade, max_unresolved_share)
+    say = progress or (lambda stage: None)
     with transaction.atomic():
         pool = (
             Pool.objects.select_for_update().select_related("dataset", "qrel_set").get(pk=pool.pk)
         )
+        say(f"step 1 of 3: resolving the final labels of {pool.pairs.count():,} pairs")
         people = _annotators_now(exclude_flagged)
         labels, summary = _refine_labels(
             pool,
@@ -335,6 +338,7 @@ def qrels_refine(
             allow_partial=allow_partial,
             excluded=people.excluded_ids,
         )
+        say(f"step 2 of 3: writing the refined set ({summary.resolved:,} final labels)")
         refined = _refined_set_create(pool, name)
         original_rows = _copy_original(pool.qrel_set, refined)
         qrel_pk = _refined_rows_write(
@@ -351,6 +355,7 @@ def qrels_refine(
             relevant_grade=relevant_grade,
             people=people,
         )
+        say(f"step 3 of 3: writing the provenance of {len(labels):,} pairs")
         LabelProvenance.objects.bulk_create(
             _provenance_rows(refinement, labels, qrel_pk, relevant_grade, people.gold),
             batch_size=BATCH_SIZE,
@@ -360,12 +365,48 @@ def qrels_refine(
         qrel_set=refined,
         refinement=refinement,
         summary=summary,
-        unresolved=[
-            (p.final.query_id, p.final.doc_id, p.final.reason)
-            for p in labels
-            if not p.final.resolved
-        ],
+        unresolved=_unresolved(labels),
     )
+
+
+def _unresolved(labels: Sequence[PoolLabel]) -> list[tuple[str, str, str]]:
+    return [
+        (p.final.query_id, p.final.doc_id, p.final.reason) for p in labels if not p.final.resolved
+    ]
+
+
+def refine_check(
+    *,
+    pool: Pool,
+    name: str,
+    relevant_grade: int = 1,
+    max_unresolved_share: float = final.DEFAULT_MAX_UNRESOLVED_SHARE,
+) -> None:
+    """The refusals of :func:`qrels_refine` known without resolving a label, for a page or
+    the API to give at once before refining in the background: a name a refined set cannot
+    have or that is taken in the dataset, a relevant grade that is not one of the original
+    qrels' grades, an unresolved share outside 0..1, a pool without pairs. Raises
+    :class:`RefineError`; reads only. (Too many unresolved pairs needs every label resolved:
+    :func:`qrels_refine` refuses that.)"""
+    _refine_arguments_check(name, relevant_grade, max_unresolved_share)
+    pool = Pool.objects.select_related("dataset", "qrel_set").get(pk=pool.pk)
+    _refine_target_check(pool, name, relevant_grade)
+    if not pool.pairs.exists():
+        raise RefineError(f"pool {pool.name!r} has no pairs to refine")
+
+
+def _refine_target_check(pool: Pool, name: str, relevant_grade: int) -> None:
+    """Raise :class:`RefineError` when ``name`` is taken in ``pool``'s dataset or
+    ``relevant_grade`` is above the top grade of its qrels."""
+    dataset, original = pool.dataset, pool.qrel_set
+    if QrelSet.objects.filter(dataset=dataset, name=name).exists():
+        raise _name_taken(name, dataset)
+    top = max(original.grade_max or 1, 1)
+    if relevant_grade > top:
+        raise RefineError(
+            f"the relevant grade {relevant_grade} is above the top grade {top} of qrels "
+            f"{original.name!r} (grades {original.grades_text}); choose 1..{top}"
+        )
 
 
 def _refine_arguments_check(name: str, relevant_grade: int, max_unresolved_share: float) -> None:
@@ -395,15 +436,7 @@ def _refine_labels(
     summary, once the refinement is allowed: raises :class:`RefineError` when ``name`` is
     taken in the dataset, ``relevant_grade`` is above the original set's top grade, the pool
     has no pairs, or too many pairs are unresolved and ``allow_partial`` is False."""
-    dataset, original = pool.dataset, pool.qrel_set
-    if QrelSet.objects.filter(dataset=dataset, name=name).exists():
-        raise _name_taken(name, dataset)
-    top = max(original.grade_max or 1, 1)
-    if relevant_grade > top:
-        raise RefineError(
-            f"the relevant grade {relevant_grade} is above the top grade {top} of qrels "
-            f"{original.name!r} (grades {original.grades_text}); choose 1..{top}"
-        )
+    _refine_target_check(pool, name, relevant_grade)
     labels = final_labels_collect(pool=pool, exclude_annotators=excluded)
     if not labels:
         raise RefineError(f"pool {pool.name!r} has no pairs to refine")

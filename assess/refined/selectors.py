@@ -1,12 +1,12 @@
-"""Read-only queries for the pages of refined qrel sets and exports
-(:mod:`assess.refined.views`) and for the refine form's pools and suggested name
-(:mod:`assess.refined.forms`). Each returns model instances or plain values; none writes.
+"""Read-only queries for the pages of refined qrel sets (:mod:`assess.refined.views`; the
+exports' own are in :mod:`assess.refined.exports`) and for the refine form's pools and
+suggested name (:mod:`assess.refined.forms`). Each returns model instances or plain values;
+none writes.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import replace
 
 from django.db.models import Count, QuerySet, Sum
@@ -15,9 +15,8 @@ from django.db.models.functions import Coalesce
 from corpora.models import Dataset, Pool, QrelSet
 from debates.models import Debate
 
-from ..models import ExportFile, Judgment, LabelProvenance, Refinement
+from ..models import Judgment, LabelProvenance, Refinement
 from . import cost, debate_cost
-from .exports import export_key
 from .refine import NAME_MAX, RefineError, refined_name_check
 
 
@@ -38,32 +37,6 @@ def refinements_of(*, dataset: Dataset) -> QuerySet[Refinement]:
 def dataset_has_pools(*, dataset: Dataset) -> bool:
     """Whether the dataset has a pool (a refined set can only be made from one)."""
     return dataset.pools.exists()
-
-
-def exports_current(*, refinement: Refinement, kinds: Iterable[str]) -> dict[str, ExportFile]:
-    """``{kind: ExportFile}``: the newest export of each of ``kinds`` that is still current
-    for a refined set (its key matches: transcripts are of the refinement's pool and go out
-    of date as its debates go on; the other kinds are of the refined set)."""
-    found: dict[str, ExportFile] = {}
-    for kind in kinds:
-        if kind == "transcripts":
-            key = export_key(kind=kind, pool=refinement.pool)
-        else:
-            key = export_key(kind=kind, qrel_set=refinement.qrel_set)
-        export = ExportFile.objects.filter(key=key).order_by("-created").first()
-        if export is not None:
-            found[kind] = export
-    return found
-
-
-def export_refinement(*, export: ExportFile) -> Refinement | None:
-    """The refinement an export belongs to: its refined set's, or for a pool's transcripts
-    the pool's newest refinement; None when there is none."""
-    if export.qrel_set_id:
-        return Refinement.objects.filter(qrel_set_id=export.qrel_set_id).first()
-    if export.pool_id:
-        return Refinement.objects.filter(pool_id=export.pool_id).order_by("-created").first()
-    return None
 
 
 # Refined-list page: the refine form's pools and suggested name.

@@ -15,6 +15,12 @@ urlpatterns = [
     # Before refined_detail, which would take "new" for a name (assess.refined.forms reserves
     # it).
     path("datasets/<slug:slug>/refined/new/", views.refine_create, name="refine_create"),
+    # A refinement in progress (its operation), under the same reserved "new".
+    path(
+        "datasets/<slug:slug>/refined/new/<int:pk>/",
+        views.refine_operation,
+        name="refine_operation",
+    ),
     # Refined set names are limited to letters, digits, "-", "_" and "." (assess.refined.refine).
     path("datasets/<slug:slug>/refined/<str:name>/", views.refined_detail, name="refined_detail"),
     path(

@@ -7,6 +7,7 @@ Who may open what (every view is wrapped in :func:`core.roles.role_required`):
 | refined sets, refined set                           | 403       | yes        | yes   |
 | export request (POST), export status, download      | 403       | yes        | yes   |
 | refine again (POST; its form on the refined sets)   | 403       | 403        | yes   |
+| a refinement's progress (its operation)             | 403       | yes        | yes   |
 
 The re-benchmark, plot and RAG pages share this URL namespace (``refined``) but live in
 :mod:`assess.evaluation.views`. Database reads go through :mod:`assess.refined.selectors` and
@@ -15,7 +16,6 @@ the services; the views only choose, call and render.
 
 from __future__ import annotations
 
-from django.contrib import messages
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -25,29 +25,31 @@ from django.views.decorators.http import require_GET, require_POST
 from core.fixes import error_worded
 from core.htmx import htmx_view, wants_fragment
 from core.roles import Role, role_required, user_has_role
-from corpora.models import Dataset
+from corpora.models import Dataset, Operation
 from corpora.services import dataset_get
+from corpora.services.operations import operation_fix
 
 from ..models import ExportFile, Refinement
 from .cost import cost_rows
-from .exports import CONTENT_TYPE, ExportError, export_get, export_path, export_request
+from .exports import (
+    CONTENT_TYPE,
+    ExportError,
+    export_get,
+    export_path,
+    export_refinement,
+    export_request,
+    exports_current,
+)
 from .forms import RefineForm
+from .operations import refinement_operation_get, refinement_start
 from .refine import (
     RefineError,
     open_disagreements_count,
     open_disagreements_sentence,
-    qrels_refine,
     refinement_get,
     refinement_unresolved,
 )
-from .selectors import (
-    dataset_has_pools,
-    export_refinement,
-    exports_current,
-    qrel_set_find,
-    refined_costs,
-    refinements_of,
-)
+from .selectors import dataset_has_pools, qrel_set_find, refined_costs, refinements_of
 
 READERS = (Role.RESEARCHER, Role.ADMIN)
 UNRESOLVED_SHOWN = 200
@@ -115,16 +117,18 @@ def refined_list(request: HttpRequest, slug: str) -> HttpResponse:
 @role_required(Role.ADMIN)
 @require_POST
 def refine_create(request: HttpRequest, slug: str) -> HttpResponse:
-    """Refine again: a new refined qrel set from a pool's current final labels
-    (:func:`assess.refined.refine.qrels_refine`), then its page (303). A form error or a refusal
-    (name taken, too many unresolved pairs...) gives the refined sets page again with the
-    message (400), having written nothing."""
+    """Refine again: start a new refined qrel set from a pool's current final labels in the
+    background (:func:`assess.refined.operations.refinement_start`) and open its progress
+    page (303), which ends in a link to the set. A form error or a refusal known at once
+    (name taken, relevant grade above the qrels' top grade...) gives the refined sets page
+    again with the message (400), having written nothing; one found while refining (too
+    many unresolved pairs) is shown on the progress page."""
     dataset = _dataset_or_404(slug)
     form = RefineForm(request.POST, dataset=dataset)
     if form.is_valid():
         data = form.cleaned_data
         try:
-            report = qrels_refine(
+            operation = refinement_start(
                 pool=data["pool"],
                 name=data["name"],
                 allow_partial=data["allow_partial"],
@@ -135,18 +139,33 @@ def refine_create(request: HttpRequest, slug: str) -> HttpResponse:
         except RefineError as exc:
             form.add_error(None, error_worded(exc, "browser", form))
         else:
-            refinement = report.refinement
-            messages.success(
-                request,
-                f"Refined qrel set {report.qrel_set.name} created: "
-                f"{refinement.original_rows:,} original rows + "
-                f"{refinement.new_relevant + refinement.new_nonrelevant:,} new labels, "
-                f"{refinement.unresolved:,} pairs pending. "
-                + open_disagreements_sentence(open_disagreements_count(report.summary.by_reason)),
-            )
-            url = reverse("refined:refined_detail", args=[dataset.slug, report.qrel_set.name])
+            url = reverse("refined:refine_operation", args=[dataset.slug, operation.pk])
             return HttpResponseRedirect(url, status=303)
     return _refined_list_render(request, dataset, form, status=400)
+
+
+@htmx_view(no_store=True)
+@role_required(*READERS)
+@require_GET
+def refine_operation(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """A refinement's progress page (its operation: status, stage, error); htmx polls its
+    fragment until it ends, in a link to the refined set or the error with its fix."""
+    dataset = _dataset_or_404(slug)
+    try:
+        operation = refinement_operation_get(dataset=dataset, pk=pk)
+    except Operation.DoesNotExist:
+        raise Http404(f"No refinement {pk} in {dataset.slug}.") from None
+    fix = operation_fix(operation=operation)
+    context = {
+        "dataset": dataset,
+        "operation": operation,
+        "polling": not operation.ended,
+        # The option that gets past the error, in the words of the refine form.
+        "fix_words": fix.browser_words(RefineForm(dataset=dataset)) if fix else "",
+    }
+    if wants_fragment(request):
+        return render(request, "assess/refined/partials/refine_status.html", context)
+    return render(request, "assess/refined/refine_operation.html", context)
 
 
 @role_required(*READERS)

@@ -1,6 +1,7 @@
 """Long steps started from the browser or the API, run in the background: an uploaded BEIR
-benchmark, qrels file or TREC run imported; a pool built. Each is an :class:`Operation` row,
-the one truth about it (pages and the API poll it).
+benchmark, qrels file or TREC run imported; a pool built; and the steps other apps register
+(:func:`operation_step_register`: ``assess`` refines a pool). Each is an :class:`Operation`
+row, the one truth about it (pages and the API poll it).
 
 :func:`operation_create` checks the options, streams the uploaded files to a folder of their
 own under ``DREAM_VAR_DIR/uploads/`` (never whole in memory: Django spools uploads to disk
@@ -52,6 +53,14 @@ UPLOAD_FIELDS: dict[str, tuple[str, ...]] = {
     Operation.Kind.IMPORT_RUN: ("run",),
     Operation.Kind.BUILD_POOL: (),
 }
+# What a failed step's message starts with: the equivalent command's words (registered steps
+# give their own, see operation_step_register).
+FAILED_PREFIX: dict[str, str] = {
+    Operation.Kind.IMPORT_BEIR: "import failed, nothing imported: ",
+    Operation.Kind.IMPORT_QRELS: "import failed, nothing imported: ",
+    Operation.Kind.IMPORT_RUN: "import failed, nothing imported: ",
+    Operation.Kind.BUILD_POOL: "",
+}
 STALE_AFTER = timedelta(hours=6)  # a step still "running" after this lost its worker
 
 
@@ -77,7 +86,7 @@ def _files_check(kind: str, files: Mapping[str, UploadedFile]) -> None:
             raise OperationError(
                 f"{missing[0]}: missing; upload a BEIR archive, or corpus, queries and qrels"
             )
-    elif kind != Operation.Kind.BUILD_POOL and not files:
+    elif UPLOAD_FIELDS[kind] and not files:
         raise OperationError(f"{UPLOAD_FIELDS[kind][0]}: no file uploaded")
     total = sum(f.size or 0 for f in files.values())
     if total > upload_max_bytes():
@@ -180,8 +189,7 @@ def operation_run(*, operation_id: int) -> Operation:
         # for themselves (a form's label, a JSON field) from ``result["fix"]``.
         text = error_worded(exc, "plain")
         message = error_relative(text, root) if root else text
-        if operation.kind != Operation.Kind.BUILD_POOL:
-            message = f"import failed, nothing imported: {message}"  # the commands' words
+        message = FAILED_PREFIX.get(operation.kind, "") + message  # the commands' words
         fix = error_fix(exc)
         _operation_end(operation, error=message, result={"fix": fix.as_dict()} if fix else None)
     except Exception as exc:  # anything else is stored too: the row must not stay running
@@ -328,12 +336,30 @@ def _build_pool(operation: Operation, root: Path | None) -> dict[str, Any]:
     return {"pool": pool.pk, "name": pool.name, "pairs": pool.pairs.count()}
 
 
-STEPS: dict[str, Callable[[Operation, Path | None], dict[str, Any]]] = {
+#: A step: the operation and its upload folder (None without files) -> the result to store.
+Step = Callable[[Operation, Path | None], dict[str, Any]]
+
+STEPS: dict[str, Step] = {
     Operation.Kind.IMPORT_BEIR: _import_beir,
     Operation.Kind.IMPORT_QRELS: _import_qrels,
     Operation.Kind.IMPORT_RUN: _import_run,
     Operation.Kind.BUILD_POOL: _build_pool,
 }
+
+
+def operation_step_register(*, kind: str, step: Step, failed_prefix: str = "") -> None:
+    """Make ``step`` run the operations of ``kind`` (one of :class:`Operation.Kind`), a step
+    of an app that corpora cannot import (``assess`` refining a pool registers it in its
+    ``AppConfig.ready``, so web processes and workers both know it). The step takes no files;
+    ``step(operation, None)`` returns the result to store; a ``ValueError`` it raises (a
+    :class:`core.fixes.FixableError` with the option that gets past it) fails the operation
+    with ``failed_prefix`` + its message, and must leave nothing written. Registering a kind
+    again replaces its step (``ready`` may run more than once in tests)."""
+    if kind not in Operation.Kind.values:
+        raise ValueError(f"kind: not an operation kind: {kind!r}")
+    UPLOAD_FIELDS[kind] = ()
+    FAILED_PREFIX[kind] = failed_prefix
+    STEPS[kind] = step
 
 
 def operation_fail_stale(*, now: Any = None) -> int:

@@ -93,15 +93,29 @@ def test_an_admin_scripts_upload_bm25_pool_job_refine_and_download(api_as, beir_
     finished = wait_for(lambda: _ok(api.get(job["url"])), lambda j: j["status"] == "finished")
     assert finished["progress"]["agreed"] == 1
 
-    refined = _ok(
+    refining = _ok(
         api.post(
             "/api/v1/datasets/tiny-beir/refined",
             {"pool": pool_id, "name": "test-dream"},
             content_type="application/json",
         ),
-        201,
+        202,
     )
-    assert (refined["new_relevant"], refined["unresolved"]) == (1, 0)
+    assert (refining["kind"], refining["url"]) == ("refine", f"/api/v1/operations/{refining['id']}")
+    refine_done = wait_for(
+        lambda: _ok(api.get(refining["url"])), lambda op: op["status"] in ("done", "failed")
+    )
+    assert refine_done["status"] == "done", refine_done["error"]
+    assert (refine_done["result"]["name"], refine_done["result"]["new_labels"]) == (
+        "test-dream",
+        1,
+    )
+    (refined,) = _ok(api.get("/api/v1/datasets/tiny-beir/refined"))["items"]
+    assert (refined["name"], refined["new_relevant"], refined["unresolved"]) == (
+        "test-dream",
+        1,
+        0,
+    )
     trec = api.get(refined["downloads"]["trec"])
     assert trec.status_code == 200
     lines = b"".join(trec.streaming_content).decode().splitlines()

@@ -1,6 +1,7 @@
 """Refining a pool with too many unresolved pairs is refused with the option that refines
 anyway, worded for the interface: the command's ``--allow-partial``, the API's
-``"allow_partial": true``, the refine form's "Allow partial" box."""
+``"allow_partial": true`` (on the operation it polls), the refine form's "Allow partial"
+box (on the refinement's progress page)."""
 
 import io
 
@@ -8,7 +9,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from assess.models import Refinement
+from corpora.services.operations import operation_run
 from tests.fixtures.refine import review, settle
+from tests.fixtures.refine_again import refine_started
 
 PURPOSE = (
     "to refine with the resolved labels only (the unresolved pairs stay unjudged and are listed)"
@@ -39,20 +42,23 @@ def test_the_api_names_its_json_field(half_open, api_as):
         {"pool": half_open.pool.pk, "name": "partial"},
         content_type="application/json",
     )
-    assert answer.status_code == 400
-    detail = answer.json()["detail"]
-    assert detail.endswith(f'; send "allow_partial": true {PURPOSE}')
-    assert "--" not in detail
+    assert answer.status_code == 202
+    operation_run(operation_id=answer.json()["id"])  # the step the worker would run
+    polled = api_as("admin").get(answer.json()["url"]).json()
+    assert polled["status"] == "failed"
+    assert polled["error"].endswith(f'\nTo get past this: send "allow_partial": true {PURPOSE}')
+    assert "--" not in polled["error"]
     assert not Refinement.objects.exists()
 
 
 @pytest.mark.django_db
 def test_the_refine_form_names_its_box(half_open, client_as):
-    answer = client_as("admin").post(
-        "/datasets/holes/refined/new/", {"pool": half_open.pool.pk, "name": "partial"}
+    client = client_as("admin")
+    answer, _ = refine_started(
+        client, "/datasets/holes/refined/new/", {"pool": half_open.pool.pk, "name": "partial"}
     )
-    assert answer.status_code == 400
-    page = answer.content.decode()
-    assert f"; tick &quot;Allow partial&quot; {PURPOSE}" in page
+    page = client.get(answer["Location"]).content.decode()
+    start = page.index('<p id="operation-fix">')
+    assert f"tick &quot;Allow partial&quot; {PURPOSE}.</p>" in page[start:]
     assert "--allow-partial" not in page
     assert not Refinement.objects.exists()

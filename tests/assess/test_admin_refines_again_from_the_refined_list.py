@@ -1,6 +1,7 @@
 """After annotators judge escalated pairs, an admin makes a new refined set on the refined
-sets page: the form offers the newest pool and a free name, pressing "Refine" writes the
-original rows plus every resolved label and opens the new set's page (303)."""
+sets page: the form offers the newest pool and a free name, pressing "Refine" opens the
+refinement's progress page at once (303); once its step has run, the new set holds the
+original rows plus every resolved label and the page links to it."""
 
 import pytest
 from django.urls import reverse
@@ -8,7 +9,7 @@ from django.urls import reverse
 from assess.models import LabelProvenance, Refinement
 from corpora.models import QrelSet
 from corpora.services import qrels_rows
-from tests.fixtures.refine_again import FIRST, form_values
+from tests.fixtures.refine_again import FIRST, form_values, refine_started
 from tests.fixtures.ui import html_elements
 
 LIST = reverse("refined:refined_list", args=["holes"])
@@ -30,12 +31,10 @@ def test_pressing_refine_with_the_offered_values_adds_the_human_label(
         "name": f"{FIRST}-2",
     }
 
-    response = client.post(CREATE, values)
+    response, operation = refine_started(client, CREATE, values)
 
-    assert response.status_code == 303
-    assert response["Location"] == reverse(
-        "refined:refined_detail", args=["holes", "test-dream-p-2"]
-    )
+    assert operation.status == "done", operation.error
+    assert response["Location"] == reverse("refined:refine_operation", args=["holes", operation.pk])
     refined = QrelSet.objects.get(dataset=world.dataset, name="test-dream-p-2")
     assert refined.origin == QrelSet.Origin.REFINED
     assert refined.qrels.count() == world.test.qrels.count() + 4 == 8
@@ -60,12 +59,17 @@ def test_pressing_refine_with_the_offered_values_adds_the_human_label(
     )
     assert (human.label, human.source, human.annotators) == (1, "human", ["alice"])
 
-    detail = client.get(response["Location"])
-    assert detail.status_code == 200
+    assert operation.result["qrel_set"] == refined.pk
+    progress = client.get(response["Location"])
+    assert progress.status_code == 200
+    page = progress.content.decode()
     assert (
         "Refined qrel set test-dream-p-2 created: 4 original rows + 4 new labels, "
-        "0 pairs pending." in detail.content.decode()
+        "0 pairs pending." in page
     )
+    link = reverse("refined:refined_detail", args=["holes", "test-dream-p-2"])
+    assert f'<a href="{link}" id="refined-set">' in page
+    assert client.get(link).status_code == 200
 
 
 @pytest.mark.django_db
@@ -95,11 +99,13 @@ def test_allow_partial_refines_with_a_pair_still_awaiting_a_human(holes, client_
     settle(holes.debate("q2", "d6"), "agreed", label=1, round=1)
     review(settle(holes.debate("q2", "d3"), "escalated", reason="disagreement"), "escalated", [])
 
-    response = client_as("admin").post(
-        CREATE, {"pool": holes.pool.pk, "name": "partial", "allow_partial": "on"}
+    _, operation = refine_started(
+        client_as("admin"),
+        CREATE,
+        {"pool": holes.pool.pk, "name": "partial", "allow_partial": "on"},
     )
 
-    assert response.status_code == 303
+    assert operation.status == "done", operation.error
     refinement = Refinement.objects.get(qrel_set__name="partial")
     assert (refinement.allow_partial, refinement.unresolved) == (True, 1)
     assert refinement.qrel_set.qrels.count() == 4 + 3

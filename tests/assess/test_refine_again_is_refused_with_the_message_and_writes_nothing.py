@@ -1,12 +1,13 @@
-"""A refinement the service or the form refuses (a taken name, too many unresolved pairs, a
-bad name, another dataset's pool) gives the refined sets page again with the message and
-the admin's values (400), and writes nothing."""
+"""A refinement the form or the checks made at once refuse (a taken name, a bad name,
+another dataset's pool) gives the refined sets page again with the message and the admin's
+values (400), and writes nothing; one refused while refining (too many unresolved pairs)
+fails its operation with the message, and writes nothing either."""
 
 import pytest
 from django.urls import reverse
 
 from tests.fixtures.refine import review, settle
-from tests.fixtures.refine_again import FIRST, form_values, table_counts
+from tests.fixtures.refine_again import FIRST, form_values, refine_started, table_counts
 from tests.fixtures.ui import html_tables
 
 CREATE = reverse("refined:refine_create", args=["holes"])
@@ -32,18 +33,24 @@ def test_a_taken_name_gives_400_with_the_message_and_creates_nothing(
 
 
 @pytest.mark.django_db
-def test_too_many_unresolved_pairs_without_allow_partial_give_400_and_create_nothing(
+def test_too_many_unresolved_pairs_without_allow_partial_fail_the_operation_and_create_nothing(
     holes, client_as
 ):
     settle(holes.debate("q1", "d3"), "agreed", label=1, round=1)
     settle(holes.debate("q1", "d5"), "agreed", label=0, round=1)
     review(settle(holes.debate("q2", "d3"), "escalated", reason="disagreement"), "escalated", [])
     before = table_counts()
+    client = client_as("admin")
 
-    response = client_as("admin").post(CREATE, {"pool": holes.pool.pk, "name": "early"})
+    response, operation = refine_started(client, CREATE, {"pool": holes.pool.pk, "name": "early"})
 
-    assert response.status_code == 400
-    assert "2 of 4 pairs (50.0%) have no final label" in response.content.decode()
+    assert operation.status == "failed"
+    assert operation.error.startswith(
+        "refine refused, nothing written: 2 of 4 pairs (50.0%) have no final label"
+    )
+    page = client.get(response["Location"]).content.decode()
+    assert "2 of 4 pairs (50.0%) have no final label" in page
+    assert 'id="refined-set"' not in page
     assert table_counts() == before
 
 

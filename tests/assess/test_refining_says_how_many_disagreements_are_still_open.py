@@ -8,6 +8,7 @@ from django.core.management import call_command
 
 from assess.refined.refine import open_disagreements_count, open_disagreements_sentence
 from tests.fixtures.refine import review, settle
+from tests.fixtures.refine_again import refine_started
 
 ONE_OPEN = (
     "1 disagreement is still open (escalated pairs no human has settled yet): they stay "
@@ -48,13 +49,14 @@ def test_the_command_reports_the_open_disagreement(one_open):
 @pytest.mark.django_db
 def test_the_pages_and_the_api_say_it(one_open, client_as, api_as):
     client = client_as("admin")
-    answer = client.post(
+    answer, _ = refine_started(
+        client,
         "/datasets/holes/refined/new/",
         {"pool": one_open.pool.pk, "name": "partial", "allow_partial": "on"},
-        follow=True,
     )
-    page = answer.content.decode()
+    page = client.get(answer["Location"]).content.decode()
     assert "1 disagreement is still open (escalated pairs no human has settled yet)" in page
+    page = client.get("/datasets/holes/refined/partial/").content.decode()
     start = page.index('id="open-disagreements"')
     assert ONE_OPEN in page[start : page.index("</dd>", start)]
     body = api_as("researcher").get("/api/v1/datasets/holes/refined").json()

@@ -112,6 +112,14 @@ MATRIX = [
     # Refine again: admins only; an empty form gives the page again with its errors.
     ("post", "refined:refine_create", {"slug": "tiny"}, "", _admins(400)),
     ("get", "refined:refine_create", {"slug": "tiny"}, "", _admins(405)),
+    # A refinement's progress page: readers, as the refined sets (none here: 404).
+    (
+        "get",
+        "refined:refine_operation",
+        {"slug": "tiny", "pk": 999999},
+        "",
+        _row({ANONYMOUS: LOGIN, NO_ROLE: 403, "annotator": 403}, others=404),
+    ),
     ("get", "refined:rebenchmark", {"slug": "tiny"}, "", READERS_ONLY),
     ("get", "refined:rebenchmark", {"slug": "tiny"}, "original=test&refined=test", READERS_ONLY),
     (
