@@ -33,6 +33,12 @@ def _pool_query_ids(job: DebateJob) -> list[int]:
     )
 
 
+def _debated_query_ids(job: DebateJob) -> list[int]:
+    # The queries the annotators of this job actually meet: a job limited to its first N
+    # pairs debates only some of its pool's queries.
+    return list(job.debates.values_list("pair__query_id", flat=True).distinct())
+
+
 def _original_qrels(job: DebateJob):
     # Only the benchmark's own judgments are gold: rows a refinement added carry provenance.
     return Qrel.objects.filter(qrel_set_id=job.pool.qrel_set_id, provenance__isnull=True)
@@ -40,10 +46,14 @@ def _original_qrels(job: DebateJob):
 
 def gold_pairs_draw(*, job: DebateJob) -> int:
     """Draw ``job``'s gold pairs (:func:`assess.review.gold.gold_draw_size` of them for its
-    share and pool) from the pool's qrel set, restricted to the pool's queries: known
+    share and pool) from the pool's qrel set, restricted to the queries the job debates (a
+    gold pair on a query no real pair shows would tell itself apart): known
     positives (relevance >= 1, the grade capped at the job's top grade on a graded job),
     known negatives (relevance <= 0) and, when those are too few, cross-query negatives
-    (:func:`assess.review.gold.cross_query_negatives`). Returns the pairs created.
+    (:func:`assess.review.gold.cross_query_negatives`, on the debated queries too). When
+    the debated queries hold no known positive (or no known negative), that side comes from
+    the pool's other queries; a job without debates draws from the whole pool. Returns the
+    pairs created.
 
     Reproducible (draw keys from SHA-256) and idempotent: a second call, or one running
     alongside, creates nothing the first did (natural key, conflicts ignored). Records the
@@ -56,7 +66,31 @@ def gold_pairs_draw(*, job: DebateJob) -> int:
     job.gold_drawn_at_share = job.gold_share
     if size <= have:
         return 0
+    debated = _debated_query_ids(job)
     query_pks = _pool_query_ids(job)
+    positives, negatives = _known_candidates(job, debated)
+    if not positives or not negatives:
+        # Fallback, one side at a time: debated queries without a known positive (or
+        # negative) take that side from the pool's other queries, so the job is still
+        # measured on both sides; a job with no debates yet draws from its whole pool.
+        pos_pool, neg_pool = _known_candidates(job, query_pks)
+        positives = positives or pos_pool
+        negatives = negatives or neg_pool
+    if debated:
+        query_pks = debated
+    cross: list[gold.GoldCandidate] = []
+    if len(negatives) < size // 2:
+        cross = _cross_query(job, query_pks, size // 2 - len(negatives))
+    chosen = gold.gold_candidates_choose(
+        job_id=job.pk, positives=positives, negatives=negatives, cross_query=cross, size=size
+    )
+    return _gold_rows_write(job, chosen)
+
+
+def _known_candidates(
+    job: DebateJob, query_pks: list[int]
+) -> tuple[list[gold.GoldCandidate], list[gold.GoldCandidate]]:
+    """Known positives and negatives of the original qrels among ``query_pks``."""
     top = job.max_grade if job.scale == DebateJob.Scale.GRADED else 1
     rows = list(
         _original_qrels(job)
@@ -67,13 +101,7 @@ def gold_pairs_draw(*, job: DebateJob) -> int:
         gold.GoldCandidate(q, d, min(int(r), top), gold.POSITIVE) for q, d, r in rows if r >= 1
     ]
     negatives = [gold.GoldCandidate(q, d, 0, gold.NEGATIVE) for q, d, r in rows if r <= 0]
-    cross: list[gold.GoldCandidate] = []
-    if len(negatives) < size // 2:
-        cross = _cross_query(job, query_pks, size // 2 - len(negatives))
-    chosen = gold.gold_candidates_choose(
-        job_id=job.pk, positives=positives, negatives=negatives, cross_query=cross, size=size
-    )
-    return _gold_rows_write(job, chosen)
+    return positives, negatives
 
 
 def gold_draw_due(job: DebateJob) -> bool:
