@@ -162,7 +162,7 @@ def _extra_body_field() -> forms.CharField:
         label="Extra request body (JSON)",
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text='Sent as it is, e.g. {"chat_template_kwargs": {"enable_thinking": false}} '
-        "for Qwen3 on vLLM or SGLang (README, Reasoning models).",
+        "for Qwen3 on vLLM or SGLang (manual: Debates and backends, Reasoning models).",
     )
 
 

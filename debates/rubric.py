@@ -1,7 +1,7 @@
 """The grading rubric of graded debates: one name and one definition per grade 0..G.
 
 Pure text, no database. This is the ONE place the rubric lives; prompts, reply parsing and
-the README take it from here. The graded prompt version is stored with every graded job and
+the manual take it from here. The graded prompt version is stored with every graded job and
 turn, as :data:`debates.prompts.PROMPT_VERSION` is for binary ones: every graded version
 (:data:`GRADED_PROMPT_VERSIONS`) shows this rubric, so a word changed here changes them all
 and needs new versions, never an edit of a stored one's text.

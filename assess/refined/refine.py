@@ -296,7 +296,7 @@ def qrels_refine(
     created_by=None,
     relevant_grade: int = 1,
     exclude_flagged: bool = False,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[str], None] = lambda stage: None,
 ) -> RefineReport:
     """Create the refined QrelSet ``name`` (origin "refined") from ``pool``'s final labels.
 
@@ -323,12 +323,11 @@ def qrels_refine(
     starts, inside it). Returns a :class:`RefineReport`. Raises :class:`RefineError`.
     """
     _refine_arguments_check(name, relevant_grade, max_unresolved_share)
-    say = progress or (lambda stage: None)
     with transaction.atomic():
         pool = (
             Pool.objects.select_for_update().select_related("dataset", "qrel_set").get(pk=pool.pk)
         )
-        say(f"step 1 of 3: resolving the final labels of {pool.pairs.count():,} pairs")
+        progress(f"step 1 of 3: resolving the final labels of {pool.pairs.count():,} pairs")
         people = _annotators_now(exclude_flagged)
         labels, summary = _refine_labels(
             pool,
@@ -338,7 +337,7 @@ def qrels_refine(
             allow_partial=allow_partial,
             excluded=people.excluded_ids,
         )
-        say(f"step 2 of 3: writing the refined set ({summary.resolved:,} final labels)")
+        progress(f"step 2 of 3: writing the refined set ({summary.resolved:,} final labels)")
         refined = _refined_set_create(pool, name)
         original_rows = _copy_original(pool.qrel_set, refined)
         qrel_pk = _refined_rows_write(
@@ -355,7 +354,7 @@ def qrels_refine(
             relevant_grade=relevant_grade,
             people=people,
         )
-        say(f"step 3 of 3: writing the provenance of {len(labels):,} pairs")
+        progress(f"step 3 of 3: writing the provenance of {len(labels):,} pairs")
         LabelProvenance.objects.bulk_create(
             _provenance_rows(refinement, labels, qrel_pk, relevant_grade, people.gold),
             batch_size=BATCH_SIZE,

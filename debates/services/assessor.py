@@ -34,7 +34,8 @@ from debates.services.common import (
 from debates.services.run import pair_text_build
 
 # Benchmarks whose judgments are dense enough that an unjudged, top-ranked document of a
-# judged query may be taken as irrelevant (see the evaluate_assessor README section).
+# judged query may be taken as irrelevant (see docs/debates-and-backends.md, "Measuring the
+# assessor").
 DENSE_JUDGMENT_DATASETS = ("nfcorpus-test", "nfcorpus", "cranfield", "cisi", "med", "vaswani")
 
 

@@ -16,21 +16,6 @@ from pathlib import Path
 
 from .test_imports_follow_the_package_rules import ROOT, app_modules, imports_of
 
-#: Circles known and being removed elsewhere: each entry must still be a circle (an entry
-#: no longer found fails too, so the list shrinks as they go).
-#: assess.refined is being reworked on its own branch (refine in the background), which
-#: removes this one; delete the entry when that work lands.
-KNOWN_CIRCLES: tuple[frozenset[str], ...] = (
-    frozenset(
-        {
-            "assess.refined.benchmark_zip",
-            "assess.refined.exports",
-            "assess.refined.selectors",
-            "assess.refined.tasks",
-        }
-    ),
-)
-
 
 def module_of(path: Path) -> tuple[str, bool]:
     """The dotted name of the module at ``path`` (under the repository root) and whether it
@@ -106,13 +91,9 @@ def test_no_module_of_the_apps_is_in_an_import_circle():
     assert len(paths) > 100, "the app packages were not found"
     graph = import_graph({path: path.read_text("utf-8") for path in paths})
     found = circles(graph)
-    known = [c for c in found if frozenset(c) in KNOWN_CIRCLES]
-    new = [c for c in found if frozenset(c) not in KNOWN_CIRCLES]
-    assert not new, "import circles (module -> what it imports of the circle):\n" + "\n".join(
-        _edges(graph, c) for c in new
+    assert not found, "import circles (module -> what it imports of the circle):\n" + "\n".join(
+        _edges(graph, c) for c in found
     )
-    gone = [sorted(c) for c in KNOWN_CIRCLES if list(sorted(c)) not in known]
-    assert not gone, f"no longer circles, remove them from KNOWN_CIRCLES: {gone}"
 
 
 def test_a_circle_through_a_lazy_import_is_found():

@@ -91,7 +91,7 @@ def add_backend_arguments(parser, *, agent_b: bool = True) -> None:
 
 def add_reasoning_arguments(parser, *, suffix: str = "", who: str = "the agents") -> None:
     """--reasoning-effort and --extra-body (with ``suffix``, e.g. "-b" for agent B): the
-    generation options of a reasoning model (README, "Reasoning models")."""
+    generation options of a reasoning model (docs/debates-and-backends.md, "Reasoning models")."""
     parser.add_argument(
         f"--reasoning-effort{suffix}",
         choices=REASONING_EFFORTS,
@@ -173,7 +173,10 @@ def job_options_given(opts: dict[str, Any]) -> dict[str, Any]:
 
 
 def add_scale_arguments(parser) -> None:
-    """--scale binary|graded and --consensus exact|binary (see the README's "Graded debates")."""
+    """--scale binary|graded and --consensus exact|binary.
+
+    See the manual, docs/debates-and-backends.md, "Graded debates".
+    """
     parser.add_argument(
         "--scale",
         choices=("binary", "graded"),
