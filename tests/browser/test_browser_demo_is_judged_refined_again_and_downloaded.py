@@ -87,6 +87,10 @@ def test_the_demo_annotator_judges_every_escalation_and_the_researcher_downloads
     name = page.input_value("#id_name")
     assert name and name != first.name
     page.click("#refine-submit")
+    # Refining runs in the background: the form answers at once with the operation's page,
+    # which polls until the link to the new set (the timeout only limits a hang).
+    page.wait_for_url("**/datasets/scifact/refined/new/*/")
+    page.click("#refined-set", timeout=120_000)
     page.wait_for_url(f"**/datasets/scifact/refined/{name}/")
     second = QrelSet.objects.get(name=name)
     assert second.qrels.count() == original + agreed + escalated
