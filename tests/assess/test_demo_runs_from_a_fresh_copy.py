@@ -265,6 +265,10 @@ def test_the_demo_runs_from_a_fresh_copy_and_serves_what_it_refined(demo, browse
     if failed:
         page.check("#id_allow_partial")  # failed debates stay pending
     page.click("#refine-submit")
+    # Refining runs in the background: the form answers at once with the operation's page,
+    # which polls until the link to the new set (the timeout only limits a hang).
+    page.wait_for_url("**/datasets/scifact/refined/new/*/")
+    page.click("#refined-set", timeout=120_000)
     page.wait_for_url(f"**/datasets/scifact/refined/{name}/")
 
     page.context.clear_cookies()
