@@ -1,0 +1,281 @@
+"""A simulated refinement study: do the intervals of :mod:`assess.evaluation.intervals` cover
+the value a perfect assessor would give? Pure, no database.
+
+One replication, from a reference qrels file taken as the perfect assessor's labels (the
+*truth*, binarised: a grade >= 1 is relevant):
+1. hide: each relevant truth pair is removed from the starting qrels with probability
+   ``hide``, so it becomes a hole;
+2. pool: every system's top ``depth`` documents per evaluated query that the starting qrels
+   do not judge (depth-k pooling, as ``build_pool`` does);
+3. debate: each pooled pair gets a simulated DREAM debate
+   (:class:`debates.simulated.SimulatedAssessor`): consensus or escalation;
+4. humans: every escalated pair gets a simulated annotator's label; each agreed pair is
+   audited with probability ``audit_share`` (Bernoulli, strata = consensus label x round of
+   agreement, all at the same share unless ``stratified``), and audited pairs get a label;
+5. the estimand: each system's mean nDCG@10 under the starting qrels plus the truth's label
+   of every pooled pair (a pooled pair the truth does not list is non-relevant);
+6. three 95% intervals per system: prediction-powered (``ppi``), the machine labels with a
+   bootstrap over queries (``llm_only``), and the human sample alone (``human_only``).
+Coverage is the share of (replication, system) intervals that contain the estimand.
+Every label here is simulated; nothing is stored.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from debates.simulated import SimulatedAssessor
+
+from .intervals import (
+    Interval,
+    PooledLabel,
+    machine_only_intervals,
+    query_measure,
+    refined_intervals,
+)
+
+METHODS = ("ppi", "llm_only", "human_only")
+
+
+@dataclass(frozen=True)
+class StudyDesign:
+    """The study's knobs. ``hide``, ``audit_share`` in [0, 1]; ``depth`` >= 1;
+    ``replications`` >= 1. Raises ValueError naming the first bad one."""
+
+    depth: int = 10
+    hide: float = 0.5
+    audit_share: float = 0.1
+    replications: int = 200
+    seed: int = 1
+    measure: str = "nDCG@10"
+    assessor: SimulatedAssessor = field(default_factory=SimulatedAssessor)
+
+    def __post_init__(self) -> None:
+        for name in ("hide", "audit_share"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name}: must be between 0 and 1, got {value}")
+        if self.depth < 1:
+            raise ValueError(f"depth: must be at least 1, got {self.depth}")
+        if self.replications < 1:
+            raise ValueError(f"replications: must be at least 1, got {self.replications}")
+
+
+@dataclass
+class MethodTally:
+    """Coverage and width of one method's intervals over the study."""
+
+    covered: int = 0
+    total: int = 0
+    width_sum: float = 0.0
+    failures: int = 0  # replications where the method could give no interval
+
+    def add(self, interval: Interval, truth: float) -> None:
+        """Count one interval against the value it should contain."""
+        self.total += 1
+        self.covered += interval.contains(truth)
+        self.width_sum += interval.high - interval.low
+
+    def summary(self) -> dict[str, float | int | None]:
+        """``{"coverage", "mean_width", "intervals", "failures"}``; None when none was made."""
+        return {
+            "coverage": self.covered / self.total if self.total else None,
+            "mean_width": self.width_sum / self.total if self.total else None,
+            "intervals": self.total,
+            "failures": self.failures,
+        }
+
+
+@dataclass
+class StudyResult:
+    """What ``simulate_study --json`` prints (see :meth:`as_json`)."""
+
+    replications: int
+    systems: int
+    queries: int
+    human_labels: float
+    pooled_pairs: float
+    escalated: float
+    llm_calls: float
+    wrong_consensus: float
+    methods: dict[str, MethodTally]
+
+    def as_json(self) -> dict[str, object]:
+        """``{"replications", "systems", "queries", "human_labels" (mean per replication),
+        "pooled_pairs", "escalated", "llm_calls", "wrong_consensus" (means per
+        replication), "labels": "simulated", "methods": {name: {"coverage",
+        "mean_width", "intervals", "failures"}}}``."""
+        return {
+            "replications": self.replications,
+            "systems": self.systems,
+            "queries": self.queries,
+            "labels": "simulated",
+            "human_labels": round(self.human_labels, 2),
+            "pooled_pairs": round(self.pooled_pairs, 2),
+            "escalated": round(self.escalated, 2),
+            "llm_calls": round(self.llm_calls, 2),
+            "wrong_consensus": round(self.wrong_consensus, 2),
+            "methods": {name: tally.summary() for name, tally in self.methods.items()},
+        }
+
+
+def binarise(qrels: Mapping[str, Mapping[str, int]]) -> dict[str, dict[str, int]]:
+    """Qrels with every grade >= 1 as 1 and the rest as 0 (the study's binary truth)."""
+    return {q: {d: int(g >= 1) for d, g in judged.items()} for q, judged in qrels.items()}
+
+
+def _replication(
+    truth: Mapping[str, Mapping[str, int]],
+    runs: Mapping[str, Mapping[str, Sequence[str]]],
+    queries: Sequence[str],
+    design: StudyDesign,
+    rng: random.Random,
+) -> tuple[dict[str, dict[str, int]], list[PooledLabel], dict[str, int]]:
+    """(starting qrels, pooled labels, counts) of one replication."""
+    start: dict[str, dict[str, int]] = {}
+    for q in queries:
+        start[q] = {
+            d: g
+            for d, g in sorted(truth.get(q, {}).items())
+            if not (g and rng.random() < design.hide)
+        }
+    pooled = sorted(
+        {
+            (q, d)
+            for ranked in runs.values()
+            for q in queries
+            for d in ranked.get(q, [])[: design.depth]
+            if d not in start[q]
+        }
+    )
+    counts = {"escalated": 0, "calls": 0, "wrong": 0, "human": 0}
+    labels: list[PooledLabel] = []
+    assessor = design.assessor
+    for q, d in pooled:
+        relevant = bool(truth.get(q, {}).get(d, 0))
+        outcome = assessor.debate(relevant, rng)
+        counts["calls"] += outcome.calls
+        if outcome.label is None:
+            counts["escalated"] += 1
+            counts["human"] += 1
+            human = assessor.annotate(relevant, rng)
+            labels.append(PooledLabel(q, d, None, human, "escalated", True, 1.0))
+            continue
+        counts["wrong"] += outcome.label != int(relevant)
+        drawn = rng.random() < design.audit_share
+        counts["human"] += drawn
+        labels.append(
+            PooledLabel(
+                q,
+                d,
+                outcome.label,
+                assessor.annotate(relevant, rng) if drawn else None,
+                f"label {outcome.label}, round {outcome.round}",
+                drawn,
+                design.audit_share,
+            )
+        )
+    return start, labels, counts
+
+
+def _estimand(
+    truth: Mapping[str, Mapping[str, int]],
+    start: Mapping[str, Mapping[str, int]],
+    pool: Sequence[PooledLabel],
+    ranked: Mapping[str, Sequence[str]],
+    queries: Sequence[str],
+    measure: str,
+) -> float:
+    """The system's mean measure under the perfect assessor's completion of the pool."""
+    completed = {q: dict(j) for q, j in start.items()}
+    for label in pool:
+        completed.setdefault(label.query_id, {})[label.doc_id] = truth.get(label.query_id, {}).get(
+            label.doc_id, 0
+        )
+    values = [query_measure(measure, ranked.get(q, []), completed.get(q, {})) for q in queries]
+    return sum(values) / len(values)
+
+
+def study_run(
+    *,
+    truth: Mapping[str, Mapping[str, int]],
+    runs: Mapping[str, Mapping[str, Sequence[str]]],
+    design: StudyDesign,
+) -> StudyResult:
+    """Replicate the study ``design.replications`` times (seeded by ``design.seed``, so the
+    same inputs give the same JSON) and tally each method's coverage of nDCG@10.
+
+    ``truth``: ``{query_id: {doc_id: grade}}`` (binarised here); ``runs``: ``{system:
+    {query_id: [doc_id in rank order]}}``. The evaluated queries are the truth's queries with
+    at least one judgment. Raises ValueError when there is no such query or no run.
+    """
+    if not runs:
+        raise ValueError("the study needs at least one run")
+    truth = binarise(truth)
+    queries = sorted(q for q, judged in truth.items() if judged)
+    if not queries:
+        raise ValueError("the truth qrels judge no query")
+    tallies = {name: MethodTally() for name in METHODS}
+    sums = {"human": 0.0, "pooled": 0.0, "escalated": 0.0, "calls": 0.0, "wrong": 0.0}
+    for r in range(design.replications):
+        rng = random.Random(f"{design.seed}:{r}")
+        start, pool, counts = _replication(truth, runs, queries, design, rng)
+        for key in ("human", "escalated", "calls", "wrong"):
+            sums[key] += counts[key]
+        sums["pooled"] += len(pool)
+        truths = {
+            s: _estimand(truth, start, pool, ranked, queries, design.measure)
+            for s, ranked in runs.items()
+        }
+        _tally(tallies, truths, start, pool, runs, queries, design, seed=r)
+    n = design.replications
+    return StudyResult(
+        replications=n,
+        systems=len(runs),
+        queries=len(queries),
+        human_labels=sums["human"] / n,
+        pooled_pairs=sums["pooled"] / n,
+        escalated=sums["escalated"] / n,
+        llm_calls=sums["calls"] / n,
+        wrong_consensus=sums["wrong"] / n,
+        methods=tallies,
+    )
+
+
+def _tally(
+    tallies: dict[str, MethodTally],
+    truths: Mapping[str, float],
+    start: Mapping[str, Mapping[str, int]],
+    pool: Sequence[PooledLabel],
+    runs: Mapping[str, Mapping[str, Sequence[str]]],
+    queries: Sequence[str],
+    design: StudyDesign,
+    *,
+    seed: int,
+) -> None:
+    """Add one replication's intervals of each method to the tallies."""
+    from .intervals import IntervalError
+
+    measures = (design.measure,)
+    for method, use_machine in (("ppi", True), ("human_only", False)):
+        try:
+            found = refined_intervals(
+                runs=runs,
+                fixed=start,
+                pool=pool,
+                queries=queries,
+                measures=measures,
+                use_machine=use_machine,
+            )
+        except IntervalError:
+            tallies[method].failures += 1
+            continue
+        for system, value in truths.items():
+            tallies[method].add(found.by_system[system][design.measure], value)
+    naive = machine_only_intervals(
+        runs=runs, fixed=start, pool=pool, queries=queries, measure=design.measure, seed=seed
+    )
+    for system, value in truths.items():
+        tallies["llm_only"].add(naive[system], value)

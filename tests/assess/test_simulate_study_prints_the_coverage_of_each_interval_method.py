@@ -1,0 +1,106 @@
+"""``simulate_study``: the command the checks call, its JSON keys, its reproducibility and
+its refusals (a small dataset with two imported runs; every label is simulated)."""
+
+import io
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from tests.fixtures.datasets import write_beir
+from tests.fixtures.pooling import run_file
+
+pytestmark = pytest.mark.django_db
+
+DOCS = [{"_id": f"d{i}", "title": "", "text": f"text {i}"} for i in range(1, 21)]
+QUERIES = [{"_id": f"q{i}", "text": f"query {i}"} for i in range(1, 7)]
+# Each query judges three documents relevant and one not.
+QRELS = (
+    "query-id\tcorpus-id\tscore\n"
+    + "".join(f"q{q}\td{q + k}\t1\n" for q in range(1, 7) for k in range(3))
+    + "".join(f"q{q}\td{q + 10}\t0\n" for q in range(1, 7))
+)
+
+
+@pytest.fixture
+def study(tmp_path, import_run):
+    from corpora.services import dataset_import_beir
+
+    folder = write_beir(tmp_path / "study", corpus=DOCS, queries=QUERIES, qrels={"test": QRELS})
+    dataset = dataset_import_beir(path=folder, name="study")
+    for name, shift in (("r1", 0), ("r2", 2)):
+        lines = [
+            f"q{q} Q0 d{(q + shift + r) % 20 + 1} {r + 1} {10 - r} {name}"
+            for q in range(1, 7)
+            for r in range(10)
+        ]
+        import_run(dataset, name, lines)
+    return dataset, folder / "qrels" / "test.tsv"
+
+
+def run_study(truth, *extra):
+    out = io.StringIO()
+    call_command(
+        "simulate_study",
+        "study",
+        "--truth",
+        str(truth),
+        "--runs",
+        "r1,r2",
+        "--replications",
+        "30",
+        "--json",
+        *extra,
+        stdout=out,
+    )
+    return json.loads(out.getvalue())
+
+
+def test_the_json_has_the_interface_keys_and_the_same_seed_gives_the_same_numbers(study):
+    _dataset, truth = study
+    first = run_study(truth)
+    assert first["replications"] == 30
+    assert first["systems"] == 2
+    assert first["queries"] == 6
+    assert first["labels"] == "simulated"
+    assert first["human_labels"] > 0
+    assert set(first["methods"]) == {"ppi", "llm_only", "human_only"}
+    for method in first["methods"].values():
+        assert 0.0 <= method["coverage"] <= 1.0
+        assert method["mean_width"] >= 0.0
+        assert method["intervals"] + 2 * method["failures"] == 60
+    assert run_study(truth) == first
+    assert run_study(truth, "--seed", "2") != first
+
+
+def test_a_perfect_debater_with_a_full_audit_gives_the_true_value_every_time(study):
+    _dataset, truth = study
+    result = run_study(truth, "--sensitivity", "1", "--specificity", "1", "--audit-share", "1")
+    assert result["methods"]["ppi"]["coverage"] == 1.0
+    assert result["methods"]["ppi"]["mean_width"] == 0.0
+
+
+def test_a_truth_file_naming_an_unknown_document_is_refused_with_file_and_line(study, tmp_path):
+    _dataset, _truth = study
+    bad = tmp_path / "truth.tsv"
+    bad.write_text(run_file(["query-id\tcorpus-id\tscore", "q1\td1\t1", "q1\tnope\t1"]))
+    with pytest.raises(CommandError, match=rf"{bad}:3: document 'nope' is not in study"):
+        run_study(bad)
+
+
+def test_an_unknown_run_or_a_bad_share_is_refused_by_name(study):
+    _dataset, truth = study
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="run 'bm25x' does not exist"):
+        call_command(
+            "simulate_study",
+            "study",
+            "--truth",
+            str(truth),
+            "--runs",
+            "bm25x",
+            "--json",
+            stdout=out,
+        )
+    with pytest.raises(CommandError, match="--audit-share: must be between 0 and 1"):
+        run_study(truth, "--audit-share", "1.5")
