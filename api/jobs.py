@@ -28,7 +28,9 @@ from ninja import Field, Header, Query, Router, Schema, Status
 from ninja.errors import HttpError
 from pydantic import create_model
 
-from assess.evaluation.rebench import RebenchError, rebench_compute
+from assess.evaluation.metrics import NDCG10
+from assess.evaluation.rebench import RebenchError, rebench_compute, rebench_runs
+from assess.evaluation.refined_intervals import rebench_intervals
 from assess.evaluation.tables import rebench_tables
 from assess.refined.operations import refinement_start
 from assess.refined.refine import (
@@ -453,7 +455,11 @@ def refined_rebenchmark(
     rel_level: int = Query(1, ge=1, le=MAX_GRADE, description="Lowest grade counted relevant."),
 ) -> dict[str, Any]:
     """Every finished run scored on the original and the refined qrels (leaderboard, rank
-    changes, per-query deltas) as JSON tables: ``title``, ``header``, ``rows``, ``note``."""
+    changes, per-query deltas) as JSON tables: ``title``, ``header``, ``rows``, ``note``;
+    and ``intervals``: 95% intervals on each run's refined nDCG@10, P@10 and R@100 from the
+    audit's human labels (prediction-powered), the naive ones beside them, every run pair's
+    difference, the share of settled pairs and Kendall's tau with its interval; when the
+    human sample cannot support them, ``intervals.error`` says what is missing."""
     dataset = dataset_or_404(slug)
     refined = qrel_set_or_404(dataset, name)
     refinement = getattr(refined, "refinement", None)
@@ -466,7 +472,15 @@ def refined_rebenchmark(
     except RebenchError as exc:
         raise HttpError(400, str(exc)) from None
     tables = rebench_tables(report.result)
+    found = rebench_intervals(
+        original=refinement.original,
+        refined=refined,
+        runs=rebench_runs(dataset=dataset, names=report.runs),
+        rel_level=rel_level,
+        original_scores={r.system: r.scores[NDCG10] for r in report.result.before},
+    )
     return {
+        "intervals": found.as_json(),
         "tables": [
             {
                 "title": t.title,

@@ -1,6 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from assess.evaluation.metrics import NDCG10
 from assess.evaluation.rebench import RebenchError, rebench_compute, rebench_qrel_set, rebench_runs
+from assess.evaluation.refined_intervals import interval_tables, rebench_intervals
 from assess.evaluation.tables import format_text, rebench_tables, relevance_note
 from corpora.management.commands._common import load_dataset
 
@@ -27,6 +29,11 @@ class Command(BaseCommand):
             default=1,
             help="Lowest grade that R@k, P@k, Success@k and Hole@10 count as relevant "
             "(ir_measures' rel=; default 1, e.g. 2 for TREC Deep Learning)",
+        )
+        parser.add_argument(
+            "--no-intervals",
+            action="store_true",
+            help="Leave out the 95%% intervals from the audit (prediction-powered)",
         )
         parser.add_argument(
             "--exp-gain",
@@ -62,3 +69,19 @@ class Command(BaseCommand):
         self.stdout.write(
             format_text(rebench_tables(report.result, per_query=not opts["no_per_query"]))
         )
+        if opts["no_intervals"]:
+            return
+        if not hasattr(refined, "refinement"):
+            self.stdout.write(
+                f"\nNo intervals: {refined.name} was not made by refine, so no label has a "
+                "provenance to sample from.\n"
+            )
+            return
+        found = rebench_intervals(
+            original=original,
+            refined=refined,
+            runs=runs,
+            rel_level=opts["rel_level"],
+            original_scores={r.system: r.scores[NDCG10] for r in report.result.before},
+        )
+        self.stdout.write("\n" + format_text(interval_tables(found)))

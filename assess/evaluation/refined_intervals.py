@@ -1,0 +1,271 @@
+"""Intervals on a refined set's metrics, from the labels' provenance (database side).
+
+A refined set's :class:`assess.models.LabelProvenance` rows say, per pool pair, the debate's
+consensus label and round, whether the pair was escalated or drawn for the audit, and the
+human label. They are turned into the pure estimator's :class:`PooledLabel` list
+(:func:`assess.evaluation.intervals.refined_intervals`): agreed pairs are machine-labelled,
+in strata "label L, round R", audited with their job's audit share; escalated pairs are
+human-labelled; pairs that were judged before (original qrels) are fixed. Pairs with no final
+label are unjudged in the refined qrels, and are left out here too (so the estimand is the
+refined qrels as a human would complete their labelled pairs); the notes say how many.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from assess.models import LabelProvenance
+from corpora.identical import skip_identical
+from corpora.models import QrelSet, Run
+from corpora.services import run_rows
+
+from . import intervals as iv
+from . import metrics
+from .rebench import qrels_dict
+from .tables import Table
+
+HUMAN_SOURCES = (LabelProvenance.Source.HUMAN, LabelProvenance.Source.ADJUDICATED)
+
+
+@dataclass
+class RefinedIntervals:
+    """Every interval a re-benchmark shows, or ``error`` saying what is missing."""
+
+    error: str = ""
+    ppi: iv.SystemIntervals | None = None
+    human_only: iv.SystemIntervals | None = None
+    llm_only: dict[str, iv.Interval] = field(default_factory=dict)
+    pairs: list[iv.PairComparison] = field(default_factory=list)
+    tau: tuple[float, float, float] | None = None
+    notes: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def settled_share(self) -> float | None:
+        """Share of system pairs whose nDCG@10 order is settled at 95% (None: no pair)."""
+        if not self.pairs:
+            return None
+        return sum(p.settled for p in self.pairs) / len(self.pairs)
+
+    def as_json(self) -> dict[str, Any]:
+        """``{"method", "error", "counts", "notes", "systems": {system: {measure: {"estimate",
+        "low", "high", "n_human"}}}, "naive": {"llm_only": {...}, "human_only": {...}},
+        "pairs": [{"a", "b", "difference", "low", "high", "settled"}], "settled_share",
+        "kendall_tau": {"tau", "low", "high"}}``; intervals at 95%."""
+
+        def one(i: iv.Interval) -> dict[str, float | int]:
+            return {"estimate": i.estimate, "low": i.low, "high": i.high, "n_human": i.n_human}
+
+        out: dict[str, Any] = {
+            "method": "prediction-powered (difference estimator over the audit; "
+            "docs/rebenchmarking.md)",
+            "level": 0.95,
+            "error": self.error,
+            "counts": self.counts,
+            "notes": self.notes,
+        }
+        if self.ppi is None:
+            return out
+        out["systems"] = {
+            s: {m: one(i) for m, i in by.items()} for s, by in self.ppi.by_system.items()
+        }
+        out["naive"] = {
+            "llm_only": {s: one(i) for s, i in self.llm_only.items()},
+            "human_only": (
+                {s: one(by["nDCG@10"]) for s, by in self.human_only.by_system.items()}
+                if self.human_only
+                else {}
+            ),
+        }
+        out["pairs"] = [
+            {
+                "a": p.a,
+                "b": p.b,
+                "difference": p.difference.estimate,
+                "low": p.difference.low,
+                "high": p.difference.high,
+                "settled": p.settled,
+            }
+            for p in self.pairs
+        ]
+        out["settled_share"] = self.settled_share
+        if self.tau is not None:
+            out["kendall_tau"] = dict(zip(("tau", "low", "high"), self.tau, strict=True))
+        return out
+
+
+def pooled_labels(*, refined: QrelSet) -> tuple[list[iv.PooledLabel], dict[str, int]]:
+    """The refined set's pool pairs as the estimator's labels, and counts by kind
+    (``agreed``, ``audited``, ``escalated``, ``unresolved``, ``judged_before``)."""
+    counts = dict.fromkeys(("agreed", "audited", "escalated", "unresolved", "judged_before"), 0)
+    labels: list[iv.PooledLabel] = []
+    rows = (
+        LabelProvenance.objects.filter(qrel_set=refined)
+        .values_list(
+            "query__query_id",
+            "document__doc_id",
+            "label",
+            "source",
+            "original_relevance",
+            "consensus_label",
+            "consensus_round",
+            "review_kind",
+            "job__audit_share",
+        )
+        .order_by("pk")
+    )
+    for q, d, label, source, original, consensus, round_, kind, share in rows.iterator(
+        chunk_size=5000
+    ):
+        if original is not None:
+            counts["judged_before"] += 1
+            continue
+        human = label if source in HUMAN_SOURCES else None
+        if consensus is not None:
+            audited = kind == "audit"
+            counts["agreed"] += 1
+            counts["audited"] += audited and human is not None
+            labels.append(
+                iv.PooledLabel(
+                    q, d, consensus, human if audited else None,
+                    f"label {consensus}, round {round_}", audited, float(share or 0.0),
+                )
+            )  # fmt: skip
+        elif human is not None:
+            counts["escalated"] += 1
+            labels.append(iv.PooledLabel(q, d, None, human, "escalated", True, 1.0))
+        else:
+            counts["unresolved"] += 1
+    return labels, counts
+
+
+def rebench_intervals(
+    *,
+    original: QrelSet,
+    refined: QrelSet,
+    runs: Sequence[Run],
+    rel_level: int = 1,
+    original_scores: dict[str, float] | None = None,
+) -> RefinedIntervals:
+    """95% intervals on each run's nDCG@10, P@10 and R@100 under the refined qrels, the
+    pair differences, the share of settled pairs and Kendall's tau against
+    ``original_scores`` ({run: nDCG@10 on the original qrels}), with the two naive
+    intervals beside them. Never raises for a sample that cannot support an interval:
+    ``error`` says what is missing instead."""
+    labels, counts = pooled_labels(refined=refined)
+    result = RefinedIntervals(counts=counts)
+    if counts["unresolved"]:
+        result.notes.append(
+            f"{counts['unresolved']:,} pool pairs have no final label: unjudged (not "
+            "relevant) in the refined qrels and in these intervals"
+        )
+    fixed = qrels_dict(qrel_set=original)
+    queries = sorted(q for q, judged in fixed.items() if judged)
+    # The same entries the re-benchmark scores: a query's own document skipped when the
+    # dataset excludes identical ids.
+    exclude_self = original.dataset.exclude_identical_ids
+    ranked = {
+        run.name: metrics.rank_run(skip_identical(run_rows(run=run), enabled=exclude_self)[0])
+        for run in runs
+    }
+    try:
+        result.ppi = iv.refined_intervals(
+            runs=ranked, fixed=fixed, pool=labels, queries=queries, rel_level=rel_level
+        )
+        result.human_only = iv.refined_intervals(
+            runs=ranked, fixed=fixed, pool=labels, queries=queries, rel_level=rel_level,
+            measures=("nDCG@10",), use_machine=False,
+        )  # fmt: skip
+    except iv.IntervalError as exc:
+        result.error = str(exc)
+        result.ppi = result.human_only = None
+        return result
+    result.notes += result.ppi.notes
+    result.llm_only = iv.machine_only_intervals(
+        runs=ranked, fixed=fixed, pool=labels, queries=queries, rel_level=rel_level
+    )
+    result.pairs = iv.pair_comparisons(result.ppi)
+    if original_scores and len(ranked) > 1:
+        result.tau = iv.kendall_tau_interval(result.ppi, original_scores)
+    return result
+
+
+def _cell(interval: iv.Interval) -> str:
+    return f"{interval.estimate:.4f} [{interval.low:.4f}, {interval.high:.4f}]"
+
+
+def interval_tables(result: RefinedIntervals) -> list[Table]:
+    """The intervals as tables for the command and the page: per system (with the two naive
+    intervals and the human sample's size), then the system pairs. With ``error`` set, one
+    table whose note says what is missing."""
+    counts = result.counts
+    sample = (
+        f"human sample: {counts.get('audited', 0):,} audited of {counts.get('agreed', 0):,} "
+        f"agreed labels, {counts.get('escalated', 0):,} escalated pairs judged"
+    )
+    if result.ppi is None:
+        return [
+            Table(
+                title="Intervals (95%) on the refined qrels",
+                header=("system",),
+                rows=[],
+                note=f"No interval: {result.error}. {sample}.",
+            )
+        ]
+    rows: list[tuple[str, ...]] = []
+    for system, by in sorted(result.ppi.by_system.items()):
+        human = result.human_only.by_system[system]["nDCG@10"] if result.human_only else None
+        rows.append(
+            (
+                system,
+                *(_cell(by[m]) for m in iv.INTERVAL_MEASURES),
+                _cell(result.llm_only[system]) if system in result.llm_only else "n/a",
+                _cell(human) if human else "n/a",
+                f"{result.ppi.n_human:,}",
+            )
+        )
+    tau = (
+        f" Kendall's tau (original vs refined, nDCG@10): {result.tau[0]:.3f} "
+        f"[{result.tau[1]:.3f}, {result.tau[2]:.3f}]."
+        if result.tau
+        else ""
+    )
+    settled = result.settled_share
+    pairs_note = (
+        f" System pairs settled at 95%: {sum(p.settled for p in result.pairs)} of "
+        f"{len(result.pairs)} ({settled:.0%})."
+        if settled is not None
+        else ""
+    )
+    per_system = Table(
+        title="Intervals (95%) on the refined qrels, prediction-powered",
+        header=(
+            "system",
+            *(f"{m} [95%]" for m in iv.INTERVAL_MEASURES),
+            "nDCG@10 LLM only",
+            "nDCG@10 humans only",
+            "n human",
+        ),
+        rows=rows,
+        note=(
+            f"Debate labels corrected by the audit's human labels (difference estimator; "
+            f"docs/rebenchmarking.md). {sample}. 'LLM only': debate labels, bootstrap over "
+            f"queries, blind to label errors; 'humans only': the human sample alone."
+            + tau
+            + pairs_note
+            + "".join(f" Note: {n}." for n in result.notes)
+        ),
+        numeric=(False, *([False] * 5), True),
+    )
+    pair_rows: list[tuple[str, ...]] = [
+        (p.a, p.b, _cell(p.difference), "yes" if p.settled else "no") for p in result.pairs
+    ]
+    pairs = Table(
+        title="System pairs: nDCG@10 difference on the refined qrels (a - b)",
+        header=("a", "b", "difference [95%]", "order settled"),
+        rows=pair_rows,
+        note="Paired over queries and the same human sample; each interval at 95% on its own.",
+    )
+    return [per_system, pairs]

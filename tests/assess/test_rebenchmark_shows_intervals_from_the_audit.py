@@ -1,0 +1,69 @@
+"""A re-benchmark's intervals come from the refined set's provenance: the audited pair's
+human label corrects the debate labels, weighted by the job's audit share (the ``holes``
+world of tests/fixtures/refine.py, worked by hand)."""
+
+import io
+import math
+
+import pytest
+from django.core.management import call_command
+
+from assess.evaluation.refined_intervals import rebench_intervals
+from debates.models import DebateJob
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def audited(refined):
+    # Half the agreed labels audited: the one audit that was drawn weighs 1 / 0.5 = 2.
+    DebateJob.objects.filter(pk=refined.job.pk).update(audit_share=0.5)
+    return refined
+
+
+def test_the_audited_error_is_weighted_by_the_inverse_audit_share(audited):
+    found = rebench_intervals(
+        original=audited.test, refined=audited.refined, runs=audited.runs, rel_level=1
+    )
+    assert found.error == ""
+    assert found.counts == {
+        "agreed": 3, "audited": 1, "escalated": 1, "unresolved": 0, "judged_before": 0,
+    }  # fmt: skip
+    alpha, beta = found.ppi.by_system["alpha"], found.ppi.by_system["beta"]
+    # Machine labels: alpha's P@10 is (2 + 2) / 10 / 2 = 0.2; the audit found (q2, d6), in
+    # alpha's top 10, wrongly relevant: -0.1 / 2 queries, weighed 2 -> 0.1. beta never
+    # ranks d6: 0.15 stays.
+    assert alpha["P@10"].estimate == pytest.approx(0.1)
+    assert beta["P@10"].estimate == pytest.approx(0.15)
+    # nDCG@10 for alpha: q1 1.0; q2 (d6, d4 of d3, d4, d6 relevant) 1.6309 / 2.1309; the
+    # correction makes q2 0.6309 / 1.6309, a change of -0.3785 per query, halved and doubled.
+    d2 = 1 / math.log2(3)
+    q2_before, q2_after = (1 + d2) / (1 + d2 + 0.5), d2 / (1 + d2)
+    expected = (1 + q2_before) / 2 + (q2_after - q2_before)
+    assert alpha["nDCG@10"].estimate == pytest.approx(expected)
+    assert alpha["nDCG@10"].n_human == 1
+    assert any("'label 0, round 2' (1 pairs) has no human label" in n for n in found.notes)
+
+
+def test_the_command_and_the_api_show_them_with_the_sample_size(audited, api_as):
+    out = io.StringIO()
+    call_command("rebenchmark", "holes", "--refined", "test-dream", "--no-per-query", stdout=out)
+    text = out.getvalue()
+    assert "Intervals (95%) on the refined qrels, prediction-powered" in text
+    assert "human sample: 1 audited of 3 agreed labels, 1 escalated pairs judged" in text
+    assert "System pairs: nDCG@10 difference on the refined qrels (a - b)" in text
+    body = api_as("researcher").get("/api/v1/datasets/holes/refined/test-dream/rebenchmark").json()
+    intervals = body["intervals"]
+    assert intervals["level"] == 0.95
+    assert intervals["systems"]["alpha"]["P@10"]["estimate"] == pytest.approx(0.1)
+    assert intervals["systems"]["alpha"]["P@10"]["n_human"] == 1
+    assert [(p["a"], p["b"]) for p in intervals["pairs"]] == [("alpha", "beta")]
+    assert set(intervals["naive"]) == {"llm_only", "human_only"}
+
+
+def test_no_audit_share_gets_words_not_a_number(refined):
+    DebateJob.objects.filter(pk=refined.job.pk).update(audit_share=0.0)
+    found = rebench_intervals(original=refined.test, refined=refined.refined, runs=refined.runs)
+    assert found.ppi is None
+    assert "intervals need an audit share > 0" in found.error
+    assert found.as_json()["error"] == found.error
