@@ -356,10 +356,14 @@ def _terms(
     gains: Sequence[float],
     hard: set[str],
     soft: Mapping[str, float],
+    wanted: set[str],
 ) -> _QueryTerms:
+    """One system's top ``k`` of one query summarised; ``wanted``: the documents whose own
+    gain is asked for (the query's sampled pairs)."""
     terms = _QueryTerms(0.0, {}, {})
     for doc, gain in zip(ranking[:k], gains, strict=False):
-        terms.gain_of[doc] = gain
+        if doc in wanted:
+            terms.gain_of[doc] = gain
         if doc in hard:
             terms.hard_mass += gain
         elif doc in soft:
@@ -372,29 +376,73 @@ def _expected(terms: _QueryTerms, mean0: float, loo: Mapping[float, float]) -> f
     return terms.hard_mass * mean0 + sum(p * m * loo[p] for p, m in terms.group_mass.items())
 
 
-def _influence(
-    terms: _QueryTerms, doc: str, p_doc: float, known: int, groups: Counter[float], expect: _Expect
-) -> float:
-    """F(p_doc = 1) - F(p_doc = 0) for one query and system."""
+@dataclass(frozen=True)
+class _PairExpect:
+    """One sampled pair's expectations with its label set to 1 and to 0 (the query's other
+    labels as they are): the same for every system, so computed once per measure."""
+
+    doc: str
+    p_doc: float
+    one: tuple[float, dict[float, float]]
+    zero: tuple[float, dict[float, float]]
+
+
+def _pair_expect(
+    doc: str, p_doc: float, known: int, groups: Counter[float], expect: _Expect
+) -> _PairExpect:
     rest = Counter(groups)
     rest[p_doc] -= 1
-    one0, one_loo = expect(known + 1, rest)
-    zero0, zero_loo = expect(known, rest)
-    gain = terms.gain_of.get(doc, 0.0)
+    return _PairExpect(doc, p_doc, expect(known + 1, rest), expect(known, rest))
+
+
+def _influence(terms: _QueryTerms, pair: _PairExpect) -> float:
+    """F(p_doc = 1) - F(p_doc = 0) for one query and system."""
+    (one0, one_loo), (zero0, zero_loo) = pair.one, pair.zero
+    gain = terms.gain_of.get(pair.doc, 0.0)
     delta = terms.hard_mass * (one0 - zero0) + gain * one0
     for p, mass in terms.group_mass.items():
-        if p == p_doc:
+        if p == pair.p_doc:
             mass -= gain
         delta += p * mass * (one_loo.get(p, 0.0) - zero_loo.get(p, 0.0))
     return delta
 
 
+@dataclass
+class _MeasureState:
+    """What every system shares for one measure: each query's relevant set under the machine
+    labels, and each sampled pair's expectations."""
+
+    relevant: dict[str, set[str]]
+    pairs: list[_PairExpect | None]  # None: the pair's query is not evaluated
+    sampled: dict[str, set[str]]  # query -> its sampled documents
+
+
+def _measure_state(design: _Design, queries: Sequence[str], expect: _Expect) -> _MeasureState:
+    query_set = set(queries)
+    relevant = {q: design.hard.get(q, set()) | design.machine.get(q, set()) for q in queries}
+    groups: dict[str, Counter[float]] = {}
+    pairs: list[_PairExpect | None] = []
+    for q, doc, _human, _machine in design.sample:
+        if q not in query_set:
+            pairs.append(None)
+            continue
+        soft = design.soft[q]
+        if q not in groups:
+            groups[q] = Counter(soft.values())
+        known = len(design.hard.get(q, set()))
+        pairs.append(_pair_expect(doc, soft[doc], known, groups[q], expect))
+    sampled: dict[str, set[str]] = {}
+    for q, doc, _human, _machine in design.sample:
+        sampled.setdefault(q, set()).add(doc)
+    return _MeasureState(relevant, pairs, sampled)
+
+
 def _system_measure(
     design: _Design,
+    state: _MeasureState,
     ranked: Mapping[str, Sequence[str]],
     queries: Sequence[str],
     measure: str,
-    expect: _Expect,
 ) -> tuple[float, list[float]]:
     """(the mean measure under the machine labels, w_i per sampled pair): w_i is the change
     pair i's label makes to the mean when its machine label is wrong, so z_i = w_i when the
@@ -414,34 +462,33 @@ def _system_measure(
     k = _SPEC[measure][0]
     gains = _gains(measure, k)
     n = len(queries)
-    query_set = set(queries)
     total = 0.0
     for q in queries:
-        relevant = design.hard.get(q, set()) | design.machine.get(q, set())
-        total += query_measure(measure, ranked.get(q, []), dict.fromkeys(relevant, 1))
+        ranking = ranked.get(q, [])
+        total += query_measure(measure, ranking, dict.fromkeys(state.relevant[q], 1))
     terms_of: dict[str, _QueryTerms] = {}
     would_be: list[float] = []
-    for q, doc, _human, machine in design.sample:
-        if q not in query_set:
+    for (q, _doc, _human, machine), pair in zip(design.sample, state.pairs, strict=True):
+        if pair is None:
             would_be.append(0.0)
             continue
-        hard, soft = design.hard.get(q, set()), design.soft[q]
         if q not in terms_of:
-            terms_of[q] = _terms(ranked.get(q, []), k, gains, hard, soft)
-        groups = Counter(soft.values())
-        slope = _influence(terms_of[q], doc, soft[doc], len(hard), groups, expect)
+            hard, soft = design.hard.get(q, set()), design.soft[q]
+            terms_of[q] = _terms(ranked.get(q, []), k, gains, hard, soft, state.sampled[q])
         # The change this pair's label would make were the machine label wrong.
-        would_be.append(slope * (1 - 2 * machine) / n)
+        would_be.append(_influence(terms_of[q], pair) * (1 - 2 * machine) / n)
     return total / n, would_be
 
 
 def _ranks(design: _Design, ranked: Mapping[str, Sequence[str]]) -> list[int]:
     """Each sampled pair's rank in the system's run (a large number when not ranked)."""
-    position = {
-        q: {d: r for r, d in enumerate(ranked.get(q, []), start=1)}
-        for q in {q for q, _, _, _ in design.sample}
-    }
-    return [position[q].get(d, 10**9) for q, d, _, _ in design.sample]
+    out = []
+    for q, d, _, _ in design.sample:
+        try:
+            out.append(list(ranked.get(q, ())).index(d) + 1)
+        except ValueError:
+            out.append(10**9)
+    return out
 
 
 def _band(rank: int, measure: str) -> str:
@@ -452,7 +499,7 @@ def _band(rank: int, measure: str) -> str:
     return "top 3" if rank <= 3 else "4-10" if rank <= 10 else "below 10"
 
 
-DRAWS = 4000
+DRAWS = 2000
 
 
 def _audit_interval(
@@ -478,7 +525,7 @@ def _audit_interval(
     effects' mean (normal, with its standard error) plus the spread of U such effects. A
     cell whose audit found no wrong label (k = 0) still admits U from NB(1/2, pi), each with
     the effect of one of the cell's audited pairs, had its label been wrong. The interval is
-    the 2.5% and 97.5% points of 4,000 seeded draws. With every pair audited (pi = 1) U = 0
+    the 2.5% and 97.5% points of 2,000 seeded draws. With every pair audited (pi = 1) U = 0
     and the interval has no width. A normal interval on the Horvitz-Thompson sum
     under-covers here: with few wrong labels seen its standard error is small exactly when
     the estimate is far off.
@@ -540,10 +587,12 @@ def refined_intervals(
     zs: dict[str, dict[str, list[float]]] = {}
     bases: dict[str, dict[str, float]] = {}
     for measure in measures:
-        expect = _Expect(measure)
+        state = _measure_state(design, queries, _Expect(measure))
         for system, ranked in sorted(runs.items()):
-            base, would_be = _system_measure(design, ranked, queries, measure, expect)
-            ranks = ranks_of.setdefault(system, _ranks(design, ranked))
+            base, would_be = _system_measure(design, state, ranked, queries, measure)
+            if system not in ranks_of:
+                ranks_of[system] = _ranks(design, ranked)
+            ranks = ranks_of[system]
             cells = [
                 f"{name} / {_band(r, measure)}"
                 for name, r in zip(design.stratum_of, ranks, strict=True)
