@@ -4,7 +4,9 @@ collapsible section, and three plots as <img> of SVG files that can be downloade
 import pytest
 from django.urls import reverse
 
+from assess.evaluation.metrics import NDCG10
 from assess.evaluation.rebench import rebench_compute
+from assess.evaluation.refined_intervals import interval_tables, rebench_intervals
 from assess.evaluation.tables import rebench_tables
 from tests.fixtures.ui import html_elements, html_tables
 
@@ -20,8 +22,18 @@ def test_the_page_tables_are_the_command_tables(refined, client_as):
     report = rebench_compute(
         dataset=refined.dataset, original=refined.test, refined=refined.refined
     )
-    expected = [[list(t.header), *map(list, t.rows)] for t in rebench_tables(report.result)]
+    found = rebench_intervals(
+        original=refined.test,
+        refined=refined.refined,
+        runs=refined.runs,
+        original_scores={r.system: r.scores[NDCG10] for r in report.result.before},
+    )
+    tables = rebench_tables(report.result)
+    # The intervals follow the three main tables; the per-query changes come last.
+    shown = [*tables[:3], *interval_tables(found), tables[3]]
+    expected = [[list(t.header), *map(list, t.rows)] for t in shown]
     assert html_tables(html) == expected
+    assert "Intervals (95%) on the refined qrels, prediction-powered" in html
     assert "<details>" in html and "Per-query changes (4 changed)" in html
     assert "DREAM paper variant" in html
     elements, inline_scripts = html_elements(html)
