@@ -205,12 +205,18 @@ _DEBATE_ENDED_SQL = """
 """
 _PAIR_RANKS_SQL = "SELECT rank FROM {source} WHERE pair_id = %s"
 _JOB_BUDGET_SQL = "SELECT human_budget FROM {job} WHERE id = %s"
-# ON CONFLICT: a debate ending twice, or a sync running alongside, leaves one item.
+# ON CONFLICT: a debate ending twice, or a sync running alongside, leaves one item. The
+# public id is made here, in Python: a column default is the model's, which SQL never sees.
 _ITEM_INSERT_SQL = """
-    INSERT INTO {item} (debate_id, kind, judgments_needed, judgments_done, impact, created)
-    VALUES (%s, %s, %s, 0, %s, %s)
+    INSERT INTO {item} (debate_id, kind, judgments_needed, judgments_done, impact, created,
+                        public_id)
+    VALUES (%s, %s, %s, 0, %s, %s, %s)
     ON CONFLICT (debate_id) DO NOTHING
 """
+
+
+# Stored as the database wants a UUID (a uuid column on PostgreSQL, 32 hex digits on SQLite).
+_PUBLIC_ID = ReviewItem._meta.get_field("public_id")
 
 
 def review_item_for_debate(*, debate_id: int) -> bool:
@@ -250,7 +256,8 @@ def review_item_for_debate(*, debate_id: int) -> bool:
         cursor.execute(_PAIR_RANKS_SQL.format(**tables), [pair_id])
         impact = budget.pair_impact(rank for (rank,) in cursor.fetchall())
         created_at = connection.ops.adapt_datetimefield_value(timezone.now())
-        params = [debate_id, kind, judgments_per_pair, impact, created_at]
+        public_id = _PUBLIC_ID.get_db_prep_value(uuid.uuid4(), connection)
+        params = [debate_id, kind, judgments_per_pair, impact, created_at, public_id]
         cursor.execute(_ITEM_INSERT_SQL.format(**tables), params)
         if not cursor.rowcount:
             return False
