@@ -9,10 +9,13 @@
 - :func:`gold_ahead` counts the gold pairs an annotator will still meet (the judging
   page's queue count; figures on annotators are in :mod:`assess.review.quality`).
 
-A gold pair may also be one of the pool's pairs (the qrels judged it and a run retrieved it).
-One annotator never meets one query and chunk twice in a job: a gold pair whose pair they
-met as a debate's pair is passed over here (:func:`gold_met_as_real`), and the claim passes
-over a debate's pair they were given as gold (:mod:`assess.review.services`).
+The draw never takes a pair of the job's pool: that pair is judged as a debate's pair, and
+one annotator must not meet one query and chunk twice in a job. A gold pair can still be a
+pool pair when the pool was extended after the draw (``debate_job_extend`` debates the new
+pairs) or when it was drawn before the draw left pool pairs out. For those, a gold pair
+whose pair the annotator met as a debate's pair is passed over here
+(:func:`gold_met_as_real`), and the claim passes over a debate's pair they were given as
+gold (:mod:`assess.review.services`).
 
 Gold items have no debate, so every query that reaches labels through ``debate`` (final
 labels, refinements, exports, agreement between annotators, audits) never sees them.
@@ -58,8 +61,9 @@ def gold_pairs_draw(*, job: DebateJob) -> int:
     known negatives (relevance <= 0) and, when those are too few, cross-query negatives
     (:func:`assess.review.gold.cross_query_negatives`, on the debated queries too). When
     the debated queries hold no known positive (or no known negative), that side comes from
-    the pool's other queries; a job without debates draws from the whole pool. Returns the
-    pairs created.
+    the pool's other queries; a job without debates draws from the whole pool. No pair of
+    the job's pool is drawn, on any side (a pool keeping judged pairs holds known ones too):
+    the job judges it as a debate's pair. Returns the pairs created.
 
     Reproducible (draw keys from SHA-256) and idempotent: a second call, or one running
     alongside, creates nothing the first did (natural key, conflicts ignored). Records the
@@ -96,11 +100,18 @@ def gold_pairs_draw(*, job: DebateJob) -> int:
 def _known_candidates(
     job: DebateJob, query_pks: list[int]
 ) -> tuple[list[gold.GoldCandidate], list[gold.GoldCandidate]]:
-    """Known positives and negatives of the original qrels among ``query_pks``."""
+    """Known positives and negatives of the original qrels among ``query_pks``, leaving out
+    the pairs of the job's pool."""
     top = job.max_grade if job.scale == DebateJob.Scale.GRADED else 1
+    # A pool keeping judged pairs (an accuracy audit, an assessor sample) holds known pairs
+    # too; those are the job's real pairs, so as gold they would reach an annotator twice.
+    pooled = Pair.objects.filter(
+        pool_id=job.pool_id, query_id=OuterRef("query_id"), document_id=OuterRef("document_id")
+    )
     rows = list(
         _original_qrels(job)
         .filter(query_id__in=query_pks)
+        .exclude(Exists(pooled))
         .values_list("query__query_id", "document__doc_id", "relevance")
     )
     positives = [
@@ -132,12 +143,19 @@ def _cross_query(job: DebateJob, query_pks: list[int], size: int) -> list[gold.G
             run__dataset_id=job.pool.dataset_id, query_id__in=query_pks, rank__lte=gold.NEAR_RANK
         ).values_list("query__query_id", "document__doc_id")
     )
+    # Not all in ``near``: a pool deeper than NEAR_RANK holds pairs ranked below it.
+    pooled = set(
+        Pair.objects.filter(pool_id=job.pool_id, query_id__in=query_pks).values_list(
+            "query__query_id", "document__doc_id"
+        )
+    )
     return gold.cross_query_negatives(
         job_id=job.pk,
         query_ids=query_ids,
         relevant=relevant,
         judged=judged,
         near=near,
+        pooled=pooled,
         size=size,
     )
 

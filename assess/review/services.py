@@ -295,7 +295,9 @@ def review_items_on_job_change(*, job: DebateJob, field: str) -> int:
 # theirs); the held item returned again (_held_item: a reload) keeps what was reported.
 # A debate's pair that is also a gold pair the annotator was given on that job is not theirs:
 # one annotator never meets one query and chunk twice in a job (the gold side of this rule is
-# assess.review.gold_queue.gold_met_as_real). The NOT EXISTS costs index lookups only.
+# assess.review.gold_queue.gold_met_as_real). The draw takes no pool pair, so this only
+# matters for a pool extended after the draw or gold drawn before that rule. The NOT EXISTS
+# costs index lookups only.
 _CLAIM_TEMPLATE = """
     UPDATE assess_reviewitem
        SET leased_to_id = %s, lease_expires_at = %s, claimed_at = %s,
@@ -366,8 +368,8 @@ def review_item_claim(
     still needs judgments,
     is not leased (or its lease expired), has no adjudication, was not judged by this
     annotator (undone judgments aside) nor given to them as a known-answer pair of its job
-    (a gold pair may be one of the pool's pairs), is within its job's human budget (its
-    ``budget_rank`` at most ``human_budget``; highest impact first, see
+    (a pool extended after the gold draw may hold a gold pair), is within its job's human
+    budget (its ``budget_rank`` at most ``human_budget``; highest impact first, see
     :func:`review_budget_renumber`) and is not in ``exclude_ids`` (the pairs skipped in
     this login session). The lease lasts :func:`review_lease_seconds`. The claim creates no
     debate's item: escalated debates and drawn audits got theirs when the debate ended

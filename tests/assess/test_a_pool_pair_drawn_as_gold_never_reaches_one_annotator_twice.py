@@ -1,32 +1,37 @@
-"""A pair of the pool that the qrels already judge is drawn as gold too; one annotator still
-meets that query and chunk once in the job, as a debate's pair or as the gold pair, whichever
-comes first, while other annotators may still judge the debate's pair. The queue count leaves
-out what the annotator will not be given."""
+"""A gold pair that is also a pair of the pool (the draw takes none, but a pool extended
+after the draw can gain one, and gold drawn before that rule may be one): one annotator still
+meets that query and chunk once in the job, as a debate's pair or as the gold pair,
+whichever comes first, while other annotators may still judge the debate's pair. The queue
+count leaves out what the annotator will not be given."""
 
 import pytest
 
 from assess.models import GoldPair, ReviewItem
 from assess.review import gold
-from assess.review.gold_queue import gold_pairs_draw
 from assess.review.selectors import judging_status
 from assess.review.services import judgment_record, review_item_claim
-from corpora.models import Qrel
+from debates.models import DebateJob
 
 SHARE = 0.5
 
 
 def _twin_job(make_review_job):
-    """A job over q001/d001..q006/d006 whose one gold pair is q001/d001, a pool pair the
-    qrels judge relevant (drawn by the real draw; the other gold pairs it drew are
-    dropped, so that every annotator meets the twin at their first gold place)."""
+    """A job over q001/d001..q006/d006 whose one gold pair is q001/d001, a pool pair: made
+    directly, as a pool extended after the draw leaves it (the draw is marked done, so it
+    adds nothing), and the job's only gold pair, so that every annotator meets the twin at
+    their first gold place."""
     built = make_review_job(escalated=6, gold_share=SHARE)
     first = built.escalated[0].pair
-    Qrel.objects.create(
-        qrel_set=built.job.pool.qrel_set, query=first.query, document=first.document, relevance=1
+    twin = GoldPair.objects.create(
+        job=built.job,
+        query=first.query,
+        document=first.document,
+        label=1,
+        basis=gold.POSITIVE,
+        draw_key=gold.gold_draw_key(built.job.pk, "q001", "d001"),
     )
-    gold_pairs_draw(job=built.job)
-    twin = GoldPair.objects.get(job=built.job, query=first.query, document=first.document)
-    GoldPair.objects.exclude(pk=twin.pk).delete()
+    DebateJob.objects.filter(pk=built.job.pk).update(gold_drawn_at_share=SHARE)
+    built.job.refresh_from_db()
     return built, twin
 
 

@@ -61,6 +61,7 @@ def test_cross_query_negatives_skip_judged_and_near_pairs_and_balance_the_draw()
         relevant=relevant,
         judged={("q2", "a")},
         near={("q1", "c")},
+        pooled=set(),
         size=10,
     )
     # q1 may only take c (its own a, b are relevant; c is ranked near), and c is near;
