@@ -81,7 +81,8 @@ def annotator_list(request: HttpRequest) -> dict[str, Any]:
 @router.get("/annotators/{username}/labels", response={200: dict[str, Any], **error_responses(404)})
 def annotator_label_list(request: HttpRequest, username: str) -> dict[str, Any]:
     """One annotator's figures and live labels of debates' pairs, newest first (the labels
-    to re-judge when they are flagged), as on the annotator's page."""
+    to re-judge when they are flagged), as on the annotator's page; each label's ``item_id``
+    is its review item's public id (a UUID, as in the judging URLs)."""
     user_model = get_user_model()
     user = user_model.objects.filter(**{user_model.USERNAME_FIELD: username}).first()
     if user is None:
@@ -90,7 +91,7 @@ def annotator_label_list(request: HttpRequest, username: str) -> dict[str, Any]:
     return {
         "annotator": _row_out(rows[0]) if rows else None,
         "labels": [
-            {**asdict(label), "created": label.created.isoformat()}
+            {**asdict(label), "item_id": str(label.item_id), "created": label.created.isoformat()}
             for label in annotator_labels(annotator=user)
         ],
     }

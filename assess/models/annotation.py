@@ -9,6 +9,8 @@ or an expired lease. When an item's human judgments disagree, an admin's :class:
 decides.
 """
 
+import uuid
+
 from django.conf import settings
 from django.db import models
 
@@ -23,6 +25,10 @@ class ReviewItem(models.Model):
         AUDIT = "audit", "audit of an agreed label"
         GOLD = "gold", "known-answer pair"
 
+    # The item's name in every URL, form and API answer. The integer pk grows with creation
+    # time and a gold item is made when an annotator reaches it, later than the pairs around
+    # it; a random id orders nothing, so no page tells a gold pair apart by its number.
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     debate = models.OneToOneField(
         Debate, null=True, blank=True, on_delete=models.CASCADE, related_name="review"
     )

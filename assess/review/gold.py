@@ -4,10 +4,10 @@ and how an annotator's answers on them are scored. Pure: no database.
 A relevance benchmark brings its own gold, the original qrels: a judged-relevant pair is a
 known positive, a judged-irrelevant one a known negative. Where the qrels hold no negatives
 (most BEIR sets), a query paired with another query's relevant chunk that no run ranks in
-the query's top 100 is a near-certain negative (the "cross-query" basis). This is the
-known-answer item of crowdsourcing quality control (Oleson et al., "Programmatic Gold:
-Targeted and Scalable Quality Assurance in Crowdsourcing", HCOMP 2011; CVAT and Label Studio
-call them ground-truth or honeypot items).
+the query's top 100, and that is not a pair of the job's pool, is a near-certain negative
+(the "cross-query" basis). This is the known-answer item of crowdsourcing quality control
+(Oleson et al., "Programmatic Gold: Targeted and Scalable Quality Assurance in
+Crowdsourcing", HCOMP 2011; CVAT and Label Studio call them ground-truth or honeypot items).
 
 Placement: an annotator's judgments within one job are numbered 0, 1, 2...; the positions
 are cut into blocks of ``L = round(1 / g)`` and each block holds ``round(g L (b + 1)) -
@@ -132,12 +132,14 @@ def cross_query_negatives(
     relevant: Sequence[tuple[str, str]],
     judged: set[tuple[str, str]],
     near: set[tuple[str, str]],
+    pooled: set[tuple[str, str]],
     size: int,
 ) -> list[GoldCandidate]:
     """Up to ``size`` near-certain negatives: a query of ``query_ids`` paired with a chunk
     that ``relevant`` (``(query id, doc id)`` rows judged relevant) lists for another query,
-    never judged for this query (``judged``) and ranked in no run's top 100 for it
-    (``near``: the ``(query id, doc id)`` pairs some run ranks within NEAR_RANK). At most
+    never judged for this query (``judged``), ranked in no run's top 100 for it
+    (``near``: the ``(query id, doc id)`` pairs some run ranks within NEAR_RANK) and not a
+    pair of the job's pool (``pooled``, the same shape). At most
     PER_QUERY (3) per query, so a few queries do not make all the gold, read from one
     hashed order of the relevant chunks at a hashed place per query (at most
     SCAN_PER_QUERY chunks looked at per query). Deterministic for a job."""
@@ -154,7 +156,12 @@ def cross_query_negatives(
         taken = 0
         for step in range(min(len(docs), SCAN_PER_QUERY)):
             doc = docs[(start + step) % len(docs)]
-            if doc in own or (query_id, doc) in judged or (query_id, doc) in near:
+            pair = (query_id, doc)
+            # A pair of the pool is one a retriever found for this query (possibly below
+            # NEAR_RANK, in a deep pool), exactly where "relevant elsewhere, so not here" is
+            # least safe; and the job judges it as a real pair anyway, so as gold it would
+            # reach an annotator twice or be withheld from them.
+            if doc in own or pair in judged or pair in near or pair in pooled:
                 continue
             found.append(GoldCandidate(query_id, doc, 0, CROSS_QUERY))
             taken += 1

@@ -9,6 +9,14 @@
 - :func:`gold_ahead` counts the gold pairs an annotator will still meet (the judging
   page's queue count; figures on annotators are in :mod:`assess.review.quality`).
 
+The draw never takes a pair of the job's pool: that pair is judged as a debate's pair, and
+one annotator must not meet one query and chunk twice in a job. A gold pair can still be a
+pool pair when the pool was extended after the draw (``debate_job_extend`` debates the new
+pairs) or when it was drawn before the draw left pool pairs out. For those, a gold pair
+whose pair the annotator met as a debate's pair is passed over here
+(:func:`gold_met_as_real`), and the claim passes over a debate's pair they were given as
+gold (:mod:`assess.review.services`).
+
 Gold items have no debate, so every query that reaches labels through ``debate`` (final
 labels, refinements, exports, agreement between annotators, audits) never sees them.
 """
@@ -19,6 +27,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from corpora.models import Pair, Qrel, RunEntry
 from debates.models import DebateJob
@@ -52,8 +61,9 @@ def gold_pairs_draw(*, job: DebateJob) -> int:
     known negatives (relevance <= 0) and, when those are too few, cross-query negatives
     (:func:`assess.review.gold.cross_query_negatives`, on the debated queries too). When
     the debated queries hold no known positive (or no known negative), that side comes from
-    the pool's other queries; a job without debates draws from the whole pool. Returns the
-    pairs created.
+    the pool's other queries; a job without debates draws from the whole pool. No pair of
+    the job's pool is drawn, on any side (a pool keeping judged pairs holds known ones too):
+    the job judges it as a debate's pair. Returns the pairs created.
 
     Reproducible (draw keys from SHA-256) and idempotent: a second call, or one running
     alongside, creates nothing the first did (natural key, conflicts ignored). Records the
@@ -90,11 +100,18 @@ def gold_pairs_draw(*, job: DebateJob) -> int:
 def _known_candidates(
     job: DebateJob, query_pks: list[int]
 ) -> tuple[list[gold.GoldCandidate], list[gold.GoldCandidate]]:
-    """Known positives and negatives of the original qrels among ``query_pks``."""
+    """Known positives and negatives of the original qrels among ``query_pks``, leaving out
+    the pairs of the job's pool."""
     top = job.max_grade if job.scale == DebateJob.Scale.GRADED else 1
+    # A pool keeping judged pairs (an accuracy audit, an assessor sample) holds known pairs
+    # too; those are the job's real pairs, so as gold they would reach an annotator twice.
+    pooled = Pair.objects.filter(
+        pool_id=job.pool_id, query_id=OuterRef("query_id"), document_id=OuterRef("document_id")
+    )
     rows = list(
         _original_qrels(job)
         .filter(query_id__in=query_pks)
+        .exclude(Exists(pooled))
         .values_list("query__query_id", "document__doc_id", "relevance")
     )
     positives = [
@@ -126,12 +143,19 @@ def _cross_query(job: DebateJob, query_pks: list[int], size: int) -> list[gold.G
             run__dataset_id=job.pool.dataset_id, query_id__in=query_pks, rank__lte=gold.NEAR_RANK
         ).values_list("query__query_id", "document__doc_id")
     )
+    # Not all in ``near``: a pool deeper than NEAR_RANK holds pairs ranked below it.
+    pooled = set(
+        Pair.objects.filter(pool_id=job.pool_id, query_id__in=query_pks).values_list(
+            "query__query_id", "document__doc_id"
+        )
+    )
     return gold.cross_query_negatives(
         job_id=job.pk,
         query_ids=query_ids,
         relevant=relevant,
         judged=judged,
         near=near,
+        pooled=pooled,
         size=size,
     )
 
@@ -186,6 +210,30 @@ def _gold_due(annotator: Any, job: DebateJob) -> bool:
     return gold.gold_places_between(job.pk, annotator.pk, 0, place + 1, job.gold_share) > given
 
 
+def gold_met_as_real(
+    *,
+    annotator: Any,
+    job: DebateJob,
+    exclude_ids: list[int] | tuple[int, ...] = (),
+    now: datetime | None = None,
+) -> QuerySet[GoldPair]:
+    """``job``'s gold pairs whose query and chunk ``annotator`` already met as a debate's
+    pair of ``job``: they judged its item (an undone judgment too: they saw it), skipped it
+    in this session (``exclude_ids``: review item ids), or held its lease until it expired
+    before ``now`` (``now`` None: leases are not looked at). Such a gold pair is never given
+    to them: a pair seen twice would let them repeat their answer, or tell the gold apart."""
+    met = Q(judgments__annotator=annotator) | Q(pk__in=list(exclude_ids))
+    if now is not None:
+        met |= Q(leased_to=annotator, lease_expires_at__lte=now)
+    items = ReviewItem.objects.filter(
+        met,
+        debate__job=job,
+        debate__pair__query_id=OuterRef("query_id"),
+        debate__pair__document_id=OuterRef("document_id"),
+    )
+    return job.gold_pairs.filter(Exists(items))
+
+
 def gold_item_claim(
     *,
     annotator: Any,
@@ -200,7 +248,8 @@ def gold_item_claim(
     their review item of the next gold pair they have not judged (in their own order,
     :func:`assess.review.gold.annotator_gold_order`), creating the item if it is new.
     None when it is not a gold position, the job has no gold share, or every gold pair is
-    judged or skipped (``exclude_ids``: review item ids skipped this session). Without
+    judged, skipped (``exclude_ids``: review item ids skipped this session) or met as a
+    debate's pair (:func:`gold_met_as_real`). Without
     ``create`` (a page being read) nothing is inserted: no draw, no new item; only an item
     the annotator already has (one they skipped before) may be leased, else None and the
     place goes to a debate's pair.
@@ -222,9 +271,16 @@ def gold_item_claim(
         ).values_list("item__gold_id", flat=True)
     )
     skipped = set(exclude_ids)
+    met = set(
+        gold_met_as_real(
+            annotator=annotator, job=job, exclude_ids=exclude_ids, now=now
+        ).values_list("pk", flat=True)
+    )
     ids = job.gold_pairs.values_list("pk", flat=True)
     for gold_id in gold.annotator_gold_order(job.pk, annotator.pk, ids):
         if gold_id in done or mine.get(gold_id) in skipped:
+            continue
+        if gold_id in met:
             continue
         if not create and mine.get(gold_id) is None:
             continue
@@ -271,6 +327,10 @@ def gold_ahead(*, annotator: Any, job: DebateJob, real: int, now: datetime) -> i
         if not drawn:  # a benchmark without known answers for these queries
             return 0
     place, given = _places(annotator, job)
+    # Gold pairs this annotator met as debates' pairs are never given to them.
+    met = gold_met_as_real(annotator=annotator, job=job, now=now).exclude(
+        items__assigned_to=annotator
+    )
     ahead = gold.gold_places_ahead(
         job.pk,
         annotator.pk,
@@ -278,6 +338,6 @@ def gold_ahead(*, annotator: Any, job: DebateJob, real: int, now: datetime) -> i
         given=given,
         real=real,
         share=job.gold_share,
-        available=max(0, drawn - mine.count()),
+        available=max(0, drawn - mine.count() - met.count()),
     )
     return ahead + int(held)

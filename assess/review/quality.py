@@ -9,6 +9,7 @@ back to the queue to be judged again).
 
 from __future__ import annotations
 
+import uuid
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
@@ -122,9 +123,10 @@ def annotator_quality(
 
 @dataclass(frozen=True, slots=True)
 class FlaggedLabel:
-    """A live judgment of a (flagged) annotator on a debate's pair, for re-judging."""
+    """A live judgment of a (flagged) annotator on a debate's pair, for re-judging.
+    ``item_id`` is the review item's public id (a UUID), as in the judging URLs."""
 
-    item_id: int
+    item_id: uuid.UUID
     job_id: int
     query_id: str
     doc_id: str
@@ -142,7 +144,7 @@ def annotator_labels(*, annotator: Any) -> list[FlaggedLabel]:
         )
         .order_by("-created", "-pk")
         .values_list(
-            "item_id",
+            "item__public_id",
             "item__debate__job_id",
             "item__debate__pair__query__query_id",
             "item__debate__pair__document__doc_id",
@@ -152,7 +154,7 @@ def annotator_labels(*, annotator: Any) -> list[FlaggedLabel]:
     )
     decided = set(
         Adjudication.objects.filter(item__judgments__annotator=annotator).values_list(
-            "item_id", flat=True
+            "item__public_id", flat=True
         )
     )
     return [

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, F, Q
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from debates.engine import evidence_spans
@@ -308,11 +308,24 @@ def judging_status(
             .filter(still_open)
             .order_by()
             .values_list("item_id"),
+            # Nor does a debate's pair they were given as a known-answer pair of its job.
+            open_items.filter(Exists(_gold_twins(annotator))).values_list("pk"),
         )
     )
     queue = open_items.count() - unavailable.count()
     queue += _gold_ahead_count(annotator, open_items, unavailable, now)
     return JudgingStatus(today=today, queue=queue)
+
+
+def _gold_twins(annotator: Any) -> QuerySet[GoldPair]:
+    """The gold pairs given to ``annotator`` that are the pair of the outer review item's
+    debate, in its job (for ``Exists`` over debates' items)."""
+    return GoldPair.objects.filter(
+        items__assigned_to=annotator,
+        job_id=OuterRef("debate__job_id"),
+        query_id=OuterRef("debate__pair__query_id"),
+        document_id=OuterRef("debate__pair__document_id"),
+    )
 
 
 def _gold_ahead_count(annotator: Any, open_items, unavailable, now: datetime) -> int:

@@ -205,12 +205,18 @@ _DEBATE_ENDED_SQL = """
 """
 _PAIR_RANKS_SQL = "SELECT rank FROM {source} WHERE pair_id = %s"
 _JOB_BUDGET_SQL = "SELECT human_budget FROM {job} WHERE id = %s"
-# ON CONFLICT: a debate ending twice, or a sync running alongside, leaves one item.
+# ON CONFLICT: a debate ending twice, or a sync running alongside, leaves one item. The
+# public id is made here, in Python: a column default is the model's, which SQL never sees.
 _ITEM_INSERT_SQL = """
-    INSERT INTO {item} (debate_id, kind, judgments_needed, judgments_done, impact, created)
-    VALUES (%s, %s, %s, 0, %s, %s)
+    INSERT INTO {item} (debate_id, kind, judgments_needed, judgments_done, impact, created,
+                        public_id)
+    VALUES (%s, %s, %s, 0, %s, %s, %s)
     ON CONFLICT (debate_id) DO NOTHING
 """
+
+
+# Stored as the database wants a UUID (a uuid column on PostgreSQL, 32 hex digits on SQLite).
+_PUBLIC_ID = ReviewItem._meta.get_field("public_id")
 
 
 def review_item_for_debate(*, debate_id: int) -> bool:
@@ -250,7 +256,8 @@ def review_item_for_debate(*, debate_id: int) -> bool:
         cursor.execute(_PAIR_RANKS_SQL.format(**tables), [pair_id])
         impact = budget.pair_impact(rank for (rank,) in cursor.fetchall())
         created_at = connection.ops.adapt_datetimefield_value(timezone.now())
-        params = [debate_id, kind, judgments_per_pair, impact, created_at]
+        public_id = _PUBLIC_ID.get_db_prep_value(uuid.uuid4(), connection)
+        params = [debate_id, kind, judgments_per_pair, impact, created_at, public_id]
         cursor.execute(_ITEM_INSERT_SQL.format(**tables), params)
         if not cursor.rowcount:
             return False
@@ -286,6 +293,11 @@ def review_items_on_job_change(*, job: DebateJob, field: str) -> int:
 # judgments, or PostgreSQL sorts every open item on each claim; review_open_by_impact is it.
 # A new claim starts the pair's active time from 0 (the heartbeats of an earlier holder are
 # theirs); the held item returned again (_held_item: a reload) keeps what was reported.
+# A debate's pair that is also a gold pair the annotator was given on that job is not theirs:
+# one annotator never meets one query and chunk twice in a job (the gold side of this rule is
+# assess.review.gold_queue.gold_met_as_real). The draw takes no pool pair, so this only
+# matters for a pool extended after the draw or gold drawn before that rule. The NOT EXISTS
+# costs index lookups only.
 _CLAIM_TEMPLATE = """
     UPDATE assess_reviewitem
        SET leased_to_id = %s, lease_expires_at = %s, claimed_at = %s,
@@ -298,6 +310,14 @@ _CLAIM_TEMPLATE = """
            AND NOT EXISTS (SELECT 1 FROM assess_judgment j
                             WHERE j.item_id = r.id AND j.annotator_id = %s
                               AND (j.undone_at IS NULL OR j.returned))
+           AND NOT EXISTS (SELECT 1 FROM debates_debate d
+                             JOIN corpora_pair p ON p.id = d.pair_id
+                             JOIN assess_goldpair gp ON gp.job_id = d.job_id
+                                  AND gp.query_id = p.query_id
+                                  AND gp.document_id = p.document_id
+                             JOIN assess_reviewitem g ON g.gold_id = gp.id
+                                  AND g.assigned_to_id = %s
+                            WHERE d.id = r.debate_id)
            AND NOT EXISTS (SELECT 1 FROM assess_adjudication a WHERE a.item_id = r.id)
            AND {skipped}
            AND (r.budget_rank IS NULL OR r.budget_rank <= COALESCE(
@@ -347,8 +367,9 @@ def review_item_claim(
     escalated and audit items alike, so audits are served while escalations keep coming) that
     still needs judgments,
     is not leased (or its lease expired), has no adjudication, was not judged by this
-    annotator (undone judgments aside), is within its job's human budget (its
-    ``budget_rank`` at most ``human_budget``; highest impact first, see
+    annotator (undone judgments aside) nor given to them as a known-answer pair of its job
+    (a pool extended after the gold draw may hold a gold pair), is within its job's human
+    budget (its ``budget_rank`` at most ``human_budget``; highest impact first, see
     :func:`review_budget_renumber`) and is not in ``exclude_ids`` (the pairs skipped in
     this login session). The lease lasts :func:`review_lease_seconds`. The claim creates no
     debate's item: escalated debates and drawn audits got theirs when the debate ended
@@ -367,7 +388,7 @@ def review_item_claim(
         raise NotImplementedError(f"claiming needs PostgreSQL or SQLite, not {vendor}")
     expires = now + timedelta(seconds=review_lease_seconds())
     skipped: Any = exclude if vendor == "postgresql" else json.dumps(exclude)
-    params = [annotator.pk, expires, now, now, annotator.pk, skipped]
+    params = [annotator.pk, expires, now, now, annotator.pk, annotator.pk, skipped]
     row = _run_claim(vendor, params)
     if row is None:
         return None

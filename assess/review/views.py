@@ -19,6 +19,7 @@ from __future__ import annotations
 import uuid
 
 from django.contrib import messages
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
@@ -58,6 +59,14 @@ from .services import (
 SKIPPED_KEY = "assess_skipped"
 MAX_SKIPPED = 1000
 READERS = (Role.RESEARCHER, Role.ADMIN)
+
+
+def item_or_404(item_id: uuid.UUID, items: QuerySet[ReviewItem] | None = None) -> ReviewItem:
+    """The review item whose public id is ``item_id`` (among ``items``, default every item);
+    Http404 when there is none. URLs name items by this UUID, never by their integer pk."""
+    return get_object_or_404(
+        ReviewItem.objects.all() if items is None else items, public_id=item_id
+    )
 
 
 def _skipped(request: HttpRequest) -> list[int]:
@@ -141,14 +150,14 @@ def judge(request: HttpRequest) -> HttpResponse:
 @htmx_view(no_store=True)
 @role_required(Role.ANNOTATOR)
 @require_POST
-def judge_submit(request: HttpRequest, item_id: int) -> HttpResponse:
+def judge_submit(request: HttpRequest, item_id: uuid.UUID) -> HttpResponse:
     """Save a judgment (idempotent on ``client_id``), then answer with the next pair.
 
     400 for an invalid submission, 409 (with the next pair and the reason) when the pair is
     held by someone else or already decided, or (with the confirm screen) when this
     annotator has not confirmed the guidelines in force for it.
     """
-    item = get_object_or_404(ReviewItem, pk=item_id)
+    item = item_or_404(item_id)
     form = JudgmentForm(request.POST)
     if not form.is_valid():
         errors = "; ".join(f"{k}: {' '.join(map(str, v))}" for k, v in form.errors.items())
@@ -194,14 +203,14 @@ def judge_submit(request: HttpRequest, item_id: int) -> HttpResponse:
 @htmx_view(no_store=True)
 @role_required(Role.ANNOTATOR)
 @require_POST
-def judge_active(request: HttpRequest, item_id: int) -> HttpResponse:
+def judge_active(request: HttpRequest, item_id: uuid.UUID) -> HttpResponse:
     """Add the active seconds the judging page measured (a heartbeat every 15 s, or the
     beacon sent when it is hidden or left) to the pair's lease.
 
     204 when added, 409 when this annotator does not hold the pair's lease (nothing
     changes), 400 for a missing or non-numeric ``seconds``.
     """
-    item = get_object_or_404(ReviewItem, pk=item_id)
+    item = item_or_404(item_id)
     form = ActiveTimeForm(request.POST)
     if not form.is_valid():
         return HttpResponse(
@@ -218,9 +227,9 @@ def judge_active(request: HttpRequest, item_id: int) -> HttpResponse:
 @htmx_view(no_store=True)
 @role_required(Role.ANNOTATOR)
 @require_POST
-def judge_skip(request: HttpRequest, item_id: int) -> HttpResponse:
+def judge_skip(request: HttpRequest, item_id: uuid.UUID) -> HttpResponse:
     """Give the pair back to the queue and do not offer it again in this login session."""
-    item = get_object_or_404(ReviewItem, pk=item_id)
+    item = item_or_404(item_id)
     review_item_release(item=item, annotator=request.user)
     skipped = [pk for pk in _skipped(request) if pk != item.pk] + [item.pk]
     request.session[SKIPPED_KEY] = skipped[-MAX_SKIPPED:]
@@ -291,12 +300,15 @@ def disagreement_list(request: HttpRequest) -> HttpResponse:
 
 
 @role_required(Role.ADMIN)
-def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
+def adjudicate(request: HttpRequest, item_id: uuid.UUID) -> HttpResponse:
     """The debate and every human answer side by side; POST records the admin's label,
     which wins over every other."""
     # Debates' items only: a known-answer pair has its answer and is never adjudicated.
-    item = get_object_or_404(
-        ReviewItem.objects.select_related("debate").filter(debate__isnull=False), pk=item_id
+    item = item_or_404(
+        item_id,
+        ReviewItem.objects.select_related("debate__pair__query", "debate__pair__document").filter(
+            debate__isnull=False
+        ),
     )
     current = Adjudication.objects.filter(item=item).first()
     initial = {"label": current.label, "note": current.note} if current else None
@@ -310,7 +322,10 @@ def adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
             label=form.cleaned_data["label"],
             note=form.cleaned_data["note"],
         )
-        messages.success(request, f"Pair {item.pk} decided.")
+        assert item.debate is not None  # the queryset above holds debates' items only
+        # Named by the benchmark's ids: the item's own number would order gold pairs apart.
+        pair = item.debate.pair
+        messages.success(request, f"Pair {pair.query.query_id} / {pair.document.doc_id} decided.")
         return redirect("assess:disagreement_list")
     return render(
         request,

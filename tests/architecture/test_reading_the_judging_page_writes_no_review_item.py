@@ -55,7 +55,7 @@ def test_the_judging_page_inserts_no_review_item(client, db, settings):
     with CaptureQueriesContext(connection) as queries:
         response = client.get("/judge/")
     assert response.status_code == 200
-    assert f'data-item="{ReviewItem.objects.get().pk}"' in response.content.decode()
+    assert f'data-item="{ReviewItem.objects.get().public_id}"' in response.content.decode()
     assert _inserts_into_review_items(queries) == []  # the claim leases (UPDATE), no INSERT
     assert ReviewItem.objects.count() == 1
 
@@ -87,13 +87,17 @@ def test_with_10000_escalated_debates_the_first_judging_page_is_as_fast_as_the_s
     with CaptureQueriesContext(connection) as queries:
         first = client.get("/judge/")
     first_s = time.perf_counter() - started
-    assert first.status_code == 200 and re.search(r'data-item="\d+"', first.content.decode())
+    assert first.status_code == 200 and re.search(
+        r'data-item="[0-9a-f-]{36}"', first.content.decode()
+    )
     assert _inserts_into_review_items(queries) == []
     client.force_login(second_user)  # another annotator: a claim again, not a held pair
     started = time.perf_counter()
     second = client.get("/judge/")
     second_s = time.perf_counter() - started
-    assert second.status_code == 200 and re.search(r'data-item="\d+"', second.content.decode())
+    assert second.status_code == 200 and re.search(
+        r'data-item="[0-9a-f-]{36}"', second.content.decode()
+    )
     print(f"first GET /judge/ {first_s * 1000:.0f} ms, second {second_s * 1000:.0f} ms")
     # The sync the judging page used to run took 2.5 s here against 60 ms for the next page.
     assert first_s < 3 * second_s + 0.1

@@ -61,7 +61,7 @@ def test_the_disagreement_is_adjudicated_and_the_adjudicated_label_wins(client_a
     assert rows[1][4:] == ["annotators disagree", "1, 0", "none", "open"]
 
     item = split.review
-    page = client.get(f"/review/items/{item.pk}/").content.decode()
+    page = client.get(f"/review/items/{item.public_id}/").content.decode()
     answers = html_tables(page)[0]
     assert answers[1:] == [
         ["agents' consensus", "none (escalated)", "round –", ""],
@@ -70,7 +70,7 @@ def test_the_disagreement_is_adjudicated_and_the_adjudicated_label_wins(client_a
     ]
     assert page.count('class="round"') == 2  # the debate, side by side with the answers
 
-    answer = client.post(f"/review/items/{item.pk}/", {"label": "0", "note": "no dose info"})
+    answer = client.post(f"/review/items/{item.public_id}/", {"label": "0", "note": "no dose info"})
     assert answer.status_code == 302
     decided = Adjudication.objects.get()
     assert (decided.item_id, decided.label, decided.note) == (item.pk, 0, "no dose info")

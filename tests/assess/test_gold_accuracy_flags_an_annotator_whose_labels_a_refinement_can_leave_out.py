@@ -102,6 +102,8 @@ def test_each_annotators_accuracy_and_recall_come_from_their_gold_answers(graded
     # Bob's labels of debates' pairs, for re-judging (never his gold answers).
     listed = annotator_labels(annotator=bob)
     assert [(x.query_id, x.doc_id, x.label) for x in listed] == [("q002", "d002", 0)]
+    item = ReviewItem.objects.get(debate__job=built.job, debate__pair__query__query_id="q002")
+    assert [x.item_id for x in listed] == [item.public_id]
 
 
 @pytest.mark.django_db
@@ -189,6 +191,9 @@ def test_the_annotators_page_and_the_api_show_accuracy_with_its_interval(
     assert bob_row["flagged"] is True
     labels = api_as("admin").get("/api/v1/annotators/ann2/labels").json()["labels"]
     assert [(x["query_id"], x["doc_id"], x["label"]) for x in labels] == [("q002", "d002", 0)]
+    # The label names its review item by the item's public id, as the judging URLs do.
+    item = ReviewItem.objects.get(debate__job=built.job, debate__pair__query__query_id="q002")
+    assert [x["item_id"] for x in labels] == [str(item.public_id)]
 
 
 @pytest.mark.django_db

@@ -61,6 +61,7 @@ def test_cross_query_negatives_skip_judged_and_near_pairs_and_balance_the_draw()
         relevant=relevant,
         judged={("q2", "a")},
         near={("q1", "c")},
+        pooled=set(),
         size=10,
     )
     # q1 may only take c (its own a, b are relevant; c is ranked near), and c is near;
@@ -140,7 +141,7 @@ def test_a_gold_pair_looks_like_an_audit_on_the_judging_page(make_review_job, an
         html = response.content.decode()
         pages[item.kind] = html
         client.post(
-            f"/judge/{item.pk}/submit/",
+            f"/judge/{item.public_id}/submit/",
             {"client_id": f"00000000-0000-4000-8000-{n:012d}", "label": "1", "seconds": "3"},
         )
         if len(pages) == 2:
@@ -256,7 +257,7 @@ def test_nobody_may_answer_or_adjudicate_another_annotators_gold_pair(
     with pytest.raises(JudgingError, match="not adjudicated"):
         adjudication_record(item=mine, admin=make_user("admin", "boss"), label=0)
     client.force_login(make_user("admin", "boss2"))
-    assert client.get(f"/review/items/{mine.pk}/").status_code == 404
+    assert client.get(f"/review/items/{mine.public_id}/").status_code == 404
 
 
 @pytest.mark.django_db
@@ -296,7 +297,7 @@ def test_opening_the_judging_page_at_a_gold_place_inserts_nothing(
     served = []
     for n in range(4):
         client.post(
-            f"/judge/{held.pk}/submit/",
+            f"/judge/{held.public_id}/submit/",
             {"client_id": f"00000000-0000-4000-8000-{n:012d}", "label": "1"},
         )
         held = ReviewItem.objects.get(leased_to=ann, lease_expires_at__isnull=False)

@@ -13,8 +13,9 @@ from debates.rubric import rubric
 HX = {"HX-Request": "true"}
 
 
-def _item_id(html: str) -> int:
-    return int(re.search(r'id="judge-item"[^>]*data-item="(\d*)"', html).group(1) or 0)
+def _item_id(html: str) -> str:
+    """The public id of the pair the fragment shows ("" for none)."""
+    return re.search(r'id="judge-item"[^>]*data-item="([^"]*)"', html).group(1)
 
 
 def _buttons(html: str) -> list[tuple[str, str]]:
@@ -81,11 +82,11 @@ def test_the_adjudication_form_offers_the_grades(client_as, make_review_job):
     _graded(review)
     item = review.escalated[0].review
     client = client_as("admin")
-    html = client.get(f"/review/items/{item.pk}/").content.decode()
+    html = client.get(f"/review/items/{item.public_id}/").content.decode()
     values = re.findall(r'name="label" value="(\d)"', html)
     assert values == ["2", "1", "0"]
     assert "2 (highly relevant)" in html
-    answer = client.post(f"/review/items/{item.pk}/", {"label": "2", "note": ""})
+    answer = client.post(f"/review/items/{item.public_id}/", {"label": "2", "note": ""})
     assert answer.status_code == 302
     item.refresh_from_db()
     assert item.adjudication.label == 2

@@ -14,8 +14,9 @@ from assess.review.services import JudgingError, judgment_record, judgment_undo,
 HX = {"HX-Request": "true"}
 
 
-def _item_id(html: str) -> int:
-    return int(re.search(r'id="judge-item"[^>]*data-item="(\d*)"', html).group(1) or 0)
+def _item_id(html: str) -> str:
+    """The public id of the pair the fragment shows ("" for none)."""
+    return re.search(r'id="judge-item"[^>]*data-item="([^"]*)"', html).group(1)
 
 
 def _undo_id(html: str) -> str:
@@ -79,7 +80,7 @@ def test_a_resent_undo_over_http_answers_as_the_first_and_the_earlier_judgment_s
     assert [a.status_code for a in answers] == [200, 200]
     assert [_item_id(a.content.decode()) for a in answers] == [second, second]
     assert all("Undone: judge this pair again." in a.content.decode() for a in answers)
-    done = dict(ReviewItem.objects.values_list("pk", "judgments_done"))
+    done = {str(k): v for k, v in ReviewItem.objects.values_list("public_id", "judgments_done")}
     assert (done[first], done[second]) == (1, 0)
     assert [undone for _, undone in _state()[0]] == [False, True]
     # The page now names the judgment before, which a deliberate second "u" would undo.
@@ -120,7 +121,7 @@ def test_a_late_resend_after_judging_the_pair_again_shows_the_next_pair(
     html = late.content.decode()
     assert "Already undone." in html
     third = ReviewItem.objects.exclude(judgments__isnull=False).get()
-    assert _item_id(html) == third.pk
+    assert _item_id(html) == str(third.public_id)
     assert [undone for _, undone in _state()[0]] == [False, True, False]
     assert ReviewItem.objects.get(pk=second.pk).judgments_done == 1
 

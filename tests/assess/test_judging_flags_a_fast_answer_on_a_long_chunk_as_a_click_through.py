@@ -36,7 +36,7 @@ def test_a_fast_answer_on_a_long_chunk_is_flagged(
     body = {"client_id": str(uuid.uuid4()), "label": "1", "seconds": seconds}
     if active is not None:
         body["active"] = active
-    assert client.post(f"/judge/{item.pk}/submit/", body, headers=HX).status_code == 200
+    assert client.post(f"/judge/{item.public_id}/submit/", body, headers=HX).status_code == 200
     assert Judgment.objects.get().click_through is flagged
 
 
@@ -48,7 +48,7 @@ def test_the_floor_and_the_word_count_are_settings(client, make_review_job, anno
     client.force_login(alice)
     item = ReviewItem.objects.get()
     body = {"client_id": str(uuid.uuid4()), "label": "0", "seconds": "60", "active": "8"}
-    client.post(f"/judge/{item.pk}/submit/", body, headers=HX)
+    client.post(f"/judge/{item.public_id}/submit/", body, headers=HX)
     assert Judgment.objects.get().click_through is True
 
 

@@ -16,25 +16,26 @@ from assess.models import Judgment, ReviewItem
 HX = {"HX-Request": "true"}
 
 
-def _item_id(html: str) -> int:
-    return int(re.search(r'id="judge-item"[^>]*data-item="(\d*)"', html).group(1) or 0)
+def _item_id(html: str) -> str:
+    """The public id of the pair the fragment shows ("" for none)."""
+    return re.search(r'id="judge-item"[^>]*data-item="([^"]*)"', html).group(1)
 
 
-def _beat(client, item: int, seconds) -> int:
+def _beat(client, item: str, seconds) -> int:
     return client.post(f"/judge/{item}/active/", {"seconds": seconds}, headers=HX).status_code
 
 
-def _shown_for(item: int, seconds: float = 600) -> int:
+def _shown_for(item: str, seconds: float = 600) -> str:
     """Date the pair's claim back: the server never holds more active time for a lease
     than it has lasted, and these tests post minutes of heartbeats at once."""
-    ReviewItem.objects.filter(pk=item).update(
+    ReviewItem.objects.filter(public_id=item).update(
         claimed_at=timezone.now() - timedelta(seconds=seconds)
     )
     return item
 
 
-def _lease_seconds(item: int) -> float:
-    return ReviewItem.objects.get(pk=item).lease_active_seconds
+def _lease_seconds(item: str) -> float:
+    return ReviewItem.objects.get(public_id=item).lease_active_seconds
 
 
 def test_heartbeats_add_to_the_lease_only_for_the_annotator_holding_it(
@@ -89,13 +90,13 @@ def test_a_judgment_without_an_active_field_or_a_heartbeat_is_not_measured(
     first = _item_id(client.get("/judge/").content.decode())
     body = {"client_id": str(uuid.uuid4()), "label": "0", "seconds": "7"}
     second = _item_id(client.post(f"/judge/{first}/submit/", body, headers=HX).content.decode())
-    assert Judgment.objects.get(item_id=first).active_seconds is None
+    assert Judgment.objects.get(item__public_id=first).active_seconds is None
     _shown_for(second)
     # Heartbeats and no active field (the page sent its answer without the script): they count.
     assert _beat(client, second, "6") == 204
     body = {"client_id": str(uuid.uuid4()), "label": "1", "seconds": "9", "active": ""}
     client.post(f"/judge/{second}/submit/", body, headers=HX)
-    assert Judgment.objects.get(item_id=second).active_seconds == 6.0
+    assert Judgment.objects.get(item__public_id=second).active_seconds == 6.0
 
 
 def test_a_new_claim_starts_from_zero_and_a_reload_keeps_the_reported_seconds(
@@ -110,12 +111,12 @@ def test_a_new_claim_starts_from_zero_and_a_reload_keeps_the_reported_seconds(
     assert _lease_seconds(item) == 20.0
 
     # Alice's lease runs out and bob claims the pair: his time starts from 0.
-    ReviewItem.objects.filter(pk=item).update(
+    ReviewItem.objects.filter(public_id=item).update(
         lease_expires_at=timezone.now() - timedelta(seconds=1)
     )
     client.force_login(bob)
     assert _item_id(client.get("/judge/").content.decode()) == item
-    assert ReviewItem.objects.get(pk=item).leased_to == bob
+    assert ReviewItem.objects.get(public_id=item).leased_to == bob
     assert _lease_seconds(item) == 0.0
     client.force_login(alice)
     assert _beat(client, item, "5") == 409

@@ -29,7 +29,7 @@ def test_the_second_annotator_sees_the_same_pair_as_the_first_without_her_answer
     )
     client.force_login(bob)
     after = client.get("/judge/").content.decode()
-    assert f'data-item="{item.pk}"' in after
+    assert f'data-item="{item.public_id}"' in after
     assert _pair_section(after) == _pair_section(before)
     assert "ALICE-SAYS-RELEVANT" not in after
     assert "ann1" not in after

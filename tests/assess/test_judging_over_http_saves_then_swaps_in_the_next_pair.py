@@ -14,8 +14,9 @@ from assess.review.services import review_item_claim
 HX = {"HX-Request": "true"}
 
 
-def _item_id(html: str) -> int:
-    return int(re.search(r'id="judge-item"[^>]*data-item="(\d*)"', html).group(1) or 0)
+def _item_id(html: str) -> str:
+    """The public id of the pair the fragment shows ("" for none)."""
+    return re.search(r'id="judge-item"[^>]*data-item="([^"]*)"', html).group(1)
 
 
 def _undo_id(html: str) -> str:
@@ -37,7 +38,7 @@ def test_a_submission_is_saved_and_the_next_pair_comes_back_in_the_same_answer(
     client.force_login(alice)
     page = client.get("/judge/").content.decode()
     first = _item_id(page)
-    assert ReviewItem.objects.get(pk=first).debate_id == review.escalated[0].pk
+    assert ReviewItem.objects.get(public_id=first).debate_id == review.escalated[0].pk
     assert _status(page) == ("", "0 judged today", "3 in the queue")
 
     client_id = str(uuid.uuid4())
@@ -47,9 +48,9 @@ def test_a_submission_is_saved_and_the_next_pair_comes_back_in_the_same_answer(
     html = answer.content.decode()
     assert "<html" not in html  # a fragment, not a page
     second = _item_id(html)
-    assert ReviewItem.objects.get(pk=second).debate_id == review.escalated[1].pk
+    assert ReviewItem.objects.get(public_id=second).debate_id == review.escalated[1].pk
     saved = Judgment.objects.get()
-    assert (saved.item_id, saved.annotator, saved.label) == (first, alice, 1)
+    assert (str(saved.item.public_id), saved.annotator, saved.label) == (first, alice, 1)
     assert (saved.note, saved.seconds_on_task, str(saved.client_id)) == (
         "clear evidence",
         7.25,
@@ -88,11 +89,11 @@ def test_a_pair_someone_else_holds_answers_409_with_the_reason_and_the_next_pair
     held_by_bob = review_item_claim(annotator=bob)
     client.force_login(alice)
     body = {"client_id": str(uuid.uuid4()), "label": "0"}
-    answer = client.post(f"/judge/{held_by_bob.pk}/submit/", body, headers=HX)
+    answer = client.post(f"/judge/{held_by_bob.public_id}/submit/", body, headers=HX)
     assert answer.status_code == 409
     html = answer.content.decode()
     assert "another annotator is judging it now" in html
-    assert _item_id(html) not in (0, held_by_bob.pk)
+    assert _item_id(html) not in ("", str(held_by_bob.public_id))
     assert Judgment.objects.count() == 0
 
 
@@ -107,8 +108,10 @@ def test_skip_shows_the_next_pair_and_undo_brings_the_last_judged_pair_back(
     second = _item_id(skipped)
     assert second != first
     assert "Skipped." in skipped
-    assert ReviewItem.objects.get(pk=first).leased_to is None
-    assert client.session["assess_skipped"] == [first]
+    skipped_item = ReviewItem.objects.get(public_id=first)
+    assert skipped_item.leased_to is None
+    # The session (kept on the server) remembers the skip by the item's pk.
+    assert client.session["assess_skipped"] == [skipped_item.pk]
 
     body = {"client_id": str(uuid.uuid4()), "label": "1", "seconds": "3"}
     saved = client.post(f"/judge/{second}/submit/", body, headers=HX).content.decode()

@@ -16,8 +16,9 @@ from tests.fixtures.ui import html_elements
 HX = {"HX-Request": "true"}
 
 
-def _item_id(html: str) -> int:
-    return int(re.search(r'id="judge-item"[^>]*data-item="(\d*)"', html).group(1) or 0)
+def _item_id(html: str) -> str:
+    """The public id of the pair the fragment shows ("" for none)."""
+    return re.search(r'id="judge-item"[^>]*data-item="([^"]*)"', html).group(1)
 
 
 def _shows_pair(html: str) -> bool:
@@ -114,7 +115,10 @@ def test_a_new_version_is_confirmed_again_and_stored_with_the_next_judgments(
     assert _shows_pair(client.get("/judge/").content.decode())
     client.post(f"/judge/{second}/submit/", _label(), headers=HX)
 
-    stored = dict(Judgment.objects.values_list("item_id", "guidelines__version"))
+    stored = {
+        str(item): version
+        for item, version in Judgment.objects.values_list("item__public_id", "guidelines__version")
+    }
     assert stored == {first: 1, second: 2}
     assert v1.judgments.count() == 1
 

@@ -15,7 +15,7 @@ def test_an_htmx_submit_without_a_session_is_sent_to_login_and_back_to_judging(
     (alice,) = annotators(1)
     item = review_item_claim(annotator=alice)
     answer = client.post(
-        f"/judge/{item.pk}/submit/",
+        f"/judge/{item.public_id}/submit/",
         {"client_id": str(uuid.uuid4()), "label": "1"},
         headers={"HX-Request": "true", "HX-Current-URL": "http://testserver/judge/"},
     )
@@ -30,4 +30,4 @@ def test_after_logging_in_the_same_pair_is_shown_again(client, make_review_job, 
     item = review_item_claim(annotator=alice)
     client.force_login(alice)
     html = client.get("/judge/").content.decode()
-    assert f'data-item="{item.pk}"' in html
+    assert f'data-item="{item.public_id}"' in html

@@ -40,4 +40,4 @@ def test_an_answer_given_after_the_session_expired_is_saved_after_logging_in(
     assert page.evaluate("sessionStorage.getItem('dream-judge-pending')") is None
 
     saved = Judgment.objects.get()
-    assert (saved.item_id, saved.label, saved.annotator.username) == (int(chosen), 0, "ann1")
+    assert (str(saved.item.public_id), saved.label, saved.annotator.username) == (chosen, 0, "ann1")

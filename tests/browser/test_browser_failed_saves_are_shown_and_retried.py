@@ -52,5 +52,5 @@ def test_a_failed_save_is_reported_then_retried_and_saved_once(
     assert len(sent_bodies) == 3
     assert len(set(sent_bodies)) == 1  # the same client id every time
     saved = Judgment.objects.get()
-    assert (saved.item_id, saved.label) == (int(shown), 1)
+    assert (str(saved.item.public_id), saved.label) == (shown, 1)
     assert f"client_id={saved.client_id}" in sent_bodies[0]

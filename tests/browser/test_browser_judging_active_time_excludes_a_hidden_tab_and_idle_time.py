@@ -57,7 +57,7 @@ def test_the_time_the_judging_tab_was_hidden_is_not_active_time(
     judging.wait_for_function(VISIBLE)
     assert other.evaluate(HIDDEN)
     # What the heartbeats and the beacon reported while the judging tab was visible.
-    reported = ReviewItem.objects.get(pk=item).lease_active_seconds
+    reported = ReviewItem.objects.get(public_id=item).lease_active_seconds
     assert 1.0 < reported < 4.0
 
     press_and_wait(judging, "1", item)

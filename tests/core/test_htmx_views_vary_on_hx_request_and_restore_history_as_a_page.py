@@ -56,9 +56,9 @@ def test_the_judging_posts_vary_and_are_not_stored(client_as, review_job):
     item = ReviewItem.objects.filter(leased_to__username="annotator").get()
     responses = {
         "submit": client.post(
-            reverse("assess:judge_submit", args=[item.pk]), {"label": "9"}, headers=HTMX
+            reverse("assess:judge_submit", args=[item.public_id]), {"label": "9"}, headers=HTMX
         ),
-        "skip": client.post(reverse("assess:judge_skip", args=[item.pk]), headers=HTMX),
+        "skip": client.post(reverse("assess:judge_skip", args=[item.public_id]), headers=HTMX),
         "unskip": client.post(reverse("assess:judge_unskip"), headers=HTMX),
         "undo": client.post(reverse("assess:judge_undo"), {"undo": ""}, headers=HTMX),
     }

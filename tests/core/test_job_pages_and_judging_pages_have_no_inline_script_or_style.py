@@ -21,7 +21,7 @@ def pages(make_review_job, annotators, tiny_dataset):
         item = review_item_claim(annotator=user)
         judgment_record(item=item, annotator=user, label=label, client_id=uuid.uuid4())
     job = review.job.pk
-    item = review.escalated[0].review.pk
+    item = review.escalated[0].review.public_id
     return [
         ("annotator", "/judge/", BASE_SCRIPTS + ["/static/judge.js", "/static/guidelines.js"]),
         ("admin", "/jobs/", BASE_SCRIPTS),

@@ -11,6 +11,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from tests.fixtures.ui import ANONYMOUS, NO_ROLE, WHO
 
 LOGIN = 302  # anonymous: redirected to the login page with ?next=
+NO_ITEM = "00000000-0000-4000-8000-000000000000"  # a review item's public id that none has
 
 
 def _row(status: dict[str, int], **defaults: int) -> dict[str, int]:
@@ -131,16 +132,17 @@ MATRIX = [
     ),
     ("get", "refined:rag", {"slug": "tiny"}, "", READERS_ONLY),
     # Judging (annotators only), adjudication (admins), annotator overview (readers), debate
-    # jobs (readers; launch and controls admins). Ids 999999 do not exist: allowed roles get
-    # 404 (tests/assess/test_judging_*, test_agreement_* and tests/debates/test_job_pages_*
-    # open real ones); POST-only views answer GET with 405 once the role is checked.
+    # jobs (readers; launch and controls admins). Ids 999999 and the review item UUID
+    # NO_ITEM do not exist: allowed roles get 404 (tests/assess/test_judging_*,
+    # test_agreement_* and tests/debates/test_job_pages_* open real ones); POST-only views
+    # answer GET with 405 once the role is checked.
     ("get", "assess:judge", {}, "", ANNOTATORS_ONLY),
-    ("post", "assess:judge_submit", {"item_id": 999999}, "", _annotators(404)),
-    ("get", "assess:judge_submit", {"item_id": 999999}, "", _annotators(405)),
-    ("post", "assess:judge_skip", {"item_id": 999999}, "", _annotators(404)),
+    ("post", "assess:judge_submit", {"item_id": NO_ITEM}, "", _annotators(404)),
+    ("get", "assess:judge_submit", {"item_id": NO_ITEM}, "", _annotators(405)),
+    ("post", "assess:judge_skip", {"item_id": NO_ITEM}, "", _annotators(404)),
     # The judging page's heartbeat (active time): POST only.
-    ("post", "assess:judge_active", {"item_id": 999999}, "", _annotators(404)),
-    ("get", "assess:judge_active", {"item_id": 999999}, "", _annotators(405)),
+    ("post", "assess:judge_active", {"item_id": NO_ITEM}, "", _annotators(404)),
+    ("get", "assess:judge_active", {"item_id": NO_ITEM}, "", _annotators(405)),
     ("post", "assess:judge_undo", {}, "", _annotators(302)),  # nothing to undo: back to judging
     ("get", "assess:judge_undo", {}, "", _annotators(405)),
     ("post", "assess:judge_unskip", {}, "", _annotators(302)),
@@ -164,7 +166,7 @@ MATRIX = [
         _row({ANONYMOUS: LOGIN, NO_ROLE: 403}, others=404),
     ),
     ("get", "assess:disagreement_list", {}, "", ADMINS_ONLY),
-    ("get", "assess:adjudicate", {"item_id": 999999}, "", _admins(404)),
+    ("get", "assess:adjudicate", {"item_id": NO_ITEM}, "", _admins(404)),
     ("get", "assess:annotator_list", {}, "", READERS_ONLY),
     # Annotator quality: the floor (admins, POST; an empty form goes back with a message),
     # one annotator's labels (admins; no such user 404), an annotator's own figures.
