@@ -489,7 +489,7 @@ def refined_rebenchmark(
                 "note": t.note,
             }
             for t in tables
-        ]
+        ],
     }
 
 
