@@ -193,19 +193,16 @@ _clients: dict[tuple[int, str, str], LLMClient] = {}
 _clients_lock = threading.Lock()
 
 
-def agent_client_get(
-    *, config: AgentConfig | dict[str, Any], api_key: str | None = None
-) -> LLMClient:
+def agent_client_get(*, config: AgentConfig, api_key: str | None = None) -> LLMClient:
     """The LLM client for a backend config, built once per process, config and key.
 
     ``api_key`` is a key typed in the job form (decrypted by the caller, see
     :mod:`debates.api_keys`); without one the key comes from the environment variable the
     config names. The cache is keyed by the key's SHA-256, never the key itself; threads
     asking at once get the same client.
-    Raises ValueError for an invalid config and PermanentLLMError for a missing model.
+    Raises ValueError for a backend without a client and PermanentLLMError for a missing
+    model.
     """
-    if not isinstance(config, AgentConfig):
-        config = AgentConfig.stored(config)
     fingerprint = hashlib.sha256(api_key.encode("utf-8")).hexdigest() if api_key else ""
     key = (os.getpid(), repr(config), fingerprint)
     client = _clients.get(key)
