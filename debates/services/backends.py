@@ -128,13 +128,14 @@ def agent_config_permit(*, config: AgentConfig | dict[str, Any] | None, agent: s
 
 
 def agent_config_validate(
-    config: AgentConfig | dict[str, Any] | None, *, agent: str = "A"
+    config: AgentConfig | dict[str, Any] | None, *, agent: str = "A", check_file: bool = True
 ) -> AgentConfig:
     """Parse and check an agent's backend config (:meth:`AgentConfig.load`; None is the
-    embedded default). Raises DebateJobError naming the agent and the field, e.g.
-    ``agent B: model: required for the openai backend``."""
+    embedded default; ``check_file=False`` does not read an embedded model file). Raises
+    DebateJobError naming the agent and the field, e.g. ``agent B: model: required for the
+    openai backend``."""
     try:
-        return AgentConfig.load(config)
+        return AgentConfig.load(config, check_file=check_file)
     except ValueError as exc:
         raise DebateJobError(f"agent {agent}: {exc}") from None
 
@@ -173,18 +174,23 @@ def agent_fields_given(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def agent_config_build(
-    *, fields: AgentConfig | Mapping[str, Any] | None, agent: str = "A", untrusted: bool = False
+    *,
+    fields: AgentConfig | Mapping[str, Any] | None,
+    agent: str = "A",
+    untrusted: bool = False,
+    check_file: bool = True,
 ) -> AgentConfig:
     """The one way an agent's backend config given at an edge (the HTTP API's JSON, the job
     form's fields or a command's flags through :func:`agent_fields_given`) becomes an
     :class:`AgentConfig`: with ``untrusted`` (the browser, the API) first refused unless the
     operator allows its endpoint, key variable and model file (:func:`agent_config_permit`,
-    before any file is read), then parsed and checked (:func:`agent_config_validate`).
+    before any file is read), then parsed and checked (:func:`agent_config_validate`; with
+    ``check_file=False`` an embedded model file is not read, for a config only described).
     None is the embedded default. Raises DebateJobError naming the agent and the field."""
     raw = fields if fields is None or isinstance(fields, AgentConfig) else dict(fields)
     if untrusted:
         agent_config_permit(config=raw, agent=agent)
-    return agent_config_validate(raw, agent=agent)
+    return agent_config_validate(raw, agent=agent, check_file=check_file)
 
 
 _clients: dict[tuple[int, str, str], LLMClient] = {}
