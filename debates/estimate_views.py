@@ -24,7 +24,8 @@ from debates.estimate_selectors import agent_context_window, job_estimate_inputs
 from debates.forms import BACKEND_CHOICES, local_model_choices
 from debates.llm.config import AgentConfig
 from debates.prices import Price, llm_prices, price_for
-from debates.services.common import default_max_tokens
+from debates.services.backends import AGENT_FIELD_NAMES, agent_config_build, agent_fields_given
+from debates.services.common import DebateJobError, default_max_tokens
 
 #: The launch form's fields the estimate reads (the form sends only these: ``hx-params``).
 ESTIMATE_FIELDS = (
@@ -72,18 +73,18 @@ class JobEstimateForm(forms.Form):
 
     def agent(self, prefix: str) -> AgentConfig | str:
         """The agent's backend config as the launch would store it (its backend and model
-        name its price), or why it cannot be read. Never opens a model file."""
+        name its price), or why it cannot be read
+        (:func:`~debates.services.backends.agent_config_build`). Never opens a model file."""
         data = self.cleaned_data
-        backend = data.get(f"{prefix}_backend") or "embedded"
-        raw: dict[str, Any] = {"backend": backend}
-        if backend == "embedded" and data.get(f"{prefix}_model_path"):
-            raw["model_path"] = data[f"{prefix}_model_path"]
-        if backend == "openai" and (data.get(f"{prefix}_model") or "").strip():
-            raw["model"] = data[f"{prefix}_model"].strip()
+        fields = agent_fields_given(
+            {name: data.get(f"{prefix}_{name}") for name in AGENT_FIELD_NAMES}
+        )
         try:
-            return AgentConfig.load(raw, check_file=False)
-        except ValueError as exc:
-            return f"agent {prefix.upper()}: {exc}"
+            # Not checked against the operator's lists: nothing is sent or opened here, and
+            # the launch checks them.
+            return agent_config_build(fields=fields, agent=prefix.upper(), check_file=False)
+        except DebateJobError as exc:
+            return str(exc)
 
 
 def _prices_named(

@@ -34,7 +34,7 @@ from typing import Any
 
 from django.conf import settings
 
-from debates.llm.config import AgentConfig, backend_and_model
+from debates.llm.config import AgentConfig
 
 PRICES_SETTING = "DREAM_LLM_PRICES"
 _OPTIONAL = ("cached_prompt", "batch_prompt", "batch_completion")
@@ -148,10 +148,9 @@ def prices_stamp(prices: dict[str, Price]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
 
-def price_for(
-    config: AgentConfig | dict[str, Any] | None, prices: dict[str, Price]
-) -> Price | None:
-    """The price of an agent's backend config (typed, or as stored): ``"backend:model"``,
-    else ``"backend"``; None when neither is priced or the config cannot be read."""
-    backend, model = backend_and_model(config)
-    return prices.get(f"{backend}:{model}") or prices.get(backend)
+def price_for(config: AgentConfig, prices: dict[str, Price]) -> Price | None:
+    """The price of an agent's backend config: ``"backend:model"``, else ``"backend"``; None
+    when neither is priced. A stored config is parsed by its reader
+    (:meth:`AgentConfig.stored_or_named`, which keeps naming one this code no longer
+    accepts)."""
+    return prices.get(f"{config.backend}:{config.model}") or prices.get(config.backend)

@@ -40,8 +40,7 @@ from corpora.identical import skip_identical
 from corpora.models import Dataset, QrelSet, Query, Run, RunEntry
 from corpora.services import qrels_rows, run_rows
 from debates.llm.base import GenerationParams, LLMClient, LLMResult
-from debates.llm.config import AgentConfig
-from debates.llm.registry import describe_backend
+from debates.llm.config import TEST_BACKEND, AgentConfig
 from debates.replies import reply_split
 from debates.retry import call_with_retry
 
@@ -111,8 +110,8 @@ class RagGenerator:
     answers: int
 
 
-def generator_key(*, backend: AgentConfig | Mapping[str, Any], model: str) -> str:
-    """The generator that answers with ``backend`` (a stored backend config) and ``model``:
+def generator_key(*, backend: AgentConfig, model: str) -> str:
+    """The generator that answers with ``backend`` (its backend config) and ``model``:
     ``"<backend kind>:<server>:<model>"``, e.g. ``openai:http://gpu1:8000/v1:llama-70b`` or
     ``embedded:in-process:SmolLM2-135M-Instruct-Q4_1``. The server is the config's base URL; without
     one, the OpenAI SDK's (``OPENAI_BASE_URL``, else the OpenAI API). Operational settings (API key
@@ -121,10 +120,8 @@ def generator_key(*, backend: AgentConfig | Mapping[str, Any], model: str) -> st
     (:func:`assess.evaluation.rag_context.fit_rag_messages`): answers made under one context size
     are reused under another; to compare context sizes, serve them under different model names. At
     most 400 characters (the column's length)."""
-    if isinstance(backend, AgentConfig):
-        backend = backend.dump()
-    kind = str(backend.get("backend") or "embedded")
-    server = backend.get("base_url")
+    kind = backend.backend
+    server = backend.base_url
     if not server:
         if kind == "embedded":
             server = "in-process"
@@ -180,7 +177,7 @@ def rag_generations_ensure(
     queries: Sequence[Query],
     k: int,
     client: LLMClient,
-    backend: dict[str, Any],
+    backend: AgentConfig,
     on_answer: Callable[[RagGeneration], None] | None = None,
     sleep: Callable[[float], None] = time.sleep,
     concurrency: int = 1,
@@ -198,6 +195,7 @@ def rag_generations_ensure(
     """
     version = rag.RAG_PROMPT_VERSION
     generator = generator_key(backend=backend, model=client.model)
+    stored_backend = backend.dump()
     stored = {
         g.query_id: g
         for g in RagGeneration.objects.filter(
@@ -224,7 +222,7 @@ def rag_generations_ensure(
             run=run,
             query=query,
             k=k,
-            backend=backend,
+            backend=stored_backend,
             model=client.model,
             generator=generator,
             prompt_version=version,
@@ -293,17 +291,28 @@ def _each_query(
         list(pool.map(generate_in_thread, queries))
 
 
-def rag_client(*, backend: dict[str, Any] | None) -> tuple[LLMClient, dict[str, Any]]:
-    """The generator client for a backend config and the config as stored (never a key);
+def rag_client(*, backend: dict[str, Any] | None) -> tuple[LLMClient, AgentConfig]:
+    """The generator client for a backend config and the config parsed (never a key);
     same backends and validation as the debate agents
     (:func:`debates.services.agent_config_validate`). Raises :class:`RagError`."""
     from debates.services import DebateJobError, agent_client_get, agent_config_validate
 
     try:
         config = agent_config_validate(backend, agent="generator")
-        return agent_client_get(config=config), config.dump()
+        return agent_client_get(config=config), config
     except (DebateJobError, ValueError) as exc:
         raise RagError(str(exc)) from None
+
+
+def _injected_config(backend: dict[str, Any] | None) -> AgentConfig:
+    # A client handed in (the tests' scripted ones) is recorded under the config given with
+    # it, read as a stored one is; without one, as the test backend it stands in for.
+    if not backend:
+        return AgentConfig(backend=TEST_BACKEND)
+    try:
+        return AgentConfig.stored(backend)
+    except ValueError as exc:
+        raise RagError(f"generator: {exc}") from None
 
 
 def answers_score(
@@ -368,22 +377,18 @@ def _report(
     k: int,
     model: str,
     generator: str,
-    backend: dict[str, Any],
+    backend: str,
     original: QrelSet,
     refined: QrelSet | None,
     query_ids: list[str],
     systems: list[RagSystem],
 ) -> RagReport:
-    try:
-        backend_text = describe_backend(backend)
-    except ValueError:
-        backend_text = f"{backend.get('backend', '?')} {model}"
     return RagReport(
         dataset=dataset.slug,
         k=k,
         model=model,
         generator=generator,
-        backend=backend_text,
+        backend=backend,
         prompt_version=rag.RAG_PROMPT_VERSION,
         original=original.name,
         refined=refined.name if refined else None,
@@ -455,7 +460,7 @@ def rag_evaluate(
     if client is None:
         client, config = rag_client(backend=backend)
     else:
-        config = dict(backend or {"backend": "injected", "model": client.model})
+        config = _injected_config(backend)
     query_ids = [q.query_id for q in queries]
     references = {q.query_id: q.answers for q in queries}
     wanted = set(query_ids)
@@ -491,7 +496,7 @@ def rag_evaluate(
         k=k,
         model=client.model,
         generator=generator_key(backend=config, model=client.model),
-        backend=config,
+        backend=config.describe(),
         original=original,
         refined=refined,
         query_ids=query_ids,
@@ -568,12 +573,16 @@ def rag_stored_report(
         for name in sorted(by_run)
     ]
     first = by_run[sorted(by_run)[0]][query_ids[0]]
+    try:
+        backend = AgentConfig.stored(first.backend).describe()
+    except ValueError:  # stored by an older version, or by a client handed in
+        backend = f"{first.backend.get('backend', '?')} {first.model}"
     return _report(
         dataset=dataset,
         k=k,
         model=first.model,
         generator=generator,
-        backend=first.backend,
+        backend=backend,
         original=original,
         refined=refined,
         query_ids=query_ids,

@@ -28,7 +28,7 @@ from corpora.services import dataset_get
 from . import plots
 from .metrics import NDCG10
 from .rag_eval import rag_generators, rag_stored_report
-from .rebench import RebenchError, rebench_compute, rebench_runs
+from .rebench import RebenchError, RebenchReport, rebench_compute, rebench_runs
 from .refined_intervals import interval_tables, rebench_intervals
 from .selectors import qrel_sets_by_name, queries_with_answers_count, runs_finished
 from .tables import RAG_FORMULA, mean_deltas, rag_table, rebench_tables, relevance_note
@@ -84,6 +84,20 @@ def _rebench_choice(request: HttpRequest, dataset: Dataset) -> dict:
     }
 
 
+def _rebench_report(dataset: Dataset, choice: dict, names: list[str]) -> RebenchReport:
+    """The re-benchmark of ``names`` (all finished runs when none) under the qrel sets and
+    settings of ``choice`` (:func:`_rebench_choice`). Raises RebenchError."""
+    runs = rebench_runs(dataset=dataset, names=names or None)
+    return rebench_compute(
+        dataset=dataset,
+        original=choice["original"],
+        refined=choice["refined"],
+        runs=runs,
+        rel_level=choice["rel_level"],
+        exp_gain=choice["exp_gain"],
+    )
+
+
 @role_required(*READERS)
 @require_GET
 def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
@@ -97,15 +111,7 @@ def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
     report = None
     if choice["original"] and choice["refined"] and all_runs and not choice["errors"]:
         try:
-            runs = rebench_runs(dataset=dataset, names=wanted or None)
-            report = rebench_compute(
-                dataset=dataset,
-                original=choice["original"],
-                refined=choice["refined"],
-                runs=runs,
-                rel_level=choice["rel_level"],
-                exp_gain=choice["exp_gain"],
-            )
+            report = _rebench_report(dataset, choice, wanted)
         except RebenchError as exc:
             context["errors"].append(str(exc))
     if report is not None:
@@ -115,7 +121,7 @@ def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
             found = rebench_intervals(
                 original=choice["original"],
                 refined=refined,
-                runs=runs,
+                runs=rebench_runs(dataset=dataset, names=report.runs),
                 rel_level=choice["rel_level"],
                 original_scores={r.system: r.scores[NDCG10] for r in report.result.before},
             )
@@ -168,15 +174,7 @@ def rebenchmark_plot(request: HttpRequest, slug: str, plot: str) -> HttpResponse
     if choice["errors"] or not choice["original"] or not choice["refined"]:
         raise Http404("Choose an original and a refined qrel set.")
     try:
-        runs = rebench_runs(dataset=dataset, names=request.GET.getlist("runs") or None)
-        report = rebench_compute(
-            dataset=dataset,
-            original=choice["original"],
-            refined=choice["refined"],
-            runs=runs,
-            rel_level=choice["rel_level"],
-            exp_gain=choice["exp_gain"],
-        )
+        report = _rebench_report(dataset, choice, request.GET.getlist("runs"))
     except RebenchError as exc:
         raise Http404(str(exc)) from None
     result = report.result

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
 
 from django.db.models import Sum
 
+from debates.llm.config import AgentConfig
 from debates.models import Turn
 from debates.prices import Price, price_for
 
@@ -32,17 +32,20 @@ def agent_prices(
     agent_a: object, agent_b: object, prices: dict[str, Price]
 ) -> tuple[Price | None, Price | None]:
     """Agent A's and agent B's price from their stored backend configs (a dict, or its JSON
-    text as raw SQL reads it; :func:`debates.prices.price_for`)."""
+    text as raw SQL reads it; :func:`debates.prices.price_for`); None for a config that is
+    not a JSON object."""
 
-    def read(config: object) -> dict[str, Any] | None:
+    def price(config: object) -> Price | None:
         if isinstance(config, str):
             try:
                 config = json.loads(config)
             except ValueError:
                 return None
-        return config if isinstance(config, dict) else None
+        if not isinstance(config, dict):
+            return None
+        return price_for(AgentConfig.stored_or_named(config), prices)
 
-    return price_for(read(agent_a), prices), price_for(read(agent_b), prices)
+    return price(agent_a), price(agent_b)
 
 
 def needs_turns(pair: tuple[Price | None, Price | None]) -> bool:

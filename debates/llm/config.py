@@ -347,6 +347,18 @@ class AgentConfig(BaseModel):
         ValueError for a config that is not one."""
         return _stored(json.dumps(raw, sort_keys=True, default=str))
 
+    @classmethod
+    def stored_or_named(cls, raw: dict[str, Any]) -> AgentConfig:
+        """:meth:`stored`, or for a config this code would no longer accept (a job stored by
+        an older version) one holding only the backend and model it names
+        (:func:`backend_and_model`), unchecked: enough to price and name the agent by, never
+        to build a client from."""
+        try:
+            return cls.stored(raw)
+        except ValueError:
+            backend, model = backend_and_model(raw)
+            return cls.model_construct(backend=backend, model=model)
+
     def dump(self) -> dict[str, Any]:
         """The JSON a job stores: the same keys :func:`validate_backend_config` returns."""
         if self.backend == TEST_BACKEND:
@@ -433,12 +445,10 @@ class AgentConfig(BaseModel):
         return self.model or self.backend
 
 
-def backend_and_model(raw: AgentConfig | dict[str, Any] | None) -> tuple[str, str]:
-    """``(backend, model)`` of a config, read as stored without validating it (prices and
+def backend_and_model(raw: dict[str, Any] | None) -> tuple[str, str]:
+    """``(backend, model)`` of a stored config, read without validating it (prices and
     provenance name an agent by them, even for a config this code would no longer accept);
     ``("", "")`` for None."""
-    if isinstance(raw, AgentConfig):
-        return raw.backend, raw.model
     raw = raw or {}
     return str(raw.get("backend", "")), str(raw.get("model", "") or "")
 

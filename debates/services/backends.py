@@ -128,13 +128,14 @@ def agent_config_permit(*, config: AgentConfig | dict[str, Any] | None, agent: s
 
 
 def agent_config_validate(
-    config: AgentConfig | dict[str, Any] | None, *, agent: str = "A"
+    config: AgentConfig | dict[str, Any] | None, *, agent: str = "A", check_file: bool = True
 ) -> AgentConfig:
     """Parse and check an agent's backend config (:meth:`AgentConfig.load`; None is the
-    embedded default). Raises DebateJobError naming the agent and the field, e.g.
-    ``agent B: model: required for the openai backend``."""
+    embedded default; ``check_file=False`` does not read an embedded model file). Raises
+    DebateJobError naming the agent and the field, e.g. ``agent B: model: required for the
+    openai backend``."""
     try:
-        return AgentConfig.load(config)
+        return AgentConfig.load(config, check_file=check_file)
     except ValueError as exc:
         raise DebateJobError(f"agent {agent}: {exc}") from None
 
@@ -173,18 +174,23 @@ def agent_fields_given(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def agent_config_build(
-    *, fields: AgentConfig | Mapping[str, Any] | None, agent: str = "A", untrusted: bool = False
+    *,
+    fields: AgentConfig | Mapping[str, Any] | None,
+    agent: str = "A",
+    untrusted: bool = False,
+    check_file: bool = True,
 ) -> AgentConfig:
     """The one way an agent's backend config given at an edge (the HTTP API's JSON, the job
     form's fields or a command's flags through :func:`agent_fields_given`) becomes an
     :class:`AgentConfig`: with ``untrusted`` (the browser, the API) first refused unless the
     operator allows its endpoint, key variable and model file (:func:`agent_config_permit`,
-    before any file is read), then parsed and checked (:func:`agent_config_validate`).
+    before any file is read), then parsed and checked (:func:`agent_config_validate`; with
+    ``check_file=False`` an embedded model file is not read, for a config only described).
     None is the embedded default. Raises DebateJobError naming the agent and the field."""
     raw = fields if fields is None or isinstance(fields, AgentConfig) else dict(fields)
     if untrusted:
         agent_config_permit(config=raw, agent=agent)
-    return agent_config_validate(raw, agent=agent)
+    return agent_config_validate(raw, agent=agent, check_file=check_file)
 
 
 _clients: dict[tuple[int, str, str], LLMClient] = {}
@@ -193,19 +199,16 @@ _clients: dict[tuple[int, str, str], LLMClient] = {}
 _clients_lock = threading.Lock()
 
 
-def agent_client_get(
-    *, config: AgentConfig | dict[str, Any], api_key: str | None = None
-) -> LLMClient:
+def agent_client_get(*, config: AgentConfig, api_key: str | None = None) -> LLMClient:
     """The LLM client for a backend config, built once per process, config and key.
 
     ``api_key`` is a key typed in the job form (decrypted by the caller, see
     :mod:`debates.api_keys`); without one the key comes from the environment variable the
     config names. The cache is keyed by the key's SHA-256, never the key itself; threads
     asking at once get the same client.
-    Raises ValueError for an invalid config and PermanentLLMError for a missing model.
+    Raises ValueError for a backend without a client and PermanentLLMError for a missing
+    model.
     """
-    if not isinstance(config, AgentConfig):
-        config = AgentConfig.stored(config)
     fingerprint = hashlib.sha256(api_key.encode("utf-8")).hexdigest() if api_key else ""
     key = (os.getpid(), repr(config), fingerprint)
     client = _clients.get(key)

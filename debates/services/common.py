@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
@@ -78,17 +78,10 @@ def pairs_in_order(pool: Pool) -> QuerySet[Pair]:
     )
 
 
-AgentLike = AgentConfig | dict[str, Any]
-
-
-def _typed(config: AgentLike) -> AgentConfig:
-    return config if isinstance(config, AgentConfig) else AgentConfig.stored(config)
-
-
-def default_concurrency(agent_a: AgentLike, agent_b: AgentLike) -> int:
+def default_concurrency(agent_a: AgentConfig, agent_b: AgentConfig) -> int:
     """Debates run at once by default: 1 when an agent is the embedded model (one llama.cpp
     context per process), else :data:`REMOTE_CONCURRENCY` (16) requests in flight."""
-    if _typed(agent_a).is_remote and _typed(agent_b).is_remote:
+    if agent_a.is_remote and agent_b.is_remote:
         return REMOTE_CONCURRENCY
     return 1
 
@@ -99,21 +92,21 @@ REMOTE_MAX_TOKENS = 2048
 LOCAL_MAX_TOKENS = 384
 
 
-def default_max_tokens(agent_a: AgentLike, agent_b: AgentLike) -> int:
+def default_max_tokens(agent_a: AgentConfig, agent_b: AgentConfig) -> int:
     """A turn's first budget when the job does not set one: :data:`REMOTE_MAX_TOKENS` (2048)
     when an agent is served over the openai backend (it may be a reasoning model), else
     :data:`LOCAL_MAX_TOKENS` (384, the embedded model and the test backends). A re-ask of a
     reply cut at that budget gets twice it (see :mod:`debates.turns`)."""
-    if "openai" in (_typed(agent_a).backend, _typed(agent_b).backend):
+    if "openai" in (agent_a.backend, agent_b.backend):
         return REMOTE_MAX_TOKENS
     return LOCAL_MAX_TOKENS
 
 
-def debate_queue(*, agent_a: AgentLike, agent_b: AgentLike) -> str:
+def debate_queue(*, agent_a: AgentConfig, agent_b: AgentConfig) -> str:
     """The Celery queue of a job's debates: :data:`REMOTE_QUEUE` ("llm_remote", for a
     thread-pool worker keeping many requests in flight) when both agents are remote, else
     :data:`LOCAL_QUEUE` ("celery", a prefork worker: one embedded model per process)."""
-    if _typed(agent_a).is_remote and _typed(agent_b).is_remote:
+    if agent_a.is_remote and agent_b.is_remote:
         return REMOTE_QUEUE
     return LOCAL_QUEUE
 

@@ -38,6 +38,7 @@ from debates import engine
 from debates.api_keys import ApiKeyError, api_keys_decrypt
 from debates.engine import DebateConfig, PairText, TurnRecord
 from debates.llm.base import ContextTooLongError
+from debates.llm.config import AgentConfig
 from debates.models import Debate, DebateJob, Turn
 from debates.services import backends
 from debates.services.common import (
@@ -504,7 +505,9 @@ def debate_requeue_expired(
             )
             touched_jobs.add(job_id)
             if not failed and job_status == DebateJob.Status.RUNNING:
-                queue = debate_queue(agent_a=agent_a, agent_b=agent_b)
+                queue = debate_queue(
+                    agent_a=AgentConfig.stored(agent_a), agent_b=AgentConfig.stored(agent_b)
+                )
                 to_enqueue.setdefault(queue, []).append(pk)
         if enqueue:
             for queue, ids in to_enqueue.items():

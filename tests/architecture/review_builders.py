@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
-EMBEDDED = {"backend": "embedded", "model": "SmolLM2-135M-Instruct-Q4_1", "n_ctx": 2048}
+from tests.fixtures.annot import build_finished_job
 
 
 @dataclass
@@ -32,24 +32,18 @@ def build_job(
 ) -> BuiltJob:
     """A finished job over ``escalated + agreed`` pairs (q00001/d00001, ...), escalated ones
     first. ``ranks`` ({pair number from 1: rank in one run}) gives pairs an impact."""
-    from corpora.models import Dataset, Document, Pair, PairSource, Pool, QrelSet, Query, Run
-    from debates.models import Debate, DebateJob
+    from corpora.models import Document, Pair, PairSource, Query, Run
+    from debates.models import Debate
 
     total = escalated + agreed
-    dataset = Dataset.objects.create(name=f"Dataset {slug}", slug=slug)
-    qrel_set = QrelSet.objects.create(dataset=dataset, name="test")
-    pool = Pool.objects.create(dataset=dataset, qrel_set=qrel_set, name="p", depth=10)
-    job = DebateJob.objects.create(
-        pool=pool,
-        agent_a=EMBEDDED,
-        agent_b=EMBEDDED,
-        rounds=2,
-        prompt_version="test",
-        status=DebateJob.Status.FINISHED,
+    job = build_finished_job(
+        slug=slug,
         judgments_per_pair=judgments_per_pair,
         audit_share=audit_share,
         human_budget=human_budget,
     )
+    pool = job.pool
+    dataset = pool.dataset
     numbers = range(1, total + 1)
     queries = Query.objects.bulk_create(
         Query(dataset=dataset, query_id=f"q{i:05d}", text=f"question {i}") for i in numbers

@@ -25,6 +25,7 @@ from assess.refined.cost import (
 from assess.refined.refine import qrels_refine
 from assess.refined.selectors import refined_costs
 from assess.review.services import adjudication_record, judgment_record
+from debates.llm.config import AgentConfig
 from debates.models import Debate
 
 PRICES = (
@@ -35,9 +36,12 @@ PRICES = (
 
 def test_prices_are_found_by_backend_and_model_then_backend():
     prices = parse_llm_prices(PRICES)
-    assert price_for({"backend": "embedded", "model": "Smol"}, prices).of(1000, 100) == 0.7
-    assert price_for({"backend": "openai", "model": "gpt-x"}, prices).of(500, 500) == 1.0
-    assert price_for({"backend": "openai", "model": "other"}, prices) is None
+    embedded = AgentConfig.load({"backend": "embedded"})
+    assert price_for(embedded, prices).of(1000, 100) == 0.7
+    gpt_x = AgentConfig.load({"backend": "openai", "model": "gpt-x"})
+    assert price_for(gpt_x, prices).of(500, 500) == 1.0
+    other = AgentConfig.load({"backend": "openai", "model": "other"})
+    assert price_for(other, prices) is None
     with pytest.raises(ValueError, match="DREAM_LLM_PRICES\\['bad'\\]"):
         parse_llm_prices('{"bad": {"prompt": 1}}')
 
@@ -115,7 +119,7 @@ def test_cached_prompt_tokens_are_priced_at_the_cached_price_hand_worked():
     prices = parse_llm_prices(
         '{"openai:o4": {"prompt": 1.0, "cached_prompt": 0.25, "completion": 4.0}}'
     )
-    price = price_for({"backend": "openai", "model": "o4"}, prices)
+    price = price_for(AgentConfig.load({"backend": "openai", "model": "o4"}), prices)
     assert price.of(2000, 300, 1500) == pytest.approx(2.075)
     # Without a cached price the cached tokens cost what other prompt tokens cost.
     plain = parse_llm_prices('{"x": {"prompt": 1.0, "completion": 4.0}}')["x"]

@@ -6,6 +6,7 @@ import pytest
 
 from assess.evaluation.rag_eval import generator_key, rag_evaluate
 from assess.models import RagGeneration
+from debates.llm.config import AgentConfig
 from debates.llm.scripted import RuleClient, ScriptedClient
 from tests.fixtures.refine import rag_rule
 
@@ -27,14 +28,17 @@ def evaluate(world, client, backend):
 
 def test_the_generator_key_names_kind_server_and_model(monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    assert generator_key(backend=GPU1, model="llama") == "openai:http://gpu1:8000/v1:llama"
-    assert generator_key(backend={**GPU1, "base_url": "http://gpu1:8000/v1/"}, model="llama") == (
-        "openai:http://gpu1:8000/v1:llama"
-    )
-    assert generator_key(backend={"backend": "openai", "base_url": None}, model="gpt-4o") == (
+    gpu1 = AgentConfig.load(GPU1)
+    assert generator_key(backend=gpu1, model="llama") == "openai:http://gpu1:8000/v1:llama"
+    slash = AgentConfig.load({**GPU1, "base_url": "http://gpu1:8000/v1/"})
+    assert generator_key(backend=slash, model="llama") == "openai:http://gpu1:8000/v1:llama"
+    default = AgentConfig.load({"backend": "openai", "model": "gpt-4o", "base_url": None})
+    assert generator_key(backend=default, model="gpt-4o") == (
         "openai:https://api.openai.com/v1:gpt-4o"
     )
-    embedded = {"backend": "embedded", "model": "SmolLM2-135M-Instruct-Q4_1", "n_ctx": 2048}
+    embedded = AgentConfig.stored(
+        {"backend": "embedded", "model": "SmolLM2-135M-Instruct-Q4_1", "n_ctx": 2048}
+    )
     assert generator_key(backend=embedded, model="SmolLM2-135M-Instruct-Q4_1") == (
         "embedded:in-process:SmolLM2-135M-Instruct-Q4_1"
     )

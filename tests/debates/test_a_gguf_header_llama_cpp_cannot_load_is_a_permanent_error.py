@@ -5,6 +5,7 @@ a reply."""
 import pytest
 
 from debates.llm.base import PermanentLLMError
+from debates.llm.config import AgentConfig
 from debates.llm.registry import client_from_config
 from tests.fixtures.llm import write_gguf_header
 
@@ -14,8 +15,9 @@ def test_the_client_is_refused_naming_the_file(tmp_path):
         tmp_path / "empty.gguf",
         {"general.architecture": "llama", "tokenizer.chat_template": "{{ messages }}"},
     )
+    config = AgentConfig.load({"backend": "embedded", "model_path": str(path)})
     with pytest.raises(PermanentLLMError) as caught:
-        client_from_config({"backend": "embedded", "model_path": str(path)})
+        client_from_config(config)
     assert str(caught.value) == (
         f"{path}: llama.cpp cannot load it (Failed to load model from file: {path})"
     )

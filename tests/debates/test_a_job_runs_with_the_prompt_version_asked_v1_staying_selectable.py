@@ -14,7 +14,7 @@ from debates.services import debate_job_run_inline
 from debates.services.launch import JobSpec, debate_job_launch
 from tests.fixtures.datasets import write_beir
 from tests.fixtures.engine import stance_in
-from tests.fixtures.jobs import reply
+from tests.fixtures.jobs import job_form_data, reply
 
 
 def keep_stance(messages):
@@ -104,19 +104,6 @@ def test_evaluate_assessor_takes_the_prompt_version(tmp_path, rule_agents):
     assert DebateJob.objects.get(note="evaluate_assessor").prompt_version == "dream-v1"
 
 
-def _form(pool_id: int, **overrides) -> dict:
-    data = {
-        "pool": str(pool_id),
-        "a_backend": "embedded",
-        "b_backend": "embedded",
-        "rounds": "1",
-        "judgments_per_pair": "1",
-        "audit_percent": "0",
-    }
-    data.update(overrides)
-    return data
-
-
 def test_the_job_form_offers_the_prompt_version_and_launches_a_v1_job(
     client_as, tiny_dataset, settings, django_capture_on_commit_callbacks
 ):
@@ -129,7 +116,7 @@ def test_the_job_form_offers_the_prompt_version_and_launches_a_v1_job(
     pool = tiny_dataset.pools.get()
 
     with django_capture_on_commit_callbacks(execute=False):
-        answer = client.post("/jobs/new/", _form(pool.pk, prompt_version="dream-v1"))
+        answer = client.post("/jobs/new/", job_form_data(pool.pk, prompt_version="dream-v1"))
 
     assert answer.status_code == 302
     job = DebateJob.objects.get()
@@ -139,7 +126,8 @@ def test_the_job_form_offers_the_prompt_version_and_launches_a_v1_job(
 
 def test_the_job_form_refuses_a_version_of_the_other_scale(client_as, tiny_dataset):
     answer = client_as("admin").post(
-        "/jobs/new/", _form(tiny_dataset.pools.get().pk, scale="graded", prompt_version="dream-v1")
+        "/jobs/new/",
+        job_form_data(tiny_dataset.pools.get().pk, scale="graded", prompt_version="dream-v1"),
     )
     assert answer.status_code == 200
     assert "not available for graded debates" in answer.content.decode()

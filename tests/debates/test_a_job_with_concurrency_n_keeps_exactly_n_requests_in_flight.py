@@ -6,6 +6,7 @@ answered is one stored turn, none repeated.
 
 import pytest
 
+from debates.llm.config import AgentConfig
 from debates.services import debate_job_run_inline, debate_job_start
 from debates.services.common import REMOTE_QUEUE, debate_queue
 from debates.services.launch import JobSpec, debate_job_launch
@@ -47,7 +48,8 @@ def test_a_thread_pool_worker_of_the_remote_queue_keeps_n_requests_in_flight(
 ):
     server = latency_server(0.5)
     agent = remote_agent(server)
-    assert debate_queue(agent_a=agent, agent_b=agent) == REMOTE_QUEUE
+    typed = AgentConfig.load(agent)
+    assert debate_queue(agent_a=typed, agent_b=typed) == REMOTE_QUEUE
     job = debate_job_launch(
         spec=JobSpec(pool=scifact_pool(24), agent_a=agent, agent_b=agent, rounds=2, concurrency=N),
         start=False,

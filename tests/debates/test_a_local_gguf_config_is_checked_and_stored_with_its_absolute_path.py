@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from debates.llm.config import AgentConfig
 from debates.llm.registry import describe_backend, validate_backend_config
 from tests.fixtures.llm import write_gguf_header
 
@@ -86,6 +87,6 @@ def test_another_model_name_next_to_a_path_is_refused(gguf_copy):
 def test_a_stored_config_whose_file_is_gone_is_still_described(gguf_copy):
     stored = validate_backend_config({"backend": "embedded", "model_path": str(gguf_copy)})
     gguf_copy.unlink()
-    assert describe_backend(stored) == (
+    assert describe_backend(AgentConfig.stored(stored)) == (
         f"embedded {gguf_copy} (local GGUF in-process, context 4096)"
     )

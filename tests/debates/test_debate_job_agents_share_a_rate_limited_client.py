@@ -20,8 +20,9 @@ HOSTED = {
 def test_a_hosted_agent_with_an_rpm_goes_through_the_shared_limit(small_pool, monkeypatch):
     monkeypatch.setenv("DREAM_TEST_KEY", "sk-test")
     job = debate_job_launch(spec=JobSpec(pool=small_pool, agent_a=HOSTED), start=False)
-    client = agent_client_get(config=job.agent_a)
+    agent_a, agent_b = job.agents
+    client = agent_client_get(config=agent_a)
     assert isinstance(client, RateLimitedClient)
     assert (client.key, client.rpm) == ("openai:https://api.example.com/v1:gpt-4o-mini", 60)
-    assert agent_client_get(config=job.agent_b) is client  # same config, one client per process
+    assert agent_client_get(config=agent_b) is client  # same config, one client per process
     assert "sk-test" not in str(job.agent_a)

@@ -5,13 +5,14 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 from debates.llm.base import GenerationParams
+from debates.llm.config import AgentConfig
 from debates.llm.embedded import EmbeddedClient
 from debates.llm.registry import client_from_config
 from tests.fixtures.llm import RELEVANCE_MESSAGES
 
 
 def test_every_client_uses_the_same_loaded_model():
-    first, second = EmbeddedClient(), client_from_config({"backend": "embedded"})
+    first, second = EmbeddedClient(), client_from_config(AgentConfig.load({"backend": "embedded"}))
     assert first.llama is second.llama
 
 

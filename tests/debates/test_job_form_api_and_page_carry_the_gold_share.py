@@ -3,19 +3,7 @@ over the API, defaults to 5%, is refused above 50%, and shows on the job page.""
 
 from debates.models import DebateJob
 from debates.services.launch import JobSpec
-
-
-def _form(pool_id: int, **overrides) -> dict:
-    data = {
-        "pool": str(pool_id),
-        "a_backend": "embedded",
-        "b_backend": "embedded",
-        "rounds": "1",
-        "judgments_per_pair": "1",
-        "audit_percent": "0",
-    }
-    data.update(overrides)
-    return data
+from tests.fixtures.jobs import job_form_data
 
 
 def test_the_form_stores_the_gold_share_and_the_page_shows_it(
@@ -24,7 +12,9 @@ def test_the_form_stores_the_gold_share_and_the_page_shows_it(
     settings.CELERY_TASK_ALWAYS_EAGER = False
     client = client_as("admin")
     with django_capture_on_commit_callbacks(execute=False):
-        answer = client.post("/jobs/new/", _form(tiny_dataset.pools.get().pk, gold_percent="10"))
+        answer = client.post(
+            "/jobs/new/", job_form_data(tiny_dataset.pools.get().pk, gold_percent="10")
+        )
     assert answer.status_code == 302, answer.content.decode()[:2000]
     job = DebateJob.objects.get()
     assert job.gold_share == 0.1
@@ -38,11 +28,11 @@ def test_an_empty_gold_share_takes_five_percent_and_over_half_is_refused(
     settings.CELERY_TASK_ALWAYS_EAGER = False
     client = client_as("admin")
     pool = tiny_dataset.pools.get().pk
-    refused = client.post("/jobs/new/", _form(pool, gold_percent="60"))
+    refused = client.post("/jobs/new/", job_form_data(pool, gold_percent="60"))
     assert refused.status_code == 200
     assert "Ensure this value is less than or equal to 50." in refused.content.decode()
     with django_capture_on_commit_callbacks(execute=False):
-        client.post("/jobs/new/", _form(pool))
+        client.post("/jobs/new/", job_form_data(pool))
     assert DebateJob.objects.get().gold_share == JobSpec.gold_share == 0.05
 
 

@@ -2,19 +2,7 @@
 its pool's qrels, and the job page shows the scale."""
 
 from debates.models import DebateJob
-
-
-def _form(pool_id: int, **overrides) -> dict:
-    data = {
-        "pool": str(pool_id),
-        "a_backend": "embedded",
-        "b_backend": "embedded",
-        "rounds": "1",
-        "judgments_per_pair": "1",
-        "audit_percent": "0",
-    }
-    data.update(overrides)
-    return data
+from tests.fixtures.jobs import job_form_data
 
 
 def test_a_graded_job_is_launched_with_its_rule_and_shown_as_graded(
@@ -27,7 +15,9 @@ def test_a_graded_job_is_launched_with_its_rule_and_shown_as_graded(
     pool = tiny_dataset.pools.get()  # its qrels grade only 1: G = 1
 
     with django_capture_on_commit_callbacks(execute=False):
-        answer = client.post("/jobs/new/", _form(pool.pk, scale="graded", consensus="binary"))
+        answer = client.post(
+            "/jobs/new/", job_form_data(pool.pk, scale="graded", consensus="binary")
+        )
 
     job = DebateJob.objects.get()
     assert answer.status_code == 302
@@ -46,7 +36,7 @@ def test_a_form_without_the_scale_launches_a_binary_job(
 ):
     settings.CELERY_TASK_ALWAYS_EAGER = False
     with django_capture_on_commit_callbacks(execute=False):
-        client_as("admin").post("/jobs/new/", _form(tiny_dataset.pools.get().pk))
+        client_as("admin").post("/jobs/new/", job_form_data(tiny_dataset.pools.get().pk))
     job = DebateJob.objects.get()
     assert (job.scale, job.max_grade, job.consensus, job.prompt_version) == (
         "binary",
@@ -58,7 +48,7 @@ def test_a_form_without_the_scale_launches_a_binary_job(
 
 def test_an_unknown_scale_is_a_form_error_and_creates_nothing(client_as, tiny_dataset):
     answer = client_as("admin").post(
-        "/jobs/new/", _form(tiny_dataset.pools.get().pk, scale="ordinal")
+        "/jobs/new/", job_form_data(tiny_dataset.pools.get().pk, scale="ordinal")
     )
     assert answer.status_code == 200
     assert "ordinal is not one of the available choices" in answer.content.decode()

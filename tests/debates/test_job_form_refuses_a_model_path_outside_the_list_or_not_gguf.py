@@ -8,19 +8,7 @@ import pytest
 
 from debates.llm.embedded import smollm2_gguf_path
 from debates.models import Debate, DebateJob
-
-
-def _form(pool_id: int, **overrides) -> dict:
-    data = {
-        "pool": str(pool_id),
-        "a_backend": "embedded",
-        "b_backend": "embedded",
-        "rounds": "1",
-        "judgments_per_pair": "1",
-        "audit_percent": "0",
-    }
-    data.update(overrides)
-    return data
+from tests.fixtures.jobs import job_form_data
 
 
 @pytest.fixture
@@ -37,7 +25,7 @@ def models_dir(settings, tmp_path):
 def test_a_path_outside_the_folder_is_refused(client_as, tiny_dataset, models_dir):
     outside = str(smollm2_gguf_path())  # a real GGUF file, but not offered by the form
     answer = client_as("admin").post(
-        "/jobs/new/", _form(tiny_dataset.pools.get().pk, a_model_path=outside)
+        "/jobs/new/", job_form_data(tiny_dataset.pools.get().pk, a_model_path=outside)
     )
     assert answer.status_code == 200
     errors = answer.context["form"].errors
@@ -51,7 +39,7 @@ def test_a_path_outside_the_folder_is_refused(client_as, tiny_dataset, models_di
 def test_a_listed_file_that_is_not_gguf_is_refused_naming_it(client_as, tiny_dataset, models_dir):
     text = models_dir / "readme.gguf"
     answer = client_as("admin").post(
-        "/jobs/new/", _form(tiny_dataset.pools.get().pk, b_model_path=str(text))
+        "/jobs/new/", job_form_data(tiny_dataset.pools.get().pk, b_model_path=str(text))
     )
     assert answer.status_code == 200
     assert answer.context["form"].errors["b_model_path"] == [
@@ -66,7 +54,7 @@ def test_a_listed_gguf_file_becomes_the_agents_model(
     link = models_dir / "smol-link.gguf"
     with django_capture_on_commit_callbacks(execute=False):
         answer = client_as("admin").post(
-            "/jobs/new/", _form(tiny_dataset.pools.get().pk, a_model_path=str(link))
+            "/jobs/new/", job_form_data(tiny_dataset.pools.get().pk, a_model_path=str(link))
         )
     assert answer.status_code == 302
     job = DebateJob.objects.get()

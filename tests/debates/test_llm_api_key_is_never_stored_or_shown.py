@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from debates.llm.base import GenerationParams, PermanentLLMError
+from debates.llm.config import AgentConfig
 from debates.llm.openai_backend import OpenAIClient
-from debates.llm.registry import client_from_config, validate_backend_config
+from debates.llm.registry import client_from_config
 from tests.fixtures.llm import RELEVANCE_MESSAGES
 
 SECRET = "sk-test-0123456789abcdef"
@@ -15,9 +16,7 @@ SECRET = "sk-test-0123456789abcdef"
 
 def test_the_key_is_read_from_the_environment_variable_the_config_names(monkeypatch):
     monkeypatch.setenv("DREAM_TEST_KEY", SECRET)
-    config = validate_backend_config(
-        {"backend": "openai", "model": "m", "api_key_env": "DREAM_TEST_KEY"}
-    )
+    config = AgentConfig.load({"backend": "openai", "model": "m", "api_key_env": "DREAM_TEST_KEY"})
     client = client_from_config(config)
     assert client._sdk.api_key == SECRET
     assert SECRET not in repr(config) + repr(client)
@@ -25,7 +24,9 @@ def test_the_key_is_read_from_the_environment_variable_the_config_names(monkeypa
 
 def test_a_key_given_by_the_job_form_wins_over_the_environment(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "from-env")
-    client = client_from_config({"backend": "openai", "model": "m"}, api_key=SECRET)
+    client = client_from_config(
+        AgentConfig.load({"backend": "openai", "model": "m"}), api_key=SECRET
+    )
     assert client._sdk.api_key == SECRET
     assert SECRET not in repr(client) and SECRET not in str(vars(client).get("api_key", ""))
 

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from debates.llm.base import LLMClient
+from debates.llm.config import AgentConfig
 from debates.llm.ratelimit import LocalRateLimiter, RateLimitedClient
 from debates.llm.registry import (
     backend_key,
@@ -79,9 +80,10 @@ def test_a_bad_config_is_refused_naming_the_field(config, field):
 def test_the_factory_builds_an_openai_client_without_any_request():
     from debates.llm.openai_backend import OpenAIClient
 
-    client = client_from_config(
-        {"backend": "openai", "model": "m", "base_url": "http://127.0.0.1:9/v1"}, api_key="k"
+    config = AgentConfig.load(
+        {"backend": "openai", "model": "m", "base_url": "http://127.0.0.1:9/v1"}
     )
+    client = client_from_config(config, api_key="k")
     assert isinstance(client, OpenAIClient)
     assert isinstance(client, LLMClient)
     assert (client.model, client.context_window) == ("m", 8192)
@@ -90,37 +92,41 @@ def test_the_factory_builds_an_openai_client_without_any_request():
 def test_the_factory_builds_the_embedded_client():
     from debates.llm.embedded import EmbeddedClient
 
-    client = client_from_config(None)
+    client = client_from_config(AgentConfig.load(None))
     assert isinstance(client, EmbeddedClient)
     assert (client.model, client.context_window) == ("SmolLM2-135M-Instruct-Q4_1", 2048)
 
 
 def test_a_config_with_rpm_gets_a_rate_limited_client():
     limiter = LocalRateLimiter()
-    config = {"backend": "openai", "model": "m", "base_url": "http://127.0.0.1:9/v1", "rpm": 6}
+    config = AgentConfig.load(
+        {"backend": "openai", "model": "m", "base_url": "http://127.0.0.1:9/v1", "rpm": 6}
+    )
     client = client_from_config(config, api_key="k", limiter=limiter)
     assert isinstance(client, RateLimitedClient)
     assert (client.key, client.rpm, client.model) == ("openai:http://127.0.0.1:9/v1:m", 6, "m")
 
 
 def test_each_agent_may_have_its_own_backend():
-    a = client_from_config({"backend": "embedded"})
-    b = client_from_config({"backend": "openai", "model": "other", "base_url": "http://h:1/v1"})
+    a = client_from_config(AgentConfig.load({"backend": "embedded"}))
+    b = client_from_config(
+        AgentConfig.load({"backend": "openai", "model": "other", "base_url": "http://h:1/v1"})
+    )
     assert (a.model, b.model) == ("SmolLM2-135M-Instruct-Q4_1", "other")
 
 
 def test_backend_keys_and_descriptions_name_backend_and_model():
-    assert backend_key(None) == "embedded:SmolLM2-135M-Instruct-Q4_1"
-    assert backend_key({"backend": "openai", "model": "gpt-4o"}) == "openai:default:gpt-4o"
-    assert describe_backend({"backend": "openai", "model": "gpt-4o"}) == (
-        "openai gpt-4o at https://api.openai.com/v1"
+    embedded, openai = (
+        AgentConfig.load(None),
+        AgentConfig.load({"backend": "openai", "model": "gpt-4o"}),
     )
-    assert "not a benchmark" in describe_backend(None)
+    assert backend_key(embedded) == "embedded:SmolLM2-135M-Instruct-Q4_1"
+    assert backend_key(openai) == "openai:default:gpt-4o"
+    assert describe_backend(openai) == "openai gpt-4o at https://api.openai.com/v1"
+    assert "not a benchmark" in describe_backend(embedded)
 
 
 def test_reasoning_effort_and_extra_body_are_kept_for_an_openai_agent():
-    from debates.llm.config import AgentConfig
-
     config = AgentConfig.load(
         {
             "backend": "openai",

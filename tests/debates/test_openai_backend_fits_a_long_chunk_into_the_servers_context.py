@@ -18,6 +18,7 @@ import pytest
 from django.core.management import call_command
 
 from debates.engine import DebateConfig, PairText, judge_single
+from debates.llm.config import AgentConfig
 from debates.llm.registry import client_from_config
 from debates.models import Debate, DebateJob
 from debates.services import debate_run
@@ -104,7 +105,9 @@ def test_run_debates_with_context_window_2048_cuts_the_chunk_and_sends_no_400(
 def test_a_window_the_server_reports_is_used_when_none_is_configured(recording_proxy):
     recording_proxy.models_extra = {"max_model_len": 2048}  # what vLLM says in GET /v1/models
     client = client_from_config(
-        {"backend": "openai", "model": SERVER_MODEL_ALIAS, "base_url": recording_proxy.base_url}
+        AgentConfig.load(
+            {"backend": "openai", "model": SERVER_MODEL_ALIAS, "base_url": recording_proxy.base_url}
+        )
     )
     assert (client.context_window, client.context_source) == (2048, "server")
     turn = judge_single(PAIR, client, CONFIG)
@@ -115,7 +118,9 @@ def test_a_window_the_server_reports_is_used_when_none_is_configured(recording_p
 
 def test_the_servers_rejection_lowers_the_window_and_the_chunk_is_fitted_again(recording_proxy):
     client = client_from_config(
-        {"backend": "openai", "model": SERVER_MODEL_ALIAS, "base_url": recording_proxy.base_url}
+        AgentConfig.load(
+            {"backend": "openai", "model": SERVER_MODEL_ALIAS, "base_url": recording_proxy.base_url}
+        )
     )
     # llama-cpp-python's server reports no context (GET /models, /props): the default.
     assert (client.context_window, client.context_source) == (8192, "default")

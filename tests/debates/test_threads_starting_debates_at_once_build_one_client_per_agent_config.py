@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
+from debates.llm.config import AgentConfig
 from debates.services import backends
 
 BUILT: list[dict] = []
@@ -21,10 +22,11 @@ def slow_factory(config: dict) -> object:
 def _clients_at_once(n: int, config: dict, api_key: str | None = None) -> list[object]:
     found: list[object] = []
     start = threading.Barrier(n)
+    typed = AgentConfig.stored(config)
 
     def ask() -> None:
         start.wait()
-        found.append(backends.agent_client_get(config=config, api_key=api_key))
+        found.append(backends.agent_client_get(config=typed, api_key=api_key))
 
     threads = [threading.Thread(target=ask) for _ in range(n)]
     for thread in threads:

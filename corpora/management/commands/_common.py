@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import CommandError
 
+from corpora.formats import UNKNOWN_ID_POLICIES
 from corpora.models import Dataset
 from corpora.services.datasets import dataset_get
 
@@ -15,6 +16,18 @@ def load_dataset(slug: str) -> Dataset:
     except Dataset.DoesNotExist:
         known = ", ".join(Dataset.objects.values_list("slug", flat=True)) or "none"
         raise CommandError(f"no dataset {slug!r} (known: {known})") from None
+
+
+def add_unknown_ids_argument(parser, *, rows: str = "Rows", refused: str = "file") -> None:
+    """``--unknown-ids reject|drop``: what an import does with ``rows`` naming a query or
+    document id the dataset lacks (reject the ``refused`` whole, or drop and list them)."""
+    parser.add_argument(
+        "--unknown-ids",
+        choices=UNKNOWN_ID_POLICIES,
+        default="reject",
+        help=f"{rows} naming a query or document id that is not in the dataset: reject the "
+        f"{refused} (default) or drop the rows (counted and listed)",
+    )
 
 
 def format_summary(summary: dict) -> str:

@@ -1,10 +1,11 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from corpora.formats import DUPLICATE_POLICIES, UNKNOWN_ID_POLICIES, FormatError
+from corpora.formats import DUPLICATE_POLICIES, FormatError
 from corpora.identical import IDENTICAL_ID_POLICIES
 from corpora.services.datasets import dataset_import_beir, dataset_summary
 
 from ._common import (
+    add_unknown_ids_argument,
     format_identical,
     format_long_texts,
     format_summary,
@@ -25,13 +26,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--splits", help="Comma-separated qrels splits to import (default: every qrels/*.tsv)"
         )
-        parser.add_argument(
-            "--unknown-ids",
-            choices=UNKNOWN_ID_POLICIES,
-            default="reject",
-            help="Qrels rows naming a query or document id that is not in the dataset: reject "
-            "the import (default) or drop the rows (counted and listed)",
-        )
+        add_unknown_ids_argument(parser, rows="Qrels rows", refused="import")
         parser.add_argument(
             "--identical-ids",
             choices=IDENTICAL_ID_POLICIES,

@@ -1,9 +1,14 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from corpora.formats import DUPLICATE_POLICIES, UNKNOWN_ID_POLICIES, FormatError
+from corpora.formats import DUPLICATE_POLICIES, FormatError
 from corpora.services.datasets import dataset_summary, qrels_import
 
-from ._common import format_summary, format_unknown_dropped, load_dataset
+from ._common import (
+    add_unknown_ids_argument,
+    format_summary,
+    format_unknown_dropped,
+    load_dataset,
+)
 
 
 class Command(BaseCommand):
@@ -15,13 +20,7 @@ class Command(BaseCommand):
         parser.add_argument("--name", required=True, help="Name of the new qrel set")
         parser.add_argument("--format", choices=["trec", "beir"], default="trec")
         parser.add_argument("--on-duplicate", choices=DUPLICATE_POLICIES, default=None)
-        parser.add_argument(
-            "--unknown-ids",
-            choices=UNKNOWN_ID_POLICIES,
-            default="reject",
-            help="Rows naming a query or document id that is not in the dataset: reject the "
-            "file (default) or drop the rows (counted and listed)",
-        )
+        add_unknown_ids_argument(parser)
 
     def handle(self, *args, **opts):
         dataset = load_dataset(opts["dataset"])

@@ -1,9 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from corpora.formats import UNKNOWN_ID_POLICIES, FormatError
+from corpora.formats import FormatError
 from corpora.services.runs import run_import
 
-from ._common import format_unknown_dropped, load_dataset
+from ._common import add_unknown_ids_argument, format_unknown_dropped, load_dataset
 
 
 class Command(BaseCommand):
@@ -14,13 +14,7 @@ class Command(BaseCommand):
         parser.add_argument("file", help="TREC run file (.gz allowed)")
         parser.add_argument("--name", help="Run name (default: the file's tag)")
         parser.add_argument("--system", default="", help="Description of the system")
-        parser.add_argument(
-            "--unknown-ids",
-            choices=UNKNOWN_ID_POLICIES,
-            default="reject",
-            help="Rows naming a query or document id that is not in the dataset: reject the "
-            "file (default) or drop the rows (counted and listed)",
-        )
+        add_unknown_ids_argument(parser)
 
     def handle(self, *args, **opts):
         dataset = load_dataset(opts["dataset"])

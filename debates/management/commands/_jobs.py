@@ -22,7 +22,12 @@ from debates.llm.config import (
     AgentConfig,
 )
 from debates.models import DebateJob
-from debates.services.backends import AGENT_FIELD_NAMES, agent_config_build, agent_fields_given
+from debates.services.backends import (
+    AGENT_FIELD_NAMES,
+    AGENT_FIELDS,
+    agent_config_build,
+    agent_fields_given,
+)
 from debates.services.common import MAX_GOLD_SHARE, DebateJobError
 from debates.services.launch import (
     DuplicateJobError,
@@ -256,6 +261,30 @@ def backend_configs(opts: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any
         return agent_a, dict(agent_a)
     base = {} if "backend" in given_b else given_a
     return agent_a, agent_fields_given({**base, **given_b})
+
+
+def other_backend_flags_refuse(opts: dict[str, Any]) -> None:
+    """Refuse a backend flag that belongs to another backend than the one its agent runs
+    (e.g. ``--base-url`` with ``--backend embedded``), for a command with a flag set per
+    agent (``run_debates``, ``evaluate_assessor``): agent B runs ``--backend-b``, else A's
+    backend. :func:`backend_configs` would leave such a flag out, and a job would run
+    without the setting its user asked for. Raises CommandError naming the flag and the
+    backend chosen."""
+    chosen_a = ("--backend", opts.get("backend") or "embedded")
+    chosen_b = ("--backend-b", opts["backend_b"]) if opts.get("backend_b") else chosen_a
+    for key, agent, (chosen, backend) in (("", "A", chosen_a), ("_b", "B", chosen_b)):
+        fields = AGENT_FIELDS.get(backend)
+        if fields is None:  # the test backend: its fields are its factory's own
+            continue
+        for name in AGENT_FIELD_NAMES:
+            if name == "backend" or name in fields or opts.get(f"{name}{key}") is None:
+                continue
+            flag = f"--{name}{key}".replace("_", "-")
+            owners = " or ".join(b for b, names in AGENT_FIELDS.items() if name in names)
+            raise CommandError(
+                f"{flag} is a flag of the {owners} backend, but agent {agent} runs the "
+                f"{backend} backend ({chosen} {backend})"
+            )
 
 
 def backend_flags_configs(opts: dict[str, Any]) -> tuple[AgentConfig, AgentConfig]:

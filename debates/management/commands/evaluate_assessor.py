@@ -29,6 +29,7 @@ from ._jobs import (
     describe_agents,
     job_options_given,
     launch_refusal,
+    other_backend_flags_refuse,
     wait_job,
 )
 
@@ -194,6 +195,7 @@ class Command(BaseCommand):
         return run
 
     def handle(self, *args, **opts):
+        other_backend_flags_refuse(opts)
         started = time.monotonic()
         dataset = load_dataset(opts["dataset"])
         try:

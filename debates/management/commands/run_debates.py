@@ -20,6 +20,7 @@ from ._jobs import (
     job_options_given,
     launch_refusal,
     load_pool,
+    other_backend_flags_refuse,
     wait_job,
 )
 
@@ -73,6 +74,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **opts):
+        other_backend_flags_refuse(opts)
         creator = _creator(opts["user"])
         if opts["callback_url"] and creator is None:
             raise CommandError("--callback-url needs --user USERNAME: its secret signs the calls")
