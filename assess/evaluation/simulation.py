@@ -22,6 +22,7 @@ Every label here is simulated; nothing is stored.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +38,45 @@ from .intervals import (
 )
 
 METHODS = ("ppi", "llm_only", "human_only")
+AUDIT_DESIGNS = ("uniform", "impact")
+
+
+def audit_inclusions(
+    pairs: Sequence[tuple[str, str]],
+    runs: Mapping[str, Mapping[str, Sequence[str]]],
+    *,
+    share: float,
+    depth: int,
+    floor: float = 0.1,
+) -> dict[tuple[str, str], float]:
+    """Each pooled pair's audit inclusion probability under an audit weighted by impact:
+    proportional to the pair's DCG gain summed over the runs (1 / log2(rank + 1) in each
+    run that ranks it within ``depth``; ``floor`` added so that no pair is left out), scaled
+    so that the expected number audited is ``share`` of the pairs, and capped at 1 (the
+    capped pairs' excess is spread over the others: probability proportional to size
+    sampling, Sarndal et al. 1992 sec. 3.6; a wrong label's effect on nDCG is about
+    proportional to that gain, so the Horvitz-Thompson terms z / pi vary far less)."""
+    if not pairs or share <= 0:
+        return dict.fromkeys(pairs, share)
+    position = {
+        name: {q: {d: r for r, d in enumerate(ranked.get(q, [])[:depth], 1)} for q, _ in pairs}
+        for name, ranked in runs.items()
+    }
+    impact = {
+        (q, d): floor
+        + sum(1 / math.log2(pos[q][d] + 1) for pos in position.values() if d in pos[q])
+        for q, d in pairs
+    }
+    target = share * len(pairs)
+    capped: set[tuple[str, str]] = set()
+    for _ in range(10):
+        free = [p for p in pairs if p not in capped]
+        scale = (target - len(capped)) / sum(impact[p] for p in free)
+        newly = {p for p in free if impact[p] * scale >= 1.0}
+        if not newly:
+            break
+        capped |= newly
+    return {p: 1.0 if p in capped else min(1.0, impact[p] * scale) for p in pairs}
 
 
 @dataclass(frozen=True)
@@ -51,8 +91,13 @@ class StudyDesign:
     seed: int = 1
     measure: str = "nDCG@10"
     assessor: SimulatedAssessor = field(default_factory=SimulatedAssessor)
+    audit_design: str = "uniform"
 
     def __post_init__(self) -> None:
+        if self.audit_design not in AUDIT_DESIGNS:
+            raise ValueError(
+                f"audit_design: one of {', '.join(AUDIT_DESIGNS)}, got {self.audit_design!r}"
+            )
         for name in ("hide", "audit_share"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
@@ -151,6 +196,10 @@ def _replication(
         }
     )
     counts = {"escalated": 0, "calls": 0, "wrong": 0, "human": 0}
+    if design.audit_design == "impact":
+        inclusion = audit_inclusions(pooled, runs, share=design.audit_share, depth=design.depth)
+    else:
+        inclusion = dict.fromkeys(pooled, design.audit_share)
     labels: list[PooledLabel] = []
     assessor = design.assessor
     for q, d in pooled:
@@ -164,7 +213,7 @@ def _replication(
             labels.append(PooledLabel(q, d, None, human, "escalated", True, 1.0))
             continue
         counts["wrong"] += outcome.label != int(relevant)
-        drawn = rng.random() < design.audit_share
+        drawn = rng.random() < inclusion[(q, d)]
         counts["human"] += drawn
         labels.append(
             PooledLabel(
@@ -174,7 +223,7 @@ def _replication(
                 assessor.annotate(relevant, rng) if drawn else None,
                 f"label {outcome.label}, round {outcome.round}",
                 drawn,
-                design.audit_share,
+                inclusion[(q, d)],
             )
         )
     return start, labels, counts

@@ -71,6 +71,13 @@ class Command(BaseCommand):
             default=0.1,
             help="Share of agreed pairs audited by a human (default 0.1)",
         )
+        parser.add_argument(
+            "--audit-design",
+            choices=("uniform", "impact"),
+            default="uniform",
+            help="uniform: every agreed pair audited at the share (default); impact: with a "
+            "probability proportional to its DCG gain over the runs, the same number expected",
+        )
         parser.add_argument("--replications", type=int, default=200, help="Default 200")
         parser.add_argument("--seed", type=int, default=1, help="Default 1")
         parser.add_argument("--json", action="store_true", help="Print one JSON object")
@@ -93,6 +100,7 @@ class Command(BaseCommand):
                 replications=opts["replications"],
                 seed=opts["seed"],
                 assessor=assessor,
+                audit_design=opts["audit_design"],
             )
         except ValueError as exc:
             raise CommandError(f"--{str(exc).replace('_', '-')}") from None
