@@ -34,6 +34,9 @@ def test_the_pipeline_refines_the_qrels_with_consensus_labels_and_lists_pending(
     assert "Leaderboard on the original qrels" in text
     assert "Leaderboard on the refined qrels" in text
     assert f"{pairs} unjudged pairs from bm25 at depth 3" in text
+    # No human has judged an audit yet: the intervals say what is missing, not a number.
+    assert "Intervals (95%) on the refined qrels" in text
+    assert "No interval: " in text
 
 
 @pytest.mark.django_db
