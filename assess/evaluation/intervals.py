@@ -812,9 +812,10 @@ def labels_for_half_width(
     """About how many more human audit labels would bring every system's ``measure``
     interval to a half-width of ``target``, if the audit share of the machine-labelled pairs
     (``pool_size`` of them) were raised uniformly: under the Poisson design the variance
-    scales as (1 - pi) / pi, so the needed share is pi' = 1 / (1 + (1 - pi)/pi * (h/target)^2)
-    for the current half-width h. 0 when every interval is already narrow enough. An
-    estimate from the sample so far: its own uncertainty is large while few labels are in."""
+    scales as (1 - pi) / pi, so the needed share is pi' = 1 / (1 + (1 - pi)/pi * (target/h)^2)
+    for the current half-width h (Cochran, *Sampling Techniques*, 1977, sec. 4.4). 0 when
+    every interval is already narrow enough. An estimate from the sample so far: its own
+    uncertainty is large while few labels are in."""
     n = len(intervals.inv_pi)
     if not n or pool_size <= 0:
         return 0
@@ -825,6 +826,6 @@ def labels_for_half_width(
     for system in intervals.by_system.values():
         half = system[measure].half_width
         if half > target:
-            ratio = (1 - pi) / pi * (half / target) ** 2
+            ratio = (1 - pi) / pi * (target / half) ** 2
             needed = max(needed, 1 / (1 + ratio))
     return max(0, math.ceil((needed - pi) * pool_size))

@@ -27,6 +27,7 @@ from .rebench import qrels_dict
 from .tables import Table
 
 HUMAN_SOURCES = (LabelProvenance.Source.HUMAN, LabelProvenance.Source.ADJUDICATED)
+BUDGET_TARGET = 0.01  # the half-width the budget planner aims at, on nDCG@10
 # What the simulated studies measured (docs/measured.md): said wherever the intervals are
 # shown, so that nobody reads them as exact 95% intervals.
 COVERAGE_CAVEAT = (
@@ -48,6 +49,7 @@ class RefinedIntervals:
     tau: tuple[float, float, float] | None = None
     notes: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    more_labels: int | None = None  # more audit labels for +-BUDGET_TARGET on nDCG@10
 
     @property
     def settled_share(self) -> float | None:
@@ -99,6 +101,12 @@ class RefinedIntervals:
             for p in self.pairs
         ]
         out["settled_share"] = self.settled_share
+        out["budget"] = {
+            "measure": "nDCG@10",
+            "target_half_width": BUDGET_TARGET,
+            "more_human_labels": self.more_labels,
+            "undecided_pairs": [[p.a, p.b] for p in self.pairs if not p.settled],
+        }
         if self.tau is not None:
             out["kendall_tau"] = dict(zip(("tau", "low", "high"), self.tau, strict=True))
         return out
@@ -195,6 +203,9 @@ def rebench_intervals(
         runs=ranked, fixed=fixed, pool=labels, queries=queries, rel_level=rel_level
     )
     result.pairs = iv.pair_comparisons(result.ppi)
+    result.more_labels = iv.labels_for_half_width(
+        result.ppi, target=BUDGET_TARGET, pool_size=counts["agreed"]
+    )
     if original_scores and len(ranked) > 1:
         result.tau = iv.kendall_tau_interval(result.ppi, original_scores)
     return result
@@ -241,10 +252,19 @@ def interval_tables(result: RefinedIntervals) -> list[Table]:
         else ""
     )
     settled = result.settled_share
+    undecided = [f"{p.a}-{p.b}" for p in result.pairs if not p.settled]
     pairs_note = (
         f" System pairs settled at 95%: {sum(p.settled for p in result.pairs)} of "
-        f"{len(result.pairs)} ({settled:.0%})."
+        f"{len(result.pairs)} ({settled:.0%})"
+        + (f"; undecided: {', '.join(undecided[:10])}" if undecided else "")
+        + "."
         if settled is not None
+        else ""
+    )
+    budget = (
+        f" About {result.more_labels:,} more audited labels for +-{BUDGET_TARGET} on "
+        "nDCG@10 (from the sample so far)."
+        if result.more_labels
         else ""
     )
     per_system = Table(
@@ -261,7 +281,11 @@ def interval_tables(result: RefinedIntervals) -> list[Table]:
             f"Debate labels corrected by the audit's human labels (difference estimator; "
             f"docs/rebenchmarking.md). {sample}. 'LLM only': debate labels, bootstrap over "
             f"queries, blind to label errors; 'humans only': the human sample alone. "
-            f"{COVERAGE_CAVEAT}" + tau + pairs_note + "".join(f" Note: {n}." for n in result.notes)
+            f"{COVERAGE_CAVEAT}"
+            + tau
+            + pairs_note
+            + budget
+            + "".join(f" Note: {n}." for n in result.notes)
         ),
         numeric=(False, *([False] * 5), True),
     )

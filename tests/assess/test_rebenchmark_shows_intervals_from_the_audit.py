@@ -59,6 +59,11 @@ def test_the_command_and_the_api_show_them_with_the_sample_size(audited, api_as)
     assert intervals["systems"]["alpha"]["P@10"]["n_human"] == 1
     assert [(p["a"], p["b"]) for p in intervals["pairs"]] == [("alpha", "beta")]
     assert set(intervals["naive"]) == {"llm_only", "human_only"}
+    budget = intervals["budget"]
+    assert budget["target_half_width"] == 0.01 and budget["measure"] == "nDCG@10"
+    assert budget["more_human_labels"] >= 0
+    settled = {tuple(p) for p in budget["undecided_pairs"]}
+    assert settled == {(p["a"], p["b"]) for p in intervals["pairs"] if not p["settled"]}
 
 
 def test_no_audit_share_gets_words_not_a_number(refined):

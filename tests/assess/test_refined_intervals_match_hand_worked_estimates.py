@@ -141,3 +141,19 @@ def test_a_stratum_without_a_human_label_is_named_in_the_notes():
         "stratum 'label 1, round 2' (1 pairs) has no human label: its machine labels' "
         "errors, if any, are not seen by this sample"
     ]
+
+
+def test_the_budget_planner_scales_the_audit_share_by_the_variance_it_needs():
+    from assess.evaluation.intervals import Interval, SystemIntervals, labels_for_half_width
+
+    # 10 audited of 100 (pi = 0.1), half-width 0.02, target 0.01: (1 - pi')/pi' must fall
+    # from 9 to 9 * (0.01 / 0.02)^2 = 2.25, so pi' = 1 / 3.25 and 100 * (1/3.25 - 0.1) = 20.8.
+    found = SystemIntervals(
+        method="ppi",
+        n_human=10,
+        queries=5,
+        by_system={"s": {"nDCG@10": Interval(0.5, 0.48, 0.52, 10)}},
+        inv_pi=[10.0] * 10,
+    )
+    assert labels_for_half_width(found, target=0.01, pool_size=100) == 21
+    assert labels_for_half_width(found, target=0.05, pool_size=100) == 0
