@@ -32,7 +32,7 @@ BUDGET_TARGET = 0.01  # the half-width the budget planner aims at, on nDCG@10
 # shown, so that nobody reads them as exact 95% intervals.
 COVERAGE_CAVEAT = (
     "Measured coverage of these nominal 95% intervals in simulated studies on real qrels: "
-    "80-95% at a 10% audit (lowest where the debate errs often and an audit share is small; "
+    "80-97% at a 10% audit (lowest where the debate errs often and an audit share is small; "
     "docs/measured.md): read them as approximate."
 )
 
