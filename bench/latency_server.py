@@ -8,8 +8,10 @@ call at a time and the same debate run concurrently get the same labels. ``GET /
 names the model with vLLM's ``max_model_len``. ``GET /counters`` gives the requests
 answered, the most in flight at once, and how many requests repeated an earlier one (same
 messages); ``?arrivals=1`` adds each request's arrival time (Unix seconds). ``POST
-/control`` with ``{"latency": s}`` changes the latency and ``{"reset": true}`` zeroes the
-counters.
+/control`` with ``{"latency": s}`` changes the latency, ``{"reset": true}`` zeroes the
+counters, and ``{"hold": true}`` holds every request (counted in flight) before its latency
+until ``{"hold": false}``: tests use it to have a known set of requests in flight at once
+whatever the machine's speed.
 
 Run it: ``python bench/latency_server.py --port 8711 --latency 0.5``; or from Python,
 :class:`LatencyServer` starts it in a subprocess on a free port (tests and benches).
@@ -58,6 +60,8 @@ def build_app(latency: float):
     counters = {"requests": 0, "in_flight": 0, "peak_in_flight": 0, "repeated": 0}
     seen: set[str] = set()
     arrivals: list[float] = []
+    released = asyncio.Event()  # cleared while requests are held (POST /control "hold")
+    released.set()
 
     async def chat(request: Request) -> JSONResponse:
         body = await request.json()
@@ -65,6 +69,7 @@ def build_app(latency: float):
         counters["in_flight"] += 1
         counters["peak_in_flight"] = max(counters["peak_in_flight"], counters["in_flight"])
         try:
+            await released.wait()
             await asyncio.sleep(state["latency"])
             digest, text = reply_for(body.get("messages") or [])
             counters["requests"] += 1
@@ -111,6 +116,8 @@ def build_app(latency: float):
         body = await request.json()
         if "latency" in body:
             state["latency"] = float(body["latency"])
+        if "hold" in body:
+            released.clear() if body["hold"] else released.set()
         if body.get("reset"):
             counters.update(requests=0, peak_in_flight=counters["in_flight"], repeated=0)
             seen.clear()
@@ -188,6 +195,11 @@ class LatencyServer:
         if latency is not None:
             payload["latency"] = latency
         return self._post("/control", payload)
+
+    def hold(self, on: bool) -> dict[str, Any]:
+        """Hold every request from now on (``on``), counted in flight and unanswered, or let
+        the held ones and every later one through (their latency starts then)."""
+        return self._post("/control", {"hold": on})
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:

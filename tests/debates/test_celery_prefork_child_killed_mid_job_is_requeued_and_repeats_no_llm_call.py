@@ -18,6 +18,7 @@ from debates.services import debate_job_start
 from tests.fixtures.jobs import (
     FACTORY,
     assert_every_debate_finished_once,
+    kill_during_held_calls,
     kill_test_job,
     read_call_log,
     stored_turn_keys,
@@ -43,10 +44,10 @@ def test_a_killed_pool_child_is_rejected_requeued_and_every_debate_finishes_once
     # The process making the LLM calls is the pool child (beat runs in another child).
     (child,) = {pid for *_, pid in read_call_log(log)}
     assert child != worker.process.pid and child in worker.pool_children()
-    os.kill(child, signal.SIGKILL)
+    held = kill_during_held_calls(env, lambda: os.kill(child, signal.SIGKILL))
 
     killed = list(job.debates.filter(status="running").values_list("pk", flat=True))
-    assert len(killed) == 1
+    assert [keys[pk] for pk in killed] == list(held)  # killed in its held call
     stored_at_kill = stored_turn_keys(job, keys)
     calls_before = read_call_log(log)
 

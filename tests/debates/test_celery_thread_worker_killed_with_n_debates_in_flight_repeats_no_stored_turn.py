@@ -14,6 +14,7 @@ from debates.services import debate_job_start
 from tests.fixtures.jobs import (
     FACTORY,
     assert_every_debate_finished_once,
+    kill_during_held_calls,
     kill_test_job,
     read_call_log,
     stored_turn_keys,
@@ -42,11 +43,14 @@ def test_after_a_sigkill_with_four_in_flight_every_debate_finishes_once(
         return running >= N and Turn.objects.filter(debate__job=job).count() >= 2
 
     wait_for(four_running_with_turns, timeout=120, every=0.05, what="4 debates in flight")
-    first.kill()
+    # Killed with its N slots all taken by held calls: N calls in flight by construction.
+    held = kill_during_held_calls(env, first.kill, calls=N)
 
     killed = list(job.debates.filter(status="running").values_list("pk", flat=True))
-    # A thread between two debates for the few ms before the kill leaves one fewer running.
-    assert N - 1 <= len(killed) <= N + 1
+    # Every debate with a held call is running; a thread between two debates at the kill
+    # leaves fewer, and the spare thread one more, never more than N + 1 threads.
+    assert held <= {keys[pk] for pk in killed}
+    assert len(killed) <= N + 1
     stored_at_kill = stored_turn_keys(job, keys)
     calls_before = read_call_log(log)
     assert calls_before and {pid for *_, pid in calls_before} == {first.process.pid}

@@ -12,6 +12,7 @@ from debates.services import debate_job_start
 from tests.fixtures.jobs import (
     FACTORY,
     assert_every_debate_finished_once,
+    kill_during_held_calls,
     kill_test_job,
     read_call_log,
     stored_turn_keys,
@@ -32,10 +33,10 @@ def test_after_a_sigkill_and_a_restart_every_debate_finishes_once_without_repeat
     first = celery_worker_process(**env)
     debate_job_start(job=job)
     wait_mid_debate(job)
-    first.kill()
+    held = kill_during_held_calls(env, first.kill)
 
     killed = list(job.debates.filter(status="running").values_list("pk", flat=True))
-    assert len(killed) == 1
+    assert [keys[pk] for pk in killed] == list(held)  # killed in its held call
     stored_at_kill = stored_turn_keys(job, keys)
     calls_before = read_call_log(log)
     assert calls_before and {pid for *_, pid in calls_before} == {first.process.pid}

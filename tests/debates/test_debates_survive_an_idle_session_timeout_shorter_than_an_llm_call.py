@@ -4,7 +4,7 @@ stored once and never asked for again, and every answered request is counted in 
 calls and tokens. In this process with 4 threads, and on a thread-pool Celery worker.
 """
 
-import time
+import select
 
 import psycopg
 import pytest
@@ -35,7 +35,11 @@ def idle_session_timeout_1s():
         autocommit=True,
     ) as probe:
         probe.execute("SELECT 1")
-        time.sleep(LATENCY_S)
+        # The server closes the idle session on its own (it sends the error, then closes the
+        # socket): wait for that rather than sleeping a fixed time and hoping the server's
+        # process has run by then on a loaded machine; 60 s only limits a hang.
+        readable, _, _ = select.select([probe.fileno()], [], [], 60)
+        assert readable, "the idle session was not closed within 60 s"
         with pytest.raises(psycopg.OperationalError):
             probe.execute("SELECT 1")
     try:
