@@ -49,6 +49,26 @@ def reply_for(messages: list[dict[str, Any]]) -> tuple[str, str]:
     return digest, text
 
 
+def completion_body(body: dict[str, Any], digest: str, text: str) -> dict[str, Any]:
+    """The OpenAI chat-completion JSON answering ``body`` with ``text`` (about 4 characters a
+    prompt token, 20 completion tokens)."""
+    prompt_tokens = sum(len(str(m.get("content", ""))) // 4 for m in body["messages"])
+    return {
+        "id": f"chatcmpl-{digest[:16]}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model") or MODEL,
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": 20,
+            "total_tokens": prompt_tokens + 20,
+        },
+    }
+
+
 def build_app(latency: float):
     """The starlette app; its state lives in the closure (one process)."""
     from starlette.applications import Starlette
@@ -78,27 +98,7 @@ def build_app(latency: float):
             seen.add(digest)
         finally:
             counters["in_flight"] -= 1
-        prompt_tokens = sum(len(str(m.get("content", ""))) // 4 for m in body["messages"])
-        return JSONResponse(
-            {
-                "id": f"chatcmpl-{digest[:16]}",
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": body.get("model") or MODEL,
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": text},
-                        "finish_reason": "stop",
-                    }
-                ],
-                "usage": {
-                    "prompt_tokens": prompt_tokens,
-                    "completion_tokens": 20,
-                    "total_tokens": prompt_tokens + 20,
-                },
-            }
-        )
+        return JSONResponse(completion_body(body, digest, text))
 
     async def models(request: Request) -> JSONResponse:
         return JSONResponse(

@@ -215,6 +215,34 @@ def _cell(interval: iv.Interval) -> str:
     return f"{interval.estimate:.4f} [{interval.low:.4f}, {interval.high:.4f}]"
 
 
+def _summary_note(result: RefinedIntervals) -> str:
+    """The per-system table's closing sentences: Kendall's tau, the settled and undecided
+    pairs, the budget and the notes."""
+    tau = (
+        f" Kendall's tau (original vs refined, nDCG@10): {result.tau[0]:.3f} "
+        f"[{result.tau[1]:.3f}, {result.tau[2]:.3f}]."
+        if result.tau
+        else ""
+    )
+    settled = result.settled_share
+    undecided = [f"{p.a}-{p.b}" for p in result.pairs if not p.settled]
+    pairs_note = (
+        f" System pairs settled at 95%: {sum(p.settled for p in result.pairs)} of "
+        f"{len(result.pairs)} ({settled:.0%})"
+        + (f"; undecided: {', '.join(undecided[:10])}" if undecided else "")
+        + "."
+        if settled is not None
+        else ""
+    )
+    budget = (
+        f" About {result.more_labels:,} more audited labels for +-{BUDGET_TARGET} on "
+        "nDCG@10 (from the sample so far)."
+        if result.more_labels
+        else ""
+    )
+    return tau + pairs_note + budget + "".join(f" Note: {n}." for n in result.notes)
+
+
 def interval_tables(result: RefinedIntervals) -> list[Table]:
     """The intervals as tables for the command and the page: per system (with the two naive
     intervals and the human sample's size), then the system pairs. With ``error`` set, one
@@ -245,28 +273,7 @@ def interval_tables(result: RefinedIntervals) -> list[Table]:
                 f"{result.ppi.n_human:,}",
             )
         )
-    tau = (
-        f" Kendall's tau (original vs refined, nDCG@10): {result.tau[0]:.3f} "
-        f"[{result.tau[1]:.3f}, {result.tau[2]:.3f}]."
-        if result.tau
-        else ""
-    )
-    settled = result.settled_share
-    undecided = [f"{p.a}-{p.b}" for p in result.pairs if not p.settled]
-    pairs_note = (
-        f" System pairs settled at 95%: {sum(p.settled for p in result.pairs)} of "
-        f"{len(result.pairs)} ({settled:.0%})"
-        + (f"; undecided: {', '.join(undecided[:10])}" if undecided else "")
-        + "."
-        if settled is not None
-        else ""
-    )
-    budget = (
-        f" About {result.more_labels:,} more audited labels for +-{BUDGET_TARGET} on "
-        "nDCG@10 (from the sample so far)."
-        if result.more_labels
-        else ""
-    )
+    summary = _summary_note(result)
     per_system = Table(
         title="Intervals (95%) on the refined qrels, prediction-powered",
         header=(
@@ -281,11 +288,7 @@ def interval_tables(result: RefinedIntervals) -> list[Table]:
             f"Debate labels corrected by the audit's human labels (difference estimator; "
             f"docs/rebenchmarking.md). {sample}. 'LLM only': debate labels, bootstrap over "
             f"queries, blind to label errors; 'humans only': the human sample alone. "
-            f"{COVERAGE_CAVEAT}"
-            + tau
-            + pairs_note
-            + budget
-            + "".join(f" Note: {n}." for n in result.notes)
+            f"{COVERAGE_CAVEAT}{summary}"
         ),
         numeric=(False, *([False] * 5), True),
     )
