@@ -26,6 +26,7 @@ sys.path.insert(0, str(REPO))
 
 from ir_measures import P, R, nDCG  # noqa: E402
 
+from assess.evaluation import interval_comparisons as ic  # noqa: E402
 from assess.evaluation import intervals as iv  # noqa: E402
 from assess.evaluation.metrics import evaluate_run  # noqa: E402
 
@@ -75,9 +76,9 @@ def main() -> None:
     for attempt in range(args.repeat):
         start = time.perf_counter()
         found = iv.refined_intervals(runs=runs, fixed=fixed, pool=pool, queries=queries)
-        pairs = iv.pair_comparisons(found)
+        pairs = ic.pair_comparisons(found)
         original = {s: by["nDCG@10"].estimate for s, by in found.by_system.items()}
-        iv.kendall_tau_interval(found, original)
+        ic.kendall_tau_interval(found, original)
         took = time.perf_counter() - start
         start = time.perf_counter()
         for ranked in runs.values():

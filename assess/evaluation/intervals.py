@@ -28,7 +28,7 @@ wrong labels that were not audited together interact unseen (a second-order bias
 
 The interval is not the normal one on that sum: wrong labels are rare, an audit catches few
 of them, and a normal interval's standard error is small exactly when the audit missed them
-(it covered 80% in the simulated study's hardest setting). :func:`_audit_interval` draws the
+(it covered 80% in the simulated study's hardest setting). :func:`audit_interval` draws the
 number of wrong labels the audit did not reach from the binomial thinning that produced the
 ones it saw, cell by cell (stratum x rank band), and their effects from the seen ones: see its
 docstring and docs/measured.md for the coverage this gives on real qrels.
@@ -52,14 +52,12 @@ nDCG uses binary gains, which equal trec_eval's linear gains on binary qrels.
 from __future__ import annotations
 
 import math
-import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
 INTERVAL_MEASURES = ("nDCG@10", "P@10", "R@100")
 
 
@@ -281,7 +279,8 @@ def _design(
 # measure is multilinear in the p's, so one pair's influence, F(p_i = 1) - F(p_i = 0), is
 # exact, and R's distribution is a convolution of one binomial per distinct p.
 
-_SPEC: dict[str, tuple[int, int]] = {"nDCG@10": (10, 10), "P@10": (10, 0), "R@100": (100, -1)}
+# Each measure's cut-off k (its top k is what a label can move).
+_SPEC: dict[str, int] = {"nDCG@10": 10, "P@10": 10, "R@100": 100}
 
 
 def _gains(measure: str, k: int) -> list[float]:
@@ -380,10 +379,6 @@ def _terms(
     return terms
 
 
-def _expected(terms: _QueryTerms, mean0: float, loo: Mapping[float, float]) -> float:
-    return terms.hard_mass * mean0 + sum(p * m * loo[p] for p, m in terms.group_mass.items())
-
-
 @dataclass(frozen=True)
 class _PairExpect:
     """One sampled pair's expectations with its label set to 1 and to 0 (the query's other
@@ -467,7 +462,7 @@ def _system_measure(
     the estimate is the human value. Errors among pairs not audited together still interact
     unseen: the first-order bias the module docstring mentions.
     """
-    k = _SPEC[measure][0]
+    k = _SPEC[measure]
     gains = _gains(measure, k)
     n = len(queries)
     total = 0.0
@@ -499,7 +494,7 @@ def _ranks(design: _Design, ranked: Mapping[str, Sequence[str]]) -> list[int]:
     return out
 
 
-def _band(rank: int, measure: str) -> str:
+def rank_band(rank: int, measure: str) -> str:
     """The rank band a pair's effect depends on: the top 3 and the rest of the top 10 move
     nDCG@10 and P@10 most, lower ranks only through the ideal DCG or not at all."""
     if measure == "R@100":
@@ -510,7 +505,7 @@ def _band(rank: int, measure: str) -> str:
 DRAWS = 2000
 
 
-def _audit_interval(
+def audit_interval(
     base: float,
     would_be: Sequence[float],
     wrong: Sequence[bool],
@@ -604,10 +599,10 @@ def refined_intervals(
                 ranks_of[system] = _ranks(design, ranked)
             ranks = ranks_of[system]
             cells = [
-                f"{name} / {_band(r, measure)}"
+                f"{name} / {rank_band(r, measure)}"
                 for name, r in zip(design.stratum_of, ranks, strict=True)
             ]
-            out.setdefault(system, {})[measure] = _audit_interval(
+            out.setdefault(system, {})[measure] = audit_interval(
                 base, would_be, wrong, cells, design.inv_pi
             )
             zs.setdefault(measure, {})[system] = would_be
@@ -626,206 +621,3 @@ def refined_intervals(
         wrong=wrong,
         ranks=ranks_of,
     )
-
-
-# --------------------------------------------------------------------------- comparisons
-
-
-def difference_interval(intervals: SystemIntervals, a: str, b: str, measure: str) -> Interval:
-    """95% interval on system ``a``'s mean ``measure`` minus system ``b``'s (paired: the same
-    queries and the same human sample, so the correction is the HT estimate of the
-    difference of influences, z_a - z_b). Raises KeyError for an unknown system or measure."""
-    wa, wb = intervals.would_be[measure][a], intervals.would_be[measure][b]
-    base = intervals.base[measure][a] - intervals.base[measure][b]
-    diff = [x - y for x, y in zip(wa, wb, strict=True)]
-    best = [min(x, y) for x, y in zip(intervals.ranks[a], intervals.ranks[b], strict=True)]
-    cells = [
-        f"{name} / {_band(r, measure)}" for name, r in zip(intervals.stratum_of, best, strict=True)
-    ]
-    return _audit_interval(base, diff, intervals.wrong, cells, intervals.inv_pi)
-
-
-@dataclass(frozen=True)
-class PairComparison:
-    """One system pair's difference (``a`` minus ``b``) and whether its sign is settled."""
-
-    a: str
-    b: str
-    difference: Interval
-
-    @property
-    def settled(self) -> bool:
-        """True when the 95% interval excludes 0: the order of a and b is settled."""
-        return self.difference.low > 0 or self.difference.high < 0
-
-
-def pair_comparisons(intervals: SystemIntervals, measure: str = "nDCG@10") -> list[PairComparison]:
-    """Every system pair (in name order, ``a`` < ``b``) with its paired difference interval.
-    Each interval is at 95% on its own (no multiplicity adjustment: with S systems, about 5%
-    of the S(S-1)/2 unsettled-by-truth pairs can look settled by chance)."""
-    systems = sorted(intervals.by_system)
-    return [
-        PairComparison(a, b, difference_interval(intervals, a, b, measure))
-        for i, a in enumerate(systems)
-        for b in systems[i + 1 :]
-    ]
-
-
-def _covariance(
-    intervals: SystemIntervals, measure: str, systems: Sequence[str]
-) -> list[list[float]]:
-    """The estimators' covariance matrix over ``systems`` (Poisson design:
-    sum (1 - pi_i) z_a,i z_b,i / pi_i^2)."""
-    weighted = {
-        s: [
-            w * ip if bad else 0.0
-            for w, bad, ip in zip(
-                intervals.would_be[measure][s], intervals.wrong, intervals.inv_pi, strict=True
-            )
-        ]
-        for s in systems
-    }
-    om = intervals.one_minus_pi
-    return [
-        [
-            sum(o * x * y for o, x, y in zip(om, weighted[a], weighted[b], strict=True))
-            for b in systems
-        ]
-        for a in systems
-    ]
-
-
-def _cholesky(matrix: list[list[float]]) -> list[list[float]]:
-    """Lower-triangular L with L L^T = matrix (positive semi-definite: a tiny ridge keeps
-    zero-variance systems valid)."""
-    n = len(matrix)
-    low = [[0.0] * n for _ in range(n)]
-    for i in range(n):
-        for j in range(i + 1):
-            s = matrix[i][j] - sum(low[i][k] * low[j][k] for k in range(j))
-            if i == j:
-                low[i][j] = math.sqrt(max(s, 0.0) + 1e-18)
-            else:
-                low[i][j] = s / low[j][j]
-    return low
-
-
-def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
-    """Kendall's tau-b between two score lists over the same systems (Kendall 1945, ties in
-    either list corrected); 1.0 when fewer than two systems or every score ties."""
-    n = len(x)
-    concordant = discordant = ties_x = ties_y = 0
-    for i in range(n):
-        for j in range(i + 1, n):
-            dx, dy = x[i] - x[j], y[i] - y[j]
-            if dx == 0 and dy == 0:
-                continue
-            if dx == 0:
-                ties_x += 1
-            elif dy == 0:
-                ties_y += 1
-            elif (dx > 0) == (dy > 0):
-                concordant += 1
-            else:
-                discordant += 1
-    denominator = math.sqrt((concordant + discordant + ties_x) * (concordant + discordant + ties_y))
-    return (concordant - discordant) / denominator if denominator else 1.0
-
-
-def kendall_tau_interval(
-    intervals: SystemIntervals,
-    original: Mapping[str, float],
-    *,
-    measure: str = "nDCG@10",
-    draws: int = 2000,
-    seed: int = 0,
-) -> tuple[float, float, float]:
-    """(tau-b, low, high): Kendall's tau-b between the leaderboard under ``original`` scores
-    ({system: score}, fixed) and the refined estimates, with a 95% percentile interval from
-    ``draws`` draws of the estimators' joint normal distribution (a parametric bootstrap,
-    Efron and Tibshirani, *An Introduction to the Bootstrap*, 1993, sec. 6.5; the joint
-    covariance comes from the shared human sample). Seeded, so reproducible."""
-    systems = sorted(s for s in intervals.by_system if s in original)
-    orig = [original[s] for s in systems]
-    centre = [intervals.by_system[s][measure].estimate for s in systems]
-    tau = kendall_tau_b(orig, centre)
-    low_tri = _cholesky(_covariance(intervals, measure, systems))
-    rng = random.Random(seed)
-    taus: list[float] = []
-    for _ in range(draws):
-        normal = [rng.gauss(0.0, 1.0) for _ in systems]
-        drawn = [
-            c + sum(low_tri[i][k] * normal[k] for k in range(i + 1)) for i, c in enumerate(centre)
-        ]
-        taus.append(kendall_tau_b(orig, drawn))
-    taus.sort()
-    return tau, taus[int(0.025 * (draws - 1))], taus[int(math.ceil(0.975 * (draws - 1)))]
-
-
-# --------------------------------------------------------------------------- naive intervals
-
-
-def machine_only_intervals(
-    *,
-    runs: Mapping[str, Mapping[str, Sequence[str]]],
-    fixed: Mapping[str, Mapping[str, int]],
-    pool: Sequence[PooledLabel],
-    queries: Sequence[str],
-    measure: str = "nDCG@10",
-    rel_level: int = 1,
-    resamples: int = 1000,
-    seed: int = 0,
-) -> dict[str, Interval]:
-    """The naive interval from the machine labels alone: each system's mean ``measure`` with
-    every pooled pair at its machine label (escalated pairs at their human label, as a
-    refined qrels file has them), and a 95% percentile bootstrap over queries (Efron and
-    Tibshirani 1993, ch. 13). It ignores the machine labels' errors, so it need not cover
-    the human-completed value: shown beside the prediction-powered interval for contrast.
-    Pairs with neither label count as non-relevant."""
-    labels: dict[str, dict[str, int]] = {q: dict(j) for q, j in fixed.items()}
-    for label in pool:
-        value = label.machine if label.machine is not None else label.human
-        labels.setdefault(label.query_id, {})[label.doc_id] = value or 0
-    draws = np.random.default_rng(seed).integers(0, len(queries), size=(resamples, len(queries)))
-    out: dict[str, Interval] = {}
-    for system, ranked in sorted(runs.items()):
-        values = np.array(
-            [
-                query_measure(measure, ranked.get(q, []), labels.get(q, {}), rel_level=rel_level)
-                for q in queries
-            ]
-        )
-        means = np.sort(values[draws].mean(axis=1))
-        point = float(values.mean())
-        low = float(means[int(0.025 * (resamples - 1))])
-        high = float(means[int(math.ceil(0.975 * (resamples - 1)))])
-        out[system] = Interval(point, low, high, 0)
-    return out
-
-
-# --------------------------------------------------------------------------- budget
-
-
-def labels_for_half_width(
-    intervals: SystemIntervals, *, target: float = 0.01, measure: str = "nDCG@10", pool_size: int
-) -> int:
-    """About how many more human audit labels would bring every system's ``measure``
-    interval to a half-width of ``target``, if the audit share of the machine-labelled pairs
-    (``pool_size`` of them) were raised uniformly: under the Poisson design the variance
-    scales as (1 - pi) / pi, so the needed share is pi' = 1 / (1 + (1 - pi)/pi * (target/h)^2)
-    for the current half-width h (Cochran, *Sampling Techniques*, 1977, sec. 4.4). 0 when
-    every interval is already narrow enough. An estimate from the sample so far: its own
-    uncertainty is large while few labels are in."""
-    n = len(intervals.inv_pi)
-    if not n or pool_size <= 0:
-        return 0
-    pi = min(1.0, n / pool_size)
-    if pi >= 1.0:
-        return 0
-    needed = pi
-    for system in intervals.by_system.values():
-        half = system[measure].half_width
-        if half > target:
-            ratio = (1 - pi) / pi * (target / half) ** 2
-            needed = max(needed, 1 / (1 + ratio))
-    return max(0, math.ceil((needed - pi) * pool_size))

@@ -21,6 +21,7 @@ from corpora.identical import skip_identical
 from corpora.models import QrelSet, Run
 from corpora.services import run_rows
 
+from . import interval_comparisons as ic
 from . import intervals as iv
 from . import metrics
 from .rebench import qrels_dict
@@ -45,7 +46,7 @@ class RefinedIntervals:
     ppi: iv.SystemIntervals | None = None
     human_only: iv.SystemIntervals | None = None
     llm_only: dict[str, iv.Interval] = field(default_factory=dict)
-    pairs: list[iv.PairComparison] = field(default_factory=list)
+    pairs: list[ic.PairComparison] = field(default_factory=list)
     tau: tuple[float, float, float] | None = None
     notes: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
@@ -199,15 +200,15 @@ def rebench_intervals(
         result.ppi = result.human_only = None
         return result
     result.notes += result.ppi.notes
-    result.llm_only = iv.machine_only_intervals(
+    result.llm_only = ic.machine_only_intervals(
         runs=ranked, fixed=fixed, pool=labels, queries=queries, rel_level=rel_level
     )
-    result.pairs = iv.pair_comparisons(result.ppi)
-    result.more_labels = iv.labels_for_half_width(
+    result.pairs = ic.pair_comparisons(result.ppi)
+    result.more_labels = ic.labels_for_half_width(
         result.ppi, target=BUDGET_TARGET, pool_size=counts["agreed"]
     )
     if original_scores and len(ranked) > 1:
-        result.tau = iv.kendall_tau_interval(result.ppi, original_scores)
+        result.tau = ic.kendall_tau_interval(result.ppi, original_scores)
     return result
 
 

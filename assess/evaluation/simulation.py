@@ -29,13 +29,8 @@ from dataclasses import dataclass, field
 
 from debates.simulated import SimulatedAssessor
 
-from .intervals import (
-    Interval,
-    PooledLabel,
-    machine_only_intervals,
-    query_measure,
-    refined_intervals,
-)
+from .interval_comparisons import machine_only_intervals
+from .intervals import Interval, PooledLabel, query_measure, refined_intervals
 
 METHODS = ("ppi", "llm_only", "human_only")
 AUDIT_DESIGNS = ("uniform", "impact")

@@ -5,10 +5,12 @@ import math
 
 import pytest
 
+from assess.evaluation.interval_comparisons import difference_interval, labels_for_half_width
 from assess.evaluation.intervals import (
+    Interval,
     IntervalError,
     PooledLabel,
-    difference_interval,
+    SystemIntervals,
     query_measure,
     refined_intervals,
 )
@@ -18,23 +20,29 @@ def label(q, d, machine, human, *, drawn=True, share=0.5, stratum=None):
     return PooledLabel(q, d, machine, human, stratum or f"label {machine}", drawn, share)
 
 
-def test_p_at_10_is_the_machine_value_plus_the_horvitz_thompson_correction():
-    # Machine labels: q1 has a (judged), b (wrong: human 0) relevant -> P@10 0.2; q2 has y
-    # -> 0.1; mean 0.15. Sample at pi = 0.5: b (z = 0.1 * (0 - 1) / 2 = -0.05), c and z
-    # (right, z = 0). Correction -0.05 / 0.5 = -0.1 -> 0.05. Variance (1 - 0.5) * 0.1^2.
-    pool = [
-        label("q1", "b", 1, 0),
-        label("q1", "c", 0, 0),
-        label("q2", "y", 1, None, drawn=False),
-        label("q2", "z", 0, 0),
-    ]
-    found = refined_intervals(
+def two_queries_p_at_10(pool):
+    """P@10 intervals of one system ranking q1: a, b, c and q2: x, y, z, with q1-a judged
+    relevant and q2-x judged not relevant."""
+    return refined_intervals(
         runs={"s": {"q1": ["a", "b", "c"], "q2": ["x", "y", "z"]}},
         fixed={"q1": {"a": 1}, "q2": {"x": 0}},
         pool=pool,
         queries=["q1", "q2"],
         measures=("P@10",),
     )
+
+
+def test_p_at_10_is_the_machine_value_plus_the_horvitz_thompson_correction():
+    # Machine labels: q1 has a (judged), b (wrong: human 0) relevant -> P@10 0.2; q2 has y
+    # -> 0.1; mean 0.15. Sample at pi = 0.5: b (z = 0.1 * (0 - 1) / 2 = -0.05), c and z
+    # (right, z = 0). Correction -0.05 / 0.5 = -0.1 -> 0.05.
+    pool = [
+        label("q1", "b", 1, 0),
+        label("q1", "c", 0, 0),
+        label("q2", "y", 1, None, drawn=False),
+        label("q2", "z", 0, 0),
+    ]
+    found = two_queries_p_at_10(pool)
     interval = found.by_system["s"]["P@10"]
     assert interval.estimate == pytest.approx(0.05)
     assert interval.n_human == 3
@@ -55,13 +63,7 @@ def test_a_stratum_with_unanswered_audits_counts_its_answered_share_only():
         label("q1", "c", 0, 0),
         label("q2", "z", 0, 0),
     ]
-    found = refined_intervals(
-        runs={"s": {"q1": ["a", "b", "c"], "q2": ["x", "y", "z"]}},
-        fixed={"q1": {"a": 1}, "q2": {"x": 0}},
-        pool=pool,
-        queries=["q1", "q2"],
-        measures=("P@10",),
-    )
+    found = two_queries_p_at_10(pool)
     assert found.by_system["s"]["P@10"].estimate == pytest.approx(0.15 - 4 * 0.05)
 
 
@@ -144,8 +146,6 @@ def test_a_stratum_without_a_human_label_is_named_in_the_notes():
 
 
 def test_the_budget_planner_scales_the_audit_share_by_the_variance_it_needs():
-    from assess.evaluation.intervals import Interval, SystemIntervals, labels_for_half_width
-
     # 10 audited of 100 (pi = 0.1), half-width 0.02, target 0.01: (1 - pi')/pi' must fall
     # from 9 to 9 * (0.01 / 0.02)^2 = 2.25, so pi' = 1 / 3.25 and 100 * (1/3.25 - 0.1) = 20.8.
     found = SystemIntervals(

@@ -66,9 +66,10 @@ def test_the_json_has_the_interface_keys_and_the_same_seed_gives_the_same_number
     assert first["human_labels"] > 0
     assert set(first["methods"]) == {"ppi", "llm_only", "human_only"}
     for method in first["methods"].values():
-        assert 0.0 <= method["coverage"] <= 1.0
-        assert method["mean_width"] >= 0.0
-        assert method["intervals"] + 2 * method["failures"] == 60
+        # Every method made its 60 intervals, and none is a point (the debaters err).
+        assert (method["intervals"], method["failures"]) == (60, 0)
+        assert method["mean_width"] > 0.0
+    assert first["methods"]["human_only"]["mean_width"] > first["methods"]["ppi"]["mean_width"]
     assert run_study(truth) == first
     assert run_study(truth, "--seed", "2") != first
 
