@@ -28,9 +28,8 @@ from ninja import Field, Header, Query, Router, Schema, Status
 from ninja.errors import HttpError
 from pydantic import create_model
 
-from assess.evaluation.metrics import NDCG10
-from assess.evaluation.rebench import RebenchError, rebench_compute, rebench_runs
-from assess.evaluation.refined_intervals import rebench_intervals
+from assess.evaluation.rebench import RebenchError, rebench_compute
+from assess.evaluation.refined_intervals import report_intervals
 from assess.evaluation.tables import rebench_tables
 from assess.refined.operations import refinement_start
 from assess.refined.refine import (
@@ -472,12 +471,8 @@ def refined_rebenchmark(
     except RebenchError as exc:
         raise HttpError(400, str(exc)) from None
     tables = rebench_tables(report.result)
-    found = rebench_intervals(
-        original=refinement.original,
-        refined=refined,
-        runs=rebench_runs(dataset=dataset, names=report.runs),
-        rel_level=rel_level,
-        original_scores={r.system: r.scores[NDCG10] for r in report.result.before},
+    found = report_intervals(
+        report=report, original=refinement.original, refined=refined, rel_level=rel_level
     )
     return {
         "intervals": found.as_json(),

@@ -52,9 +52,8 @@ from debates.services.human import (
 from debates.services.launch import JobOptions
 from debates.services.progress import JobProgress
 
-from .evaluation.metrics import NDCG10
 from .evaluation.rebench import RebenchError, rebench_compute
-from .evaluation.refined_intervals import interval_tables, rebench_intervals
+from .evaluation.refined_intervals import interval_tables, report_intervals
 from .evaluation.tables import format_text, rebench_tables, relevance_note
 from .refined.cost import format_costs
 from .refined.refine import RefineError, qrels_refine, refinement_get, refinement_unresolved
@@ -529,11 +528,7 @@ def _rebench_report(
         echo(rebench.self_entries_note())
     echo(relevance_note(rebench.result))
     echo(format_text(rebench_tables(rebench.result, per_query=False)))
-    found = rebench_intervals(
-        original=qrel_set,
-        refined=refined,
-        runs=runs,
-        rel_level=rel_level,
-        original_scores={r.system: r.scores[NDCG10] for r in rebench.result.before},
+    found = report_intervals(
+        report=rebench, original=qrel_set, refined=refined, rel_level=rel_level
     )
     echo(format_text(interval_tables(found)))

@@ -24,7 +24,7 @@ from corpora.services import run_rows
 from . import interval_comparisons as ic
 from . import intervals as iv
 from . import metrics
-from .rebench import qrels_dict
+from .rebench import RebenchReport, qrels_dict, rebench_runs
 from .tables import Table
 
 HUMAN_SOURCES = (LabelProvenance.Source.HUMAN, LabelProvenance.Source.ADJUDICATED)
@@ -214,6 +214,21 @@ def rebench_intervals(
 
 def _cell(interval: iv.Interval) -> str:
     return f"{interval.estimate:.4f} [{interval.low:.4f}, {interval.high:.4f}]"
+
+
+def report_intervals(
+    *, report: RebenchReport, original: QrelSet, refined: QrelSet, rel_level: int = 1
+) -> RefinedIntervals:
+    """:func:`rebench_intervals` for the runs of a re-benchmark ``report`` of ``original``
+    vs ``refined``, with Kendall's tau against the report's original nDCG@10 scores (what
+    the command, the page, the API and the pipeline show)."""
+    return rebench_intervals(
+        original=original,
+        refined=refined,
+        runs=rebench_runs(dataset=original.dataset, names=report.runs),
+        rel_level=rel_level,
+        original_scores={r.system: r.scores[metrics.NDCG10] for r in report.result.before},
+    )
 
 
 def _summary_note(result: RefinedIntervals) -> str:

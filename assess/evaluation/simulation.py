@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from debates.simulated import SimulatedAssessor
 
 from .interval_comparisons import machine_only_intervals
-from .intervals import Interval, PooledLabel, query_measure, refined_intervals
+from .intervals import Interval, IntervalError, PooledLabel, query_measure, refined_intervals
 
 METHODS = ("ppi", "llm_only", "human_only")
 AUDIT_DESIGNS = ("uniform", "impact")
@@ -300,8 +300,6 @@ def _tally(
     seed: int,
 ) -> None:
     """Add one replication's intervals of each method to the tallies."""
-    from .intervals import IntervalError
-
     measures = (design.measure,)
     for method, use_machine in (("ppi", True), ("human_only", False)):
         try:

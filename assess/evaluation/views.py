@@ -26,10 +26,9 @@ from corpora.models import Dataset, QrelSet
 from corpora.services import dataset_get
 
 from . import plots
-from .metrics import NDCG10
 from .rag_eval import rag_generators, rag_stored_report
 from .rebench import RebenchError, RebenchReport, rebench_compute, rebench_runs
-from .refined_intervals import interval_tables, rebench_intervals
+from .refined_intervals import interval_tables, report_intervals
 from .selectors import qrel_sets_by_name, queries_with_answers_count, runs_finished
 from .tables import RAG_FORMULA, mean_deltas, rag_table, rebench_tables, relevance_note
 
@@ -118,12 +117,11 @@ def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
         tables = rebench_tables(report.result)
         refined = choice["refined"]
         if hasattr(refined, "refinement"):
-            found = rebench_intervals(
+            found = report_intervals(
+                report=report,
                 original=choice["original"],
                 refined=refined,
-                runs=rebench_runs(dataset=dataset, names=report.runs),
                 rel_level=choice["rel_level"],
-                original_scores={r.system: r.scores[NDCG10] for r in report.result.before},
             )
             context["interval_tables"] = interval_tables(found)
         context.update(

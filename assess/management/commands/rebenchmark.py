@@ -1,8 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from assess.evaluation.metrics import NDCG10
 from assess.evaluation.rebench import RebenchError, rebench_compute, rebench_qrel_set, rebench_runs
-from assess.evaluation.refined_intervals import interval_tables, rebench_intervals
+from assess.evaluation.refined_intervals import interval_tables, report_intervals
 from assess.evaluation.tables import format_text, rebench_tables, relevance_note
 from corpora.management.commands._common import load_dataset
 
@@ -77,11 +76,7 @@ class Command(BaseCommand):
                 "provenance to sample from.\n"
             )
             return
-        found = rebench_intervals(
-            original=original,
-            refined=refined,
-            runs=runs,
-            rel_level=opts["rel_level"],
-            original_scores={r.system: r.scores[NDCG10] for r in report.result.before},
+        found = report_intervals(
+            report=report, original=original, refined=refined, rel_level=opts["rel_level"]
         )
         self.stdout.write("\n" + format_text(interval_tables(found)))
