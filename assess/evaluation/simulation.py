@@ -11,7 +11,10 @@ One replication, from a reference qrels file taken as the perfect assessor's lab
    (:class:`debates.simulated.SimulatedAssessor`): consensus or escalation;
 4. humans: every escalated pair gets a simulated annotator's label; each agreed pair is
    audited with probability ``audit_share`` (Bernoulli, strata = consensus label x round of
-   agreement, all at the same share unless ``stratified``), and audited pairs get a label;
+   agreement, all at the same share), or by the impact-weighted design, or by the two-phase
+   Neyman design of :mod:`debates.audit_design` (``audit_design="neyman"``: a pilot at half
+   the share, then the rest of the budget by each stratum's error rate seen in the pilot),
+   and audited pairs get a label;
 5. the estimand: each system's mean nDCG@10 under the starting qrels plus the truth's label
    of every pooled pair (a pooled pair the truth does not list is non-relevant);
 6. three 95% intervals per system: prediction-powered (``ppi``), the machine labels with a
@@ -24,16 +27,18 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from debates.simulated import SimulatedAssessor
+from debates.audit_design import AuditStratum, audit_allocation, stratum_name
+from debates.simulated import DebateOutcome, SimulatedAssessor
 
 from .interval_comparisons import machine_only_intervals
 from .intervals import Interval, IntervalError, PooledLabel, query_measure, refined_intervals
 
 METHODS = ("ppi", "llm_only", "human_only")
-AUDIT_DESIGNS = ("uniform", "impact")
+AUDIT_DESIGNS = ("uniform", "impact", "neyman")
 
 
 def audit_inclusions(
@@ -190,6 +195,8 @@ def _replication(
             if d not in start[q]
         }
     )
+    if design.audit_design == "neyman":
+        return start, *_neyman_replication(truth, pooled, design, rng)
     counts = {"escalated": 0, "calls": 0, "wrong": 0, "human": 0}
     if design.audit_design == "impact":
         inclusion = audit_inclusions(pooled, runs, share=design.audit_share, depth=design.depth)
@@ -216,12 +223,64 @@ def _replication(
                 d,
                 outcome.label,
                 assessor.annotate(relevant, rng) if drawn else None,
-                f"label {outcome.label}, round {outcome.round}",
+                stratum_name(outcome.label, outcome.round),
                 drawn,
                 inclusion[(q, d)],
             )
         )
     return start, labels, counts
+
+
+def _neyman_replication(
+    truth: Mapping[str, Mapping[str, int]],
+    pooled: Sequence[tuple[str, str]],
+    design: StudyDesign,
+    rng: random.Random,
+) -> tuple[list[PooledLabel], dict[str, int]]:
+    """(pooled labels, counts) of one replication under the two-phase Neyman audit: every
+    pair's debate, draw and would-be human label are simulated first (the human label is
+    seen only if the pair is drawn), the pilot's labels give each stratum's error rate, and
+    a pair is audited when its draw is below its stratum's final probability."""
+    assessor = design.assessor
+    counts = {"escalated": 0, "calls": 0, "wrong": 0, "human": 0}
+    rows: list[tuple[str, str, DebateOutcome, float, int]] = []
+    for q, d in pooled:
+        relevant = bool(truth.get(q, {}).get(d, 0))
+        outcome = assessor.debate(relevant, rng)
+        counts["calls"] += outcome.calls
+        rows.append((q, d, outcome, rng.random(), assessor.annotate(relevant, rng)))
+    agreed = [(stratum_name(o.label, o.round), o.label, u, h) for *_, o, u, h in rows
+              if o.label is not None]  # fmt: skip
+    sizes = Counter(name for name, *_ in agreed)
+    pilot = audit_allocation(
+        {n: AuditStratum(size) for n, size in sizes.items()},
+        share=design.audit_share, allocation="neyman", pilot_done=False,
+    )  # fmt: skip
+    judged: Counter[str] = Counter()
+    wrong: Counter[str] = Counter()
+    for name, label, u, human in agreed:
+        if u < pilot[name]:
+            judged[name] += 1
+            wrong[name] += human != label
+    final = audit_allocation(
+        {n: AuditStratum(size, pilot[n], judged[n], wrong[n]) for n, size in sizes.items()},
+        share=design.audit_share, allocation="neyman", pilot_done=True,
+    )  # fmt: skip
+    labels: list[PooledLabel] = []
+    for q, d, outcome, u, human in rows:
+        if outcome.label is None:
+            counts["escalated"] += 1
+            counts["human"] += 1
+            labels.append(PooledLabel(q, d, None, human, "escalated", True, 1.0))
+            continue
+        name = stratum_name(outcome.label, outcome.round)
+        drawn = u < final[name]
+        counts["wrong"] += outcome.label != int(bool(truth.get(q, {}).get(d, 0)))
+        counts["human"] += drawn
+        labels.append(
+            PooledLabel(q, d, outcome.label, human if drawn else None, name, drawn, final[name])
+        )
+    return labels, counts
 
 
 def _estimand(

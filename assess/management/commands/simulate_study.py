@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from assess.evaluation.simulation import StudyDesign
+from assess.evaluation.simulation import AUDIT_DESIGNS, StudyDesign
 from assess.evaluation.study import StudyError, study_simulate
 from corpora.management.commands._common import load_dataset
 from debates.simulated import SimulatedAssessor
@@ -73,10 +73,12 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--audit-design",
-            choices=("uniform", "impact"),
+            choices=AUDIT_DESIGNS,
             default="uniform",
             help="uniform: every agreed pair audited at the share (default); impact: with a "
-            "probability proportional to its DCG gain over the runs, the same number expected",
+            "probability proportional to its DCG gain over the runs, the same number expected; "
+            "neyman: a pilot at half the share, then the rest by each stratum's error rate "
+            "(consensus label x round; debates.audit_design)",
         )
         parser.add_argument("--replications", type=int, default=200, help="Default 200")
         parser.add_argument("--seed", type=int, default=1, help="Default 1")
