@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from assess.models import LabelProvenance
+from assess.models import LabelProvenance, Refinement
 from corpora.identical import skip_identical
 from corpora.models import QrelSet, Run
 from corpora.services import run_rows
@@ -24,7 +24,7 @@ from corpora.services import run_rows
 from . import interval_comparisons as ic
 from . import intervals as iv
 from . import metrics
-from .rebench import RebenchReport, qrels_dict, rebench_runs
+from .rebench import RebenchError, RebenchReport, qrels_dict, rebench_compute, rebench_runs
 from .tables import Table
 
 HUMAN_SOURCES = (LabelProvenance.Source.HUMAN, LabelProvenance.Source.ADJUDICATED)
@@ -229,6 +229,32 @@ def report_intervals(
         rel_level=rel_level,
         original_scores={r.system: r.scores[metrics.NDCG10] for r in report.result.before},
     )
+
+
+def refinement_runs(*, refinement: Refinement) -> list[Run]:
+    """The systems a refined set's intervals are shown for outside the re-benchmark page
+    (the datasheet, the budget planner): the finished runs its pool was made from, by name,
+    or every finished run of the dataset when the pool names none. Raises RebenchError when
+    there is no finished run at all."""
+    pooled = list(refinement.pool.runs.filter(status=Run.Status.DONE).order_by("name"))
+    return pooled or rebench_runs(dataset=refinement.qrel_set.dataset)
+
+
+def refinement_intervals(*, refinement: Refinement, rel_level: int = 1) -> RefinedIntervals:
+    """:func:`report_intervals` of a refined set against the original it was refined from,
+    for :func:`refinement_runs`: the one computation behind the benchmark zip's datasheet,
+    the job page's budget panel and the API's ``budget``. Reads only. Never raises for a
+    re-benchmark that cannot run (no finished run...): ``error`` says why instead."""
+    refined, original = refinement.qrel_set, refinement.original
+    try:
+        runs = refinement_runs(refinement=refinement)
+        report = rebench_compute(
+            dataset=refined.dataset, original=original, refined=refined, runs=runs,
+            rel_level=rel_level,
+        )  # fmt: skip
+    except RebenchError as exc:
+        return RefinedIntervals(error=str(exc))
+    return report_intervals(report=report, original=original, refined=refined, rel_level=rel_level)
 
 
 def _summary_note(result: RefinedIntervals) -> str:
