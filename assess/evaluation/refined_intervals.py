@@ -12,9 +12,12 @@ refined qrels as a human would complete their labelled pairs); the notes say how
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from django.core.cache import cache
 
 from assess.models import LabelProvenance, Refinement
 from corpora.identical import skip_identical
@@ -24,7 +27,14 @@ from corpora.services import run_rows
 from . import interval_comparisons as ic
 from . import intervals as iv
 from . import metrics
-from .rebench import RebenchError, RebenchReport, qrels_dict, rebench_compute, rebench_runs
+from .rebench import (
+    CACHE_SECONDS,
+    RebenchError,
+    RebenchReport,
+    qrels_dict,
+    rebench_compute,
+    rebench_runs,
+)
 from .tables import Table
 
 HUMAN_SOURCES = (LabelProvenance.Source.HUMAN, LabelProvenance.Source.ADJUDICATED)
@@ -240,21 +250,49 @@ def refinement_runs(*, refinement: Refinement) -> list[Run]:
     return pooled or rebench_runs(dataset=refinement.qrel_set.dataset)
 
 
+def _refinement_key(refinement: Refinement, runs: Sequence[Run], rel_level: int) -> str:
+    """What a refined set's intervals depend on: its provenance (written once, with the set),
+    the original set, the runs, the relevance level and the audit share of every job behind
+    the provenance (read live: raising a share re-weights the sample)."""
+    shares = (
+        LabelProvenance.objects.filter(qrel_set=refinement.qrel_set)
+        .values_list("job_id", "job__audit_share")
+        .distinct()
+        .order_by("job_id")
+    )
+    parts = [f"{q.pk}@{q.created.isoformat()}" for q in (refinement.qrel_set, refinement.original)]
+    parts += sorted(f"{r.pk}@{r.created.isoformat()}" for r in runs)
+    parts += [f"job{job}:{share!r}" for job, share in shares]
+    parts.append(f"rel={rel_level}")
+    return "assess:refined-intervals:" + hashlib.sha256("|".join(parts).encode()).hexdigest()
+
+
 def refinement_intervals(*, refinement: Refinement, rel_level: int = 1) -> RefinedIntervals:
     """:func:`report_intervals` of a refined set against the original it was refined from,
     for :func:`refinement_runs`: the one computation behind the benchmark zip's datasheet,
-    the job page's budget panel and the API's ``budget``. Reads only. Never raises for a
+    the job page's budget panel and the API's ``budget``. Reads only. Cached (Django's
+    cache, as the re-benchmark, :data:`assess.evaluation.rebench.CACHE_SECONDS`) under what
+    it depends on, since the job page asks again at every poll. Never raises for a
     re-benchmark that cannot run (no finished run...): ``error`` says why instead."""
     refined, original = refinement.qrel_set, refinement.original
     try:
         runs = refinement_runs(refinement=refinement)
+    except RebenchError as exc:
+        return RefinedIntervals(error=str(exc))
+    key = _refinement_key(refinement, runs, rel_level)
+    found = cache.get(key)
+    if found is not None:
+        return found
+    try:
         report = rebench_compute(
             dataset=refined.dataset, original=original, refined=refined, runs=runs,
             rel_level=rel_level,
         )  # fmt: skip
     except RebenchError as exc:
         return RefinedIntervals(error=str(exc))
-    return report_intervals(report=report, original=original, refined=refined, rel_level=rel_level)
+    found = report_intervals(report=report, original=original, refined=refined, rel_level=rel_level)
+    cache.set(key, found, CACHE_SECONDS)
+    return found
 
 
 def _summary_note(result: RefinedIntervals) -> str:

@@ -58,3 +58,10 @@ def test_an_audit_share_of_zero_is_named(refined, client_as):
     text = panel(client, refined.job)
     assert "No budget yet:" in text and "intervals need an audit share > 0" in text
     assert job_budget(job=refined.job).more_human_labels is None
+
+
+def test_a_changed_audit_share_is_seen_at_the_next_read_though_the_figures_are_cached(refined):
+    DebateJob.objects.filter(pk=refined.job.pk).update(audit_share=0.5)
+    assert job_budget(job=refined.job).more_human_labels == 2
+    DebateJob.objects.filter(pk=refined.job.pk).update(audit_share=0.0)
+    assert "intervals need an audit share > 0" in job_budget(job=refined.job).error
