@@ -28,6 +28,7 @@ from ninja import Field, Header, Query, Router, Schema, Status
 from ninja.errors import HttpError
 from pydantic import create_model
 
+from assess.evaluation.budget import job_budget
 from assess.evaluation.rebench import RebenchError, rebench_compute
 from assess.evaluation.refined_intervals import report_intervals
 from assess.evaluation.tables import rebench_tables
@@ -189,6 +190,16 @@ def _job_out(job: DebateJob) -> JobOut:
     )
 
 
+class JobDetailOut(JobOut):
+    """A job as the list shows it, plus the budget planner (:func:`assess.evaluation.budget.
+    job_budget`, the job page's panel): ``{"more_human_labels": int | None,
+    "target_half_width": 0.01, "measure": "nDCG@10", "undecided_pairs": [{"a", "b"}],
+    "n_human": int, "error": str, "refined": str}``, from the newest refined set of the
+    job's pool; ``error`` says what is missing (no refined set yet, no audit)."""
+
+    budget: dict[str, Any]
+
+
 def _job_or_404(job_id: int) -> DebateJob:
     job = DebateJob.objects.select_related("pool__dataset").filter(pk=job_id).first()
     if job is None:
@@ -278,11 +289,14 @@ def _job_create_refused(exc: DebateJobError) -> HttpError:
     return HttpError(400, str(exc))
 
 
-@router.get("/jobs/{job_id}", response={200: JobOut, **error_responses(404, 422)})
-def job_detail(request: HttpRequest, job_id: RowId) -> JobOut:
+@router.get("/jobs/{job_id}", response={200: JobDetailOut, **error_responses(404, 422)})
+def job_detail(request: HttpRequest, job_id: RowId) -> JobDetailOut:
     """A job and its progress (debates by status, agreed by round, escalated by reason,
-    calls and tokens)."""
-    return _job_out(_job_or_404(job_id))
+    calls and tokens), and ``budget``: about how many more human labels for +-0.01 on
+    nDCG@10 and the system pairs still undecided, from the newest refined set of its pool
+    (``budget.error`` says what is missing)."""
+    job = _job_or_404(job_id)
+    return JobDetailOut(**_job_out(job).model_dump(), budget=job_budget(job=job).as_json())
 
 
 def _control(request: HttpRequest, job_id: int, action: str) -> JobOut:

@@ -12,6 +12,9 @@ class AssessConfig(AppConfig):
         from debates.views import job_panel_register
 
         from . import tasks  # noqa: F401  (registers the tasks: services enqueue them by name)
+        from .datasheet_intervals import refinement_intervals_sheet
+        from .evaluation.budget import job_budget_panel
+        from .refined.benchmark_zip import benchmark_intervals_register
         from .refined.operations import refine_step_register
         from .refined.panels import job_costs_panel
         from .review import receivers
@@ -22,6 +25,12 @@ class AssessConfig(AppConfig):
         # The refined side adds its own panel (the cost of the final labels), so the review
         # package never imports the refined one (assess/review/__init__.py).
         job_panel_register(job_costs_panel)
+        # The budget planner (more human labels for a tighter nDCG@10, undecided system
+        # pairs) is evaluation's: it reads the intervals of the pool's newest refined set.
+        job_panel_register(job_budget_panel)
+        # The benchmark zip's datasheet shows the intervals, which the refined package may
+        # not compute (it never imports evaluation): this app's own module does.
+        benchmark_intervals_register(refinement_intervals_sheet)
         # assess also adds its review-queue and audit-estimate lines to `debate_job ID
         # progress`, which debates cannot compute without importing assess.
         job_notes_register(job_review_notes)

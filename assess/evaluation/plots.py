@@ -11,6 +11,7 @@ shared between web requests.
 from __future__ import annotations
 
 import io
+import textwrap
 from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
@@ -32,6 +33,7 @@ _RC: dict[RcKeyType, Any] = {
     "font.size": 9,
 }
 _UP, _DOWN, _SAME = "#1b7837", "#b2182b", "#777777"
+_BEFORE, _AFTER = "#777777", "#2166ac"
 
 
 class _RanksLike(Protocol):
@@ -40,6 +42,20 @@ class _RanksLike(Protocol):
 
     @property
     def after(self) -> int: ...
+
+
+class _IntervalLike(Protocol):
+    @property
+    def estimate(self) -> float: ...
+
+    @property
+    def low(self) -> float: ...
+
+    @property
+    def high(self) -> float: ...
+
+    @property
+    def n_human(self) -> int: ...
 
 
 def _svg(fig: Figure) -> str:
@@ -199,3 +215,82 @@ def holes_histogram_svg(holes: Mapping[str, int], *, title: str = "Holes filled 
             ax.set_xticks(xs)
 
     return _render(draw, (6.0, 3.5))
+
+
+def intervals_svg(
+    before: Mapping[str, float],
+    after: Mapping[str, _IntervalLike],
+    *,
+    caveat: str = "",
+    measure: str = "nDCG@10",
+) -> str:
+    """Each system's ``measure`` on the original qrels (``before``: a grey ring, no interval:
+    every label there is a human one) and on the refined qrels (``after``: a blue dot with
+    its 95% interval as a bar), one row per system, best refined estimate on top; beside
+    each interval its sample size, "n = N human labels". ``caveat`` (our own text) is
+    printed under the axes, so that a downloaded file carries it.
+
+    ``after`` maps system names to :class:`assess.evaluation.intervals.Interval` (or
+    anything with ``estimate``, ``low``, ``high``, ``n_human``); a system missing from
+    ``before`` is drawn without its ring. Returns SVG text. ValueError when ``after`` is
+    empty.
+    """
+    if not after:
+        raise ValueError("intervals_svg needs at least one system")
+    ordered = sorted(after, key=lambda s: (-after[s].estimate, s))
+    note = textwrap.fill(caveat, 110) if caveat else ""
+
+    def draw(fig: Figure) -> None:
+        ax = fig.add_subplot()
+        for row, system in enumerate(ordered):
+            found = after[system]
+            ax.errorbar(
+                [found.estimate],
+                [row + 0.15],
+                xerr=[[found.estimate - found.low], [found.high - found.estimate]],
+                fmt="o",
+                color=_AFTER,
+                capsize=3,
+                label="refined qrels: estimate, 95% interval" if row == 0 else None,
+            )
+            ax.annotate(
+                f"n = {found.n_human:,} human labels",
+                (found.high, row + 0.15),
+                xytext=(6, 0),
+                textcoords="offset points",
+                ha="left",
+                va="center",
+                fontsize=8,
+                color=_AFTER,
+            )
+            if system in before:
+                ax.plot(
+                    [before[system]],
+                    [row - 0.15],
+                    marker="o",
+                    markerfacecolor="none",
+                    color=_BEFORE,
+                    linestyle="none",
+                    label="original qrels (all human: no interval)" if row == 0 else None,
+                )
+        ax.set_yticks(list(range(len(ordered))), ordered)
+        ax.set_ylim(len(ordered) - 0.5, -0.5)
+        ax.margins(x=0.25)
+        ax.set_xlabel(f"{measure} (95% interval, prediction-powered)")
+        ax.set_title(f"{measure} per system: original and refined qrels", pad=24)
+        ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, fontsize=8, frameon=False)
+        if note:
+            # Below the axis label, whatever the figure's height (an offset in points).
+            ax.annotate(
+                note,
+                (0, 0),
+                xycoords="axes fraction",
+                xytext=(0, -34),
+                textcoords="offset points",
+                ha="left",
+                va="top",
+                fontsize=7,
+                color="#444444",
+            )
+
+    return _render(draw, (7.0, max(2.5, 0.45 * len(ordered) + 1.4)))

@@ -12,11 +12,14 @@ refined qrels as a human would complete their labelled pairs); the notes say how
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from assess.models import LabelProvenance
+from django.core.cache import cache
+
+from assess.models import LabelProvenance, Refinement
 from corpora.identical import skip_identical
 from corpora.models import QrelSet, Run
 from corpora.services import run_rows
@@ -24,7 +27,14 @@ from corpora.services import run_rows
 from . import interval_comparisons as ic
 from . import intervals as iv
 from . import metrics
-from .rebench import RebenchReport, qrels_dict, rebench_runs
+from .rebench import (
+    CACHE_SECONDS,
+    RebenchError,
+    RebenchReport,
+    qrels_dict,
+    rebench_compute,
+    rebench_runs,
+)
 from .tables import Table
 
 HUMAN_SOURCES = (LabelProvenance.Source.HUMAN, LabelProvenance.Source.ADJUDICATED)
@@ -229,6 +239,60 @@ def report_intervals(
         rel_level=rel_level,
         original_scores={r.system: r.scores[metrics.NDCG10] for r in report.result.before},
     )
+
+
+def refinement_runs(*, refinement: Refinement) -> list[Run]:
+    """The systems a refined set's intervals are shown for outside the re-benchmark page
+    (the datasheet, the budget planner): the finished runs its pool was made from, by name,
+    or every finished run of the dataset when the pool names none. Raises RebenchError when
+    there is no finished run at all."""
+    pooled = list(refinement.pool.runs.filter(status=Run.Status.DONE).order_by("name"))
+    return pooled or rebench_runs(dataset=refinement.qrel_set.dataset)
+
+
+def _refinement_key(refinement: Refinement, runs: Sequence[Run], rel_level: int) -> str:
+    """What a refined set's intervals depend on: its provenance (written once, with the set),
+    the original set, the runs, the relevance level and the audit share of every job behind
+    the provenance (read live: raising a share re-weights the sample)."""
+    shares = (
+        LabelProvenance.objects.filter(qrel_set=refinement.qrel_set)
+        .values_list("job_id", "job__audit_share")
+        .distinct()
+        .order_by("job_id")
+    )
+    parts = [f"{q.pk}@{q.created.isoformat()}" for q in (refinement.qrel_set, refinement.original)]
+    parts += sorted(f"{r.pk}@{r.created.isoformat()}" for r in runs)
+    parts += [f"job{job}:{share!r}" for job, share in shares]
+    parts.append(f"rel={rel_level}")
+    return "assess:refined-intervals:" + hashlib.sha256("|".join(parts).encode()).hexdigest()
+
+
+def refinement_intervals(*, refinement: Refinement, rel_level: int = 1) -> RefinedIntervals:
+    """:func:`report_intervals` of a refined set against the original it was refined from,
+    for :func:`refinement_runs`: the one computation behind the benchmark zip's datasheet,
+    the job page's budget panel and the API's ``budget``. Reads only. Cached (Django's
+    cache, as the re-benchmark, :data:`assess.evaluation.rebench.CACHE_SECONDS`) under what
+    it depends on, since the job page asks again at every poll. Never raises for a
+    re-benchmark that cannot run (no finished run...): ``error`` says why instead."""
+    refined, original = refinement.qrel_set, refinement.original
+    try:
+        runs = refinement_runs(refinement=refinement)
+    except RebenchError as exc:
+        return RefinedIntervals(error=str(exc))
+    key = _refinement_key(refinement, runs, rel_level)
+    found = cache.get(key)
+    if found is not None:
+        return found
+    try:
+        report = rebench_compute(
+            dataset=refined.dataset, original=original, refined=refined, runs=runs,
+            rel_level=rel_level,
+        )  # fmt: skip
+    except RebenchError as exc:
+        return RefinedIntervals(error=str(exc))
+    found = report_intervals(report=report, original=original, refined=refined, rel_level=rel_level)
+    cache.set(key, found, CACHE_SECONDS)
+    return found
 
 
 def _summary_note(result: RefinedIntervals) -> str:

@@ -26,18 +26,26 @@ from corpora.models import Dataset, QrelSet
 from corpora.services import dataset_get
 
 from . import plots
+from .metrics import NDCG10
 from .rag_eval import rag_generators, rag_stored_report
 from .rebench import RebenchError, RebenchReport, rebench_compute, rebench_runs
-from .refined_intervals import interval_tables, report_intervals
+from .refined_intervals import (
+    COVERAGE_CAVEAT,
+    RefinedIntervals,
+    interval_tables,
+    report_intervals,
+)
 from .selectors import qrel_sets_by_name, queries_with_answers_count, runs_finished
 from .tables import RAG_FORMULA, mean_deltas, rag_table, rebench_tables, relevance_note
 
 READERS = (Role.RESEARCHER, Role.ADMIN)
-PLOTS = ("ranks", "deltas", "holes")
+PLOTS = ("ranks", "deltas", "holes", "intervals")
 PLOT_ALT = {
     "ranks": "Slope chart of each system's rank on nDCG@10, original to refined qrels",
     "deltas": "Bars of each system's change in every measure, one panel per measure",
     "holes": "Histogram of holes filled per query",
+    "intervals": "Each system's nDCG@10 on the original qrels and on the refined qrels with "
+    "its 95% interval and the number of human labels behind it",
 }
 SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'"
 
@@ -101,7 +109,8 @@ def _rebench_report(dataset: Dataset, choice: dict, names: list[str]) -> Rebench
 @require_GET
 def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
     """Leaderboards before/after, rank changes with Kendall's tau and paired tests, per-query
-    changes and the three plots, for the chosen original and refined qrel sets and runs."""
+    changes and the plots (for a refined set also the intervals, as tables and a plot), for
+    the chosen original and refined qrel sets and runs."""
     dataset = _dataset_or_404(slug)
     choice = _rebench_choice(request, dataset)
     all_runs = runs_finished(dataset=dataset)
@@ -116,6 +125,7 @@ def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
     if report is not None:
         tables = rebench_tables(report.result)
         refined = choice["refined"]
+        found = None
         if hasattr(refined, "refinement"):
             found = report_intervals(
                 report=report,
@@ -130,23 +140,55 @@ def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
                 "relevance_note": relevance_note(report.result),
                 "tables": tables[:3],
                 "per_query": tables[3],
-                "plots": [
-                    {
-                        "name": plot,
-                        "alt": PLOT_ALT[plot],
-                        "url": _plot_url(request, dataset, plot),
-                        # The delta panels also come one measure a file.
-                        "measures": [
-                            (m, _plot_url(request, dataset, plot, measure=m))
-                            for m in (report.result.measures if plot == "deltas" else ())
-                        ],
-                    }
-                    for plot in PLOTS
-                ],
+                "plots": _plots(request, dataset, report, found),
             }
         )
     status = 400 if context["errors"] else 200
     return render(request, "assess/refined/rebenchmark.html", context, status=status)
+
+
+def _plots(
+    request: HttpRequest, dataset: Dataset, report: RebenchReport, found: RefinedIntervals | None
+) -> list[dict]:
+    """The page's figures: ``name``, ``alt``, ``url``, the delta panels' ``measures`` and,
+    for the intervals plot (only for a refined set, whose provenance it needs), its
+    ``caveat`` and, when the sample cannot support intervals, the ``error`` shown in its
+    place."""
+    out = []
+    for plot in PLOTS:
+        if plot == "intervals" and found is None:
+            continue
+        out.append(
+            {
+                "name": plot,
+                "alt": PLOT_ALT[plot],
+                "url": _plot_url(request, dataset, plot),
+                # The delta panels also come one measure a file.
+                "measures": [
+                    (m, _plot_url(request, dataset, plot, measure=m))
+                    for m in (report.result.measures if plot == "deltas" else ())
+                ],
+                "error": found.error if plot == "intervals" and found else "",
+                "caveat": COVERAGE_CAVEAT if plot == "intervals" else "",
+            }
+        )
+    return out
+
+
+def _intervals_svg(report: RebenchReport, choice: dict) -> str:
+    """The intervals plot of a re-benchmark of a refined set. Http404 with the words of what
+    is missing when the set was not refined or its sample cannot support intervals."""
+    refined = choice["refined"]
+    if not hasattr(refined, "refinement"):
+        raise Http404(f"Qrel set {refined.name!r} was not refined: it has no intervals.")
+    found = report_intervals(
+        report=report, original=choice["original"], refined=refined, rel_level=choice["rel_level"]
+    )
+    if found.ppi is None:
+        raise Http404(f"No interval: {found.error}.")
+    before = {r.system: r.scores[NDCG10] for r in report.result.before}
+    after = {s: by["nDCG@10"] for s, by in found.ppi.by_system.items()}
+    return plots.intervals_svg(before, after, caveat=COVERAGE_CAVEAT)
 
 
 def _plot_url(request: HttpRequest, dataset: Dataset, plot: str, **extra: str) -> str:
@@ -163,8 +205,11 @@ def _plot_url(request: HttpRequest, dataset: Dataset, plot: str, **extra: str) -
 def rebenchmark_plot(request: HttpRequest, slug: str, plot: str) -> HttpResponse:
     """One re-benchmark plot as an SVG file: ``ranks`` (slope chart of ranks before →
     after), ``deltas`` (each system's change in every measure, one panel per measure; with
-    ``?measure=LABEL`` that measure's bars alone) or ``holes`` (holes filled per query).
-    ``?download=1`` serves it as an attachment. An unknown plot or measure is a 404."""
+    ``?measure=LABEL`` that measure's bars alone), ``holes`` (holes filled per query) or
+    ``intervals`` (nDCG@10 per system, original and refined with its 95% interval and
+    sample size: a refined set only). ``?download=1`` serves it as an attachment. An
+    unknown plot or measure is a 404, as are intervals the sample cannot support (the 404
+    says what is missing)."""
     dataset = _dataset_or_404(slug)
     if plot not in PLOTS:
         raise Http404(f"Unknown plot {plot!r}.")
@@ -189,9 +234,11 @@ def rebenchmark_plot(request: HttpRequest, slug: str, plot: str) -> HttpResponse
             name = f"{plot}-{slugify(measure)}"
         else:
             raise Http404(f"Unknown measure {measure!r} (known: {', '.join(deltas)}).")
-    else:
+    elif plot == "holes":
         holes = {q: report.holes_per_query.get(q, 0) for q in result.queries}
         svg = plots.holes_histogram_svg(holes)
+    else:
+        svg = _intervals_svg(report, choice)
     response = HttpResponse(svg, content_type="image/svg+xml")
     response["Content-Security-Policy"] = SVG_POLICY
     filename = f"{dataset.slug}-{choice['refined'].name}-{name}.svg"

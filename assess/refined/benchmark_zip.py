@@ -17,9 +17,10 @@ lines in code-point order and JSON keys sorted. Documents and queries are stream
 database in batches (:data:`BATCH_SIZE`) straight into the compressor, never all in memory.
 
 What the README says can change after the refined set was made (a licence edited in the
-admin, more audits judged, other prices): :func:`benchmark_stamp` hashes the rendered README
-into the export key (:func:`assess.refined.exports.export_key`), so an export whose README
-would differ is written anew. Documents, queries' text and metadata, and the refined qrels
+admin, more audits judged, other prices, an audit share raised, which moves the intervals):
+:func:`benchmark_stamp` hashes the rendered README into the export key
+(:func:`assess.refined.exports.export_key`), so an export whose README would differ is
+written anew. Documents, queries' text and metadata, and the refined qrels
 never change once imported or written.
 """
 
@@ -50,6 +51,7 @@ from .datasheet import (
     AgreementSheet,
     AuditSheet,
     Datasheet,
+    IntervalsSheet,
     JobSheet,
     RunSheet,
     datasheet_render,
@@ -64,6 +66,22 @@ LAYOUT_VERSION = 1
 # The earliest time a ZIP entry can carry: no clock reaches the bytes.
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 _UNSAFE_PATH = re.compile(r"[^A-Za-z0-9._-]+")
+
+#: Who computes a refined set's intervals for its datasheet: ``provider(refinement) ->
+#: IntervalsSheet``. The estimators are evaluation's, which this package may not import
+#: (assess/refined/__init__.py), so ``assess.apps`` registers one that may.
+INTERVALS_PROVIDERS: list[Callable[[Refinement], IntervalsSheet]] = []
+
+
+def benchmark_intervals_register(provider: Callable[[Refinement], IntervalsSheet]) -> None:
+    """Make ``provider(refinement) -> IntervalsSheet`` the one that fills the datasheet's
+    intervals section (idempotent; a later registration replaces an earlier one)."""
+    INTERVALS_PROVIDERS[:] = [provider]
+
+
+def _intervals_sheet(refinement: Refinement) -> IntervalsSheet | None:
+    """The registered provider's sheet, or None when none is registered."""
+    return INTERVALS_PROVIDERS[0](refinement) if INTERVALS_PROVIDERS else None
 
 
 def zip_path_part(value: str, *, fallback: str) -> str:
@@ -164,7 +182,8 @@ def benchmark_datasheet(*, refinement: Refinement) -> Datasheet:
     from its provenance; each debate job it considered (``Refinement.jobs``, in id order;
     a job deleted since is left out) gives its agents, settings, audit and agreement; the
     cost lines are :func:`assess.refined.cost.format_costs` of :func:`assess.refined.
-    selectors.refined_costs`.
+    selectors.refined_costs`; the intervals come from the provider registered with
+    :func:`benchmark_intervals_register` (none registered: not computed).
     """
     qrel_set = refinement.qrel_set
     dataset: Dataset = qrel_set.dataset
@@ -203,6 +222,7 @@ def benchmark_datasheet(*, refinement: Refinement) -> Datasheet:
         costs=tuple(line.strip() for line in format_costs(refined_costs(qrel_set=qrel_set))),
         human_sources=_human_sources(refinement),
         excluded_annotators=tuple(refinement.excluded_annotators or ()),
+        intervals=_intervals_sheet(refinement),
     )
 
 

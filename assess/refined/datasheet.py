@@ -179,6 +179,46 @@ class RunSheet:
 
 
 @dataclass(frozen=True, slots=True)
+class IntervalCell:
+    """One 95% interval: the point ``estimate``, its ``low`` and ``high`` ends and the
+    ``n_human`` human labels behind it."""
+
+    estimate: float
+    low: float
+    high: float
+    n_human: int
+
+
+@dataclass(frozen=True, slots=True)
+class IntervalsSheet:
+    """The refined measures' 95% intervals (computed outside this package, by
+    ``assess.evaluation.refined_intervals.refinement_intervals``, and handed in as plain
+    values), or ``error`` saying why there are none.
+
+    ``systems``: ``{run name: {measure: IntervalCell}}``; ``audited``: agreed pairs with an
+    audit human label (the estimator's sample); ``escalated``: escalated pairs, all
+    human-labelled; ``agreed``: machine-labelled pairs (the debates' consensus);
+    ``unresolved``: pool pairs without a final label, left out; ``pairs`` system pairs
+    compared on nDCG@10 and ``settled`` of them with their order settled at 95%; ``tau``:
+    Kendall's tau of the original and refined rankings with its interval (low, high);
+    ``caveat``: the measured coverage sentence (our own text, written as it is); ``notes``:
+    what the estimator noted (strata without a human label...), which, like ``error`` and
+    the run names, may quote ids from the database and are escaped."""
+
+    error: str = ""
+    systems: Mapping[str, Mapping[str, IntervalCell]] = field(default_factory=dict)
+    audited: int = 0
+    escalated: int = 0
+    agreed: int = 0
+    unresolved: int = 0
+    pairs: int = 0
+    settled: int = 0
+    tau: tuple[float, float, float] | None = None
+    caveat: str = ""
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Datasheet:
     """Everything the README of one benchmark zip says.
 
@@ -192,7 +232,8 @@ class Datasheet:
     how many annotators gave them and whether they agreed (single-human, humans-unanimous,
     humans-majority: :func:`assess.refined.export_formats.label_source`);
     ``excluded_annotators`` lists the annotators a refinement left out (flagged under the
-    gold accuracy floor), each ``{"annotator", "gold_correct", "gold_answers", "floor"}``.
+    gold accuracy floor), each ``{"annotator", "gold_correct", "gold_answers", "floor"}``;
+    ``intervals`` the refined measures' 95% intervals (None: not computed).
     """
 
     folder: str
@@ -226,6 +267,7 @@ class Datasheet:
     costs: tuple[str, ...]
     human_sources: Mapping[str, int] = field(default_factory=dict)
     excluded_annotators: tuple[Mapping[str, object], ...] = ()
+    intervals: IntervalsSheet | None = None
 
 
 def _header(s: Datasheet) -> list[str]:
@@ -434,6 +476,65 @@ def _jobs(s: Datasheet) -> list[str]:
     return lines
 
 
+# The method, with its sources; the formulas are in assess/evaluation/intervals.py.
+INTERVALS_METHOD = (
+    "Each run's measures on the refined qrels are estimated by prediction-powered inference "
+    "(Angelopoulos, Bates, Fannjiang, Jordan and Zrnic, Prediction-powered inference, "
+    "Science 382, 2023): the measure under the debates' labels, corrected by the human "
+    "labels of the audit, a probability sample of the agreed pairs, each weighted by the "
+    "inverse of its audit share (the difference estimator of survey sampling; escalated "
+    "pairs are all labelled by humans). Intervals are at 95%; how they are computed and "
+    'checked: `docs/rebenchmarking.md` of DREAM Assess, section "Intervals".'
+)
+
+
+def _cell(c: IntervalCell) -> str:
+    return f"{c.estimate:.4f} [{c.low:.4f}, {c.high:.4f}] (n = {c.n_human:,})"
+
+
+def _interval_lines(v: IntervalsSheet) -> list[str]:
+    lines = ["- Per run: estimate [95% interval] (n = human labels behind it):"]
+    for system, by in sorted(v.systems.items()):
+        # nDCG@10 first (the measure the rest of the section is about), then by name.
+        order = sorted(by, key=lambda m: (m != "nDCG@10", m))
+        cells = "; ".join(f"{md_code(m)} {_cell(by[m])}" for m in order)
+        lines.append(f"  - {md_code(system)}: {cells}")
+    if v.pairs:
+        lines.append(
+            f"- Run pairs whose nDCG@10 order is settled at 95%: {v.settled:,} of {v.pairs:,} "
+            f"({v.settled / v.pairs:.0%})"
+        )
+    if v.tau is not None:
+        tau, low, high = v.tau
+        lines.append(
+            f"- Kendall's tau of the original and refined rankings (nDCG@10): {tau:.3f} "
+            f"[{low:.3f}, {high:.3f}]"
+        )
+    return lines
+
+
+def _intervals(s: Datasheet) -> list[str]:
+    lines = ["## Intervals on the refined measures", ""]
+    v = s.intervals
+    if v is None:
+        return [*lines, "No interval was computed for this file."]
+    lines += [INTERVALS_METHOD, ""]
+    lines.append(
+        f"- Sample sizes: {_many(v.audited + v.escalated, 'human label')} ("
+        f"{_many(v.audited, 'audited agreed pair')}, {_many(v.escalated, 'escalated pair')}); "
+        f"{_many(v.agreed, 'machine label')} (the debates' consensus); "
+        f"{_many(v.unresolved, 'pair')} without a final label, left out"
+    )
+    if v.error:
+        lines.append(f"- No interval: {md_text(v.error)}")
+    else:
+        lines += _interval_lines(v)
+    if v.caveat:
+        lines.append(f"- Caveat: {one_line(v.caveat)}")
+    lines += [f"- Note: {md_text(note)}" for note in v.notes]
+    return lines
+
+
 def _costs(s: Datasheet) -> list[str]:
     lines = [
         "## Cost per final label",
@@ -491,9 +592,11 @@ def datasheet_render(*, sheet: Datasheet) -> str:
     subset); final labels by source, unresolved by reason, escalations by reason; per
     debate job its agents (model, backend, reasoning options), prompt version, R, scale,
     temperature, token budgets, audit (Wilson interval) and agreement among annotators;
-    the cost per final label; how to load it. Deterministic: equal sheets, equal text.
+    the refined measures' 95% intervals (method, sample sizes, per run and measure, settled
+    run pairs, Kendall's tau, the caveat; or why there are none); the cost per final
+    label; how to load it. Deterministic: equal sheets, equal text.
     """
-    sections = (_header, _source, _refined, _pool, _labels, _jobs, _costs, _loading)
+    sections = (_header, _source, _refined, _pool, _labels, _jobs, _intervals, _costs, _loading)
     lines: list[str] = []
     for section in sections:
         if lines:

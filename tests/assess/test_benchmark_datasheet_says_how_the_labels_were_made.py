@@ -33,6 +33,7 @@ HEADINGS = [
     "## Final labels of the pool's pairs",
     "## Debate jobs",
     "### Job 7",
+    "## Intervals on the refined measures",
     "## Cost per final label",
     "## Loading",
 ]

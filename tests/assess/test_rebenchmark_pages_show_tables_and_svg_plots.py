@@ -1,5 +1,6 @@
 """The re-benchmark page shows the same tables as the command, the per-query changes in a
-collapsible section, and three plots as <img> of SVG files that can be downloaded."""
+collapsible section, and its plots (three, and the intervals for a refined set) as <img> of
+SVG files that can be downloaded."""
 
 import pytest
 from django.urls import reverse
@@ -43,13 +44,20 @@ def test_the_page_tables_are_the_command_tables(refined, client_as):
         "ranks.svg",
         "deltas.svg",
         "holes.svg",
+        "intervals.svg",  # a refined set's: its intervals drawn with the other plots
     ]
     assert "<svg" not in html  # plots are files, never inlined
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(
-    ("plot", "text"), [("ranks", "1. alpha"), ("deltas", "beta"), ("holes", "2 queries, 2 holes")]
+    ("plot", "text"),
+    [
+        ("ranks", "1. alpha"),
+        ("deltas", "beta"),
+        ("holes", "2 queries, 2 holes"),
+        ("intervals", "n = 1 human labels"),
+    ],
 )
 def test_each_plot_is_an_svg_file_with_a_download(refined, client_as, plot, text):
     client = client_as("admin")

@@ -1,0 +1,45 @@
+"""The benchmark zip's datasheet gets its intervals here: :mod:`assess.refined` writes the
+datasheet but may not import :mod:`assess.evaluation`, which owns the estimators; this module
+of the assess app itself may import both, and ``assess.apps`` registers
+:func:`refinement_intervals_sheet` with
+:func:`assess.refined.benchmark_zip.benchmark_intervals_register`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .evaluation.refined_intervals import COVERAGE_CAVEAT, refinement_intervals
+from .models import Refinement
+from .refined.datasheet import IntervalCell, IntervalsSheet
+
+
+def refinement_intervals_sheet(refinement: Refinement) -> IntervalsSheet:
+    """The datasheet's intervals for ``refinement``: the same figures as
+    :func:`assess.evaluation.refined_intervals.refinement_intervals` (the pool's runs
+    against the original qrels; binary relevance, grade >= 1) as plain values: per run and
+    measure the estimate, its 95% interval and its sample size, the sample's counts, the
+    settled run pairs, Kendall's tau and the caveat; ``error`` says why there are none."""
+    found = refinement_intervals(refinement=refinement)
+    counts = found.counts
+    sheet = IntervalsSheet(
+        error=found.error,
+        audited=counts.get("audited", 0),
+        escalated=counts.get("escalated", 0),
+        agreed=counts.get("agreed", 0),
+        unresolved=counts.get("unresolved", 0),
+        caveat=COVERAGE_CAVEAT,
+        notes=tuple(found.notes),
+    )
+    if found.ppi is None:
+        return sheet
+    return replace(
+        sheet,
+        systems={
+            system: {m: IntervalCell(i.estimate, i.low, i.high, i.n_human) for m, i in by.items()}
+            for system, by in found.ppi.by_system.items()
+        },
+        pairs=len(found.pairs),
+        settled=sum(p.settled for p in found.pairs),
+        tau=found.tau,
+    )

@@ -1,0 +1,104 @@
+"""The budget planner: about how many more human labels would narrow a debate job's refined
+nDCG@10 to +-0.01, and which system pairs are still undecided. Reads only.
+
+One function, :func:`job_budget`, serves the job page's panel (:func:`job_budget_panel`,
+registered by ``assess.apps`` with :func:`debates.views.job_panel_register`) and the API's
+job detail (``budget``), so that both say the same. The figures come from the newest refined
+set of the job's pool (:func:`assess.evaluation.refined_intervals.refinement_intervals`):
+the audit's human labels as they stood when that set was made. Without a refined set, or
+when its sample cannot support an interval, ``error`` says what is missing instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.http import HttpRequest
+from django.template.loader import render_to_string
+
+from assess.models import Refinement
+from debates.models import DebateJob
+
+from .refined_intervals import BUDGET_TARGET, COVERAGE_CAVEAT, refinement_intervals
+
+MEASURE = "nDCG@10"
+
+
+@dataclass(frozen=True)
+class LabelBudget:
+    """What the planner says for one job.
+
+    ``refined``: the name of the refined set it was computed from ("" when there is none);
+    ``more_human_labels``: about how many more audited labels would bring every system's
+    nDCG@10 interval to a half-width of ``target_half_width`` (0: narrow enough already;
+    None: unknown, see ``error``); ``n_human``: the human labels behind the intervals;
+    ``undecided_pairs``: the system pairs ``(a, b)`` whose nDCG@10 order is not settled at
+    95%; ``pairs``: all system pairs compared; ``error``: what is missing, "" when computed.
+    """
+
+    refined: str = ""
+    more_human_labels: int | None = None
+    n_human: int = 0
+    undecided_pairs: tuple[tuple[str, str], ...] = ()
+    pairs: int = 0
+    error: str = ""
+    target_half_width: float = BUDGET_TARGET
+    measure: str = MEASURE
+    notes: tuple[str, ...] = field(default=())
+
+    def as_json(self) -> dict[str, Any]:
+        """``{"more_human_labels": int | None, "target_half_width": 0.01, "measure":
+        "nDCG@10", "undecided_pairs": [{"a", "b"}], "n_human": int, "error": str,
+        "refined": str}`` (the API's ``budget``)."""
+        return {
+            "more_human_labels": self.more_human_labels,
+            "target_half_width": self.target_half_width,
+            "measure": self.measure,
+            "undecided_pairs": [{"a": a, "b": b} for a, b in self.undecided_pairs],
+            "n_human": self.n_human,
+            "error": self.error,
+            "refined": self.refined,
+        }
+
+
+def job_budget(*, job: DebateJob, rel_level: int = 1) -> LabelBudget:
+    """The budget planner's figures for ``job`` from the newest refined set of its pool
+    (:func:`~assess.evaluation.refined_intervals.refinement_intervals`: the pool's runs,
+    intervals by the difference estimator over the audit, Cochran's sample-size rule for the
+    labels needed; see :func:`assess.evaluation.interval_comparisons.labels_for_half_width`).
+    Never raises for missing data: ``error`` says "no refined set of this pool yet" or what
+    the intervals lack (e.g. "intervals need an audit share > 0")."""
+    refinement = (
+        Refinement.objects.select_related("qrel_set__dataset", "pool", "original")
+        .filter(pool=job.pool_id)
+        .order_by("-pk")
+        .first()
+    )
+    if refinement is None:
+        return LabelBudget(
+            error="no refined set of this pool yet: refine the pool to plan the human labels"
+        )
+    found = refinement_intervals(refinement=refinement, rel_level=rel_level)
+    name = refinement.qrel_set.name
+    if found.ppi is None:
+        return LabelBudget(refined=name, error=found.error or "no interval could be computed")
+    return LabelBudget(
+        refined=name,
+        more_human_labels=found.more_labels,
+        n_human=found.ppi.n_human,
+        undecided_pairs=tuple((p.a, p.b) for p in found.pairs if not p.settled),
+        pairs=len(found.pairs),
+        notes=tuple(found.notes),
+    )
+
+
+def job_budget_panel(request: HttpRequest, job: DebateJob) -> str:
+    """The budget planner's panel on the job page
+    (``templates/assess/partials/job_budget_panel.html``): :func:`job_budget`,
+    or the words of what is missing. Read-only."""
+    return render_to_string(
+        "assess/partials/job_budget_panel.html",
+        {"budget": job_budget(job=job), "caveat": COVERAGE_CAVEAT},
+        request=request,
+    )

@@ -1,0 +1,44 @@
+"""``GET /api/v1/jobs/{id}`` carries the budget planner of the job page (one service for
+both): more human labels for +-0.01 on nDCG@10, the undecided system pairs, the human
+sample's size, or the words of what is missing (the ``holes`` world of
+tests/fixtures/refine.py)."""
+
+import pytest
+
+from debates.models import DebateJob
+
+pytestmark = pytest.mark.django_db
+
+KEYS = {
+    "more_human_labels",
+    "target_half_width",
+    "measure",
+    "undecided_pairs",
+    "n_human",
+    "error",
+    "refined",
+}
+
+
+def test_the_job_detail_has_the_budget_of_the_newest_refined_set(refined, api_as):
+    DebateJob.objects.filter(pk=refined.job.pk).update(audit_share=0.5)
+    response = api_as("researcher").get(f"/api/v1/jobs/{refined.job.pk}")
+    assert response.status_code == 200
+    budget = response.json()["budget"]
+    assert set(budget) == KEYS
+    assert budget == {
+        "more_human_labels": 2,
+        "target_half_width": 0.01,
+        "measure": "nDCG@10",
+        "undecided_pairs": [{"a": "alpha", "b": "beta"}],
+        "n_human": 1,
+        "error": "",
+        "refined": "test-dream",
+    }
+
+
+def test_without_a_refined_set_the_budget_says_so(holes, api_as):
+    budget = api_as("researcher").get(f"/api/v1/jobs/{holes.job.pk}").json()["budget"]
+    assert budget["more_human_labels"] is None and budget["n_human"] == 0
+    assert budget["undecided_pairs"] == []
+    assert budget["error"].startswith("no refined set of this pool yet")
