@@ -559,6 +559,10 @@ def audit_interval(
     return Interval(point, min(float(low), point), max(float(high), point), len(would_be))
 
 
+def _unit(value: float) -> float:
+    return min(max(value, 0.0), 1.0)
+
+
 def refined_intervals(
     *,
     runs: Mapping[str, Mapping[str, Sequence[str]]],
@@ -602,8 +606,11 @@ def refined_intervals(
                 f"{name} / {rank_band(r, measure)}"
                 for name, r in zip(design.stratum_of, ranks, strict=True)
             ]
-            out.setdefault(system, {})[measure] = audit_interval(
-                base, would_be, wrong, cells, design.inv_pi
+            found = audit_interval(base, would_be, wrong, cells, design.inv_pi)
+            # Every measure here is a mean of per-query values in [0, 1]: so is the truth,
+            # and a value outside that range says nothing (it comes with tiny samples).
+            out.setdefault(system, {})[measure] = Interval(
+                _unit(found.estimate), _unit(found.low), _unit(found.high), found.n_human
             )
             zs.setdefault(measure, {})[system] = would_be
             bases.setdefault(measure, {})[system] = base

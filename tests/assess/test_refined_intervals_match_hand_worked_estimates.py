@@ -47,16 +47,17 @@ def test_p_at_10_is_the_machine_value_plus_the_horvitz_thompson_correction():
     assert interval.estimate == pytest.approx(0.05)
     assert interval.n_human == 3
     # The audit saw one of the label-1 stratum's wrong labels and pi = 0.5, so more may lie
-    # unseen (each would lower P@10 by 0.05): the interval reaches below the estimate, and
-    # no further above it than the label-0 stratum's unseen errors could lift it.
-    assert interval.low < 0.05 - 0.05
+    # unseen (each would lower P@10 by 0.05): the interval reaches below the estimate, down
+    # to 0, the least P@10 can be (its bounds are clipped to [0, 1]).
+    assert interval.low == 0.0
     assert interval.high > 0.05
     assert found.base["P@10"]["s"] == pytest.approx(0.15)
 
 
 def test_a_stratum_with_unanswered_audits_counts_its_answered_share_only():
     # Two of the label-1 stratum's pairs are drawn, one answered: pi = 0.5 * 1/2 = 0.25, so
-    # the one wrong label found weighs 4: 0.15 + 4 * (-0.05) = -0.05.
+    # the one wrong label found weighs 4: 0.15 + 4 * (-0.05) = -0.05, shown as 0 (the least
+    # P@10 can be; weighed 2, as the design's 0.5 alone says, it would be 0.05).
     pool = [
         label("q1", "b", 1, 0),
         label("q2", "y", 1, None, drawn=True),
@@ -64,7 +65,7 @@ def test_a_stratum_with_unanswered_audits_counts_its_answered_share_only():
         label("q2", "z", 0, 0),
     ]
     found = two_queries_p_at_10(pool)
-    assert found.by_system["s"]["P@10"].estimate == pytest.approx(0.15 - 4 * 0.05)
+    assert found.by_system["s"]["P@10"].estimate == 0.0
 
 
 def test_ndcg_with_every_pair_audited_is_the_human_value_even_with_two_errors_in_a_query():
