@@ -52,6 +52,7 @@ from debates.services.common import (
 )
 from debates.services.lane import lane_run
 from debates.services.queue import debates_enqueue
+from debates.services.threads import LLMGate
 from debates.services.webhooks import webhook_job_event
 
 RENEWED_BY_STORE_S = 0.25  # a turn stored this recently renewed the lease (see Lease.renew)
@@ -480,7 +481,7 @@ class GuardedClient:
         sleep: Callable[[float], None],
         meter: Meter | None = None,
         stop: threading.Event | None = None,
-        gate: threading.Semaphore | None = None,
+        gate: LLMGate | None = None,
     ) -> None:
         self.inner = inner
         self._gate = gate
