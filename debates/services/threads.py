@@ -40,6 +40,19 @@ class LLMGate:
         for _ in range(slots):
             self._tokens.put(None)
 
+    def acquire(self, blocking: bool = True, timeout: float | None = None) -> bool:
+        """Take a slot, as ``threading.Semaphore.acquire``: True once taken; False when
+        ``blocking`` is false and no slot is free, or none came within ``timeout`` s."""
+        try:
+            self._tokens.get(blocking, timeout)
+        except queue.Empty:
+            return False
+        return True
+
+    def release(self) -> None:
+        """Give a slot back."""
+        self._tokens.put(None)
+
     def __enter__(self) -> LLMGate:
         self._tokens.get()
         return self
