@@ -119,3 +119,12 @@ def helper_submit(fn: Callable[[], T]) -> Future[T]:
             if helpers is None or helpers.pid != os.getpid():
                 helpers = _helpers = _Helpers()
     return helpers.submit(fn)
+
+
+def helpers_reset() -> None:
+    """Let the next :func:`helper_submit` start new helper threads; the current ones stay
+    idle (a profiler that hooks the start of threads then sees the helpers' work:
+    ``bench/llm_throughput_bench.py --profile``)."""
+    global _helpers
+    with _helpers_lock:
+        _helpers = None
