@@ -390,9 +390,11 @@ def profile_both(
     print(line("bare (a)", bare, concurrency))
     print(line("in-proc (b)", inline, concurrency))
     from debates.services.lane import lane_reset
+    from debates.services.threads import helpers_reset
 
     product, anchor = ThreadProfiles(), ThreadProfiles()
     lane_reset()  # the database lane's threads start again, under the profiler
+    helpers_reset()  # so do the helpers that ask a round's first turn
     pool = bench_pool(dataset, pairs, "profiled")
     inline = run_inline(server, pool, concurrency, profiled=product)
     bare = run_bare(

@@ -32,6 +32,7 @@ and keeps doing so for this client.
 from __future__ import annotations
 
 import email.utils
+import functools
 import json
 import logging
 import os
@@ -115,6 +116,12 @@ def estimate_tokens(text: str) -> int:
     if not text.isascii():
         count += len(text.encode("utf-8")) - len(text)
     return count
+
+
+# estimate_tokens of the texts counted last: every call of a debate counts its system prompt,
+# one of a few fixed texts, beside a user prompt seen once; three regular expressions over the
+# system prompt per call were a measurable share of the LLM stage's CPU at 64 in flight.
+_estimate_recent = functools.lru_cache(maxsize=256)(estimate_tokens)
 
 
 def parse_retry_after(headers: Any, *, now: float | None = None) -> float | None:
@@ -385,7 +392,7 @@ class OpenAIClient:
         """Tokens of ``text``: the given tokenizer's count, else :func:`estimate_tokens`."""
         if self._tokenizer is not None:
             return self._tokenizer(text)
-        return estimate_tokens(text)
+        return _estimate_recent(text)
 
     @staticmethod
     def _response_format(mode: str, params: GenerationParams) -> dict[str, Any]:

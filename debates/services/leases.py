@@ -52,6 +52,7 @@ from debates.services.common import (
 )
 from debates.services.lane import lane_run
 from debates.services.queue import debates_enqueue
+from debates.services.threads import LLMGate
 from debates.services.webhooks import webhook_job_event
 
 RENEWED_BY_STORE_S = 0.25  # a turn stored this recently renewed the lease (see Lease.renew)
@@ -71,8 +72,8 @@ class Lease:
 
     def __init__(self, debate_id: int, token: str, seconds: float) -> None:
         self.debate_id, self.token, self.seconds = debate_id, token, seconds
-        # When the claim, or the turn just stored, also extended the lease under a running
-        # job: the renewal before the next call (a few ms later) is then already done.
+        # When the claim, a stored turn or a renewal last extended the lease under a running
+        # job: a renewal due within RENEWED_BY_STORE_S of it (a few ms later) is already done.
         self.confirmed_at: float | None = time.monotonic()
 
 
@@ -230,12 +231,14 @@ def lease_claim(*, debate_id: int, seconds: float | None = None) -> Lease | None
 
 def lease_renew(*, lease: Lease) -> None:
     """Extend ``lease`` by its seconds. Raises JobStopped if the job left "running",
-    LeaseLost if another worker took the debate over. Skipped right after a claim or a stored
-    turn did the same (within :data:`RENEWED_BY_STORE_S`). A connection the server closed
-    meanwhile is reopened."""
-    confirmed, lease.confirmed_at = lease.confirmed_at, None
+    LeaseLost if another worker took the debate over. Skipped right after a claim, a stored
+    turn or another renewal did the same (within :data:`RENEWED_BY_STORE_S`): the two turns
+    of a round, asked at once, then renew once between them, not twice. A connection the
+    server closed meanwhile is reopened."""
+    confirmed = lease.confirmed_at
     if confirmed is not None and time.monotonic() - confirmed < RENEWED_BY_STORE_S:
         return
+    lease.confirmed_at = None
 
     def renew() -> Any:
         expires = timezone.now() + timedelta(seconds=lease.seconds)
@@ -251,6 +254,7 @@ def lease_renew(*, lease: Lease) -> None:
         raise LeaseLost(f"debate {lease.debate_id}: lease lost")
     if row[0] != DebateJob.Status.RUNNING:
         raise JobStopped(f"debate {lease.debate_id}: its job is no longer running")
+    lease.confirmed_at = time.monotonic()
 
 
 def lease_turn_store(
@@ -480,7 +484,7 @@ class GuardedClient:
         sleep: Callable[[float], None],
         meter: Meter | None = None,
         stop: threading.Event | None = None,
-        gate: threading.Semaphore | None = None,
+        gate: LLMGate | None = None,
     ) -> None:
         self.inner = inner
         self._gate = gate

@@ -27,6 +27,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from concurrent import futures
 from datetime import datetime
 from functools import partial
 
@@ -41,6 +42,7 @@ from debates.llm.base import ContextTooLongError
 from debates.llm.config import AgentConfig
 from debates.models import Debate, DebateJob, Turn
 from debates.services import backends
+from debates.services.claimed import ClaimedDebate, claimed_debate_load
 from debates.services.common import (
     MAX_ATTEMPTS,
     MAX_CONCURRENCY,
@@ -63,7 +65,8 @@ from debates.services.leases import (
     lease_release,
     lease_turn_store,
 )
-from debates.services.queue import debates_enqueue, debates_pending_ids, job_queue
+from debates.services.queue import debates_enqueue, debates_pending_ids
+from debates.services.threads import LLMGate, helper_submit
 from debates.signals import debate_ended
 
 log = logging.getLogger(__name__)
@@ -128,28 +131,19 @@ def _pair_runner(
 ) -> tuple[
     tuple[TurnRecord | None, BaseException | None], tuple[TurnRecord | None, BaseException | None]
 ]:
-    """:data:`debates.engine.PairRunner`: ``first`` in a helper thread, ``second`` in this
-    one. The helper's database connection (a lease renewal opens one) is closed when it
-    ends; its error, if any, is returned, not raised."""
-    results: list[tuple[TurnRecord | None, BaseException | None]] = []
-
-    def ask_first() -> None:
-        try:
-            results.append((first(), None))
-        except BaseException as exc:  # handed to the debate's thread, which raises it
-            results.append((None, exc))
-        finally:
-            connection.close()
-
-    helper = threading.Thread(target=ask_first, name=f"{threading.current_thread().name}-A")
-    helper.start()
+    """:data:`debates.engine.PairRunner`: ``first`` on a helper thread
+    (:func:`~debates.services.threads.helper_submit`), ``second`` in this one; each one's
+    error, if any, is returned, not raised, once both ended."""
+    future = helper_submit(first)
     try:
         mine: tuple[TurnRecord | None, BaseException | None] = (second(), None)
     except Exception as exc:
         mine = (None, exc)
     finally:
-        helper.join()
-    return results[0], mine
+        futures.wait((future,))  # an interrupt of this thread too waits for the helper
+    error = future.exception()
+    theirs = (None, error) if error is not None else (future.result(), None)
+    return theirs, mine
 
 
 def debate_run(
@@ -158,7 +152,7 @@ def debate_run(
     requeue: bool = True,
     sleep: Callable[[float], None] = time.sleep,
     stop: threading.Event | None = None,
-    gate: threading.Semaphore | None = None,
+    gate: LLMGate | None = None,
 ) -> Debate:
     """Run (or resume) debate ``debate_id`` to its end; idempotent. Returns the debate as
     stored after. Raises ``Debate.DoesNotExist`` if there is no such debate.
@@ -180,8 +174,9 @@ def debate_run(
     meet the same fault. ``sleep`` is the wait used between LLM retries. KeyboardInterrupt
     and SystemExit give the debate back (pending, lease cleared, stored turns kept, no
     attempt counted) and are raised again; so does ``stop`` once set (checked before each
-    LLM call; an in-process run sets it on Ctrl-C). ``gate``, a semaphore shared by the
-    threads of an in-process run or a thread-pool worker, bounds the LLM requests in flight;
+    LLM call; an in-process run sets it on Ctrl-C). ``gate``, an
+    :class:`~debates.services.threads.LLMGate` shared by the threads of an in-process run or
+    a thread-pool worker, bounds the LLM requests in flight;
     with a gate the two turns of a round are asked at once (see
     :func:`debates.engine.debate_pair`), each holding its own slot.
 
@@ -210,39 +205,41 @@ def debate_run(
     return lane_run(lambda: _debate_store(row, lease, outcome, elapsed))
 
 
-def _debate_load(debate_id: int) -> tuple[Debate, list[TurnRecord]]:
-    """The claimed debate with its job and pair, and its stored turns as done turns."""
-    row = Debate.objects.select_related("job", "pair__query", "pair__document").get(pk=debate_id)
-    done = [turn_record_build(turn=t) for t in row.turns.order_by("round", "agent")]
-    return row, done
+def _debate_load(debate_id: int) -> tuple[ClaimedDebate, list[TurnRecord]]:
+    """The claimed debate with its job's settings and pair, and its stored turns as done
+    turns (asked for only when there are some: a debate's first attempt has none)."""
+    row = claimed_debate_load(debate_id=debate_id)
+    if not row.turns_stored:
+        return row, []
+    turns = Turn.objects.filter(debate_id=debate_id).order_by("round", "agent")
+    return row, [turn_record_build(turn=t) for t in turns]
 
 
 def _debate_store(
-    row: Debate, lease: Lease, outcome: engine.DebateOutcome, elapsed: float
+    row: ClaimedDebate, lease: Lease, outcome: engine.DebateOutcome, elapsed: float
 ) -> Debate:
     """Store ``outcome`` under ``lease`` (nothing if the lease was lost), then the debate."""
     if not lease_end(lease=lease, outcome=outcome, elapsed=elapsed):
-        log.warning("debate %s finished after losing its lease; not stored", row.pk)
+        log.warning("debate %s finished after losing its lease; not stored", row.debate_id)
     else:
         _debate_ended(row, outcome.status)
-    return Debate.objects.get(pk=row.pk)
+    return Debate.objects.get(pk=row.debate_id)
 
 
 def _debate_ask(
-    row: Debate,
+    row: ClaimedDebate,
     done: list[TurnRecord],
     lease: Lease,
     meter: Meter,
     *,
     sleep: Callable[[float], None],
     stop: threading.Event | None,
-    gate: threading.Semaphore | None,
+    gate: LLMGate | None,
 ) -> engine.DebateOutcome:
     """The engine's debate of ``row``'s pair under ``lease``: each agent's client guarded by
     the lease, the stored turns given back as done, each new turn stored as it comes."""
-    job = row.job
-    config = job_debate_config(job=job)
-    keys = api_keys_decrypt(token=job.api_keys_encrypted)
+    config = row.engine_config()
+    keys = api_keys_decrypt(token=row.api_keys_encrypted)
     client_a, client_b = (
         GuardedClient(
             backends.agent_client_get(config=agent_config, api_key=keys.get(agent)),
@@ -253,16 +250,16 @@ def _debate_ask(
             stop=stop,
             gate=gate,
         )
-        for agent, agent_config in zip(("A", "B"), job.agents, strict=True)
+        for agent, agent_config in zip(("A", "B"), row.agent_configs(), strict=True)
     )
     return engine.debate_pair(
-        pair_text_build(pair=row.pair),
+        row.pair,
         client_a,
         client_b,
         config,
         done_turns=done,
         on_turn=lambda record: lease_turn_store(
-            lease=lease, record=record, prompt_version=job.prompt_version, meter=meter
+            lease=lease, record=record, prompt_version=config.prompt_version, meter=meter
         ),
         # With a gate of slots the round's two requests can be in flight together; one
         # at a time (no gate) they stay one after the other.
@@ -271,7 +268,13 @@ def _debate_ask(
 
 
 def _debate_give_up(
-    row: Debate, lease: Lease, meter: Meter, exc: BaseException, elapsed: float, *, requeue: bool
+    row: ClaimedDebate,
+    lease: Lease,
+    meter: Meter,
+    exc: BaseException,
+    elapsed: float,
+    *,
+    requeue: bool,
 ) -> None:
     """The one failure path of :func:`debate_run`: count the answered requests whose turn was
     not stored, then, by what went wrong: a lost lease writes nothing more (another worker
@@ -279,7 +282,7 @@ def _debate_give_up(
     counted); an error that would recur fails the debate at once; any other error is a failed
     attempt (retried later, or failed after MAX_ATTEMPTS)."""
     try:
-        meter.unstored_count(debate_id=row.pk)
+        meter.unstored_count(debate_id=row.debate_id)
         if isinstance(exc, LeaseLost):
             log.warning("%s; another worker owns it now", exc)
         elif isinstance(exc, JobStopped) or not isinstance(exc, Exception):
@@ -292,16 +295,22 @@ def _debate_give_up(
                 error=error_text(exc),
                 final=final,
                 requeue=requeue and not final,
-                queue=job_queue(row.job),
+                queue=_queue_of(row),
             )
-            _debate_failure_log(row.pk, exc, status)
+            _debate_failure_log(row.debate_id, exc, status)
             if status == Debate.Status.FAILED:
                 _debate_ended(row, Debate.Status.FAILED)
     except Exception:
         if isinstance(exc, Exception):
             raise
         # An interrupt may have broken the connection: the lease will expire instead.
-        log.exception("debate %s: could not give the debate back", row.pk)
+        log.exception("debate %s: could not give the debate back", row.debate_id)
+
+
+def _queue_of(row: ClaimedDebate) -> str:
+    """The Celery queue of ``row``'s job (:func:`~debates.services.common.debate_queue`)."""
+    agent_a, agent_b = row.agent_configs()
+    return debate_queue(agent_a=agent_a, agent_b=agent_b)
 
 
 def _debate_failure_log(debate_id: int, exc: BaseException, status: str | None) -> None:
@@ -312,11 +321,13 @@ def _debate_failure_log(debate_id: int, exc: BaseException, status: str | None) 
     log.warning("debate %s attempt failed%s: %s", debate_id, now, error_text(exc))
 
 
-def _debate_ended(row: Debate, status: str) -> None:
+def _debate_ended(row: ClaimedDebate, status: str) -> None:
     """After a debate's outcome is stored: finish its job if it was the last open debate,
     and tell other apps (the review queue) through :data:`debates.signals.debate_ended`."""
     job_finish_if_done(job_id=row.job_id)
-    debate_ended.send_robust(sender=Debate, debate_id=row.pk, job_id=row.job_id, status=status)
+    debate_ended.send_robust(
+        sender=Debate, debate_id=row.debate_id, job_id=row.job_id, status=status
+    )
 
 
 def debate_job_run_inline(
@@ -367,19 +378,19 @@ def debate_job_run_inline(
             lane_release()  # the run's connections are not kept until the lane idles
 
 
-def _llm_gate(width: int) -> tuple[threading.Semaphore | None, int]:
-    """``(gate, threads)`` for ``width`` LLM requests in flight: a semaphore of ``width``
+def _llm_gate(width: int) -> tuple[LLMGate | None, int]:
+    """``(gate, threads)`` for ``width`` LLM requests in flight: a gate of ``width``
     slots and ``width`` + ``width``/8 threads (1 to 4 spare), which store turns and load
     debates while the slots' requests are in flight, so no slot idles on a database write.
     Width 1: no gate, one thread."""
     if width <= 1:
         return None, 1
-    return threading.Semaphore(width), width + min(4, max(1, width // 8))
+    return LLMGate(width), width + min(4, max(1, width // 8))
 
 
 # The LLM slots of this worker process (debate_worker_gate_install); None outside a thread
 # pool worker.
-_worker_gate: threading.Semaphore | None = None
+_worker_gate: LLMGate | None = None
 
 
 def debate_worker_gate_install(*, slots: int) -> int:
@@ -395,7 +406,7 @@ def debate_worker_gate_install(*, slots: int) -> int:
     return threads
 
 
-def debate_worker_gate() -> threading.Semaphore | None:
+def debate_worker_gate() -> LLMGate | None:
     """The gate installed by :func:`debate_worker_gate_install` in this process, or None."""
     return _worker_gate
 

@@ -2,11 +2,10 @@
 in-process run does), so a debate writing its turn never holds a slot another debate's ready
 request could use. Pure logic: no worker, no database."""
 
-import threading
-
 import pytest
 
 from debates.services import run
+from debates.services.threads import LLMGate
 
 
 @pytest.fixture(autouse=True)
@@ -24,7 +23,7 @@ def test_the_pool_runs_an_eighth_more_threads_than_slots_at_least_one_at_most_fo
 def test_the_gate_has_exactly_c_slots():
     run.debate_worker_gate_install(slots=16)
     gate = run.debate_worker_gate()
-    assert isinstance(gate, threading.Semaphore)
+    assert isinstance(gate, LLMGate)
     taken = 0
     while gate.acquire(blocking=False):
         taken += 1
