@@ -39,6 +39,7 @@ from assess.refined.refine import (
     open_disagreements_sentence,
 )
 from assess.refined.selectors import refined_costs, refinements_of
+from assess.review.audit import audit_strata
 from assess.review.selectors import job_agreement, job_audit, job_queue_counts
 from core.fixes import error_worded
 from debates.models import DebateJob
@@ -159,6 +160,11 @@ class JobOut(Schema):
     page: str
     batch: bool
     audit_share: float
+    #: How the audit share is spread over the strata: "proportional" or "neyman".
+    audit_allocation: str
+    #: {stratum ("label L, round R"): {"size", "inclusion", "judged", "wrong"}}: agreed labels,
+    #: the audit's probability, audited pairs with a human label and how many it contradicts.
+    audit_strata: dict[str, dict[str, float | int]] = {}
     gold_share: float
     #: Sentences to heed (pairs too long for the agents' context: they end escalated as
     #: "too_long"); the job runs all the same.
@@ -185,6 +191,8 @@ def _job_out(job: DebateJob) -> JobOut:
         page=f"/jobs/{job.pk}/",
         batch=job.batch,
         audit_share=job.audit_share,
+        audit_allocation=job.audit_allocation,
+        audit_strata={name: s.as_json() for name, s in audit_strata(job=job).items()},
         gold_share=job.gold_share,
         warnings=debate_job_warnings(job=job),
     )

@@ -29,11 +29,14 @@ sample with the stored probabilities.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Literal, get_args
 
-ALLOCATIONS = ("proportional", "neyman")
+AuditAllocation = Literal["proportional", "neyman"]
+ALLOCATIONS: tuple[str, ...] = get_args(AuditAllocation)
 NEYMAN_PILOT = 0.5  # the pilot's share of the audit budget, before the Neyman phase
 
 
@@ -112,3 +115,49 @@ def _neyman(
         for n in low or high:
             pinned[n] = floor[n] if n in low else 1.0
     return {n: pinned.get(n, floor[n]) for n in strata}
+
+
+@dataclass(frozen=True)
+class AuditDesign:
+    """A job's audit as stored: its ``share`` (in [0, 1]), its ``allocation`` (one of
+    :data:`ALLOCATIONS`) and ``committed``, each stratum's probability applied so far
+    ({stratum name: probability in [0, 1]}; a stratum not in it has none yet)."""
+
+    share: float
+    allocation: str = "proportional"
+    committed: Mapping[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def stored(cls, *, share: float, allocation: str, inclusion: object) -> AuditDesign:
+        """The design of a job's stored fields; ``inclusion`` is the stored JSON (a dict, or
+        its text; None or "" for none). Raises ValueError naming the stratum whose
+        probability is not a number in [0, 1], or an unknown allocation."""
+        if allocation not in ALLOCATIONS:
+            raise ValueError(
+                f"audit allocation: one of {', '.join(ALLOCATIONS)}, got {allocation!r}"
+            )
+        raw = (
+            json.loads(inclusion) if isinstance(inclusion, str | bytes) and inclusion else inclusion
+        )
+        if not raw:
+            return cls(share=share, allocation=allocation)
+        if not isinstance(raw, Mapping):
+            raise ValueError(f"audit inclusion: an object of stratum: probability, got {raw!r}")
+        committed: dict[str, float] = {}
+        for name, value in raw.items():
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"audit inclusion of {name!r}: not a number, got {value!r}")
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"audit inclusion of {name!r}: not in [0, 1], got {value}")
+            committed[str(name)] = float(value)
+        return cls(share=share, allocation=allocation, committed=committed)
+
+    def probability(self, stratum: str) -> float:
+        """The probability a pair of ``stratum`` is drawn with now: its committed one, raised
+        to what :func:`audit_allocation` gives any stratum before the Neyman phase (the share
+        when proportional, the pilot's when Neyman), so a stratum no allocation committed yet,
+        or a share raised since, draws as the next allocation will at least."""
+        committed = AuditStratum(size=0, committed=self.committed.get(stratum, 0.0))
+        return audit_allocation(
+            {stratum: committed}, share=self.share, allocation=self.allocation, pilot_done=False
+        )[stratum]

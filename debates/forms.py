@@ -23,6 +23,7 @@ from django.http import QueryDict
 from core.fields import StorableCharField
 from corpora.models import Pool
 from debates import prompts
+from debates.audit_design import ALLOCATIONS
 from debates.engine import MAX_ROUNDS
 from debates.llm.config import EXTRA_BODY_MAX_CHARS, REASONING_EFFORTS, AgentConfig
 from debates.services.backends import (
@@ -166,6 +167,13 @@ def _extra_body_field() -> forms.CharField:
     )
 
 
+# The launch form's words for each audit allocation (debates.audit_design.ALLOCATIONS).
+ALLOCATION_LABELS = {
+    "proportional": "proportional: every stratum at the share",
+    "neyman": "Neyman: a pilot at half the share, the rest where the debate errs most",
+}
+
+
 class JobLaunchForm(forms.Form):
     """Settings of a new debate job. ``cleaned_data`` gains ``agent_a`` and ``agent_b``:
     typed backend configs (:func:`debates.services.backends.agent_config_validate`), and
@@ -262,6 +270,12 @@ class JobLaunchForm(forms.Form):
         decimal_places=2,
         label="Audit share (%)",
         help_text="Share of agreed labels also sent to humans, unmarked.",
+    )
+    audit_allocation = forms.ChoiceField(
+        choices=[(name, ALLOCATION_LABELS[name]) for name in ALLOCATIONS],
+        required=False,
+        label="Audit allocation",
+        help_text="How the audit share is spread over the strata (consensus label x round).",
     )
     gold_percent = forms.DecimalField(
         required=False,

@@ -19,6 +19,7 @@ from django.conf import settings
 from django.db import models
 
 from corpora.models import Pair, Pool
+from debates.audit_design import ALLOCATIONS, AuditDesign
 from debates.engine import DEFAULT_ROUNDS, DEFAULT_TEMPERATURE
 from debates.llm.config import AgentConfig
 
@@ -95,6 +96,20 @@ class DebateJob(models.Model):
     audit_share = models.FloatField(
         default=DEFAULT_AUDIT_SHARE, help_text="Share of agreed labels sampled for a human audit."
     )
+    audit_allocation = models.CharField(
+        max_length=12,
+        choices=[(name, name) for name in ALLOCATIONS],
+        default=ALLOCATIONS[0],
+        help_text="How the audit share is spread over the strata (consensus label x round): "
+        "proportional (every stratum at the share) or neyman (a pilot at half the share, then "
+        "the rest where the debate errs most; debates.audit_design).",
+    )
+    audit_inclusion = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="{stratum: probability}: each stratum's audit inclusion probability applied "
+        "so far; only ever raised (read as DebateJob.audit_design).",
+    )
     gold_share = models.FloatField(
         default=DEFAULT_GOLD_SHARE,
         help_text="Share of each annotator's pairs that are known-answer (gold) pairs drawn "
@@ -158,6 +173,14 @@ class DebateJob(models.Model):
         """Agent A's and agent B's backend configs, parsed from the stored JSON
         (:meth:`AgentConfig.stored` parses each distinct config once per process)."""
         return AgentConfig.stored(self.agent_a), AgentConfig.stored(self.agent_b)
+
+    @property
+    def audit_design(self) -> AuditDesign:
+        """The job's audit share, allocation and committed per-stratum probabilities, parsed
+        from the stored fields (:class:`debates.audit_design.AuditDesign`)."""
+        return AuditDesign.stored(
+            share=self.audit_share, allocation=self.audit_allocation, inclusion=self.audit_inclusion
+        )
 
 
 class Debate(models.Model):

@@ -1,13 +1,15 @@
 """Intervals on a refined set's metrics, from the labels' provenance (database side).
 
 A refined set's :class:`assess.models.LabelProvenance` rows say, per pool pair, the debate's
-consensus label and round, whether the pair was escalated or drawn for the audit, and the
-human label. They are turned into the pure estimator's :class:`PooledLabel` list
-(:func:`assess.evaluation.intervals.refined_intervals`): agreed pairs are machine-labelled,
-in strata "label L, round R", audited with their job's audit share; escalated pairs are
-human-labelled; pairs that were judged before (original qrels) are fixed. Pairs with no final
-label are unjudged in the refined qrels, and are left out here too (so the estimand is the
-refined qrels as a human would complete their labelled pairs); the notes say how many.
+consensus label and round, whether the pair was escalated or drawn for the audit, the
+human label and the pair's inclusion probability. They are turned into the pure estimator's
+:class:`PooledLabel` list (:func:`assess.evaluation.intervals.refined_intervals`): agreed
+pairs are machine-labelled, in strata "label L, round R", audited with their stratum's
+stored probability (the job's audit share for sets refined before it was stored); escalated
+pairs are human-labelled; pairs that were judged before (original qrels) are fixed. Pairs
+with no final label are unjudged in the refined qrels, and are left out here too (so the
+estimand is the refined qrels as a human would complete their labelled pairs); the notes say
+how many.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from assess.models import LabelProvenance, Refinement
 from corpora.identical import skip_identical
 from corpora.models import QrelSet, Run
 from corpora.services import run_rows
+from debates.audit_design import stratum_name
 
 from . import interval_comparisons as ic
 from . import intervals as iv
@@ -125,7 +128,10 @@ class RefinedIntervals:
 
 def pooled_labels(*, refined: QrelSet) -> tuple[list[iv.PooledLabel], dict[str, int]]:
     """The refined set's pool pairs as the estimator's labels, and counts by kind
-    (``agreed``, ``audited``, ``escalated``, ``unresolved``, ``judged_before``)."""
+    (``agreed``, ``audited``, ``escalated``, ``unresolved``, ``judged_before``). An agreed
+    pair is in its audit stratum (:func:`debates.audit_design.stratum_name`) with the
+    inclusion probability its provenance stored at refinement (for a set refined before
+    that was stored, its job's audit share)."""
     counts = dict.fromkeys(("agreed", "audited", "escalated", "unresolved", "judged_before"), 0)
     labels: list[iv.PooledLabel] = []
     rows = (
@@ -139,11 +145,12 @@ def pooled_labels(*, refined: QrelSet) -> tuple[list[iv.PooledLabel], dict[str, 
             "consensus_label",
             "consensus_round",
             "review_kind",
+            "inclusion",
             "job__audit_share",
         )
         .order_by("pk")
     )
-    for q, d, label, source, original, consensus, round_, kind, share in rows.iterator(
+    for q, d, label, source, original, consensus, round_, kind, inclusion, share in rows.iterator(
         chunk_size=5000
     ):
         if original is not None:
@@ -157,7 +164,8 @@ def pooled_labels(*, refined: QrelSet) -> tuple[list[iv.PooledLabel], dict[str, 
             labels.append(
                 iv.PooledLabel(
                     q, d, consensus, human if audited else None,
-                    f"label {consensus}, round {round_}", audited, float(share or 0.0),
+                    stratum_name(consensus, round_), audited,
+                    float(share or 0.0) if inclusion is None else inclusion,
                 )
             )  # fmt: skip
         elif human is not None:

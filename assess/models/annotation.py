@@ -67,6 +67,10 @@ class ReviewItem(models.Model):
     # doc id; review_items_sync renumbers).
     impact = models.FloatField(default=0.0)
     budget_rank = models.PositiveIntegerField(null=True, blank=True)
+    # The probability the pair was drawn into the human sample with: 1 for an escalated pair
+    # (every one goes to humans), its stratum's audit probability for an audit (raised with
+    # the stratum's; assess.review.audit), empty for a gold pair (never a label).
+    inclusion = models.FloatField(null=True, blank=True)
 
     class Meta:
         indexes = [

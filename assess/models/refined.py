@@ -139,6 +139,13 @@ class LabelProvenance(models.Model):
     debate_status = models.CharField(max_length=10, blank=True)
     escalation_reason = models.CharField(max_length=20, blank=True)
     review_kind = models.CharField(max_length=10, blank=True, help_text="escalated or audit.")
+    inclusion = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="The pair's probability of going to humans at refinement: 1 escalated, its "
+        "audit stratum's probability in its job for an agreed pair (drawn or not); empty: "
+        "neither, or a set refined before it was stored (the job's audit share then).",
+    )
     job = models.ForeignKey(
         DebateJob, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -55,6 +55,9 @@ LABEL_FIELDS = (
     # The job's token budgets and each agent's reasoning_effort / extra_body (null: no job).
     "generation",
     "human_seconds",
+    # The pair's probability of going to humans at refinement (1 escalated; an agreed pair's
+    # audit stratum's probability, drawn or not); null for original rows and undecided pairs.
+    "inclusion",
     # The LLM money of the debate behind the label at DREAM_LLM_PRICES (batch prices for a
     # batch-mode job; assess.refined.debate_cost); null without a debate or a known price.
     "llm_money",

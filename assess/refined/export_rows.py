@@ -40,7 +40,7 @@ def _iso(value) -> str | None:
 
 
 # Columns of one labels row, as :func:`_label_rows` reads them (it appends one more, the
-# debate's LLM money: :func:`_with_money`).
+# debate's LLM money: :func:`_with_money`; so row[28] is the inclusion, row[29] the money).
 _LABEL_SQL = """
 SELECT q.query_id, d.doc_id, r.relevance, p.label, p.source, p.applied,
        p.original_relevance, p.consensus_label, p.consensus_round, p.job_id, p.debate_id,
@@ -54,7 +54,7 @@ SELECT q.query_id, d.doc_id, r.relevance, p.label, p.source, p.applied,
             WHEN p.source IS NOT NULL THEN 0 END,
        db.cached_tokens, db.reasoning_tokens, CAST(dj.agent_a AS TEXT),
        CAST(dj.agent_b AS TEXT), dj.max_tokens, dj.max_tokens_cap, dj.batch,
-       CAST(p.judgments AS TEXT)
+       CAST(p.judgments AS TEXT), p.inclusion
 FROM {qrel} r
 JOIN {query} q ON q.id = r.query_id
 JOIN {document} d ON d.id = r.document_id
@@ -277,7 +277,8 @@ def _label_record(row: tuple) -> dict:
         "reasoning_tokens": reasoning,
         "generation": json.loads(_generation_json(*row[22:26])),
         "human_seconds": _seconds(human_seconds),
-        "llm_money": row[28],
+        "inclusion": row[28],
+        "llm_money": row[29],
         "label_source": _label_source(source if applied else None, row[27]),
         "human_judgments": json.loads(_judgments_json(row[27])),
     }
@@ -334,11 +335,12 @@ def label_line(row: tuple) -> str:
         f'"generation":{_generation_json(*row[22:26])},'
         f'"human_judgments":{_judgments_json(row[27])},'
         f'"human_seconds":{"null" if seconds is None else repr(seconds)},'
+        f'"inclusion":{"null" if row[28] is None else repr(row[28])},'
         f'"job":{_number(job)},'
         f'"label":{grade},'
         f'"label_source":{_encode(_label_source(source if applied else None, row[27]))},'
         f'"llm_calls":{_number(calls)},'
-        f'"llm_money":{"null" if row[28] is None else repr(row[28])},'
+        f'"llm_money":{"null" if row[29] is None else repr(row[29])},'
         f'"models":{_canonical_json(models)},'
         f'"original_label":{_number(original)},'
         f'"prompt_tokens":{_number(prompt_tokens)},'

@@ -29,6 +29,7 @@ from debates.llm.config import backend_and_model
 from debates.models import Debate, DebateJob
 
 from ..models import Adjudication, Judgment, LabelProvenance, Refinement, ReviewItem
+from ..review.audit import audit_designs_of, pair_inclusion
 from ..review.quality import AnnotatorQuality, annotator_quality, quality_policy
 from . import labels as final
 
@@ -537,9 +538,13 @@ def _provenance_rows(
     relevant_grade: int,
     gold: dict[str, dict[str, Any]],
 ) -> Iterator[LabelProvenance]:
-    """One provenance row per pool pair of ``refinement`` (see :func:`_provenance`)."""
+    """One provenance row per pool pair of ``refinement`` (see :func:`_provenance`), with
+    its probability of going to humans (:func:`assess.review.audit.pair_inclusion`)."""
+    designs = audit_designs_of(job_ids={label.final.job_id for label in labels})
     for label in labels:
-        yield _provenance(refinement, refinement.qrel_set, label, qrel_pk, relevant_grade, gold)
+        row = _provenance(refinement, refinement.qrel_set, label, qrel_pk, relevant_grade, gold)
+        row.inclusion = pair_inclusion(designs, label.final)
+        yield row
 
 
 def _provenance(

@@ -27,6 +27,7 @@ from .agreement import Proportion
 from .budget import budget_coverage
 from .gold_queue import gold_ahead
 from .highlight import query_terms, segments, term_spans
+from .human_labels import live_labels, review_final_labels
 from .services import undo_window_seconds
 
 LABEL_TEXT = {1: "relevant", 0: "not relevant", None: "unreadable reply"}
@@ -365,46 +366,6 @@ def undoable_judgment(*, annotator: Any, now: datetime | None = None) -> Judgmen
 
 # ---------------------------------------------------------------------------------------------
 # Human labels, agreement, audits
-
-
-def live_labels(items) -> dict[int, list[tuple[int, int]]]:
-    """``{item id: [(annotator id, label), ...]}`` of live judgments, oldest first."""
-    rows = (
-        Judgment.objects.filter(item__in=items, undone_at__isnull=True)
-        .order_by("created", "pk")
-        .values_list("item_id", "annotator_id", "label")
-    )
-    out: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    for item_id, annotator_id, label in rows:
-        out[item_id].append((annotator_id, label))
-    return out
-
-
-def review_final_labels(*, job: DebateJob) -> dict[int, tuple[int, str]]:
-    """The human label of each decided review item of ``job``: ``{debate id: (label, source)}``.
-
-    ``source`` is "adjudication" (an admin's label, which wins) or "human" (the majority of
-    the live judgments, once the item has all it needs; the median grade on a graded job,
-    :func:`assess.review.agreement.median_grade`). Items still open, or whose judgments
-    tie, are left out.
-    """
-    combine = (
-        agreement.median_grade if job.scale == DebateJob.Scale.GRADED else agreement.majority_label
-    )
-    items = ReviewItem.objects.filter(debate__job=job)
-    adjudicated = dict(
-        Adjudication.objects.filter(item__in=items).values_list("item__debate_id", "label")
-    )
-    out = {debate_id: (label, "adjudication") for debate_id, label in adjudicated.items()}
-    complete = items.filter(judgments_done__gte=F("judgments_needed")).exclude(
-        debate_id__in=list(adjudicated)
-    )
-    debate_of = dict(complete.values_list("pk", "debate_id"))
-    for item_id, labels in live_labels(complete).items():
-        label = combine([label for _, label in labels])
-        if label is not None:
-            out[debate_of[item_id]] = (label, "human")
-    return out
 
 
 @dataclass(frozen=True, slots=True)

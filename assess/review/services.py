@@ -36,15 +36,16 @@ from django.utils import timezone
 
 from core.text import text_storable
 from corpora.models import PairSource
+from debates.audit_design import AuditDesign, stratum_name
 from debates.models import Debate, DebateJob
 
 from ..models import Adjudication, Guidelines, Judgment, ReviewItem
-from . import budget
+from . import audit, budget
 from .active_time import (
     judgment_times,
     seconds_setting,
 )
-from .agreement import audit_selected
+from .agreement import audit_draw
 from .gold_queue import gold_item_claim, gold_pairs_draw
 
 NOTE_MAX_CHARS = 2000
@@ -83,45 +84,47 @@ def undo_window_seconds() -> float:
 def review_items_sync(*, job: DebateJob, agreed_since: datetime | None = None) -> int:
     """Create the missing review items of ``job``; return how many were created.
 
-    - every escalated debate gets an ``escalated`` item;
-    - an agreed debate gets an ``audit`` item when its pair is drawn for the audit:
-      :func:`assess.review.agreement.audit_selected` (SHA-256 of "job id:pair id" below
-      ``job.audit_share``), so the sample is the same whenever and however often this runs.
+    - every escalated debate gets an ``escalated`` item (inclusion 1);
+    - the audit is allocated over the job's strata (consensus label x round) and stored,
+      probabilities only ever rising (:func:`assess.review.audit.audit_design_commit`); an
+      agreed debate gets an ``audit`` item when its pair's draw
+      (:func:`assess.review.agreement.audit_draw`, SHA-256 of "job id:pair id") is below its
+      stratum's probability, which the item carries as its ``inclusion``; the audit items
+      drawn before get their stratum's raised probability. A proportional job's strata are
+      all at ``job.audit_share``: the sample is the same whenever and however often this runs.
 
     Both kinds want ``job.judgments_per_pair`` judgments. The new items are created in debate
     order, escalated and audit items mixed, so the queue (oldest item first, see
     :func:`review_item_claim`) serves audits alongside escalations. ``agreed_since`` limits
-    the audit draw to agreed debates finished at or after that time (or with no finish time).
-    Idempotent and safe to run concurrently, also with :func:`review_item_for_debate` (one
-    item per debate, conflicts ignored). Cost: one pass over the job's agreed debates that
-    have no item yet (finished since ``agreed_since`` if given). Called when a job's audit
-    share changes, by the periodic task and the ``review_sync`` command; never by a page.
+    the audit draw to agreed debates finished at or after that time (or with no finish time),
+    unless a stratum's probability rose. Idempotent and safe to run concurrently, also with
+    :func:`review_item_for_debate` (one item per debate, conflicts ignored). Cost: one pass
+    over the job's agreed debates that have no item yet, and one over its audit items.
+    Called when a job's audit share changes, by the periodic task and the ``review_sync``
+    command; never by a page.
     """
+    design, raised = audit.audit_design_commit(job=job)
     without_item = job.debates.exclude(Exists(ReviewItem.objects.filter(debate=OuterRef("pk"))))
     pair_of: dict[int, int] = {}
     new: list[ReviewItem] = []
-    debate_of: dict[int, int] = {}  # id(item): its debate (every item made here has one)
     for pk, pair_id in without_item.filter(status=Debate.Status.ESCALATED).values_list(
         "pk", "pair_id"
     ):
-        new.append(ReviewItem(debate_id=pk, kind=ReviewItem.Kind.ESCALATED))
-        debate_of[id(new[-1])] = pk
+        new.append(ReviewItem(debate_id=pk, kind=ReviewItem.Kind.ESCALATED, inclusion=1.0))
         pair_of[pk] = pair_id
-    if job.audit_share > 0:
-        agreed = without_item.filter(status=Debate.Status.AGREED)
-        if agreed_since is not None:
-            agreed = agreed.filter(Q(finished__isnull=True) | Q(finished__gte=agreed_since))
-        for pk, pair_id in agreed.values_list("pk", "pair_id").iterator(chunk_size=5000):
-            if audit_selected(job.pk, pair_id, job.audit_share):
-                new.append(ReviewItem(debate_id=pk, kind=ReviewItem.Kind.AUDIT))
-                debate_of[id(new[-1])] = pk
-                pair_of[pk] = pair_id
-    new.sort(key=lambda item: debate_of[id(item)])
+    agreed = without_item.filter(status=Debate.Status.AGREED)
+    if agreed_since is not None and not raised:
+        agreed = agreed.filter(Q(finished__isnull=True) | Q(finished__gte=agreed_since))
+    for pk, pair_id, chance in audit.audit_draws(job=job, design=design, agreed=agreed):
+        new.append(ReviewItem(debate_id=pk, kind=ReviewItem.Kind.AUDIT, inclusion=chance))
+        pair_of[pk] = pair_id
+    new.sort(key=lambda item: item.debate_id or 0)
     impacts = _pair_impacts(set(pair_of.values()))
     for item in new:
         item.judgments_needed = job.judgments_per_pair
-        item.impact = impacts.get(pair_of[debate_of[id(item)]], 0.0)
+        item.impact = impacts.get(pair_of[item.debate_id or 0], 0.0)
     created = ReviewItem.objects.bulk_create(new, batch_size=2000, ignore_conflicts=True)
+    audit.audit_inclusions_raise(job=job, design=design)
     if created or ReviewItem.objects.filter(debate__job=job, budget_rank__isnull=True).exists():
         review_budget_renumber(job=job)
     return len(created)
@@ -199,7 +202,8 @@ def review_items_sync_all() -> int:
 # PostgreSQL and SQLite, without the ORM's compile step (~1 ms each). An agreed debate not
 # drawn for the audit costs the first one only; a debate that needs a human four.
 _DEBATE_ENDED_SQL = """
-    SELECT d.status, d.pair_id, d.job_id, j.audit_share, j.judgments_per_pair
+    SELECT d.status, d.pair_id, d.job_id, j.audit_share, j.judgments_per_pair, d.final_label,
+           d.consensus_round, j.audit_allocation, j.audit_inclusion
       FROM {debate} d JOIN {job} j ON j.id = d.job_id
      WHERE d.id = %s
 """
@@ -209,8 +213,8 @@ _JOB_BUDGET_SQL = "SELECT human_budget FROM {job} WHERE id = %s"
 # public id is made here, in Python: a column default is the model's, which SQL never sees.
 _ITEM_INSERT_SQL = """
     INSERT INTO {item} (debate_id, kind, judgments_needed, judgments_done, impact, created,
-                        public_id)
-    VALUES (%s, %s, %s, 0, %s, %s, %s)
+                        public_id, inclusion)
+    VALUES (%s, %s, %s, 0, %s, %s, %s, %s)
     ON CONFLICT (debate_id) DO NOTHING
 """
 
@@ -224,9 +228,11 @@ def review_item_for_debate(*, debate_id: int) -> bool:
     call created its item.
 
     An escalated debate gets an ``escalated`` item; an agreed one an ``audit`` item when its
-    pair is drawn for the job's audit (:func:`assess.review.agreement.audit_selected`, the
-    draw :func:`review_items_sync` makes). Both want the job's ``judgments_per_pair``
-    judgments and carry the pair's impact (:func:`assess.review.budget.pair_impact`). The
+    pair is drawn for the job's audit (the draw :func:`review_items_sync` makes: below its
+    stratum's probability, :meth:`debates.audit_design.AuditDesign.probability`, which the
+    item carries as its ``inclusion``; 1 for an escalated item). Both want the job's
+    ``judgments_per_pair`` judgments and carry the pair's impact
+    (:func:`assess.review.budget.pair_impact`). The
     outcome is read from the database, not taken from the caller. Idempotent: a debate
     ending twice, or a sync running alongside, leaves one item. A new item, when the job has
     a human budget, renumbers the job's budget ranks (:func:`review_budget_renumber`; without
@@ -244,11 +250,13 @@ def review_item_for_debate(*, debate_id: int) -> bool:
         row = cursor.fetchone()
         if row is None:
             return False
-        status, pair_id, job_id, audit_share, judgments_per_pair = row
+        status, pair_id, job_id, share, judgments_per_pair, label, round_, allocation, stored = row
         if status == Debate.Status.ESCALATED:
-            kind = ReviewItem.Kind.ESCALATED
-        elif status == Debate.Status.AGREED and audit_share > 0:
-            if not audit_selected(job_id, pair_id, audit_share):
+            kind, inclusion = ReviewItem.Kind.ESCALATED, 1.0
+        elif status == Debate.Status.AGREED and label is not None:
+            design = AuditDesign.stored(share=share, allocation=allocation, inclusion=stored)
+            inclusion = design.probability(stratum_name(label, round_))
+            if not audit_draw(job_id, pair_id) < inclusion:
                 return False
             kind = ReviewItem.Kind.AUDIT
         else:
@@ -257,7 +265,7 @@ def review_item_for_debate(*, debate_id: int) -> bool:
         impact = budget.pair_impact(rank for (rank,) in cursor.fetchall())
         created_at = connection.ops.adapt_datetimefield_value(timezone.now())
         public_id = _PUBLIC_ID.get_db_prep_value(uuid.uuid4(), connection)
-        params = [debate_id, kind, judgments_per_pair, impact, created_at, public_id]
+        params = [debate_id, kind, judgments_per_pair, impact, created_at, public_id, inclusion]
         cursor.execute(_ITEM_INSERT_SQL.format(**tables), params)
         if not cursor.rowcount:
             return False

@@ -33,6 +33,7 @@ from debates.models import DebateJob
 from ..models import Adjudication, ReviewItem
 from .active_time import active_heartbeat_seconds, active_idle_seconds, review_item_active_add
 from .annotators import disagreements, human_answers
+from .audit import audit_strata
 from .forms import ActiveTimeForm, AdjudicationForm, JudgmentForm, UndoForm
 from .guidelines import guidelines_confirmed, guidelines_for_item, guidelines_render
 from .quality_views import annotators_page_context
@@ -349,8 +350,9 @@ def annotator_list(request: HttpRequest) -> HttpResponse:
 
 def job_review_panel(request: HttpRequest, job: DebateJob) -> str:
     """The job page's human-review panel (registered with :func:`debates.views.job_panel_register`):
-    review queue, agreement among humans and the audit's error estimate. Read-only: the review
-    items are created when a debate ends (:mod:`assess.review.receivers`), not here."""
+    review queue, agreement among humans, the audit's error estimate and its strata (allocation,
+    probability, judged and wrong pairs). Read-only: the review items are created when a debate
+    ends (:mod:`assess.review.receivers`), not here."""
     return render_to_string(
         "assess/partials/job_review_panel.html",
         {
@@ -358,6 +360,7 @@ def job_review_panel(request: HttpRequest, job: DebateJob) -> str:
             "queue": job_queue_counts(job=job),
             "agreement": job_agreement(job=job),
             "audit": job_audit(job=job),
+            "audit_strata": audit_strata(job=job),
             "budget": job_budget(job=job),
             "open_disagreements": len(disagreements(job=job, open_only=True)),
             "is_admin": user_has_role(request.user, Role.ADMIN),

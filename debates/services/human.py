@@ -26,10 +26,12 @@ def debate_job_audit_share_set(*, job: DebateJob, share: float) -> DebateJob:
     """Set the share (0..1) of ``job``'s agreed labels drawn for a human audit.
 
     The draw is monotone (a pair audited at share s stays audited at any larger share, see
-    ``assess.review.agreement.audit_draw``), so raising the share only adds audits; lowering
-    it keeps the audit items already queued; the audits a raised share adds are queued once
-    the change is committed (:data:`debates.signals.debate_job_human_changed`). Raises
-    DebateJobError outside 0..1."""
+    ``assess.review.agreement.audit_draw``) and each stratum's stored probability only rises
+    (``DebateJob.audit_inclusion``, :mod:`debates.audit_design`), so raising the share only
+    adds audits; lowering it keeps the audit items already queued and the probabilities
+    already committed to each stratum (a lower one would leave the sample without a known
+    probability); the audits a raised share adds are queued once the change is committed
+    (:data:`debates.signals.debate_job_human_changed`). Raises DebateJobError outside 0..1."""
     if not 0 <= share <= 1:
         raise DebateJobError(f"audit share must be between 0 and 1, got {share}")
     DebateJob.objects.filter(pk=job.pk).update(audit_share=share)

@@ -24,6 +24,7 @@ from core.broker import tasks_run_in_process
 from core.names import NameRefused, text_clean
 from corpora.models import Pool
 from debates.api_keys import api_keys_encrypt
+from debates.audit_design import ALLOCATIONS, AuditAllocation
 from debates.engine import DEFAULT_ROUNDS, DEFAULT_TEMPERATURE, MAX_ROUNDS, DebateConfig
 from debates.llm.config import AgentConfig
 from debates.models import (
@@ -90,7 +91,10 @@ class JobOptions:
     shared-prefix layout), "" this code's default for the scale ("dream-v2",
     "dream-graded-v2"). ``limit`` takes only the first N pairs in canonical order (query id,
     then doc id, by code point). ``judgments_per_pair`` human judgments per escalated pair;
-    ``audit_share`` (0..1) of agreed labels drawn for a human audit; ``gold_share`` (0..0.5)
+    ``audit_share`` (0..1) of agreed labels drawn for a human audit, spread over the strata
+    (consensus label x round) by ``audit_allocation`` (:data:`debates.audit_design.ALLOCATIONS`:
+    "proportional", every stratum at the share, or "neyman", a pilot at half the share and
+    the rest where the pilot found the debate wrong most); ``gold_share`` (0..0.5)
     of each annotator's pairs that are known-answer pairs from the original qrels (0: none;
     see ``assess.review.gold``); ``human_budget`` at most this many pairs to humans (None:
     no limit). ``concurrency`` debates run at once in process (1..256; None: 16 for remote
@@ -116,6 +120,7 @@ class JobOptions:
         DEFAULT_JUDGMENTS_PER_PAIR
     )
     audit_share: Annotated[float, Field(ge=0.0, le=1.0)] = DEFAULT_AUDIT_SHARE
+    audit_allocation: AuditAllocation = "proportional"
     gold_share: Annotated[float, Field(ge=0.0, le=MAX_GOLD_SHARE)] = DEFAULT_GOLD_SHARE
     human_budget: Annotated[int, Field(ge=0, le=MAX_PAIRS)] | None = None
     concurrency: Annotated[int, Field(ge=1, le=MAX_CONCURRENCY)] | None = None
@@ -268,6 +273,11 @@ def _spec_check(spec: JobSpec, config_a: AgentConfig, config_b: AgentConfig) -> 
         )
     if not 0.0 <= spec.audit_share <= 1.0:
         raise DebateJobError(f"audit share must be between 0 and 1, got {spec.audit_share}")
+    if spec.audit_allocation not in ALLOCATIONS:
+        raise DebateJobError(
+            f"audit allocation must be one of {', '.join(ALLOCATIONS)}, "
+            f"got {spec.audit_allocation!r}"
+        )
     if not 0.0 <= spec.gold_share <= MAX_GOLD_SHARE:
         raise DebateJobError(
             f"gold share must be between 0 and {MAX_GOLD_SHARE}, got {spec.gold_share}"
@@ -368,6 +378,7 @@ def debate_job_launch(
             **same,
             judgments_per_pair=spec.judgments_per_pair,
             audit_share=spec.audit_share,
+            audit_allocation=spec.audit_allocation,
             gold_share=spec.gold_share,
             note=note,
             concurrency=concurrency,

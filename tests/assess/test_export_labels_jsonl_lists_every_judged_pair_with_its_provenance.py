@@ -56,6 +56,7 @@ def test_each_judged_pair_is_one_line_in_canonical_order(refined):
         "reasoning_tokens": None,
         "generation": None,
         "human_seconds": None,
+        "inclusion": None,
         "llm_money": None,
         "label_source": "original",
         "human_judgments": [],
@@ -88,6 +89,8 @@ def test_each_judged_pair_is_one_line_in_canonical_order(refined):
         )
     assert consensus["human_seconds"] == 0
     assert audit["human_seconds"] == 42.5
+    # Each pair's probability of going to humans: agreed ones at the job's audit share.
+    assert consensus["inclusion"] == audit["inclusion"] == refined.job.audit_share == 0.02
     # The job's budgets and each agent's generation options (none given: {}).
     assert consensus["generation"] == {
         "agents": [{}, {}],

@@ -1,5 +1,6 @@
 """A re-benchmark's intervals come from the refined set's provenance: the audited pair's
-human label corrects the debate labels, weighted by the job's audit share (the ``holes``
+human label corrects the debate labels, weighted by the inverse of the inclusion probability
+its provenance stored at refinement, the job's audit share (the ``holes``
 world of tests/fixtures/refine.py, worked by hand)."""
 
 import io
@@ -9,16 +10,25 @@ import pytest
 from django.core.management import call_command
 
 from assess.evaluation.refined_intervals import rebench_intervals
+from assess.refined.refine import qrels_refine
 from debates.models import DebateJob
 
 pytestmark = pytest.mark.django_db
 
 
+def _refined_at_share(world, share: float):
+    """``world`` refined again as ``test-dream`` with its job's audit share at ``share``: the
+    share each agreed pair's provenance stores as its inclusion probability."""
+    DebateJob.objects.filter(pk=world.job.pk).update(audit_share=share)
+    world.refined.delete()
+    world.refined = qrels_refine(pool=world.pool, name="test-dream").qrel_set
+    return world
+
+
 @pytest.fixture
 def audited(refined):
     # Half the agreed labels audited: the one audit that was drawn weighs 1 / 0.5 = 2.
-    DebateJob.objects.filter(pk=refined.job.pk).update(audit_share=0.5)
-    return refined
+    return _refined_at_share(refined, 0.5)
 
 
 def test_the_audited_error_is_weighted_by_the_inverse_audit_share(audited):
@@ -69,7 +79,7 @@ def test_the_command_and_the_api_show_them_with_the_sample_size(audited, api_as)
 
 
 def test_no_audit_share_gets_words_not_a_number(refined):
-    DebateJob.objects.filter(pk=refined.job.pk).update(audit_share=0.0)
+    refined = _refined_at_share(refined, 0.0)
     found = rebench_intervals(original=refined.test, refined=refined.refined, runs=refined.runs)
     assert found.ppi is None
     assert "intervals need an audit share > 0" in found.error

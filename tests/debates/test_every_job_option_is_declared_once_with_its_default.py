@@ -19,12 +19,14 @@ from debates.services.launch import JobOptions, job_option_default, job_option_n
 AGENTS = {"agent_a", "agent_b"}  # a group of backend flags or form fields each
 # The options a command has no flag for (it sets them itself or keeps the default).
 NO_FLAG = {
-    run_debates: AGENTS | {"judgments_per_pair", "audit_share", "note", "max_grade"},
+    run_debates: AGENTS
+    | {"judgments_per_pair", "audit_share", "audit_allocation", "note", "max_grade"},
     evaluate_assessor: AGENTS
     | {
         "limit",
         "judgments_per_pair",
         "audit_share",
+        "audit_allocation",
         "gold_share",
         "human_budget",
         "note",
@@ -93,7 +95,14 @@ def test_a_flag_reaches_the_job_options_under_its_own_name():
 
 def test_the_engine_and_the_model_share_the_options_defaults():
     job_fields = {f.name: f for f in DebateJob._meta.get_fields() if hasattr(f, "default")}
-    for name in ("rounds", "temperature", "judgments_per_pair", "audit_share", "gold_share"):
+    for name in (
+        "rounds",
+        "temperature",
+        "judgments_per_pair",
+        "audit_share",
+        "audit_allocation",
+        "gold_share",
+    ):
         assert job_fields[name].default == job_option_default(name), name
     engine = {f.name: f.default for f in fields(DebateConfig)}
     assert (engine["rounds"], engine["temperature"]) == (

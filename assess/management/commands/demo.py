@@ -15,6 +15,7 @@ from corpora.management.commands._common import format_summary
 from corpora.models import Dataset
 from corpora.services import dataset_import_beir, dataset_summary, embeddings_seed
 from debates.management.commands._jobs import (
+    add_audit_allocation_argument,
     add_backend_arguments,
     add_gold_share_argument,
     backend_flags_configs,
@@ -76,6 +77,7 @@ class Command(BaseCommand):
             help=f"Share (0-1) of agreed labels the demo annotator audits "
             f"(default {DEMO_AUDIT_SHARE})",
         )
+        add_audit_allocation_argument(parser)
         add_gold_share_argument(parser, default=DEMO_GOLD_SHARE)
         parser.add_argument("--no-serve", action="store_true", help="Stop before serving")
         parser.add_argument("--addr", default="127.0.0.1:8000")
@@ -112,6 +114,7 @@ class Command(BaseCommand):
                 depth=opts["depth"],
                 rounds=opts["rounds"],
                 audit_share=opts["audit_share"],
+                audit_allocation=opts["audit_allocation"],
                 gold_share=opts["gold_share"],
             )
             report = pipeline_run(dataset=dataset, spec=spec, echo=self.stdout.write)

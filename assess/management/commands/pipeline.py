@@ -8,6 +8,7 @@ from assess.refined.refine import RefineError
 from corpora.management.commands._common import load_dataset
 from corpora.services import PoolError, RunError
 from debates.management.commands._jobs import (
+    add_audit_allocation_argument,
     add_backend_arguments,
     add_budget_arguments,
     add_concurrency_argument,
@@ -106,6 +107,7 @@ class Command(BaseCommand):
             help="Share (0-1) of agreed labels drawn for a human audit (default: the job "
             f"default, {job_option_default('audit_share')})",
         )
+        add_audit_allocation_argument(parser)
         add_gold_share_argument(parser)
 
     def handle(self, *args, **opts):

@@ -14,6 +14,7 @@ from tqdm import tqdm
 
 from corpora.models import Pool
 from debates import prompts, rubric
+from debates.audit_design import ALLOCATIONS
 from debates.llm.config import (
     BACKENDS,
     REASONING_EFFORTS,
@@ -151,6 +152,20 @@ def add_gold_share_argument(parser, *, default: float | None = None) -> None:
         help="share (0-0.5) of each annotator's pairs that are known-answer pairs from the "
         "original qrels, mixed in unmarked to measure annotators; 0 turns them off "
         f"(default {f'the job default, {job_default}' if default is None else default})",
+    )
+
+
+def add_audit_allocation_argument(parser) -> None:
+    """--audit-allocation proportional|neyman: how a new job spreads its audit share over the
+    strata (consensus label x round; debates.audit_design); default the job option's. A job
+    reused by the pipeline keeps its own."""
+    parser.add_argument(
+        "--audit-allocation",
+        choices=ALLOCATIONS,
+        default=job_option_default("audit_allocation"),
+        help="proportional: every stratum (consensus label x round) audited at the share "
+        "(default); neyman: a pilot at half the share, then the rest where the pilot found "
+        "the debate wrong most often",
     )
 
 

@@ -1,0 +1,249 @@
+"""The stratified audit of a job's agreed labels, on the database: which agreed debates go to
+humans, and with what probability.
+
+The design is :mod:`debates.audit_design` (pure): a stratum is the consensus label (the grade
+on a graded job) crossed with the round the debaters agreed in, and every agreed pair of a
+stratum is audited with the stratum's probability. Here the job's strata are counted, the
+audit's human labels tallied per stratum, the allocation made and stored on the job
+(``DebateJob.audit_inclusion``, only ever raised), and the debates drawn: an agreed debate
+is audited when its reproducible draw (:func:`assess.review.agreement.audit_draw`) is below
+its stratum's probability. Since the draw of a pair never changes and probabilities only
+rise, a later allocation (a raised share, the Neyman phase) keeps every audit drawn before
+and adds the pairs the same rule draws at the new probability: the sample stays a Poisson
+sample with the stored probabilities, which each audit item carries
+(``ReviewItem.inclusion``, raised with its stratum's).
+
+With a ``proportional`` allocation every stratum is at the job's audit share: the same
+pairs as the uniform audit at that share. With ``neyman`` the pilot (half the share) is
+drawn first; once no audit item of the job waits for judgments, the next sync spends the
+rest of the share where the pilot found the consensus wrong most often.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from django.db import transaction
+from django.db.models import Count, F, QuerySet
+
+from debates.audit_design import AuditDesign, AuditStratum, audit_allocation, stratum_name
+from debates.models import Debate, DebateJob
+
+from ..models import Adjudication, ReviewItem
+from .agreement import audit_draw
+from .human_labels import review_final_labels
+
+
+@dataclass(frozen=True, slots=True)
+class StratumFigures:
+    """One audit stratum of a job as the job page and the API show it: ``size`` agreed
+    labels, drawn with probability ``inclusion``; ``judged`` audited pairs with a human
+    label, ``wrong`` of them contradicting the consensus."""
+
+    size: int
+    inclusion: float
+    judged: int
+    wrong: int
+
+    def as_json(self) -> dict[str, float | int]:
+        """``{"size", "inclusion", "judged", "wrong"}``."""
+        return {
+            "size": self.size,
+            "inclusion": self.inclusion,
+            "judged": self.judged,
+            "wrong": self.wrong,
+        }
+
+
+def audit_strata_sizes(*, job: DebateJob) -> dict[str, int]:
+    """``{stratum name: agreed debates of job}``, the strata in label, then round order (an
+    agreed debate without a label, which the engine never stores, is in none)."""
+    rows = (
+        Debate.objects.filter(job=job, status=Debate.Status.AGREED, final_label__isnull=False)
+        .values_list("final_label", "consensus_round")
+        .annotate(n=Count("pk"))
+        .order_by("final_label", "consensus_round")
+    )
+    return {stratum_name(label, round_): n for label, round_, n in rows}
+
+
+def _audits(job: DebateJob) -> QuerySet[ReviewItem]:
+    return ReviewItem.objects.filter(debate__job=job, kind=ReviewItem.Kind.AUDIT)
+
+
+def audit_tallies(*, job: DebateJob) -> dict[str, tuple[int, int]]:
+    """``{stratum name: (judged, wrong)}`` over ``job``'s audit items with a human label
+    (:func:`assess.review.human_labels.review_final_labels`: an adjudication, or the
+    majority, median grade on a graded job, of a complete item's live judgments); wrong:
+    the human label differs from the consensus label."""
+    human = review_final_labels(job=job)
+    out: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    rows = _audits(job).values_list("debate_id", "debate__final_label", "debate__consensus_round")
+    for debate_id, label, round_ in rows:
+        if debate_id in human and label is not None:
+            tally = out[stratum_name(label, round_)]
+            tally[0] += 1
+            tally[1] += human[debate_id][0] != label
+    return {name: (judged, wrong) for name, (judged, wrong) in out.items()}
+
+
+def audit_pilot_done(*, job: DebateJob) -> bool:
+    """True once ``job`` has audit items and none of them waits for judgments (each has all
+    the judgments it needs, or an adjudication): the Neyman allocation's pilot is in."""
+    audits = _audits(job)
+    waiting = audits.filter(judgments_done__lt=F("judgments_needed")).exclude(
+        pk__in=Adjudication.objects.values("item_id")
+    )
+    return audits.exists() and not waiting.exists()
+
+
+def audit_design_commit(*, job: DebateJob) -> tuple[AuditDesign, bool]:
+    """Allocate ``job``'s audit over its strata now (:func:`debates.audit_design.
+    audit_allocation` with the job's share and allocation, each stratum's committed
+    probability, and for ``neyman`` the audit's judged and wrong pairs per stratum and
+    whether the pilot is in) and store the probabilities on the job, never lowering one.
+    Returns the job's design after it (``job.audit_inclusion`` updated too) and whether a
+    stratum's probability rose above what its debates were drawn with so far. The job row is
+    locked while the stored probabilities are merged, so two concurrent commits keep the
+    larger of each."""
+    design = job.audit_design
+    sizes = audit_strata_sizes(job=job)
+    neyman = design.allocation == "neyman"
+    tallies = audit_tallies(job=job) if neyman else {}
+    strata = {
+        name: AuditStratum(
+            size=size,
+            committed=design.committed.get(name, 0.0),
+            judged=tallies.get(name, (0, 0))[0],
+            wrong=tallies.get(name, (0, 0))[1],
+        )
+        for name, size in sizes.items()
+    }
+    allocated = audit_allocation(
+        strata,
+        share=design.share,
+        allocation=design.allocation,
+        pilot_done=neyman and audit_pilot_done(job=job),
+    )
+    with transaction.atomic():
+        stored = (
+            DebateJob.objects.select_for_update()
+            .filter(pk=job.pk)
+            .values_list("audit_inclusion", flat=True)
+            .first()
+        )
+        current = AuditDesign.stored(
+            share=design.share, allocation=design.allocation, inclusion=stored
+        ).committed
+        merged = dict(current)
+        for name, probability in allocated.items():
+            merged[name] = max(probability, current.get(name, 0.0))
+        if merged != current:
+            DebateJob.objects.filter(pk=job.pk).update(audit_inclusion=merged)
+    # Raised: above what the stratum's debates were drawn with so far (its committed
+    # probability, or, never committed, what a debate ending was drawn with).
+    raised = any(
+        p > (current[n] if n in current else design.probability(n)) for n, p in merged.items()
+    )
+    job.audit_inclusion = merged
+    return job.audit_design, raised
+
+
+def audit_draws(
+    *, job: DebateJob, design: AuditDesign, agreed: QuerySet[Debate]
+) -> Iterator[tuple[int, int, float]]:
+    """``(debate id, pair id, probability)`` of each debate of ``agreed`` (agreed debates of
+    ``job``) drawn for the audit: its :func:`~assess.review.agreement.audit_draw` is below
+    its stratum's probability (:meth:`debates.audit_design.AuditDesign.probability`). Reads
+    nothing when the design audits nothing."""
+    if design.share <= 0 and not any(design.committed.values()):
+        return
+    chances: dict[str, float] = {}
+    rows = agreed.values_list("pk", "pair_id", "final_label", "consensus_round")
+    for pk, pair_id, label, round_ in rows.iterator(chunk_size=5000):
+        if label is None:
+            continue
+        name = stratum_name(label, round_)
+        if name not in chances:
+            chances[name] = design.probability(name)
+        if audit_draw(job.pk, pair_id) < chances[name]:
+            yield pk, pair_id, chances[name]
+
+
+def audit_inclusions_raise(*, job: DebateJob, design: AuditDesign) -> int:
+    """Raise the ``inclusion`` of ``job``'s audit items below their stratum's probability
+    in ``design`` to it (one UPDATE per stratum that has such items); return how many."""
+    low: dict[float, list[int]] = defaultdict(list)
+    rows = _audits(job).values_list(
+        "pk", "inclusion", "debate__final_label", "debate__consensus_round"
+    )
+    for pk, inclusion, label, round_ in rows:
+        if label is None:
+            continue
+        probability = design.probability(stratum_name(label, round_))
+        if inclusion is None or inclusion < probability:
+            low[probability].append(pk)
+    return sum(
+        ReviewItem.objects.filter(pk__in=pks).update(inclusion=probability)
+        for probability, pks in low.items()
+    )
+
+
+def audit_strata(*, job: DebateJob) -> dict[str, StratumFigures]:
+    """``job``'s audit strata as the job page and the API show them: ``{stratum name:
+    StratumFigures}`` with each stratum's size, its probability now (committed, or what a
+    debate ending now would be drawn with) and its judged and wrong audited pairs."""
+    design = job.audit_design
+    tallies = audit_tallies(job=job)
+    return {
+        name: StratumFigures(
+            size=size,
+            inclusion=design.probability(name),
+            judged=tallies.get(name, (0, 0))[0],
+            wrong=tallies.get(name, (0, 0))[1],
+        )
+        for name, size in audit_strata_sizes(job=job).items()
+    }
+
+
+def audit_designs_of(*, job_ids: Iterable[int | None]) -> dict[int, AuditDesign]:
+    """``{job id: its audit design}`` for the jobs of ``job_ids`` (None ignored)."""
+    ids = sorted({pk for pk in job_ids if pk is not None})
+    rows = DebateJob.objects.filter(pk__in=ids).values_list(
+        "pk", "audit_share", "audit_allocation", "audit_inclusion"
+    )
+    return {
+        pk: AuditDesign.stored(share=share, allocation=allocation, inclusion=inclusion)
+        for pk, share, allocation, inclusion in rows
+    }
+
+
+class DecidingDebate(Protocol):
+    """What :func:`pair_inclusion` reads of a pair's final label (``assess.refined.labels.
+    FinalLabel``): the job and the consensus of the debate that decided it, and its review's
+    kind ("escalated", "audit" or "")."""
+
+    @property
+    def job_id(self) -> int | None: ...
+    @property
+    def consensus_label(self) -> int | None: ...
+    @property
+    def consensus_round(self) -> int | None: ...
+    @property
+    def review_kind(self) -> str: ...
+
+
+def pair_inclusion(designs: Mapping[int, AuditDesign], final: DecidingDebate) -> float | None:
+    """A pool pair's probability of going to humans, for its provenance: 1 when its deciding
+    debate (``final``) was escalated, its stratum's probability in its job (``designs``,
+    from :func:`audit_designs_of`) when the debaters agreed, drawn for the audit or not;
+    None otherwise (no debate decided it)."""
+    if final.review_kind == ReviewItem.Kind.ESCALATED:
+        return 1.0
+    design = designs.get(final.job_id) if final.job_id is not None else None
+    if final.consensus_label is None or design is None:
+        return None
+    return design.probability(stratum_name(final.consensus_label, final.consensus_round))

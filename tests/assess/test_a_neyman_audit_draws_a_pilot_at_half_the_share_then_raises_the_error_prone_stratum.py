@@ -1,0 +1,116 @@
+"""A job with the Neyman audit allocation: the sync first draws every stratum (consensus label
+x round) at half the audit share (the pilot); once every pilot item has its human label, the
+next sync spends the rest of the share where the pilot found the consensus wrong, raising that
+stratum's probability (and every item's of it) and drawing the pairs the raise adds, while
+the pilot's audits all stay (debates.audit_design, assess.review.audit)."""
+
+import math
+
+import pytest
+
+from assess.models import Judgment, ReviewItem
+from assess.review.agreement import audit_draw
+from assess.review.services import review_items_sync
+from corpora.models import Document, Pair, Query
+from debates.models import Debate, DebateJob
+
+ONES, ZEROS = "label 1, round 1", "label 0, round 2"
+
+
+def _two_strata_job(make_finished_job, **fields) -> DebateJob:
+    """40 debates agreed on 1 in round 1, then 40 agreed on 0 in round 2. The job and pair
+    ids are fixed, so are the draws (SHA-256 of "job id:pair id")."""
+    job = make_finished_job(slug="neyman", pk=7001, **fields)
+    for i in range(80):
+        query = Query.objects.create(dataset=job.pool.dataset, query_id=f"q{i:03d}", text="q")
+        document = Document.objects.create(
+            dataset=job.pool.dataset, doc_id=f"d{i:03d}", title="t", text="x"
+        )
+        pair = Pair.objects.create(pk=7001 + i, pool=job.pool, query=query, document=document)
+        label, round_ = (1, 1) if i < 40 else (0, 2)
+        Debate.objects.create(
+            job=job,
+            pair=pair,
+            status=Debate.Status.AGREED,
+            final_label=label,
+            consensus_round=round_,
+        )
+    return job
+
+
+def _drawn(job, label, below):
+    return {
+        d.pk for d in job.debates.filter(final_label=label) if audit_draw(job.pk, d.pair_id) < below
+    }
+
+
+def _judge_all(annotator, label):
+    """Every audit item gets one judgment of ``label`` (the items want one)."""
+    for item in ReviewItem.objects.filter(kind=ReviewItem.Kind.AUDIT, judgments_done=0):
+        Judgment.objects.create(
+            item=item, annotator=annotator, label=label, client_id=f"{item.pk:032x}"
+        )
+        ReviewItem.objects.filter(pk=item.pk).update(judgments_done=1)
+
+
+def test_the_pilot_is_half_the_share_and_the_wrong_stratum_is_raised_after_it(
+    make_finished_job, annotators
+):
+    job = _two_strata_job(make_finished_job, audit_share=0.2, audit_allocation="neyman")
+    (annotator,) = annotators(1)
+
+    pilot = review_items_sync(job=job)
+
+    job.refresh_from_db()
+    assert job.audit_inclusion == {ONES: 0.1, ZEROS: 0.1}
+    items = ReviewItem.objects.filter(kind=ReviewItem.Kind.AUDIT)
+    pilot_ones, pilot_zeros = _drawn(job, 1, 0.1), _drawn(job, 0, 0.1)
+    assert set(items.values_list("debate_id", flat=True)) == pilot_ones | pilot_zeros
+    assert (len(pilot_ones), len(pilot_zeros), pilot) == (3, 5, 8)
+    assert set(items.values_list("inclusion", flat=True)) == {0.1}
+    # Pilot items still wait: a sync changes nothing.
+    assert review_items_sync(job=job) == 0
+
+    # Humans say 0 everywhere: the 3 consensus 1s are all wrong, the 5 consensus 0s right.
+    _judge_all(annotator, 0)
+    added = review_items_sync(job=job)
+
+    # Laplace's rule: e = (wrong + 1) / (judged + 2); sd = sqrt(e (1 - e)).
+    sd_ones = math.sqrt(4 / 5 * 1 / 5)  # 3 of 3 wrong: 0.4
+    sd_zeros = math.sqrt(1 / 7 * 6 / 7)  # 0 of 5 wrong
+    scale = 0.2 * 80 / (40 * sd_ones + 40 * sd_zeros)  # the share's 16 labels, all strata
+    p_ones, p_zeros = scale * sd_ones, scale * sd_zeros
+    assert (round(p_ones, 4), round(p_zeros, 4)) == (0.2134, 0.1866)
+    job.refresh_from_db()
+    assert job.audit_inclusion == pytest.approx({ONES: p_ones, ZEROS: p_zeros}, rel=1e-12)
+    p_ones, p_zeros = job.audit_inclusion[ONES], job.audit_inclusion[ZEROS]  # as stored
+    assert math.isclose(40 * p_ones + 40 * p_zeros, 16.0)
+    ones, zeros = _drawn(job, 1, p_ones), _drawn(job, 0, p_zeros)
+    assert pilot_ones < ones and pilot_zeros <= zeros
+    assert set(items.values_list("debate_id", flat=True)) == ones | zeros
+    assert (len(ones), len(zeros), added) == (10, 11, 21 - 8)
+    inclusion = dict(items.values_list("debate_id", "inclusion"))
+    assert {inclusion[pk] for pk in ones} == {p_ones}
+    assert {inclusion[pk] for pk in zeros} == {p_zeros}
+
+
+def test_a_stratum_never_falls_below_what_it_was_drawn_with(make_finished_job, annotators):
+    # The 0s were drawn at 0.3 already (e.g. a share raised, then lowered): 12 of the 16
+    # labels the share buys are spent there, whatever the pilot finds.
+    job = _two_strata_job(make_finished_job, audit_share=0.2, audit_allocation="neyman")
+    DebateJob.objects.filter(pk=job.pk).update(audit_inclusion={ZEROS: 0.3})
+    job.refresh_from_db()
+    (annotator,) = annotators(1)
+
+    review_items_sync(job=job)
+    pilot = set(ReviewItem.objects.values_list("debate_id", flat=True))
+    assert pilot == _drawn(job, 1, 0.1) | _drawn(job, 0, 0.3)
+    assert len(pilot) == 3 + 15
+    _judge_all(annotator, 1)  # the consensus 1s all right, the 0s all wrong
+
+    # Neyman would give the 0s 0.148 and the 1s 0.252; the 0s stay at 0.3, and the 4
+    # labels left leave the 1s at their pilot probability, 4 / 40.
+    assert review_items_sync(job=job) == 0
+    job.refresh_from_db()
+    assert job.audit_inclusion == {ONES: 0.1, ZEROS: 0.3}
+    assert set(ReviewItem.objects.values_list("debate_id", flat=True)) == pilot

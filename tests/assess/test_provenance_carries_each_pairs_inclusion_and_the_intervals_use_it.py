@@ -1,0 +1,59 @@
+"""A refinement stores each pair's probability of going to humans in its provenance: 1 for
+an escalated pair, for an agreed pair its audit stratum's probability in its job, drawn for
+the audit or not. The intervals' labels read it (a set refined before it was stored falls
+back to the job's audit share), name the strata "label L, round R", and the labels export
+carries it."""
+
+import uuid
+
+from assess.evaluation.refined_intervals import pooled_labels
+from assess.models import LabelProvenance, ReviewItem
+from assess.refined.export_rows import labels_records
+from assess.refined.refine import qrels_refine
+from assess.review.services import judgment_record, review_items_sync
+from debates.models import Debate, DebateJob
+
+ONES, ZEROS = "label 1, round 1", "label 0, round 2"
+
+
+def test_provenance_and_the_intervals_carry_the_strata_probabilities(make_review_job, annotators):
+    review = make_review_job(escalated=1, agreed=40, audit_share=0.25, sync=False)
+    job = review.job
+    zeros = [d.pk for d in review.agreed[20:]]
+    Debate.objects.filter(pk__in=zeros).update(final_label=0, consensus_round=2)
+    # The 0s' stratum was raised to a half earlier (its committed probability).
+    DebateJob.objects.filter(pk=job.pk).update(audit_inclusion={ZEROS: 0.5})
+    job.refresh_from_db()
+    review_items_sync(job=job)
+    (alice,) = annotators(1)
+    for item in ReviewItem.objects.all():
+        label = 1 if item.debate.final_label is None else item.debate.final_label
+        judgment_record(item=item, annotator=alice, label=label, client_id=uuid.uuid4())
+    refined = qrels_refine(pool=job.pool, name="weighted", allow_partial=True).qrel_set
+
+    stored = {
+        row.debate_id: row.inclusion for row in LabelProvenance.objects.filter(qrel_set=refined)
+    }
+    escalated = review.escalated[0].pk
+    assert stored == {
+        escalated: 1.0,
+        **{d.pk: 0.25 for d in review.agreed[:20]},
+        **dict.fromkeys(zeros, 0.5),
+    }
+    audited = set(ReviewItem.objects.filter(kind="audit").values_list("debate_id", flat=True))
+    assert audited & set(zeros) and audited - set(zeros)
+
+    labels, counts = pooled_labels(refined=refined)
+    by_doc = {(p.query_id, p.doc_id): p for p in labels}
+    assert (counts["agreed"], counts["escalated"], counts["audited"]) == (40, 1, len(audited))
+    assert by_doc["q001", "d001"].stratum == "escalated"
+    assert (by_doc["q002", "d002"].stratum, by_doc["q002", "d002"].inclusion) == (ONES, 0.25)
+    assert (by_doc["q041", "d041"].stratum, by_doc["q041", "d041"].inclusion) == (ZEROS, 0.5)
+    records = {r["doc_id"]: r["inclusion"] for r in labels_records(qrel_set=refined)}
+    assert (records["d001"], records["d002"], records["d041"]) == (1.0, 0.25, 0.5)
+
+    # A set refined before inclusions were stored: its job's audit share.
+    LabelProvenance.objects.filter(qrel_set=refined).update(inclusion=None)
+    labels, _ = pooled_labels(refined=refined)
+    agreed = [p for p in labels if p.stratum != "escalated"]
+    assert {p.inclusion for p in agreed} == {0.25}
