@@ -261,7 +261,8 @@ def refinement_runs(*, refinement: Refinement) -> list[Run]:
 def _refinement_key(refinement: Refinement, runs: Sequence[Run], rel_level: int) -> str:
     """What a refined set's intervals depend on: its provenance (written once, with the set),
     the original set, the runs, the relevance level and the audit share of every job behind
-    the provenance (read live: raising a share re-weights the sample)."""
+    the provenance (read live for sets refined before each pair's inclusion probability was
+    stored with its provenance, whose weight is still the job's share)."""
     shares = (
         LabelProvenance.objects.filter(qrel_set=refinement.qrel_set)
         .values_list("job_id", "job__audit_share")

@@ -5,7 +5,7 @@ tests/fixtures/refine.py)."""
 
 import pytest
 
-from debates.models import DebateJob
+from tests.fixtures.refine import refined_at_share
 
 pytestmark = pytest.mark.django_db
 
@@ -21,7 +21,7 @@ KEYS = {
 
 
 def test_the_job_detail_has_the_budget_of_the_newest_refined_set(refined, api_as):
-    DebateJob.objects.filter(pk=refined.job.pk).update(audit_share=0.5)
+    refined = refined_at_share(refined, 0.5)
     response = api_as("researcher").get(f"/api/v1/jobs/{refined.job.pk}")
     assert response.status_code == 200
     budget = response.json()["budget"]

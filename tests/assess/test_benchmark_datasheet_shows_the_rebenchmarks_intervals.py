@@ -18,11 +18,11 @@ from assess.refined.datasheet import (
     IntervalsSheet,
     datasheet_render,
 )
-from debates.models import DebateJob
 from tests.assess.test_benchmark_datasheet_says_how_the_labels_were_made import (
     render_html,
     sheet,
 )
+from tests.fixtures.refine import refined_at_share
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +32,7 @@ def cell(i) -> str:
 
 
 def test_the_datasheet_holds_the_numbers_of_report_intervals(refined, tmp_path):
-    DebateJob.objects.filter(pk=refined.job.pk).update(audit_share=0.5)
+    refined = refined_at_share(refined, 0.5)
     refinement = refined.refined.refinement
     report = rebench_compute(
         dataset=refined.dataset, original=refined.test, refined=refined.refined
@@ -69,7 +69,7 @@ def test_the_datasheet_holds_the_numbers_of_report_intervals(refined, tmp_path):
 
 
 def test_without_an_audit_the_datasheet_says_what_is_missing(refined):
-    DebateJob.objects.filter(pk=refined.job.pk).update(audit_share=0.0)
+    refined = refined_at_share(refined, 0.0)
     text = datasheet_render(sheet=benchmark_datasheet(refinement=refined.refined.refinement))
     section = text.split("## Intervals on the refined measures")[1].split("\n## ")[0]
     assert "- No interval: " in section and "intervals need an audit share \\> 0" in section

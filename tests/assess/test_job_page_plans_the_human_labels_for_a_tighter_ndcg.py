@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from assess.evaluation.budget import job_budget
-from debates.models import DebateJob
+from tests.fixtures.refine import refined_at_share
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +23,7 @@ def panel(client, job) -> str:
 
 
 def test_the_panel_says_how_many_more_labels_and_which_pairs_are_undecided(refined, client_as):
-    DebateJob.objects.filter(pk=refined.job.pk).update(audit_share=0.5)
+    refined = refined_at_share(refined, 0.5)
     budget = job_budget(job=refined.job)
     # One audited label of three agreed ones, intervals far wider than +-0.01: 3 * (1 - 1/3)
     # rounds up to 2 (as the re-benchmark's own budget says).
@@ -48,7 +48,7 @@ def test_without_a_refined_set_or_an_audit_the_panel_says_what_is_missing(holes,
 
 
 def test_an_audit_share_of_zero_is_named(refined, client_as):
-    DebateJob.objects.filter(pk=refined.job.pk).update(audit_share=0.0)
+    refined = refined_at_share(refined, 0.0)
     client = client_as("researcher")
     # The words come from the data (a stratum's name): escaped on the page.
     assert (
@@ -61,7 +61,7 @@ def test_an_audit_share_of_zero_is_named(refined, client_as):
 
 
 def test_a_changed_audit_share_is_seen_at_the_next_read_though_the_figures_are_cached(refined):
-    DebateJob.objects.filter(pk=refined.job.pk).update(audit_share=0.5)
+    refined = refined_at_share(refined, 0.5)
     assert job_budget(job=refined.job).more_human_labels == 2
-    DebateJob.objects.filter(pk=refined.job.pk).update(audit_share=0.0)
+    refined = refined_at_share(refined, 0.0)
     assert "intervals need an audit share > 0" in job_budget(job=refined.job).error

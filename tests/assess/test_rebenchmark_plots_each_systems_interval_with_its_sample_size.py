@@ -13,7 +13,7 @@ from assess.evaluation.intervals import Interval
 from assess.evaluation.plots import intervals_svg
 from assess.evaluation.rebench import rebench_compute
 from assess.evaluation.refined_intervals import COVERAGE_CAVEAT, report_intervals
-from debates.models import DebateJob
+from tests.fixtures.refine import refined_at_share
 
 QUERY = "original=test&refined=test-dream"
 
@@ -36,7 +36,7 @@ def test_the_svg_has_a_row_and_a_sample_size_per_system_and_the_caveat():
 
 @pytest.mark.django_db
 def test_the_page_shows_the_plot_and_the_file_has_each_systems_interval_and_n(refined, client_as):
-    DebateJob.objects.filter(pk=refined.job.pk).update(audit_share=0.5)
+    refined = refined_at_share(refined, 0.5)
     client = client_as("researcher")
     page = client.get(reverse("refined:rebenchmark", args=["holes"]) + "?" + QUERY)
     html = page.content.decode()
@@ -62,7 +62,7 @@ def test_the_page_shows_the_plot_and_the_file_has_each_systems_interval_and_n(re
 
 @pytest.mark.django_db
 def test_without_an_audit_the_words_of_the_error_replace_the_plot(refined, client_as):
-    DebateJob.objects.filter(pk=refined.job.pk).update(audit_share=0.0)
+    refined = refined_at_share(refined, 0.0)
     client = client_as("researcher")
     html = client.get(reverse("refined:rebenchmark", args=["holes"]) + "?" + QUERY).content
     html = html.decode()

@@ -10,25 +10,15 @@ import pytest
 from django.core.management import call_command
 
 from assess.evaluation.refined_intervals import rebench_intervals
-from assess.refined.refine import qrels_refine
-from debates.models import DebateJob
+from tests.fixtures.refine import refined_at_share
 
 pytestmark = pytest.mark.django_db
-
-
-def _refined_at_share(world, share: float):
-    """``world`` refined again as ``test-dream`` with its job's audit share at ``share``: the
-    share each agreed pair's provenance stores as its inclusion probability."""
-    DebateJob.objects.filter(pk=world.job.pk).update(audit_share=share)
-    world.refined.delete()
-    world.refined = qrels_refine(pool=world.pool, name="test-dream").qrel_set
-    return world
 
 
 @pytest.fixture
 def audited(refined):
     # Half the agreed labels audited: the one audit that was drawn weighs 1 / 0.5 = 2.
-    return _refined_at_share(refined, 0.5)
+    return refined_at_share(refined, 0.5)
 
 
 def test_the_audited_error_is_weighted_by_the_inverse_audit_share(audited):
@@ -79,7 +69,7 @@ def test_the_command_and_the_api_show_them_with_the_sample_size(audited, api_as)
 
 
 def test_no_audit_share_gets_words_not_a_number(refined):
-    refined = _refined_at_share(refined, 0.0)
+    refined = refined_at_share(refined, 0.0)
     found = rebench_intervals(original=refined.test, refined=refined.refined, runs=refined.runs)
     assert found.ppi is None
     assert "intervals need an audit share > 0" in found.error
