@@ -23,6 +23,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from debates.llm.config import is_simulated_model
+
 from ..review.agreement import Proportion
 
 # Line breaks of any kind (CommonMark, Unicode) become spaces; other control characters and
@@ -270,11 +272,28 @@ class Datasheet:
     intervals: IntervalsSheet | None = None
 
 
+SIMULATED_WARNING = (
+    "**Labels from SIMULATED debaters, not real judgments.** The debate labels of this set "
+    "were given by the simulated backend from a reference qrels file with set error rates "
+    "(agents whose model starts with `simulated:`); use it to plan a study, never as a "
+    "benchmark."
+)
+
+
+def _simulated_lines(s: Datasheet) -> list[str]:
+    """The loud warning, as its own paragraph, when any job's agent is simulated."""
+    agents = (agent for job in s.jobs for agent in job.agents)
+    if any(is_simulated_model(agent.model) for agent in agents):
+        return [SIMULATED_WARNING, ""]
+    return []
+
+
 def _header(s: Datasheet) -> list[str]:
     created = s.created.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     return [
         f"# {md_text(s.dataset_name) or 'Benchmark'}: refined qrels {md_code(s.refined_name)}",
         "",
+        *_simulated_lines(s),
         f"A benchmark in BEIR layout: the corpus and queries of {md_code(s.dataset_name)} with "
         f"the refined qrel set {md_code(s.refined_name)}, made {created}. Its pooled pairs "
         "that the original qrels never judged were put to DREAM debates between two LLM "
