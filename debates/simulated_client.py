@@ -35,7 +35,13 @@ import re
 import threading
 from pathlib import Path
 
-from corpora.formats import FormatError, is_qrels_header, parse_beir_qrels, parse_trec_qrels
+from corpora.formats import (
+    FormatError,
+    QrelRecord,
+    is_qrels_header,
+    parse_beir_qrels,
+    parse_trec_qrels,
+)
 from corpora.models import Dataset, Document, Pair, Query
 from debates.llm.base import ChatMessage, GenerationParams, LLMResult, PermanentLLMError
 from debates.llm.config import AgentConfig
@@ -49,6 +55,7 @@ _STANCE = re.compile(r"Your initial stance: (RELEVANT|IRRELEVANT)")
 _ROUND = re.compile(r"^Round (\d+)\.", re.MULTILINE)
 _KEY_CHARS = 200  # of an unknown document's text, to key its belief
 _SPACES = re.compile(r"\s+")
+_ID_BATCH = 10_000  # document ids per query when checking a truth file
 
 
 def normalised(text: str) -> str:
@@ -56,22 +63,59 @@ def normalised(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
-def truth_file_read(path: str | Path) -> dict[str, dict[str, int]]:
-    """A TREC (``qid iter docid rel``) or BEIR (``query-id corpus-id score``, header optional)
-    qrels file as ``{query_id: {doc_id: grade}}`` (a pair given twice: the last grade).
-    Raises PermanentLLMError naming the file and line of a row it cannot read."""
-    path = Path(path)
+def _truth_records(path: Path) -> list[QrelRecord]:
+    """The rows of a TREC or BEIR qrels file (the format told by the first data line's field
+    count or header). Raises PermanentLLMError naming the file (and line) it cannot read."""
     try:
         with path.open(encoding="utf-8") as handle:
             first = next((line.split() for line in handle if line.strip()), [])
         beir = len(first) == 3 or is_qrels_header(first)
-        records = list((parse_beir_qrels if beir else parse_trec_qrels)(path))
+        return list((parse_beir_qrels if beir else parse_trec_qrels)(path))
     except OSError as exc:
         raise PermanentLLMError(f"truth {path}: cannot read the file ({exc.strerror})") from None
     except (FormatError, UnicodeDecodeError) as exc:
         raise PermanentLLMError(f"truth {exc}") from None
+
+
+def truth_file_read(path: str | Path) -> dict[str, dict[str, int]]:
+    """A TREC (``qid iter docid rel``) or BEIR (``query-id corpus-id score``, header optional)
+    qrels file as ``{query_id: {doc_id: grade}}`` (a pair given twice: the last grade).
+    Raises PermanentLLMError naming the file and line of a row it cannot read."""
+    truth: dict[str, dict[str, int]] = {}
+    for record in _truth_records(Path(path)):
+        truth.setdefault(record.query_id, {})[record.doc_id] = record.relevance
+    return truth
+
+
+def truth_file_load(*, path: str | Path, dataset: str) -> dict[str, dict[str, int]]:
+    """The truth file at ``path`` as :func:`truth_file_read` gives it, every query and document
+    id of it checked to be in the dataset whose slug is ``dataset`` (as
+    :func:`assess.evaluation.study.truth_qrels_read` checks a study's). Reads; writes nothing.
+    Raises ValueError: ``dataset: no dataset 'x'``, ``truth FILE: cannot read ...``, a
+    malformed row, or ``truth FILE:LINE: query 'q9' is not in scifact`` (likewise a document)
+    for the first row whose id the dataset does not have."""
+    found = Dataset.objects.filter(slug=dataset).first()
+    if found is None:
+        raise ValueError(f"dataset: no dataset {dataset!r} for the simulated backend's truth")
+    path = Path(path)
+    try:
+        records = _truth_records(path)
+    except PermanentLLMError as exc:
+        raise ValueError(str(exc)) from None
+    queries = set(Query.objects.filter(dataset=found).values_list("query_id", flat=True))
+    wanted = sorted({r.doc_id for r in records})
+    docs: set[str] = set()
+    for start in range(0, len(wanted), _ID_BATCH):  # bounded IN lists for large truths
+        chunk = wanted[start : start + _ID_BATCH]
+        rows = Document.objects.filter(dataset=found, doc_id__in=chunk)
+        docs.update(rows.values_list("doc_id", flat=True))
     truth: dict[str, dict[str, int]] = {}
     for record in records:
+        where = f"truth {path}:{record.line}"
+        if record.query_id not in queries:
+            raise ValueError(f"{where}: query {record.query_id!r} is not in {dataset}")
+        if record.doc_id not in docs:
+            raise ValueError(f"{where}: document {record.doc_id!r} is not in {dataset}")
         truth.setdefault(record.query_id, {})[record.doc_id] = record.relevance
     return truth
 

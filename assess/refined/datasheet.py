@@ -235,7 +235,9 @@ class Datasheet:
     humans-majority: :func:`assess.refined.export_formats.label_source`);
     ``excluded_annotators`` lists the annotators a refinement left out (flagged under the
     gold accuracy floor), each ``{"annotator", "gold_correct", "gold_answers", "floor"}``;
-    ``intervals`` the refined measures' 95% intervals (None: not computed).
+    ``intervals`` the refined measures' 95% intervals (None: not computed);
+    ``simulated_judgments`` the live judgments of the jobs' items given by the simulated
+    annotator (:mod:`assess.review.simulated_annotators`; any: a warning opens the sheet).
     """
 
     folder: str
@@ -270,6 +272,7 @@ class Datasheet:
     human_sources: Mapping[str, int] = field(default_factory=dict)
     excluded_annotators: tuple[Mapping[str, object], ...] = ()
     intervals: IntervalsSheet | None = None
+    simulated_judgments: int = 0
 
 
 SIMULATED_WARNING = (
@@ -280,12 +283,24 @@ SIMULATED_WARNING = (
 )
 
 
+SIMULATED_ANNOTATOR_WARNING = (
+    "**Labels from SIMULATED annotators, not real judgments.** {n} human judgment{s} of this "
+    "set's jobs came from the simulated annotator (`simulated-annotator`: a reference qrels "
+    "file's label flipped at a set error rate); use it to plan a study, never as a benchmark."
+)
+
+
 def _simulated_lines(s: Datasheet) -> list[str]:
-    """The loud warning, as its own paragraph, when any job's agent is simulated."""
+    """The loud warnings, each its own paragraph: when any job's agent is simulated, and
+    when any judgment (``simulated_judgments``) came from the simulated annotator."""
+    lines = []
     agents = (agent for job in s.jobs for agent in job.agents)
     if any(is_simulated_model(agent.model) for agent in agents):
-        return [SIMULATED_WARNING, ""]
-    return []
+        lines += [SIMULATED_WARNING, ""]
+    if s.simulated_judgments:
+        n = s.simulated_judgments
+        lines += [SIMULATED_ANNOTATOR_WARNING.format(n=f"{n:,}", s="" if n == 1 else "s"), ""]
+    return lines
 
 
 def _header(s: Datasheet) -> list[str]:

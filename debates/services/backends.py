@@ -159,15 +159,25 @@ def agent_config_validate(
     config: AgentConfig | dict[str, Any] | None, *, agent: str = "A", check_file: bool = True
 ) -> AgentConfig:
     """Parse and check an agent's backend config (:meth:`AgentConfig.load`; None is the
-    embedded default; ``check_file=False`` does not read an embedded model file). Raises
-    DebateJobError naming the agent and the field, e.g. ``agent B: model: required for the
-    openai backend``."""
+    embedded default; ``check_file=False`` does not read an embedded model file). A simulated
+    config given as a dict (an edge: API, form, command) with ``check_file`` has its truth file
+    checked against ``DREAM_SIMULATION_DIRS`` before it is opened, then read, every query and
+    document id of it in its dataset (:func:`debates.simulated_client.truth_file_load`).
+    Raises DebateJobError naming the agent and the field, e.g. ``agent B: model: required for
+    the openai backend`` or ``agent A: truth /t/q.tsv:3: query 'q9' is not in scifact``."""
     try:
         if check_file and isinstance(config, dict) and config.get("backend") == "simulated":
             # Checked before the file is opened, for every edge (commands too).
             parsed = AgentConfig.load(config, check_file=False)
             truth_file_permit(path=parsed.truth, agent=agent)
-        return AgentConfig.load(config, check_file=check_file)
+        loaded = AgentConfig.load(config, check_file=check_file)
+        if check_file and isinstance(config, dict) and loaded.is_simulated:
+            from debates.simulated_client import truth_file_load
+
+            # Every id of the truth must be the dataset's: a typo is refused at the edge,
+            # naming its file and line, rather than answered as "not relevant" in a job.
+            truth_file_load(path=loaded.truth or "", dataset=loaded.dataset or "")
+        return loaded
     except ValueError as exc:
         raise DebateJobError(f"agent {agent}: {exc}") from None
 
@@ -186,8 +196,13 @@ AGENT_FIELDS: dict[str, tuple[str, ...]] = {
         "reasoning_effort",
         "extra_body",
     ),
+    # The job form does not offer the simulated backend (API and commands only).
+    "simulated": ("truth", "dataset", "sensitivity", "specificity", "persistence", "seed"),
 }
-AGENT_FIELD_NAMES = ("backend", *dict.fromkeys(AGENT_FIELDS["openai"] + AGENT_FIELDS["embedded"]))
+AGENT_FIELD_NAMES = (
+    "backend",
+    *dict.fromkeys(AGENT_FIELDS["openai"] + AGENT_FIELDS["embedded"] + AGENT_FIELDS["simulated"]),
+)
 
 
 def agent_fields_given(values: Mapping[str, Any]) -> dict[str, Any]:
