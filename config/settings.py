@@ -194,6 +194,13 @@ DREAM_PRICE_PER_1K_TOKENS = os.environ.get("DREAM_PRICE_PER_1K_TOKENS", "")
 # followed) to a regular file inside it, or be the bundled model's file. Unset: only the
 # bundled SmolLM2-135M. Commands take any path (--model-path).
 DREAM_MODELS_DIR = os.environ.get("DREAM_MODELS_DIR", "")
+# Folders the truth qrels file of a simulated agent ({"backend": "simulated", "truth": ...};
+# debates.simulated_client) must lie in, comma-separated, for every job (browser, API and
+# commands alike: the file is read and its labels stored). Empty (the default): the simulated
+# backend is refused.
+DREAM_SIMULATION_DIRS = [
+    d.strip() for d in os.environ.get("DREAM_SIMULATION_DIRS", "").split(",") if d.strip()
+]
 # What an openai agent of a job made in the browser or the API may reach (debates.llm.policy;
 # an admin of the app is not the operator of the machine). Endpoints: comma-separated base
 # URLs; a base_url is allowed when its scheme, host and port equal an entry's and its path

@@ -46,6 +46,8 @@ from debates.services.launch import (
 from debates.services.webhooks import webhook_url_check
 
 AGENTS = (("a", "A"), ("b", "B"))
+# The simulated backend is left out on purpose: it plans studies from the API and the
+# commands (docs/debates-and-backends.md, "Simulated debaters"), never a choice beside LLMs.
 BACKEND_CHOICES = [
     ("embedded", "embedded (SmolLM2-135M, in-process)"),
     ("openai", "OpenAI-compatible"),

@@ -28,4 +28,5 @@ pytest_plugins = [
     "tests.fixtures.batch",
     "tests.fixtures.batch_api",
     "tests.fixtures.long_texts",
+    "tests.fixtures.simulated",
 ]

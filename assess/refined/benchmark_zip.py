@@ -45,6 +45,7 @@ from debates.models import Debate, DebateJob
 
 from ..models import LabelProvenance, Refinement
 from ..review.selectors import job_agreement, job_audit
+from ..review.simulated_annotators import simulated_judgments_count
 from .cost import format_costs
 from .datasheet import (
     AgentSheet,
@@ -223,6 +224,7 @@ def benchmark_datasheet(*, refinement: Refinement) -> Datasheet:
         human_sources=_human_sources(refinement),
         excluded_annotators=tuple(refinement.excluded_annotators or ()),
         intervals=_intervals_sheet(refinement),
+        simulated_judgments=simulated_judgments_count(jobs=[job.pk for job in jobs]),
     )
 
 

@@ -23,6 +23,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from debates.llm.config import is_simulated_model
+
 from ..review.agreement import Proportion
 
 # Line breaks of any kind (CommonMark, Unicode) become spaces; other control characters and
@@ -233,7 +235,9 @@ class Datasheet:
     humans-majority: :func:`assess.refined.export_formats.label_source`);
     ``excluded_annotators`` lists the annotators a refinement left out (flagged under the
     gold accuracy floor), each ``{"annotator", "gold_correct", "gold_answers", "floor"}``;
-    ``intervals`` the refined measures' 95% intervals (None: not computed).
+    ``intervals`` the refined measures' 95% intervals (None: not computed);
+    ``simulated_judgments`` the live judgments of the jobs' items given by the simulated
+    annotator (:mod:`assess.review.simulated_annotators`; any: a warning opens the sheet).
     """
 
     folder: str
@@ -268,6 +272,35 @@ class Datasheet:
     human_sources: Mapping[str, int] = field(default_factory=dict)
     excluded_annotators: tuple[Mapping[str, object], ...] = ()
     intervals: IntervalsSheet | None = None
+    simulated_judgments: int = 0
+
+
+SIMULATED_WARNING = (
+    "**Labels from SIMULATED debaters, not real judgments.** The debate labels of this set "
+    "were given by the simulated backend from a reference qrels file with set error rates "
+    "(agents whose model starts with `simulated:`); use it to plan a study, never as a "
+    "benchmark."
+)
+
+
+SIMULATED_ANNOTATOR_WARNING = (
+    "**Labels from SIMULATED annotators, not real judgments.** {n} human judgment{s} of this "
+    "set's jobs came from the simulated annotator (`simulated-annotator`: a reference qrels "
+    "file's label flipped at a set error rate); use it to plan a study, never as a benchmark."
+)
+
+
+def _simulated_lines(s: Datasheet) -> list[str]:
+    """The loud warnings, each its own paragraph: when any job's agent is simulated, and
+    when any judgment (``simulated_judgments``) came from the simulated annotator."""
+    lines = []
+    agents = (agent for job in s.jobs for agent in job.agents)
+    if any(is_simulated_model(agent.model) for agent in agents):
+        lines += [SIMULATED_WARNING, ""]
+    if s.simulated_judgments:
+        n = s.simulated_judgments
+        lines += [SIMULATED_ANNOTATOR_WARNING.format(n=f"{n:,}", s="" if n == 1 else "s"), ""]
+    return lines
 
 
 def _header(s: Datasheet) -> list[str]:
@@ -275,6 +308,7 @@ def _header(s: Datasheet) -> list[str]:
     return [
         f"# {md_text(s.dataset_name) or 'Benchmark'}: refined qrels {md_code(s.refined_name)}",
         "",
+        *_simulated_lines(s),
         f"A benchmark in BEIR layout: the corpus and queries of {md_code(s.dataset_name)} with "
         f"the refined qrel set {md_code(s.refined_name)}, made {created}. Its pooled pairs "
         "that the original qrels never judged were put to DREAM debates between two LLM "

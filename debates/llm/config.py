@@ -40,7 +40,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from debates.llm import gguf
 
-BACKENDS = ("embedded", "openai")
+BACKENDS = ("embedded", "openai", "simulated")
+SIMULATED_BACKEND: Final = "simulated"
+# Every simulated agent's model name starts so: each turn, label provenance and export row
+# that names the model says the labels are simulated.
+SIMULATED_MODEL_PREFIX: Final = "simulated:"
+SIMULATED_RATES = ("sensitivity", "specificity", "persistence")
+SIMULATED_DEFAULTS: dict[str, float] = {"sensitivity": 0.9, "specificity": 0.8, "persistence": 0.3}
+_SLUG = re.compile(r"[-a-zA-Z0-9_]+\Z")
 TEST_BACKEND: Final = "test"
 TEST_FACTORY_ENV = "DREAM_TEST_LLM_FACTORY"
 DEFAULT_CONFIG: dict[str, Any] = {"backend": "embedded"}
@@ -69,6 +76,7 @@ _ALLOWED = {
         "reasoning_effort",
         "extra_body",
     },
+    "simulated": {"backend", "model", "truth", "dataset", *SIMULATED_RATES, "seed"},
 }
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high")
 EXTRA_BODY_MAX_CHARS = 4000
@@ -176,8 +184,73 @@ def validate_backend_config(
 
     if backend == "embedded":
         return _embedded_config(config, check_file=check_file)
-
+    if backend == SIMULATED_BACKEND:
+        return _simulated_config(config, check_file=check_file)
     return _openai_config(config)
+
+
+def simulated_model_name(
+    *, sensitivity: float, specificity: float, persistence: float, seed: int
+) -> str:
+    """The model name of a simulated agent, e.g. ``simulated:sens0.9-spec0.8-pers0.3-seed1``:
+    every turn and label that names it says it is simulated (:data:`SIMULATED_MODEL_PREFIX`)."""
+    return (
+        f"{SIMULATED_MODEL_PREFIX}sens{sensitivity:g}-spec{specificity:g}-pers{persistence:g}"
+        f"-seed{seed}"
+    )
+
+
+def is_simulated_model(model: str | None) -> bool:
+    """True when ``model`` (a turn's, a label's or a stored config's) is a simulated agent's."""
+    return bool(model) and str(model).startswith(SIMULATED_MODEL_PREFIX)
+
+
+def _simulated_config(config: dict[str, Any], *, check_file: bool) -> dict[str, Any]:
+    """A simulated backend config checked and normalised: ``truth`` an absolute path (with
+    ``check_file`` a readable regular file), ``dataset`` a slug, the three rates in [0, 1]
+    (defaults :data:`SIMULATED_DEFAULTS`), ``seed`` an integer (default 0); ``model`` is
+    derived (:func:`simulated_model_name`) and a different one given is refused. Whether the
+    file lies in a folder the operator allows is checked by the caller
+    (:func:`debates.services.backends.agent_config_validate`)."""
+    truth = config.get("truth")
+    if not isinstance(truth, str) or not truth.strip():
+        raise ValueError("truth: required for the simulated backend (the path of a qrels file)")
+    if not os.path.isabs(truth.strip()):
+        raise ValueError(f"truth: must be an absolute path, got {truth!r}")
+    path = os.path.normpath(truth.strip())
+    if len(path) > MAX_MODEL_PATH:
+        raise ValueError(f"truth {path[:60]}...: longer than {MAX_MODEL_PATH} characters")
+    dataset = config.get("dataset")
+    if not isinstance(dataset, str) or not _SLUG.match(dataset):
+        raise ValueError(
+            f"dataset: the slug of the truth file's dataset is required, got {dataset!r}"
+        )
+    rates = {
+        name: _number(config, name, default=SIMULATED_DEFAULTS[name], lo=0.0, hi=1.0)
+        for name in SIMULATED_RATES
+    }
+    seed = _integer(config, "seed", default=0, lo=0, hi=2**63 - 1)
+    model = simulated_model_name(seed=seed, **rates)
+    if config.get("model") not in (None, "", model):
+        raise ValueError(
+            f"model: a simulated agent is named by its rates ({model}), got {config['model']!r}"
+        )
+    if check_file:
+        try:
+            with open(path, "rb") as handle:
+                handle.read(1)
+        except OSError as exc:
+            raise ValueError(f"truth {path}: cannot read the file ({exc.strerror})") from None
+        if not os.path.isfile(path):
+            raise ValueError(f"truth {path}: not a regular file")
+    return {
+        "backend": SIMULATED_BACKEND,
+        "model": model,
+        "truth": path,
+        "dataset": dataset,
+        **rates,
+        "seed": seed,
+    }
 
 
 def _openai_config(config: dict[str, Any]) -> dict[str, Any]:
@@ -302,7 +375,7 @@ class AgentConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    backend: Literal["embedded", "openai", "test"]
+    backend: Literal["embedded", "openai", "simulated", "test"]
     model: str = ""
     base_url: str | None = None
     api_key_env: str | None = None
@@ -315,6 +388,14 @@ class AgentConfig(BaseModel):
     # The extra_body object as canonical JSON text (sorted keys), so the config stays
     # hashable; read it with :attr:`extra_body_dict`.
     extra_body: str | None = None
+    # The simulated backend's (SimulatedClient): the truth qrels file, its dataset's slug,
+    # the debaters' rates and the seed.
+    truth: str | None = None
+    dataset: str | None = None
+    sensitivity: float | None = None
+    specificity: float | None = None
+    persistence: float | None = None
+    seed: int | None = None
     # The test backend's own fields (name, rule, delay, inner), as given, in sorted order.
     options: tuple[tuple[str, Any], ...] = Field(default=())
 
@@ -369,6 +450,17 @@ class AgentConfig(BaseModel):
                 out["model_path"] = self.model_path
             out["n_ctx"] = self.n_ctx
             return out
+        if self.backend == SIMULATED_BACKEND:
+            return {
+                "backend": SIMULATED_BACKEND,
+                "model": self.model,
+                "truth": self.truth,
+                "dataset": self.dataset,
+                "sensitivity": self.sensitivity,
+                "specificity": self.specificity,
+                "persistence": self.persistence,
+                "seed": self.seed,
+            }
         out = {
             "backend": "openai",
             "model": self.model,
@@ -411,6 +503,12 @@ class AgentConfig(BaseModel):
         return not (self.backend == TEST_BACKEND and self.option("inner") == "embedded")
 
     @property
+    def is_simulated(self) -> bool:
+        """True for a simulated debater (:mod:`debates.simulated_client`): its labels are
+        simulated and must be marked so wherever they are shown."""
+        return self.backend == SIMULATED_BACKEND
+
+    @property
     def is_bundled_model(self) -> bool:
         """True for the bundled SmolLM2 (embedded without a ``model_path``)."""
         return self.backend == "embedded" and not self.model_path
@@ -421,6 +519,8 @@ class AgentConfig(BaseModel):
             return f"embedded:{self.model}"
         if self.backend == TEST_BACKEND:
             return f"test:{self.options!r}"
+        if self.backend == SIMULATED_BACKEND:
+            return f"{self.model}:{self.dataset}:{self.truth}"
         return f"openai:{self.base_url or 'default'}:{self.model}"
 
     def describe(self) -> str:
@@ -432,6 +532,12 @@ class AgentConfig(BaseModel):
             return f"embedded {self.model} (in-process; for trying the pipeline, not a benchmark)"
         if self.backend == TEST_BACKEND:
             return TEST_BACKEND
+        if self.backend == SIMULATED_BACKEND:
+            return (
+                f"simulated debater (SIMULATED labels, not real judgments) from "
+                f"{Path(self.truth or '').name} of {self.dataset}, sens {self.sensitivity:g} "
+                f"spec {self.specificity:g} persistence {self.persistence:g} seed {self.seed}"
+            )
         where = f"openai {self.model} at {self.base_url or 'https://api.openai.com/v1'}"
         if self.reasoning_effort:
             where += f", reasoning_effort {self.reasoning_effort}"

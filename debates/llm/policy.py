@@ -148,3 +148,25 @@ def model_file_allowed(*, path: str, folder: str, bundled: str | None = None) ->
     except OSError:
         return False
     return os.path.commonpath([root, real]) == root and real != root
+
+
+def truth_file_allowed(*, path: str, folders: Iterable[str]) -> bool:
+    """True when ``path`` resolves (symlinks followed, ``..`` removed) to a regular file
+    inside the resolved path of one of ``folders`` (none: nothing is allowed). Opens no
+    file; a path that cannot be resolved is not allowed."""
+    try:
+        real = os.path.realpath(path, strict=True)
+    except OSError:
+        return False
+    if not os.path.isfile(real):
+        return False
+    for folder in folders:
+        if not folder.strip():
+            continue
+        try:
+            root = os.path.realpath(os.path.expanduser(folder.strip()), strict=True)
+        except OSError:
+            continue
+        if os.path.commonpath([root, real]) == root and real != root:
+            return True
+    return False

@@ -35,11 +35,14 @@ __all__ = [
     "allowed_endpoints",
     "allowed_key_envs",
     "model_file_permitted",
+    "simulation_dirs",
+    "truth_file_permit",
 ]
 
 ENDPOINTS_SETTING = "DREAM_LLM_ALLOWED_ENDPOINTS"
 KEY_ENVS_SETTING = "DREAM_LLM_KEY_ENVS"
 MODELS_DIR_SETTING = "DREAM_MODELS_DIR"
+SIMULATION_DIRS_SETTING = "DREAM_SIMULATION_DIRS"
 
 
 def _setting_list(name: str, default: tuple[str, ...]) -> tuple[str, ...]:
@@ -81,6 +84,29 @@ def model_file_permitted(*, path: str) -> bool:
     return policy.model_file_allowed(path=path, folder=folder, bundled=_bundled_model())
 
 
+def simulation_dirs() -> tuple[str, ...]:
+    """``settings.DREAM_SIMULATION_DIRS`` (a list or a comma-separated string): the folders a
+    simulated agent's truth file must lie in; empty, the simulated backend is refused."""
+    return _setting_list(SIMULATION_DIRS_SETTING, ())
+
+
+def truth_file_permit(*, path: str | None, agent: str) -> None:
+    """Refuse a simulated agent's ``truth`` file unless it lies in one of the folders of
+    ``DREAM_SIMULATION_DIRS`` (symlinks followed; :func:`debates.llm.policy.truth_file_allowed`).
+    Opens no file. Raises DebateJobError naming the agent, the field and the setting."""
+    folders = simulation_dirs()
+    if not folders:
+        raise DebateJobError(
+            f"agent {agent}: truth: the simulated backend is off until the server's operator "
+            f"lists the folders of truth files in {SIMULATION_DIRS_SETTING}"
+        )
+    if not path or not policy.truth_file_allowed(path=path, folders=folders):
+        raise DebateJobError(
+            f"agent {agent}: truth {path} is not a file in the folders the server's operator "
+            f"allows ({SIMULATION_DIRS_SETTING})"
+        )
+
+
 def agent_config_permit(*, config: AgentConfig | dict[str, Any] | None, agent: str) -> None:
     """Refuse a backend config from the browser or the HTTP API that names what the server's
     operator did not allow: an openai ``base_url`` (absent: https://api.openai.com/v1) not
@@ -113,6 +139,8 @@ def agent_config_permit(*, config: AgentConfig | dict[str, Any] | None, agent: s
                 f"agent {agent}: api_key_env is not one of the variables the server's operator "
                 f"allows for keys ({KEY_ENVS_SETTING}: {listed})"
             )
+    if parsed.is_simulated:
+        truth_file_permit(path=parsed.truth, agent=agent)
     if parsed.backend == "embedded" and parsed.model_path:
         if not model_file_permitted(path=parsed.model_path):
             if getattr(settings, MODELS_DIR_SETTING, ""):
@@ -131,11 +159,25 @@ def agent_config_validate(
     config: AgentConfig | dict[str, Any] | None, *, agent: str = "A", check_file: bool = True
 ) -> AgentConfig:
     """Parse and check an agent's backend config (:meth:`AgentConfig.load`; None is the
-    embedded default; ``check_file=False`` does not read an embedded model file). Raises
-    DebateJobError naming the agent and the field, e.g. ``agent B: model: required for the
-    openai backend``."""
+    embedded default; ``check_file=False`` does not read an embedded model file). A simulated
+    config given as a dict (an edge: API, form, command) with ``check_file`` has its truth file
+    checked against ``DREAM_SIMULATION_DIRS`` before it is opened, then read, every query and
+    document id of it in its dataset (:func:`debates.simulated_client.truth_file_load`).
+    Raises DebateJobError naming the agent and the field, e.g. ``agent B: model: required for
+    the openai backend`` or ``agent A: truth /t/q.tsv:3: query 'q9' is not in scifact``."""
     try:
-        return AgentConfig.load(config, check_file=check_file)
+        if check_file and isinstance(config, dict) and config.get("backend") == "simulated":
+            # Checked before the file is opened, for every edge (commands too).
+            parsed = AgentConfig.load(config, check_file=False)
+            truth_file_permit(path=parsed.truth, agent=agent)
+        loaded = AgentConfig.load(config, check_file=check_file)
+        if check_file and isinstance(config, dict) and loaded.is_simulated:
+            from debates.simulated_client import truth_file_load
+
+            # Every id of the truth must be the dataset's: a typo is refused at the edge,
+            # naming its file and line, rather than answered as "not relevant" in a job.
+            truth_file_load(path=loaded.truth or "", dataset=loaded.dataset or "")
+        return loaded
     except ValueError as exc:
         raise DebateJobError(f"agent {agent}: {exc}") from None
 
@@ -154,8 +196,13 @@ AGENT_FIELDS: dict[str, tuple[str, ...]] = {
         "reasoning_effort",
         "extra_body",
     ),
+    # The job form does not offer the simulated backend (API and commands only).
+    "simulated": ("truth", "dataset", "sensitivity", "specificity", "persistence", "seed"),
 }
-AGENT_FIELD_NAMES = ("backend", *dict.fromkeys(AGENT_FIELDS["openai"] + AGENT_FIELDS["embedded"]))
+AGENT_FIELD_NAMES = (
+    "backend",
+    *dict.fromkeys(AGENT_FIELDS["openai"] + AGENT_FIELDS["embedded"] + AGENT_FIELDS["simulated"]),
+)
 
 
 def agent_fields_given(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -231,4 +278,12 @@ def _client_build(config: AgentConfig, api_key: str | None) -> LLMClient:
             importlib.import_module(module), name
         )
         return factory(config.dump())
+    if config.is_simulated:
+        from debates.simulated_client import SimulatedClient
+
+        try:  # a stored job's folder may have been withdrawn since it was made
+            truth_file_permit(path=config.truth, agent="simulated")
+        except DebateJobError as exc:
+            raise PermanentLLMError(str(exc)) from None
+        return SimulatedClient(config)
     return registry.client_from_config(config, api_key=api_key or None)

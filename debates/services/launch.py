@@ -282,6 +282,11 @@ def _spec_check(spec: JobSpec, config_a: AgentConfig, config_b: AgentConfig) -> 
         raise DebateJobError(
             f"gold share must be between 0 and {MAX_GOLD_SHARE}, got {spec.gold_share}"
         )
+    if spec.scale == "graded" and (config_a.is_simulated or config_b.is_simulated):
+        raise DebateJobError(
+            "scale: the simulated backend answers binary debates only; run a graded job with "
+            "an LLM backend"
+        )
     concurrency = spec.concurrency
     if concurrency is None:
         concurrency = default_concurrency(config_a, config_b)

@@ -106,7 +106,11 @@ class Command(BaseCommand):
         try:
             # Tests pass a config (e.g. a rule-based test client) as ``agent``.
             raw = opts.get("agent")
-            agent = agent_config_build(fields=raw) if raw else backend_flags_configs(opts)[0]
+            agent = (
+                agent_config_build(fields=raw)
+                if raw
+                else backend_flags_configs(opts, dataset=dataset.slug)[0]
+            )
             spec = PipelineSpec.of(
                 agent=agent,
                 retrievers=[r.strip() for r in opts["retrievers"].split(",") if r.strip()],

@@ -113,7 +113,7 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         dataset = load_dataset(opts["dataset"])
         try:
-            agent, _ = backend_flags_configs(opts)
+            agent, _ = backend_flags_configs(opts, dataset=dataset.slug)
             spec = PipelineSpec.of(
                 agent=agent,
                 retrievers=[r.strip() for r in opts["retrievers"].split(",") if r.strip()],

@@ -18,6 +18,9 @@ from debates.audit_design import ALLOCATIONS
 from debates.llm.config import (
     BACKENDS,
     REASONING_EFFORTS,
+    SIMULATED_BACKEND,
+    SIMULATED_DEFAULTS,
+    SIMULATED_RATES,
     TEST_BACKEND,
     TEST_FACTORY_ENV,
     AgentConfig,
@@ -93,6 +96,63 @@ def add_backend_arguments(parser, *, agent_b: bool = True) -> None:
             "context up to 4096)",
         )
         add_reasoning_arguments(parser, suffix=suffix, who=who)
+        add_simulated_arguments(parser, suffix=suffix, who=who)
+
+
+# A backend field whose flag's dest is not its name: the command's own dataset (a positional
+# of pipeline and evaluate_assessor) and evaluate_assessor's --seed (its sample draw) would
+# otherwise be read as the simulated agent's.
+FLAG_DESTS = {"dataset": "truth_dataset", "seed": "debater_seed"}
+
+
+def flag_dest(name: str, suffix: str = "") -> str:
+    """The dest of the flag of backend field ``name`` (``suffix`` "" or "_b"), e.g.
+    ``truth_dataset_b`` for agent B's ``dataset``."""
+    return f"{FLAG_DESTS.get(name, name)}{suffix}"
+
+
+def flag_text(name: str, suffix: str = "") -> str:
+    """How a message names the flag of backend field ``name`` (``suffix`` "" or "-b"), e.g.
+    ``--truth-dataset`` for ``dataset``, ``--seed`` for ``seed`` (evaluate_assessor spells
+    it ``--debater-seed``)."""
+    flag = "truth-dataset" if name == "dataset" else name.replace("_", "-")
+    return f"--{flag}{suffix}"
+
+
+def add_simulated_arguments(parser, *, suffix: str = "", who: str = "the agents") -> None:
+    """--truth FILE, --truth-dataset SLUG, --sensitivity, --specificity, --persistence and
+    --seed (also spelt --debater-seed; only that where the command has a --seed of its own):
+    the fields of the simulated backend (docs/debates-and-backends.md, "Simulated
+    debaters"), with ``suffix`` ("-b") for agent B. Their dests: :func:`flag_dest`."""
+    dest = suffix.replace("-", "_")
+    parser.add_argument(
+        f"--truth{suffix}",
+        metavar="FILE",
+        help=f"reference qrels file (TREC or BEIR) {who} answer from (simulated; it must lie "
+        "in a folder of DREAM_SIMULATION_DIRS)",
+    )
+    parser.add_argument(
+        f"--truth-dataset{suffix}",
+        dest=flag_dest("dataset", dest),
+        metavar="SLUG",
+        help=f"dataset of {who}'s truth file (simulated; default: the dataset of the "
+        "command or of its pool)",
+    )
+    for rate in SIMULATED_RATES:
+        parser.add_argument(
+            f"--{rate}{suffix}",
+            type=float,
+            help=f"{rate} (0-1) of {who} (simulated; default {SIMULATED_DEFAULTS[rate]:g})",
+        )
+    seeds = [f"--seed{suffix}", f"--debater-seed{suffix}"]
+    if f"--seed{suffix}" in parser._option_string_actions:  # the command's own --seed
+        seeds = seeds[1:]
+    parser.add_argument(
+        *seeds,
+        dest=flag_dest("seed", dest),
+        type=int,
+        help=f"seed of {who}'s simulated labels (simulated; default 0)",
+    )
 
 
 def add_reasoning_arguments(parser, *, suffix: str = "", who: str = "the agents") -> None:
@@ -256,26 +316,34 @@ def add_concurrency_argument(parser) -> None:
     )
 
 
-def backend_configs(opts: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def backend_configs(
+    opts: dict[str, Any], *, dataset: str | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """The agent A and agent B backend configs the flags describe (not yet validated; the
     fields of another backend than the one chosen left out,
     :func:`~debates.services.backends.agent_fields_given`): agent B as agent A unless a
     ``-b`` flag is given, then A's fields with B's flags over them (all B's own with
-    ``--backend-b``)."""
+    ``--backend-b``). A simulated agent without ``--truth-dataset`` takes ``dataset`` (the
+    slug of the command's dataset or pool's; None: none)."""
 
     def flags(key: str) -> dict[str, Any]:
         return {
-            name: opts[f"{name}{key}"]
+            name: opts[flag_dest(name, key)]
             for name in AGENT_FIELD_NAMES
-            if opts.get(f"{name}{key}") is not None
+            if opts.get(flag_dest(name, key)) is not None
         }
 
+    def completed(config: dict[str, Any]) -> dict[str, Any]:
+        if config["backend"] == SIMULATED_BACKEND and dataset and "dataset" not in config:
+            return {**config, "dataset": dataset}
+        return config
+
     given_a, given_b = flags(""), flags("_b")
-    agent_a = agent_fields_given(given_a)
+    agent_a = completed(agent_fields_given(given_a))
     if not given_b:
         return agent_a, dict(agent_a)
     base = {} if "backend" in given_b else given_a
-    return agent_a, agent_fields_given({**base, **given_b})
+    return agent_a, completed(agent_fields_given({**base, **given_b}))
 
 
 def other_backend_flags_refuse(opts: dict[str, Any]) -> None:
@@ -292,9 +360,9 @@ def other_backend_flags_refuse(opts: dict[str, Any]) -> None:
         if fields is None:  # the test backend: its fields are its factory's own
             continue
         for name in AGENT_FIELD_NAMES:
-            if name == "backend" or name in fields or opts.get(f"{name}{key}") is None:
+            if name == "backend" or name in fields or opts.get(flag_dest(name, key)) is None:
                 continue
-            flag = f"--{name}{key}".replace("_", "-")
+            flag = flag_text(name, key.replace("_", "-"))
             owners = " or ".join(b for b, names in AGENT_FIELDS.items() if name in names)
             raise CommandError(
                 f"{flag} is a flag of the {owners} backend, but agent {agent} runs the "
@@ -302,12 +370,15 @@ def other_backend_flags_refuse(opts: dict[str, Any]) -> None:
             )
 
 
-def backend_flags_configs(opts: dict[str, Any]) -> tuple[AgentConfig, AgentConfig]:
+def backend_flags_configs(
+    opts: dict[str, Any], *, dataset: str | None = None
+) -> tuple[AgentConfig, AgentConfig]:
     """Agent A's and agent B's typed configs from the backend flags
-    (:func:`backend_configs`, then :func:`~debates.services.backends.agent_config_build`).
+    (:func:`backend_configs`, with ``dataset`` the command's dataset slug for a simulated
+    agent, then :func:`~debates.services.backends.agent_config_build`).
     Raises DebateJobError naming the agent and the field; a command whose flags are one
     config for both agents (no ``-b`` flags: ``pipeline``, ``demo``) names it "backend"."""
-    raw_a, raw_b = backend_configs(opts)
+    raw_a, raw_b = backend_configs(opts, dataset=dataset)
     if "backend_b" not in opts:
         try:
             config = agent_config_build(fields=raw_a, agent="A")

@@ -211,7 +211,7 @@ class Command(BaseCommand):
         graded = opts["scale"] == "graded"
         top = qrels_top_grade(qrel_set=qrel_set) if graded else None
         try:
-            agent_a, agent_b = backend_flags_configs(opts)
+            agent_a, agent_b = backend_flags_configs(opts, dataset=dataset.slug)
             sample = evaluation_pool_create(
                 dataset=dataset,
                 qrel_set=qrel_set,

@@ -80,7 +80,7 @@ class Command(BaseCommand):
             raise CommandError("--callback-url needs --user USERNAME: its secret signs the calls")
         pool = load_pool(opts["pool"])
         try:
-            agent_a, agent_b = backend_flags_configs(opts)
+            agent_a, agent_b = backend_flags_configs(opts, dataset=pool.dataset.slug)
             spec = JobSpec(
                 pool=pool,
                 agent_a=agent_a,

@@ -1,0 +1,183 @@
+"""Simulated annotators: a user named :data:`SIMULATED_ANNOTATOR` that judges a job's open
+review items (escalated and audit) with a reference qrels file's label, flipped with a set
+error rate, so a study can be planned (or an estimator checked) before humans are paid.
+
+Each judgment goes through :func:`assess.review.services.judgment_record` like a person's,
+with the note :data:`SIMULATED_NOTE` and a client id derived from the job and the item, so a
+second run records nothing twice. The annotator's name marks every label it gave: the
+refined set's provenance and the labels export name ``simulated-annotator`` among a human
+label's annotators, and the benchmark datasheet opens with a warning
+(:func:`simulated_judgments_count`). The truth file must lie in a folder of
+``DREAM_SIMULATION_DIRS``, as the simulated debaters' must.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db.models import F
+
+from core.roles import Role, user_ensure
+from debates.models import DebateJob
+from debates.services.backends import truth_file_permit
+from debates.services.common import DebateJobError
+from debates.simulated_client import truth_file_load
+
+from ..models import Judgment, ReviewItem
+from .services import JudgingConflict, judgment_record, review_item_top_grade
+
+SIMULATED_ANNOTATOR = "simulated-annotator"
+SIMULATED_NOTE = "SIMULATED judgment (not a real one)"
+# The namespace of the simulated judgments' client ids (uuid5 of "job:item"): fixed, so the
+# same job and item give the same id in every run and process.
+CLIENT_ID_NAMESPACE = uuid.UUID("6f1c9b52-3d1e-5a8e-9c61-5e2a7d0b4c13")
+
+
+class SimulationError(ValueError):
+    """Input a simulated annotator cannot use (an error rate outside 0..1, a truth file
+    outside ``DREAM_SIMULATION_DIRS``, unreadable, or with an id the dataset lacks)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SimulatedJudging:
+    """What :func:`simulated_judgments_record` did, in items: ``judged`` new judgments (of
+    which ``flipped`` differ from the truth's label), ``already`` the simulated annotator's
+    judgments in the job before this run (an earlier run's; left as they are), ``busy``
+    skipped because a person holds a live lease or the item filled up meanwhile."""
+
+    judged: int
+    flipped: int
+    already: int
+    busy: int
+
+
+def simulated_truth_load(*, job: DebateJob, path: str | Path) -> dict[str, dict[str, int]]:
+    """The truth qrels file at ``path`` as ``{query_id: {doc_id: grade}}``: it must lie in a
+    folder of ``DREAM_SIMULATION_DIRS`` (:func:`debates.services.backends.truth_file_permit`)
+    and every query and document id of it must be in ``job``'s dataset
+    (:func:`debates.simulated_client.truth_file_load`). Reads only. Raises SimulationError
+    naming the setting, or the file and line of a bad row."""
+    absolute = str(Path(path).absolute())
+    try:
+        truth_file_permit(path=absolute, agent="simulated annotator")
+        return truth_file_load(path=absolute, dataset=job.pool.dataset.slug)
+    except (DebateJobError, ValueError) as exc:
+        raise SimulationError(str(exc).removeprefix("agent simulated annotator: ")) from None
+
+
+def simulated_annotator_ensure() -> Any:
+    """The user :data:`SIMULATED_ANNOTATOR` with the annotator role, created (with an
+    unusable password: nobody signs in as it) when missing; an existing one is reused."""
+    User = get_user_model()
+    found = User.objects.filter(**{User.USERNAME_FIELD: SIMULATED_ANNOTATOR}).first()
+    if found is not None:
+        return found
+    user, _, _ = user_ensure(username=SIMULATED_ANNOTATOR, role=Role.ANNOTATOR)
+    user.set_unusable_password()
+    user.save(update_fields=["password"])
+    return user
+
+
+def simulated_client_id(*, job: DebateJob, item: ReviewItem) -> uuid.UUID:
+    """The client id of the simulated judgment of ``item`` in ``job``: uuid5 of
+    ``"job:item"`` in :data:`CLIENT_ID_NAMESPACE`, the same in every run."""
+    return uuid.uuid5(CLIENT_ID_NAMESPACE, f"{job.pk}:{item.pk}")
+
+
+def simulated_label(
+    *, truth_grade: int, top: int, error: float, seed: int, query_id: str, doc_id: str
+) -> int:
+    """The simulated annotator's label of a pair whose truth grade is ``truth_grade`` (0 when
+    the truth does not list it) on a scale 0..``top`` (1: binary, labels 1/0): the truth's
+    label (binary: grade >= 1; graded: the grade, at most ``top``), replaced with
+    probability ``error`` by another label drawn uniformly. The draw is seeded by ``seed``
+    and the pair (SHA-256, the same in every process and whatever the order of the pairs)."""
+    label = int(truth_grade >= 1) if top == 1 else min(max(truth_grade, 0), top)
+    digest = hashlib.sha256(f"annotator\x1f{seed}\x1f{query_id}\x1f{doc_id}".encode()).digest()
+    rng = random.Random(int.from_bytes(digest[:8], "big"))
+    if rng.random() >= error:
+        return label
+    others = [grade for grade in range(top + 1) if grade != label]
+    return others[0] if len(others) == 1 else rng.choice(others)
+
+
+def _open_items(job: DebateJob, annotator: Any) -> Iterable[ReviewItem]:
+    """``job``'s escalated and audit items that still need a judgment, have no adjudication
+    and no live judgment of ``annotator``, in id order, with their pairs."""
+    return (
+        ReviewItem.objects.filter(
+            debate__job=job,
+            kind__in=[ReviewItem.Kind.ESCALATED, ReviewItem.Kind.AUDIT],
+            judgments_done__lt=F("judgments_needed"),
+            adjudication__isnull=True,
+        )
+        .exclude(judgments__annotator=annotator, judgments__undone_at__isnull=True)
+        .select_related("debate__pair__query", "debate__pair__document")
+        .order_by("pk")
+    )
+
+
+def simulated_judgments_record(
+    *,
+    job: DebateJob,
+    truth: Mapping[str, Mapping[str, int]],
+    error: float,
+    seed: int,
+    limit: int | None = None,
+) -> SimulatedJudging:
+    """Judge ``job``'s open escalated and audit items (at most ``limit``, in id order; None:
+    all) as :data:`SIMULATED_ANNOTATOR` (:func:`simulated_annotator_ensure`), each with
+    :func:`simulated_label` of its pair under ``truth`` (``{query_id: {doc_id: grade}}``)
+    at error rate ``error`` (0..1) and ``seed``, through
+    :func:`~assess.review.services.judgment_record` with the note :data:`SIMULATED_NOTE` and
+    :func:`simulated_client_id`: a second run changes nothing it did. Raises SimulationError
+    for an error rate outside 0..1 or a negative limit."""
+    if not 0 <= error <= 1:
+        raise SimulationError(f"error: must be between 0 and 1, got {error:g}")
+    if limit is not None and limit < 0:
+        raise SimulationError(f"limit: must be 0 or more, got {limit}")
+    annotator = simulated_annotator_ensure()
+    already = simulated_judgments_count(jobs=[job.pk])
+    items = list(_open_items(job, annotator))
+    judged = flipped = busy = 0
+    for item in items[:limit] if limit is not None else items:
+        pair = item.debate.pair  # type: ignore[union-attr]  # escalated and audit: a debate
+        query_id, doc_id = pair.query.query_id, pair.document.doc_id
+        grade = truth.get(query_id, {}).get(doc_id, 0)
+        top = review_item_top_grade(item=item)
+        label = simulated_label(
+            truth_grade=grade, top=top, error=error, seed=seed, query_id=query_id, doc_id=doc_id
+        )
+        try:
+            recorded = judgment_record(
+                item=item,
+                annotator=annotator,
+                label=label,
+                client_id=simulated_client_id(job=job, item=item),
+                note=SIMULATED_NOTE,
+            )
+        except JudgingConflict:
+            busy += 1
+            continue
+        if not recorded.created:  # a judgment an earlier run recorded (and a person undid)
+            continue
+        judged += 1
+        flipped += label != (int(grade >= 1) if top == 1 else min(grade, top))
+    return SimulatedJudging(judged=judged, flipped=flipped, already=already, busy=busy)
+
+
+def simulated_judgments_count(*, jobs: Iterable[int]) -> int:
+    """The live judgments :data:`SIMULATED_ANNOTATOR` gave on the debate items of the jobs
+    with ids ``jobs`` (0: none; the datasheet warns when there is any)."""
+    return Judgment.objects.filter(
+        item__debate__job_id__in=list(jobs),
+        annotator__username=SIMULATED_ANNOTATOR,
+        undone_at__isnull=True,
+    ).count()
