@@ -297,6 +297,18 @@ def _spec_check(spec: JobSpec, config_a: AgentConfig, config_b: AgentConfig) -> 
     return concurrency
 
 
+def _simulated_dataset_check(spec: JobSpec, configs: tuple[AgentConfig, AgentConfig]) -> None:
+    """Refuse a simulated agent whose truth belongs to another dataset than the pool's: its
+    debates would fail one by one, none of their queries being in the truth's dataset."""
+    slug = spec.pool.dataset.slug
+    for agent, config in zip("AB", configs, strict=True):
+        if config.is_simulated and config.dataset != slug:
+            raise DebateJobError(
+                f"agent {agent}: dataset: the simulated agent's truth is of dataset "
+                f"{config.dataset!r}, the pool of {slug!r}"
+            )
+
+
 def _whole_check(name: str, value: int | None, low: int, high: int) -> None:
     """Refuse ``value`` (None: not set, allowed) unless it is a whole number in low..high;
     the message names the setting ``name``."""
@@ -366,6 +378,7 @@ def debate_job_launch(
     config_b = agent_config_validate(raw_b, agent="B")
     config = _debate_config(spec, (config_a, config_b))
     concurrency = _spec_check(spec, config_a, config_b)
+    _simulated_dataset_check(spec, (config_a, config_b))
     callback_url = webhook_callback_validate(url=spec.callback_url, created_by=created_by)
     if spec.batch and {config_a.backend, config_b.backend} != {"openai"}:
         raise DebateJobError("batch mode needs both agents on the openai backend")

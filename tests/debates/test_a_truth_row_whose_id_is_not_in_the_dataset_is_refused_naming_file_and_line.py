@@ -34,3 +34,33 @@ def test_run_debates_refuses_it_before_making_a_job(energy, truth_dir):
         call_command("run_debates", "energy/pool", "--backend", "simulated", "--truth", str(truth))
     assert str(caught.value) == f"agent A: truth {truth}:3: document 'dX' is not in energy"
     assert not DebateJob.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_truth_of_another_dataset_than_the_pools_is_refused_at_launch(
+    energy, truth_dir, tmp_path
+):
+    from corpora.services import dataset_import_beir
+    from debates.services.launch import JobSpec, debate_job_launch
+    from tests.fixtures.datasets import write_beir
+    from tests.fixtures.pooling import ENERGY_CORPUS, ENERGY_QRELS, ENERGY_QUERIES
+
+    # The same ids under another slug: the truth file is valid for both datasets.
+    other = dataset_import_beir(
+        path=write_beir(
+            tmp_path / "energy2",
+            corpus=ENERGY_CORPUS,
+            queries=ENERGY_QUERIES,
+            qrels={"test": ENERGY_QRELS},
+        ),
+        name="energy2",
+    )
+    pool = pool_of(other, [("q1", "d2")])
+    agent = simulated_agent(truth_dir / "energy.qrels")
+    with pytest.raises(DebateJobError) as caught:
+        debate_job_launch(spec=JobSpec(pool=pool, agent_a=agent), start=False)
+    assert str(caught.value) == (
+        "agent A: dataset: the simulated agent's truth is of dataset 'energy', the pool of "
+        f"{other.slug!r}"
+    )
+    assert not DebateJob.objects.exists()
