@@ -92,11 +92,15 @@ def audit_tallies(*, job: DebateJob) -> dict[str, tuple[int, int]]:
 
 def audit_pilot_done(*, job: DebateJob) -> bool:
     """True once ``job`` has audit items and none of them waits for judgments (each has all
-    the judgments it needs, or an adjudication): the Neyman allocation's pilot is in."""
+    the judgments it needs, or an adjudication): the Neyman allocation's pilot is in. With a
+    human budget, an item beyond it (``budget_rank`` above ``job.human_budget``) is never
+    served, so it does not hold the pilot back."""
     audits = _audits(job)
     waiting = audits.filter(judgments_done__lt=F("judgments_needed")).exclude(
         pk__in=Adjudication.objects.values("item_id")
     )
+    if job.human_budget is not None:
+        waiting = waiting.filter(budget_rank__lte=job.human_budget)
     return audits.exists() and not waiting.exists()
 
 

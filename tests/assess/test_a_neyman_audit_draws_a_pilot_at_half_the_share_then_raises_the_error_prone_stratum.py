@@ -114,3 +114,25 @@ def test_a_stratum_never_falls_below_what_it_was_drawn_with(make_finished_job, a
     job.refresh_from_db()
     assert job.audit_inclusion == {ONES: 0.1, ZEROS: 0.3}
     assert set(ReviewItem.objects.values_list("debate_id", flat=True)) == pilot
+
+
+def test_pilot_items_beyond_the_human_budget_do_not_hold_the_second_phase_back(
+    make_finished_job, annotators
+):
+    # 8 pilot items, a budget of 3 pairs: the 5 beyond it are never served, so once the 3
+    # within it are judged the pilot is in and the next sync raises the strata.
+    job = _two_strata_job(
+        make_finished_job, audit_share=0.2, audit_allocation="neyman", human_budget=3
+    )
+    (annotator,) = annotators(1)
+    assert review_items_sync(job=job) == 8
+    served = ReviewItem.objects.filter(kind=ReviewItem.Kind.AUDIT, budget_rank__lte=3)
+    assert served.count() == 3
+    for item in served:
+        Judgment.objects.create(
+            item=item, annotator=annotator, label=0, client_id=f"{item.pk:032x}"
+        )
+        ReviewItem.objects.filter(pk=item.pk).update(judgments_done=1)
+    assert review_items_sync(job=job) > 0
+    job.refresh_from_db()
+    assert all(p > 0.1 for p in job.audit_inclusion.values())
