@@ -89,11 +89,11 @@ def truth_file_read(path: str | Path) -> dict[str, dict[str, int]]:
 
 def truth_file_load(*, path: str | Path, dataset: str) -> dict[str, dict[str, int]]:
     """The truth file at ``path`` as :func:`truth_file_read` gives it, every query and document
-    id of it checked to be in the dataset whose slug is ``dataset`` (as
-    :func:`assess.evaluation.study.truth_qrels_read` checks a study's). Reads; writes nothing.
+    id of it checked to be in the dataset whose slug is ``dataset``. Reads; writes nothing.
     Raises ValueError: ``dataset: no dataset 'x'``, ``truth FILE: cannot read ...``, a
-    malformed row, or ``truth FILE:LINE: query 'q9' is not in scifact`` (likewise a document)
-    for the first row whose id the dataset does not have."""
+    malformed row, ``truth FILE:LINE: query 'q9' is not in scifact`` (likewise a document)
+    for the first row whose id the dataset does not have, or a pair given twice. The one
+    reader of truth files: the simulated study reads its ``--truth`` through it too."""
     found = Dataset.objects.filter(slug=dataset).first()
     if found is None:
         raise ValueError(f"dataset: no dataset {dataset!r} for the simulated backend's truth")
@@ -116,7 +116,12 @@ def truth_file_load(*, path: str | Path, dataset: str) -> dict[str, dict[str, in
             raise ValueError(f"{where}: query {record.query_id!r} is not in {dataset}")
         if record.doc_id not in docs:
             raise ValueError(f"{where}: document {record.doc_id!r} is not in {dataset}")
-        truth.setdefault(record.query_id, {})[record.doc_id] = record.relevance
+        judged = truth.setdefault(record.query_id, {})
+        if record.doc_id in judged:
+            raise ValueError(
+                f"{where}: query {record.query_id!r} document {record.doc_id!r} given twice"
+            )
+        judged[record.doc_id] = record.relevance
     return truth
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from corpora.formats import FormatError, is_qrels_header, parse_beir_qrels, parse_trec_qrels
-from corpora.models import Dataset, Document, Query, Run
+from corpora.models import Dataset, Run
 from corpora.services import run_create, run_retrieve, run_rows
+from debates.simulated_client import truth_file_load
 
 from . import metrics
 from .simulation import StudyDesign, StudyResult, study_run
@@ -23,40 +23,14 @@ class StudyError(ValueError):
 
 def truth_qrels_read(*, dataset: Dataset, path: str | Path) -> dict[str, dict[str, int]]:
     """A TREC (``qid iter docid rel``) or BEIR (``query-id corpus-id score``, header optional)
-    qrels file as ``{query_id: {doc_id: grade}}``, the format told by the first data line's
-    field count. Raises StudyError naming the file and line of a malformed row, of a query or
-    document id the dataset does not have, or of a pair given twice."""
-    path = Path(path)
+    qrels file as ``{query_id: {doc_id: grade}}``, read and checked by the simulated backend's
+    :func:`debates.simulated_client.truth_file_load`. Raises StudyError naming the file and
+    line of a malformed row, of a query or document id the dataset does not have, or of a
+    pair given twice."""
     try:
-        with path.open(encoding="utf-8") as handle:
-            first = next((line.split() for line in handle if line.strip()), [])
-    except OSError as exc:
-        raise StudyError(f"{path}: cannot read the truth file ({exc.strerror})") from None
-    beir = len(first) == 3 or is_qrels_header(first)
-    try:
-        records = list((parse_beir_qrels if beir else parse_trec_qrels)(path))
-    except FormatError as exc:
+        return truth_file_load(path=path, dataset=dataset.slug)
+    except ValueError as exc:
         raise StudyError(str(exc)) from None
-    queries = set(Query.objects.filter(dataset=dataset).values_list("query_id", flat=True))
-    docs = set(
-        Document.objects.filter(
-            dataset=dataset, doc_id__in={r.doc_id for r in records}
-        ).values_list("doc_id", flat=True)
-    )
-    truth: dict[str, dict[str, int]] = {}
-    for record in records:
-        where = f"{path}:{record.line}"
-        if record.query_id not in queries:
-            raise StudyError(f"{where}: query {record.query_id!r} is not in {dataset.slug}")
-        if record.doc_id not in docs:
-            raise StudyError(f"{where}: document {record.doc_id!r} is not in {dataset.slug}")
-        judged = truth.setdefault(record.query_id, {})
-        if record.doc_id in judged:
-            raise StudyError(
-                f"{where}: query {record.query_id!r} document {record.doc_id!r} given twice"
-            )
-        judged[record.doc_id] = record.relevance
-    return truth
 
 
 def study_runs_load(
