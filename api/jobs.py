@@ -162,9 +162,6 @@ class JobOut(Schema):
     audit_share: float
     #: How the audit share is spread over the strata: "proportional" or "neyman".
     audit_allocation: str
-    #: {stratum ("label L, round R"): {"size", "inclusion", "judged", "wrong"}}: agreed labels,
-    #: the audit's probability, audited pairs with a human label and how many it contradicts.
-    audit_strata: dict[str, dict[str, float | int]] = {}
     gold_share: float
     #: Sentences to heed (pairs too long for the agents' context: they end escalated as
     #: "too_long"); the job runs all the same.
@@ -192,7 +189,6 @@ def _job_out(job: DebateJob) -> JobOut:
         batch=job.batch,
         audit_share=job.audit_share,
         audit_allocation=job.audit_allocation,
-        audit_strata={name: s.as_json() for name, s in audit_strata(job=job).items()},
         gold_share=job.gold_share,
         warnings=debate_job_warnings(job=job),
     )
@@ -203,8 +199,12 @@ class JobDetailOut(JobOut):
     job_budget`, the job page's panel): ``{"more_human_labels": int | None,
     "target_half_width": 0.01, "measure": "nDCG@10", "undecided_pairs": [{"a", "b"}],
     "n_human": int, "error": str, "refined": str}``, from the newest refined set of the
-    job's pool; ``error`` says what is missing (no refined set yet, no audit)."""
+    job's pool; ``error`` says what is missing (no refined set yet, no audit). And the
+    audit's strata (not in the list: tallying them reads every judgment of the job)."""
 
+    #: {stratum ("label L, round R"): {"size", "inclusion", "judged", "wrong"}}: agreed labels,
+    #: the audit's probability, audited pairs with a human label and how many it contradicts.
+    audit_strata: dict[str, dict[str, float | int]] = {}
     budget: dict[str, Any]
 
 
@@ -304,7 +304,11 @@ def job_detail(request: HttpRequest, job_id: RowId) -> JobDetailOut:
     nDCG@10 and the system pairs still undecided, from the newest refined set of its pool
     (``budget.error`` says what is missing)."""
     job = _job_or_404(job_id)
-    return JobDetailOut(**_job_out(job).model_dump(), budget=job_budget(job=job).as_json())
+    return JobDetailOut(
+        **_job_out(job).model_dump(),
+        audit_strata={name: s.as_json() for name, s in audit_strata(job=job).items()},
+        budget=job_budget(job=job).as_json(),
+    )
 
 
 def _control(request: HttpRequest, job_id: int, action: str) -> JobOut:
