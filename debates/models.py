@@ -307,6 +307,15 @@ class Turn(models.Model):
     prompt_version = models.CharField(
         max_length=50, blank=True, help_text="Prompt version the turn was asked with."
     )
+    # P(label) from the reply's token logprobs (debates.label_probability); on a binary scale
+    # P(relevant) is this when label is 1, else 1 minus it. Empty: no label, or the server
+    # sent no logprobs for the label's token.
+    label_probability = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Probability of the label given, from the reply's token logprobs (0-1); "
+        "binary: P(relevant) = p if the label is 1 else 1 - p. Empty: no logprobs.",
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

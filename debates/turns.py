@@ -31,6 +31,7 @@ from typing import Any
 
 from core.text import text_capped, text_escaped, text_storable
 from debates import prompts
+from debates.label_probability import label_probability
 from debates.llm.base import (
     ChatMessage,
     ContextTooLongError,
@@ -82,6 +83,10 @@ class TurnRecord:
     ``reasoning`` (capped) and, when the reply held text a database cannot store,
     ``raw_escaped`` (the exact reply as an ASCII JSON string). Every text field is storable
     (:func:`core.text.text_storable`). Turns stored before a field existed read it empty.
+    ``label_probability`` is the probability of ``label`` the reply's token logprobs give
+    (:func:`debates.label_probability.label_probability`), in [0, 1]; None when the label is
+    None or the server sent no logprobs for the label's token. On a binary scale
+    P(relevant) is ``label_probability`` when ``label`` is 1, else 1 - ``label_probability``.
     """
 
     round: int
@@ -105,6 +110,7 @@ class TurnRecord:
     cached_tokens: int = 0
     cut_off: bool = False
     attempt_log: tuple[dict[str, Any], ...] = ()
+    label_probability: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,7 +326,14 @@ def turn_ask(
         result, messages, again = _fitted_call(client, build_reask, chunk, settings, last.budget)
         truncated = truncated or again
         attempts.append(_attempt_read(result, last.budget, "format", settings.max_grade))
-    return _turn_record(attempts, truncated=truncated, round=round, agent=agent, stance=stance)
+    return _turn_record(
+        attempts,
+        truncated=truncated,
+        round=round,
+        agent=agent,
+        stance=stance,
+        max_grade=settings.max_grade,
+    )
 
 
 def _log_entry(attempt: _Attempt) -> dict[str, Any]:
@@ -345,8 +358,27 @@ def _log_entry(attempt: _Attempt) -> dict[str, Any]:
     return entry
 
 
+def _probability(attempt: _Attempt, max_grade: int | None) -> float | None:
+    """P(label) of a parsed attempt from its logprobs; None without a label or logprobs."""
+    if attempt.parsed is None:
+        return None
+    values = (0, 1) if max_grade is None else tuple(range(max_grade + 1))
+    return label_probability(
+        text=attempt.result.text,
+        label=attempt.parsed.label,
+        logprobs=attempt.result.logprobs,
+        values=values,
+    )
+
+
 def _turn_record(
-    attempts: list[_Attempt], *, truncated: bool, round: int, agent: str, stance: str
+    attempts: list[_Attempt],
+    *,
+    truncated: bool,
+    round: int,
+    agent: str,
+    stance: str,
+    max_grade: int | None = None,
 ) -> TurnRecord:
     last = attempts[-1]
     parsed = last.parsed
@@ -373,4 +405,5 @@ def _turn_record(
         cached_tokens=sum(r.cached_tokens for r in results),
         cut_off=parsed is None and last.cut,
         attempt_log=tuple(_log_entry(a) for a in attempts),
+        label_probability=_probability(last, max_grade),
     )

@@ -13,9 +13,30 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypedDict, runtime_checkable
 
 
+# Alternatives asked for per generated token (``top_logprobs``): enough to hold every value
+# of a binary or 0..3 graded label; OpenAI allows up to 20, vLLM's default cap is 20.
+TOP_LOGPROBS = 5
+
+
 class ChatMessage(TypedDict):
     role: Literal["system", "user", "assistant"]
     content: str
+
+
+@dataclass(frozen=True, slots=True)
+class TokenLogprob:
+    """One generated token as a server scored it, provider-neutral.
+
+    ``token`` is the token's text, ``logprob`` its natural-log probability (<= 0) and
+    ``top`` the server's most likely alternatives at that position as (text, logprob),
+    most likely first (empty when the server listed none). Read from OpenAI's chat shape
+    ``choices[0].logprobs.content[i] = {token, logprob, bytes, top_logprobs: [...]}``, which
+    vLLM, llama.cpp's server, SGLang and llama-cpp-python follow.
+    """
+
+    token: str
+    logprob: float
+    top: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +50,9 @@ class LLMResult:
     ``reasoning_tokens`` (part of ``completion_tokens``) and ``cached_tokens`` (part of
     ``prompt_tokens``, served from the server's prefix cache) are what the server reported
     in ``usage.completion_tokens_details`` and ``usage.prompt_tokens_details``; 0 when it
-    reported nothing.
+    reported nothing. ``logprobs`` are the content's tokens in order with their natural-log
+    probabilities and the server's top alternatives (:class:`TokenLogprob`), or None when
+    the server sent none (it refused or ignored ``logprobs``; reasoning models often do).
     """
 
     text: str
@@ -41,6 +64,7 @@ class LLMResult:
     reasoning: str = ""
     reasoning_tokens: int = 0
     cached_tokens: int = 0
+    logprobs: tuple[TokenLogprob, ...] | None = None
 
 
 class LLMError(Exception):

@@ -13,6 +13,15 @@ JSON output is constrained with the caller's JSON schema, which llama-cpp-python
 a llama.cpp grammar, the one ``response_format={"type": "json_object", "schema": ...}`` would
 build, except that strings may not hold raw control characters (llama-cpp-python's converter
 allows a raw newline inside a string, which strict JSON parsers reject).
+
+Every reply carries its token logprobs (:attr:`LLMResult.logprobs`, with the
+:data:`~debates.llm.base.TOP_LOGPROBS` most likely alternatives per token), recorded by a
+logits processor (:class:`LogprobRecorder`): the log-softmax of the model's raw logits at each
+generated token, before the grammar masks tokens out, so a label's alternatives stay visible
+under a JSON schema. llama-cpp-python's own ``logprobs=True`` gives the same numbers but needs
+``logits_all=True``, which keeps n_ctx x n_vocab floats (400 MB for SmolLM2 at 2,048 tokens)
+and runs the output layer on every prompt token. The reply's last token (the one generation
+stops after) is never seen by a processor and has no entry.
 """
 
 from __future__ import annotations
@@ -24,16 +33,18 @@ import json
 import os
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from debates.llm.base import (
+    TOP_LOGPROBS,
     ChatMessage,
     ContextTooLongError,
     GenerationParams,
     LLMResult,
     PermanentLLMError,
+    TokenLogprob,
 )
 
 MODEL_NAME = "SmolLM2-135M-Instruct-Q4_1"
@@ -192,6 +203,42 @@ def default_threads() -> int:
     return max(1, (os.cpu_count() or 2) // 2)
 
 
+@dataclass
+class LogprobRecorder:
+    """A llama-cpp-python logits processor that records, per generated token, its logprob and
+    the :data:`TOP_LOGPROBS` most likely tokens, from the raw logits (before penalties and the
+    grammar); it returns the logits unchanged. The token chosen at step i is read from the
+    input ids of step i + 1, so the last step has no entry. ``llama`` detokenizes ids."""
+
+    llama: Any
+    _steps: list[TokenLogprob] = field(default_factory=list)
+    _pending: Any = None  # the previous step's log-softmax (numpy array), awaiting its token
+    _top: tuple[tuple[str, float], ...] = ()
+
+    def _text(self, token_id: int) -> str:
+        return bytes(self.llama.detokenize([token_id])).decode("utf-8", errors="replace")
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        import numpy as np
+
+        if self._pending is not None and len(input_ids):
+            chosen = int(input_ids[-1])
+            self._steps.append(
+                TokenLogprob(self._text(chosen), float(self._pending[chosen]), self._top)
+            )
+        logits = np.asarray(scores, dtype=np.float64)
+        shifted = logits - logits.max()
+        logprobs = shifted - np.log(np.exp(shifted).sum())
+        best = np.argsort(-logprobs)[:TOP_LOGPROBS]
+        self._pending = logprobs
+        self._top = tuple((self._text(int(i)), float(logprobs[i])) for i in best)
+        return scores
+
+    def logprobs(self) -> tuple[TokenLogprob, ...] | None:
+        """The recorded tokens in order, or None when none was recorded."""
+        return tuple(self._steps) or None
+
+
 class EmbeddedClient:
     """A GGUF model in this process (implements :class:`debates.llm.base.LLMClient`).
 
@@ -273,6 +320,7 @@ class EmbeddedClient:
         if params.json_schema is not None:
             kwargs["grammar"] = json_schema_grammar(params.json_schema)
         seed = DEFAULT_SEED if params.seed is None else params.seed
+        recorder = LogprobRecorder(self._loaded.llama)
         start = time.perf_counter()
         try:
             with self._loaded.lock:
@@ -281,6 +329,7 @@ class EmbeddedClient:
                     temperature=params.temperature,
                     max_tokens=params.max_tokens,
                     seed=seed,
+                    logits_processor=[recorder],
                     **kwargs,
                 )
         except ValueError as exc:
@@ -299,4 +348,5 @@ class EmbeddedClient:
             completion_tokens=int(usage.get("completion_tokens", 0)),
             latency_ms=latency_ms,
             finish_reason=choice.get("finish_reason") or "stop",
+            logprobs=recorder.logprobs(),
         )

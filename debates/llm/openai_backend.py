@@ -27,6 +27,12 @@ go into every request as given. OpenAI's reasoning models refuse ``max_tokens`` 
 ``max_completion_tokens``") and any temperature but 1: on that refusal the client asks again
 with ``max_completion_tokens``, or without ``temperature`` (the server's default, logged once),
 and keeps doing so for this client.
+
+Label probabilities: every request asks for ``logprobs`` with ``top_logprobs``
+(:data:`~debates.llm.base.TOP_LOGPROBS`), read into :attr:`LLMResult.logprobs`
+(:mod:`debates.llm.logprobs`). A server that refuses them (a 400/422, or a 500, naming
+``logprobs``) is asked again without, and this client never asks for them again; a reply
+without them has ``logprobs`` None. Logprobs never fail a call.
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ from typing import Any
 import openai
 
 from debates.llm.base import (
+    TOP_LOGPROBS,
     ChatMessage,
     ContextTooLongError,
     GenerationParams,
@@ -54,6 +61,7 @@ from debates.llm.base import (
     PermanentLLMError,
     TransientLLMError,
 )
+from debates.llm.logprobs import choice_logprobs, logprobs_refused
 
 _SCHEMA_MODES = ("json_schema", "json_object_schema", "json_object")
 _CONTEXT_PATTERNS = re.compile(
@@ -351,6 +359,8 @@ class OpenAIClient:
         # models refuse max_tokens, and a batch is never told); other servers max_tokens.
         self._budget_field = "max_completion_tokens" if base_url is None else "max_tokens"
         self._omit_temperature = False
+        # Whether logprobs are asked for: until the server refuses them once.
+        self._ask_logprobs = True
         self.configured_context_window = context_window
         self._context_window: int | None = context_window
         self.context_source = "configured" if context_window else ""
@@ -423,7 +433,7 @@ class OpenAIClient:
             try:
                 response = self._sdk.chat.completions.create(**kwargs)
             except openai.APIStatusError as exc:
-                if self._adapt_to_refusal(exc, kwargs):
+                if self._logprobs_refusal(exc, kwargs) or self._adapt_to_refusal(exc, kwargs):
                     continue
                 fallback = self._next_mode(mode, exc) if params.json_schema is not None else None
                 if fallback is None:
@@ -457,6 +467,9 @@ class OpenAIClient:
             kwargs["seed"] = params.seed
         if self.reasoning_effort:
             kwargs["reasoning_effort"] = self.reasoning_effort
+        if self._ask_logprobs:
+            kwargs["logprobs"] = True
+            kwargs["top_logprobs"] = TOP_LOGPROBS
         extra = {**self.extra_body, **params.extra}
         if extra:
             kwargs["extra_body"] = extra
@@ -485,6 +498,25 @@ class OpenAIClient:
         if not response.choices:
             raise ValueError("a chat completion without choices")
         return self._result(response, messages, latency_ms)
+
+    def _logprobs_refusal(self, exc: openai.APIStatusError, sent: dict[str, Any]) -> bool:
+        """True when ``exc`` refuses the logprobs the request ``sent`` asked for: this client
+        stops asking for them (logged once) and the request is sent again without them."""
+        if _is_context_error(exc):
+            return False
+        message = _error_message(exc)
+        if not logprobs_refused(status=exc.status_code, message=message, sent=sent):
+            return False
+        with self._mode_lock:
+            was_asking, self._ask_logprobs = self._ask_logprobs, False
+        if was_asking:
+            log.warning(
+                "%s refuses logprobs (%s): asking without them from now on; its turns get no "
+                "label probability",
+                self._where(),
+                message[:200],
+            )
+        return True
 
     def _adapt_to_refusal(self, exc: openai.APIStatusError, sent: dict[str, Any]) -> bool:
         """True when ``exc`` is a reasoning model's refusal of the ``max_tokens`` or the
@@ -531,6 +563,7 @@ class OpenAIClient:
             reasoning=reasoning,
             reasoning_tokens=_count(getattr(completion, "reasoning_tokens", None)),
             cached_tokens=_count(getattr(prompt, "cached_tokens", None)),
+            logprobs=choice_logprobs(choice),
         )
 
     def _next_mode(self, mode: str, exc: openai.APIStatusError) -> str | None:

@@ -43,6 +43,7 @@ from debates.batch import (
 )
 from debates.engine import DebateOutcome, TurnRecord
 from debates.llm.config import AgentConfig
+from debates.llm.logprobs import logprobs_refused
 from debates.llm.openai_backend import OpenAIClient, refusal_adaptation
 from debates.llm.registry import client_from_config
 from debates.models import BatchRequest, Debate, DebateJob, Turn
@@ -102,6 +103,7 @@ def _turn_store(debate: Debate, record: TurnRecord, prompt_version: str) -> None
                 cached_tokens=record.cached_tokens,
                 cut_off=record.cut_off,
                 attempt_log=list(record.attempt_log),
+                label_probability=record.label_probability,
             )
             Debate.objects.filter(pk=debate.pk).update(
                 calls=F("calls") + record.attempts,
@@ -358,7 +360,9 @@ def _line_apply(job: DebateJob, line: OutputLine, report: ImportReport) -> set[i
         report.answered += 1
         return {request.debate_id}
     switch, omit = refusal_adaptation(line.error, request.body)
-    if switch or omit:
+    # A server refusing logprobs is asked again without them, as the direct client does.
+    unlogged = logprobs_refused(status=400, message=line.error, sent=request.body)
+    if switch or omit or unlogged:
         # A reasoning model refused max_tokens or the temperature: the request goes again as
         # the direct client would send it after the same refusal (not counted as a failure).
         body = dict(request.body)
@@ -366,6 +370,9 @@ def _line_apply(job: DebateJob, line: OutputLine, report: ImportReport) -> set[i
             body["max_completion_tokens"] = body.pop("max_tokens")
         if omit:
             body.pop("temperature", None)
+        if unlogged:
+            body.pop("logprobs", None)
+            body.pop("top_logprobs", None)
         request.body, request.status, request.error = body, BatchRequest.Status.DUE, line.error
         request.save(update_fields=["body", "status", "error"])
         report.failed += 1

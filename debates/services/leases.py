@@ -104,7 +104,8 @@ TURN_COLUMNS = (
     "debate_id", "round", "agent", "stance", "label", "argument", "evidence", "raw",
     "raw_attempts", "prompt_version", "parse_error", "model", "attempts", "prompt_tokens",
     "completion_tokens", "latency_ms", "chunk_truncated", "finish_reason", "reasoning",
-    "reasoning_tokens", "cached_tokens", "cut_off", "attempt_log", "created",
+    "reasoning_tokens", "cached_tokens", "cut_off", "attempt_log", "label_probability",
+    "created",
 )  # fmt: skip
 
 
@@ -310,6 +311,7 @@ def _turn_write(lease: Lease, record: TurnRecord, prompt_version: str) -> bool:
         "cached_tokens": record.cached_tokens,
         "cut_off": record.cut_off,
         "attempt_log": json.dumps(list(record.attempt_log)),
+        "label_probability": record.label_probability,
         "created": _stamp(now),
     }
     try:

@@ -123,6 +123,7 @@ def turn_record_build(*, turn: Turn) -> TurnRecord:
         cached_tokens=turn.cached_tokens,
         cut_off=turn.cut_off,
         attempt_log=tuple(turn.attempt_log or ()),
+        label_probability=turn.label_probability,
     )
 
 
