@@ -50,8 +50,8 @@ def _value_of(text: str, values: Sequence[int], words: dict[str, int]) -> int | 
         return value if value in values else None
     word = _WORD.match(text)
     if word:
-        value = words.get(" ".join(word.group().split()).lower())
-        return value if value is not None and value in values else None
+        named = words.get(" ".join(word.group().split()).lower())
+        return named if named is not None and named in values else None
     return None
 
 
@@ -78,7 +78,9 @@ def _token_at(tokens: Sequence[TokenLogprob], position: int) -> tuple[int, int] 
 
 
 def _probability_by_value(
-    candidates: Iterable[tuple[str, float]], prefix: str, values: Sequence[int],
+    candidates: Iterable[tuple[str, float]],
+    prefix: str,
+    values: Sequence[int],
     words: dict[str, int],
 ) -> dict[int, float]:
     """Summed probability per scale value of the candidate tokens that begin with ``prefix``

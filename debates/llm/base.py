@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypedDict, runtime_checkable
 
-
 # Alternatives asked for per generated token (``top_logprobs``): enough to hold every value
 # of a binary or 0..3 graded label; OpenAI allows up to 20, vLLM's default cap is 20.
 TOP_LOGPROBS = 5

@@ -60,17 +60,23 @@ def test_a_graded_label_is_normalised_over_the_grades_zero_to_g():
 
 def test_the_reasoning_before_the_answer_is_skipped():
     thought = '<think>Maybe {"label": 0}? No.</think>'
-    tokens = [TokenLogprob("<think>Maybe {", ln(0.5)), TokenLogprob('"label": 0', ln(0.3)),
-              TokenLogprob("}? No.</think>", ln(0.5)), *_tokens(" 1", ln(0.9))]
+    tokens = [
+        TokenLogprob("<think>Maybe {", ln(0.5)),
+        TokenLogprob('"label": 0', ln(0.3)),
+        TokenLogprob("}? No.</think>", ln(0.5)),
+        *_tokens(" 1", ln(0.9)),
+    ]
     got = label_probability(text=thought + REPLY, label=1, logprobs=tokens)
     assert got == pytest.approx(0.9)
 
 
 def test_a_string_label_word_counts_for_a_binary_scale():
     text = '{"label": "relevant", "argument": "x"}'
-    tokens = [TokenLogprob('{"label": "', ln(0.9)),
-              TokenLogprob("relevant", ln(0.6), (("relevant", ln(0.6)), ("irrelevant", ln(0.3)))),
-              TokenLogprob('", "argument": "x"}', ln(0.9))]
+    tokens = [
+        TokenLogprob('{"label": "', ln(0.9)),
+        TokenLogprob("relevant", ln(0.6), (("relevant", ln(0.6)), ("irrelevant", ln(0.3)))),
+        TokenLogprob('", "argument": "x"}', ln(0.9)),
+    ]
     assert label_probability(text=text, label=1, logprobs=tokens) == pytest.approx(0.6 / 0.9)
 
 
@@ -84,8 +90,11 @@ def test_a_string_label_word_counts_for_a_binary_scale():
         # the value token spells another label than the parsed one
         _tokens(" 0", ln(0.9)),
         # a word split across tokens: "ir" spells no label
-        [TokenLogprob('{"label": "', 0.0), TokenLogprob("ir", ln(0.5)),
-         TokenLogprob('relevant"}', 0.0)],
+        [
+            TokenLogprob('{"label": "', 0.0),
+            TokenLogprob("ir", ln(0.5)),
+            TokenLogprob('relevant"}', 0.0),
+        ],
     ],
     ids=["none", "empty", "other-tokens-only", "another-label", "split-word"],
 )
