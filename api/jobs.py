@@ -40,6 +40,7 @@ from assess.refined.refine import (
 )
 from assess.refined.selectors import refined_costs, refinements_of
 from assess.review.audit import audit_strata
+from assess.review.calibration import job_calibration
 from assess.review.selectors import job_agreement, job_audit, job_queue_counts
 from core.fixes import error_worded
 from debates.models import DebateJob
@@ -206,6 +207,11 @@ class JobDetailOut(JobOut):
     #: the audit's probability, audited pairs with a human label and how many it contradicts.
     audit_strata: dict[str, dict[str, float | int]] = {}
     budget: dict[str, Any]
+    #: The agents' calibration on gold and audited pairs (:func:`assess.review.calibration.
+    #: job_calibration`): {"bins_asked", "method", "missing", "agents": [{"agent", "model",
+    #: "labelled", "n", "ece", "brier", "bins": [{"count", "mean_p", "observed"}],
+    #: "missing"}]}; ece and brier null (n 0) where no label probability is known.
+    calibration: dict[str, Any] = {}
 
 
 def _job_or_404(job_id: int) -> DebateJob:
@@ -302,12 +308,15 @@ def job_detail(request: HttpRequest, job_id: RowId) -> JobDetailOut:
     """A job and its progress (debates by status, agreed by round, escalated by reason,
     calls and tokens), and ``budget``: about how many more human labels for +-0.01 on
     nDCG@10 and the system pairs still undecided, from the newest refined set of its pool
-    (``budget.error`` says what is missing)."""
+    (``budget.error`` says what is missing); ``calibration``: per agent n, ECE, Brier and the
+    reliability bins of its label probabilities against the human labels of gold and audited
+    pairs (``missing`` says in words what is lacking)."""
     job = _job_or_404(job_id)
     return JobDetailOut(
         **_job_out(job).model_dump(),
         audit_strata={name: s.as_json() for name, s in audit_strata(job=job).items()},
         budget=job_budget(job=job).as_json(),
+        calibration=job_calibration(job=job).as_json(),
     )
 
 

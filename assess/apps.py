@@ -18,6 +18,7 @@ class AssessConfig(AppConfig):
         from .refined.operations import refine_step_register
         from .refined.panels import job_costs_panel
         from .review import receivers
+        from .review.calibration import job_calibration_panel
         from .review.selectors import job_review_notes
         from .review.views import job_review_panel
 
@@ -28,6 +29,8 @@ class AssessConfig(AppConfig):
         # The budget planner (more human labels for a tighter nDCG@10, undecided system
         # pairs) is evaluation's: it reads the intervals of the pool's newest refined set.
         job_panel_register(job_budget_panel)
+        # How well the agents' label probabilities match the human labels (gold, audits).
+        job_panel_register(job_calibration_panel)
         # The benchmark zip's datasheet shows the intervals, which the refined package may
         # not compute (it never imports evaluation): this app's own module does.
         benchmark_intervals_register(refinement_intervals_sheet)
