@@ -5,41 +5,12 @@ is missing for an agent without label probabilities; escalated pairs never count
 
 import pytest
 
-from assess.models import Judgment, ReviewItem
-from debates.models import Turn
-
 pytestmark = pytest.mark.django_db
 
-# Agent A's P(relevant) on the four agreed (label 1) pairs, and the humans' labels.
-P_A = (0.9, 0.8, 0.6, 0.3)
-HUMAN = (1, 1, 0, 0)
 
-
-def _labelled_job(make_review_job, annotators):
-    built = make_review_job(escalated=1, agreed=4, audit_share=1.0)
-    (annotator,) = annotators(1)
-    for debate, p in zip(built.agreed, P_A, strict=True):
-        Turn.objects.filter(debate=debate, agent="A").update(label_probability=p)
-    # The escalated pair's turns have probabilities and a human label too: never counted.
-    Turn.objects.filter(debate=built.escalated[0]).update(label_probability=0.99)
-    labels = dict(zip([d.pk for d in built.agreed], HUMAN, strict=True))
-    labels[built.escalated[0].pk] = 0
-    for item in ReviewItem.objects.filter(debate__job=built.job):
-        Judgment.objects.create(
-            item=item,
-            annotator=annotator,
-            label=labels[item.debate_id],
-            client_id=f"{item.pk:032x}",
-        )
-        ReviewItem.objects.filter(pk=item.pk).update(judgments_done=1)
-    assert ReviewItem.objects.filter(kind="audit").count() == 4
-    return built.job
-
-
-def test_the_job_detail_has_each_agents_hand_worked_calibration(
-    make_review_job, annotators, api_as
-):
-    job = _labelled_job(make_review_job, annotators)
+def test_the_job_detail_has_each_agents_hand_worked_calibration(calibrated_job, api_as):
+    # Agent A's P(relevant) (0.9, 0.8, 0.6, 0.3) against the humans' (1, 1, 0, 0).
+    job = calibrated_job.job
 
     calibration = api_as("researcher").get(f"/api/v1/jobs/{job.pk}").json()["calibration"]
 
