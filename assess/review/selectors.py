@@ -94,6 +94,8 @@ class TurnView:
     css: str
     reasoning: str = ""  # the reply's reasoning, shown collapsed ("" when none)
     reasoning_tokens: int = 0
+    # P(label) from the reply's token logprobs, shown beside the label; None: not known.
+    label_probability: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +170,7 @@ def _turn_view(turn: Turn, spans: dict[str, list[tuple[int, int]]]) -> TurnView:
         css=turn.agent.lower(),
         reasoning=turn.reasoning,
         reasoning_tokens=turn.reasoning_tokens,
+        label_probability=turn.label_probability if turn.label is not None else None,
     )
 
 
