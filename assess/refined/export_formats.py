@@ -61,6 +61,10 @@ LABEL_FIELDS = (
     # The LLM money of the debate behind the label at DREAM_LLM_PRICES (batch prices for a
     # batch-mode job; assess.refined.debate_cost); null without a debate or a known price.
     "llm_money",
+    # The probability each agent gave its final-round label, from its reply's token logprobs
+    # ({"A": p, "B": p}, null where the server sent none; the whole field null without a
+    # debate). Binary: P(relevant) = p for a label 1, 1 - p for a label 0.
+    "label_probabilities",
     # Where the label came from, finer than "source": original, consensus, single-human,
     # humans-unanimous, humans-majority or adjudicated (export_formats.label_source).
     "label_source",

@@ -40,7 +40,8 @@ def _iso(value) -> str | None:
 
 
 # Columns of one labels row, as :func:`_label_rows` reads them (it appends one more, the
-# debate's LLM money: :func:`_with_money`; so row[28] is the inclusion, row[29] the money).
+# debate's LLM money: :func:`_with_money`; so row[28] is the inclusion, row[29] and row[30]
+# the label probabilities of agent A's and B's final-round turns, row[31] the money).
 _LABEL_SQL = """
 SELECT q.query_id, d.doc_id, r.relevance, p.label, p.source, p.applied,
        p.original_relevance, p.consensus_label, p.consensus_round, p.job_id, p.debate_id,
@@ -54,7 +55,11 @@ SELECT q.query_id, d.doc_id, r.relevance, p.label, p.source, p.applied,
             WHEN p.source IS NOT NULL THEN 0 END,
        db.cached_tokens, db.reasoning_tokens, CAST(dj.agent_a AS TEXT),
        CAST(dj.agent_b AS TEXT), dj.max_tokens, dj.max_tokens_cap, dj.batch,
-       CAST(p.judgments AS TEXT), p.inclusion
+       CAST(p.judgments AS TEXT), p.inclusion,
+       (SELECT t.label_probability FROM {turn} t WHERE t.debate_id = p.debate_id
+           AND t.agent = 'A' ORDER BY t.round DESC LIMIT 1),
+       (SELECT t.label_probability FROM {turn} t WHERE t.debate_id = p.debate_id
+           AND t.agent = 'B' ORDER BY t.round DESC LIMIT 1)
 FROM {qrel} r
 JOIN {query} q ON q.id = r.query_id
 JOIN {document} d ON d.id = r.document_id
@@ -112,6 +117,7 @@ def _label_rows(qrel_set: QrelSet) -> Iterator[tuple]:
         "job": DebateJob._meta.db_table,
         "judgment": Judgment._meta.db_table,
         "item": ReviewItem._meta.db_table,
+        "turn": Turn._meta.db_table,
     }
     with connection.cursor() as cursor:
         for batch in _label_batches(qrel_set):
@@ -248,6 +254,23 @@ def _generation_json(
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
+def _probabilities(row: tuple) -> dict[str, float | None] | None:
+    """The ``label_probabilities`` field: ``{"A": p, "B": p}`` of the deciding debate's
+    final-round turns (None where unknown); None for a row without a debate."""
+    if row[10] is None:
+        return None
+    return {"A": row[29], "B": row[30]}
+
+
+def _probabilities_json(row: tuple) -> str:
+    found = _probabilities(row)
+    if found is None:
+        return "null"
+    return "{" + ",".join(
+        f'"{agent}":{"null" if p is None else repr(p)}' for agent, p in found.items()
+    ) + "}"
+
+
 def _label_record(row: tuple) -> dict:
     (query_id, doc_id, grade, label, source, applied, original, consensus_label) = row[:8]
     (consensus_round, job, debate, models, version, annotators, adjudicator, decided) = row[8:16]
@@ -278,7 +301,8 @@ def _label_record(row: tuple) -> dict:
         "generation": json.loads(_generation_json(*row[22:26])),
         "human_seconds": _seconds(human_seconds),
         "inclusion": row[28],
-        "llm_money": row[29],
+        "llm_money": row[31],
+        "label_probabilities": _probabilities(row),
         "label_source": _label_source(source if applied else None, row[27]),
         "human_judgments": json.loads(_judgments_json(row[27])),
     }
@@ -338,9 +362,10 @@ def label_line(row: tuple) -> str:
         f'"inclusion":{"null" if row[28] is None else repr(row[28])},'
         f'"job":{_number(job)},'
         f'"label":{grade},'
+        f'"label_probabilities":{_probabilities_json(row)},'
         f'"label_source":{_encode(_label_source(source if applied else None, row[27]))},'
         f'"llm_calls":{_number(calls)},'
-        f'"llm_money":{"null" if row[29] is None else repr(row[29])},'
+        f'"llm_money":{"null" if row[31] is None else repr(row[31])},'
         f'"models":{_canonical_json(models)},'
         f'"original_label":{_number(original)},'
         f'"prompt_tokens":{_number(prompt_tokens)},'

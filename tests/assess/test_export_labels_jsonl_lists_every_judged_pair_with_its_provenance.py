@@ -58,6 +58,7 @@ def test_each_judged_pair_is_one_line_in_canonical_order(refined):
         "human_seconds": None,
         "inclusion": None,
         "llm_money": None,
+        "label_probabilities": None,
         "label_source": "original",
         "human_judgments": [],
     }
