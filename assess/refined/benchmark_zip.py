@@ -44,6 +44,7 @@ from debates.llm.config import AgentConfig, backend_and_model
 from debates.models import Debate, DebateJob
 
 from ..models import LabelProvenance, Refinement
+from ..review.calibration import job_calibration
 from ..review.selectors import job_agreement, job_audit
 from ..review.simulated_annotators import simulated_judgments_count
 from .cost import format_costs
@@ -51,6 +52,7 @@ from .datasheet import (
     AgentSheet,
     AgreementSheet,
     AuditSheet,
+    CalibrationSheet,
     Datasheet,
     IntervalsSheet,
     JobSheet,
@@ -117,6 +119,7 @@ def _job_sheet(job: DebateJob) -> JobSheet:
     job_agreement`), minus the annotators' names."""
     audit = job_audit(job=job)
     agreement = job_agreement(job=job)
+    calibration = job_calibration(job=job)
     return JobSheet(
         job=job.pk,
         agents=_agent_sheets(job),
@@ -148,6 +151,18 @@ def _job_sheet(job: DebateJob) -> JobSheet:
             alpha_ordinal=agreement.alpha_ordinal,
             kappa_weighted=agreement.kappa_weighted,
         ),
+        calibration=tuple(
+            CalibrationSheet(
+                agent=c.agent,
+                n=c.figures.n if c.figures else 0,
+                labelled=c.labelled,
+                ece=c.figures.ece if c.figures else None,
+                brier=c.figures.brier if c.figures else None,
+                missing=c.missing,
+            )
+            for c in calibration.agents
+        ),
+        calibration_missing=calibration.missing,
     )
 
 

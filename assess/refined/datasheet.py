@@ -152,6 +152,29 @@ class AgreementSheet:
 
 
 @dataclass(frozen=True, slots=True)
+class CalibrationSheet:
+    """One agent's calibration (:class:`assess.review.calibration.AgentCalibration`):
+    ``agent`` "A" or "B"; ``n`` points (gold and audited pairs with a human label and the
+    agent's label probability) of ``labelled`` human-labelled ones; ``ece`` and ``brier``
+    (None without points); ``missing`` says why there are none."""
+
+    agent: str
+    n: int
+    labelled: int
+    ece: float | None
+    brier: float | None
+    missing: str = ""
+
+
+# The method of the calibration line, with its sources.
+CALIBRATION_SOURCES = (
+    "each agent's final-round P(relevant) from its token logprobs against the human labels "
+    "of gold and audited pairs; ECE with 10 equal-mass bins (Nixon et al. 2019; Guo et al. "
+    "2017), Brier score (Brier 1950)"
+)
+
+
+@dataclass(frozen=True, slots=True)
 class JobSheet:
     """One debate job of the pool: agents, prompt version, ``rounds`` (R), label ``scale``
     ("binary" or "graded", top grade ``max_grade``), ``consensus`` rule, temperature, the
@@ -170,6 +193,8 @@ class JobSheet:
     max_tokens_cap: int
     audit: AuditSheet
     agreement: AgreementSheet
+    calibration: tuple[CalibrationSheet, ...] = ()
+    calibration_missing: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -494,7 +519,26 @@ def _job(job: JobSheet) -> list[str]:
         f"{_count(job.max_tokens_cap)} for the re-ask of a reply cut at its budget",
         _audit(job.audit),
         _agreement(job.agreement),
+        _calibration(job),
     ]
+
+
+def _calibration_agent(c: CalibrationSheet) -> str:
+    if c.ece is None or c.brier is None:
+        return f"agent {c.agent}: {md_text(c.missing)}"
+    return (
+        f"agent {c.agent} n = {_count(c.n)} of {_count(c.labelled)}, ECE {c.ece:.3f}, "
+        f"Brier {c.brier:.3f}"
+    )
+
+
+def _calibration(job: JobSheet) -> str:
+    """The job's calibration line: per agent n, ECE and Brier, or what is missing."""
+    if not job.calibration:
+        missing = job.calibration_missing or "not computed"
+        return f"- Calibration ({CALIBRATION_SOURCES}): none, {md_text(missing)}"
+    agents = "; ".join(_calibration_agent(c) for c in job.calibration)
+    return f"- Calibration ({CALIBRATION_SOURCES}): {agents}"
 
 
 def _jobs(s: Datasheet) -> list[str]:

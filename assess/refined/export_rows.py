@@ -266,9 +266,11 @@ def _probabilities_json(row: tuple) -> str:
     found = _probabilities(row)
     if found is None:
         return "null"
-    return "{" + ",".join(
-        f'"{agent}":{"null" if p is None else repr(p)}' for agent, p in found.items()
-    ) + "}"
+    return (
+        "{"
+        + ",".join(f'"{agent}":{"null" if p is None else repr(p)}' for agent, p in found.items())
+        + "}"
+    )
 
 
 def _label_record(row: tuple) -> dict:

@@ -35,8 +35,9 @@ from debates.calibration import Calibration, calibration_summary
 from debates.llm.config import AgentConfig
 from debates.models import Debate, DebateJob, Turn
 
-from ..models import GoldPair, ReviewItem
-from .human_labels import review_final_labels
+from ..models import Adjudication, GoldPair, ReviewItem
+from .agreement import majority_label
+from .human_labels import live_labels
 
 CALIBRATION_BINS = 10
 # The source of the method, shown beside the figures.
@@ -103,16 +104,19 @@ def human_labels_of(*, job: DebateJob) -> dict[int, int]:
     """``{debate id: 0/1}``: the human label of each of ``job``'s audited pairs (the refined
     qrels' rule) and, where there is none, of each debated gold pair (its known answer,
     relevant when >= 1)."""
-    audits = set(
-        ReviewItem.objects.filter(debate__job=job, kind=ReviewItem.Kind.AUDIT).values_list(
-            "debate_id", flat=True
-        )
-    )
+    audits = ReviewItem.objects.filter(debate__job=job, kind=ReviewItem.Kind.AUDIT)
     out = {
         debate_id: int(label >= 1)
-        for debate_id, (label, _) in review_final_labels(job=job).items()
-        if debate_id in audits
+        for debate_id, label in Adjudication.objects.filter(item__in=audits).values_list(
+            "item__debate_id", "label"
+        )
     }
+    needed = dict(audits.values_list("pk", "judgments_needed"))
+    debate_of = dict(audits.values_list("pk", "debate_id"))
+    for item_id, judged in live_labels(audits).items():
+        label = majority_label([label for _, label in judged])
+        if len(judged) >= needed[item_id] and label is not None:
+            out.setdefault(debate_of[item_id], int(label >= 1))
     gold = {
         (query_id, document_id): label
         for query_id, document_id, label in GoldPair.objects.filter(job=job).values_list(

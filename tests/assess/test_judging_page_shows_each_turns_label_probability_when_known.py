@@ -6,9 +6,7 @@ import re
 from debates.models import Turn
 
 
-def test_a_turn_with_a_probability_shows_it_and_one_without_shows_none(
-    client_as, make_review_job
-):
+def test_a_turn_with_a_probability_shows_it_and_one_without_shows_none(client_as, make_review_job):
     built = make_review_job(escalated=1)
     debate = built.escalated[0]
     Turn.objects.filter(debate=debate, agent="A", round=2).update(label_probability=0.8726)
@@ -18,5 +16,9 @@ def test_a_turn_with_a_probability_shows_it_and_one_without_shows_none(
     labels = re.findall(r'<p class="turn-label">(.*?)</p>', page)
     shown = [re.sub(r"<[^>]+>", "", label).strip() for label in labels]
     # Round 1: A, B; round 2: A (with p), B.
-    assert shown == ["Label: relevant", "Label: not relevant", "Label: relevant (p = 0.87)",
-                     "Label: not relevant"]
+    assert shown == [
+        "Label: relevant",
+        "Label: not relevant",
+        "Label: relevant (p = 0.87)",
+        "Label: not relevant",
+    ]

@@ -21,9 +21,7 @@ def test_the_final_round_turns_probabilities_are_exported(refined):
 
     out = io.StringIO()
     export_stream(kind="labels", out=out, qrel_set=refined.refined)
-    lines = {
-        (r["query_id"], r["doc_id"]): r for r in map(json.loads, out.getvalue().splitlines())
-    }
+    lines = {(r["query_id"], r["doc_id"]): r for r in map(json.loads, out.getvalue().splitlines())}
 
     assert lines[("q1", "d5")]["label_probabilities"] == {"A": 0.875, "B": None}
     assert lines[("q1", "d3")]["label_probabilities"] == {"A": None, "B": None}
