@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,6 +66,8 @@ def evaluation_pool_create(
     depth: int = 10,
     unjudged_negatives: bool = False,
     max_grade: int | None = None,
+    query_pks: Collection[int] | None = None,
+    name_suffix: str = "",
 ) -> EvaluationSample:
     """Create (or reuse) pool ``eval-<qrels>-n<sample>-seed<seed>`` of a stratified sample of
     pairs with a known gold label: half judged relevant (grade > 0), half irrelevant. With
@@ -80,14 +82,17 @@ def evaluation_pool_create(
     ``random.Random(seed)`` over pairs in canonical order, so it is reproducible. Pairs keep
     their grade (``original_relevance``; None for unjudged) and the pool re-judges judged
     pairs (``include_judged``). When the dataset excludes identical ids, no pair of a query
-    with its own document is sampled. One transaction. Raises DebateJobError.
+    with its own document is sampled. With ``query_pks`` only pairs of those queries are
+    drawn (stage 0's held-out test queries), in a pool whose name ends with ``name_suffix``.
+    One transaction. Raises DebateJobError.
     """
     from corpora.selectors import excluded_pk_pairs
 
     if sample < 2:
         raise DebateJobError(f"sample must be at least 2, got {sample}")
+    qrels = qrel_set.qrels if query_pks is None else qrel_set.qrels.filter(query_id__in=query_pks)
     judged = list(
-        qrel_set.qrels.order_by(*[code_point(f) for f in _PAIR_ORDER]).values_list(
+        qrels.order_by(*[code_point(f) for f in _PAIR_ORDER]).values_list(
             "query_id", "document_id", "relevance"
         )
     )
@@ -113,6 +118,7 @@ def evaluation_pool_create(
     rel, irr, name = _gold_draw(
         relevant, negatives, qrel_set=qrel_set, sample=sample, seed=seed, max_grade=max_grade
     )
+    name += name_suffix
     pool = _evaluation_pool_write(
         dataset=dataset,
         qrel_set=qrel_set,

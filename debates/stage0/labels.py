@@ -84,6 +84,7 @@ def _consensus(dataset: Dataset, level: int) -> dict[tuple[int, int], int]:
     ).values_list("pair__query_id", "pair__document_id", "final_label", "job__scale")
     out: dict[tuple[int, int], int] = {}
     for q, d, label, scale in rows.order_by("pk"):
+        assert label is not None  # filtered above
         # A binary job's label is 1/0; a graded job's is a grade, read at the level.
         out[(q, d)] = _binary(label, level if scale == DebateJob.Scale.GRADED else 1)
     return out
@@ -103,11 +104,14 @@ def _unjudged(dataset: Dataset, judged: set[tuple[int, int]]) -> dict[tuple[int,
 
 
 def _cross(
-    labels: dict[tuple[int, int], int], query_ids: dict[int, str], doc_ids: dict[int, str], seed: int
+    labels: dict[tuple[int, int], int],
+    query_ids: dict[int, str],
+    doc_ids: dict[int, str],
+    seed: int,
 ) -> dict[tuple[int, int], int]:
     relevant_docs = sorted({d for (_, d), y in labels.items() if y == 1}, key=doc_ids.__getitem__)
     by_query: dict[int, set[int]] = {}
-    for (q, d), y in labels.items():
+    for q, d in labels:
         by_query.setdefault(q, set()).add(d)
     out: dict[tuple[int, int], int] = {}
     for q in sorted(by_query, key=query_ids.__getitem__):
@@ -120,9 +124,7 @@ def _cross(
     return out
 
 
-def examples_collect(
-    *, dataset: Dataset, relevance_level: int = 1, seed: int = 0
-) -> list[Example]:
+def examples_collect(*, dataset: Dataset, relevance_level: int = 1, seed: int = 0) -> list[Example]:
     """Every labelled pair of ``dataset`` (module docstring), one per pair, in canonical
     order (query id, doc id by code point)."""
     from corpora.models import Document, Query
@@ -156,4 +158,3 @@ def examples_collect(
     return sorted(
         Example(query_ids[q], doc_ids[d], y, source, q, d) for (q, d), (y, source) in labels.items()
     )
-

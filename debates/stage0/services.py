@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
-from corpora.models import Dataset, Operation, Pair
+from corpora.models import Dataset, Operation, Pair, Pool
+from debates.assessment import AssessorScores, assessor_scores, gold_label
 from debates.models import Stage0Judge
+from debates.services.common import pairs_in_order
 
 from . import fit
 from .labels import JUDGED_SOURCES, Example, examples_collect
@@ -107,7 +110,8 @@ def stage0_judge_train(
     except BaseException as exc:
         # BaseException: an interrupted command must not leave a judge "training".
         Stage0Judge.objects.filter(pk=judge.pk).update(
-            status=Stage0Judge.Status.FAILED, error=str(exc) or type(exc).__name__,
+            status=Stage0Judge.Status.FAILED,
+            error=str(exc) or type(exc).__name__,
             finished=timezone.now(),
         )
         raise
@@ -158,8 +162,13 @@ def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) 
         judge.model_hash = fit.model_hash(data, weights)
         judge.n_train = len(parts[fit.TRAIN])
         judge.heldout = [
-            {"query_id": e.query_id, "doc_id": e.doc_id, "p": float(pi), "label": e.label,
-             "source": e.source}
+            {
+                "query_id": e.query_id,
+                "doc_id": e.doc_id,
+                "p": float(pi),
+                "label": e.label,
+                "source": e.source,
+            }
             for e, pi in zip(test, p, strict=True)
         ]
         judge.metrics = {
@@ -183,6 +192,45 @@ def stage0_test_query(*, judge: Stage0Judge, query_id: str) -> bool:
     """True when ``query_id`` is one of ``judge``'s held-out test queries (its split)."""
     seed = int((judge.metrics.get("split") or {}).get("seed", 0))
     return fit.query_split(query_id, seed=seed) == fit.TEST
+
+
+def stage0_test_query_pks(*, judge: Stage0Judge) -> list[int]:
+    """The primary keys of ``judge``'s held-out test queries among its dataset's queries."""
+    rows = judge.dataset.queries.values_list("pk", "query_id")
+    return [pk for pk, query_id in rows if stage0_test_query(judge=judge, query_id=query_id)]
+
+
+@dataclass(frozen=True)
+class Stage0Evaluation:
+    """Stage 0 on a pool of gold pairs: ``scores`` as any assessor's (every pair settled,
+    no LLM call), ``metrics`` the calibration figures (ECE, Brier) on the same pairs."""
+
+    scores: AssessorScores
+    metrics: fit.HeldoutMetrics
+
+
+def stage0_pool_evaluate(*, judge: Stage0Judge, pool: Pool) -> Stage0Evaluation:
+    """Score every pair of ``pool`` (gold: its ``original_relevance``, > 0 relevant; an
+    unjudged pair irrelevant, :func:`debates.assessment.gold_label`) with ``judge``, relevant
+    when P >= 0.5. Raises :class:`Stage0Error` when a pair's query is not one of the judge's
+    held-out test queries: stage 0 is never measured on what it trained or calibrated on."""
+    pairs = list(pairs_in_order(pool).select_related("query"))
+    seen = [
+        p.query.query_id
+        for p in pairs
+        if not stage0_test_query(judge=judge, query_id=p.query.query_id)
+    ]
+    if seen:
+        raise Stage0Error(
+            f"pool {pool.name!r} holds pairs of {len(set(seen))} queries stage-0 judge "
+            f"{judge.pk} trained or calibrated on (e.g. {sorted(seen)[0]!r})"
+        )
+    p = stage0_pairs_score(judge=judge, pairs=pairs)
+    gold = [gold_label(pair.original_relevance) for pair in pairs]
+    rows = [(g, 1 if pi >= 0.5 else 0) for g, pi in zip(gold, p, strict=True)]
+    return Stage0Evaluation(
+        scores=assessor_scores(rows, calls=0), metrics=fit.heldout_metrics(p, gold)
+    )
 
 
 def stage0_vectors_score(*, judge: Stage0Judge, queries: Any, documents: Any) -> list[float]:

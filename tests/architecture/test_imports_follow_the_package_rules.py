@@ -33,7 +33,13 @@ RULES: dict[str, tuple[str, ...] | str] = {
     "debates.llm": (),
     # Stage 0 reads the app's models and the assessor's settings; the job machinery never
     # reaches back into it.
-    "debates.stage0": ("core", "corpora", "debates.models", "debates.assessment", "debates.services"),
+    "debates.stage0": (
+        "core",
+        "corpora",
+        "debates.models",
+        "debates.assessment",
+        "debates.services",
+    ),
     # assess's own modules (apps, admin, tasks, receivers, pipeline, management) reach every
     # assess package; its packages below are narrower.
     "assess": ("core", "corpora", "debates"),

@@ -14,9 +14,7 @@ from debates.stage0.fit import TEST, query_split
 @pytest.mark.django_db
 def test_a_trained_judge_is_ready_with_hashes_heldout_and_metrics(stage0_dataset):
     stages = []
-    judge = stage0_judge_train(
-        dataset=stage0_dataset, progress=lambda *args: stages.append(args)
-    )
+    judge = stage0_judge_train(dataset=stage0_dataset, progress=lambda *args: stages.append(args))
     assert stages == [
         ("collecting labels", 0, 6),
         ("embedding", 1, 6),
@@ -37,7 +35,9 @@ def test_a_trained_judge_is_ready_with_hashes_heldout_and_metrics(stage0_dataset
     qrels_rows = [row for row in judge.heldout if row["source"] == "qrels"]
     assert len(qrels_rows) == 3 * len(test_queries)
     assert {(row["doc_id"][-1], row["label"]) for row in qrels_rows} == {
-        ("a", 1), ("b", 1), ("n", 0)
+        ("a", 1),
+        ("b", 1),
+        ("n", 0),
     }
     assert all(0.0 <= row["p"] <= 1.0 for row in judge.heldout)
     metrics = judge.metrics
