@@ -147,14 +147,14 @@ def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) 
     stage("scoring held-out")
     test = parts[fit.TEST]
     p = fit.probabilities(classifier, calibrator, *vectors[fit.TEST])
-    metrics = fit.heldout_metrics(p.tolist(), _labels(test).tolist()).as_dict()
+    threshold = fit.decision_threshold(_labels(calibration))
+    metrics = fit.heldout_metrics(p.tolist(), _labels(test).tolist(), threshold=threshold)
     stage("storing")
     fitted = fit.fitted_dump(classifier, calibrator)
     data = fit.data_hash(
         (e.query_id, e.doc_id, e.label, e.source) for e in parts[fit.TRAIN] + calibration
     )
     weights = fit.weights_hash(encoder_identity(), fitted)
-    relevant_share = float(_labels(calibration).mean())
     with transaction.atomic():
         judge.status = Stage0Judge.Status.READY
         judge.fitted = fitted
@@ -172,13 +172,13 @@ def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) 
             for e, pi in zip(test, p, strict=True)
         ]
         judge.metrics = {
-            **metrics,
+            **metrics.as_dict(),
             "calibration": "platt",
-            "classifier": "logistic regression, class_weight=balanced, C=1",
+            "classifier": f"logistic regression, class_weight=balanced, C={fit.C:g}",
             "features": fit.FEATURES,
             "encoder": encoder_identity(),
             "windowing": windowing,
-            "prior": relevant_share,
+            "threshold": threshold,
             "split": {"seed": seed, "fractions": list(fit.SPLIT_FRACTIONS)},
             "counts": _counts(parts),
             "seconds": round(time.monotonic() - started, 2),
@@ -212,7 +212,8 @@ class Stage0Evaluation:
 def stage0_pool_evaluate(*, judge: Stage0Judge, pool: Pool) -> Stage0Evaluation:
     """Score every pair of ``pool`` (gold: its ``original_relevance``, > 0 relevant; an
     unjudged pair irrelevant, :func:`debates.assessment.gold_label`) with ``judge``, relevant
-    when P >= 0.5. Raises :class:`Stage0Error` when a pair's query is not one of the judge's
+    when P >= its threshold (``metrics["threshold"]``, :func:`debates.stage0.fit.
+    decision_threshold`). Raises :class:`Stage0Error` when a pair's query is not one of the judge's
     held-out test queries: stage 0 is never measured on what it trained or calibrated on."""
     pairs = list(pairs_in_order(pool).select_related("query"))
     seen = [
@@ -227,10 +228,17 @@ def stage0_pool_evaluate(*, judge: Stage0Judge, pool: Pool) -> Stage0Evaluation:
         )
     p = stage0_pairs_score(judge=judge, pairs=pairs)
     gold = [gold_label(pair.original_relevance) for pair in pairs]
-    rows = [(g, 1 if pi >= 0.5 else 0) for g, pi in zip(gold, p, strict=True)]
+    threshold = stage0_threshold(judge=judge)
+    rows = [(g, 1 if pi >= threshold else 0) for g, pi in zip(gold, p, strict=True)]
     return Stage0Evaluation(
-        scores=assessor_scores(rows, calls=0), metrics=fit.heldout_metrics(p, gold)
+        scores=assessor_scores(rows, calls=0),
+        metrics=fit.heldout_metrics(p, gold, threshold=threshold),
     )
+
+
+def stage0_threshold(*, judge: Stage0Judge) -> float:
+    """The P(relevant) from which ``judge`` calls a pair relevant (0.5 if none stored)."""
+    return float(judge.metrics.get("threshold", 0.5))
 
 
 def stage0_vectors_score(*, judge: Stage0Judge, queries: Any, documents: Any) -> list[float]:

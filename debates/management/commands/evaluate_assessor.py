@@ -213,6 +213,7 @@ def stage0_json(sample, judge, evaluation) -> dict:
         "assessor": STAGE0,
         "judge": judge.pk,
         "model_hash": judge.model_hash,
+        "threshold": judge.metrics.get("threshold"),
         **_sample_json(sample),
         "assessors": {STAGE0: figures},
         "judge_heldout": heldout,
@@ -228,6 +229,7 @@ def format_stage0_report(sample, judge, evaluation, *, seconds: float) -> str:
     pool, scores, metrics = sample.pool, evaluation.scores, evaluation.metrics
     recalls = scores.settled
     held = judge.metrics
+    threshold = float(held.get("threshold", 0.5))
 
     def num(value) -> str:
         return "-" if value is None else f"{value:.3f}"
@@ -243,7 +245,7 @@ def format_stage0_report(sample, judge, evaluation, *, seconds: float) -> str:
             "",
             f"{'method':<36} {'rec.irr':>7} {'rec.rel':>7} {'bal.acc':>7} {'settled':>7} "
             f"{'escal.':>7} {'failed':>6} {'calls/pair':>10}",
-            f"{'stage 0, P(relevant) >= 0.5':<36} {_pct(recalls.irrelevant):>7} "
+            f"{f'stage 0, P(relevant) >= {threshold:.3f}':<36} {_pct(recalls.irrelevant):>7} "
             f"{_pct(recalls.relevant):>7} {_pct(recalls.balanced_accuracy):>7} "
             f"{_pct(scores.coverage):>7} {_pct(scores.escalation_rate):>7} {scores.failed:>6} "
             f"{scores.calls_per_pair:>10.2f}",
