@@ -90,12 +90,7 @@ def evaluation_pool_create(
 
     if sample < 2:
         raise DebateJobError(f"sample must be at least 2, got {sample}")
-    qrels = qrel_set.qrels if query_pks is None else qrel_set.qrels.filter(query_id__in=query_pks)
-    judged = list(
-        qrels.order_by(*[code_point(f) for f in _PAIR_ORDER]).values_list(
-            "query_id", "document_id", "relevance"
-        )
-    )
+    judged = _judged_rows(qrel_set, query_pks)
     # A query's own document is never gold-sampled when the dataset excludes it.
     excluded = excluded_pk_pairs(dataset=dataset)
     relevant = [(q, d, g) for q, d, g in judged if g > 0 and (q, d) not in excluded]
@@ -118,11 +113,10 @@ def evaluation_pool_create(
     rel, irr, name = _gold_draw(
         relevant, negatives, qrel_set=qrel_set, sample=sample, seed=seed, max_grade=max_grade
     )
-    name += name_suffix
     pool = _evaluation_pool_write(
         dataset=dataset,
         qrel_set=qrel_set,
-        name=name,
+        name=name + name_suffix,
         depth=depth,
         run=run if source == "unjudged" else None,
         rows=rel + irr,
@@ -141,6 +135,17 @@ def evaluation_pool_create(
 
 # Canonical pair order (code points of query id, then doc id): the draw depends on it.
 _PAIR_ORDER = ("query__query_id", "document__doc_id")
+
+
+def _judged_rows(qrel_set: Any, query_pks: Collection[int] | None) -> list[tuple[int, int, int]]:
+    """``(query pk, document pk, grade)`` of every qrels row (of ``query_pks`` only, when
+    given), in canonical order."""
+    qrels = qrel_set.qrels if query_pks is None else qrel_set.qrels.filter(query_id__in=query_pks)
+    return list(
+        qrels.order_by(*[code_point(f) for f in _PAIR_ORDER]).values_list(
+            "query_id", "document_id", "relevance"
+        )
+    )
 
 
 def _unjudged_negatives(

@@ -10,7 +10,7 @@ scoring pairs. The model, :class:`debates.models.Stage0Judge`, lives with the ap
 Split: 60% of the queries train, 20% calibrate, 20% are held out for testing (by a seeded
 hash of the query id, so a query's pairs are in one part only).
 
-May import: core, corpora, debates.models, debates.assessment, debates.services.
+May import: core, corpora, debates.
 """
 
 from .labels import stage0_human_labels_register
