@@ -50,3 +50,13 @@ def test_too_few_labels_fail_the_operation_in_words(stage0_small_dataset):
         "stage-0 training failed: stage 0 needs at least 20 judged pairs (qrels, human or "
         "consensus labels), the dataset has 15"
     )
+
+
+@pytest.mark.django_db
+def test_the_operation_page_names_the_trained_judge(stage0_dataset, client_as):
+    operation = stage0_judge_train_start(dataset=stage0_dataset)
+    operation_run(operation_id=operation.pk)
+    judge = Stage0Judge.objects.get()
+    page = client_as("researcher").get(f"/operations/{operation.pk}/").content.decode()
+    assert f"Stage-0 judge {judge.pk} ready (model hash" in page
+    assert judge.model_hash[:16] in page
