@@ -9,6 +9,7 @@ class AssessConfig(AppConfig):
         # debates cannot import assess (dependencies point one way), so assess adds its
         # review panel (queue, agreement, audit estimate) to the debate job page.
         from debates.services.progress import job_notes_register
+        from debates.stage0 import stage0_human_labels_register
         from debates.views import job_panel_register
 
         from . import tasks  # noqa: F401  (registers the tasks: services enqueue them by name)
@@ -19,6 +20,7 @@ class AssessConfig(AppConfig):
         from .refined.panels import job_costs_panel
         from .review import receivers
         from .review.calibration import job_calibration_panel
+        from .review.human_labels import dataset_human_labels
         from .review.selectors import job_review_notes
         from .review.views import job_review_panel
 
@@ -43,3 +45,5 @@ class AssessConfig(AppConfig):
         # Refining a pool runs as an Operation (corpora's background steps, polled like an
         # import); corpora cannot import assess, so assess gives it the step.
         refine_step_register()
+        # Stage 0 learns from people's labels too, which debates cannot read: assess gives them.
+        stage0_human_labels_register(dataset_human_labels)

@@ -373,6 +373,7 @@ class Operation(models.Model):
         IMPORT_RUN = "import_run", "import a TREC run"
         BUILD_POOL = "build_pool", "build a pool"
         REFINE = "refine", "refine a pool"
+        TRAIN_STAGE0 = "train_stage0", "train a stage-0 judge"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "queued"

@@ -9,3 +9,8 @@ class DebatesConfig(AppConfig):
         # The services send their tasks by name (core.broker.task_named), never importing
         # the task module (it imports them): registered here, in every process.
         from . import tasks  # noqa: F401
+        from .stage0 import stage0_step_register
+
+        # Training a stage-0 judge runs as a corpora Operation (polled like an import);
+        # corpora cannot import debates, so debates gives it the step.
+        stage0_step_register()

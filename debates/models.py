@@ -18,7 +18,7 @@ paused, cancelled), created in the transaction that changed its status and sent 
 from django.conf import settings
 from django.db import models
 
-from corpora.models import Pair, Pool
+from corpora.models import Dataset, Pair, Pool
 from debates.audit_design import ALLOCATIONS, AuditDesign
 from debates.engine import DEFAULT_ROUNDS, DEFAULT_TEMPERATURE
 from debates.llm.config import AgentConfig
@@ -499,3 +499,44 @@ class JobIdempotencyKey(models.Model):
 
     def __str__(self) -> str:
         return f"idempotency key {self.key!r} of user {self.user_id}: job {self.job_id}"
+
+
+class Stage0Judge(models.Model):
+    """A stage-0 judge of one dataset: a classifier over frozen all-MiniLM-L6-v2 vectors of
+    query and document, calibrated to P(relevant) (:mod:`debates.stage0`).
+
+    ``fitted`` holds the classifier and its calibrator as bytes (:func:`debates.stage0.fit.
+    fitted_dump`), written only by training: never a file path. ``data_hash`` is the sha256 of
+    the sorted training and calibration examples (query id, doc id, label, source),
+    ``weights_hash`` that of the encoder's identity and the fitted bytes, ``model_hash`` of
+    the two. ``heldout`` lists the held-out test queries' labelled pairs with their
+    calibrated probability, ``[{"query_id", "doc_id", "p", "label", "source"}]``, which no
+    fitting or calibrating saw; ``metrics`` holds their figures (balanced_accuracy,
+    recall_relevant, recall_nonrelevant, ece, brier, n) with the split and the example
+    counts per source and part.
+    """
+
+    class Status(models.TextChoices):
+        TRAINING = "training", "training"
+        READY = "ready", "ready"
+        FAILED = "failed", "failed"
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="stage0_judges")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.TRAINING)
+    model_hash = models.CharField(max_length=64, blank=True)
+    data_hash = models.CharField(max_length=64, blank=True)
+    weights_hash = models.CharField(max_length=64, blank=True)
+    fitted = models.BinaryField(null=True, blank=True, editable=False)
+    n_train = models.PositiveIntegerField(default=0, help_text="Examples the classifier fit.")
+    heldout = models.JSONField(default=list, blank=True)
+    metrics = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+        indexes = [models.Index(fields=["dataset", "status"], name="stage0_dataset_status")]
+
+    def __str__(self) -> str:
+        return f"stage-0 judge {self.pk} of dataset {self.dataset_id} ({self.status})"

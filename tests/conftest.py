@@ -29,4 +29,5 @@ pytest_plugins = [
     "tests.fixtures.batch_api",
     "tests.fixtures.long_texts",
     "tests.fixtures.simulated",
+    "tests.fixtures.stage0",
 ]

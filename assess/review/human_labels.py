@@ -54,3 +54,23 @@ def review_final_labels(*, job: DebateJob) -> dict[int, tuple[int, str]]:
         if label is not None:
             out[debate_of[item_id]] = (label, "human")
     return out
+
+
+def dataset_human_labels(*, dataset, relevance_level: int = 1) -> dict[tuple[int, int], int]:
+    """The binary human label of every decided review item on ``dataset``'s pairs, for
+    stage 0 (:func:`debates.stage0.stage0_human_labels_register`): ``{(query pk, document
+    pk): 1 or 0}``. A binary job's label as it is; a graded job's grade relevant when it is
+    >= ``relevance_level``. A pair decided in several jobs keeps the newest job's label."""
+    out: dict[tuple[int, int], int] = {}
+    jobs = DebateJob.objects.filter(pool__dataset=dataset).order_by("pk")
+    for job in jobs:
+        labels = review_final_labels(job=job)
+        if not labels:
+            continue
+        level = relevance_level if job.scale == DebateJob.Scale.GRADED else 1
+        pairs = job.debates.filter(pk__in=list(labels)).values_list(
+            "pk", "pair__query_id", "pair__document_id"
+        )
+        for debate_id, query_id, document_id in pairs:
+            out[(query_id, document_id)] = 1 if labels[debate_id][0] >= level else 0
+    return out

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,6 +66,8 @@ def evaluation_pool_create(
     depth: int = 10,
     unjudged_negatives: bool = False,
     max_grade: int | None = None,
+    query_pks: Collection[int] | None = None,
+    name_suffix: str = "",
 ) -> EvaluationSample:
     """Create (or reuse) pool ``eval-<qrels>-n<sample>-seed<seed>`` of a stratified sample of
     pairs with a known gold label: half judged relevant (grade > 0), half irrelevant. With
@@ -80,17 +82,15 @@ def evaluation_pool_create(
     ``random.Random(seed)`` over pairs in canonical order, so it is reproducible. Pairs keep
     their grade (``original_relevance``; None for unjudged) and the pool re-judges judged
     pairs (``include_judged``). When the dataset excludes identical ids, no pair of a query
-    with its own document is sampled. One transaction. Raises DebateJobError.
+    with its own document is sampled. With ``query_pks`` only pairs of those queries are
+    drawn (stage 0's held-out test queries), in a pool whose name ends with ``name_suffix``.
+    One transaction. Raises DebateJobError.
     """
     from corpora.selectors import excluded_pk_pairs
 
     if sample < 2:
         raise DebateJobError(f"sample must be at least 2, got {sample}")
-    judged = list(
-        qrel_set.qrels.order_by(*[code_point(f) for f in _PAIR_ORDER]).values_list(
-            "query_id", "document_id", "relevance"
-        )
-    )
+    judged = _judged_rows(qrel_set, query_pks)
     # A query's own document is never gold-sampled when the dataset excludes it.
     excluded = excluded_pk_pairs(dataset=dataset)
     relevant = [(q, d, g) for q, d, g in judged if g > 0 and (q, d) not in excluded]
@@ -116,7 +116,7 @@ def evaluation_pool_create(
     pool = _evaluation_pool_write(
         dataset=dataset,
         qrel_set=qrel_set,
-        name=name,
+        name=name + name_suffix,
         depth=depth,
         run=run if source == "unjudged" else None,
         rows=rel + irr,
@@ -135,6 +135,17 @@ def evaluation_pool_create(
 
 # Canonical pair order (code points of query id, then doc id): the draw depends on it.
 _PAIR_ORDER = ("query__query_id", "document__doc_id")
+
+
+def _judged_rows(qrel_set: Any, query_pks: Collection[int] | None) -> list[tuple[int, int, int]]:
+    """``(query pk, document pk, grade)`` of every qrels row (of ``query_pks`` only, when
+    given), in canonical order."""
+    qrels = qrel_set.qrels if query_pks is None else qrel_set.qrels.filter(query_id__in=query_pks)
+    return list(
+        qrels.order_by(*[code_point(f) for f in _PAIR_ORDER]).values_list(
+            "query_id", "document_id", "relevance"
+        )
+    )
 
 
 def _unjudged_negatives(

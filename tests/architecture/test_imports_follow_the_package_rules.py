@@ -31,6 +31,9 @@ RULES: dict[str, tuple[str, ...] | str] = {
     "corpora.services": ("core", "corpora"),
     "debates": ("core", "corpora"),
     "debates.llm": (),
+    # Stage 0 reads the app's models and the assessor's settings (debates' own modules may
+    # import it, as any subpackage of theirs).
+    "debates.stage0": ("core", "corpora", "debates"),
     # assess's own modules (apps, admin, tasks, receivers, pipeline, management) reach every
     # assess package; its packages below are narrower.
     "assess": ("core", "corpora", "debates"),

@@ -149,3 +149,24 @@ def test_unjudged_negatives_need_dense_judgments_or_an_explicit_flag(tmp_path, m
         ("q2", "d4"),
         ("q2", "d5"),
     }
+
+
+@pytest.mark.django_db
+def test_json_prints_one_object_with_dream_at_the_top_and_each_assessor(gold, capsys):
+    import json
+
+    call_command(
+        "evaluate_assessor", "gold", "--sample", "6", "--rounds", "2", "--no-progress", "--json"
+    )
+    body = json.loads(capsys.readouterr().out)  # one object, nothing else on stdout
+    # The same figures as the text report above.
+    assert body["assessor"] == "dream" and body["n"] == 6
+    assert body["balanced_accuracy"] == pytest.approx(0.5)
+    assert (body["recall_relevant"], body["recall_nonrelevant"]) == (0.5, 0.5)
+    single = body["assessors"]["single"]
+    assert (single["recall_relevant"], single["recall_nonrelevant"]) == pytest.approx((1, 1 / 3))
+    assert single["balanced_accuracy"] == pytest.approx(2 / 3) and single["n"] == 6
+    humans = body["assessors"]["dream_with_humans"]
+    assert humans["balanced_accuracy"] == pytest.approx(2 / 3)
+    assert body["assessors"]["dream"]["settled"] == pytest.approx(4 / 6)
+    assert body["pool"] == "eval-test-n6-seed0"

@@ -1,5 +1,7 @@
+import json
 import sys
 import time
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
@@ -16,6 +18,8 @@ from debates.services.assessor import (
 )
 from debates.services.common import DebateJobError
 from debates.services.launch import JobSpec, debate_job_launch, job_scale_describe
+from debates.stage0 import Stage0Error, stage0_judge_current, stage0_judge_train
+from debates.stage0.services import stage0_pool_evaluate, stage0_test_query_pks
 
 from ._jobs import (
     add_allow_duplicate_argument,
@@ -141,6 +145,119 @@ def format_graded_report(sample, job, report, *, seconds: float) -> str:
     return "\n".join(lines)
 
 
+STAGE0 = "stage0"
+
+
+def _stage0_choice_add(parser) -> None:
+    """Let ``--backend`` name stage 0 too (this command only: stage 0 debates nothing)."""
+    for action in parser._actions:
+        if action.dest == "backend":
+            action.choices = [*action.choices, STAGE0]
+            action.help += "; stage0: the dataset's stage-0 judge, on its held-out queries"
+
+
+def _recalls_json(recalls, scores, **extra) -> dict:
+    """One assessor's figures: balanced accuracy and recall per class (None: undefined) on
+    ``n`` pairs, with its settled share, escalation rate and calls per pair."""
+    return {
+        "balanced_accuracy": recalls.balanced_accuracy,
+        "recall_relevant": recalls.relevant,
+        "recall_nonrelevant": recalls.irrelevant,
+        "n": scores.pairs,
+        "settled": scores.coverage,
+        "escalation_rate": scores.escalation_rate,
+        "failed": scores.failed,
+        "calls_per_pair": scores.calls_per_pair,
+        **extra,
+    }
+
+
+def _sample_json(sample) -> dict:
+    pool = sample.pool
+    return {
+        "dataset": pool.dataset.slug,
+        "qrels": pool.qrel_set.name,
+        "pool": pool.name,
+        "relevant": sample.relevant,
+        "irrelevant": sample.irrelevant,
+        "negatives": sample.negatives,
+    }
+
+
+def debates_json(sample, job, report) -> dict:
+    """The ``--json`` object of a debate backend: DREAM's figures on settled pairs at the
+    top, and under ``assessors`` DREAM (``dream``), DREAM with humans right on escalated
+    pairs (``dream_with_humans``) and the single judge (``single``, when run)."""
+    assessors = {"dream": _recalls_json(report.debate.settled, report.debate)}
+    assessors["dream_with_humans"] = _recalls_json(report.debate.with_humans, report.debate)
+    if report.single is not None:
+        assessors["single"] = _recalls_json(report.single.settled, report.single)
+    top = {k: assessors["dream"][k] for k in _TOP_KEYS}
+    return {
+        **top,
+        "assessor": "dream",
+        "job": job.pk,
+        **_sample_json(sample),
+        "assessors": assessors,
+    }
+
+
+def stage0_json(sample, judge, evaluation) -> dict:
+    """The ``--json`` object of ``--backend stage0``: its figures on the sample (held-out
+    test queries only), with ECE and Brier, and the judge's own held-out figures."""
+    scores, metrics = evaluation.scores, evaluation.metrics
+    figures = _recalls_json(scores.settled, scores, ece=metrics.ece, brier=metrics.brier)
+    heldout = {k: judge.metrics.get(k) for k in (*_TOP_KEYS, "ece", "brier")}
+    return {
+        **{k: figures[k] for k in (*_TOP_KEYS, "ece", "brier")},
+        "assessor": STAGE0,
+        "judge": judge.pk,
+        "model_hash": judge.model_hash,
+        "threshold": judge.metrics.get("threshold"),
+        **_sample_json(sample),
+        "assessors": {STAGE0: figures},
+        "judge_heldout": heldout,
+    }
+
+
+_TOP_KEYS = ("balanced_accuracy", "recall_relevant", "recall_nonrelevant", "n")
+
+
+def format_stage0_report(sample, judge, evaluation, *, seconds: float) -> str:
+    """The report table of :func:`format_report` for stage 0 (every pair settled, no LLM
+    call), then its calibration figures on the same pairs and on its own held-out set."""
+    pool, scores, metrics = sample.pool, evaluation.scores, evaluation.metrics
+    recalls = scores.settled
+    held = judge.metrics
+    threshold = float(held.get("threshold", 0.5))
+
+    def num(value) -> str:
+        return "-" if value is None else f"{value:.3f}"
+
+    return "\n".join(
+        [
+            f"evaluate_assessor --backend stage0 {pool.dataset.slug}/{pool.qrel_set.name}: "
+            f"{sample.relevant + sample.irrelevant} pairs of held-out test queries in pool "
+            f"{pool.name}: {sample.relevant} judged relevant, {sample.irrelevant} "
+            f"{'judged non-relevant' if sample.negatives == 'judged' else 'top-ranked unjudged'}",
+            f"stage-0 judge {judge.pk} ({held.get('classifier')}, Platt-calibrated), model hash "
+            f"{judge.model_hash[:16]}, trained on {judge.n_train:,} pairs; {seconds:.0f} s",
+            "",
+            f"{'method':<36} {'rec.irr':>7} {'rec.rel':>7} {'bal.acc':>7} {'settled':>7} "
+            f"{'escal.':>7} {'failed':>6} {'calls/pair':>10}",
+            f"{f'stage 0, P(relevant) >= {threshold:.3f}':<36} {_pct(recalls.irrelevant):>7} "
+            f"{_pct(recalls.relevant):>7} {_pct(recalls.balanced_accuracy):>7} "
+            f"{_pct(scores.coverage):>7} {_pct(scores.escalation_rate):>7} {scores.failed:>6} "
+            f"{scores.calls_per_pair:>10.2f}",
+            "recalls and balanced accuracy in %",
+            f"calibration on these pairs: ECE {num(metrics.ece)}, Brier {num(metrics.brier)}; "
+            f"on the judge's held-out set ({held.get('n')} pairs): balanced accuracy "
+            f"{_pct(held.get('balanced_accuracy'))}%, ECE {num(held.get('ece'))}, Brier "
+            f"{num(held.get('brier'))}",
+        ]
+    )
+
+
 class Command(BaseCommand):
     help = (
         "Measure the assessor: debate a stratified sample of pairs whose gold label is known "
@@ -159,6 +276,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--seed", type=int, default=0, help="Seed of the sample draw")
         add_backend_arguments(parser)
+        _stage0_choice_add(parser)
         add_rounds_argument(parser)
         add_scale_arguments(parser)
         add_prompt_version_argument(parser)
@@ -176,6 +294,19 @@ class Command(BaseCommand):
         parser.add_argument("--no-baseline", action="store_true", help="Skip the single judge")
         add_concurrency_argument(parser)
         add_allow_duplicate_argument(parser)
+        parser.add_argument(
+            "--heldout",
+            action="store_true",
+            help="Draw the sample only from the held-out test queries of the dataset's stage-0 "
+            "judge (trained first if it has none), as --backend stage0 always does: the same "
+            "pool for every backend",
+        )
+        parser.add_argument(
+            "--json",
+            action="store_true",
+            help="Print one JSON object on stdout (balanced_accuracy, recall_relevant, "
+            "recall_nonrelevant, n, and 'assessors' with each assessor run); progress on stderr",
+        )
         parser.add_argument("--no-progress", action="store_true")
 
     def _negatives_run(self, dataset, qrel_set: QrelSet, name: str) -> Run:
@@ -208,20 +339,77 @@ class Command(BaseCommand):
             opts["unjudged_negatives"] or dataset.slug in DENSE_JUDGMENT_DATASETS
         ):
             run = self._negatives_run(dataset, qrel_set, opts["run"])
+        stage0 = opts["backend"] == STAGE0
+        judge = self._stage0_judge(dataset, opts) if stage0 or opts["heldout"] else None
+        try:
+            sample = self._sample(dataset, qrel_set, run, judge, opts)
+        except DebateJobError as exc:
+            raise CommandError(launch_refusal(exc)) from None
+        if sample.self_pairs_skipped:
+            (self.stderr if opts["json"] else self.stdout).write(
+                f"identical ids excluded: {sample.self_pairs_skipped:,} pairs of a query with "
+                "its own document left out of the gold sample"
+            )
+        if stage0:
+            assert judge is not None
+            try:
+                evaluation = stage0_pool_evaluate(judge=judge, pool=sample.pool)
+            except Stage0Error as exc:
+                raise CommandError(str(exc)) from None
+            seconds = time.monotonic() - started
+            self.stdout.write(
+                json.dumps(stage0_json(sample, judge, evaluation))
+                if opts["json"]
+                else format_stage0_report(sample, judge, evaluation, seconds=seconds)
+            )
+            return
+        self._debates(sample, qrel_set, dataset, opts, started)
+
+    def _stage0_judge(self, dataset, opts):
+        """The dataset's current stage-0 judge, trained now (progress on stderr) if none."""
+        judge = stage0_judge_current(dataset=dataset)
+        if judge is not None:
+            return judge
+        self.stderr.write(f"training a stage-0 judge of {dataset.slug}")
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if not opts["no_progress"]:
+                self.stderr.write(f"stage 0: {stage} ({done + 1}/{total})")
+
+        try:
+            return stage0_judge_train(dataset=dataset, progress=progress)
+        except Stage0Error as exc:
+            raise CommandError(str(exc)) from None
+
+    def _sample(self, dataset, qrel_set, run, judge, opts):
+        """The gold sample (:func:`evaluation_pool_create`); with a stage-0 judge, drawn only
+        from its held-out test queries, in a pool named for them."""
+        graded = opts["scale"] == "graded" and opts["backend"] != STAGE0
+        heldout: dict[str, Any] = {}
+        if judge is not None:
+            seed = int((judge.metrics.get("split") or {}).get("seed", 0))
+            heldout = {
+                "query_pks": stage0_test_query_pks(judge=judge),
+                "name_suffix": f"-stage0-test-split{seed}",
+            }
+        return evaluation_pool_create(
+            dataset=dataset,
+            qrel_set=qrel_set,
+            sample=opts["sample"],
+            seed=opts["seed"],
+            run=run,
+            depth=opts["depth"],
+            unjudged_negatives=opts["unjudged_negatives"],
+            max_grade=qrels_top_grade(qrel_set=qrel_set) if graded else None,
+            **heldout,
+        )
+
+    def _debates(self, sample, qrel_set, dataset, opts, started: float) -> None:
+        """Debate the sample with DREAM and the single judge, then report (text or JSON)."""
         graded = opts["scale"] == "graded"
         top = qrels_top_grade(qrel_set=qrel_set) if graded else None
         try:
             agent_a, agent_b = backend_flags_configs(opts, dataset=dataset.slug)
-            sample = evaluation_pool_create(
-                dataset=dataset,
-                qrel_set=qrel_set,
-                sample=opts["sample"],
-                seed=opts["seed"],
-                run=run,
-                depth=opts["depth"],
-                unjudged_negatives=opts["unjudged_negatives"],
-                max_grade=top,
-            )
             spec = JobSpec(
                 pool=sample.pool,
                 agent_a=agent_a,
@@ -233,11 +421,6 @@ class Command(BaseCommand):
             job = debate_job_launch(spec=spec)
         except DebateJobError as exc:
             raise CommandError(launch_refusal(exc)) from None
-        if sample.self_pairs_skipped:
-            self.stdout.write(
-                f"identical ids excluded: {sample.self_pairs_skipped:,} pairs of a query with "
-                "its own document left out of the gold sample"
-            )
         progress = not opts["no_progress"]
         wait_job(job, progress_bar=progress)
         baseline = None
@@ -259,5 +442,8 @@ class Command(BaseCommand):
                 )
         job.refresh_from_db()
         report = assessor_evaluate(job=job, baseline=baseline)
+        if opts["json"]:
+            self.stdout.write(json.dumps(debates_json(sample, job, report)))
+            return
         formatter = format_graded_report if graded else format_report
         self.stdout.write(formatter(sample, job, report, seconds=time.monotonic() - started))

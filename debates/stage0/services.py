@@ -1,0 +1,305 @@
+"""Training, finding and running a dataset's stage-0 judge, and its background step.
+
+:func:`stage0_judge_train` collects the labelled pairs (:mod:`debates.stage0.labels`), splits
+them by query (:func:`debates.stage0.fit.query_split`: 60% training, 20% calibration, 20%
+held-out test queries), fits the classifier on the training queries' pairs, Platt-scales it
+on the calibration queries' pairs, scores the test queries' pairs and stores everything on a
+:class:`debates.models.Stage0Judge`. LLM consensus labels train and calibrate but are never
+held-out gold: the held-out set holds the test queries' pairs labelled by qrels, people, or
+an assumed negative (``unjudged``, ``cross``), each row naming its source.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from django.db import transaction
+from django.utils import timezone
+
+from corpora.models import Dataset, Operation, Pair, Pool
+from debates.assessment import AssessorScores, assessor_scores, gold_label
+from debates.models import Stage0Judge
+from debates.services.common import pairs_in_order
+
+from . import fit
+from .labels import JUDGED_SOURCES, Example, examples_collect
+from .vectors import dataset_windowing, encoder_identity, pair_vectors
+
+#: The fewest judged pairs (qrels, human or consensus labels) a judge is trained on.
+MIN_JUDGED = 20
+Progress = Callable[[str, int, int], None]
+
+
+class Stage0Error(ValueError):
+    """A judge cannot be trained (too few labels, a part of the split without both
+    classes), or a judge that is not ready was asked to score."""
+
+
+def stage0_judge_current(*, dataset: Dataset) -> Stage0Judge | None:
+    """The newest ready judge of ``dataset``, or None."""
+    return (
+        Stage0Judge.objects.filter(dataset=dataset, status=Stage0Judge.Status.READY)
+        .order_by("-created", "-pk")
+        .first()
+    )
+
+
+def _parts(examples: Sequence[Example], seed: int) -> dict[str, list[Example]]:
+    parts: dict[str, list[Example]] = {fit.TRAIN: [], fit.CALIBRATION: [], fit.TEST: []}
+    for example in examples:
+        parts[fit.query_split(example.query_id, seed=seed)].append(example)
+    return parts
+
+
+def _check(examples: Sequence[Example], parts: dict[str, list[Example]]) -> None:
+    judged = sum(1 for e in examples if e.source in JUDGED_SOURCES)
+    if judged < MIN_JUDGED:
+        raise Stage0Error(
+            f"stage 0 needs at least {MIN_JUDGED} judged pairs (qrels, human or consensus "
+            f"labels), the dataset has {judged}"
+        )
+    for name in (fit.TRAIN, fit.CALIBRATION):
+        labels = {e.label for e in parts[name]}
+        if labels != {0, 1}:
+            queries = len({e.query_id for e in parts[name]})
+            raise Stage0Error(
+                f"stage 0 needs relevant and non-relevant pairs among its {name} queries; "
+                f"those {queries} queries have {len(parts[name])} labelled pairs, "
+                f"labels {sorted(labels)}: judge more queries"
+            )
+    if not parts[fit.TEST]:
+        raise Stage0Error("stage 0 found no labelled pair among its held-out test queries")
+
+
+def _labels(examples: Sequence[Example]) -> np.ndarray:
+    return np.array([e.label for e in examples], dtype=np.int_)
+
+
+def _vectors(dataset: Dataset, examples: Sequence[Example], windowing: str) -> Any:
+    return pair_vectors(
+        dataset=dataset, pairs=[(e.query_pk, e.doc_pk) for e in examples], windowing=windowing
+    )
+
+
+def _counts(parts: dict[str, list[Example]]) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for name, rows in parts.items():
+        counts: dict[str, int] = {"queries": len({e.query_id for e in rows})}
+        for e in rows:
+            key = f"{e.source}_{'relevant' if e.label else 'nonrelevant'}"
+            counts[key] = counts.get(key, 0) + 1
+        out[name] = counts
+    return out
+
+
+def stage0_judge_train(
+    *, dataset: Dataset, progress: Progress | None = None, seed: int = 0
+) -> Stage0Judge:
+    """Train a stage-0 judge of ``dataset`` now, in this process (module docstring), and
+    return it ready. ``progress(stage, done, total)`` is called as each stage starts
+    ("collecting labels", "embedding", "fitting", "calibrating", "scoring held-out",
+    "storing"; done/total count stages). Raises :class:`Stage0Error` in words when the
+    labels do not suffice; the judge row is then stored as failed with the message."""
+    judge = Stage0Judge.objects.create(dataset=dataset)
+    try:
+        return _train(judge, dataset, progress or (lambda *_: None), seed)
+    except BaseException as exc:
+        # BaseException: an interrupted command must not leave a judge "training".
+        Stage0Judge.objects.filter(pk=judge.pk).update(
+            status=Stage0Judge.Status.FAILED,
+            error=str(exc) or type(exc).__name__,
+            finished=timezone.now(),
+        )
+        raise
+
+
+STAGES = ("collecting labels", "embedding", "fitting", "calibrating", "scoring held-out", "storing")
+
+
+def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) -> Stage0Judge:
+    started = time.monotonic()
+    step = iter(range(len(STAGES)))
+
+    def stage(name: str) -> None:
+        progress(name, next(step), len(STAGES))
+
+    stage("collecting labels")
+    examples = examples_collect(dataset=dataset, seed=seed)
+    parts = _parts(examples, seed)
+    _check(examples, parts)
+    stage("embedding")
+    windowing = dataset_windowing(dataset=dataset)
+    vectors = {name: _vectors(dataset, rows, windowing) for name, rows in parts.items()}
+    stage("fitting")
+    train_q, train_d = vectors[fit.TRAIN]
+    classifier = fit.classifier_fit(
+        fit.pair_features(train_q, train_d), _labels(parts[fit.TRAIN]), seed=seed
+    )
+    stage("calibrating")
+    calibration = parts[fit.CALIBRATION]
+    calibrator = fit.calibrator_fit(
+        fit.decision_values(classifier, *vectors[fit.CALIBRATION]), _labels(calibration)
+    )
+    stage("scoring held-out")
+    test = parts[fit.TEST]
+    p = fit.probabilities(classifier, calibrator, *vectors[fit.TEST])
+    threshold = fit.decision_threshold(_labels(calibration))
+    metrics = fit.heldout_metrics(p.tolist(), _labels(test).tolist(), threshold=threshold)
+    stage("storing")
+    fitted = fit.fitted_dump(classifier, calibrator)
+    data = fit.data_hash(
+        (e.query_id, e.doc_id, e.label, e.source) for e in parts[fit.TRAIN] + calibration
+    )
+    weights = fit.weights_hash(encoder_identity(), fitted)
+    with transaction.atomic():
+        judge.status = Stage0Judge.Status.READY
+        judge.fitted = fitted
+        judge.data_hash, judge.weights_hash = data, weights
+        judge.model_hash = fit.model_hash(data, weights)
+        judge.n_train = len(parts[fit.TRAIN])
+        judge.heldout = [
+            {
+                "query_id": e.query_id,
+                "doc_id": e.doc_id,
+                "p": float(pi),
+                "label": e.label,
+                "source": e.source,
+            }
+            for e, pi in zip(test, p, strict=True)
+        ]
+        judge.metrics = {
+            **metrics.as_dict(),
+            "calibration": "platt",
+            "classifier": f"logistic regression, class_weight=balanced, C={fit.C:g}",
+            "features": fit.FEATURES,
+            "encoder": encoder_identity(),
+            "windowing": windowing,
+            "threshold": threshold,
+            "split": {"seed": seed, "fractions": list(fit.SPLIT_FRACTIONS)},
+            "counts": _counts(parts),
+            "seconds": round(time.monotonic() - started, 2),
+        }
+        judge.finished = timezone.now()
+        judge.save()
+    return judge
+
+
+def stage0_test_query(*, judge: Stage0Judge, query_id: str) -> bool:
+    """True when ``query_id`` is one of ``judge``'s held-out test queries (its split)."""
+    seed = int((judge.metrics.get("split") or {}).get("seed", 0))
+    return fit.query_split(query_id, seed=seed) == fit.TEST
+
+
+def stage0_test_query_pks(*, judge: Stage0Judge) -> list[int]:
+    """The primary keys of ``judge``'s held-out test queries among its dataset's queries."""
+    rows = judge.dataset.queries.values_list("pk", "query_id")
+    return [pk for pk, query_id in rows if stage0_test_query(judge=judge, query_id=query_id)]
+
+
+@dataclass(frozen=True)
+class Stage0Evaluation:
+    """Stage 0 on a pool of gold pairs: ``scores`` as any assessor's (every pair settled,
+    no LLM call), ``metrics`` the calibration figures (ECE, Brier) on the same pairs."""
+
+    scores: AssessorScores
+    metrics: fit.HeldoutMetrics
+
+
+def stage0_pool_evaluate(*, judge: Stage0Judge, pool: Pool) -> Stage0Evaluation:
+    """Score every pair of ``pool`` (gold: its ``original_relevance``, > 0 relevant; an
+    unjudged pair irrelevant, :func:`debates.assessment.gold_label`) with ``judge``, relevant
+    when P >= its threshold (``metrics["threshold"]``, :func:`debates.stage0.fit.
+    decision_threshold`). Raises :class:`Stage0Error` when a pair's query is not one of the judge's
+    held-out test queries: stage 0 is never measured on what it trained or calibrated on."""
+    pairs = list(pairs_in_order(pool).select_related("query"))
+    seen = [
+        p.query.query_id
+        for p in pairs
+        if not stage0_test_query(judge=judge, query_id=p.query.query_id)
+    ]
+    if seen:
+        raise Stage0Error(
+            f"pool {pool.name!r} holds pairs of {len(set(seen))} queries stage-0 judge "
+            f"{judge.pk} trained or calibrated on (e.g. {sorted(seen)[0]!r})"
+        )
+    p = stage0_pairs_score(judge=judge, pairs=pairs)
+    gold = [gold_label(pair.original_relevance) for pair in pairs]
+    threshold = stage0_threshold(judge=judge)
+    rows = [(g, 1 if pi >= threshold else 0) for g, pi in zip(gold, p, strict=True)]
+    return Stage0Evaluation(
+        scores=assessor_scores(rows, calls=0),
+        metrics=fit.heldout_metrics(p, gold, threshold=threshold),
+    )
+
+
+def stage0_threshold(*, judge: Stage0Judge) -> float:
+    """The P(relevant) from which ``judge`` calls a pair relevant (0.5 if none stored)."""
+    return float(judge.metrics.get("threshold", 0.5))
+
+
+def stage0_vectors_score(*, judge: Stage0Judge, queries: Any, documents: Any) -> list[float]:
+    """Calibrated P(relevant) of pairs given as vectors (``(n, 384)`` float32 each): the pure
+    scoring part, no database. Raises :class:`Stage0Error` for a judge that is not ready."""
+    if judge.status != Stage0Judge.Status.READY or not judge.fitted:
+        raise Stage0Error(f"stage-0 judge {judge.pk} is {judge.status}, not ready")
+    classifier, calibrator = fit.fitted_load(bytes(judge.fitted))
+    return fit.probabilities(classifier, calibrator, queries, documents).tolist()
+
+
+def stage0_pairs_score(*, judge: Stage0Judge, pairs: Sequence[Pair]) -> list[float]:
+    """Calibrated P(relevant), in [0, 1], of each pair, in the order given (the vectors as
+    the judge was trained on: :mod:`debates.stage0.vectors`). Raises :class:`Stage0Error`
+    for a judge that is not ready."""
+    if judge.status != Stage0Judge.Status.READY:
+        raise Stage0Error(f"stage-0 judge {judge.pk} is {judge.status}, not ready")
+    keys = [(p.query_id, p.document_id) for p in pairs]
+    queries, documents = pair_vectors(
+        dataset=judge.dataset, pairs=keys, windowing=str(judge.metrics.get("windowing", ""))
+    )
+    return stage0_vectors_score(judge=judge, queries=queries, documents=documents)
+
+
+def stage0_judge_train_start(*, dataset: Dataset, user: Any = None) -> Operation:
+    """Train a judge of ``dataset`` in the background: an operation of kind
+    ``train_stage0`` (polled like an import), started after commit; its ``stage`` says
+    "<stage> (<done>/<total>)" and its ``result`` once done is ``{"judge": id,
+    "model_hash", "balanced_accuracy", "ece", "brier", "n"}``."""
+    from corpora.services.operations import operation_create
+
+    return operation_create(
+        kind=Operation.Kind.TRAIN_STAGE0, params={}, dataset=dataset, created_by=user
+    )
+
+
+def stage0_step(operation: Operation, root: object) -> dict[str, Any]:
+    """The ``train_stage0`` operation's step (:func:`corpora.services.operations.operation_run`
+    calls it): train, recording each stage on the row. A :class:`Stage0Error` fails the
+    operation with its words."""
+    assert operation.dataset is not None  # operation_create requires it
+
+    def progress(stage: str, done: int, total: int) -> None:
+        Operation.objects.filter(pk=operation.pk).update(stage=f"{stage} ({done}/{total})")
+
+    judge = stage0_judge_train(dataset=operation.dataset, progress=progress)
+    metrics = judge.metrics
+    return {
+        "judge": judge.pk,
+        "model_hash": judge.model_hash,
+        **{key: metrics.get(key) for key in ("balanced_accuracy", "ece", "brier", "n")},
+    }
+
+
+def stage0_step_register() -> None:
+    """Make the operations of kind ``train_stage0`` run :func:`stage0_step` (called by
+    ``debates.apps.DebatesConfig.ready``)."""
+    from corpora.services.operations import operation_step_register
+
+    operation_step_register(
+        kind=Operation.Kind.TRAIN_STAGE0,
+        step=stage0_step,
+        failed_prefix="stage-0 training failed: ",
+    )

@@ -1,0 +1,47 @@
+"""``evaluate_assessor DATASET --backend stage0 --json`` trains a judge when the dataset has
+none, draws its gold sample only from the judge's held-out test queries, and prints exactly
+one JSON object: the figures at the top and under ``assessors``, progress on stderr."""
+
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+
+from corpora.models import Pool
+from debates.models import Stage0Judge
+from debates.stage0.fit import TEST, query_split
+
+
+@pytest.mark.django_db
+def test_one_json_object_with_balanced_accuracy_recalls_and_n(stage0_dataset):
+    out, err = io.StringIO(), io.StringIO()
+    call_command(
+        "evaluate_assessor",
+        "stage0",
+        "--backend",
+        "stage0",
+        "--sample",
+        "6",
+        "--json",
+        stdout=out,
+        stderr=err,
+    )
+    body = json.loads(out.getvalue())  # one object, nothing else on stdout
+    judge = Stage0Judge.objects.get()
+    assert "training a stage-0 judge of stage0" in err.getvalue()
+    for key in ("balanced_accuracy", "recall_relevant", "recall_nonrelevant", "n", "ece", "brier"):
+        assert key in body
+    assert body["n"] == 6 and (body["relevant"], body["irrelevant"]) == (3, 3)
+    assert body["assessors"]["stage0"]["n"] == 6
+    assert body["assessors"]["stage0"]["balanced_accuracy"] == body["balanced_accuracy"]
+    assert (body["assessor"], body["model_hash"]) == ("stage0", judge.model_hash)
+    pool = Pool.objects.get(name=body["pool"])
+    assert pool.name == "eval-test-n6-seed0-stage0-test-split0"
+    asked = {p.query.query_id for p in pool.pairs.select_related("query")}
+    assert asked and all(query_split(q) == TEST for q in asked)
+
+    text = io.StringIO()
+    call_command("evaluate_assessor", "stage0", "--backend", "stage0", "--sample", "6", stdout=text)
+    assert "stage 0, P(relevant) >=" in text.getvalue()
+    assert Stage0Judge.objects.count() == 1  # the ready judge is reused
