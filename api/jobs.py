@@ -164,6 +164,15 @@ class JobOut(Schema):
     #: How the audit share is spread over the strata: "proportional" or "neyman".
     audit_allocation: str
     gold_share: float
+    #: Stage 0 (a cheap calibrated judge settling the pairs it is sure of before any debate):
+    #: on or off, its state ("", "waiting", "training", "routing", "done"), what it did in
+    #: words, its band (alpha, delta, n, low, high: {bound, settled, errors, p_value}) and
+    #: the judge's model hash.
+    stage0: bool = False
+    stage0_state: str = ""
+    stage0_note: str = ""
+    stage0_band: dict[str, Any] | None = None
+    stage0_model_hash: str = ""
     #: Sentences to heed (pairs too long for the agents' context: they end escalated as
     #: "too_long"); the job runs all the same.
     warnings: list[str] = []
@@ -191,6 +200,11 @@ def _job_out(job: DebateJob) -> JobOut:
         audit_share=job.audit_share,
         audit_allocation=job.audit_allocation,
         gold_share=job.gold_share,
+        stage0=job.stage0,
+        stage0_state=job.stage0_state,
+        stage0_note=job.stage0_note,
+        stage0_band=job.stage0_band,
+        stage0_model_hash=job.stage0_model_hash,
         warnings=debate_job_warnings(job=job),
     )
 

@@ -21,6 +21,7 @@ from django.conf import settings
 from django.db.models import Count, F
 from tqdm import tqdm
 
+from core.broker import tasks_run_in_process
 from corpora.models import Dataset, Pool, QrelSet, Run
 from corpora.services import (
     PoolError,
@@ -51,6 +52,7 @@ from debates.services.human import (
 )
 from debates.services.launch import JobOptions
 from debates.services.progress import JobProgress
+from debates.services.stage0_route import debate_job_stage0_prepare, stage0_waiting
 
 from .evaluation.rebench import RebenchError, rebench_compute
 from .evaluation.refined_intervals import interval_tables, report_intervals
@@ -181,7 +183,7 @@ def _job_ensure(*, pool: Pool, pairs: int, spec: PipelineSpec, echo: Echo) -> De
         return job
     config = agent.dump()
     consensus = options.consensus if options.scale == "graded" else job.consensus
-    asked = (config, config, options.rounds, options.scale, consensus)
+    asked = (config, config, options.rounds, options.scale, consensus, options.stage0)
     _job_reuse_check(job, asked=asked, pairs=pairs, prompt_version=options.prompt_version)
     echo(f"debate job {job.pk}: reused ({job.status})")
     _human_side_set(job, spec, echo)
@@ -213,17 +215,19 @@ def _job_reuse_check(
     """Raise DebateJobError unless ``job`` has the ``asked`` (agent A, agent B, R, scale,
     consensus), the asked prompt version ("" takes any) and ``pairs`` pairs."""
     debated = job.debates.count()
-    have = (job.agent_a, job.agent_b, job.rounds, job.scale, job.consensus)
+    have = (job.agent_a, job.agent_b, job.rounds, job.scale, job.consensus, job.stage0)
     if have == asked and debated == pairs and prompt_version in ("", job.prompt_version):
         return
-    config, _, rounds, scale, consensus = asked
+    config, _, rounds, scale, consensus, stage0 = asked
     version = f", prompts {prompt_version}" if prompt_version else ""
     raise DebateJobError(
         f"pool {job.pool.name!r} was already debated by job {job.pk} "
         f"({job_agents_describe(job)}, R = {job.rounds}{job_scale_describe(job)}, "
         f"{debated} of its {pairs} pairs, prompts {job.prompt_version}); "
         f"this run asks for {agent_config_validate(config).describe()}, R = {rounds}"
-        f"{f', graded (consensus {consensus})' if scale == 'graded' else ''}{version}. "
+        f"{f', graded (consensus {consensus})' if scale == 'graded' else ''}{version}"
+        f"{', stage 0 first' if stage0 else ''}"
+        f"{' (the job has stage 0)' if job.stage0 and not stage0 else ''}. "
         "Labels are per pool and would mix: use a "
         "fresh database (e.g. DREAM_VAR_DIR=/tmp/dream-2 ./dream demo ...) or the same "
         "settings"
@@ -259,6 +263,10 @@ def _debates_run(
             job=job, poll_seconds=batch_poll_seconds, on_step=lambda line: echo(f"  {line}")
         )
         return debate_job_progress(job=job)
+    if stage0_waiting(job) and tasks_run_in_process():
+        # Stage 0 runs here before the debates (with a broker a worker runs it): its steps
+        # (training a judge, the band, what it settled) are echoed as they happen.
+        debate_job_stage0_prepare(job=job, progress=lambda line: echo(f"  stage 0: {line}"))
     progress = debate_job_progress(job=job)
     bar = tqdm(
         total=progress.total, initial=progress.done, desc="debates", unit=" pairs", file=sys.stderr

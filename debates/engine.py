@@ -117,6 +117,13 @@ class DebateConfig:
     max_tokens below 1, a cap below max_tokens, an unknown scale or consensus rule, a G the
     scale does not allow, or a prompt version the scale does not have (naming those it has).
     Paper defaults: R = 2, temperature 0, binary.
+
+    ``min_agreement_probability`` (0..1; 0, the default, turns it off): a round whose agents
+    agree, each with a label probability read from the server's logprobs
+    (:attr:`debates.turns.TurnRecord.label_probability`), escalates as "low_confidence" when
+    either probability is below it, instead of settling (the agents agree, but at least one
+    of them barely: LARA, Takehi et al., SIGIR 2025, sends such pairs to humans). An agent
+    without a probability (a server that sends no logprobs) cannot trigger it.
     """
 
     rounds: int = DEFAULT_ROUNDS
@@ -127,6 +134,7 @@ class DebateConfig:
     scale: str = "binary"
     max_grade: int = 1
     consensus: str = "exact"
+    min_agreement_probability: float = 0.0
 
     @property
     def graded_max_grade(self) -> int | None:
@@ -150,6 +158,11 @@ class DebateConfig:
             or not 1 <= self.rounds <= MAX_ROUNDS
         ):
             raise ValueError(f"rounds must be an integer in 1..{MAX_ROUNDS}, got {self.rounds!r}")
+        if not 0.0 <= self.min_agreement_probability <= 1.0:
+            raise ValueError(
+                "min_agreement_probability must be between 0 and 1, got "
+                f"{self.min_agreement_probability!r}"
+            )
         if not self.temperature >= 0:
             raise ValueError(f"temperature must be >= 0, got {self.temperature!r}")
         if isinstance(self.max_tokens, bool) or not isinstance(self.max_tokens, int):
@@ -358,10 +371,19 @@ def debate_pair(
         label_a, label_b = current["A"].label, current["B"].label
         assert label_a is not None and label_b is not None  # every label was read (above)
         agreed = consensus_label(label_a, label_b, config.consensus)
+        if agreed is not None and _unsure(current, config.min_agreement_probability):
+            return tally.outcome("escalated", None, None, "low_confidence")
         if agreed is not None:
             return tally.outcome("agreed", agreed, round, None)
         previous = current
     return tally.outcome("escalated", None, None, "disagreement")
+
+
+def _unsure(turns: dict[str, TurnRecord], floor: float) -> bool:
+    """Whether an agreeing round is too unsure to settle: some agent's label probability is
+    known and below ``floor`` (0: never)."""
+    known = [t.label_probability for t in turns.values() if t.label_probability is not None]
+    return floor > 0 and any(p < floor for p in known)
 
 
 # Asks one agent for its turn: (agent, stance, round, the previous round's turns by agent).

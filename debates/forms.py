@@ -320,6 +320,35 @@ class JobLaunchForm(forms.Form):
         "API at half the price, or vllm run-batch), advanced with debate_batch. openai agents "
         "only.",
     )
+    min_agreement_probability = forms.FloatField(
+        required=False,
+        min_value=0.0,
+        max_value=1.0,
+        label="Escalate agreements below P(label)",
+        help_text="An agreement where an agent's label probability (from the server's "
+        "logprobs) is below this goes to humans as low confidence; 0 or empty: off.",
+    )
+    stage0 = forms.BooleanField(
+        required=False,
+        label="Stage 0 first",
+        help_text="The dataset's cheap calibrated judge (trained first when it has none) "
+        "settles the pairs it is sure of; only the others are debated. Binary direct jobs.",
+    )
+    stage0_alpha = forms.FloatField(
+        required=False,
+        min_value=0.001,
+        max_value=0.5,
+        label="Stage 0: error allowed (alpha)",
+        help_text="At most this share of stage-0 labels may disagree with humans.",
+    )
+    stage0_delta = forms.FloatField(
+        required=False,
+        min_value=0.001,
+        max_value=0.5,
+        label="Stage 0: risk (delta)",
+        help_text="The chance allowed that the bound above fails (chosen on held-out human "
+        "labels by fixed-sequence testing).",
+    )
     note = StorableCharField(required=False, max_length=200)
     allow_duplicate = forms.BooleanField(
         required=False,
@@ -358,6 +387,8 @@ class JobLaunchForm(forms.Form):
                 value = bool(value)
             elif isinstance(default, str):
                 value = value or default
+            elif isinstance(default, float) and value is None:
+                value = default  # an empty optional level: the option's default
             values[option] = value
         return JobSpec(
             pool=data["pool"], agent_a=data["agent_a"], agent_b=data["agent_b"], **values

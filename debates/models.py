@@ -22,6 +22,8 @@ from corpora.models import Dataset, Pair, Pool
 from debates.audit_design import ALLOCATIONS, AuditDesign
 from debates.engine import DEFAULT_ROUNDS, DEFAULT_TEMPERATURE
 from debates.llm.config import AgentConfig
+from debates.stage0_band import DEFAULT_ALPHA as STAGE0_ALPHA
+from debates.stage0_band import DEFAULT_DELTA as STAGE0_DELTA
 
 # A new job's human side (debates.services.launch.JobOptions takes them from here): one
 # judgment per escalated pair, 2% of agreed labels audited, 5% of each annotator's pairs
@@ -29,6 +31,14 @@ from debates.llm.config import AgentConfig
 DEFAULT_JUDGMENTS_PER_PAIR = 1
 DEFAULT_AUDIT_SHARE = 0.02
 DEFAULT_GOLD_SHARE = 0.05
+
+
+class Stage0State(models.TextChoices):
+    OFF = "", "no stage 0"
+    WAITING = "waiting", "waiting"
+    TRAINING = "training", "training a stage-0 judge"
+    ROUTING = "routing", "settling the pairs stage 0 is sure of"
+    DONE = "done", "done"
 
 
 class DebateJob(models.Model):
@@ -158,6 +168,49 @@ class DebateJob(models.Model):
         help_text="Batch mode: no direct LLM calls; each round's requests go out as a batch "
         "file (debate_batch export/import/submit, debates.services.batch).",
     )
+    min_agreement_probability = models.FloatField(
+        default=0.0,
+        help_text="An agreement where an agent's label probability (from logprobs) is below "
+        "this escalates as low_confidence; 0: off (debates.engine.DebateConfig).",
+    )
+    stage0 = models.BooleanField(
+        default=False,
+        help_text="Stage 0 first: the dataset's cheap calibrated judge settles the pairs it is "
+        "sure of (within the band chosen at stage0_alpha, stage0_delta); the rest are debated "
+        "(debates.services.stage0_route).",
+    )
+    stage0_alpha = models.FloatField(
+        default=STAGE0_ALPHA,
+        help_text="The error rate allowed among stage-0 labels (against human labels).",
+    )
+    stage0_delta = models.FloatField(
+        default=STAGE0_DELTA,
+        help_text="The chance allowed that the stage-0 error bound fails.",
+    )
+    stage0_state = models.CharField(
+        max_length=10,
+        choices=Stage0State.choices,
+        default=Stage0State.OFF,
+        blank=True,
+        help_text="Where stage 0 is: waiting, training (a judge for the dataset), routing "
+        "(scoring and settling pairs), done; empty when the job has no stage 0.",
+    )
+    stage0_note = models.CharField(
+        max_length=500,
+        blank=True,
+        help_text="What stage 0 did or is doing, in words (its band, or why it settled nothing).",
+    )
+    stage0_band = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The band chosen (debates.stage0_band.Stage0Band.dump); empty before routing.",
+    )
+    stage0_model_hash = models.CharField(
+        max_length=64, blank=True, help_text="The stage-0 judge's model hash (sha256)."
+    )
+    stage0_claimed = models.DateTimeField(
+        null=True, blank=True, help_text="When a process took the stage-0 step."
+    )
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
@@ -204,6 +257,7 @@ class Debate(models.Model):
         UNPARSED = "unparsed", "a reply could not be read"
         TRUNCATED = "truncated", "a reply was cut at its token budget, even with twice it"
         TOO_LONG = "too_long", "the pair's texts are too long for the agents' context"
+        LOW_CONFIDENCE = "low_confidence", "the agents agreed, one with a low label probability"
 
     job = models.ForeignKey(DebateJob, on_delete=models.CASCADE, related_name="debates")
     pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="debates")
@@ -218,6 +272,18 @@ class Debate(models.Model):
         max_length=20, choices=Reason.choices, default="", blank=True
     )
     chunk_truncated = models.BooleanField(default=False)
+    settled_by = models.CharField(
+        max_length=10,
+        choices=[("", "debate"), ("stage0", "stage 0")],
+        default="",
+        blank=True,
+        help_text="Who settled an agreed label: the debate (empty) or stage 0 (no LLM call).",
+    )
+    stage0_p = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Stage 0's calibrated P(relevant) of the pair, when the job scored it.",
+    )
     calls = models.PositiveIntegerField(default=0)
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)

@@ -58,6 +58,33 @@ def run_debate(debate_id: int) -> str:
         return "missing"
 
 
+@shared_task(
+    name="debates.run_stage0",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    time_limit=settings.CELERY_TASK_TIME_LIMIT,
+    ignore_result=True,
+)
+def run_stage0(job_id: int) -> str:
+    """Run job ``job_id``'s stage-0 step (train a judge if needed, settle the pairs it is sure
+    of), then enqueue its pending debates; return its stage-0 state after. Idempotent: the
+    step runs once (a claimed row), and a debate queued twice runs once."""
+    from .models import DebateJob
+    from .services.jobs import debate_job_start
+    from .services.leases import job_finish_if_done
+    from .services.stage0_route import debate_job_stage0_prepare
+
+    job = DebateJob.objects.filter(pk=job_id).first()
+    if job is None:
+        return "missing"
+    debate_job_stage0_prepare(job=job)
+    job.refresh_from_db()
+    if job.stage0_state == "done" and job.status == DebateJob.Status.RUNNING:
+        debate_job_start(job=job, enqueue=True)
+        job_finish_if_done(job_id=job.pk)  # stage 0 may have settled every pair
+    return job.stage0_state
+
+
 @shared_task(name="debates.requeue_expired_debates", ignore_result=True)
 def requeue_expired_debates() -> int:
     """Periodic (Celery beat, every minute): requeue debates whose worker lease expired."""

@@ -91,6 +91,7 @@ class LabelProvenance(models.Model):
 
     class Source(models.TextChoices):
         CONSENSUS = "consensus", "debate consensus"
+        STAGE0 = "stage0", "stage-0 judge (calibrated, settled before any debate)"
         HUMAN = "human", "majority of human judgments"
         ADJUDICATED = "adjudicated", "adjudicated by an admin"
         UNRESOLVED = "unresolved", "no final label"

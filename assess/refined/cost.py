@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 #: The sources a final label can have (assess.refined.labels), in display order.
-SOURCES = ("consensus", "human", "adjudicated")
+SOURCES = ("consensus", "stage0", "human", "adjudicated")
 
 
 def human_price_per_hour() -> float | None:

@@ -420,6 +420,7 @@ def _pool(s: Datasheet) -> list[str]:
 # Final-label sources in display order, with what each means.
 _SOURCES = (
     ("consensus", "the two agents' consensus"),
+    ("stage0", "the stage-0 judge, before any debate (calibrated; no LLM call)"),
     ("human", "humans (the majority, or median grade, of the annotators)"),
     ("adjudicated", "adjudicated by an admin"),
     ("unresolved", "unresolved (no label, so not in the qrels)"),

@@ -196,6 +196,7 @@ class HashingWriter(io.TextIOBase):
 LABEL_SOURCES = (
     "original",  # copied from the original qrels
     "consensus",  # the agents agreed (at the round in consensus_round)
+    "stage0",  # the stage-0 judge settled it before any debate (models: "stage0:<hash>")
     "single-human",  # one annotator's judgment
     "humans-unanimous",  # several annotators, all the same label
     "humans-majority",  # several annotators, a majority (or, graded, the median)
@@ -206,7 +207,7 @@ LABEL_SOURCES = (
 
 def label_source(source: str, judgment_labels: Sequence[int]) -> str:
     """The finer source of a final label from its provenance ``source`` ("consensus",
-    "human", "adjudicated", "unresolved") and the labels of the live judgments behind it:
+    "stage0", "human", "adjudicated", "unresolved") and the labels of the live judgments behind it:
     a human label is "single-human" from one judgment, "humans-unanimous" when several all
     agree, "humans-majority" otherwise. One of :data:`LABEL_SOURCES`; ValueError for an
     unknown ``source``."""
@@ -214,6 +215,6 @@ def label_source(source: str, judgment_labels: Sequence[int]) -> str:
         if len(judgment_labels) <= 1:
             return "single-human"
         return "humans-unanimous" if len(set(judgment_labels)) == 1 else "humans-majority"
-    if source in ("consensus", "adjudicated", "unresolved", "original"):
+    if source in ("consensus", "stage0", "adjudicated", "unresolved", "original"):
         return source
     raise ValueError(f"unknown label source {source!r}")

@@ -48,6 +48,7 @@ from ..review.agreement import majority_label, median_grade
 
 # Sources (LabelProvenance.Source values) and unresolved reasons, as stored and exported.
 CONSENSUS = "consensus"
+STAGE0 = "stage0"  # settled by the stage-0 judge before any debate (no LLM call)
 HUMAN = "human"
 ADJUDICATED = "adjudicated"
 UNRESOLVED = "unresolved"
@@ -124,6 +125,8 @@ class DebateEvidence:
     # Its review waits: the job's human budget goes to pairs of higher impact first.
     over_budget: bool = False
     graded: bool = False
+    # "stage0": the agreed label is the stage-0 judge's, not a debate's (no LLM call).
+    settled_by: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +146,8 @@ class FinalLabel:
 
     ``label`` is 1/0 (a grade 0..G when ``graded``: the deciding debate's job is graded),
     or None when unresolved (then ``reason`` says why). ``source`` is one
-    of :data:`CONSENSUS`, :data:`HUMAN`, :data:`ADJUDICATED`, :data:`UNRESOLVED`. The debate
+    of :data:`CONSENSUS`, :data:`STAGE0`, :data:`HUMAN`, :data:`ADJUDICATED`,
+    :data:`UNRESOLVED`. The debate
     fields describe the debate that decided (or, when unresolved, the one that explains
     why); ``consensus_label`` is that debate's agreed label even when humans overrode it.
     ``annotators`` are sorted usernames of the live judgments; ``decided_at`` the time of
@@ -307,7 +311,7 @@ def resolve_final_label(pair: PairEvidence) -> FinalLabel:
                 **base,
                 **_describe(debate),
                 label=debate.final_label,
-                source=CONSENSUS,
+                source=STAGE0 if debate.settled_by == STAGE0 else CONSENSUS,
                 decided_at=debate.finished,
             )
         reason = REVIEW_INCOMPLETE if kind == REVIEW_INCOMPLETE and at else AWAITING_HUMAN

@@ -226,9 +226,18 @@ def _debate_evidence_by_pair(
         "job__agent_b",
         "job__prompt_version",
         "job__scale",
+        "settled_by",
+        "job__stage0_model_hash",
     )
     for row in rows.iterator(chunk_size=BATCH_SIZE):
-        pk, pair_id, job_id, status, label, rnd, reason, finished, a, b, version, scale = row
+        pk, pair_id, job_id, status, label, rnd, reason, finished, a, b, version, scale = row[:12]
+        settled_by, stage0_hash = row[12:]
+        # A stage-0 label's "model" is the judge, named by its hash (the provenance's model).
+        models = (
+            (f"stage0:{stage0_hash}",)
+            if settled_by == final.STAGE0
+            else (_agent_model(a), _agent_model(b))
+        )
         item_id, kind, needed, over_budget = reviews.get(pk, (None, "", 1, False))
         by_pair[pair_id].append(
             final.DebateEvidence(
@@ -238,7 +247,7 @@ def _debate_evidence_by_pair(
                 final_label=label,
                 consensus_round=rnd,
                 escalation_reason=reason or "",
-                models=(_agent_model(a), _agent_model(b)),
+                models=models,
                 prompt_version=version,
                 finished=finished,
                 review_kind=kind,
@@ -247,6 +256,7 @@ def _debate_evidence_by_pair(
                 adjudication=adjudications.get(item_id) if item_id else None,
                 over_budget=over_budget,
                 graded=scale == DebateJob.Scale.GRADED,
+                settled_by=settled_by,
             )
         )
     return by_pair

@@ -155,7 +155,7 @@ def refined_label_costs(*, qrel_set: QrelSet) -> list[cost.LabelCost]:
     )
     out = []
     for source, debate_id in rows:
-        human = float(seconds.get(debate_id, 0.0)) if source != "consensus" else 0.0
+        human = float(seconds.get(debate_id, 0.0)) if source not in ("consensus", "stage0") else 0.0
         llm_cost = llm.get(debate_id, cost.LabelCost(""))
         out.append(replace(llm_cost, source=source, human_seconds=human))
     return out

@@ -94,7 +94,9 @@ def evaluation_pool_create(
     # A query's own document is never gold-sampled when the dataset excludes it.
     excluded = excluded_pk_pairs(dataset=dataset)
     relevant = [(q, d, g) for q, d, g in judged if g > 0 and (q, d) not in excluded]
-    negatives = [(q, d, g) for q, d, g in judged if g <= 0 and (q, d) not in excluded]
+    negatives: list[tuple[int, int, int | None]] = [
+        (q, d, g) for q, d, g in judged if g <= 0 and (q, d) not in excluded
+    ]
     skipped = sum(1 for q, d, _ in judged if (q, d) in excluded)
     source = "judged"
     entries: dict[tuple[int, int], tuple[int, float]] = {}
@@ -157,7 +159,7 @@ def _unjudged_negatives(
     judged: list[tuple[int, int, int]],
     excluded: set[tuple[int, int]],
     allowed: bool,
-) -> tuple[list[tuple[int, int, None]], dict[tuple[int, int], tuple[int, float]], int]:
+) -> tuple[list[tuple[int, int, int | None]], dict[tuple[int, int], tuple[int, float]], int]:
     """Irrelevant pairs for qrels that judge none non-relevant: the unjudged pairs ranked in
     the top ``depth`` of ``run`` for a judged query, in canonical order, with grade None.
 
@@ -183,7 +185,7 @@ def _unjudged_negatives(
         .order_by(*[code_point(f) for f in _PAIR_ORDER])
         .values_list("query_id", "document_id", "rank", "score")
     )
-    negatives: list[tuple[int, int, None]] = []
+    negatives: list[tuple[int, int, int | None]] = []
     entries: dict[tuple[int, int], tuple[int, float]] = {}
     skipped = 0
     for q, d, rank, score in rows:

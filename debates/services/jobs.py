@@ -17,6 +17,7 @@ from debates.models import Debate, DebateJob, WebhookDelivery
 from debates.services.common import DebateJobError, pairs_in_order
 from debates.services.leases import job_finish_if_done
 from debates.services.queue import debates_enqueue, debates_pending_ids, job_queue
+from debates.services.stage0_route import stage0_step_enqueue, stage0_waiting
 from debates.services.webhooks import webhook_job_event
 
 
@@ -55,9 +56,18 @@ def debate_job_start(*, job: DebateJob, enqueue: bool = True) -> int:
             locked.save(update_fields=["started"])
         pending = debates_pending_ids(locked)
         if enqueue:
-            debates_enqueue(pending, queue=job_queue(locked))
+            _pending_send(locked, pending)
     job.refresh_from_db()
     return len(pending)
+
+
+def _pending_send(job: DebateJob, pending: list[int]) -> None:
+    """Enqueue a running job's pending debates after commit; a job whose stage-0 step is not
+    done sends that step instead, which enqueues the debates stage 0 leaves once it ends."""
+    if stage0_waiting(job):
+        stage0_step_enqueue(job_id=job.pk)
+    else:
+        debates_enqueue(pending, queue=job_queue(job))
 
 
 def debate_job_extend(*, job: DebateJob, limit: int | None = None, enqueue: bool = True) -> int:
@@ -110,7 +120,7 @@ def debate_job_resume(*, job: DebateJob, enqueue: bool = True) -> int:
         locked.save(update_fields=["status", "started"])
         pending = debates_pending_ids(locked)
         if enqueue and not locked.batch:
-            debates_enqueue(pending, queue=job_queue(locked))
+            _pending_send(locked, pending)
     job_finish_if_done(job_id=job.pk)
     job.refresh_from_db()
     return len(pending)

@@ -31,7 +31,10 @@ from debates.models import (
     DEFAULT_AUDIT_SHARE,
     DEFAULT_GOLD_SHARE,
     DEFAULT_JUDGMENTS_PER_PAIR,
+    STAGE0_ALPHA,
+    STAGE0_DELTA,
     DebateJob,
+    Stage0State,
 )
 from debates.services.backends import agent_config_permit, agent_config_validate
 from debates.services.common import (
@@ -103,7 +106,14 @@ class JobOptions:
     POST when the job finishes, fails, is paused or cancelled ("" for none; see
     :func:`debates.services.webhooks.webhook_callback_validate`). ``allow_duplicate``
     confirms a job with the same debate settings as a running or paused job of the pool
-    (:class:`DuplicateJobError`).
+    (:class:`DuplicateJobError`). ``stage0``: before any debate, the dataset's stage-0 judge
+    (trained first when it has none) settles the pairs whose calibrated P(relevant) lies
+    outside a band chosen on held-out human labels so that at most ``stage0_alpha`` of its
+    labels disagree with humans, with probability at least 1 - ``stage0_delta``
+    (:mod:`debates.services.stage0_route`, :mod:`debates.stage0_band`); binary direct jobs.
+    ``min_agreement_probability`` (0..1, 0 off): an agreement where an agent's label
+    probability (from logprobs) is below it escalates as "low_confidence"
+    (:class:`debates.engine.DebateConfig`).
     """
 
     agent_a: AgentConfig | None = None
@@ -128,6 +138,10 @@ class JobOptions:
     callback_url: Annotated[str, Field(max_length=CALLBACK_URL_MAX)] = ""
     batch: bool = False
     allow_duplicate: bool = False
+    min_agreement_probability: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0
+    stage0: bool = False
+    stage0_alpha: Annotated[float, Field(gt=0.0, lt=1.0)] = STAGE0_ALPHA
+    stage0_delta: Annotated[float, Field(gt=0.0, lt=1.0)] = STAGE0_DELTA
     max_grade: int | None = field(default=None, metadata=NOT_IN_API)
 
 
@@ -198,6 +212,8 @@ SAME_DEBATES = (
     "consensus",
     "pair_limit",
     "batch",
+    "stage0",
+    "min_agreement_probability",
 )
 
 
@@ -218,6 +234,8 @@ def _same_debates(
         "consensus": config.consensus,
         "pair_limit": spec.limit,
         "batch": spec.batch,
+        "stage0": spec.stage0,
+        "min_agreement_probability": config.min_agreement_probability,
     }
 
 
@@ -253,6 +271,7 @@ def _debate_config(spec: JobSpec, agents: tuple[AgentConfig, AgentConfig]) -> De
             max_grade=1 if max_grade is None else max_grade,
             consensus=spec.consensus,
             prompt_version=spec.prompt_version,
+            min_agreement_probability=spec.min_agreement_probability,
         )
     except ValueError as exc:
         raise DebateJobError(str(exc)) from None
@@ -287,6 +306,7 @@ def _spec_check(spec: JobSpec, config_a: AgentConfig, config_b: AgentConfig) -> 
             "scale: the simulated backend answers binary debates only; run a graded job with "
             "an LLM backend"
         )
+    _stage0_check(spec)
     concurrency = spec.concurrency
     if concurrency is None:
         concurrency = default_concurrency(config_a, config_b)
@@ -295,6 +315,19 @@ def _spec_check(spec: JobSpec, config_a: AgentConfig, config_b: AgentConfig) -> 
             f"concurrency must be between 1 and {MAX_CONCURRENCY}, got {concurrency}"
         )
     return concurrency
+
+
+def _stage0_check(spec: JobSpec) -> None:
+    """Refuse stage-0 settings it cannot honour: levels outside (0, 1), a graded scale (its
+    judge says relevant or not) or batch mode (its labels are settled before direct debates)."""
+    for name in ("stage0_alpha", "stage0_delta"):
+        value = getattr(spec, name)
+        if isinstance(value, bool) or not 0.0 < value < 1.0:
+            raise DebateJobError(f"{name} must be between 0 and 1 (exclusive), got {value!r}")
+    if spec.stage0 and spec.scale == "graded":
+        raise DebateJobError("stage0: stage 0 judges binary relevance; a graded job cannot use it")
+    if spec.stage0 and spec.batch:
+        raise DebateJobError("stage0: batch jobs cannot use stage 0 yet; launch a direct job")
 
 
 def _simulated_dataset_check(spec: JobSpec, configs: tuple[AgentConfig, AgentConfig]) -> None:
@@ -403,6 +436,9 @@ def debate_job_launch(
             api_keys_encrypted=encrypted,
             created_by=created_by,
             callback_url=callback_url,
+            stage0_alpha=spec.stage0_alpha,
+            stage0_delta=spec.stage0_delta,
+            stage0_state=Stage0State.WAITING if spec.stage0 else Stage0State.OFF,
         )
         if not debates_add(job=job, limit=spec.limit):
             raise DebateJobError(f"pool {spec.pool} has no pairs to debate")

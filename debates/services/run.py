@@ -66,6 +66,7 @@ from debates.services.leases import (
     lease_turn_store,
 )
 from debates.services.queue import debates_enqueue, debates_pending_ids
+from debates.services.stage0_route import debate_job_stage0_prepare, stage0_waiting
 from debates.services.threads import LLMGate, helper_submit
 from debates.signals import debate_ended
 
@@ -96,6 +97,7 @@ def job_debate_config(*, job: DebateJob) -> DebateConfig:
         scale=job.scale,
         max_grade=job.max_grade,
         consensus=job.consensus,
+        min_agreement_probability=job.min_agreement_probability,
     )
 
 
@@ -331,6 +333,16 @@ def _debate_ended(row: ClaimedDebate, status: str) -> None:
     )
 
 
+def stage0_run_first(*, job: DebateJob, poll_seconds: float = 1.0) -> None:
+    """Before a job's debates run here: run its stage-0 step
+    (:func:`~debates.services.stage0_route.debate_job_stage0_prepare`), or, when another
+    process holds it, wait until it is done, so no pair stage 0 would settle is debated."""
+    while stage0_waiting(job):
+        if not debate_job_stage0_prepare(job=job):
+            time.sleep(poll_seconds)
+        job.refresh_from_db()
+
+
 def debate_job_run_inline(
     *,
     job: DebateJob,
@@ -353,6 +365,7 @@ def debate_job_run_inline(
     """
     if job.batch:
         return  # a batch job's debates advance through batch files (debates.services.batch)
+    stage0_run_first(job=job)
     width = concurrency if concurrency is not None else job.concurrency
     width = max(1, min(int(width or 1), MAX_CONCURRENCY))
     if connection.in_atomic_block:

@@ -18,6 +18,7 @@ from debates.management.commands._jobs import (
     add_audit_allocation_argument,
     add_backend_arguments,
     add_gold_share_argument,
+    add_stage0_arguments,
     backend_flags_configs,
 )
 from debates.models import DebateJob
@@ -79,6 +80,9 @@ class Command(BaseCommand):
         )
         add_audit_allocation_argument(parser)
         add_gold_share_argument(parser, default=DEMO_GOLD_SHARE)
+        # On by default: the embedded model calls nearly every pair relevant, so without
+        # stage 0 a newcomer sees labels that agree with each other where the pairs do not.
+        add_stage0_arguments(parser, default=True)
         parser.add_argument("--no-serve", action="store_true", help="Stop before serving")
         parser.add_argument("--addr", default="127.0.0.1:8000")
 
@@ -120,6 +124,9 @@ class Command(BaseCommand):
                 audit_share=opts["audit_share"],
                 audit_allocation=opts["audit_allocation"],
                 gold_share=opts["gold_share"],
+                stage0=opts["stage0"],
+                stage0_alpha=opts["stage0_alpha"],
+                stage0_delta=opts["stage0_delta"],
             )
             report = pipeline_run(dataset=dataset, spec=spec, echo=self.stdout.write)
         except PIPELINE_ERRORS as exc:

@@ -15,6 +15,7 @@ from debates.management.commands._jobs import (
     add_gold_share_argument,
     add_prompt_version_argument,
     add_scale_arguments,
+    add_stage0_arguments,
     backend_flags_configs,
     job_options_given,
 )
@@ -70,6 +71,7 @@ class Command(BaseCommand):
         )
         add_scale_arguments(parser)
         add_prompt_version_argument(parser)
+        add_stage0_arguments(parser)
         add_concurrency_argument(parser)
         parser.add_argument(
             "--relevant-grade",

@@ -229,6 +229,39 @@ def add_audit_allocation_argument(parser) -> None:
     )
 
 
+def add_stage0_arguments(parser, *, default: bool = False) -> None:
+    """--stage0 (--no-stage0 where it is on by default), --stage0-alpha A, --stage0-delta D:
+    the dataset's cheap calibrated judge settles the pairs it is sure of before any debate
+    (debates.services.stage0_route), trained first when the dataset has none."""
+    parser.add_argument(
+        "--stage0",
+        action=argparse.BooleanOptionalAction,
+        default=default,
+        help="stage 0 first: a judge trained on the dataset's labels settles the pairs it is "
+        "sure of (error <= alpha against humans with probability >= 1 - delta), the others "
+        f"are debated (default {'on' if default else 'off'})",
+    )
+    parser.add_argument(
+        "--min-agreement-probability",
+        type=float,
+        default=job_option_default("min_agreement_probability"),
+        help="escalate an agreement when an agent's label probability (from the server's "
+        "logprobs) is below this (0-1; default 0, off)",
+    )
+    parser.add_argument(
+        "--stage0-alpha",
+        type=float,
+        default=job_option_default("stage0_alpha"),
+        help="error rate allowed among stage-0 labels (default %(default)s)",
+    )
+    parser.add_argument(
+        "--stage0-delta",
+        type=float,
+        default=job_option_default("stage0_delta"),
+        help="chance allowed that the stage-0 bound fails (default %(default)s)",
+    )
+
+
 def add_rounds_argument(parser) -> None:
     """--rounds R and --temperature T: a debate's rounds and sampling temperature."""
     parser.add_argument(

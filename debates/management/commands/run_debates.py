@@ -15,6 +15,7 @@ from ._jobs import (
     add_prompt_version_argument,
     add_rounds_argument,
     add_scale_arguments,
+    add_stage0_arguments,
     backend_flags_configs,
     format_summary,
     job_options_given,
@@ -38,6 +39,7 @@ class Command(BaseCommand):
         add_rounds_argument(parser)
         add_scale_arguments(parser)
         add_prompt_version_argument(parser)
+        add_stage0_arguments(parser)
         add_budget_arguments(parser)
         parser.add_argument(
             "--limit", type=int, help="Only the first N pairs (by query id, then doc id)"

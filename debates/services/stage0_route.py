@@ -1,0 +1,193 @@
+"""Stage 0 of a debate job: before any debate, the dataset's cheap calibrated judge
+(:mod:`debates.stage0`) settles the pairs it is sure of, and only the others are debated.
+
+A job launched with ``stage0`` does not start its debates at launch. Its stage-0 step
+(:func:`debate_job_stage0_prepare`) runs first, once, wherever the job runs (a Celery task
+with a broker, the in-process runner without one):
+
+1. *training*: when the dataset has no ready stage-0 judge, one is trained
+   (:func:`debates.stage0.stage0_judge_train`), the step's progress written on the job;
+2. *routing*: the band is chosen on the judge's held-out human labels by fixed-sequence
+   testing at the job's alpha and delta (:func:`debates.stage0_band.band_choose`); every
+   pending pair is scored, and a pair whose calibrated P(relevant) lies outside the band is
+   settled: agreed, ``settled_by`` "stage0", round 0, no LLM call. Its audit stratum is
+   "label L, round 0", audited at the job's audit share like any agreed label;
+3. *done*: the job's note says what stage 0 did, or why it settled nothing (too few human
+   labels: how many more; a judge that could not be trained: why). The debates then start.
+
+The step is claimed with one ``UPDATE`` whose row count says who won, so two processes never
+run it twice; a claim older than :data:`STALE_CLAIM` (its process died) is taken over.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from core.broker import task_named
+from debates.models import Debate, DebateJob, Stage0State
+from debates.services.common import LOCAL_QUEUE
+from debates.signals import debate_job_human_changed
+from debates.stage0_band import Stage0Band, band_choose
+
+if TYPE_CHECKING:
+    from debates.models import Stage0Judge
+
+log = logging.getLogger(__name__)
+
+#: The registered name of :func:`debates.tasks.run_stage0`, the task of the stage-0 step.
+STAGE0_TASK = "debates.run_stage0"
+STALE_CLAIM = timedelta(hours=1)  # a stage-0 step this old is taken to have died
+SCORE_BATCH = 5_000
+#: The held-out labels a person gave: the dataset's qrels and the review's human labels.
+HUMAN_SOURCES = ("qrels", "human")  # pairs scored and settled per transaction
+
+
+class Stage0RouteError(Exception):
+    """Stage 0 cannot run for this job (no judge could be trained); its message says why."""
+
+
+def _claim(job: DebateJob) -> bool:
+    now = timezone.now()
+    waiting = Q(stage0_state=Stage0State.WAITING)
+    stale = Q(
+        stage0_state__in=[Stage0State.TRAINING, Stage0State.ROUTING],
+        stage0_claimed__lt=now - STALE_CLAIM,
+    )
+    won = DebateJob.objects.filter(waiting | stale, pk=job.pk).update(
+        stage0_state=Stage0State.TRAINING, stage0_claimed=now
+    )
+    return bool(won)
+
+
+def _note(job: DebateJob, text: str, state: str | None = None) -> None:
+    values: dict[str, object] = {"stage0_note": text[:500]}
+    if state is not None:
+        values["stage0_state"] = state
+    DebateJob.objects.filter(pk=job.pk).update(**values)
+
+
+def _judge_ready(job: DebateJob, progress: Callable[[str], None] | None) -> Stage0Judge:
+    """The dataset's current stage-0 judge, trained first when there is none."""
+    from debates.stage0 import Stage0Error, stage0_judge_current, stage0_judge_train
+
+    dataset = job.pool.dataset
+    judge = stage0_judge_current(dataset=dataset)
+    if judge is not None:
+        return judge
+
+    def step(stage: str, done: int, total: int) -> None:
+        text = f"training a stage-0 judge for {dataset.slug}: {stage} ({done}/{total})"
+        _note(job, text)
+        if progress is not None:
+            progress(text)
+
+    try:
+        return stage0_judge_train(dataset=dataset, progress=step)
+    except Stage0Error as exc:
+        raise Stage0RouteError(str(exc)) from None
+
+
+def stage0_band_for(*, job: DebateJob, judge: Stage0Judge) -> Stage0Band:
+    """The band of ``job`` on ``judge``'s held-out human labels (the dataset's judged pairs
+    and human labels of queries kept out of its training and calibration; not the assumed
+    negatives), at the job's alpha and delta (:func:`debates.stage0_band.band_choose`)."""
+    # Only labels a person gave count: assumed negatives (cross-query, unjudged) would make
+    # the non-relevant side look safer than it is on a pool's holes.
+    heldout = [row for row in judge.heldout or [] if row.get("source") in HUMAN_SOURCES]
+    p = [float(row["p"]) for row in heldout]
+    y = [1 if int(row["label"]) > 0 else 0 for row in heldout]
+    return band_choose(p, y, alpha=job.stage0_alpha, delta=job.stage0_delta)
+
+
+def _settle(job: DebateJob, judge: Stage0Judge, band: Stage0Band) -> tuple[int, int]:
+    """Score the job's pending debates and settle those outside the band; return (scored,
+    settled). Each batch is one transaction; only debates still pending are touched."""
+    from debates.stage0 import stage0_pairs_score
+
+    pending = (
+        Debate.objects.filter(job=job, status=Debate.Status.PENDING, calls=0)
+        .select_related("pair__query", "pair__document")
+        .order_by("pk")
+    )
+    scored = settled = 0
+    ids = list(pending.values_list("pk", flat=True))
+    for start in range(0, len(ids), SCORE_BATCH):
+        debates = list(pending.filter(pk__in=ids[start : start + SCORE_BATCH]))
+        scores = stage0_pairs_score(judge=judge, pairs=[d.pair for d in debates])
+        now = timezone.now()
+        for debate, p in zip(debates, scores, strict=True):
+            debate.stage0_p = float(p)
+            label = band.label_of(float(p))
+            if label is not None:
+                debate.status, debate.final_label = Debate.Status.AGREED, label
+                debate.consensus_round, debate.settled_by = 0, "stage0"
+                debate.started = debate.finished = now
+                settled += 1
+        with transaction.atomic():
+            Debate.objects.bulk_update(
+                [d for d in debates],
+                [
+                    "stage0_p",
+                    "status",
+                    "final_label",
+                    "consensus_round",
+                    "settled_by",
+                    "started",
+                    "finished",
+                ],
+                batch_size=2000,
+            )
+        scored += len(debates)
+    return scored, settled
+
+
+def debate_job_stage0_prepare(
+    *, job: DebateJob, progress: Callable[[str], None] | None = None
+) -> bool:
+    """Run ``job``'s stage-0 step (see the module docstring) unless it is done or another
+    process runs it; return True when this call ran it. Never raises for a judge that cannot
+    be trained or a band that settles nothing: the job's ``stage0_note`` says so and every
+    pair is debated. ``progress`` gets each step's words as they are written."""
+    if not job.stage0 or not _claim(job):
+        return False
+    note = ""
+    try:
+        judge = _judge_ready(job, progress)
+        _note(job, "choosing the band and scoring the pairs", Stage0State.ROUTING)
+        band = stage0_band_for(job=job, judge=judge)
+        DebateJob.objects.filter(pk=job.pk).update(
+            stage0_band=band.dump(), stage0_model_hash=judge.model_hash
+        )
+        scored, settled = _settle(job, judge, band) if band.settles else (0, 0)
+        if band.settles:
+            note = f"{band.message}; it settled {settled} of {scored} pairs"
+        else:
+            note = band.message
+    except Stage0RouteError as exc:
+        note = f"stage 0 settled nothing: {exc}"
+    _note(job, note, Stage0State.DONE)
+    if progress is not None:
+        progress(note)
+    # The settled labels are agreed labels: the review queue draws their audit now.
+    debate_job_human_changed.send_robust(sender=DebateJob, job_id=job.pk, field="audit_share")
+    job.refresh_from_db()
+    return True
+
+
+def stage0_waiting(job: DebateJob) -> bool:
+    """Whether ``job``'s debates must wait for its stage-0 step (not yet done)."""
+    return bool(job.stage0) and job.stage0_state != Stage0State.DONE
+
+
+def stage0_step_enqueue(*, job_id: int) -> None:
+    """Send the job's stage-0 step to the workers once the transaction commits (to the
+    default queue, whose prefork workers do CPU work): the task runs the step, then enqueues
+    the debates left pending."""
+    transaction.on_commit(lambda: task_named(STAGE0_TASK).apply_async((job_id,), queue=LOCAL_QUEUE))

@@ -1,0 +1,195 @@
+"""Which pairs stage 0 may settle: the band of its confidence, chosen on human labels so that
+its labels agree with humans. Pure, no database.
+
+Stage 0 (:mod:`debates.stage0`) gives each pair a calibrated P(relevant) p. It settles a pair
+as relevant when p >= ``high`` and as non-relevant when p <= ``low``; the pairs in between are
+debated. The bounds are chosen on a human-labelled calibration set by **fixed-sequence
+testing** (Bauer, "Multiple testing in clinical trials", Stat. Med. 1991; used for selective
+LLM judging by Jung, Brahman and Choi, "Trust or Escalate", ICLR 2025, and for choosing a
+threshold by Angelopoulos et al., "Learn then Test", 2021):
+
+- The candidate thresholds of a side are fixed before the data are seen
+  (:data:`HIGH_GRID`, from the most confident down; :data:`LOW_GRID`, the mirror).
+- At threshold t the null hypothesis is "the error rate among the calibration pairs stage 0
+  would settle at t is above alpha". With n such pairs and k of them labelled otherwise by
+  humans, its p-value is the binomial tail P(Bin(n, alpha) <= k).
+- The thresholds are tested in order while the null is rejected at level delta / 2; the side's
+  bound is the last rejected threshold. Testing in a fixed order spends no level on the
+  number of thresholds tried. A threshold with too few pairs beyond it to ever be rejected
+  is passed over (that depends on the scores only, not on the labels).
+
+Each side then has error <= alpha among the pairs it settles with probability >= 1 - delta/2
+(for pairs exchangeable with the calibration set), so both sides together keep the error of
+every settled label <= alpha with probability >= 1 - delta (a union bound). A side that
+cannot reject even its most confident threshold settles nothing; with no error at all a
+side needs :func:`labels_needed` calibration pairs beyond its threshold.
+
+The guarantee is about the calibration set's population: the held-out judged pairs of a
+dataset come from its original pools, so on pooled holes the rate may differ; the audit of
+stage-0 labels (their own stratum) measures it on the job's pairs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from scipy.stats import binom
+
+# Candidate thresholds, most confident first: P(relevant) >= t for the relevant side,
+# P(relevant) <= 1 - t for the non-relevant side; steps of 0.005 from 0.995 down to 0.5.
+HIGH_GRID: tuple[float, ...] = tuple(round(0.995 - 0.005 * i, 3) for i in range(100))
+LOW_GRID: tuple[float, ...] = tuple(round(1.0 - t, 3) for t in HIGH_GRID)
+DEFAULT_ALPHA = 0.1
+DEFAULT_DELTA = 0.1
+
+
+def labels_needed(*, alpha: float, delta: float) -> int:
+    """The fewest calibration pairs one side must settle, all agreeing with humans, to reject
+    its null at level ``delta / 2``: the smallest n with (1 - alpha)^n <= delta / 2. For
+    alpha = delta = 0.1: 29."""
+    _levels_check(alpha, delta)
+    return math.ceil(math.log(delta / 2) / math.log(1 - alpha))
+
+
+@dataclass(frozen=True)
+class BandSide:
+    """One side of the band. ``bound``: the threshold chosen (None: this side settles
+    nothing); ``settled``: calibration pairs beyond it; ``errors``: those of them humans
+    labelled otherwise; ``p_value``: the binomial p-value at the bound (None when none)."""
+
+    bound: float | None
+    settled: int
+    errors: int
+    p_value: float | None
+
+
+@dataclass(frozen=True)
+class Stage0Band:
+    """The band chosen on ``n`` calibration pairs at ``alpha`` (the error rate allowed among
+    settled labels) and ``delta`` (the chance the guarantee fails). ``low``/``high`` are the
+    two sides; ``message`` says in words what stage 0 will do, and why not when it settles
+    nothing (how many more human labels it needs)."""
+
+    alpha: float
+    delta: float
+    n: int
+    low: BandSide
+    high: BandSide
+    needed: int
+    message: str
+
+    @property
+    def settles(self) -> bool:
+        """Whether either side settles anything."""
+        return self.low.bound is not None or self.high.bound is not None
+
+    def label_of(self, p: float) -> int | None:
+        """The label stage 0 gives a pair of calibrated P(relevant) ``p``: 1, 0, or None
+        (debate it)."""
+        if self.high.bound is not None and p >= self.high.bound:
+            return 1
+        if self.low.bound is not None and p <= self.low.bound:
+            return 0
+        return None
+
+    def dump(self) -> dict[str, Any]:
+        """The band as a JSON-ready dict (stored on the job; :func:`band_load` reads it)."""
+        return asdict(self)
+
+
+def band_load(data: dict[str, Any]) -> Stage0Band:
+    """The band :meth:`Stage0Band.dump` stored. Raises KeyError/TypeError on another shape."""
+    fields = dict(data)
+    fields["low"] = BandSide(**fields["low"])
+    fields["high"] = BandSide(**fields["high"])
+    return Stage0Band(**fields)
+
+
+def _levels_check(alpha: float, delta: float) -> None:
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be between 0 and 1 (exclusive), got {alpha}")
+    if not 0.0 < delta < 1.0:
+        raise ValueError(f"delta must be between 0 and 1 (exclusive), got {delta}")
+
+
+def _side(
+    scores: Sequence[float],
+    wrong: Sequence[bool],
+    grid: Sequence[float],
+    beyond: Any,
+    alpha: float,
+    level: float,
+) -> BandSide:
+    """Fixed-sequence testing along ``grid``: the last threshold whose null is rejected.
+
+    A threshold with fewer calibration pairs beyond it than any rejection needs
+    (``(1 - alpha)^n > level`` even with no error) is passed over, not tested: which
+    thresholds those are depends on the scores alone, so given the scores the order of the
+    tests is still fixed before the labels are read, as the procedure requires."""
+    chosen = BandSide(None, 0, 0, None)
+    for threshold in grid:
+        inside = [w for s, w in zip(scores, wrong, strict=True) if beyond(s, threshold)]
+        n, k = len(inside), sum(inside)
+        if (1 - alpha) ** n > level:
+            continue
+        p_value = float(binom.cdf(k, n, alpha))
+        if p_value > level:
+            break
+        chosen = BandSide(threshold, n, k, p_value)
+    return chosen
+
+
+def band_choose(
+    p: Sequence[float],
+    y: Sequence[int],
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    delta: float = DEFAULT_DELTA,
+) -> Stage0Band:
+    """Choose stage 0's band on calibration pairs: ``p`` their calibrated P(relevant) in
+    [0, 1], ``y`` their human labels (0/1), same length. Fixed-sequence testing per side at
+    level delta/2 (see the module docstring). Raises ValueError on lengths that differ,
+    p outside [0, 1], a label other than 0/1, or alpha/delta outside (0, 1)."""
+    _levels_check(alpha, delta)
+    if len(p) != len(y):
+        raise ValueError(f"p and y differ in length: {len(p)} and {len(y)}")
+    if any(not 0.0 <= value <= 1.0 for value in p):
+        raise ValueError("every P(relevant) must lie in [0, 1]")
+    if any(label not in (0, 1) for label in y):
+        raise ValueError("human labels must be 0 or 1")
+    level = delta / 2
+    high = _side(p, [label == 0 for label in y], HIGH_GRID, lambda s, t: s >= t, alpha, level)
+    low = _side(p, [label == 1 for label in y], LOW_GRID, lambda s, t: s <= t, alpha, level)
+    needed = labels_needed(alpha=alpha, delta=delta)
+    band = Stage0Band(alpha, delta, len(p), low, high, needed, "")
+    return Stage0Band(alpha, delta, len(p), low, high, needed, _message(band))
+
+
+def _message(band: Stage0Band) -> str:
+    guarantee = (
+        f"error <= {band.alpha:g} among settled labels with probability >= "
+        f"{1 - band.delta:g} (fixed-sequence testing on {band.n} human labels)"
+    )
+    if band.settles:
+        sides = []
+        if band.high.bound is not None:
+            sides.append(f"relevant when P(relevant) >= {band.high.bound:g}")
+        if band.low.bound is not None:
+            sides.append(f"non-relevant when P(relevant) <= {band.low.bound:g}")
+        return f"stage 0 settles {' and '.join(sides)}: {guarantee}"
+    # Without any error, a side needs `needed` pairs beyond its most confident threshold.
+    more = max(band.needed - band.n, 0)
+    if more:
+        return (
+            f"stage 0 settles nothing: setting its band at alpha {band.alpha:g}, delta "
+            f"{band.delta:g} needs at least {band.needed} human-labelled pairs on a side, "
+            f"all agreeing with it; it has {band.n} ({more} more at the least)"
+        )
+    return (
+        f"stage 0 settles nothing: on {band.n} human labels no threshold keeps its error "
+        f"<= {band.alpha:g} with probability >= {1 - band.delta:g}; it needs more human "
+        f"labels (at least {band.needed} agreeing ones beyond a threshold) or a better judge"
+    )

@@ -1,0 +1,156 @@
+"""A job with stage 0: the dataset's judge settles the pairs outside its band before any
+debate (settled_by "stage0", round 0, no call); every other pair is debated."""
+
+import pytest
+
+from corpora.models import Pool
+from debates.models import Debate, DebateJob
+from debates.services.launch import JobSpec, debate_job_launch, debate_job_wait
+from debates.stage0_band import band_load
+from tests.fixtures.jobs import pool_of
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+RULE = {"backend": "test"}  # the stance rule's test client (tests.fixtures.jobs)
+
+
+def _cross_pool(dataset) -> Pool:
+    """Each query with its own first document (similar) and the next topic's (not): pairs
+    the qrels do not judge, as a pool's holes are."""
+    pairs = []
+    for i in range(40):
+        pairs += [(f"q{i}", f"d{(i + 1) % 40}a"), (f"q{i}", f"d{(i + 2) % 40}b")]
+    return pool_of(dataset, pairs, name="cross")
+
+
+def _launch(pool, **options) -> DebateJob:
+    spec = JobSpec(pool=pool, agent_a=None, agent_b=None, rounds=2, audit_share=0.0, **options)
+    from debates.services.backends import agent_config_validate
+
+    agent = agent_config_validate(RULE, agent="A")
+    spec = JobSpec.of(pool=pool, options=spec, agent_a=agent, agent_b=agent)
+    return debate_job_launch(spec=spec, start=True)
+
+
+def test_stage0_settles_what_lies_outside_its_band_and_debates_the_rest(
+    stage0_dataset, fake_llms, monkeypatch
+):
+    """A hand-worked band: held-out labels 30 at p 0.95 (all relevant), 30 at 0.05 (none),
+    10 at 0.5 (5 relevant): at alpha = delta = 0.1 each side rejects down to its 30 pairs
+    (0.9^30 = 0.042 <= 0.05) and stops at 0.5 (P(Bin(40, 0.1) <= 5) = 0.63): high 0.505,
+    low 0.495. Pairs scored 0.95 / 0.5 / 0.05 are settled 1 / debated / settled 0."""
+    import debates.stage0 as stage0
+    from debates.models import Stage0Judge
+
+    judge = stage0.stage0_judge_train(dataset=stage0_dataset)
+    heldout = [
+        {"query_id": "q", "doc_id": f"r{i}", "p": 0.95, "label": 1, "source": "qrels"}
+        for i in range(30)
+    ]
+    heldout += [
+        {"query_id": "q", "doc_id": f"n{i}", "p": 0.05, "label": 0, "source": "human"}
+        for i in range(30)
+    ]
+    heldout += [
+        {"query_id": "q", "doc_id": f"m{i}", "p": 0.5, "label": i % 2, "source": "human"}
+        for i in range(10)
+    ]
+    # Assumed negatives are no human's label: they never set the band.
+    heldout += [
+        {"query_id": "q", "doc_id": f"c{i}", "p": 0.5, "label": 0, "source": "cross"}
+        for i in range(50)
+    ]
+    Stage0Judge.objects.filter(pk=judge.pk).update(heldout=heldout)
+    cycle = (0.95, 0.5, 0.05)
+    monkeypatch.setattr(
+        stage0,
+        "stage0_pairs_score",
+        lambda *, judge, pairs: [cycle[p.pk % 3] for p in pairs],
+    )
+    pool = _cross_pool(stage0_dataset)
+    job = _launch(pool, stage0=True)
+    debate_job_wait(job=job, poll_seconds=0.1)
+    job.refresh_from_db()
+    assert job.stage0_state == "done"
+    assert job.status == DebateJob.Status.FINISHED
+    band = band_load(job.stage0_band)
+    assert (band.low.bound, band.high.bound, band.n) == (0.495, 0.505, 70)
+    assert job.stage0_model_hash == Stage0Judge.objects.get(pk=judge.pk).model_hash
+    for debate in Debate.objects.filter(job=job).select_related("pair"):
+        p = cycle[debate.pair_id % 3]
+        assert debate.stage0_p == p
+        if p == 0.5:
+            assert (debate.settled_by, debate.calls > 0) == ("", True)
+            continue
+        assert (debate.status, debate.settled_by) == (Debate.Status.AGREED, "stage0")
+        assert (debate.final_label, debate.consensus_round, debate.calls) == (int(p > 0.5), 0, 0)
+        assert not debate.turns.exists()
+    settled = Debate.objects.filter(job=job, settled_by="stage0").count()
+    assert settled == sum(1 for pk in pool.pairs.values_list("pk", flat=True) if pk % 3 != 1)
+    assert f"it settled {settled} of 80 pairs" in job.stage0_note
+
+
+def test_a_trained_judge_routes_a_pool_end_to_end(stage0_dataset, fake_llms):
+    pool = _cross_pool(stage0_dataset)
+    job = _launch(pool, stage0=True, stage0_alpha=0.3, stage0_delta=0.3)
+    assert job.stage0_state == "waiting"
+    debate_job_wait(job=job, poll_seconds=0.1)
+    job.refresh_from_db()
+    assert (job.stage0_state, job.status) == ("done", DebateJob.Status.FINISHED)
+    band = band_load(job.stage0_band)
+    assert len(job.stage0_model_hash) == 64
+    for debate in Debate.objects.filter(job=job):
+        assert debate.stage0_p is not None and 0.0 <= debate.stage0_p <= 1.0
+        label = band.label_of(debate.stage0_p)
+        assert debate.settled_by == ("stage0" if label is not None else "")
+        if label is not None:
+            assert (debate.final_label, debate.calls) == (label, 0)
+
+
+def test_too_few_human_labels_for_the_band_settle_nothing_and_say_how_many_more(
+    stage0_dataset, fake_llms
+):
+    pool = _cross_pool(stage0_dataset)
+    job = _launch(pool, stage0=True)  # alpha = delta = 0.1: 29 agreeing labels on a side
+    debate_job_wait(job=job, poll_seconds=0.1)
+    job.refresh_from_db()
+    assert job.stage0_state == "done"
+    assert "settles nothing" in job.stage0_note and "at least 29" in job.stage0_note
+    assert not Debate.objects.filter(job=job, settled_by="stage0").exists()
+    assert not Debate.objects.filter(job=job, calls=0).exists()
+    assert job.status == DebateJob.Status.FINISHED
+
+
+def test_a_dataset_too_small_to_train_a_judge_debates_every_pair_and_says_why(
+    stage0_small_dataset, fake_llms
+):
+    pairs = [(f"q{i}", f"d{(i + 1) % 5}a") for i in range(5)]
+    pool = pool_of(stage0_small_dataset, pairs, name="cross")
+    job = _launch(pool, stage0=True)
+    debate_job_wait(job=job, poll_seconds=0.1)
+    job.refresh_from_db()
+    assert job.stage0_note.startswith("stage 0 settled nothing: ")
+    assert "stage 0 needs" in job.stage0_note
+    assert Debate.objects.filter(job=job, calls__gt=0).count() == 5
+
+
+def test_the_stage0_step_runs_once_however_often_it_is_asked(stage0_dataset, fake_llms):
+    from debates.services.stage0_route import debate_job_stage0_prepare
+
+    pool = _cross_pool(stage0_dataset)
+    job = _launch(pool, stage0=True, stage0_alpha=0.3, stage0_delta=0.3)
+    assert debate_job_stage0_prepare(job=job) is True
+    first = list(Debate.objects.filter(job=job).order_by("pk").values_list("status", "stage0_p"))
+    assert debate_job_stage0_prepare(job=job) is False
+    again = list(Debate.objects.filter(job=job).order_by("pk").values_list("status", "stage0_p"))
+    assert again == first
+
+
+def test_stage0_is_refused_for_a_graded_or_batch_job(stage0_dataset, fake_llms):
+    from debates.services.common import DebateJobError
+
+    pool = _cross_pool(stage0_dataset)
+    with pytest.raises(DebateJobError, match="graded job cannot use it"):
+        _launch(pool, stage0=True, scale="graded", max_grade=1)
+    with pytest.raises(DebateJobError, match="stage0_alpha must be between 0 and 1"):
+        _launch(pool, stage0=True, stage0_alpha=1.0)
