@@ -5,8 +5,10 @@ A job launched with ``stage0`` does not start its debates at launch. Its stage-0
 (:func:`debate_job_stage0_prepare`) runs first, once, wherever the job runs (a Celery task
 with a broker, the in-process runner without one):
 
-1. *training*: when the dataset has no ready stage-0 judge, one is trained
-   (:func:`debates.stage0.stage0_judge_train`), the step's progress written on the job;
+1. *training*: when the dataset has no ready stage-0 judge, or its newest one was trained
+   on other labels than the dataset has now (:func:`debates.stage0.stage0_judge_stale`),
+   one is trained (:func:`debates.stage0.stage0_judge_train`), the step's progress written
+   on the job;
 2. *routing*: the band is chosen on the judge's held-out human labels by fixed-sequence
    testing at the job's alpha and delta (:func:`debates.stage0_band.band_choose`); every
    pending pair is scored, and a pair whose calibrated P(relevant) lies outside the band is
@@ -75,11 +77,18 @@ def _note(job: DebateJob, text: str, state: str | None = None) -> None:
 
 def _judge_ready(job: DebateJob, progress: Callable[[str], None] | None) -> Stage0Judge:
     """The dataset's current stage-0 judge, trained first when there is none."""
-    from debates.stage0 import Stage0Error, stage0_judge_current, stage0_judge_train
+    from debates.stage0 import (
+        Stage0Error,
+        stage0_judge_current,
+        stage0_judge_stale,
+        stage0_judge_train,
+    )
 
     dataset = job.pool.dataset
     judge = stage0_judge_current(dataset=dataset)
-    if judge is not None:
+    # A judge trained before the newest labels (human labels of an earlier job, say) would
+    # set its band without them: a new one is trained on everything known now.
+    if judge is not None and not stage0_judge_stale(judge=judge):
         return judge
 
     def step(stage: str, done: int, total: int) -> None:

@@ -17,6 +17,7 @@ from .labels import stage0_human_labels_register
 from .services import (
     Stage0Error,
     stage0_judge_current,
+    stage0_judge_stale,
     stage0_judge_train,
     stage0_judge_train_start,
     stage0_pairs_score,
@@ -27,6 +28,7 @@ __all__ = [
     "Stage0Error",
     "stage0_human_labels_register",
     "stage0_judge_current",
+    "stage0_judge_stale",
     "stage0_judge_train",
     "stage0_judge_train_start",
     "stage0_pairs_score",

@@ -188,6 +188,19 @@ def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) 
     return judge
 
 
+def stage0_judge_stale(*, judge: Stage0Judge) -> bool:
+    """Whether ``judge``'s dataset now has other labels to learn from than it was trained on
+    (a human label or a settled debate since, a qrels file imported): the data hash of the
+    training and calibration examples it would collect now differs from its own. Reads the
+    labels only (no vectors): seconds on a large dataset."""
+    seed = int((judge.metrics.get("split") or {}).get("seed", 0))
+    parts = _parts(examples_collect(dataset=judge.dataset, seed=seed), seed)
+    data = fit.data_hash(
+        (e.query_id, e.doc_id, e.label, e.source) for e in parts[fit.TRAIN] + parts[fit.CALIBRATION]
+    )
+    return data != judge.data_hash
+
+
 def stage0_test_query(*, judge: Stage0Judge, query_id: str) -> bool:
     """True when ``query_id`` is one of ``judge``'s held-out test queries (its split)."""
     seed = int((judge.metrics.get("split") or {}).get("seed", 0))

@@ -154,3 +154,28 @@ def test_stage0_is_refused_for_a_graded_or_batch_job(stage0_dataset, fake_llms):
         _launch(pool, stage0=True, scale="graded", max_grade=1)
     with pytest.raises(DebateJobError, match="stage0_alpha must be between 0 and 1"):
         _launch(pool, stage0=True, stage0_alpha=1.0)
+
+
+def test_a_judge_is_reused_until_the_datasets_labels_change(stage0_dataset, fake_llms):
+    from debates.models import Stage0Judge
+    from debates.stage0 import stage0_judge_stale, stage0_judge_train
+
+    judge = stage0_judge_train(dataset=stage0_dataset)
+    assert not stage0_judge_stale(judge=judge)
+    pool = _cross_pool(stage0_dataset)
+    job = _launch(pool, stage0=True, stage0_alpha=0.3, stage0_delta=0.3)
+    debate_job_wait(job=job, poll_seconds=0.1)
+    job.refresh_from_db()
+    assert job.stage0_model_hash == judge.model_hash  # the same labels: no new judge
+    assert Stage0Judge.objects.count() == 1
+    # That job's debates settled labels (consensus) of the dataset's pairs: new labels.
+    if Debate.objects.filter(job=job, status="agreed", settled_by="").exists():
+        assert stage0_judge_stale(judge=judge)
+    debate_only = _launch(pool, allow_duplicate=True)
+    debate_job_wait(job=debate_only, poll_seconds=0.1)
+    assert stage0_judge_stale(judge=judge)
+    again = _launch(pool, stage0=True, stage0_alpha=0.3, stage0_delta=0.3, allow_duplicate=True)
+    debate_job_wait(job=again, poll_seconds=0.1)
+    again.refresh_from_db()
+    assert Stage0Judge.objects.count() == 2
+    assert again.stage0_model_hash != judge.model_hash
