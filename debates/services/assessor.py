@@ -139,7 +139,7 @@ def evaluation_pool_create(
 _PAIR_ORDER = ("query__query_id", "document__doc_id")
 
 
-def _judged_rows(qrel_set: Any, query_pks: Collection[int] | None) -> list[tuple[int, int, int]]:
+def _judged_rows(qrel_set: Any, query_pks: Collection[int] | None) -> list[Any]:
     """``(query pk, document pk, grade)`` of every qrels row (of ``query_pks`` only, when
     given), in canonical order."""
     qrels = qrel_set.qrels if query_pks is None else qrel_set.qrels.filter(query_id__in=query_pks)
