@@ -27,6 +27,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TypeGuard
 
+# Benchmarks whose judgments are dense enough that an unjudged, top-ranked document of a
+# judged query may be taken as irrelevant (see docs/debates-and-backends.md, "Measuring the
+# assessor").
+DENSE_JUDGMENT_DATASETS = ("nfcorpus-test", "nfcorpus", "cranfield", "cisi", "med", "vaswani")
+
 ESCALATED = "escalated"
 FAILED = "failed"
 

@@ -16,7 +16,7 @@ from django.db import transaction
 
 from corpora.models import Pair, Pool
 from corpora.ordering import code_point
-from debates import engine
+from debates import assessment, engine
 from debates.engine import DebateConfig, PairText, TurnRecord
 from debates.llm.base import ChatMessage, GenerationParams, LLMClient, LLMResult
 from debates.llm.config import AgentConfig
@@ -33,10 +33,9 @@ from debates.services.common import (
 )
 from debates.services.run import pair_text_build
 
-# Benchmarks whose judgments are dense enough that an unjudged, top-ranked document of a
-# judged query may be taken as irrelevant (see docs/debates-and-backends.md, "Measuring the
-# assessor").
-DENSE_JUDGMENT_DATASETS = ("nfcorpus-test", "nfcorpus", "cranfield", "cisi", "med", "vaswani")
+# Kept importable from here (the command and older callers read it here); it lives with the
+# pure assessment code so that stage 0 can read it without importing the job services.
+DENSE_JUDGMENT_DATASETS = assessment.DENSE_JUDGMENT_DATASETS
 
 
 @dataclass(frozen=True)
@@ -139,7 +138,7 @@ def evaluation_pool_create(
 _PAIR_ORDER = ("query__query_id", "document__doc_id")
 
 
-def _judged_rows(qrel_set: Any, query_pks: Collection[int] | None) -> list[tuple[int, int, int]]:
+def _judged_rows(qrel_set: Any, query_pks: Collection[int] | None) -> list[Any]:
     """``(query pk, document pk, grade)`` of every qrels row (of ``query_pks`` only, when
     given), in canonical order."""
     qrels = qrel_set.qrels if query_pks is None else qrel_set.qrels.filter(query_id__in=query_pks)
@@ -400,8 +399,6 @@ def _assessor_graded(
     report: AssessorReport,
     level: int,
 ) -> AssessorReport:
-    from debates import assessment
-
     top = job.max_grade
     rows: list[tuple[int, assessment.Outcome]] = []
     single_rows: list[tuple[int, assessment.Outcome]] = []
@@ -440,8 +437,6 @@ def _assessor_graded(
 def _assessor_binary(
     *, job: DebateJob, baseline: dict[int, TurnRecord | str] | None
 ) -> AssessorReport:
-    from debates import assessment
-
     rows: list[tuple[int, assessment.Outcome]] = []
     calls = 0
     gold_by_pair: dict[int, int] = {}

@@ -10,7 +10,7 @@ default, as :func:`debates.assessment.gold_label` reads qrels):
   debates may not import it).
 - ``consensus``: the settled labels (status agreed) of debates on the dataset's pairs.
 - ``unjudged``: on a dataset whose judgments are dense
-  (:data:`debates.services.assessor.DENSE_JUDGMENT_DATASETS`), the unjudged pairs in the top
+  (:data:`debates.assessment.DENSE_JUDGMENT_DATASETS`), the unjudged pairs in the top
   :data:`UNJUDGED_DEPTH` of its newest finished run, for a query with a judgment, as
   ``evaluate_assessor`` takes them: negatives.
 - ``cross``: cross-query negatives: per query with a relevant pair,
@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 from corpora.models import Dataset, QrelSet, Run, RunEntry
 from corpora.selectors import excluded_pk_pairs
+from debates.assessment import DENSE_JUDGMENT_DATASETS
 from debates.models import Debate, DebateJob
-from debates.services.assessor import DENSE_JUDGMENT_DATASETS
 
 CROSS_NEGATIVES = 8
 UNJUDGED_DEPTH = 10
