@@ -39,6 +39,8 @@ from debates.services.launch import (
     MAX_MAX_TOKENS,
     MAX_PAIRS,
     MIN_MAX_TOKENS,
+    STAGE0_LEVEL_MAX,
+    STAGE0_LEVEL_MIN,
     JobSpec,
     job_option_default,
     job_option_names,
@@ -336,15 +338,15 @@ class JobLaunchForm(forms.Form):
     )
     stage0_alpha = forms.FloatField(
         required=False,
-        min_value=0.001,
-        max_value=0.5,
+        min_value=STAGE0_LEVEL_MIN,
+        max_value=STAGE0_LEVEL_MAX,
         label="Stage 0: error allowed (alpha)",
         help_text="At most this share of stage-0 labels may disagree with humans.",
     )
     stage0_delta = forms.FloatField(
         required=False,
-        min_value=0.001,
-        max_value=0.5,
+        min_value=STAGE0_LEVEL_MIN,
+        max_value=STAGE0_LEVEL_MAX,
         label="Stage 0: risk (delta)",
         help_text="The chance allowed that the bound above fails (chosen on held-out human "
         "labels by fixed-sequence testing).",

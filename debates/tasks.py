@@ -70,19 +70,12 @@ def run_stage0(job_id: int) -> str:
     of), then enqueue its pending debates; return its stage-0 state after. Idempotent: the
     step runs once (a claimed row), and a debate queued twice runs once."""
     from .models import DebateJob
-    from .services.jobs import debate_job_start
-    from .services.leases import job_finish_if_done
-    from .services.stage0_route import debate_job_stage0_prepare
+    from .services.jobs import debate_job_stage0_continue
 
     job = DebateJob.objects.filter(pk=job_id).first()
     if job is None:
         return "missing"
-    debate_job_stage0_prepare(job=job)
-    job.refresh_from_db()
-    if job.stage0_state == "done" and job.status == DebateJob.Status.RUNNING:
-        debate_job_start(job=job, enqueue=True)
-        job_finish_if_done(job_id=job.pk)  # stage 0 may have settled every pair
-    return job.stage0_state
+    return debate_job_stage0_continue(job=job)
 
 
 @shared_task(name="debates.requeue_expired_debates", ignore_result=True)

@@ -17,7 +17,11 @@ from debates.models import Debate, DebateJob, WebhookDelivery
 from debates.services.common import DebateJobError, pairs_in_order
 from debates.services.leases import job_finish_if_done
 from debates.services.queue import debates_enqueue, debates_pending_ids, job_queue
-from debates.services.stage0_route import stage0_step_enqueue, stage0_waiting
+from debates.services.stage0_route import (
+    debate_job_stage0_prepare,
+    stage0_step_enqueue,
+    stage0_waiting,
+)
 from debates.services.webhooks import webhook_job_event
 
 
@@ -68,6 +72,20 @@ def _pending_send(job: DebateJob, pending: list[int]) -> None:
         stage0_step_enqueue(job_id=job.pk)
     else:
         debates_enqueue(pending, queue=job_queue(job))
+
+
+def debate_job_stage0_continue(*, job: DebateJob) -> str:
+    """On a worker: run ``job``'s stage-0 step
+    (:func:`~debates.services.stage0_route.debate_job_stage0_prepare`; once, whoever asks),
+    then enqueue the debates it left pending, and finish the job when stage 0 settled every
+    pair. Returns the job's stage-0 state after ("missing" when it was deleted). Idempotent:
+    a debate queued twice runs once."""
+    debate_job_stage0_prepare(job=job)
+    job.refresh_from_db()
+    if job.stage0_state == "done" and job.status == DebateJob.Status.RUNNING:
+        debate_job_start(job=job, enqueue=True)
+        job_finish_if_done(job_id=job.pk)
+    return job.stage0_state
 
 
 def debate_job_extend(*, job: DebateJob, limit: int | None = None, enqueue: bool = True) -> int:

@@ -64,6 +64,9 @@ MIN_MAX_TOKENS, MAX_MAX_TOKENS = 16, 1_000_000  # a turn's token budget and its 
 MAX_TEMPERATURE = 2.0  # the highest sampling temperature OpenAI-compatible servers take
 MAX_JUDGMENTS_PER_PAIR = 9
 MAX_PAIRS = 10_000_000  # a pair limit or a human budget: beyond any pool's size
+# Stage 0's alpha and delta: probabilities strictly between 0 and 1, written as a closed
+# range for the API's schema and the form.
+STAGE0_LEVEL_MIN, STAGE0_LEVEL_MAX = 0.001, 0.999
 
 ProgressCallback = Callable[[JobProgress], object]  # its result is ignored
 NOTE_MAX = 200  # DebateJob.note's length
@@ -140,8 +143,8 @@ class JobOptions:
     allow_duplicate: bool = False
     min_agreement_probability: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0
     stage0: bool = False
-    stage0_alpha: Annotated[float, Field(gt=0.0, lt=1.0)] = STAGE0_ALPHA
-    stage0_delta: Annotated[float, Field(gt=0.0, lt=1.0)] = STAGE0_DELTA
+    stage0_alpha: Annotated[float, Field(ge=STAGE0_LEVEL_MIN, le=STAGE0_LEVEL_MAX)] = STAGE0_ALPHA
+    stage0_delta: Annotated[float, Field(ge=STAGE0_LEVEL_MIN, le=STAGE0_LEVEL_MAX)] = STAGE0_DELTA
     max_grade: int | None = field(default=None, metadata=NOT_IN_API)
 
 
@@ -322,8 +325,10 @@ def _stage0_check(spec: JobSpec) -> None:
     judge says relevant or not) or batch mode (its labels are settled before direct debates)."""
     for name in ("stage0_alpha", "stage0_delta"):
         value = getattr(spec, name)
-        if isinstance(value, bool) or not 0.0 < value < 1.0:
-            raise DebateJobError(f"{name} must be between 0 and 1 (exclusive), got {value!r}")
+        if isinstance(value, bool) or not STAGE0_LEVEL_MIN <= value <= STAGE0_LEVEL_MAX:
+            raise DebateJobError(
+                f"{name} must be between {STAGE0_LEVEL_MIN} and {STAGE0_LEVEL_MAX}, got {value!r}"
+            )
     if spec.stage0 and spec.scale == "graded":
         raise DebateJobError("stage0: stage 0 judges binary relevance; a graded job cannot use it")
     if spec.stage0 and spec.batch:

@@ -33,6 +33,10 @@ NO_FLAG = {
         "callback_url",
         "batch",
         "max_grade",
+        # Stage 0 is measured as an assessor of its own here (--backend stage0).
+        "stage0",
+        "stage0_alpha",
+        "stage0_delta",
     },
     pipeline: AGENTS
     | {"temperature", "limit", "judgments_per_pair", "note", "callback_url"}

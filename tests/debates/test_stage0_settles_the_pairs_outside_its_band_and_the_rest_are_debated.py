@@ -152,7 +152,7 @@ def test_stage0_is_refused_for_a_graded_or_batch_job(stage0_dataset, fake_llms):
     pool = _cross_pool(stage0_dataset)
     with pytest.raises(DebateJobError, match="graded job cannot use it"):
         _launch(pool, stage0=True, scale="graded", max_grade=1)
-    with pytest.raises(DebateJobError, match="stage0_alpha must be between 0 and 1"):
+    with pytest.raises(DebateJobError, match="stage0_alpha must be between 0.001 and 0.999"):
         _launch(pool, stage0=True, stage0_alpha=1.0)
 
 

@@ -86,19 +86,24 @@ class Command(BaseCommand):
         parser.add_argument("--no-serve", action="store_true", help="Stop before serving")
         parser.add_argument("--addr", default="127.0.0.1:8000")
 
-    def handle(self, *args, **opts):
+    def _dataset(self):
+        """The bundled SciFact sample, imported on the first run."""
         dataset = Dataset.objects.filter(slug="scifact").first()
-        if dataset is None:
-            try:
-                dataset = dataset_import_beir(
-                    path=BUNDLED_SCIFACT,
-                    name="SciFact",
-                    slug="scifact",
-                    licence="CC BY-NC 2.0",
-                    progress=True,
-                )
-            except FormatError as exc:
-                raise CommandError(str(exc)) from None
+        if dataset is not None:
+            return dataset
+        try:
+            return dataset_import_beir(
+                path=BUNDLED_SCIFACT,
+                name="SciFact",
+                slug="scifact",
+                licence="CC BY-NC 2.0",
+                progress=True,
+            )
+        except FormatError as exc:
+            raise CommandError(str(exc)) from None
+
+    def handle(self, *args, **opts):
+        dataset = self._dataset()
         self.stdout.write(format_summary(dataset_summary(dataset=dataset)))
         seeded = embeddings_seed(dataset=dataset, folder=BUNDLED_EMBEDDINGS)
         if seeded:

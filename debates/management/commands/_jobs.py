@@ -229,6 +229,18 @@ def add_audit_allocation_argument(parser) -> None:
     )
 
 
+def add_min_agreement_argument(parser) -> None:
+    """--min-agreement-probability P: an agreement where an agent's label probability (from
+    the server's logprobs) is below P escalates as low_confidence (debates.engine)."""
+    parser.add_argument(
+        "--min-agreement-probability",
+        type=float,
+        default=job_option_default("min_agreement_probability"),
+        help="escalate an agreement when an agent's label probability (from the server's "
+        "logprobs) is below this (0-1; default 0, off)",
+    )
+
+
 def add_stage0_arguments(parser, *, default: bool = False) -> None:
     """--stage0 (--no-stage0 where it is on by default), --stage0-alpha A, --stage0-delta D:
     the dataset's cheap calibrated judge settles the pairs it is sure of before any debate
@@ -241,13 +253,7 @@ def add_stage0_arguments(parser, *, default: bool = False) -> None:
         "sure of (error <= alpha against humans with probability >= 1 - delta), the others "
         f"are debated (default {'on' if default else 'off'})",
     )
-    parser.add_argument(
-        "--min-agreement-probability",
-        type=float,
-        default=job_option_default("min_agreement_probability"),
-        help="escalate an agreement when an agent's label probability (from the server's "
-        "logprobs) is below this (0-1; default 0, off)",
-    )
+    add_min_agreement_argument(parser)
     parser.add_argument(
         "--stage0-alpha",
         type=float,

@@ -26,6 +26,7 @@ from ._jobs import (
     add_backend_arguments,
     add_budget_arguments,
     add_concurrency_argument,
+    add_min_agreement_argument,
     add_prompt_version_argument,
     add_rounds_argument,
     add_scale_arguments,
@@ -278,6 +279,7 @@ class Command(BaseCommand):
         add_backend_arguments(parser)
         _stage0_choice_add(parser)
         add_rounds_argument(parser)
+        add_min_agreement_argument(parser)
         add_scale_arguments(parser)
         add_prompt_version_argument(parser)
         add_budget_arguments(parser)
