@@ -182,6 +182,17 @@ def job_calibration(*, job: DebateJob) -> JobCalibration:
         turns = by_agent.get(agent, {})
         points = [(turns[d], humans[d]) for d in sorted(humans) if d in turns]
         out.append(agent_calibration(agent=agent, model=_model(raw), points=points))
+    if job.stage0:
+        # Stage 0's calibrated P(relevant), stored for every pair it scored (settled or
+        # debated), against the same human labels: its calibration on this job's pairs.
+        scored = dict(
+            Debate.objects.filter(pk__in=list(humans), stage0_p__isnull=False).values_list(
+                "pk", "stage0_p"
+            )
+        )
+        points = [(scored.get(d), humans[d]) for d in sorted(humans) if d in scored]
+        model = f"stage0:{job.stage0_model_hash[:12]}" if job.stage0_model_hash else "stage0"
+        out.append(agent_calibration(agent="stage0", model=model, points=points))
     return JobCalibration(tuple(out))
 
 
