@@ -159,7 +159,9 @@ class OperationOut(Schema):
     """A long step (upload, pool build, refinement) and where to poll it."""
 
     id: int
-    kind: Literal["import_beir", "import_qrels", "import_run", "build_pool", "refine"]
+    kind: Literal[
+        "import_beir", "import_qrels", "import_run", "build_pool", "refine", "train_stage0"
+    ]
     status: Literal["queued", "running", "done", "failed"]
     stage: str
     dataset: str | None

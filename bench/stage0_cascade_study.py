@@ -24,7 +24,8 @@ stage 0, the audited wrong-label rate of agreed labels with its 95% Wilson inter
 (known here because the labels are simulated) the true wrong-label rate of the agreed labels
 and of the stage-0 labels, against the arm's alpha.
 
-Run alone (it loads both cores): ``DATABASE_URL=postgres://postgres@127.0.0.1:5432/cascade
+Use a fresh database for each run: the jobs' labels of one run are training labels of the
+next. Run alone (it loads both cores): ``DATABASE_URL=postgres://postgres@127.0.0.1:5432/cascade
 .venv/bin/python bench/stage0_cascade_study.py scifact`` (and ``nfcorpus``); the database is
 created by Django's migrate if empty.
 """
@@ -113,13 +114,25 @@ def arm_figures(job, truth: dict[str, dict[str, int]], pairs: int) -> dict:
     }
 
 
-def run_job(pool, agent, *, stage0: bool, audit_share: float, truth, error: float, seed: int):
+def run_job(
+    pool,
+    agent,
+    *,
+    stage0: bool,
+    audit_share: float,
+    truth,
+    error: float,
+    seed: int,
+    alpha: float = 0.1,
+    delta: float = 0.1,
+):
     from assess.review.services import review_items_sync
     from assess.review.simulated_annotators import simulated_judgments_record
     from debates.services.launch import JobSpec, debate_job_launch, debate_job_wait
 
     spec = JobSpec(
         pool=pool, agent_a=agent, agent_b=agent, audit_share=audit_share, stage0=stage0,
+        stage0_alpha=alpha, stage0_delta=delta,
         allow_duplicate=True, concurrency=8, note="stage0 cascade study (simulated)",
     )  # fmt: skip
     job = debate_job_launch(spec=spec)
@@ -169,7 +182,9 @@ def study(name: str, args: argparse.Namespace) -> dict:
     )  # fmt: skip
     kw = {"audit_share": args.audit_share, "truth": truth, "error": args.annotator_error}
     calibration = run_job(pools["calibration"], agent, stage0=False, seed=1, **kw)
-    cascade = run_job(pools["evaluation"], agent, stage0=True, seed=2, **kw)
+    cascade = run_job(
+        pools["evaluation"], agent, stage0=True, seed=2, alpha=args.alpha, delta=args.delta, **kw
+    )
     debate_only = run_job(pools["evaluation"], agent, stage0=False, seed=3, **kw)
     pairs = pools["evaluation"].pairs.count()
     out = {
@@ -201,6 +216,8 @@ def main() -> None:
     parser.add_argument("--audit-share", type=float, default=0.1)
     parser.add_argument("--annotator-error", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--alpha", type=float, default=0.1, help="stage 0's alpha")
+    parser.add_argument("--delta", type=float, default=0.1, help="stage 0's delta")
     parser.add_argument("--work", default=tempfile.gettempdir())
     args = parser.parse_args()
     os.environ.setdefault("DREAM_SIMULATION_DIRS", str(SHARED))

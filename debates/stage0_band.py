@@ -24,9 +24,14 @@ every settled label <= alpha with probability >= 1 - delta (a union bound). A si
 cannot reject even its most confident threshold settles nothing; with no error at all a
 side needs :func:`labels_needed` calibration pairs beyond its threshold.
 
-The guarantee is about the calibration set's population: the held-out judged pairs of a
-dataset come from its original pools, so on pooled holes the rate may differ; the audit of
-stage-0 labels (their own stratum) measures it on the job's pairs.
+Assumptions, stated because the guarantee rests on them: the binomial test takes the
+calibration pairs as independent draws, but they come in clusters (the pairs of one query),
+so with strongly query-dependent errors the level is optimistic; passing over the leading
+thresholds with too few pairs conditions on the scores, which keeps the test valid when the
+error rate does not rise as confidence rises (a calibrated judge's does not). The guarantee
+is about the calibration set's population: the held-out judged pairs of a dataset come from
+its original pools, so on pooled holes the rate may differ; the audit of stage-0 labels
+(their own strata) measures it on the job's pairs.
 """
 
 from __future__ import annotations
@@ -39,8 +44,9 @@ from typing import Any
 from scipy.stats import binom
 
 # Candidate thresholds, most confident first: P(relevant) >= t for the relevant side,
-# P(relevant) <= 1 - t for the non-relevant side; steps of 0.005 from 0.995 down to 0.5.
-HIGH_GRID: tuple[float, ...] = tuple(round(0.995 - 0.005 * i, 3) for i in range(100))
+# P(relevant) <= 1 - t for the non-relevant side; steps of 0.005 from 0.995 down to 0.505, so
+# the two sides never meet (a pair at exactly 0.5 is always debated).
+HIGH_GRID: tuple[float, ...] = tuple(round(0.995 - 0.005 * i, 3) for i in range(99))
 LOW_GRID: tuple[float, ...] = tuple(round(1.0 - t, 3) for t in HIGH_GRID)
 DEFAULT_ALPHA = 0.1
 DEFAULT_DELTA = 0.1

@@ -83,7 +83,10 @@ def debate_job_stage0_continue(*, job: DebateJob) -> str:
     debate_job_stage0_prepare(job=job)
     job.refresh_from_db()
     if job.stage0_state == "done" and job.status == DebateJob.Status.RUNNING:
-        debate_job_start(job=job, enqueue=True)
+        try:
+            debate_job_start(job=job, enqueue=True)
+        except DebateJobError:
+            return job.stage0_state  # paused or cancelled meanwhile: resume sends them
         job_finish_if_done(job_id=job.pk)
     return job.stage0_state
 
@@ -103,9 +106,13 @@ def debate_job_extend(*, job: DebateJob, limit: int | None = None, enqueue: bool
         if created and locked.status == DebateJob.Status.FINISHED:
             locked.status, locked.finished = DebateJob.Status.RUNNING, None
             locked.save(update_fields=["status", "finished"])
+        if created and locked.stage0 and locked.stage0_state == "done":
+            # The new pairs go through stage 0 too (those it scored before stay as they are).
+            locked.stage0_state = "waiting"
+            locked.save(update_fields=["stage0_state"])
         # A batch job's new debates go out with its next export, never as direct calls.
         if created and enqueue and not locked.batch and locked.status == DebateJob.Status.RUNNING:
-            debates_enqueue(created, queue=job_queue(locked))
+            _pending_send(locked, created)
     job.refresh_from_db()
     return len(created)
 

@@ -216,6 +216,8 @@ SAME_DEBATES = (
     "pair_limit",
     "batch",
     "stage0",
+    "stage0_alpha",
+    "stage0_delta",
     "min_agreement_probability",
 )
 
@@ -238,6 +240,8 @@ def _same_debates(
         "pair_limit": spec.limit,
         "batch": spec.batch,
         "stage0": spec.stage0,
+        "stage0_alpha": spec.stage0_alpha,
+        "stage0_delta": spec.stage0_delta,
         "min_agreement_probability": config.min_agreement_probability,
     }
 
@@ -441,8 +445,6 @@ def debate_job_launch(
             api_keys_encrypted=encrypted,
             created_by=created_by,
             callback_url=callback_url,
-            stage0_alpha=spec.stage0_alpha,
-            stage0_delta=spec.stage0_delta,
             stage0_state=Stage0State.WAITING if spec.stage0 else Stage0State.OFF,
         )
         if not debates_add(job=job, limit=spec.limit):

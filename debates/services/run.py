@@ -66,7 +66,11 @@ from debates.services.leases import (
     lease_turn_store,
 )
 from debates.services.queue import debates_enqueue, debates_pending_ids
-from debates.services.stage0_route import debate_job_stage0_prepare, stage0_waiting
+from debates.services.stage0_route import (
+    debate_job_stage0_prepare,
+    stage0_steps_requeue,
+    stage0_waiting,
+)
 from debates.services.threads import LLMGate, helper_submit
 from debates.signals import debate_ended
 
@@ -337,7 +341,7 @@ def stage0_run_first(*, job: DebateJob, poll_seconds: float = 1.0) -> None:
     """Before a job's debates run here: run its stage-0 step
     (:func:`~debates.services.stage0_route.debate_job_stage0_prepare`), or, when another
     process holds it, wait until it is done, so no pair stage 0 would settle is debated."""
-    while stage0_waiting(job):
+    while stage0_waiting(job) and job.status == DebateJob.Status.RUNNING:
         if not debate_job_stage0_prepare(job=job):
             time.sleep(poll_seconds)
         job.refresh_from_db()
@@ -539,6 +543,8 @@ def debate_requeue_expired(
                 debates_enqueue(ids, queue=queue)
     if expired:
         log.warning("requeued %d debate(s) whose lease expired", len(expired))
+    if enqueue and job is None:
+        stage0_steps_requeue(now=now)
     running_jobs = DebateJob.objects.filter(status=DebateJob.Status.RUNNING)
     if job is not None:
         running_jobs = running_jobs.filter(pk=job.pk)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from django.db import transaction
@@ -46,9 +46,9 @@ log = logging.getLogger(__name__)
 #: The registered name of :func:`debates.tasks.run_stage0`, the task of the stage-0 step.
 STAGE0_TASK = "debates.run_stage0"
 STALE_CLAIM = timedelta(hours=1)  # a stage-0 step this old is taken to have died
-SCORE_BATCH = 5_000
+SCORE_BATCH = 5_000  # pairs scored and settled per transaction
 #: The held-out labels a person gave: the dataset's qrels and the review's human labels.
-HUMAN_SOURCES = ("qrels", "human")  # pairs scored and settled per transaction
+HUMAN_SOURCES = ("qrels", "human")
 
 
 class Stage0RouteError(Exception):
@@ -56,20 +56,23 @@ class Stage0RouteError(Exception):
 
 
 def _claim(job: DebateJob) -> bool:
+    """Take the job's stage-0 step: waiting, or held by a process silent for
+    :data:`STALE_CLAIM` (every note renews the claim); only while the job runs."""
     now = timezone.now()
     waiting = Q(stage0_state=Stage0State.WAITING)
     stale = Q(
         stage0_state__in=[Stage0State.TRAINING, Stage0State.ROUTING],
         stage0_claimed__lt=now - STALE_CLAIM,
     )
-    won = DebateJob.objects.filter(waiting | stale, pk=job.pk).update(
-        stage0_state=Stage0State.TRAINING, stage0_claimed=now
-    )
+    won = DebateJob.objects.filter(
+        waiting | stale, pk=job.pk, status=DebateJob.Status.RUNNING
+    ).update(stage0_state=Stage0State.TRAINING, stage0_claimed=now)
     return bool(won)
 
 
 def _note(job: DebateJob, text: str, state: str | None = None) -> None:
-    values: dict[str, object] = {"stage0_note": text[:500]}
+    # Every note is also the step's heartbeat: a claim renewed is never taken as dead.
+    values: dict[str, object] = {"stage0_note": text[:500], "stage0_claimed": timezone.now()}
     if state is not None:
         values["stage0_state"] = state
     DebateJob.objects.filter(pk=job.pk).update(**values)
@@ -120,40 +123,40 @@ def _settle(job: DebateJob, judge: Stage0Judge, band: Stage0Band) -> tuple[int, 
     settled). Each batch is one transaction; only debates still pending are touched."""
     from debates.stage0 import stage0_pairs_score
 
-    pending = (
-        Debate.objects.filter(job=job, status=Debate.Status.PENDING, calls=0)
-        .select_related("pair__query", "pair__document")
-        .order_by("pk")
-    )
+    # Pairs not scored yet only: a pool extended after stage 0 ran gets its new pairs routed
+    # without the earlier ones being routed again.
+    pending = Debate.objects.filter(
+        job=job, status=Debate.Status.PENDING, calls=0, stage0_p__isnull=True
+    ).order_by("pk")
     scored = settled = 0
     ids = list(pending.values_list("pk", flat=True))
     for start in range(0, len(ids), SCORE_BATCH):
-        debates = list(pending.filter(pk__in=ids[start : start + SCORE_BATCH]))
+        batch = pending.filter(pk__in=ids[start : start + SCORE_BATCH]).select_related("pair")
+        debates = list(batch)
         scores = stage0_pairs_score(judge=judge, pairs=[d.pair for d in debates])
-        now = timezone.now()
+        by_label: dict[int, list[int]] = {0: [], 1: []}
         for debate, p in zip(debates, scores, strict=True):
             debate.stage0_p = float(p)
             label = band.label_of(float(p))
             if label is not None:
-                debate.status, debate.final_label = Debate.Status.AGREED, label
-                debate.consensus_round, debate.settled_by = 0, "stage0"
-                debate.started = debate.finished = now
-                settled += 1
+                by_label[label].append(debate.pk)
+        now = timezone.now()
         with transaction.atomic():
-            Debate.objects.bulk_update(
-                [d for d in debates],
-                [
-                    "stage0_p",
-                    "status",
-                    "final_label",
-                    "consensus_round",
-                    "settled_by",
-                    "started",
-                    "finished",
-                ],
-                batch_size=2000,
-            )
+            Debate.objects.bulk_update(debates, ["stage0_p"], batch_size=2000)
+            for label, pks in by_label.items():
+                # Guarded: a debate a worker took meanwhile is not pending any more.
+                settled += Debate.objects.filter(
+                    pk__in=pks, status=Debate.Status.PENDING, calls=0
+                ).update(
+                    status=Debate.Status.AGREED,
+                    final_label=label,
+                    consensus_round=0,
+                    settled_by="stage0",
+                    started=now,
+                    finished=now,
+                )
         scored += len(debates)
+        _note(job, f"scored {scored} of {len(ids)} pairs, settled {settled}")
     return scored, settled
 
 
@@ -166,21 +169,19 @@ def debate_job_stage0_prepare(
     pair is debated. ``progress`` gets each step's words as they are written."""
     if not job.stage0 or not _claim(job):
         return False
-    note = ""
     try:
-        judge = _judge_ready(job, progress)
-        _note(job, "choosing the band and scoring the pairs", Stage0State.ROUTING)
-        band = stage0_band_for(job=job, judge=judge)
-        DebateJob.objects.filter(pk=job.pk).update(
-            stage0_band=band.dump(), stage0_model_hash=judge.model_hash
+        note = _route(job, progress)
+    except Exception as exc:  # one failure path: the job goes on, every pair debated
+        log.exception("job %s: stage 0 failed", job.pk)
+        note = (
+            f"stage 0 failed ({type(exc).__name__}: {exc}); the pairs it did not settle are debated"
         )
-        scored, settled = _settle(job, judge, band) if band.settles else (0, 0)
-        if band.settles:
-            note = f"{band.message}; it settled {settled} of {scored} pairs"
-        else:
-            note = band.message
-    except Stage0RouteError as exc:
-        note = f"stage 0 settled nothing: {exc}"
+    except BaseException:
+        # Interrupted (Ctrl-C, a worker's time limit): the step is given back, not lost.
+        DebateJob.objects.filter(pk=job.pk).update(
+            stage0_state=Stage0State.WAITING, stage0_claimed=None
+        )
+        raise
     _note(job, note, Stage0State.DONE)
     if progress is not None:
         progress(note)
@@ -190,9 +191,42 @@ def debate_job_stage0_prepare(
     return True
 
 
+def _route(job: DebateJob, progress: Callable[[str], None] | None) -> str:
+    """Train if needed, choose the band, settle: what the step did, in words."""
+    try:
+        judge = _judge_ready(job, progress)
+        _note(job, "choosing the band and scoring the pairs", Stage0State.ROUTING)
+        band = stage0_band_for(job=job, judge=judge)
+        DebateJob.objects.filter(pk=job.pk).update(
+            stage0_band=band.dump(), stage0_model_hash=judge.model_hash
+        )
+        scored, settled = _settle(job, judge, band) if band.settles else (0, 0)
+        if band.settles:
+            return f"{band.message}; it settled {settled} of {scored} pairs"
+        return band.message
+    except Stage0RouteError as exc:
+        return f"stage 0 settled nothing: {exc}"
+
+
 def stage0_waiting(job: DebateJob) -> bool:
     """Whether ``job``'s debates must wait for its stage-0 step (not yet done)."""
     return bool(job.stage0) and job.stage0_state != Stage0State.DONE
+
+
+def stage0_steps_requeue(*, now: datetime | None = None) -> int:
+    """Send again the stage-0 step of running jobs whose step went silent for
+    :data:`STALE_CLAIM` (its worker died without giving it back): the next worker takes it
+    over. Called by the periodic requeue of expired debates. Returns how many were sent."""
+    now = now or timezone.now()
+    stale = DebateJob.objects.filter(
+        status=DebateJob.Status.RUNNING,
+        stage0_state__in=[Stage0State.TRAINING, Stage0State.ROUTING],
+        stage0_claimed__lt=now - STALE_CLAIM,
+    ).values_list("pk", flat=True)
+    ids = list(stale)
+    for job_id in ids:
+        stage0_step_enqueue(job_id=job_id)
+    return len(ids)
 
 
 def stage0_step_enqueue(*, job_id: int) -> None:

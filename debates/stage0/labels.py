@@ -79,8 +79,12 @@ def _qrels(dataset: Dataset, level: int) -> dict[tuple[int, int], int]:
 
 
 def _consensus(dataset: Dataset, level: int) -> dict[tuple[int, int], int]:
-    rows = Debate.objects.filter(
-        job__pool__dataset=dataset, status=Debate.Status.AGREED, final_label__isnull=False
+    # Stage 0's own labels are left out: a judge learning from its predecessor's most
+    # confident guesses would grow more confident, not more right.
+    rows = (
+        Debate.objects.filter(
+            job__pool__dataset=dataset, status=Debate.Status.AGREED, final_label__isnull=False
+        ).exclude(settled_by="stage0")
     ).values_list("pair__query_id", "pair__document_id", "final_label", "job__scale")
     out: dict[tuple[int, int], int] = {}
     for q, d, label, scale in rows.order_by("pk"):

@@ -145,7 +145,8 @@ def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) 
         fit.decision_values(classifier, *vectors[fit.CALIBRATION]), _labels(calibration)
     )
     stage("scoring held-out")
-    test = parts[fit.TEST]
+    # LLM labels are never held-out gold: the figures and the routing band rest on the rest.
+    test = [e for e in parts[fit.TEST] if e.source != "consensus"]
     p = fit.probabilities(classifier, calibrator, *vectors[fit.TEST])
     threshold = fit.decision_threshold(_labels(calibration))
     metrics = fit.heldout_metrics(p.tolist(), _labels(test).tolist(), threshold=threshold)
@@ -198,7 +199,17 @@ def stage0_judge_stale(*, judge: Stage0Judge) -> bool:
     data = fit.data_hash(
         (e.query_id, e.doc_id, e.label, e.source) for e in parts[fit.TRAIN] + parts[fit.CALIBRATION]
     )
-    return data != judge.data_hash
+    # The held-out human labels too: a routing band is chosen on them (new audits of
+    # held-out queries must reach it).
+    people = ("qrels", "human")
+    heldout_now = {(e.query_id, e.doc_id, e.label, e.source) for e in parts[fit.TEST]}
+    heldout_then = {
+        (row["query_id"], row["doc_id"], int(row["label"]), row["source"])
+        for row in judge.heldout or []
+    }
+    return data != judge.data_hash or {h for h in heldout_now if h[3] in people} != {
+        h for h in heldout_then if h[3] in people
+    }
 
 
 def stage0_test_query(*, judge: Stage0Judge, query_id: str) -> bool:
