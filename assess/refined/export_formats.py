@@ -65,7 +65,7 @@ LABEL_FIELDS = (
     # ({"A": p, "B": p}, null where the server sent none; the whole field null without a
     # debate). Binary: P(relevant) = p for a label 1, 1 - p for a label 0.
     "label_probabilities",
-    # Where the label came from, finer than "source": original, consensus, single-human,
+    # Where the label came from, finer than "source": original, consensus, stage0, single-human,
     # humans-unanimous, humans-majority or adjudicated (export_formats.label_source).
     "label_source",
     # The live judgments behind a human label as stored at refinement: annotator, label,
