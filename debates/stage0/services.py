@@ -130,6 +130,8 @@ def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) 
     stage("collecting labels")
     examples = examples_collect(dataset=dataset, seed=seed)
     parts = _parts(examples, seed)
+    # LLM labels are never held-out gold: the figures and the routing band rest on the rest.
+    parts[fit.TEST] = [e for e in parts[fit.TEST] if e.source != "consensus"]
     _check(examples, parts)
     stage("embedding")
     windowing = dataset_windowing(dataset=dataset)
@@ -145,8 +147,7 @@ def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) 
         fit.decision_values(classifier, *vectors[fit.CALIBRATION]), _labels(calibration)
     )
     stage("scoring held-out")
-    # LLM labels are never held-out gold: the figures and the routing band rest on the rest.
-    test = [e for e in parts[fit.TEST] if e.source != "consensus"]
+    test = parts[fit.TEST]
     p = fit.probabilities(classifier, calibrator, *vectors[fit.TEST])
     threshold = fit.decision_threshold(_labels(calibration))
     metrics = fit.heldout_metrics(p.tolist(), _labels(test).tolist(), threshold=threshold)

@@ -178,5 +178,14 @@ def test_a_judge_is_reused_until_the_datasets_labels_change(stage0_dataset, fake
     again = _launch(pool, stage0=True, stage0_alpha=0.3, stage0_delta=0.3, allow_duplicate=True)
     debate_job_wait(job=again, poll_seconds=0.1)
     again.refresh_from_db()
-    assert Stage0Judge.objects.count() == 2
+    assert not again.stage0_note.startswith("stage 0 failed"), again.stage0_note
+    assert Stage0Judge.objects.filter(status="ready").count() == 2
     assert again.stage0_model_hash != judge.model_hash
+    newest = Stage0Judge.objects.get(model_hash=again.stage0_model_hash)
+    # The debates' consensus labels were learned from, never held out as gold.
+    assert (
+        newest.metrics["counts"]["train"].get("consensus_nonrelevant", 0)
+        + newest.metrics["counts"]["train"].get("consensus_relevant", 0)
+        > 0
+    )
+    assert {row["source"] for row in newest.heldout} <= {"qrels", "human", "cross", "unjudged"}
