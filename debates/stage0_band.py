@@ -174,6 +174,17 @@ def band_choose(
     return Stage0Band(alpha, delta, len(p), low, high, needed, _message(band))
 
 
+def band_sides(low: Stage0Band, high: Stage0Band) -> Stage0Band:
+    """One band of ``low``'s non-relevant side and ``high``'s relevant side, each chosen on
+    its own calibration set (same alpha and delta; ``n`` is the larger set). Used when the
+    two sides need different human labels (see :mod:`debates.services.stage0_route`)."""
+    if (low.alpha, low.delta) != (high.alpha, high.delta):
+        raise ValueError("both sides need the same alpha and delta")
+    n = max(low.n, high.n)
+    band = Stage0Band(low.alpha, low.delta, n, low.low, high.high, low.needed, "")
+    return Stage0Band(low.alpha, low.delta, n, low.low, high.high, low.needed, _message(band))
+
+
 def _message(band: Stage0Band) -> str:
     guarantee = (
         f"error <= {band.alpha:g} among settled labels with probability >= "

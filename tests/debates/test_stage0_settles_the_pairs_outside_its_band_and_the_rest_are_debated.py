@@ -35,7 +35,7 @@ def _launch(pool, **options) -> DebateJob:
 def test_stage0_settles_what_lies_outside_its_band_and_debates_the_rest(
     stage0_dataset, fake_llms, monkeypatch
 ):
-    """A hand-worked band: held-out labels 30 at p 0.95 (all relevant), 30 at 0.05 (none),
+    """A hand-worked band: held-out human labels 30 at p 0.95 (all relevant), 30 at 0.05 (none),
     10 at 0.5 (5 relevant): at alpha = delta = 0.1 each side rejects down to its 30 pairs
     (0.9^30 = 0.042 <= 0.05) and stops at 0.5 (P(Bin(40, 0.1) <= 5) = 0.63): high 0.505,
     low 0.495. Pairs scored 0.95 / 0.5 / 0.05 are settled 1 / debated / settled 0."""
@@ -44,7 +44,7 @@ def test_stage0_settles_what_lies_outside_its_band_and_debates_the_rest(
 
     judge = stage0.stage0_judge_train(dataset=stage0_dataset)
     heldout = [
-        {"query_id": "q", "doc_id": f"r{i}", "p": 0.95, "label": 1, "source": "qrels"}
+        {"query_id": "q", "doc_id": f"r{i}", "p": 0.95, "label": 1, "source": "human"}
         for i in range(30)
     ]
     heldout += [
@@ -54,6 +54,12 @@ def test_stage0_settles_what_lies_outside_its_band_and_debates_the_rest(
     heldout += [
         {"query_id": "q", "doc_id": f"m{i}", "p": 0.5, "label": i % 2, "source": "human"}
         for i in range(10)
+    ]
+    # Judged pairs of the qrels never set the relevant side (a pool's holes hold far fewer
+    # relevant pairs than the qrels): these 40 would stop it at once if they did.
+    heldout += [
+        {"query_id": "q", "doc_id": f"j{i}", "p": 0.99, "label": 0, "source": "qrels"}
+        for i in range(40)
     ]
     # Assumed negatives are no human's label: they never set the band.
     heldout += [
@@ -75,7 +81,7 @@ def test_stage0_settles_what_lies_outside_its_band_and_debates_the_rest(
     assert job.stage0_state == "done"
     assert job.status == DebateJob.Status.FINISHED
     band = band_load(job.stage0_band)
-    assert (band.low.bound, band.high.bound, band.n) == (0.495, 0.505, 70)
+    assert (band.low.bound, band.high.bound, band.n) == (0.495, 0.505, 110)
     assert job.stage0_model_hash == Stage0Judge.objects.get(pk=judge.pk).model_hash
     for debate in Debate.objects.filter(job=job).select_related("pair"):
         p = cycle[debate.pair_id % 3]
