@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TypedDict
 
+from debates.llm.config import backend_and_model
+
 from ..review.agreement import majority_label, median_grade
 
 # Sources (LabelProvenance.Source values) and unresolved reasons, as stored and exported.
@@ -127,6 +129,16 @@ class DebateEvidence:
     graded: bool = False
     # "stage0": the agreed label is the stage-0 judge's, not a debate's (no LLM call).
     settled_by: str = ""
+
+
+def provenance_models(
+    agent_a: dict, agent_b: dict, *, settled_by: str, stage0_hash: str
+) -> tuple[str, ...]:
+    """The models a label's provenance names: for a stage-0 label the judge, by its model
+    hash (``"stage0:<hash>"``); else each agent's model (its backend when it names none)."""
+    if settled_by == STAGE0:
+        return (f"stage0:{stage0_hash}",)
+    return tuple(model or backend for backend, model in map(backend_and_model, (agent_a, agent_b)))
 
 
 @dataclass(frozen=True, slots=True)

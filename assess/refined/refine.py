@@ -25,7 +25,6 @@ from corpora.identical import skip_identical
 from corpora.models import Dataset, Pair, Pool, Qrel, QrelSet
 from corpora.ordering import code_point
 from corpora.services import qrel_set_grades_record
-from debates.llm.config import backend_and_model
 from debates.models import Debate, DebateJob
 
 from ..models import Adjudication, Judgment, LabelProvenance, Refinement, ReviewItem
@@ -97,12 +96,6 @@ def open_disagreements_sentence(count: int) -> str:
         f"{pairs} still open (escalated pairs no human has settled yet): they stay unjudged "
         "in this set; refine again once they are judged."
     )
-
-
-def _agent_model(config: dict) -> str:
-    # What a label's provenance names an agent by (its model, else its backend).
-    backend, model = backend_and_model(config)
-    return model or backend
 
 
 def _username_field() -> str:
@@ -232,12 +225,7 @@ def _debate_evidence_by_pair(
     for row in rows.iterator(chunk_size=BATCH_SIZE):
         pk, pair_id, job_id, status, label, rnd, reason, finished, a, b, version, scale = row[:12]
         settled_by, stage0_hash = row[12:]
-        # A stage-0 label's "model" is the judge, named by its hash (the provenance's model).
-        models = (
-            (f"stage0:{stage0_hash}",)
-            if settled_by == final.STAGE0
-            else (_agent_model(a), _agent_model(b))
-        )
+        models = final.provenance_models(a, b, settled_by=settled_by, stage0_hash=stage0_hash)
         item_id, kind, needed, over_budget = reviews.get(pk, (None, "", 1, False))
         by_pair[pair_id].append(
             final.DebateEvidence(
