@@ -75,6 +75,9 @@ class PoolOut(Schema):
     runs: list[str]
     query_ids: list[str] | None
     pairs: int
+    strategy: Literal["depth", "rbp", "rrf", "bandit", "mtc"] = "depth"
+    budget: int | None = None
+    strategy_parameters: dict[str, Any] = {}
 
 
 class DatasetOut(Schema):
@@ -153,6 +156,9 @@ def _pool_out(pool: Pool) -> PoolOut:
         runs=sorted(r.name for r in pool.runs.all()),
         query_ids=pool.query_ids,
         pairs=pool.pairs.count(),
+        strategy=pool.strategy,  # type: ignore[arg-type]  # the model's choices: the Literal
+        budget=pool.budget,
+        strategy_parameters=pool.strategy_parameters,
     )
 
 
@@ -451,12 +457,23 @@ class PoolIn(StrictIn):
     include_judged: bool = False
     name: str = Field("", max_length=100, pattern=r"^[-a-zA-Z0-9_]*$")
     queries: list[str] | None = None
+    strategy: Literal["depth", "rbp", "rrf", "bandit", "mtc"] = Field(
+        "depth", description="Judging order: depth, rbp, rrf, bandit (MaxMean) or mtc"
+    )
+    budget: float | None = Field(
+        None,
+        gt=0,
+        le=10_000_000,
+        description="Pairs a job judges at most: a number of pairs, or below 1 a share of "
+        "the pool; empty: every pair",
+    )
 
 
 @router.post("/datasets/{slug}/pools", response=_UPLOAD, auth=WRITE)
 def pool_create(request: HttpRequest, slug: str, payload: PoolIn) -> Status[OperationOut]:
     """Build (or extend) a pool of the unjudged pairs the ``runs`` rank in their top
-    ``depth`` for the queries judged in ``qrels`` (admin); 202 with the operation."""
+    ``depth`` for the queries judged in ``qrels`` (admin), ordered by ``strategy`` with a
+    ``budget`` of pairs to judge (a count, or below 1 a share); 202 with the operation."""
     _names_check(name=payload.name)
     dataset = dataset_or_404(slug)
     if not payload.runs:
@@ -465,6 +482,8 @@ def pool_create(request: HttpRequest, slug: str, payload: PoolIn) -> Status[Oper
         raise HttpError(400, f"depth: must be at least 1, got {payload.depth}")
     if not QrelSet.objects.filter(dataset=dataset, name=payload.qrels).exists():
         raise HttpError(400, f"qrels: no qrel set {payload.qrels!r} in {dataset.slug}")
+    if payload.budget is not None and payload.budget >= 1 and payload.budget != int(payload.budget):
+        raise HttpError(400, f"budget: 1 or more is a number of pairs, got {payload.budget}")
     return _operation_start(
         request, kind=Operation.Kind.BUILD_POOL, params=payload.dict(), dataset=dataset
     )

@@ -11,7 +11,7 @@ from django import forms
 
 from core.fields import NameField, StorableCharField, TitleField
 
-from .models import Dataset, QrelSet, Run
+from .models import Dataset, Pool, QrelSet, Run
 
 UNKNOWN_IDS = [("reject", "reject the file"), ("drop", "drop those rows, counted")]
 DUPLICATES = [
@@ -107,6 +107,27 @@ class PoolForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text="Only these query ids (one per line); empty: every judged query.",
     )
+    strategy = forms.ChoiceField(
+        choices=Pool.Strategy.choices,
+        initial=Pool.Strategy.DEPTH,
+        label="Judging order",
+        help_text="Depth judges every pair; the others order the pairs so a budget is spent "
+        "where the ranking needs it (bandit and mtc learn from labels as they arrive).",
+    )
+    budget = forms.FloatField(
+        required=False,
+        min_value=0.0001,
+        max_value=10_000_000,
+        label="Budget",
+        help_text="Pairs to judge at most: a number, or below 1 a share of the pool (0.6); "
+        "empty: every pair.",
+    )
+
+    def clean_budget(self) -> float | None:
+        budget = self.cleaned_data.get("budget")
+        if budget is not None and budget >= 1 and budget != int(budget):
+            raise forms.ValidationError("1 or more is a number of pairs: give a whole number.")
+        return budget
 
     def __init__(self, *args: Any, dataset: Dataset, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -131,4 +152,6 @@ class PoolForm(forms.Form):
             "include_judged": data["include_judged"],
             "name": data.get("name") or "",
             "queries": queries or None,
+            "strategy": data.get("strategy") or Pool.Strategy.DEPTH,
+            "budget": data.get("budget"),
         }

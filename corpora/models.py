@@ -286,7 +286,19 @@ class DocumentEmbedding(models.Model):
 
 class Pool(models.Model):
     """Candidate (query, document) pairs: the union of chosen runs' top ``depth`` per query,
-    minus pairs already judged in ``qrel_set`` unless ``include_judged``."""
+    minus pairs already judged in ``qrel_set`` unless ``include_judged``.
+
+    ``strategy`` orders the pairs for judging (:mod:`corpora.pool_strategies`): ``depth``
+    without a budget keeps the canonical order (query id, doc id); any other strategy, or a
+    budget, stores each pair's place in ``Pair.pool_order``. ``budget`` is the number of
+    pairs a job judges at most (None: every pair)."""
+
+    class Strategy(models.TextChoices):
+        DEPTH = "depth", "depth-k (every pair)"
+        RBP = "rbp", "RBP-weighted (p = 0.8)"
+        RRF = "rrf", "reciprocal rank fusion (k = 60)"
+        BANDIT = "bandit", "bandit (MaxMean over runs)"
+        MTC = "mtc", "minimal test collection"
 
     dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="pools")
     qrel_set = models.ForeignKey(
@@ -307,6 +319,18 @@ class Pool(models.Model):
         blank=True,
         help_text="Pool only these query ids (a bounded subset); empty: every judged query.",
     )
+    strategy = models.CharField(
+        max_length=10,
+        choices=Strategy.choices,
+        default=Strategy.DEPTH,
+        help_text="The order in which the pairs are judged.",
+    )
+    budget = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Pairs a job judges at most, in the strategy's order."
+    )
+    strategy_parameters = models.JSONField(
+        default=dict, blank=True, help_text="The strategy's settings (p, k, discount...)."
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -315,6 +339,11 @@ class Pool(models.Model):
 
     def __str__(self) -> str:
         return f"{self.dataset.slug}/{self.name}"
+
+    @property
+    def adaptive(self) -> bool:
+        """Whether the strategy reorders the pairs as labels arrive (bandit, mtc)."""
+        return self.strategy in (self.Strategy.BANDIT, self.Strategy.MTC)
 
 
 class Pair(models.Model):
@@ -325,6 +354,11 @@ class Pair(models.Model):
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="pairs")
     original_relevance = models.SmallIntegerField(
         null=True, blank=True, help_text="Grade in the pool's qrel set, if judged there."
+    )
+    pool_order = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Place in the pool strategy's judging order (1 first); empty: canonical.",
     )
     created = models.DateTimeField(auto_now_add=True)
 

@@ -36,7 +36,7 @@ from core.broker import background_after_commit, task_named
 from core.fixes import OptionFix, error_fix, error_worded
 
 from ..formats import FormatError
-from ..models import Dataset, Operation, QrelSet, Run
+from ..models import Dataset, Operation, Pool, QrelSet, Run
 from ..uploads import UploadError, archive_extract, beir_folder_find, error_relative
 from .datasets import dataset_import_beir, qrel_set_get, qrels_import
 from .pools import PoolError, pool_build
@@ -331,9 +331,16 @@ def _build_pool(operation: Operation, root: Path | None) -> dict[str, Any]:
         include_judged=bool(params.get("include_judged", False)),
         name=params.get("name") or None,
         queries=params.get("queries") or None,
+        strategy=params.get("strategy") or Pool.Strategy.DEPTH,
+        budget=params.get("budget"),
     )
     pool = report.pool
-    return {"pool": pool.pk, "name": pool.name, "pairs": pool.pairs.count()}
+    result: dict[str, Any] = {"pool": pool.pk, "name": pool.name, "pairs": pool.pairs.count()}
+    if pool.budget is not None:
+        result["budget"] = pool.budget
+    if report.budget_note:
+        result["note"] = report.budget_note
+    return result
 
 
 #: A step: the operation and its upload folder (None without files) -> the result to store.

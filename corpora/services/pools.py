@@ -16,8 +16,8 @@ from django.utils import timezone
 
 from core.names import name_problem
 
-from .. import pooling
-from ..models import Dataset, PairSource, Pool, QrelSet, Query, Run, RunEntry
+from .. import pool_strategies, pooling
+from ..models import Dataset, Pair, PairSource, Pool, QrelSet, Query, Run, RunEntry
 from ..selectors import excluded_pk_pairs
 from .datasets import BATCH_SIZE, copy_rows
 from .runs import run_fail_stale
@@ -40,11 +40,19 @@ class PoolBuildReport:
     created_sources: int
     query_ids: dict[int, str]
     run_names: dict[int, str]
+    budget_note: str = ""
 
 
-def pool_default_name(*, qrel_set: QrelSet, depth: int, include_judged: bool) -> str:
-    """``<qrels>-depth<k>``, plus ``-judged`` when judged pairs are re-judged."""
-    return f"{qrel_set.name}-depth{depth}" + ("-judged" if include_judged else "")
+def pool_default_name(
+    *, qrel_set: QrelSet, depth: int, include_judged: bool, strategy: str = Pool.Strategy.DEPTH
+) -> str:
+    """``<qrels>-depth<k>``, plus ``-judged`` when judged pairs are re-judged and
+    ``-<strategy>`` for a strategy other than depth."""
+    return (
+        f"{qrel_set.name}-depth{depth}"
+        + ("-judged" if include_judged else "")
+        + ("" if strategy == Pool.Strategy.DEPTH else f"-{strategy}")
+    )
 
 
 def pool_build(
@@ -56,6 +64,8 @@ def pool_build(
     include_judged: bool = False,
     name: str | None = None,
     queries: Sequence[str] | None = None,
+    strategy: str = Pool.Strategy.DEPTH,
+    budget: float | None = None,
 ) -> PoolBuildReport:
     """Build or extend a Pool: the union of each run's top ``depth`` per query.
 
@@ -70,10 +80,22 @@ def pool_build(
     Every run must be done; one left running by a task that died is marked failed first
     (:func:`run_fail_stale`) and refused with that reason. When the dataset excludes
     identical ids, a query's own document is never pooled (``result.excluded_left_out``
-    counts the run entries skipped for it). Raises :class:`PoolError`.
+    counts the run entries skipped for it).
+
+    ``strategy`` (:mod:`corpora.pool_strategies`: depth, rbp, rrf, bandit, mtc) orders the
+    pairs for judging and ``budget`` caps how many a job judges: a number of pairs, or below
+    1 a share of the pool; more than the pool judges every pair (``budget_note`` says so).
+    Any strategy but depth, or a budget, stores each pair's place (``Pair.pool_order``),
+    recomputed when runs are added; adaptive strategies start from the qrels' labels and are
+    reordered by jobs as labels arrive. An existing pool must have the same strategy and
+    budget. A run that ranks none of the pooled queries is refused (it would add nothing).
+    Raises :class:`PoolError`; a refused build leaves no pool, pair or order behind.
     """
     _pool_runs_check(dataset=dataset, qrel_set=qrel_set, runs=runs, depth=depth)
-    name = name or pool_default_name(qrel_set=qrel_set, depth=depth, include_judged=include_judged)
+    _pool_strategy_check(strategy, budget)
+    name = name or pool_default_name(
+        qrel_set=qrel_set, depth=depth, include_judged=include_judged, strategy=strategy
+    )
     problem = name_problem(name, field="pool name")
     if problem:
         raise PoolError(problem)
@@ -86,6 +108,8 @@ def pool_build(
             depth=depth,
             include_judged=include_judged,
             subset=subset,
+            strategy=strategy,
+            budget=budget,
         )
         pool.runs.add(*runs)
         pooled_runs = list(pool.runs.all())
@@ -97,7 +121,9 @@ def pool_build(
             include_judged=include_judged,
             subset=subset,
         )
+        _pool_overlap_check(result, runs)
         created_pairs, created_sources = _pool_rows_write(pool, result)
+        budget_note = _pool_order_write(pool, dataset=dataset, pooled_runs=pooled_runs)
     query_ids = dict(
         Query.objects.filter(pk__in=[s.query for s in result.per_query]).values_list(
             "pk", "query_id"
@@ -112,6 +138,98 @@ def pool_build(
         created_sources=created_sources,
         query_ids=query_ids,
         run_names={r.pk: r.name for r in pooled_runs},
+        budget_note=budget_note,
+    )
+
+
+def _pool_strategy_check(strategy: str, budget: float | None) -> None:
+    """Raise :class:`PoolError` for an unknown strategy or a budget of 0 or less, or a
+    count that is not a whole number."""
+    if strategy not in Pool.Strategy.values:
+        raise PoolError(
+            f"unknown pool strategy {strategy!r} (expected {', '.join(Pool.Strategy.values)})"
+        )
+    try:
+        pool_strategies.budget_resolve(budget, pool_size=1)
+    except ValueError as exc:
+        raise PoolError(str(exc)) from None
+
+
+def _pool_overlap_check(result: pooling.PoolResult[int, int, int], runs: Sequence[Run]) -> None:
+    """Raise :class:`PoolError` naming each of ``runs`` that ranks none of the pooled queries
+    within the depth (no overlap with the qrels: a wrong run file, or another topic set)."""
+    contributing = {s.run for c in result.candidates for s in c.sources}
+    contributing |= {r for q in result.per_query for r, n in q.by_run.items() if n}
+    # A run whose top documents are all judged contributes no candidate but does overlap.
+    ranked = set(
+        RunEntry.objects.filter(
+            run__in=[r.pk for r in runs], query_id__in=[q.query for q in result.per_query]
+        )
+        .values_list("run_id", flat=True)
+        .distinct()
+    )
+    idle = [r.name for r in runs if r.pk not in contributing and r.pk not in ranked]
+    if idle:
+        raise PoolError(
+            f"run(s) {', '.join(idle)} rank none of the queries the qrels judge (no overlap "
+            "with the pool): check the run's query ids, or leave it out"
+        )
+
+
+def _pool_order_write(pool: Pool, *, dataset: Dataset, pooled_runs: list[Run]) -> str:
+    """Store each pair's place in ``pool``'s strategy order (``Pair.pool_order``, 1 first) and
+    the pool's budget resolved against its size; returns the budget's note. A depth pool
+    without a budget keeps the canonical order (no places stored). The strategy sees every
+    run's top ``depth`` of the pooled queries, judged pairs included with their qrels grade
+    as known labels (unless the pool re-judges them)."""
+    asked = pool.strategy_parameters.get("budget_asked")
+    if pool.strategy == Pool.Strategy.DEPTH and asked is None:
+        return ""
+    judged_queries = pool.qrel_set.qrels.values("query_id")
+    if pool.query_ids:
+        judged_queries = judged_queries.filter(query__query_id__in=pool.query_ids)
+    excluded = excluded_pk_pairs(dataset=dataset)
+    entries = RunEntry.objects.filter(
+        run__in=pooled_runs, rank__lte=pool.depth, query_id__in=judged_queries
+    ).values_list("run_id", "query_id", "document_id", "rank")
+    rankings = pool_strategies.rankings_from_entries(
+        (e for e in entries.iterator(chunk_size=BATCH_SIZE) if (e[1], e[2]) not in excluded),
+        depth=pool.depth,
+    )
+    labels = (
+        {}
+        if pool.include_judged
+        else {
+            (q, d): grade
+            for q, d, grade in pool.qrel_set.qrels.values_list(
+                "query_id", "document_id", "relevance"
+            )
+        }
+    )
+    params = pool_strategy_params(pool=pool)
+    order = pool_strategies.pool_order(pool.strategy, rankings, labels=labels, params=params)
+    pairs = {(p.query_id, p.document_id): p for p in pool.pairs.only("pk", "query", "document")}
+    changed = []
+    for place, key in enumerate((k for k in order if k in pairs), start=1):
+        pair = pairs[key]
+        pair.pool_order = place
+        changed.append(pair)
+    Pair.objects.bulk_update(changed, ["pool_order"], batch_size=1000)
+    count, note = pool_strategies.budget_resolve(asked, pool_size=len(pairs))
+    pool.budget = None if asked is None else count
+    pool.save(update_fields=["budget"])
+    return note
+
+
+def pool_strategy_params(*, pool: Pool) -> pool_strategies.StrategyParams:
+    """``pool``'s stored strategy settings, typed (defaults where a key is missing)."""
+    stored = pool.strategy_parameters
+    default = pool_strategies.DEFAULT_PARAMS
+    return pool_strategies.StrategyParams(
+        rbp_p=float(stored.get("rbp_p", default.rbp_p)),
+        rrf_k=int(stored.get("rrf_k", default.rrf_k)),
+        bandit_discount=float(stored.get("bandit_discount", default.bandit_discount)),
+        rel_level=int(stored.get("rel_level", default.rel_level)),
     )
 
 
@@ -169,10 +287,16 @@ def _pool_lock(
     depth: int,
     include_judged: bool,
     subset: list[str],
+    strategy: str,
+    budget: float | None,
 ) -> Pool:
     """Pool ``name`` of ``dataset``, created or locked (in the caller's transaction). Raises
-    :class:`PoolError` when it exists with another qrel set, depth, ``include_judged`` or
-    query subset."""
+    :class:`PoolError` when it exists with another qrel set, depth, ``include_judged``,
+    query subset, strategy or budget."""
+    parameters: dict[str, float | int | None] = {}
+    if strategy != Pool.Strategy.DEPTH:
+        parameters.update(pool_strategies.StrategyParams().as_dict())
+    parameters["budget_asked"] = budget
     pool, created = Pool.objects.select_for_update().get_or_create(
         dataset=dataset,
         name=name,
@@ -181,6 +305,8 @@ def _pool_lock(
             "depth": depth,
             "include_judged": include_judged,
             "query_ids": subset,
+            "strategy": strategy,
+            "strategy_parameters": parameters,
         },
     )
     if not created and (
@@ -188,13 +314,20 @@ def _pool_lock(
         or pool.depth != depth
         or pool.include_judged != include_judged
         or pool.query_ids != subset
+        or pool.strategy != strategy
+        or pool.strategy_parameters.get("budget_asked") != budget
     ):
         raise PoolError(
             f"pool {name!r} exists with qrels {pool.qrel_set.name!r}, depth {pool.depth}, "
             f"include_judged={pool.include_judged}, "
-            f"{len(pool.query_ids) or 'all'} queries; use another name"
+            f"{len(pool.query_ids) or 'all'} queries, strategy {pool.strategy}"
+            f"{_budget_words(pool.strategy_parameters.get('budget_asked'))}; use another name"
         )
     return pool
+
+
+def _budget_words(budget: float | None) -> str:
+    return "" if budget is None else f", budget {budget:g}"
 
 
 def _pool_candidates(

@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 
 from corpora.models import Pair, Pool
 from corpora.ordering import code_point
@@ -72,9 +72,12 @@ def error_text(exc: BaseException) -> str:
 
 
 def pairs_in_order(pool: Pool) -> QuerySet[Pair]:
-    """The pool's pairs in the canonical order: query id, then doc id, by code point."""
+    """The pool's pairs in judging order: the pool strategy's order (``Pair.pool_order``)
+    where one is stored, then the canonical order (query id, then doc id, by code point)."""
     return Pair.objects.filter(pool=pool).order_by(
-        code_point("query__query_id"), code_point("document__doc_id")
+        F("pool_order").asc(nulls_last=True),
+        code_point("query__query_id"),
+        code_point("document__doc_id"),
     )
 
 

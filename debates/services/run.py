@@ -65,6 +65,7 @@ from debates.services.leases import (
     lease_release,
     lease_turn_store,
 )
+from debates.services.pool_batches import pool_batch_next
 from debates.services.queue import debates_enqueue, debates_pending_ids
 from debates.services.stage0_route import (
     debate_job_stage0_prepare,
@@ -330,7 +331,9 @@ def _debate_failure_log(debate_id: int, exc: BaseException, status: str | None) 
 
 def _debate_ended(row: ClaimedDebate, status: str) -> None:
     """After a debate's outcome is stored: finish its job if it was the last open debate,
-    and tell other apps (the review queue) through :data:`debates.signals.debate_ended`."""
+    and tell other apps (the review queue) through :data:`debates.signals.debate_ended`.
+    A job on an adaptive pool gets its next batch first (:func:`pool_batch_next`)."""
+    pool_batch_next(job_id=row.job_id)
     job_finish_if_done(job_id=row.job_id)
     debate_ended.send_robust(
         sender=Debate, debate_id=row.debate_id, job_id=row.job_id, status=status
@@ -549,5 +552,6 @@ def debate_requeue_expired(
     if job is not None:
         running_jobs = running_jobs.filter(pk=job.pk)
     for job_id in set(running_jobs.values_list("pk", flat=True)) | touched_jobs:
+        pool_batch_next(job_id=job_id)
         job_finish_if_done(job_id=job_id)
     return len(expired)

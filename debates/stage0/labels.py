@@ -78,16 +78,17 @@ def _qrels(dataset: Dataset, level: int) -> dict[tuple[int, int], int]:
     return {key: _binary(grade, level) for key, grade in grades.items()}
 
 
-def _consensus(dataset: Dataset, level: int) -> dict[tuple[int, int], int]:
-    # Stage 0's own labels are left out: a judge learning from its predecessor's most
-    # confident guesses would grow more confident, not more right.
-    rows = (
-        Debate.objects.filter(
-            job__pool__dataset=dataset, status=Debate.Status.AGREED, final_label__isnull=False
-        ).exclude(settled_by="stage0")
-    ).values_list("pair__query_id", "pair__document_id", "final_label", "job__scale")
+def _consensus(dataset: Dataset, level: int, *, stage0: bool = False) -> dict[tuple[int, int], int]:
+    # Stage 0's own labels are left out of its training: a judge learning from its
+    # predecessor's most confident guesses would grow more confident, not more right.
+    rows = Debate.objects.filter(
+        job__pool__dataset=dataset, status=Debate.Status.AGREED, final_label__isnull=False
+    )
+    if not stage0:
+        rows = rows.exclude(settled_by="stage0")
+    found = rows.values_list("pair__query_id", "pair__document_id", "final_label", "job__scale")
     out: dict[tuple[int, int], int] = {}
-    for q, d, label, scale in rows.order_by("pk"):
+    for q, d, label, scale in found.order_by("pk"):
         assert label is not None  # filtered above
         # A binary job's label is 1/0; a graded job's is a grade, read at the level.
         out[(q, d)] = _binary(label, level if scale == DebateJob.Scale.GRADED else 1)
@@ -126,6 +127,18 @@ def _cross(
         for d in rng.sample(others, min(CROSS_NEGATIVES, len(others))):
             out[(q, d)] = 0
     return out
+
+
+def labels_known(*, dataset: Dataset, relevance_level: int = 1) -> dict[tuple[int, int], int]:
+    """Every label ``dataset``'s pairs have now, 1 (relevant at ``relevance_level``) or 0, by
+    ``(query pk, document pk)``: a person's (the registered human sources) over the imported
+    qrels over a settled label (debate consensus or stage 0). What an adaptive pool strategy
+    learns from as labels arrive."""
+    labels = _consensus(dataset, relevance_level, stage0=True)
+    labels.update(_qrels(dataset, relevance_level))
+    for source in _HUMAN_LABELS:
+        labels.update(source(dataset=dataset, relevance_level=relevance_level))
+    return labels
 
 
 def examples_collect(*, dataset: Dataset, relevance_level: int = 1, seed: int = 0) -> list[Example]:

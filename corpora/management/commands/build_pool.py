@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from corpora.models import QrelSet, Run
+from corpora.models import Pool, QrelSet, Run
 from corpora.services.datasets import qrel_set_get
 from corpora.services.pools import PoolBuildReport, PoolError, pool_build
 from corpora.services.runs import run_get
@@ -48,6 +48,11 @@ def format_report(report: PoolBuildReport, *, per_query: bool = True) -> str:
         f"this build created {report.created_pairs:,} new pairs and "
         f"{report.created_sources:,} provenance rows"
     )
+    if pool.strategy != Pool.Strategy.DEPTH or pool.budget is not None:
+        budget = "every pair" if pool.budget is None else f"budget {pool.budget:,} pairs"
+        lines.append(f"judging order: {pool.get_strategy_display()}; {budget}")
+    if report.budget_note:
+        lines.append(f"note: {report.budget_note}")
     return "\n".join(lines)
 
 
@@ -64,6 +69,19 @@ class Command(BaseCommand):
             "--include-judged",
             action="store_true",
             help="Keep pairs already judged in the qrel set (accuracy audits)",
+        )
+        parser.add_argument(
+            "--strategy",
+            choices=Pool.Strategy.values,
+            default=Pool.Strategy.DEPTH,
+            help="Judging order: depth (every pair), rbp (p = 0.8), rrf (k = 60), bandit "
+            "(MaxMean over runs) or mtc (minimal test collection); default depth",
+        )
+        parser.add_argument(
+            "--budget",
+            type=float,
+            help="Pairs a job judges at most, in the strategy's order: a number of pairs, or "
+            "below 1 a share of the pool (0.6); default every pair",
         )
         parser.add_argument("--totals-only", action="store_true", help="Skip the per-query table")
 
@@ -89,6 +107,8 @@ class Command(BaseCommand):
                 depth=opts["depth"],
                 include_judged=opts["include_judged"],
                 name=opts["name"],
+                strategy=opts["strategy"],
+                budget=opts["budget"],
             )
         except PoolError as exc:
             raise CommandError(str(exc)) from None

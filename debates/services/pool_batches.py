@@ -1,0 +1,100 @@
+"""Jobs on an adaptive pool (bandit, mtc: :mod:`corpora.pool_strategies`) debate it in
+batches: the first :data:`ADAPTIVE_BATCH` pairs of the pool's stored order at launch, then,
+each time the job has no open debate left, the next batch chosen by the strategy from every
+label known by then (qrels, debate consensus, stage 0, human labels: the same for any
+source, each label keeping its own provenance where it is stored), until the job's pair
+limit (the pool's budget by default) or the pool runs out.
+
+The database is the truth: the job row is locked while a batch is chosen, so of two workers
+ending the last two debates at once one adds the batch and the other finds it open.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from core.broker import tasks_run_in_process
+from corpora import pool_strategies
+from corpora.models import Pair, Pool, RunEntry
+from corpora.selectors import excluded_pk_pairs
+from debates.models import Debate, DebateJob
+from debates.services.queue import debates_enqueue, job_queue
+from debates.stage0.labels import labels_known
+
+#: Pairs per batch of an adaptive pool: small enough that the strategy learns between
+#: batches, large enough to keep 16 requests in flight for most of a batch.
+ADAPTIVE_BATCH = 32
+
+_OPEN = (Debate.Status.PENDING, Debate.Status.RUNNING)
+
+
+def pool_batch_first(*, pool: Pool, limit: int | None) -> int | None:
+    """How many pairs a new job on ``pool`` debates first: ``limit`` (default: the pool's
+    budget) for a pool whose order is fixed, at most :data:`ADAPTIVE_BATCH` for an adaptive
+    one (its next batches follow as labels arrive, :func:`pool_batch_next`)."""
+    limit = limit if limit is not None else pool.budget
+    if not pool.adaptive:
+        return limit
+    return min(limit, ADAPTIVE_BATCH) if limit is not None else ADAPTIVE_BATCH
+
+
+def pool_batch_next(*, job_id: int) -> list[int]:
+    """Add the next batch of a running job on an adaptive pool once none of its debates is
+    open; returns the new debates' ids ([] when the job is not such a job, still has open
+    debates, reached its pair limit or its pool's end). The new debates are enqueued after
+    commit when a broker is configured; an in-process run finds them pending. Each chosen
+    pair's ``pool_order`` becomes its place in the order actually judged."""
+    if not DebateJob.objects.filter(
+        pk=job_id, status=DebateJob.Status.RUNNING, batch=False, pool__strategy__in=_adaptive()
+    ).exists():
+        return []
+    with transaction.atomic():
+        job = DebateJob.objects.select_for_update().select_related("pool").get(pk=job_id)
+        if job.status != DebateJob.Status.RUNNING or job.debates.filter(status__in=_OPEN):
+            return []
+        done = job.debates.count()
+        room = (job.pair_limit or job.pool.pairs.count()) - done
+        if room <= 0:
+            return []
+        pairs = _next_pairs(job, min(room, ADAPTIVE_BATCH))
+        created = Debate.objects.bulk_create([Debate(job=job, pair=p) for p in pairs])
+        for place, pair in enumerate(pairs, start=done + 1):
+            pair.pool_order = place
+        Pair.objects.bulk_update(pairs, ["pool_order"])
+        ids = [d.pk for d in created]
+        if ids and not tasks_run_in_process():
+            debates_enqueue(ids, queue=job_queue(job))
+    return ids
+
+
+def _adaptive() -> list[str]:
+    return [s for s in Pool.Strategy.values if s in pool_strategies.ADAPTIVE]
+
+
+def _next_pairs(job: DebateJob, count: int) -> list[Pair]:
+    """The ``count`` pairs of ``job``'s pool the strategy judges next, from the labels known
+    now; pairs this job already debated (escalated, failed, or settled) are never chosen."""
+    pool = job.pool
+    judged_queries = pool.qrel_set.qrels.values("query_id")
+    if pool.query_ids:
+        judged_queries = judged_queries.filter(query__query_id__in=pool.query_ids)
+    excluded = excluded_pk_pairs(dataset=pool.dataset)
+    entries = RunEntry.objects.filter(
+        run__in=pool.runs.all(), rank__lte=pool.depth, query_id__in=judged_queries
+    ).values_list("run_id", "query_id", "document_id", "rank")
+    rankings = pool_strategies.rankings_from_entries(
+        (e for e in entries if (e[1], e[2]) not in excluded), depth=pool.depth
+    )
+    labels = labels_known(dataset=pool.dataset)  # 1 or 0, graded labels read at level 1
+    if pool.include_judged:  # the qrels' own labels are what this pool re-judges
+        labels = {k: v for k, v in labels.items() if k not in _qrels_keys(pool)}
+    pairs = {(p.query_id, p.document_id): p for p in pool.pairs.only("pk", "query", "document")}
+    taken = set(job.debates.values_list("pair__query_id", "pair__document_id"))
+    order = pool_strategies.pool_order(
+        pool.strategy, rankings, labels=labels, taken=taken, budget=count
+    )
+    return [pairs[k] for k in order if k in pairs]
+
+
+def _qrels_keys(pool: Pool) -> set[tuple[int, int]]:
+    return set(pool.qrel_set.qrels.values_list("query_id", "document_id"))

@@ -1,0 +1,97 @@
+"""A job on a bandit or mtc pool debates its budget batch by batch, each batch chosen by the
+strategy from the labels known by then: with batches of one pair, the pairs it debates are
+exactly the strategy's replay with the consensus labels as the oracle, and it stops at the
+budget."""
+
+import pytest
+
+from corpora.models import Pair
+from corpora.pool_strategies import pool_order
+from corpora.services import dataset_import_beir, pool_build, qrel_set_get, run_import
+from debates.llm.scripted import RuleClient
+from debates.models import Debate, DebateJob
+from debates.services import pool_batches
+from debates.services.launch import JobSpec, debate_job_launch
+from debates.services.run import debate_job_run_inline
+from tests.fixtures.datasets import write_beir
+from tests.fixtures.jobs import AGENT_A, AGENT_B, reply
+
+RELEVANT = {("q1", "d2"), ("q1", "d5"), ("q2", "d6")}
+DOCS = [f"d{i}" for i in range(1, 9)]
+RUNS = {
+    "a": {"q1": ["d1", "d2", "d3"], "q2": ["d4", "d5", "d6"]},
+    "b": {"q1": ["d2", "d5", "d7"], "q2": ["d6", "d1", "d8"]},
+    "c": {"q1": ["d8", "d3", "d5"], "q2": ["d7", "d4", "d2"]},
+}
+
+
+@pytest.fixture
+def adaptive_dataset(tmp_path):
+    corpus = [{"_id": d, "title": "", "text": f"document {d} text"} for d in DOCS]
+    queries = [{"_id": "q1", "text": "first query"}, {"_id": "q2", "text": "second query"}]
+    # One judged pair per query, so both are pooled; neither is in any run's top 3.
+    qrels = "query-id\tcorpus-id\tscore\nq1\td4\t0\nq2\td3\t0\n"
+    folder = write_beir(tmp_path / "ad", corpus=corpus, queries=queries, qrels={"test": qrels})
+    dataset = dataset_import_beir(path=folder, name="adaptive")
+    runs = []
+    for name, per_query in RUNS.items():
+        path = tmp_path / f"{name}.run"
+        path.write_text(
+            "".join(
+                f"{q} Q0 {d} {r} {10 - r} {name}\n"
+                for q, docs in per_query.items()
+                for r, d in enumerate(docs, start=1)
+            )
+        )
+        runs.append(run_import(dataset=dataset, path=path, name=name))
+    return dataset, runs
+
+
+def truthful_agents(fake_llms):
+    """Both agents answer the pair's true label, so every debate agrees in round 1."""
+
+    def rule(messages):
+        user = next(m["content"] for m in messages if m["role"] == "user")
+        query = "q1" if "first query" in user else "q2"
+        doc = next(d for d in DOCS if f"document {d} text" in user)
+        return reply(int((query, doc) in RELEVANT))
+
+    fake_llms(a=RuleClient(rule), b=RuleClient(rule))
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("strategy", ["bandit", "mtc"])
+def test_batches_of_one_follow_the_strategy_replay_and_stop_at_the_budget(
+    adaptive_dataset, fake_llms, monkeypatch, strategy
+):
+    dataset, runs = adaptive_dataset
+    truthful_agents(fake_llms)
+    monkeypatch.setattr(pool_batches, "ADAPTIVE_BATCH", 1)
+    test = qrel_set_get(dataset=dataset, name="test")
+    pool = pool_build(
+        dataset=dataset, qrel_set=test, runs=runs, depth=3, strategy=strategy, budget=7
+    ).pool
+    assert pool.pairs.count() == 13 and pool.budget == 7
+    job = debate_job_launch(spec=JobSpec(pool=pool, agent_a=AGENT_A, agent_b=AGENT_B, rounds=1))
+    assert job.pair_limit == 7 and job.debates.count() == 1  # one batch at a time
+    debate_job_run_inline(job=job)
+    job.refresh_from_db()
+    assert job.status == DebateJob.Status.FINISHED
+    debated = list(
+        Debate.objects.filter(job=job)
+        .order_by("pk")
+        .values_list("pair__query__query_id", "pair__document__doc_id", "final_label")
+    )
+    assert len(debated) == 7
+    assert all(label == int((q, d) in RELEVANT) for q, d, label in debated)
+    replay = pool_order(
+        strategy,
+        RUNS,
+        labels={("q1", "d4"): 0, ("q2", "d3"): 0},
+        budget=7,
+        oracle=lambda q, d: int((q, d) in RELEVANT),
+    )
+    assert [(q, d) for q, d, _ in debated] == replay
+    # Each debated pair's place is the order it was judged in.
+    places = dict(Pair.objects.filter(pool=pool, debates__job=job).values_list("pk", "pool_order"))
+    assert sorted(places.values()) == list(range(1, 8))
