@@ -1,0 +1,114 @@
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from assess.evaluation.pool_study import pool_replay
+from assess.evaluation.rebench import RebenchError, qrels_dict, rebench_qrel_set, rebench_runs
+from corpora.identical import skip_identical
+from corpora.management.commands._common import load_dataset
+from corpora.models import Pool
+from corpora.pool_strategies import StrategyParams
+from corpora.services import run_rows
+
+
+def budget_value(text: str) -> float:
+    """``--budget``: a number of pairs (1 or more, whole) or a share of the pool (below 1)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise CommandError(f"--budget: not a number: {text!r}") from None
+    if value <= 0 or (value >= 1 and value != int(value)):
+        raise CommandError(
+            f"--budget: a whole number of pairs, or a share between 0 and 1, got {text}"
+        )
+    return value
+
+
+class Command(BaseCommand):
+    help = (
+        "Replay a pool strategy against a collection's qrels as if its pairs were being "
+        "judged: relevant pairs found and the leaderboard's tau_AP against the whole depth "
+        "pool's, at a budget of pairs (or a share of the depth pool)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("dataset", help="Dataset slug")
+        parser.add_argument("--qrels", default="test", help="Qrel set replayed (default test)")
+        parser.add_argument(
+            "--runs", help="Comma-separated run names (default: every finished run)"
+        )
+        parser.add_argument(
+            "--strategy", choices=Pool.Strategy.values, default=Pool.Strategy.BANDIT
+        )
+        parser.add_argument(
+            "--budget",
+            type=budget_value,
+            help="Pairs judged: a number, or below 1 a share of the depth pool (0.6); "
+            "default every pair",
+        )
+        parser.add_argument("--depth", type=int, default=10, help="Pool depth k (default 10)")
+        parser.add_argument(
+            "--rel-level", type=int, default=1, help="Lowest grade counted relevant (default 1)"
+        )
+        parser.add_argument(
+            "--json", action="store_true", help="Print one JSON object (the study's keys)"
+        )
+
+    def handle(self, *args, **opts):
+        if opts["depth"] < 1:
+            raise CommandError(f"--depth: must be at least 1, got {opts['depth']}")
+        dataset = load_dataset(opts["dataset"])
+        names = [n.strip() for n in (opts["runs"] or "").split(",") if n.strip()]
+        try:
+            qrel_set = rebench_qrel_set(dataset=dataset, name=opts["qrels"])
+            runs = rebench_runs(dataset=dataset, names=names or None)
+        except RebenchError as exc:
+            raise CommandError(
+                f"{exc}; build runs with `retrieve`, `study_systems` or `import_run` first"
+                if "no finished run" in str(exc)
+                else str(exc)
+            ) from None
+        qrels = qrels_dict(qrel_set=qrel_set)
+        rankings = {}
+        keep = max(opts["depth"], 10)
+        for run in runs:
+            rows, _ = skip_identical(run_rows(run=run), enabled=dataset.exclude_identical_ids)
+            per_query: dict[str, list[str]] = {}
+            for query, doc, _rank, _score in rows:
+                docs = per_query.setdefault(query, [])
+                if len(docs) < keep:
+                    docs.append(doc)
+            rankings[run.name] = per_query
+        try:
+            replay = pool_replay(
+                opts["strategy"],
+                rankings,
+                qrels,
+                depth=opts["depth"],
+                budget=opts["budget"],
+                params=StrategyParams(rel_level=opts["rel_level"]),
+            )
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        out = replay.as_json()
+        out = {**out, "dataset": dataset.slug, "qrels": qrel_set.name, "depth": opts["depth"]}
+        if opts["json"]:
+            self.stdout.write(json.dumps(out, sort_keys=False))
+            return
+        self.stdout.write(self._text(out))
+
+    @staticmethod
+    def _text(out: dict) -> str:
+        tau = "n/a" if out["tau_ap"] is None else f"{out['tau_ap']:.3f}"
+        lines = [
+            f"{out['dataset']} ({out['qrels']}), {out['systems']} systems, "
+            f"{out['queries']} queries, depth {out['depth']}: strategy {out['strategy']}",
+            f"judged {out['judged']:,} of the depth pool's {out['depth_pool_judged']:,} pairs "
+            f"({(out['judged_share'] or 0):.1%}); relevant found {out['relevant_found']:,} of "
+            f"{out['relevant_in_depth_pool']:,} ({(out['relevant_share'] or 0):.1%})",
+            f"tau_AP,b of the leaderboard (nDCG@10) from the judged pairs against the whole "
+            f"depth pool's: {tau}",
+        ]
+        if out["note"]:
+            lines.append(f"note: {out['note']}")
+        return "\n".join(lines)
