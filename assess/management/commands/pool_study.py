@@ -3,12 +3,11 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from assess.evaluation.pool_study import pool_replay
-from assess.evaluation.rebench import RebenchError, qrels_dict, rebench_qrel_set, rebench_runs
-from corpora.identical import skip_identical
+from assess.evaluation.pool_study_inputs import pool_study_inputs
+from assess.evaluation.rebench import RebenchError
 from corpora.management.commands._common import load_dataset
 from corpora.models import Pool
 from corpora.pool_strategies import StrategyParams
-from corpora.services import run_rows
 
 
 def budget_value(text: str) -> float:
@@ -60,25 +59,11 @@ class Command(BaseCommand):
         dataset = load_dataset(opts["dataset"])
         names = [n.strip() for n in (opts["runs"] or "").split(",") if n.strip()]
         try:
-            qrel_set = rebench_qrel_set(dataset=dataset, name=opts["qrels"])
-            runs = rebench_runs(dataset=dataset, names=names or None)
+            rankings, qrels = pool_study_inputs(
+                dataset=dataset, qrels=opts["qrels"], runs=names, depth=opts["depth"]
+            )
         except RebenchError as exc:
-            raise CommandError(
-                f"{exc}; build runs with `retrieve`, `study_systems` or `import_run` first"
-                if "no finished run" in str(exc)
-                else str(exc)
-            ) from None
-        qrels = qrels_dict(qrel_set=qrel_set)
-        rankings = {}
-        keep = max(opts["depth"], 10)
-        for run in runs:
-            rows, _ = skip_identical(run_rows(run=run), enabled=dataset.exclude_identical_ids)
-            per_query: dict[str, list[str]] = {}
-            for query, doc, _rank, _score in rows:
-                docs = per_query.setdefault(query, [])
-                if len(docs) < keep:
-                    docs.append(doc)
-            rankings[run.name] = per_query
+            raise CommandError(str(exc)) from None
         try:
             replay = pool_replay(
                 opts["strategy"],
@@ -91,7 +76,7 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(str(exc)) from None
         out = replay.as_json()
-        out = {**out, "dataset": dataset.slug, "qrels": qrel_set.name, "depth": opts["depth"]}
+        out = {**out, "dataset": dataset.slug, "qrels": opts["qrels"], "depth": opts["depth"]}
         if opts["json"]:
             self.stdout.write(json.dumps(out, sort_keys=False))
             return
