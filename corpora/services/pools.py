@@ -113,14 +113,7 @@ def pool_build(
         )
         pool.runs.add(*runs)
         pooled_runs = list(pool.runs.all())
-        result = _pool_candidates(
-            dataset=dataset,
-            qrel_set=qrel_set,
-            pooled_runs=pooled_runs,
-            depth=depth,
-            include_judged=include_judged,
-            subset=subset,
-        )
+        result = _pool_candidates(dataset=dataset, pool=pool, pooled_runs=pooled_runs)
         _pool_overlap_check(result, runs)
         created_pairs, created_sources = _pool_rows_write(pool, result)
         budget_note = _pool_order_write(pool, dataset=dataset, pooled_runs=pooled_runs)
@@ -331,18 +324,14 @@ def _budget_words(budget: float | None) -> str:
 
 
 def _pool_candidates(
-    *,
-    dataset: Dataset,
-    qrel_set: QrelSet,
-    pooled_runs: list[Run],
-    depth: int,
-    include_judged: bool,
-    subset: list[str],
+    *, dataset: Dataset, pool: Pool, pooled_runs: list[Run]
 ) -> pooling.PoolResult[int, int, int]:
-    """Every candidate pair of the pool (:func:`corpora.pooling.pool_candidates`): the top
-    ``depth`` entries of each of ``pooled_runs`` for the queries judged in ``qrel_set`` (only
-    those of ``subset`` when given), judged pairs left out unless ``include_judged``, and
-    never a query's own document when ``dataset`` excludes identical ids."""
+    """Every candidate pair of ``pool`` (:func:`corpora.pooling.pool_candidates`): the top
+    ``depth`` entries of each of ``pooled_runs`` for the queries judged in its qrel set (only
+    those of its query subset when it has one), judged pairs left out unless it re-judges
+    them, and never a query's own document when ``dataset`` excludes identical ids."""
+    qrel_set, depth, subset = pool.qrel_set, pool.depth, pool.query_ids
+    include_judged = pool.include_judged
     judged_queries = qrel_set.qrels.values("query_id")
     if subset:
         judged_queries = judged_queries.filter(query__query_id__in=subset)
