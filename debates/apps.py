@@ -9,8 +9,12 @@ class DebatesConfig(AppConfig):
         # The services send their tasks by name (core.broker.task_named), never importing
         # the task module (it imports them): registered here, in every process.
         from . import tasks  # noqa: F401
+        from .services.pool_batches import pool_batch_notes
+        from .services.progress import job_notes_register
         from .stage0 import stage0_step_register
 
         # Training a stage-0 judge runs as a corpora Operation (polled like an import);
         # corpora cannot import debates, so debates gives it the step.
         stage0_step_register()
+        # A job on a pool with a judging order says so after its progress.
+        job_notes_register(pool_batch_notes)

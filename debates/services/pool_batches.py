@@ -67,6 +67,24 @@ def pool_batch_next(*, job_id: int) -> list[int]:
     return ids
 
 
+def pool_batch_notes(job: DebateJob) -> list[str]:
+    """The job's judging order in one line when its pool has a strategy or a budget (shown
+    after the progress by ``debate_job ID progress``), else no line."""
+    pool = job.pool
+    if pool.strategy == Pool.Strategy.DEPTH and pool.budget is None:
+        return []
+    limit = f"{job.pair_limit:,} pairs" if job.pair_limit else "every pair"
+    how = (
+        f"{ADAPTIVE_BATCH} at a time, each batch chosen from the labels known by then"
+        if pool.adaptive
+        else "in the pool's stored order"
+    )
+    return [
+        f"judging order: {pool.get_strategy_display()}; {job.debates.count():,} chosen of "
+        f"{limit}, {how}"
+    ]
+
+
 def _adaptive() -> list[str]:
     return [s for s in Pool.Strategy.values if s in pool_strategies.ADAPTIVE]
 

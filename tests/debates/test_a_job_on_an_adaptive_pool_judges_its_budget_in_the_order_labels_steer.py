@@ -12,6 +12,7 @@ from debates.llm.scripted import RuleClient
 from debates.models import Debate, DebateJob
 from debates.services import pool_batches
 from debates.services.launch import JobSpec, debate_job_launch
+from debates.services.progress import debate_job_notes
 from debates.services.run import debate_job_run_inline
 from tests.fixtures.datasets import write_beir
 from tests.fixtures.jobs import AGENT_A, AGENT_B, reply
@@ -95,3 +96,7 @@ def test_batches_of_one_follow_the_strategy_replay_and_stop_at_the_budget(
     # Each debated pair's place is the order it was judged in.
     places = dict(Pair.objects.filter(pool=pool, debates__job=job).values_list("pk", "pool_order"))
     assert sorted(places.values()) == list(range(1, 8))
+    note = next(n for n in debate_job_notes(job=job) if n.startswith("judging order"))
+    assert note.endswith(
+        "7 chosen of 7 pairs, 1 at a time, each batch chosen from the labels known by then"
+    )
