@@ -462,7 +462,7 @@ class PoolIn(StrictIn):
     )
     budget: float | None = Field(
         None,
-        gt=0,
+        ge=0.000001,
         le=10_000_000,
         description="Pairs a job judges at most: a number of pairs, or below 1 a share of "
         "the pool; empty: every pair",

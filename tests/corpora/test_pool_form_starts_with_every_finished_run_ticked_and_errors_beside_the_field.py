@@ -36,3 +36,25 @@ def test_a_missing_run_is_named_beside_the_label_and_nothing_is_built(tiny_datas
     assert label_end < error < field.index('name="runs"')
     assert 'class="field has-error"' in form[start - 30 : start]
     assert not Pool.objects.exclude(name="p").exists()
+
+
+@pytest.mark.django_db
+def test_the_form_offers_a_judging_order_and_refuses_a_fractional_count_budget(
+    tiny_dataset, client_as
+):
+    client = client_as("admin")
+    form = _pool_form(client.get("/datasets/tiny/").content.decode())
+    elements, _ = html_elements(form)
+    strategies = [
+        a["value"]
+        for t, a in elements
+        if t == "option" and a.get("value") in ("depth", "rbp", "rrf", "bandit", "mtc")
+    ]
+    assert strategies == ["depth", "rbp", "rrf", "bandit", "mtc"]
+    answer = client.post(
+        "/datasets/tiny/actions/pool/",
+        {"qrels": "test", "runs": ["bm25"], "depth": 2, "strategy": "mtc", "budget": "2.5"},
+    )
+    assert answer.status_code == 400
+    assert "1 or more is a number of pairs: give a whole number." in answer.content.decode()
+    assert not Pool.objects.exclude(name="p").exists()
