@@ -44,9 +44,7 @@ def pool_batch_next(*, job_id: int) -> list[int]:
     debates, reached its pair limit or its pool's end). The new debates are enqueued after
     commit when a broker is configured; an in-process run finds them pending. Each chosen
     pair's ``pool_order`` becomes its place in the order actually judged."""
-    if not DebateJob.objects.filter(
-        pk=job_id, status=DebateJob.Status.RUNNING, batch=False, pool__strategy__in=_adaptive()
-    ).exists():
+    if not _job_adaptive(job_id):
         return []
     with transaction.atomic():
         job = DebateJob.objects.select_for_update().select_related("pool").get(pk=job_id)
@@ -85,8 +83,15 @@ def pool_batch_notes(job: DebateJob) -> list[str]:
     ]
 
 
-def _adaptive() -> list[str]:
-    return [s for s in Pool.Strategy.values if s in pool_strategies.ADAPTIVE]
+def _job_adaptive(job_id: int) -> bool:
+    """Whether ``job_id`` is a running direct-call job on an adaptive pool (one indexed
+    query: every debate end asks it)."""
+    return DebateJob.objects.filter(
+        pk=job_id,
+        status=DebateJob.Status.RUNNING,
+        batch=False,
+        pool__strategy__in=[s for s in Pool.Strategy.values if s in pool_strategies.ADAPTIVE],
+    ).exists()
 
 
 def _next_pairs(job: DebateJob, count: int) -> list[Pair]:
