@@ -31,7 +31,7 @@ from pydantic import create_model
 from assess.evaluation.budget import job_budget
 from assess.evaluation.rebench import RebenchError, rebench_compute
 from assess.evaluation.refined_intervals import report_intervals
-from assess.evaluation.tables import rebench_tables
+from assess.evaluation.tables import ranking_json, rebench_tables
 from assess.refined.operations import refinement_start
 from assess.refined.refine import (
     RefineError,
@@ -503,8 +503,12 @@ def refined_rebenchmark(
     rel_level: int = Query(1, ge=1, le=MAX_GRADE, description="Lowest grade counted relevant."),
 ) -> dict[str, Any]:
     """Every finished run scored on the original and the refined qrels (leaderboard, rank
-    changes, per-query deltas) as JSON tables: ``title``, ``header``, ``rows``, ``note``;
-    and ``intervals``: 95% intervals on each run's refined nDCG@10, P@10 and R@100 from the
+    changes, per-query deltas, then the ranking agreement) as JSON tables: ``title``,
+    ``header``, ``rows``, ``note``; the ranking measures between the original and the
+    refined nDCG@10 leaderboard, ``kendall_tau_b``, ``tauap_b`` and ``kendall@10`` (as
+    autojudge-evaluate names them), ``rbo`` (p = 0.9), each ``{"value", "n", ...}``; per run
+    ``rbp`` (refined qrels) and ``rbp_original``: ``{"p": 0.8, "base", "residual"}``; and
+    ``intervals``: 95% intervals on each run's refined nDCG@10, P@10 and R@100 from the
     audit's human labels (prediction-powered), the naive ones beside them, every run pair's
     difference, the share of settled pairs and Kendall's tau with its interval; when the
     human sample cannot support them, ``intervals.error`` says what is missing."""
@@ -524,6 +528,7 @@ def refined_rebenchmark(
         report=report, original=refinement.original, refined=refined, rel_level=rel_level
     )
     return {
+        **ranking_json(report.result),
         "intervals": found.as_json(),
         "tables": [
             {

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .evaluation.refined_intervals import COVERAGE_CAVEAT, refinement_intervals
+from .evaluation.ranking import RBP_P
+from .evaluation.refined_intervals import COVERAGE_CAVEAT, RefinedIntervals, refinement_intervals
 from .models import Refinement
 from .refined.datasheet import IntervalCell, IntervalsSheet
+from .refined.datasheet_ranking import RankingSheet, RbpCell
 
 
 def refinement_intervals_sheet(refinement: Refinement) -> IntervalsSheet:
@@ -19,7 +21,8 @@ def refinement_intervals_sheet(refinement: Refinement) -> IntervalsSheet:
     :func:`assess.evaluation.refined_intervals.refinement_intervals` (the pool's runs
     against the original qrels; binary relevance, grade >= 1) as plain values: per run and
     measure the estimate, its 95% interval and its sample size, the sample's counts, the
-    settled run pairs, Kendall's tau and the caveat; ``error`` says why there are none."""
+    settled run pairs, Kendall's tau and the caveat; ``error`` says why there are none. The
+    same re-benchmark's ranking agreement and RBP go with them (``ranking``)."""
     found = refinement_intervals(refinement=refinement)
     counts = found.counts
     sheet = IntervalsSheet(
@@ -30,6 +33,7 @@ def refinement_intervals_sheet(refinement: Refinement) -> IntervalsSheet:
         unresolved=counts.get("unresolved", 0),
         caveat=COVERAGE_CAVEAT,
         notes=tuple(found.notes),
+        ranking=_ranking_sheet(found),
     )
     if found.ppi is None:
         return sheet
@@ -42,4 +46,26 @@ def refinement_intervals_sheet(refinement: Refinement) -> IntervalsSheet:
         pairs=len(found.pairs),
         settled=sum(p.settled for p in found.pairs),
         tau=found.tau,
+    )
+
+
+def _ranking_sheet(found: RefinedIntervals) -> RankingSheet | None:
+    """The ranking agreement and RBP of ``found`` as plain values (None: not computed)."""
+    a = found.agreement
+    if a is None:
+        return None
+    return RankingSheet(
+        runs=a.n,
+        kendall_tau_b=a.kendall_tau_b,
+        tauap_b=a.tauap_b,
+        kendall_at_k=a.kendall_at_k,
+        rbo=a.rbo,
+        k=a.k,
+        k_runs=a.k_n,
+        rbo_p=a.rbo_p,
+        rbp_p=RBP_P,
+        rbp={
+            s: RbpCell(before.base, before.residual, after.base, after.residual)
+            for s, (before, after) in found.rbp.items()
+        },
     )

@@ -21,14 +21,17 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 import ir_measures
 from ir_measures import Judged, P, R, Success, nDCG
 from scipy import stats
+
+from . import ranking
+from .ranking import RankingAgreement, RbpScore
 
 Qrels = Mapping[str, Mapping[str, int]]
 Run = Mapping[str, Mapping[str, float]]
@@ -455,6 +458,11 @@ class RebenchResult:
     - ``significance``: ``{system: PairedTest}`` on per-query nDCG@10.
     - ``refined_only_queries``: queries judged only in the refined qrels (not evaluated).
     - ``rel_level``: the lowest grade the binary measures and Hole@10 count as relevant.
+    - ``agreement``: the two nDCG@10 leaderboards compared (tau-b, tau_AP,b, top-10 tau,
+      RBO p = 0.9: :func:`assess.evaluation.ranking.ranking_agreement`).
+    - ``rbp_before`` / ``rbp_after``: ``{system: RbpScore}``, RBP (p = 0.8) and its residual
+      on the original / refined qrels, means over the evaluation queries, relevance at
+      ``rel_level`` (:func:`assess.evaluation.ranking.rbp`).
     """
 
     measures: tuple[str, ...]
@@ -472,6 +480,9 @@ class RebenchResult:
     significance: dict[str, PairedTest]
     refined_only_queries: tuple[str, ...]
     rel_level: int = 1
+    agreement: RankingAgreement | None = None
+    rbp_before: dict[str, RbpScore] = field(default_factory=dict)
+    rbp_after: dict[str, RbpScore] = field(default_factory=dict)
 
 
 def leaderboard(scores: Mapping[str, Mapping[str, float]]) -> list[LeaderboardRow]:
@@ -487,7 +498,8 @@ def leaderboard(scores: Mapping[str, Mapping[str, float]]) -> list[LeaderboardRo
 def kendall_tau(
     before: Mapping[str, float], after: Mapping[str, float]
 ) -> tuple[float | None, float | None]:
-    """Kendall's tau-b (scipy.stats.kendalltau) between two scorings of the same systems.
+    """Kendall's tau-b between two scorings of the same systems, as
+    :func:`assess.evaluation.ranking.kendall_tau_b` (scipy.stats.kendalltau).
 
     Computed on the scores, not on the name-tie-broken ranks, so two systems tied on a side
     count as tied (tau-b's correction) instead of as ordered by name. Returns
@@ -496,15 +508,7 @@ def kendall_tau(
     """
     if set(before) != set(after):
         raise ValueError("kendall_tau needs the same systems before and after")
-    systems = sorted(before)
-    if len(systems) < 2:
-        return None, None
-    x = [before[s] for s in systems]
-    y = [after[s] for s in systems]
-    if len(set(x)) < 2 or len(set(y)) < 2:
-        return None, None
-    result = stats.kendalltau(x, y, variant="b")
-    return float(result.statistic), float(result.pvalue)
+    return ranking.kendall_tau_b(before, after)
 
 
 # Per-query scores are rounded to this many decimals before differencing: 0.1 + 0.2 and 0.3
@@ -599,6 +603,18 @@ def _rank_changes(before: list[Any], after: list[Any]) -> dict[str, RankChange]:
     }
 
 
+def _deltas(
+    before: dict[str, dict[str, float]], after: dict[str, dict[str, float]]
+) -> dict[str, dict[str, float]]:
+    """Per query and measure, ``after`` - ``before`` (``{query_id: {label: value}}``)."""
+    return {q: {m: after[q][m] - v for m, v in by.items()} for q, by in before.items()}
+
+
+def _rbp(ranked: Ranked, qrels: Qrels, queries: Sequence[str], rel_level: int) -> RbpScore:
+    """The mean RBP (p = 0.8) and residual of one ranked run over ``queries``."""
+    return ranking.rbp(ranked, qrels, queries=queries, rel_level=rel_level)[0]
+
+
 def rebenchmark(
     original_qrels: Qrels,
     refined_qrels: Qrels,
@@ -632,7 +648,7 @@ def rebenchmark(
 
     agg_before, agg_after = {}, {}
     pq_before, pq_after, deltas = {}, {}, {}
-    holes, holes_pq, significance = {}, {}, {}
+    holes, holes_pq, significance, rbp_before, rbp_after = {}, {}, {}, {}, {}
     for system in sorted(runs):
         ranked = rank_run(runs[system])
         ir_run = _ir_run(ranked)
@@ -642,10 +658,7 @@ def rebenchmark(
         agg_after[system], pq_after[system] = after_eval.evaluate(
             ranked, ir_run, paper_variant=True
         )
-        deltas[system] = {
-            q: {m: pq_after[system][q][m] - v for m, v in pq_before[system][q].items()}
-            for q in queries
-        }
+        deltas[system] = _deltas(pq_before[system], pq_after[system])
         holes[system], holes_pq[system] = _hole_ranked(
             original_qrels, refined_qrels, ranked, 10, queries, rel_level
         )
@@ -653,9 +666,11 @@ def rebenchmark(
             [pq_before[system][q][NDCG10] for q in queries],
             [pq_after[system][q][NDCG10] for q in queries],
         )
+        rbp_before[system] = _rbp(ranked, original_qrels, queries, rel_level)
+        rbp_after[system] = _rbp(ranked, refined_qrels, queries, rel_level)
 
     before, after = leaderboard(agg_before), leaderboard(agg_after)
-    tau, tau_p = kendall_tau(
+    agreement = ranking.ranking_agreement(
         {s: a[NDCG10] for s, a in agg_before.items()},
         {s: a[NDCG10] for s, a in agg_after.items()},
     )
@@ -665,8 +680,8 @@ def rebenchmark(
         before=before,
         after=after,
         rank_changes=_rank_changes(before, after),
-        kendall_tau=tau,
-        kendall_p=tau_p,
+        kendall_tau=agreement.kendall_tau_b,
+        kendall_p=agreement.kendall_p,
         per_query_before=pq_before,
         per_query_after=pq_after,
         deltas=deltas,
@@ -675,4 +690,7 @@ def rebenchmark(
         significance=significance,
         refined_only_queries=refined_only,
         rel_level=rel_level,
+        agreement=agreement,
+        rbp_before=rbp_before,
+        rbp_after=rbp_after,
     )

@@ -21,6 +21,9 @@ from corpora.services import qrels_rows, run_rows
 from . import metrics
 
 CACHE_SECONDS = 600
+# Part of every cache key: bumped when a cached result gains fields (2: the ranking measures),
+# so that a result cached by the code before (e.g. in Redis across a restart) is not read.
+CACHE_VERSION = 2
 
 
 class RebenchError(ValueError):
@@ -107,7 +110,7 @@ def _cache_key(
     parts = [f"{q.pk}@{q.created.isoformat()}" for q in (original, refined)]
     parts.append(f"exclude_identical_ids={exclude_self}")
     parts += sorted(f"{r.pk}@{r.created.isoformat()}" for r in runs)
-    parts.append(f"rel={rel_level};exp={int(exp_gain)}")
+    parts.append(f"rel={rel_level};exp={int(exp_gain)};v={CACHE_VERSION}")
     return "assess:rebench:" + hashlib.sha256("|".join(parts).encode()).hexdigest()
 
 

@@ -30,8 +30,10 @@ from debates.audit_design import stratum_name
 from . import interval_comparisons as ic
 from . import intervals as iv
 from . import metrics
+from .ranking import RankingAgreement, RbpScore
 from .rebench import (
     CACHE_SECONDS,
+    CACHE_VERSION,
     RebenchError,
     RebenchReport,
     qrels_dict,
@@ -53,7 +55,9 @@ COVERAGE_CAVEAT = (
 
 @dataclass
 class RefinedIntervals:
-    """Every interval a re-benchmark shows, or ``error`` saying what is missing."""
+    """Every interval a re-benchmark shows, or ``error`` saying what is missing; and, from
+    :func:`report_intervals`, the re-benchmark's own ranking ``agreement`` and per run
+    ``rbp`` (RBP on the original, on the refined qrels), which the datasheet shows too."""
 
     error: str = ""
     ppi: iv.SystemIntervals | None = None
@@ -64,6 +68,8 @@ class RefinedIntervals:
     notes: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     more_labels: int | None = None  # more audit labels for +-BUDGET_TARGET on nDCG@10
+    agreement: RankingAgreement | None = None
+    rbp: dict[str, tuple[RbpScore, RbpScore]] = field(default_factory=dict)
 
     @property
     def settled_share(self) -> float | None:
@@ -239,14 +245,19 @@ def report_intervals(
 ) -> RefinedIntervals:
     """:func:`rebench_intervals` for the runs of a re-benchmark ``report`` of ``original``
     vs ``refined``, with Kendall's tau against the report's original nDCG@10 scores (what
-    the command, the page, the API and the pipeline show)."""
-    return rebench_intervals(
+    the command, the page, the API and the pipeline show), carrying the report's ranking
+    agreement and RBP along."""
+    found = rebench_intervals(
         original=original,
         refined=refined,
         runs=rebench_runs(dataset=original.dataset, names=report.runs),
         rel_level=rel_level,
         original_scores={r.system: r.scores[metrics.NDCG10] for r in report.result.before},
     )
+    result = report.result
+    found.agreement = result.agreement
+    found.rbp = {s: (result.rbp_before[s], result.rbp_after[s]) for s in result.rbp_after}
+    return found
 
 
 def refinement_runs(*, refinement: Refinement) -> list[Run]:
@@ -272,7 +283,7 @@ def _refinement_key(refinement: Refinement, runs: Sequence[Run], rel_level: int)
     parts = [f"{q.pk}@{q.created.isoformat()}" for q in (refinement.qrel_set, refinement.original)]
     parts += sorted(f"{r.pk}@{r.created.isoformat()}" for r in runs)
     parts += [f"job{job}:{share!r}" for job, share in shares]
-    parts.append(f"rel={rel_level}")
+    parts.append(f"rel={rel_level};v={CACHE_VERSION}")
     return "assess:refined-intervals:" + hashlib.sha256("|".join(parts).encode()).hexdigest()
 
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .metrics import HOLE10, NDCG10, NDCG10_EXP, PAPER_NDCG10, RebenchResult
+from .ranking import RBP_P, RankingAgreement, RbpScore, ranking_agreement
 
 
 def relevance_note(result: RebenchResult) -> str:
@@ -95,9 +96,15 @@ def leaderboard_table(
     )
 
 
+def rbp_cell(score: RbpScore | None) -> str:
+    """RBP with its residual as ``0.2000 + 0.6720`` (base + residual), or ``n/a``."""
+    return "n/a" if score is None else f"{score.base:.4f} + {score.residual:.4f}"
+
+
 def rank_change_table(result: RebenchResult) -> Table:
     """Per system: rank before/after and its change, nDCG@10 before/after/delta, Hole@10,
-    and the paired tests on per-query nDCG@10 (Wilcoxon signed-rank and paired t)."""
+    the paired tests on per-query nDCG@10 (Wilcoxon signed-rank and paired t), and RBP
+    (p = 0.8) with its residual on the original and the refined qrels."""
     header = (
         "system",
         "rank original",
@@ -110,6 +117,8 @@ def rank_change_table(result: RebenchResult) -> Table:
         "queries",
         "Wilcoxon p",
         "t-test p",
+        f"RBP(p={RBP_P}) original + residual",
+        f"RBP(p={RBP_P}) refined + residual",
     )
     before = {r.system: r.scores[NDCG10] for r in result.before}
     after = {r.system: r.scores[NDCG10] for r in result.after}
@@ -130,6 +139,8 @@ def rank_change_table(result: RebenchResult) -> Table:
                 str(test.n),
                 p_value(test.wilcoxon_p),
                 p_value(test.t_p),
+                rbp_cell(result.rbp_before.get(system)),
+                rbp_cell(result.rbp_after.get(system)),
             )
         )
     tau = (
@@ -143,9 +154,86 @@ def rank_change_table(result: RebenchResult) -> Table:
         header=header,
         rows=rows,
         note=f"{tau}. Change = rank original − rank refined (positive: moved up). "
-        f"{len(result.queries)} evaluation queries (judged in the original qrels).",
+        f"{len(result.queries)} evaluation queries (judged in the original qrels). {RBP_NOTE}",
         numeric=(False, *([True] * (len(header) - 1))),
     )
+
+
+RBP_NOTE = (
+    f"RBP(p={RBP_P}) (rank-biased precision, Moffat and Zobel, TOIS 2008) + residual: the "
+    "RBP of the judged relevant documents, and how much unjudged documents and the ranking's "
+    "tail could still add (the true value lies in between); relevance as R@k."
+)
+
+# The agreement measures in table order: label, the API's key (autojudge-evaluate's name
+# where it has one), and the attribute of RankingAgreement.
+AGREEMENT_ROWS = (
+    ("Kendall's tau-b", "kendall_tau_b", "kendall_tau_b"),
+    ("AP correlation tau_AP,b", "tauap_b", "tauap_b"),
+    ("Kendall's tau-b of the original top 10", "kendall@10", "kendall_at_k"),
+    ("RBO (p = 0.9), extrapolated", "rbo", "rbo"),
+)
+AGREEMENT_NOTE = (
+    "tau-b: Kendall (1945), ties counted as ties. tau_AP,b: AP correlation (Yilmaz, Aslam "
+    "and Robertson, SIGIR 2008), a swap near the top costs more; ties as Urbano and Marrero "
+    "(ICTIR 2017): symmetric, a tie is no agreement (autojudge-evaluate's tauap_b). Top 10: "
+    "tau-b over the 10 best systems on the original qrels, a tie at the cut broken by name "
+    "(autojudge-evaluate's kendall@10). RBO: rank-biased overlap (Webber, Moffat and Zobel, "
+    "TOIS 2010), RBO_ext of two complete lists, 1 = same order; ties as Corsi and Urbano "
+    "(SIGIR 2024) RBO^a, the mean over the orders of tied systems. n/a: fewer than 2 systems "
+    "or every system tied on a side."
+)
+
+
+def agreement_of(result: RebenchResult) -> RankingAgreement:
+    """``result.agreement``, or computed from its two leaderboards (nDCG@10) when a result
+    was built without it."""
+    if result.agreement is not None:
+        return result.agreement
+    return ranking_agreement(
+        {r.system: r.scores[NDCG10] for r in result.before},
+        {r.system: r.scores[NDCG10] for r in result.after},
+    )
+
+
+def ranking_table(result: RebenchResult) -> Table:
+    """How far the refined leaderboard agrees with the original one (both on nDCG@10):
+    Kendall's tau-b (with its p-value), tau_AP,b, tau-b of the original top 10 and RBO
+    (p = 0.9), each with its number of systems ``n``; the note names the sources and ties."""
+    agreement = agreement_of(result)
+    rows: list[tuple[str, ...]] = []
+    for label, key, attribute in AGREEMENT_ROWS:
+        n = agreement.k_n if key == "kendall@10" else agreement.n
+        rows.append((label, key, number(getattr(agreement, attribute)), str(n)))
+    return Table(
+        title=f"Ranking agreement: original vs refined leaderboard ({NDCG10})",
+        header=("measure", "name", "value", "n"),
+        rows=rows,
+        note=f"n = systems compared. tau-b p = {p_value(agreement.kendall_p)} (two-sided). "
+        + AGREEMENT_NOTE,
+        numeric=(False, False, True, True),
+    )
+
+
+def ranking_json(result: RebenchResult) -> dict[str, object]:
+    """The ranking measures as the API's re-benchmark JSON holds them: ``kendall_tau_b``
+    ``{"value", "p_value", "n"}``, ``tauap_b`` ``{"value", "n"}``, ``kendall@10``
+    ``{"value", "k", "n"}``, ``rbo`` ``{"value", "p", "n"}`` (values None where undefined;
+    ``n`` the systems compared), and per system ``rbp`` (on the refined qrels) and
+    ``rbp_original``: ``{system: {"p", "base", "residual"}}``."""
+    a = agreement_of(result)
+
+    def rbp(scores: Mapping[str, RbpScore]) -> dict[str, dict[str, float]]:
+        return {s: {"p": v.p, "base": v.base, "residual": v.residual} for s, v in scores.items()}
+
+    return {
+        "kendall_tau_b": {"value": a.kendall_tau_b, "p_value": a.kendall_p, "n": a.n},
+        "tauap_b": {"value": a.tauap_b, "n": a.n},
+        "kendall@10": {"value": a.kendall_at_k, "k": a.k, "n": a.k_n},
+        "rbo": {"value": a.rbo, "p": a.rbo_p, "n": a.n},
+        "rbp": rbp(result.rbp_after),
+        "rbp_original": rbp(result.rbp_before),
+    }
 
 
 def per_query_delta_table(result: RebenchResult, *, measures: Sequence[str] | None = None) -> Table:
@@ -182,8 +270,9 @@ def per_query_delta_table(result: RebenchResult, *, measures: Sequence[str] | No
 
 
 def rebench_tables(result: RebenchResult, *, per_query: bool = True) -> list[Table]:
-    """The re-benchmark's tables in page order: the two leaderboards, rank changes, and
-    (with ``per_query``) the per-query deltas."""
+    """The re-benchmark's tables: the two leaderboards, rank changes, (with ``per_query``)
+    the per-query deltas, and the ranking agreement last (after the per-query deltas, so
+    the API's tables keep their places; the page shows it after the rank changes)."""
     tables = [
         leaderboard_table(result, after=False),
         leaderboard_table(result, after=True, holes=result.holes),
@@ -191,6 +280,7 @@ def rebench_tables(result: RebenchResult, *, per_query: bool = True) -> list[Tab
     ]
     if per_query:
         tables.append(per_query_delta_table(result))
+    tables.append(ranking_table(result))
     return tables
 
 

@@ -108,9 +108,10 @@ def _rebench_report(dataset: Dataset, choice: dict, names: list[str]) -> Rebench
 @role_required(*READERS)
 @require_GET
 def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
-    """Leaderboards before/after, rank changes with Kendall's tau and paired tests, per-query
-    changes and the plots (for a refined set also the intervals, as tables and a plot), for
-    the chosen original and refined qrel sets and runs."""
+    """Leaderboards before/after, rank changes with Kendall's tau, paired tests and RBP, the
+    ranking agreement (tau-b, tau_AP,b, top-10 tau, RBO), per-query changes and the plots
+    (for a refined set also the intervals, as tables and a plot), for the chosen original
+    and refined qrel sets and runs."""
     dataset = _dataset_or_404(slug)
     choice = _rebench_choice(request, dataset)
     all_runs = runs_finished(dataset=dataset)
@@ -140,6 +141,7 @@ def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
                 "relevance_note": relevance_note(report.result),
                 "tables": tables[:3],
                 "per_query": tables[3],
+                "ranking": tables[4],
                 "plots": _plots(request, dataset, report, found),
             }
         )

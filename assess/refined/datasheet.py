@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from debates.llm.config import is_simulated_model
 
 from ..review.agreement import Proportion
+from .datasheet_ranking import RankingSheet, ranking_lines
 
 # Line breaks of any kind (CommonMark, Unicode) become spaces; other control characters and
 # bidirectional overrides (which can reorder what a reader sees) become U+FFFD.
@@ -230,7 +231,9 @@ class IntervalsSheet:
     Kendall's tau of the original and refined rankings with its interval (low, high);
     ``caveat``: the measured coverage sentence (our own text, written as it is); ``notes``:
     what the estimator noted (strata without a human label...), which, like ``error`` and
-    the run names, may quote ids from the database and are escaped."""
+    the run names, may quote ids from the database and are escaped; ``ranking``: the same
+    re-benchmark's ranking agreement and RBP, rendered as a section of its own (None: not
+    computed)."""
 
     error: str = ""
     systems: Mapping[str, Mapping[str, IntervalCell]] = field(default_factory=dict)
@@ -243,6 +246,7 @@ class IntervalsSheet:
     tau: tuple[float, float, float] | None = None
     caveat: str = ""
     notes: tuple[str, ...] = ()
+    ranking: RankingSheet | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -614,6 +618,10 @@ def _intervals(s: Datasheet) -> list[str]:
     return lines
 
 
+def _ranking(s: Datasheet) -> list[str]:
+    return ranking_lines(s.intervals.ranking if s.intervals else None, code=md_code)
+
+
 def _costs(s: Datasheet) -> list[str]:
     lines = [
         "## Cost per final label",
@@ -672,10 +680,12 @@ def datasheet_render(*, sheet: Datasheet) -> str:
     debate job its agents (model, backend, reasoning options), prompt version, R, scale,
     temperature, token budgets, audit (Wilson interval) and agreement among annotators;
     the refined measures' 95% intervals (method, sample sizes, per run and measure, settled
-    run pairs, Kendall's tau, the caveat; or why there are none); the cost per final
-    label; how to load it. Deterministic: equal sheets, equal text.
+    run pairs, Kendall's tau, the caveat; or why there are none); the ranking agreement of
+    the original and refined leaderboards and each run's RBP with its residual; the cost per
+    final label; how to load it. Deterministic: equal sheets, equal text.
     """
-    sections = (_header, _source, _refined, _pool, _labels, _jobs, _intervals, _costs, _loading)
+    front = (_header, _source, _refined, _pool, _labels, _jobs)
+    sections = (*front, _intervals, _ranking, _costs, _loading)
     lines: list[str] = []
     for section in sections:
         if lines:

@@ -34,6 +34,7 @@ HEADINGS = [
     "## Debate jobs",
     "### Job 7",
     "## Intervals on the refined measures",
+    "## Ranking agreement of the original and refined leaderboards",
     "## Cost per final label",
     "## Loading",
 ]

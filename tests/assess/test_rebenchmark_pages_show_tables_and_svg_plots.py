@@ -30,8 +30,9 @@ def test_the_page_tables_are_the_command_tables(refined, client_as):
         original_scores={r.system: r.scores[NDCG10] for r in report.result.before},
     )
     tables = rebench_tables(report.result)
-    # The intervals follow the three main tables; the per-query changes come last.
-    shown = [*tables[:3], *interval_tables(found), tables[3]]
+    # The ranking agreement (last of the command's tables) follows the three main tables,
+    # then the intervals; the per-query changes come last.
+    shown = [*tables[:3], tables[4], *interval_tables(found), tables[3]]
     expected = [[list(t.header), *map(list, t.rows)] for t in shown]
     assert html_tables(html) == expected
     assert "Intervals (95%) on the refined qrels, prediction-powered" in html

@@ -9,7 +9,8 @@ from corpora.management.commands._common import load_dataset
 class Command(BaseCommand):
     help = (
         "Score every run of a dataset on the original and a refined qrel set: leaderboards, "
-        "rank changes, Kendall's tau, paired tests and per-query changes."
+        "rank changes, Kendall's tau-b, tau_AP,b, top-10 tau, RBO, RBP with its residual, "
+        "paired tests and per-query changes."
     )
 
     def add_arguments(self, parser):
