@@ -32,9 +32,10 @@ DEFAULT_PARAMS = StrategyParams()
 class PoolReplay:
     """One replay. ``judged`` pairs the budget judged, ``relevant_found`` of them relevant;
     ``depth_pool_judged`` pairs in the whole depth pool, ``relevant_in_depth_pool`` of them
-    relevant; ``tau_ap`` between the leaderboards (None with fewer than 2 systems);
-    ``curve[i]`` relevant pairs found after judging ``i + 1`` pairs; ``scores_pool`` and
-    ``scores_budget`` each system's mean nDCG@10 over ``queries`` queries."""
+    relevant; ``tau_ap`` between the leaderboards, tau_AP,b (Urbano & Marrero, ICTIR 2017:
+    tie-aware, symmetric; None with fewer than 2 systems), ``tau_ap_a`` Yilmaz et al.'s
+    asymmetric tau_AP with the whole pool as the truth (None when it ties); ``curve[i]``
+    relevant pairs found after judging ``i + 1`` pairs; ``scores_pool`` and ``scores_budget`` each system's mean nDCG@10 over ``queries`` queries."""
 
     strategy: str
     budget: int
@@ -43,6 +44,7 @@ class PoolReplay:
     depth_pool_judged: int
     relevant_in_depth_pool: int
     tau_ap: float | None
+    tau_ap_a: float | None
     queries: int
     scores_pool: dict[str, float]
     scores_budget: dict[str, float]
@@ -62,6 +64,7 @@ class PoolReplay:
             "depth_pool_judged": pool,
             "relevant_in_depth_pool": rel,
             "tau_ap": None if self.tau_ap is None else round(self.tau_ap, 6),
+            "tau_ap_a": None if self.tau_ap_a is None else round(self.tau_ap_a, 6),
             "budget": self.budget,
             "judged_share": round(self.judged / pool, 6) if pool else None,
             "relevant_share": round(self.relevant_found / rel, 6) if rel else None,
@@ -131,12 +134,21 @@ def pool_replay(
         depth_pool_judged=len(truth),
         relevant_in_depth_pool=sum(g >= params.rel_level for g in truth.values()),
         tau_ap=tau_ap(pool_scores, budget_scores) if len(pool_scores) > 1 else None,
+        tau_ap_a=_tau_ap_a(pool_scores, budget_scores),
         queries=len(queries),
         scores_pool=pool_scores,
         scores_budget=budget_scores,
         curve=curve,
         note=note,
     )
+
+
+def _tau_ap_a(pool_scores: dict[str, float], budget_scores: dict[str, float]) -> float | None:
+    """Yilmaz et al.'s asymmetric tau_AP with the whole pool's leaderboard as the truth
+    (tau_AP,a), or None when that leaderboard ties (tau_AP,a needs a strict truth)."""
+    if len(pool_scores) < 2 or len(set(pool_scores.values())) < len(pool_scores):
+        return None
+    return tau_ap(pool_scores, budget_scores, variant="a")
 
 
 def _leaderboard(
