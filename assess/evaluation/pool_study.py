@@ -35,7 +35,8 @@ class PoolReplay:
     relevant; ``tau_ap`` between the leaderboards, tau_AP,b (Urbano & Marrero, ICTIR 2017:
     tie-aware, symmetric; None with fewer than 2 systems), ``tau_ap_a`` Yilmaz et al.'s
     asymmetric tau_AP with the whole pool as the truth (None when it ties); ``curve[i]``
-    relevant pairs found after judging ``i + 1`` pairs; ``scores_pool`` and ``scores_budget`` each system's mean nDCG@10 over ``queries`` queries."""
+    relevant pairs found after judging ``i + 1`` pairs; ``scores_pool`` and ``scores_budget``
+    each system's mean nDCG@10 over ``queries`` queries."""
 
     strategy: str
     budget: int
