@@ -448,10 +448,7 @@ def debate_job_launch(
             callback_url=callback_url,
             stage0_state=Stage0State.WAITING if spec.stage0 else Stage0State.OFF,
         )
-        if spec.limit is None and spec.pool.budget is not None:
-            job.pair_limit = spec.pool.budget  # the pool's budget caps the job
-            job.save(update_fields=["pair_limit"])
-        if not debates_add(job=job, limit=pool_batch_first(pool=spec.pool, limit=job.pair_limit)):
+        if not debates_add(job=job, limit=pool_batch_first(job=job)):
             raise DebateJobError(f"pool {spec.pool} has no pairs to debate")
         if spec.human_budget is not None:
             debate_job_budget_set(job=job, budget=spec.human_budget)

@@ -17,8 +17,9 @@ from core.broker import tasks_run_in_process
 from corpora import pool_strategies
 from corpora.models import Pair, Pool, RunEntry
 from corpora.selectors import excluded_pk_pairs
-from debates.models import Debate, DebateJob
+from debates.models import Debate, DebateJob, Stage0State
 from debates.services.queue import debates_enqueue, job_queue
+from debates.services.stage0_route import stage0_step_enqueue
 from debates.stage0.labels import labels_known
 
 #: Pairs per batch of an adaptive pool: small enough that the strategy learns between
@@ -28,14 +29,20 @@ ADAPTIVE_BATCH = 32
 _OPEN = (Debate.Status.PENDING, Debate.Status.RUNNING)
 
 
-def pool_batch_first(*, pool: Pool, limit: int | None) -> int | None:
-    """How many pairs a new job on ``pool`` debates first: ``limit`` (default: the pool's
-    budget) for a pool whose order is fixed, at most :data:`ADAPTIVE_BATCH` for an adaptive
-    one (its next batches follow as labels arrive, :func:`pool_batch_next`)."""
-    limit = limit if limit is not None else pool.budget
-    if not pool.adaptive:
-        return limit
-    return min(limit, ADAPTIVE_BATCH) if limit is not None else ADAPTIVE_BATCH
+def pool_batch_first(*, job: DebateJob) -> int | None:
+    """How many pairs a new ``job`` debates first, in its pool's order. A job without a pair
+    limit takes its pool's budget as its limit (stored on the job). Then: the limit for a
+    pool whose order is fixed; at most :data:`ADAPTIVE_BATCH` for an adaptive one, whose next
+    batches follow as labels arrive (:func:`pool_batch_next`). A batch-file job sends its
+    rounds through batch files, hours apart: it takes the pool's stored order up to its
+    limit at once, without adapting."""
+    pool = job.pool
+    if job.pair_limit is None and pool.budget is not None:
+        job.pair_limit = pool.budget
+        job.save(update_fields=["pair_limit"])
+    if not pool.adaptive or job.batch:
+        return job.pair_limit
+    return min(job.pair_limit, ADAPTIVE_BATCH) if job.pair_limit is not None else ADAPTIVE_BATCH
 
 
 def pool_batch_next(*, job_id: int) -> list[int]:
@@ -60,7 +67,13 @@ def pool_batch_next(*, job_id: int) -> list[int]:
             pair.pool_order = place
         Pair.objects.bulk_update(pairs, ["pool_order"])
         ids = [d.pk for d in created]
-        if ids and not tasks_run_in_process():
+        if ids and job.stage0:
+            # The new pairs go through stage 0 first, as at launch.
+            job.stage0_state = Stage0State.WAITING
+            job.save(update_fields=["stage0_state"])
+            if not tasks_run_in_process():
+                stage0_step_enqueue(job_id=job.pk)
+        elif ids and not tasks_run_in_process():
             debates_enqueue(ids, queue=job_queue(job))
     return ids
 

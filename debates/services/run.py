@@ -381,6 +381,7 @@ def debate_job_run_inline(
     while True:
         debate_requeue_expired(enqueue=False, job=job)
         job.refresh_from_db()
+        stage0_run_first(job=job)  # a new batch of an adaptive pool may wait for stage 0
         if job.status != DebateJob.Status.RUNNING:
             return
         pending = [pk for pk in debates_pending_ids(job) if tried.get(pk, 0) <= MAX_ATTEMPTS]
