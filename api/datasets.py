@@ -23,6 +23,7 @@ from core.fixes import error_worded
 from core.names import NameRefused, name_problem, text_clean, title_check
 from corpora import formats
 from corpora.models import Dataset, Operation, Pool, QrelSet, Run
+from corpora.retrieval import BM25_B, BM25_K1
 from corpora.selectors import dataset_counts_list
 from corpora.services import RunError, qrels_rows, run_create
 from corpora.services.operations import OperationError, operation_create
@@ -413,6 +414,15 @@ class RetrieveIn(StrictIn):
     k: Whole = Field(100, ge=1, le=10_000)
     queries: str = Field("test", max_length=100)
     name: str = Field("", max_length=100, pattern=r"^[-a-zA-Z0-9_]*$")
+    k1: float | None = Field(
+        None, ge=0, le=10, description=f"BM25 only: term frequency saturation (default {BM25_K1})."
+    )
+    b: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description=f"BM25 only: document length normalisation (default {BM25_B}).",
+    )
 
 
 @router.post(
@@ -422,7 +432,8 @@ class RetrieveIn(StrictIn):
 )
 def run_start(request: HttpRequest, slug: str, payload: RetrieveIn) -> Status[RunOut]:
     """Start a built-in BM25 or dense run (admin) over the queries of qrel set ``queries``
-    (or ``all``), keeping the top ``k``; 202 with the run to poll."""
+    (or ``all``), keeping the top ``k`` (BM25: ``k1`` and ``b`` if given); 202 with the run
+    to poll."""
     _names_check(name=payload.name)
     dataset = dataset_or_404(slug)
     try:
@@ -432,6 +443,8 @@ def run_start(request: HttpRequest, slug: str, payload: RetrieveIn) -> Status[Ru
             k=payload.k,
             queries=payload.queries,
             name=payload.name or None,
+            k1=payload.k1,
+            b=payload.b,
         )
     except RunError as exc:
         # The API cannot replace a run: a taken name is answered without that option.

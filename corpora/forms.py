@@ -12,6 +12,7 @@ from django import forms
 from core.fields import NameField, StorableCharField, TitleField
 
 from .models import Dataset, Pool, QrelSet, Run
+from .retrieval import BM25_B, BM25_K1
 
 UNKNOWN_IDS = [("reject", "reject the file"), ("drop", "drop those rows, counted")]
 DUPLICATES = [
@@ -82,6 +83,20 @@ class RetrieveForm(forms.Form):
     k = forms.IntegerField(min_value=1, max_value=10_000, initial=100, label="Top k per query")
     queries = forms.ChoiceField(label="Queries of")
     name = NameField(required=False, label="Run name", help_text="Empty: the retriever's name.")
+    k1 = forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=10,
+        label="BM25 k1",
+        help_text=f"BM25 only; empty: {BM25_K1}.",
+    )
+    b = forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=1,
+        label="BM25 b",
+        help_text=f"BM25 only; empty: {BM25_B}.",
+    )
 
     def __init__(self, *args: Any, dataset: Dataset, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -121,6 +121,8 @@ def _action_start(request: HttpRequest, dataset: Dataset, action: str, form) -> 
             k=data["k"],
             queries=data["queries"],
             name=data["name"] or None,
+            k1=data.get("k1"),
+            b=data.get("b"),
         )
         if run.status != run.Status.DONE:
             run_start_background(run=run)

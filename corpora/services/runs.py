@@ -45,26 +45,12 @@ from .embeddings import (
     run_documents,
     truncated_document_count,
 )
+from .run_settings import run_settings
 
 RETRIEVERS = ("bm25", "dense")
 #: The registered name of :func:`corpora.tasks.retrieve_task` (execute one built-in run).
 RETRIEVE_TASK = "corpora.tasks.retrieve_task"
-# BM25 runs on bm25s unless asked otherwise: it gives rank-bm25's scores (tests/corpora/
-# test_bm25_backends_give_the_same_top_100_on_scifact_and_arguana.py), and rank-bm25's cost
-# grows with corpus size times query length (a Python loop over every document per query
-# term): ArguAna's 1,401 long test queries took 828 s on 8,674 documents, bm25s 5.7 s.
-# rank-bm25 stays the reference (--backend rank_bm25).
-BM25_DEFAULT_BACKEND = "bm25s"
 QUERIES_ALL = "all"
-
-
-# --windows: 128 word pieces with [CLS] and [SEP] (the length the model was trained on), a new
-# window every 64 pieces (see corpora.retrieval.WINDOW_LENGTH and WINDOW_STRIDE).
-DENSE_WINDOWS = {
-    "max_length": retrieval.WINDOW_LENGTH,
-    "stride": retrieval.WINDOW_STRIDE,
-    "scoring": "MaxP: a document scores its best window's cosine",
-}
 
 
 #: The option that names an imported run itself (its file's tag cannot).
@@ -136,7 +122,7 @@ def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {message}"[:2000] if message else type(exc).__name__
 
 
-def _check_run_name(name: str) -> str:
+def run_name_check(name: str) -> str:
     """``name`` if it can name a run (:mod:`core.names`; also its rows' TREC tag), else
     RunError saying why."""
     if problem := name_problem(name or "", field="run name"):
@@ -181,17 +167,21 @@ def run_create(
     replace: bool = False,
     backend: str | None = None,
     windows: bool = False,
+    k1: float | None = None,
+    b: float | None = None,
 ) -> Run:
     """Create a pending built-in Run (no entries yet); :func:`run_retrieve` fills it.
 
     ``retriever`` is ``"bm25"`` or ``"dense"``; ``k`` the documents kept per query;
     ``queries`` a qrel set name or ``"all"`` (see :func:`run_queries`); ``name`` defaults to
     the retriever. ``backend`` (BM25 only) is ``"rank_bm25"`` or ``"bm25s"`` (default:
-    :data:`BM25_DEFAULT_BACKEND`). ``windows`` (dense only) encodes each document as
-    overlapping windows the model reads whole and scores it by its best window (MaxP;
-    :data:`DENSE_WINDOWS`); off by default. When the dataset excludes identical ids, the
-    run records ``exclude_identical_ids`` and never returns a query's own document (k + 1
-    asked, the query's id dropped, k kept).
+    bm25s), ``k1`` in [0, 10] and ``b`` in [0, 1] (BM25 only; default 0.9 and 0.4, BEIR's);
+    all are recorded in the run's ``parameters`` and ``system``
+    (:func:`corpora.services.run_settings.run_settings`). ``windows`` (dense only) encodes
+    each document as overlapping windows the model reads whole and scores it by its best
+    window (MaxP; :data:`corpora.services.run_settings.DENSE_WINDOWS`); off by default.
+    When the dataset excludes identical ids, the run records ``exclude_identical_ids`` and
+    never returns a query's own document (k + 1 asked, the query's id dropped, k kept).
 
     An existing run of that name that is not done (pending, failed, or running after its
     task died) and has exactly these settings is returned as it is, so asking for the same run
@@ -204,10 +194,13 @@ def run_create(
         raise RunError(f"unknown retriever {retriever!r} (expected {' or '.join(RETRIEVERS)})")
     if k < 1:
         raise RunError(f"k must be at least 1, got {k}")
-    name = _check_run_name(name or retriever)
+    name = run_name_check(name or retriever)
     if windows and retriever != "dense":
         raise RunError("--windows applies to dense only")
-    system, parameters = _run_settings(retriever, backend=backend, windows=windows)
+    try:
+        system, parameters = run_settings(retriever, backend=backend, windows=windows, k1=k1, b=b)
+    except ValueError as exc:
+        raise RunError(str(exc)) from None
     parameters.update({"k": k, "queries": queries or QUERIES_ALL})
     if dataset.exclude_identical_ids:
         parameters["exclude_identical_ids"] = True
@@ -215,8 +208,12 @@ def run_create(
         run_queries(dataset=dataset, queries=queries)  # refuses an unknown qrel set early
         existing = Run.objects.select_for_update().filter(dataset=dataset, name=name).first()
         if existing is not None:
-            resumed = _run_existing_settle(
-                existing, name=name, dataset=dataset, parameters=parameters, replace=replace
+            resumed = run_existing_settle(
+                existing=existing,
+                name=name,
+                dataset=dataset,
+                parameters=parameters,
+                replace=replace,
             )
             if resumed is not None:
                 return resumed
@@ -230,54 +227,15 @@ def run_create(
         )
 
 
-def _run_settings(retriever: str, *, backend: str | None, windows: bool) -> tuple[str, dict]:
-    """The ``system`` text and the ``parameters`` (without k and queries) of a built-in run
-    of ``retriever`` ("bm25" or "dense"). Raises :class:`RunError` for an unknown BM25
-    backend, or a backend given for dense."""
-    if retriever == "bm25":
-        if backend is None:
-            backend = BM25_DEFAULT_BACKEND
-        if backend not in retrieval.BACKENDS:
-            raise RunError(f"unknown BM25 backend {backend!r}")
-        system = f"BM25 (Lucene IDF, k1={retrieval.BM25_K1}, b={retrieval.BM25_B}) via {backend}"
-        parameters = {
-            "retriever": "bm25",
-            "backend": backend,
-            "k1": retrieval.BM25_K1,
-            "b": retrieval.BM25_B,
-            "idf": "lucene: log(1 + (N - df + 0.5) / (df + 0.5))",
-            "tokenizer": "lower-case, Unicode word characters (\\w+)",
-            "fields": "title + ' ' + text",
-        }
-        return system, parameters
-    if backend is not None:
-        raise RunError("--backend applies to bm25 only")
-    system = f"dense retrieval, {retrieval.DENSE_MODEL_NAME}, exact cosine"
-    parameters = {
-        "retriever": "dense",
-        "model": retrieval.DENSE_MODEL_NAME,
-        "normalize_embeddings": True,
-        "batch_size": retrieval.DENSE_BATCH_SIZE,
-        "similarity": "cosine (exact)",
-        "fields": "title + ' ' + text",
-    }
-    if windows:  # the key is absent without windows: older runs keep their parameters
-        parameters["windows"] = dict(DENSE_WINDOWS)
-        system += (
-            f", MaxP over {DENSE_WINDOWS['max_length']}-piece windows "
-            f"(stride {DENSE_WINDOWS['stride']})"
-        )
-    return system, parameters
-
-
-def _run_existing_settle(
-    existing: Run, *, name: str, dataset: Dataset, parameters: dict, replace: bool
+def run_existing_settle(
+    *, existing: Run, name: str, dataset: Dataset, parameters: dict, replace: bool
 ) -> Run | None:
-    """What :func:`run_create` does with the run of the same name (locked): return it to
-    resume (not done, built-in, the same ``parameters``, and ``replace`` not given), or
-    delete it for ``replace`` and return None. Raises :class:`RunError` when it exists and
-    ``replace`` is not given, or a pool uses it as provenance; :class:`RunBusy` when it is
-    being executed right now."""
+    """What :func:`run_create` (and :func:`corpora.services.fusion.run_fuse`) does with the
+    run of the same name, locked in the caller's transaction: return it to resume (not done,
+    built-in, the same ``parameters``, and ``replace`` not given), or delete it for
+    ``replace`` and return None. Raises :class:`RunError` when it exists and ``replace`` is
+    not given, or a pool uses it as provenance; :class:`RunBusy` when it is being executed
+    right now."""
     resumable = (
         existing.status != Run.Status.DONE
         and existing.source == Run.Source.BUILTIN
@@ -597,7 +555,7 @@ def _run_import_name(
             )
         name = tags[0]
     try:
-        _check_run_name(name)
+        run_name_check(name)
     except RunError as exc:
         raise FormatError(path, None, str(exc), fix=NAME_FIX) from None
     return name

@@ -45,6 +45,18 @@ class Command(BaseCommand):
             help="BM25 implementation (default: bm25s; rank_bm25 is the slower reference)",
         )
         parser.add_argument(
+            "--k1",
+            type=float,
+            help=f"BM25 only: term frequency saturation, 0 to 10 (default {retrieval.BM25_K1}; "
+            "0 weighs a term by its IDF alone)",
+        )
+        parser.add_argument(
+            "--b",
+            type=float,
+            help=f"BM25 only: document length normalisation, 0 (none) to 1 (full) "
+            f"(default {retrieval.BM25_B})",
+        )
+        parser.add_argument(
             "--windows",
             action="store_true",
             help="Dense only: encode overlapping windows the model reads whole (128 word "
@@ -70,6 +82,8 @@ class Command(BaseCommand):
                 replace=opts["replace"],
                 backend=opts["backend"],
                 windows=opts["windows"],
+                k1=opts["k1"],
+                b=opts["b"],
             )
         except RunError as exc:
             raise CommandError(str(exc)) from None
