@@ -1,4 +1,6 @@
-"""Benchmark write/read actions: .datasets, .embeddings (dense vectors), .runs, .pools.
+"""Benchmark write/read actions: .datasets, .embeddings (dense vectors), .runs (with
+.run_settings, a built-in run's checked settings), .fusion (fused runs), .systems (the
+standard set of varied systems), .pools.
 Re-exports only the names used outside corpora; corpora's own modules import the submodules.
 
 The rule table: tests/architecture/test_imports_follow_the_package_rules.py (RULES).
