@@ -11,7 +11,7 @@ replayed: nothing is simulated and nothing is written.
 
 Run: ``DATABASE_URL=postgres://postgres@127.0.0.1:5432/poolstudy .venv/bin/python
 bench/pool_study_curves.py cisi cranfield med vaswani nfcorpus --budget 0.6
---plot docs/pool_study.svg``
+--plot docs/pool_study.png``
 """
 
 from __future__ import annotations

@@ -23,12 +23,15 @@ the same candidates so that a budget (judge at most B pairs) is spent where it m
   pooled into one bandit, so one budget over all queries flows to the queries whose runs keep
   finding relevant documents (Losada et al. run one bandit per query with a budget each).
 - ``mtc``: minimal test collections (Carterette, Allan & Sitaraman, SIGIR 2006): a document's
-  priority is how much its label can move the differences between the systems not yet
-  ordered, ``sum over undecided pairs |w_a(d) - w_b(d)|`` with ``w(d) = 1 / log2(rank + 1)``
-  within the depth (the DCG weight; nDCG's per-query normaliser is left out because it is
-  unknown until the query is judged). A system pair is decided once the sign of its DCG
-  difference, summed over queries, cannot change whatever the unjudged documents turn out to
-  be; its documents then stop counting.
+  priority is the expected effect of its label on the differences between the systems not
+  yet ordered, ``P(relevant) * sum over undecided pairs |w_a(d) - w_b(d)|`` with
+  ``w(d) = 1 / log2(rank + 1)`` within the depth (the DCG weight; nDCG's per-query
+  normaliser is left out because it is unknown until the query is judged). Only a relevant
+  label moves a difference (an unjudged document already counts as not relevant), hence the
+  factor P(relevant): the mean, over the runs ranking the document, of their Beta(1, 1)
+  posterior mean of relevance in that query from the labels known (the bandit's arms). A
+  system pair is decided once the sign of its DCG difference, summed over queries, cannot
+  change whatever the unjudged documents turn out to be; its documents then stop counting.
 
 ``bandit`` and ``mtc`` are adaptive: :func:`pool_order` feeds them the labels known before
 it starts (any source: qrels, debate consensus, stage 0, humans) and, given an ``oracle``,
@@ -311,7 +314,7 @@ class _MaxMean(_Adaptive[R, Q, D]):
 
 class _MinimalTestCollection(_Adaptive[R, Q, D]):
     """Minimal test collections (Carterette, Allan & Sitaraman, SIGIR 2006) over the DCG
-    differences of every pair of runs: see the module docstring."""
+    differences of every pair of runs, by expected effect: see the module docstring."""
 
     def __init__(
         self,
@@ -322,7 +325,7 @@ class _MinimalTestCollection(_Adaptive[R, Q, D]):
     ):
         self.params = params
         runs = sorted(rankings)
-        # weight[(q, d)][run index] = 1 / log2(rank + 1) within the depth.
+        # weights[(q, d)][run index] = 1 / log2(rank + 1) within the depth.
         self.weights: dict[tuple[Q, D], dict[int, float]] = {}
         for i, run in enumerate(runs):
             for query, docs in rankings[run].items():
@@ -334,37 +337,61 @@ class _MinimalTestCollection(_Adaptive[R, Q, D]):
         self.down = [0.0] * len(self.system_pairs)  # most they can still take away
         self.decided = [False] * len(self.system_pairs)
         self.pairs_of_doc: dict[tuple[Q, D], list[tuple[int, float]]] = {}
-        self.open = set(self.weights)
+        self.docs_of_pair: list[list[tuple[Q, D]]] = [[] for _ in self.system_pairs]
+        self.swing: dict[tuple[Q, D], float] = {}  # sum of |diff| over undecided pairs
         for pair, w in self.weights.items():
             touched = []
             for index, (a, b) in enumerate(self.system_pairs):
                 diff = w.get(a, 0.0) - w.get(b, 0.0)
                 if diff:
                     touched.append((index, diff))
+                    self.docs_of_pair[index].append(pair)
                     if diff > 0:
                         self.up[index] += diff
                     else:
                         self.down[index] += diff
             self.pairs_of_doc[pair] = touched
-        self.chosen: set[tuple[Q, D]] = set()
+            self.swing[pair] = sum(abs(diff) for _, diff in touched)
+        # Relevant / judged labels per (query, run index): the arm posteriors of P(relevant).
+        self.arm: dict[tuple[Q, int], list[int]] = {}
+        self.open_by_query: dict[Q, set[tuple[Q, D]]] = {}
+        for pair in self.weights:
+            self.open_by_query.setdefault(pair[0], set()).add(pair)
         for pair, grade in sorted(labels.items()):
             if pair in self.weights:
                 self._settle(pair, grade >= params.rel_level)
-        for pair in chosen:
-            if pair in self.open:  # chosen before, label still unknown: not again
-                self.open.discard(pair)
-                self.chosen.add(pair)
+        for pair in chosen:  # chosen before, label still unknown: not again
+            self.open_by_query.get(pair[0], set()).discard(pair)
         for index in range(len(self.system_pairs)):
             self._check(index)
-        self.heap = [(-self._priority(p), p) for p in sorted(self.open)]
-        heapq.heapify(self.heap)
+        self.best: dict[Q, tuple[float, tuple[Q, D]]] = {}
+        for query in self.open_by_query:
+            self._refresh(query)
+
+    def _p_relevant(self, pair: tuple[Q, D]) -> float:
+        """Mean over the runs ranking ``pair`` of their Beta(1, 1) posterior mean of
+        relevance in its query, from the labels known (the MaxMean arms' estimate)."""
+        query = pair[0]
+        means = []
+        for run in self.weights[pair]:
+            rel, seen = self.arm.get((query, run), (0, 0))
+            means.append((1 + rel) / (2 + seen))
+        return sum(means) / len(means)
+
+    def _refresh(self, query: Q) -> None:
+        """Recompute ``query``'s best open pair (highest expected effect, then key order)."""
+        candidates = self.open_by_query.get(query)
+        if not candidates:
+            self.best.pop(query, None)
+            return
+        # Highest expected effect first; among equals the smallest key.
+        top = min(candidates, key=lambda p: (-self._p_relevant(p) * self.swing[p], p))
+        self.best[query] = (self._p_relevant(top) * self.swing[top], top)
 
     def _settle(self, pair: tuple[Q, D], relevant: bool) -> None:
-        """The pair's label is known: move its weight from the unknown ranges to ``known``."""
-        if pair not in self.open and pair not in self.chosen:
-            return
-        self.open.discard(pair)
-        self.chosen.discard(pair)
+        """The pair's label is known: move its weight from the unknown ranges to ``known``
+        and count it for the arms of the runs that rank it."""
+        self.open_by_query.get(pair[0], set()).discard(pair)
         for index, diff in self.pairs_of_doc[pair]:
             if diff > 0:
                 self.up[index] -= diff
@@ -372,41 +399,44 @@ class _MinimalTestCollection(_Adaptive[R, Q, D]):
                 self.down[index] -= diff
             if relevant:
                 self.known[index] += diff
+        for run in self.weights[pair]:
+            counts = self.arm.setdefault((pair[0], run), [0, 0])
+            counts[0] += relevant
+            counts[1] += 1
 
-    def _check(self, index: int) -> bool:
-        """Mark a system pair decided once its sign cannot change; True if it just was."""
+    def _check(self, index: int) -> set[Q]:
+        """Mark a system pair decided once its sign cannot change; returns the queries whose
+        documents lost weight by it (none if it was already decided or still is not)."""
         if self.decided[index]:
-            return False
+            return set()
         low = self.known[index] + self.down[index]
         high = self.known[index] + self.up[index]
-        if low > 0 or high < 0:
-            self.decided[index] = True
-            return True
-        return False
-
-    def _priority(self, pair: tuple[Q, D]) -> float:
-        return sum(abs(diff) for i, diff in self.pairs_of_doc[pair] if not self.decided[i])
+        if not (low > 0 or high < 0):
+            return set()
+        self.decided[index] = True
+        for pair in self.docs_of_pair[index]:
+            diff = next(d for i, d in self.pairs_of_doc[pair] if i == index)
+            self.swing[pair] -= abs(diff)
+        return {pair[0] for pair in self.docs_of_pair[index]}
 
     def choose(self) -> tuple[Q, D] | None:
-        while self.heap:
-            neg, pair = heapq.heappop(self.heap)
-            if pair not in self.open:
-                continue
-            priority = self._priority(pair)
-            if priority < -neg - 1e-12:
-                heapq.heappush(self.heap, (-priority, pair))  # lazily lowered; try again
-                continue
-            self.open.discard(pair)
-            self.chosen.add(pair)
-            return pair
-        return None
+        if not self.best:
+            return None
+        query = min(self.best, key=lambda q: (-self.best[q][0], q))
+        pair = self.best[query][1]
+        self.open_by_query[query].discard(pair)
+        self._refresh(query)
+        return pair
 
     def observe(self, pair: tuple[Q, D], grade: int) -> None:
         if pair not in self.weights:
             return
         self._settle(pair, grade >= self.params.rel_level)
+        touched = {pair[0]}
         for index, _ in self.pairs_of_doc[pair]:
-            self._check(index)
+            touched |= self._check(index)
+        for query in touched:
+            self._refresh(query)
 
 
 def rankings_from_entries(

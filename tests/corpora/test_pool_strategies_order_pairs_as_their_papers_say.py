@@ -78,16 +78,27 @@ def test_mtc_judges_first_the_document_that_most_separates_the_runs():
     assert pool_order("mtc", RANKINGS)[:3] == [("q2", "e3"), ("q1", "d4"), ("q2", "e2")]
 
 
+def test_mtc_weighs_a_document_by_its_chance_of_being_relevant():
+    # One system pair (A, B), one query; A ranks a b, B ranks c d. Known: a relevant, c not.
+    # P(relevant) per run arm, Beta(1, 1): A 2/3, B 1/3. |w_A - w_B|: b = d = 0.631.
+    # Expected effect: b = 2/3 * 0.631 = 0.421 before d = 1/3 * 0.631 = 0.210 (their
+    # swings tie: only the chance of relevance orders them). The pair stays undecided:
+    # known A - B = 1, the unjudged can still move it by -0.631 .. +0.631.
+    rankings = {"A": {"q": ["a", "b"]}, "B": {"q": ["c", "d"]}}
+    order = pool_order("mtc", rankings, labels={("q", "a"): 1, ("q", "c"): 0})
+    assert order == [("q", "b"), ("q", "d")]
+
+
 def test_mtc_stops_counting_a_system_pair_once_its_order_is_settled():
-    # One query, three runs. DCG weights: rank 1 = 1, rank 2 = 0.631, rank 3 = 0.5.
-    # A: r s; B: z; C: w w2 u. Priorities (sum of |w_x - w_y| over the pairs AB, AC, BC):
-    # r = 2, w = 2, z = 2, s = 1.262, w2 = 1.262, u = 1. Only r is relevant.
-    # r, w, z first (ties in key order). After z, A - B >= 1 whatever s is: AB is decided,
-    # so s counts only for AC (0.631) and falls behind w2 (1.262). After w2, A - C >= 1 - 0.5:
-    # AC is decided too, s drops to 0 and u (BC, 0.5) goes before it.
-    rankings = {"A": {"q": ["r", "s"]}, "B": {"q": ["z"]}, "C": {"q": ["w", "w2", "u"]}}
-    order = pool_order("mtc", rankings, oracle=lambda q, d: int(d == "r"))
-    assert [d for _, d in order] == ["r", "w", "z", "w2", "u", "s"]
+    # q1: A ranks s r, B ranks z; q2: only C ranks m. Known: r relevant, z not.
+    # A - B = 0.631 (r at A's rank 2) plus at most +1 (s): decided, so s's weight for AB
+    # stops counting. A - C and B - C stay open (m could be relevant).
+    # s: swing |AC| = 1, P = 2/3 (A's arm in q1 found r): 0.667.
+    # m: swing |AC| + |BC| = 2, P = 1/2: 1.0, so m goes first. Had AB still counted,
+    # s would have swing 2 and lead with 1.333.
+    rankings = {"A": {"q1": ["s", "r"]}, "B": {"q1": ["z"]}, "C": {"q2": ["m"]}}
+    order = pool_order("mtc", rankings, labels={("q1", "r"): 1, ("q1", "z"): 0})
+    assert order == [("q2", "m"), ("q1", "s")]
 
 
 @pytest.mark.parametrize(
