@@ -2,8 +2,8 @@
 
 A job is created with the options of the job form (:class:`JobIn`: the same
 :class:`~debates.services.launch.JobSpec`, agents as typed configs) through the one launch
-service, and steered with pause, resume and cancel; reading needs the researcher or admin
-role, everything else the admin role.
+service, and steered with pause, resume, cancel and retry-failed (the failed pairs only);
+reading needs the researcher or admin role, everything else the admin role.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ from debates.services import (
     debate_job_progress,
 )
 from debates.services.backends import agent_config_build
+from debates.services.failures import job_counts
 from debates.services.idempotency import (
     IdempotencyKeyError,
     IdempotencyKeyReused,
@@ -63,6 +64,7 @@ from debates.services.launch import (
     DuplicateJobError,
     JobOptions,
     debate_job_resume_launch,
+    debate_job_retry_launch,
     debate_job_warnings,
     job_option_default,
     job_option_names,
@@ -83,6 +85,7 @@ from .common import (
     qrel_set_or_404,
 )
 from .errors import error_responses
+from .job_failures import FailureOut, JobCountsOut, failures_first_page
 
 router = Router(tags=["jobs"])
 
@@ -176,10 +179,17 @@ class JobOut(Schema):
     #: Sentences to heed (pairs too long for the agents' context: they end escalated as
     #: "too_long"); the job runs all the same.
     warnings: list[str] = []
+    #: The pairs by outcome (total = settled + escalated + failed + pending + running) and
+    #: the last failure's reason, as a judgment run reports them.
+    counts: JobCountsOut
+    #: The first page of failed pairs (each once: pair, last error, attempts); all of them,
+    #: a page at a time: ``GET /jobs/{id}/failures``.
+    failures: list[FailureOut] = []
 
 
 def _job_out(job: DebateJob) -> JobOut:
-    progress = asdict(debate_job_progress(job=job))
+    counted = debate_job_progress(job=job)
+    progress = asdict(counted)
     return JobOut(
         id=job.pk,
         status=progress["status"],
@@ -206,6 +216,8 @@ def _job_out(job: DebateJob) -> JobOut:
         stage0_band=job.stage0_band,
         stage0_model_hash=job.stage0_model_hash,
         warnings=debate_job_warnings(job=job),
+        counts=JobCountsOut.of(job_counts(job=job, progress=counted)),
+        failures=failures_first_page(job, failed=counted.failed),
     )
 
 
@@ -341,6 +353,8 @@ def _control(request: HttpRequest, job_id: int, action: str) -> JobOut:
             debate_job_pause(job=job)
         elif action == "cancel":
             debate_job_cancel(job=job)
+        elif action == "retry-failed":
+            debate_job_retry_launch(job=job, background=True)
         else:
             debate_job_resume_launch(job=job, background=True)
     except DebateJobError as exc:
@@ -367,6 +381,14 @@ def job_resume(request: HttpRequest, job_id: RowId) -> JobOut:
 def job_cancel(request: HttpRequest, job_id: RowId) -> JobOut:
     """Cancel a running or paused job for good (admin); 409 otherwise."""
     return _control(request, job_id, "cancel")
+
+
+@router.post("/jobs/{job_id}/retry-failed", response=_CONTROL_RESPONSES, auth=WRITE)
+def job_retry_failed(request: HttpRequest, job_id: RowId) -> JobOut:
+    """Ask the job's failed pairs again, and only them (admin): each failed debate goes back
+    to pending with a fresh set of attempts and resumes from its stored turns, so no stored
+    turn is asked again; a finished job runs again. 409 for a cancelled job."""
+    return _control(request, job_id, "retry-failed")
 
 
 @router.get("/jobs/{job_id}/review", response={200: dict[str, Any], **error_responses(404, 422)})

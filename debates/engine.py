@@ -35,7 +35,7 @@ propagate unchanged; retrying is the caller's business.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 from debates import prompts, rubric
@@ -537,14 +537,19 @@ def _debate_round(
     return current
 
 
-def judge_single(pair: PairText, client: LLMClient, config: DebateConfig) -> TurnRecord:
+def judge_single(
+    pair: PairText, client: LLMClient, config: DebateConfig, *, sample: int = 0
+) -> TurnRecord:
     """Single-LLM-judge baseline: one neutral turn (re-asked as a debate turn is, see
     :func:`debates.turns.turn_ask`), no debate.
 
     The paper's baseline that recalls only ~50% of irrelevant pairs (Ban et al., 2026,
     Table 1); used by evaluate_assessor. Returns a TurnRecord with agent "J", stance
     "neutral", round 1; ``label`` None when the reply could not be read. ``config.rounds`` is
-    ignored; a graded config asks for a grade 0..G. Raises like :func:`debate_pair`.
+    ignored; a graded config asks for a grade 0..G. ``sample`` k (0, 1, ...) is the k-th of
+    several draws for the same pair (:mod:`debates.votes`): its calls carry the seed
+    :data:`debates.turns.SEED` + k, so a server that honours seeds draws another reply.
+    Raises like :func:`debate_pair`.
     """
     _check_version(config)
     grades = config.graded_max_grade
@@ -560,9 +565,12 @@ def judge_single(pair: PairText, client: LLMClient, config: DebateConfig) -> Tur
         )
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
+    settings = config.turn_settings
+    if sample:
+        settings = replace(settings, seed=settings.seed + sample)
     return turn_ask(
         client=client,
-        settings=config.turn_settings,
+        settings=settings,
         chunk=pair.chunk,
         build=build,
         round=1,

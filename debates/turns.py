@@ -117,12 +117,15 @@ class TurnRecord:
 class TurnSettings:
     """How a turn is asked: ``temperature``; ``max_tokens`` the first attempt's budget and
     ``max_tokens_cap`` the most a re-ask of a cut reply may get (tokens); ``max_grade`` G of
-    a graded debate (None: binary)."""
+    a graded debate (None: binary); ``seed`` the sampling seed sent with every call (the
+    same for every turn of a debate, so a debate is repeatable; another per sample when one
+    judge is sampled several times, or a server honouring it returns one reply n times)."""
 
     temperature: float
     max_tokens: int
     max_tokens_cap: int
     max_grade: int | None = None
+    seed: int = SEED
 
 
 def prompt_token_count(client: LLMClient, messages: Sequence[ChatMessage]) -> int:
@@ -190,7 +193,7 @@ def _call(
         temperature=settings.temperature,
         max_tokens=budget,
         json_schema=prompts.reply_json_schema(settings.max_grade),
-        seed=SEED,
+        seed=settings.seed,
     )
     return client.chat(messages, params)
 

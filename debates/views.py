@@ -39,9 +39,10 @@ from core.htmx import htmx_view, wants_fragment
 from core.roles import Role, role_required, user_has_role
 
 from .forms import HumanBudgetForm, JobLaunchForm
-from .models import Debate, DebateJob
+from .models import DebateJob
 from .services.batch_api import batch_job_overview
 from .services.common import DebateJobError
+from .services.failures import job_counts, job_failures
 from .services.human import debate_job_budget_set
 from .services.jobs import debate_job_cancel, debate_job_get, debate_job_pause
 from .services.launch import (
@@ -149,11 +150,6 @@ def _progress_context(request: HttpRequest, job: DebateJob) -> dict:
     progress = debate_job_progress(job=job)
     price = price_per_1k_tokens()
     tokens = progress.prompt_tokens + progress.completion_tokens
-    failed = (
-        job.debates.filter(status=Debate.Status.FAILED)
-        .select_related("pair__query", "pair__document")
-        .order_by("pk")[:FAILED_SHOWN]
-    )
     return {
         "job": job,
         "progress": progress,
@@ -172,7 +168,8 @@ def _progress_context(request: HttpRequest, job: DebateJob) -> dict:
             if price is not None and progress.done
             else None
         ),
-        "failed": list(failed),
+        "failed": job_failures(job=job, stop=FAILED_SHOWN).items if progress.failed else [],
+        "counts": job_counts(job=job, progress=progress),
         "can_control": user_has_role(request.user, Role.ADMIN),
     }
 

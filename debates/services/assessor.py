@@ -32,6 +32,10 @@ from debates.services.common import (
     pairs_in_order,
 )
 from debates.services.run import pair_text_build
+from debates.votes import SampledVerdict, majority_vote, sampling_check
+
+# What the single judge gives a pair: its turn, n samples' vote, or the error of a failed call.
+Verdict = TurnRecord | SampledVerdict | str
 
 # Kept importable from here (the command and older callers read it here); it lives with the
 # pure assessment code so that stage 0 can read it without importing the job services.
@@ -283,7 +287,9 @@ def single_judge_run(
     max_grade: int | None = None,
     concurrency: int = 1,
     prompt_version: str = "",
-) -> dict[int, TurnRecord | str]:
+    samples: int = 1,
+    ties: str = "lower",
+) -> dict[int, Verdict]:
     """The single-LLM-judge baseline (:func:`debates.engine.judge_single`: one neutral turn,
     re-asked as a debate turn is, no debate) on every pair of ``pool``, in this process;
     ``max_tokens`` and ``max_tokens_cap`` as the job's (:mod:`debates.turns`).
@@ -293,9 +299,19 @@ def single_judge_run(
     after each pair (one thread at a time). ``concurrency`` pairs are judged at once.
     With ``max_grade`` G the judge gives a grade 0..G (graded prompts). ``prompt_version``
     is the debate job's (the judge's prompt is the same in every version; "" the default).
-    """
-    from debates.llm.base import LLMError
 
+    With ``samples`` n > 1 the judge is asked n times per pair, sample k with seed k
+    (:func:`debates.engine.judge_single`), at ``temperature`` (above 0), and each pair's
+    value is a :class:`~debates.votes.SampledVerdict`: the majority label, its vote split and
+    the calls of all samples, ties broken by ``ties`` ("lower" or "escalate",
+    :func:`debates.votes.majority_vote`). Raises DebateJobError for n outside 1..25 or n > 1
+    at a temperature not above 0.
+    """
+    try:
+        sampling_check(samples=samples, temperature=temperature)
+        majority_vote([], ties=ties)  # an unknown tie rule is refused before any call
+    except ValueError as exc:
+        raise DebateJobError(str(exc)) from None
     config = DebateConfig(
         rounds=rounds,
         temperature=temperature,
@@ -306,7 +322,7 @@ def single_judge_run(
         prompt_version=prompt_version,
     )
     judge_client = _retrying(backends.agent_client_get(config=agent), sleep=sleep)
-    results: dict[int, TurnRecord | str] = {}
+    results: dict[int, Verdict] = {}
     texts = [
         (pair.pk, pair_text_build(pair=pair))
         for pair in pairs_in_order(pool).select_related("query", "document")
@@ -315,10 +331,7 @@ def single_judge_run(
 
     def judge(item: tuple[int, PairText]) -> None:
         pk, text = item
-        try:
-            verdict: TurnRecord | str = engine.judge_single(text, judge_client, config)
-        except LLMError as exc:
-            verdict = error_text(exc)
+        verdict = _judged(text, judge_client, config, samples=samples, ties=ties)
         with lock:
             results[pk] = verdict
             if on_pair is not None:
@@ -334,6 +347,63 @@ def single_judge_run(
         with ThreadPoolExecutor(max_workers=min(concurrency, MAX_CONCURRENCY)) as executor:
             list(executor.map(judge, texts))
     return {pk: results[pk] for pk, _ in texts}
+
+
+def _judged(
+    text: PairText, client: LLMClient, config: DebateConfig, *, samples: int, ties: str
+) -> Verdict:
+    """One pair's verdict: the judge's turn (or its error) for one sample; for n, each
+    sample asked in turn with its own seed and the vote of those answered."""
+    from debates.llm.base import LLMError
+
+    if samples == 1:
+        try:
+            return engine.judge_single(text, client, config)
+        except LLMError as exc:
+            return error_text(exc)
+    labels: list[int | None] = []
+    errors: list[str] = []
+    calls = 0
+    for sample in range(samples):
+        try:
+            turn = engine.judge_single(text, client, config, sample=sample)
+        except LLMError as exc:
+            errors.append(error_text(exc))
+            continue
+        labels.append(turn.label)
+        calls += turn.attempts
+    vote = majority_vote(labels, failed=len(errors), ties=ties)
+    return SampledVerdict(vote=vote, attempts=calls, errors=tuple(errors))
+
+
+def single_judge_votes(*, baseline: dict[int, Verdict]) -> list[dict[str, Any]]:
+    """Each sampled pair's vote, in the order of ``baseline`` (:func:`single_judge_run` with
+    n > 1): ``{"pair", "query_id", "doc_id", "label", "split", "votes", "unread", "failed",
+    "tie"}`` (:meth:`debates.votes.Vote.as_json`); pairs judged by one sample are left out."""
+    sampled = {pk: v for pk, v in baseline.items() if isinstance(v, SampledVerdict)}
+    ids = {
+        pk: (query_id, doc_id)
+        for pk, query_id, doc_id in Pair.objects.filter(pk__in=sampled).values_list(
+            "pk", "query__query_id", "document__doc_id"
+        )
+    }
+    return [
+        {"pair": pk, "query_id": ids[pk][0], "doc_id": ids[pk][1], **verdict.vote.as_json()}
+        for pk, verdict in sampled.items()
+    ]
+
+
+def baseline_outcome(verdict: Verdict | None) -> tuple[int | str, int]:
+    """``(outcome, calls)`` of a single-judge verdict: its label (a grade on a graded
+    scale), :data:`~debates.assessment.ESCALATED` when no label was read (or a sampled vote
+    tied under "escalate"), :data:`~debates.assessment.FAILED` when its call (every
+    sample's) failed or the pair was not judged; ``calls`` its LLM calls."""
+    if isinstance(verdict, TurnRecord | SampledVerdict):
+        if isinstance(verdict, SampledVerdict) and verdict.all_failed:
+            return assessment.FAILED, verdict.attempts
+        label = verdict.label
+        return (assessment.ESCALATED if label is None else label), verdict.attempts
+    return assessment.FAILED, 0
 
 
 def _retrying(client: LLMClient, *, sleep: Callable[[float], None]) -> Any:
@@ -372,7 +442,7 @@ class AssessorReport:
 def assessor_evaluate(
     *,
     job: DebateJob,
-    baseline: dict[int, TurnRecord | str] | None = None,
+    baseline: dict[int, Verdict] | None = None,
     relevance_level: int = 1,
 ) -> AssessorReport:
     """Score a finished job on its pool's gold labels (see :mod:`debates.assessment`), and the
@@ -395,7 +465,7 @@ def assessor_evaluate(
 def _assessor_graded(
     *,
     job: DebateJob,
-    baseline: dict[int, TurnRecord | str] | None,
+    baseline: dict[int, Verdict] | None,
     report: AssessorReport,
     level: int,
 ) -> AssessorReport:
@@ -414,12 +484,8 @@ def _assessor_graded(
         else:
             rows.append((gold, assessment.FAILED))
         if baseline is not None:
-            verdict = baseline.get(debate.pair_id)
-            if isinstance(verdict, TurnRecord):
-                single_calls += verdict.attempts
-                outcome = assessment.ESCALATED if verdict.label is None else verdict.label
-            else:
-                outcome = assessment.FAILED
+            outcome, verdict_calls = baseline_outcome(baseline.get(debate.pair_id))
+            single_calls += verdict_calls
             single_rows.append((gold, outcome))
     score = assessment.graded_scores
     return AssessorReport(
@@ -434,9 +500,7 @@ def _assessor_graded(
     )
 
 
-def _assessor_binary(
-    *, job: DebateJob, baseline: dict[int, TurnRecord | str] | None
-) -> AssessorReport:
+def _assessor_binary(*, job: DebateJob, baseline: dict[int, Verdict] | None) -> AssessorReport:
     rows: list[tuple[int, assessment.Outcome]] = []
     calls = 0
     gold_by_pair: dict[int, int] = {}
@@ -455,13 +519,10 @@ def _assessor_binary(
         single_rows: list[tuple[int, assessment.Outcome]] = []
         single_calls = 0
         for pair_id, gold in gold_by_pair.items():
-            verdict = baseline.get(pair_id)
-            if isinstance(verdict, TurnRecord):
-                single_calls += verdict.attempts
-                label = verdict.label
-                outcome = assessment.ESCALATED if label is None else assessment.gold_label(label)
-            else:
-                outcome = assessment.FAILED
+            outcome, verdict_calls = baseline_outcome(baseline.get(pair_id))
+            single_calls += verdict_calls
+            if isinstance(outcome, int):
+                outcome = assessment.gold_label(outcome)  # a grade read as relevant or not
             single_rows.append((gold, outcome))
         single = assessment.assessor_scores(single_rows, calls=single_calls)
     return AssessorReport(debate=assessment.assessor_scores(rows, calls=calls), single=single)

@@ -49,6 +49,7 @@ def test_job_controls_and_an_export_download_declare_409():
         "/api/v1/jobs/{job_id}/cancel",
         "/api/v1/jobs/{job_id}/pause",
         "/api/v1/jobs/{job_id}/resume",
+        "/api/v1/jobs/{job_id}/retry-failed",
     ]
 
 

@@ -55,13 +55,33 @@ def test_counts_by_status_round_and_reason_and_sums(client_as, mixed_job):
     assert '<strong id="job-percent">83%</strong>' in html  # 5 of 6
 
 
-def test_failed_debates_are_listed_with_their_error_escaped(client_as, mixed_job):
+def test_failed_pairs_are_listed_with_their_error_escaped_and_the_counts(client_as, mixed_job):
     html = client_as("admin").get(f"/jobs/{mixed_job.job.pk}/").content.decode()
     failed = html_tables(html)[4]
-    assert failed[0] == ["Debate", "Query", "Document", "Attempts", "Last error"]
-    assert failed[1][1:] == ["q005", "d005", "3", ERROR]
+    debate = mixed_job.agreed[2]
+    assert failed[0] == ["Debate", "Pair", "Query", "Document", "Attempts", "Last error"]
+    assert failed[1:] == [[str(debate.pk), str(debate.pair_id), "q005", "d005", "3", ERROR]]
+    assert (
+        "1 of 6 pairs failed (2 settled, 2 escalated, 1 pending, 0 running). Last failure: "
+        '<code class="error-text">TransientLLMError: 503 &lt;b&gt;upstream&lt;/b&gt; down</code>'
+    ) in html
     assert "503 &lt;b&gt;upstream&lt;/b&gt; down" in html
     assert "<b>upstream</b>" not in html
+    assert 'id="job-failures-more"' not in html  # all shown
+
+
+def test_only_the_first_failures_are_shown_and_the_rest_are_pointed_to(
+    client_as, mixed_job, monkeypatch
+):
+    monkeypatch.setattr("debates.views.FAILED_SHOWN", 1)
+    job = mixed_job.job
+    Debate.objects.filter(pk=mixed_job.agreed[3].pk).update(status=Debate.Status.FAILED)
+    html = client_as("admin").get(f"/jobs/{job.pk}/").content.decode()
+    assert len(html_tables(html)[4]) == 2  # the header and one failure
+    assert (
+        "The first 1 of 2 are shown; <code>GET /api/v1/jobs/"
+        f"{job.pk}/failures?page=N</code> lists them all"
+    ) in html
 
 
 def test_the_cost_is_estimated_from_the_price_per_thousand_tokens(client_as, mixed_job, settings):

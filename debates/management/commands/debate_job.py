@@ -2,6 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from core.broker import tasks_run_in_process
 from debates.services.common import DebateJobError
+from debates.services.failures import job_counts, job_failures
 from debates.services.jobs import debate_job_cancel, debate_job_pause
 from debates.services.launch import debate_job_resume_launch, debate_job_retry_launch
 from debates.services.progress import debate_job_notes, debate_job_progress
@@ -9,14 +10,39 @@ from debates.services.webhooks import TIMEOUT_SECONDS, webhook_threads_join
 
 from ._jobs import format_summary, load_job, wait_job
 
-ACTIONS = ("progress", "pause", "resume", "cancel", "retry-failed")
+ACTIONS = ("progress", "pause", "resume", "cancel", "retry-failed", "failures")
+
+
+def format_failures(job) -> str:
+    """The job's counts by outcome (total = settled + escalated + failed + pending +
+    running) and each failed pair once: debate, pair id, query and doc id, failed attempts
+    and the last error on one line (untrusted text: no control character reaches the
+    terminal)."""
+    counts = job_counts(job=job)
+    lines = [
+        f"job {job.pk}: {counts.total:,} pairs: {counts.settled:,} settled, "
+        f"{counts.escalated:,} escalated, {counts.failed:,} failed, {counts.pending:,} "
+        f"pending, {counts.running:,} running"
+    ]
+    for failure in job_failures(job=job).items:
+        # Server text: control characters (a terminal's escapes) become spaces.
+        printable = "".join(c if c.isprintable() else " " for c in failure.last_error)
+        error = " ".join(printable.split())
+        lines.append(
+            f"debate {failure.debate_id} pair {failure.pair_id} ({failure.query_id}, "
+            f"{failure.doc_id}): {failure.attempts} attempts; {error}"
+        )
+    if counts.failed:
+        lines.append(f"retry these pairs only: debate_job {job.pk} retry-failed")
+    return "\n".join(lines)
 
 
 class Command(BaseCommand):
     help = (
-        "Show a debate job's progress, or pause, resume, cancel it or retry its failed "
-        "debates. Without a broker, resume also continues a running job whose process was "
-        "interrupted."
+        "Show a debate job's progress or its failed pairs (failures), or pause, resume, "
+        "cancel it or retry its failed debates only (retry-failed: each resumes from its "
+        "stored turns). Without a broker, resume also continues a running job whose process "
+        "was interrupted."
     )
 
     def add_arguments(self, parser):
@@ -28,6 +54,9 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         job = load_job(opts["job"])
         action = opts["action"]
+        if action == "failures":
+            self.stdout.write(format_failures(job))
+            return
         try:
             if action == "pause":
                 debate_job_pause(job=job)

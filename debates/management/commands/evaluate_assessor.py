@@ -15,11 +15,13 @@ from debates.services.assessor import (
     assessor_evaluate,
     evaluation_pool_create,
     single_judge_run,
+    single_judge_votes,
 )
 from debates.services.common import DebateJobError
 from debates.services.launch import JobSpec, debate_job_launch, job_scale_describe
 from debates.stage0 import Stage0Error, stage0_judge_current, stage0_judge_train
 from debates.stage0.services import stage0_pool_evaluate, stage0_test_query_pks
+from debates.votes import MAX_SAMPLES, TIES, SampledVerdict, sampling_check, split_counts
 
 from ._jobs import (
     add_allow_duplicate_argument,
@@ -149,6 +151,40 @@ def format_graded_report(sample, job, report, *, seconds: float) -> str:
 STAGE0 = "stage0"
 
 
+def sample_temperature(opts) -> float:
+    """The single judge's temperature: ``--sample-temperature``, else ``--temperature``."""
+    given = opts["sample_temperature"]
+    return opts["temperature"] if given is None else given
+
+
+def sampling_json(opts, baseline) -> dict | None:
+    """The single judge's sampling, when it drew n > 1 samples a pair: ``{"samples",
+    "temperature", "ties", "splits": {split: pairs}, "pairs": [{"pair", "query_id",
+    "doc_id", "label", "split", "votes", "unread", "failed", "tie"}]}``; None for one."""
+    if opts["samples"] <= 1 or not baseline:
+        return None
+    votes = [v.vote for v in baseline.values() if isinstance(v, SampledVerdict)]
+    return {
+        "samples": opts["samples"],
+        "temperature": sample_temperature(opts),
+        "ties": opts["sample_ties"],
+        "splits": split_counts(votes),
+        "pairs": single_judge_votes(baseline=baseline),
+    }
+
+
+def format_sampling(sampling: dict) -> str:
+    """The report's line on the single judge's samples: n, temperature, the tie rule and how
+    many pairs had each vote split."""
+    ties = "the lower label" if sampling["ties"] == "lower" else "escalated"
+    ties_seen = sum(1 for pair in sampling["pairs"] if pair["tie"])
+    splits = ", ".join(f"{split}: {n}" for split, n in sampling["splits"].items())
+    return (
+        f"single judge: majority of {sampling['samples']} samples a pair at temperature "
+        f"{sampling['temperature']:g} (a tie: {ties}; {ties_seen} tied); vote splits {splits}"
+    )
+
+
 def _stage0_choice_add(parser) -> None:
     """Let ``--backend`` name stage 0 too (this command only: stage 0 debates nothing)."""
     for action in parser._actions:
@@ -185,14 +221,16 @@ def _sample_json(sample) -> dict:
     }
 
 
-def debates_json(sample, job, report) -> dict:
+def debates_json(sample, job, report, sampling: dict | None = None) -> dict:
     """The ``--json`` object of a debate backend: DREAM's figures on settled pairs at the
     top, and under ``assessors`` DREAM (``dream``), DREAM with humans right on escalated
-    pairs (``dream_with_humans``) and the single judge (``single``, when run)."""
+    pairs (``dream_with_humans``) and the single judge (``single``, when run; with
+    ``--samples`` n > 1 also ``sampling``: :func:`sampling_json`)."""
     assessors = {"dream": _recalls_json(report.debate.settled, report.debate)}
     assessors["dream_with_humans"] = _recalls_json(report.debate.with_humans, report.debate)
     if report.single is not None:
-        assessors["single"] = _recalls_json(report.single.settled, report.single)
+        extra = {"sampling": sampling} if sampling else {}
+        assessors["single"] = _recalls_json(report.single.settled, report.single, **extra)
     top = {k: assessors["dream"][k] for k in _TOP_KEYS}
     return {
         **top,
@@ -294,6 +332,27 @@ class Command(BaseCommand):
         )
         parser.add_argument("--depth", type=int, default=10, help="Rank limit of those")
         parser.add_argument("--no-baseline", action="store_true", help="Skip the single judge")
+        parser.add_argument(
+            "--samples",
+            type=int,
+            default=1,
+            help=f"Samples the single judge draws per pair (1-{MAX_SAMPLES}; default 1), its "
+            "label their majority, the vote split reported; odd recommended (a binary vote "
+            "then cannot tie); more than 1 needs a temperature above 0",
+        )
+        parser.add_argument(
+            "--sample-temperature",
+            type=float,
+            help="The single judge's temperature (default --temperature; above 0 and at most "
+            "2 with --samples above 1)",
+        )
+        parser.add_argument(
+            "--sample-ties",
+            choices=TIES,
+            default=TIES[0],
+            help="A tied vote: lower: the lower label (as UMBRELA's ensemble judge); escalate: "
+            "no label, counted as escalated (default lower)",
+        )
         add_concurrency_argument(parser)
         add_allow_duplicate_argument(parser)
         parser.add_argument(
@@ -329,6 +388,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         other_backend_flags_refuse(opts)
+        self._sampling_check(opts)
         started = time.monotonic()
         dataset = load_dataset(opts["dataset"])
         try:
@@ -366,6 +426,22 @@ class Command(BaseCommand):
             )
             return
         self._debates(sample, qrel_set, dataset, opts, started)
+
+    def _sampling_check(self, opts) -> None:
+        """Refuse sampling flags the run cannot use, before any pool or call is made."""
+        if opts["samples"] == 1 and opts["sample_temperature"] is None:
+            return
+        if opts["no_baseline"] or opts["backend"] == STAGE0:
+            raise CommandError(
+                "--samples and --sample-temperature are the single judge's: drop them, or "
+                "--no-baseline and --backend stage0"
+            )
+        if not 1 <= opts["samples"] <= MAX_SAMPLES:
+            raise CommandError(f"--samples must be in 1..{MAX_SAMPLES}, got {opts['samples']}")
+        try:
+            sampling_check(samples=opts["samples"], temperature=sample_temperature(opts))
+        except ValueError as exc:
+            raise CommandError(f"{exc} (give --sample-temperature, e.g. 0.7)") from None
 
     def _stage0_judge(self, dataset, opts):
         """The dataset's current stage-0 judge, trained now (progress on stderr) if none."""
@@ -434,7 +510,9 @@ class Command(BaseCommand):
                 baseline = single_judge_run(
                     pool=sample.pool,
                     agent=agent_a,
-                    temperature=opts["temperature"],
+                    temperature=sample_temperature(opts),
+                    samples=opts["samples"],
+                    ties=opts["sample_ties"],
                     max_tokens=job.max_tokens,
                     max_tokens_cap=job.max_tokens_cap,
                     on_pair=lambda _pk: bar.update(1),
@@ -444,8 +522,11 @@ class Command(BaseCommand):
                 )
         job.refresh_from_db()
         report = assessor_evaluate(job=job, baseline=baseline)
+        sampling = sampling_json(opts, baseline)
         if opts["json"]:
-            self.stdout.write(json.dumps(debates_json(sample, job, report)))
+            self.stdout.write(json.dumps(debates_json(sample, job, report, sampling)))
             return
         formatter = format_graded_report if graded else format_report
         self.stdout.write(formatter(sample, job, report, seconds=time.monotonic() - started))
+        if sampling:
+            self.stdout.write(format_sampling(sampling))
