@@ -4,8 +4,9 @@ and the leaderboard's tau_AP at a budget, replaying each collection's qrels as t
 Not a speed bench. For each dataset named (already imported, with its runs: see
 ``./dream manage study_systems``), each strategy judges the depth-``--depth`` pool in its
 order; printed per dataset and strategy: the ``pool_study`` JSON object at ``--budget``
-(a share of the depth pool), and whether it meets the bar (``>= 90%`` of the pool's relevant
-pairs found and tau_AP >= 0.9). ``--plot FILE`` draws relevant found against pairs judged,
+(a share of the depth pool), whether it meets the bar (``>= 90%`` of the pool's relevant
+pairs found and tau_AP >= 0.9), and the share of the pool it judges before it has found
+90% of the relevant pairs (``share_for_90pct``). ``--plot FILE`` draws relevant found against pairs judged,
 one panel per dataset (SVG or PNG by the name). The labels are the collections' own qrels,
 replayed: nothing is simulated and nothing is written.
 
@@ -60,7 +61,12 @@ def main() -> None:
             out = at.as_json()
             share = out["relevant_share"] or 0.0
             tau = out["tau_ap"]
+            need = next(
+                (i + 1 for i, c in enumerate(full.curve) if c >= 0.9 * full.relevant_found),
+                len(full.curve),
+            )
             out.update(
+                share_for_90pct=round(need / full.depth_pool_judged, 3),
                 dataset=slug,
                 depth=args.depth,
                 seconds=round(time.perf_counter() - started, 2),
