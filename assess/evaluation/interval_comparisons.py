@@ -16,6 +16,7 @@ from .intervals import (
     PooledLabel,
     SystemIntervals,
     audit_interval,
+    bounded,
     query_measure,
     rank_band,
 )
@@ -27,7 +28,8 @@ from .metrics import kendall_tau
 def difference_interval(intervals: SystemIntervals, a: str, b: str, measure: str) -> Interval:
     """95% interval on system ``a``'s mean ``measure`` minus system ``b``'s (paired: the same
     queries and the same human sample, so the correction is the HT estimate of the
-    difference of influences, z_a - z_b). Raises KeyError for an unknown system or measure."""
+    difference of influences, z_a - z_b), kept within [-1, 1] (:func:`bounded`: the whole
+    range when the estimate left it). Raises KeyError for an unknown system or measure."""
     wa, wb = intervals.would_be[measure][a], intervals.would_be[measure][b]
     base = intervals.base[measure][a] - intervals.base[measure][b]
     diff = [x - y for x, y in zip(wa, wb, strict=True)]
@@ -36,7 +38,8 @@ def difference_interval(intervals: SystemIntervals, a: str, b: str, measure: str
         f"{name} / {rank_band(r, measure)}"
         for name, r in zip(intervals.stratum_of, best, strict=True)
     ]
-    return audit_interval(base, diff, intervals.wrong, cells, intervals.inv_pi)
+    # A difference of two means of values in [0, 1] lies in [-1, 1].
+    return bounded(audit_interval(base, diff, intervals.wrong, cells, intervals.inv_pi), -1, 1)
 
 
 @dataclass(frozen=True)

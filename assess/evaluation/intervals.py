@@ -559,8 +559,15 @@ def audit_interval(
     return Interval(point, min(float(low), point), max(float(high), point), len(would_be))
 
 
-def _unit(value: float) -> float:
-    return min(max(value, 0.0), 1.0)
+def bounded(found: Interval, low: float, high: float) -> Interval:
+    """``found`` kept within the range ``[low, high]`` the estimand cannot leave (a mean of
+    per-query values in [0, 1]: [0, 1]; a difference of two: [-1, 1]). An estimate outside
+    that range comes from a human sample too small to say anything (a Horvitz-Thompson sum
+    over one or two labels with large weights): the interval is then the whole range, never
+    a clipped, zero-width one that would look certain; otherwise its ends are clipped."""
+    if not low <= found.estimate <= high:
+        return Interval(min(max(found.estimate, low), high), low, high, found.n_human)
+    return Interval(found.estimate, max(found.low, low), min(found.high, high), found.n_human)
 
 
 def refined_intervals(
@@ -607,11 +614,8 @@ def refined_intervals(
                 for name, r in zip(design.stratum_of, ranks, strict=True)
             ]
             found = audit_interval(base, would_be, wrong, cells, design.inv_pi)
-            # Every measure here is a mean of per-query values in [0, 1]: so is the truth,
-            # and a value outside that range says nothing (it comes with tiny samples).
-            out.setdefault(system, {})[measure] = Interval(
-                _unit(found.estimate), _unit(found.low), _unit(found.high), found.n_human
-            )
+            # Every measure here is a mean of per-query values in [0, 1]: so is the truth.
+            out.setdefault(system, {})[measure] = bounded(found, 0.0, 1.0)
             zs.setdefault(measure, {})[system] = would_be
             bases.setdefault(measure, {})[system] = base
     return SystemIntervals(
