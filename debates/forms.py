@@ -104,7 +104,9 @@ def _model_path_field() -> forms.ChoiceField:
 
 class PoolChoiceField(forms.ModelChoiceField):
     def label_from_instance(self, obj: Pool) -> str:
-        return f"{obj.dataset.name} / {obj.name} (depth {obj.depth})"
+        order = "" if obj.strategy == Pool.Strategy.DEPTH else f", {obj.strategy} order"
+        budget = "" if obj.budget is None else f", budget {obj.budget:,} pairs"
+        return f"{obj.dataset.name} / {obj.name} (depth {obj.depth}{order}{budget})"
 
 
 def _api_key_field(*, agent_b: bool = False) -> forms.CharField:
@@ -305,7 +307,8 @@ class JobLaunchForm(forms.Form):
         max_value=MAX_PAIRS,
         required=False,
         label="Pair limit",
-        help_text="Only the first N pairs (query id, then document id). Empty: all.",
+        help_text="Only the first N pairs in the pool's judging order (its strategy's, else "
+        "query id then document id). Empty: the pool's budget, else all.",
     )
     concurrency = forms.IntegerField(
         min_value=1,
