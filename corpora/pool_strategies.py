@@ -13,7 +13,9 @@ the same candidates so that a budget (judge at most B pairs) is spent where it m
   with k = 60 (Cormack, Clarke & Büttcher, SIGIR 2009; trectools' ``rrf`` pool).
   For ``rbp`` and ``rrf``, trectools keeps the top X per query; with a budget over all
   queries we interleave the queries by position (every query's first document, then every
-  query's second...), so stopping at B·Q pairs is trectools' pool of top B.
+  query's second...): every query's first B places are trectools' pool of the top B (places
+  held by judged pairs cost no judgment). Weights come from each run's top ``depth`` (the
+  pool's candidates), where trectools weighs each run's whole ranking.
 - ``bandit``: MaxMean over runs (Losada, Parapar & Barreiro, SAC 2016 and IPM 2017, the
   method TREC 2017 Common Core used to order its judgments): each run is an arm whose pull
   judges its next unjudged document; the arm with the highest posterior mean of relevance,
@@ -96,10 +98,12 @@ def budget_resolve(budget: float | None, *, pool_size: int) -> tuple[int, str]:
     ``None`` is the whole pool; a value below 1 is a share of the pool (rounded to the
     nearest pair, at least 1); a whole number at least 1 is a count. A count larger than the
     pool falls back to the whole pool and the note says so. Raises ValueError for a budget of
-    0 or less, or a count that is not a whole number.
+    0 or less, one that is not finite, or a count that is not a whole number.
     """
     if budget is None:
         return pool_size, ""
+    if not math.isfinite(budget):
+        raise ValueError(f"budget must be a finite number, got {budget}")
     if budget <= 0:
         raise ValueError(f"budget must be more than 0, got {budget}")
     if budget < 1:
@@ -327,10 +331,14 @@ class _MinimalTestCollection(_Adaptive[R, Q, D]):
         runs = sorted(rankings)
         # weights[(q, d)][run index] = 1 / log2(rank + 1) within the depth.
         self.weights: dict[tuple[Q, D], dict[int, float]] = {}
+        # best_rank: among equal effects (one run, or every pair decided) the depth order.
+        self.best_rank: dict[tuple[Q, D], int] = {}
         for i, run in enumerate(runs):
             for query, docs in rankings[run].items():
                 for rank, doc in enumerate(docs, start=1):
                     self.weights.setdefault((query, doc), {})[i] = 1.0 / math.log2(rank + 1)
+                    key = (query, doc)
+                    self.best_rank[key] = min(rank, self.best_rank.get(key, rank))
         self.system_pairs = [(a, b) for a in range(len(runs)) for b in range(a + 1, len(runs))]
         self.known = [0.0] * len(self.system_pairs)  # DCG difference a - b from relevant labels
         self.up = [0.0] * len(self.system_pairs)  # most the unjudged can still add
@@ -384,8 +392,11 @@ class _MinimalTestCollection(_Adaptive[R, Q, D]):
         if not candidates:
             self.best.pop(query, None)
             return
-        # Highest expected effect first; among equals the smallest key.
-        top = min(candidates, key=lambda p: (-self._p_relevant(p) * self.swing[p], p))
+        # Highest expected effect first; among equals the best rank, then the key.
+        top = min(
+            candidates,
+            key=lambda p: (-self._p_relevant(p) * self.swing[p], self.best_rank[p], p),
+        )
         self.best[query] = (self._p_relevant(top) * self.swing[top], top)
 
     def _settle(self, pair: tuple[Q, D], relevant: bool) -> None:
@@ -422,7 +433,7 @@ class _MinimalTestCollection(_Adaptive[R, Q, D]):
     def choose(self) -> tuple[Q, D] | None:
         if not self.best:
             return None
-        query = min(self.best, key=lambda q: (-self.best[q][0], q))
+        query = min(self.best, key=lambda q: (-self.best[q][0], self.best_rank[self.best[q][1]], q))
         pair = self.best[query][1]
         self.open_by_query[query].discard(pair)
         self._refresh(query)

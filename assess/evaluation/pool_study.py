@@ -94,8 +94,8 @@ def pool_replay(
     ``budget``: pairs (a whole number ≥ 1) or a share of the depth pool (below 1),
     see :func:`corpora.pool_strategies.budget_resolve`; None judges the whole pool.
     A grade ≥ ``params.rel_level`` is relevant. Returns a :class:`PoolReplay`.
-    Raises ValueError when no run ranks a query of ``qrels`` (nothing to pool) or
-    ``depth`` is below 1.
+    Raises ValueError when no run ranks a query of ``qrels`` (nothing to pool), when some
+    run ranks none (naming it: it would score 0 on both leaderboards) or ``depth`` is below 1.
     """
     if depth < 1:
         raise ValueError(f"pool depth must be at least 1, got {depth}")
@@ -108,6 +108,12 @@ def pool_replay(
         run: {q: list(docs[:10]) for q, docs in per_query.items() if q in judged_queries}
         for run, per_query in rankings.items()
     }
+    idle = sorted(run for run, per_query in cut.items() if not any(per_query.values()))
+    if idle and len(idle) < len(cut):
+        raise ValueError(
+            f"run(s) {', '.join(idle)} rank none of the queries the qrels judge (no overlap "
+            "with the pool): leave them out with --runs"
+        )
     truth = {
         (q, d): qrels.get(q, {}).get(d, 0)
         for per_query in cut.values()

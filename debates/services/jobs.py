@@ -16,6 +16,7 @@ from django.utils import timezone
 from debates.models import Debate, DebateJob, WebhookDelivery
 from debates.services.common import DebateJobError, pairs_in_order
 from debates.services.leases import job_finish_if_done
+from debates.services.pool_batches import pool_batch_next, pool_batch_room
 from debates.services.queue import debates_enqueue, debates_pending_ids, job_queue
 from debates.services.stage0_route import (
     debate_job_stage0_prepare,
@@ -87,6 +88,8 @@ def debate_job_stage0_continue(*, job: DebateJob) -> str:
             debate_job_start(job=job, enqueue=True)
         except DebateJobError:
             return job.stage0_state  # paused or cancelled meanwhile: resume sends them
+        # Stage 0 may have settled a whole batch of an adaptive pool: the next one first.
+        pool_batch_next(job_id=job.pk)
         job_finish_if_done(job_id=job.pk)
     return job.stage0_state
 
@@ -96,13 +99,16 @@ def debate_job_extend(*, job: DebateJob, limit: int | None = None, enqueue: bool
     since), at most ``limit``, in canonical order; earlier debates are never repeated.
 
     A finished job runs again; the new debates of a running job are enqueued after commit.
+    A job with a pair limit (its pool's budget) never passes it, and on an adaptive pool adds
+    at most one batch in the stored order (the next ones follow as labels arrive).
     Returns the number created. Raises DebateJobError for a cancelled job.
     """
     with transaction.atomic():
         locked = _locked(job)
         if locked.status == DebateJob.Status.CANCELLED:
             raise DebateJobError(f"job {job.pk} is cancelled")
-        created = debates_add(job=locked, limit=limit)
+        limit = pool_batch_room(job=locked, limit=limit)
+        created = debates_add(job=locked, limit=limit) if limit != 0 else []
         if created and locked.status == DebateJob.Status.FINISHED:
             locked.status, locked.finished = DebateJob.Status.RUNNING, None
             locked.save(update_fields=["status", "finished"])
@@ -146,6 +152,8 @@ def debate_job_resume(*, job: DebateJob, enqueue: bool = True) -> int:
         pending = debates_pending_ids(locked)
         if enqueue and not locked.batch:
             _pending_send(locked, pending)
+    # A batch of an adaptive pool that ended while the job was paused: the next one first.
+    pending += pool_batch_next(job_id=job.pk)
     job_finish_if_done(job_id=job.pk)
     job.refresh_from_db()
     return len(pending)

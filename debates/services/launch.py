@@ -238,7 +238,8 @@ def _same_debates(
         "scale": config.scale,
         "max_grade": config.max_grade,
         "consensus": config.consensus,
-        "pair_limit": spec.limit,
+        # Without a limit the job takes its pool's budget: compared as it will be stored.
+        "pair_limit": spec.limit if spec.limit is not None else spec.pool.budget,
         "batch": spec.batch,
         "stage0": spec.stage0,
         "stage0_alpha": spec.stage0_alpha,

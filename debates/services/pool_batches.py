@@ -45,12 +45,25 @@ def pool_batch_first(*, job: DebateJob) -> int | None:
     return min(job.pair_limit, ADAPTIVE_BATCH) if job.pair_limit is not None else ADAPTIVE_BATCH
 
 
+def pool_batch_room(*, job: DebateJob, limit: int | None) -> int | None:
+    """How many more debates ``job`` may add at once, given a ``limit`` asked (None: no
+    limit): never past the job's pair limit (0 when it is reached), and on an adaptive pool
+    at most :data:`ADAPTIVE_BATCH`. None when nothing caps it."""
+    caps = [c for c in (limit,) if c is not None]
+    if job.pair_limit is not None:
+        caps.append(max(0, job.pair_limit - job.debates.count()))
+    if job.pool.adaptive and not job.batch:
+        caps.append(ADAPTIVE_BATCH)
+    return min(caps) if caps else None
+
+
 def pool_batch_next(*, job_id: int) -> list[int]:
     """Add the next batch of a running job on an adaptive pool once none of its debates is
     open; returns the new debates' ids ([] when the job is not such a job, still has open
     debates, reached its pair limit or its pool's end). The new debates are enqueued after
-    commit when a broker is configured; an in-process run finds them pending. Each chosen
-    pair's ``pool_order`` becomes its place in the order actually judged."""
+    commit when a broker is configured (a stage-0 job's go to its stage-0 step first); an
+    in-process run finds them pending. The job's debates, by id, are the order in which its
+    pairs were chosen (the pool's stored order is the one at build, shared by every job)."""
     if not _job_adaptive(job_id):
         return []
     with transaction.atomic():
@@ -63,9 +76,6 @@ def pool_batch_next(*, job_id: int) -> list[int]:
             return []
         pairs = _next_pairs(job, min(room, ADAPTIVE_BATCH))
         created = Debate.objects.bulk_create([Debate(job=job, pair=p) for p in pairs])
-        for place, pair in enumerate(pairs, start=done + 1):
-            pair.pool_order = place
-        Pair.objects.bulk_update(pairs, ["pool_order"])
         ids = [d.pk for d in created]
         if ids and job.stage0:
             # The new pairs go through stage 0 first, as at launch.
@@ -121,16 +131,14 @@ def _next_pairs(job: DebateJob, count: int) -> list[Pair]:
     rankings = pool_strategies.rankings_from_entries(
         (e for e in entries if (e[1], e[2]) not in excluded), depth=pool.depth
     )
-    labels = labels_known(dataset=pool.dataset)  # 1 or 0, graded labels read at level 1
-    if pool.include_judged:  # the qrels' own labels are what this pool re-judges
-        labels = {k: v for k, v in labels.items() if k not in _qrels_keys(pool)}
+    # Labels from every source; the qrels only from the pool's own set, and not at all when
+    # the pool re-judges them (its judged pairs are what it asks about).
+    labels = labels_known(
+        dataset=pool.dataset, qrel_set=None if pool.include_judged else pool.qrel_set
+    )
     pairs = {(p.query_id, p.document_id): p for p in pool.pairs.only("pk", "query", "document")}
     taken = set(job.debates.values_list("pair__query_id", "pair__document_id"))
     order = pool_strategies.pool_order(
         pool.strategy, rankings, labels=labels, taken=taken, budget=count
     )
     return [pairs[k] for k in order if k in pairs]
-
-
-def _qrels_keys(pool: Pool) -> set[tuple[int, int]]:
-    return set(pool.qrel_set.qrels.values_list("query_id", "document_id"))

@@ -385,6 +385,8 @@ def debate_job_run_inline(
         if job.status != DebateJob.Status.RUNNING:
             return
         pending = [pk for pk in debates_pending_ids(job) if tried.get(pk, 0) <= MAX_ATTEMPTS]
+        if not pending and pool_batch_next(job_id=job.pk):
+            continue  # stage 0 settled a whole batch of an adaptive pool: the next one
         if not pending:
             job_finish_if_done(job_id=job.pk)
             job.refresh_from_db()

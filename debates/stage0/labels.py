@@ -129,13 +129,17 @@ def _cross(
     return out
 
 
-def labels_known(*, dataset: Dataset, relevance_level: int = 1) -> dict[tuple[int, int], int]:
+def labels_known(
+    *, dataset: Dataset, qrel_set: QrelSet | None, relevance_level: int = 1
+) -> dict[tuple[int, int], int]:
     """Every label ``dataset``'s pairs have now, 1 (relevant at ``relevance_level``) or 0, by
-    ``(query pk, document pk)``: a person's (the registered human sources) over the imported
-    qrels over a settled label (debate consensus or stage 0). What an adaptive pool strategy
-    learns from as labels arrive."""
+    ``(query pk, document pk)``: a person's (the registered human sources) over the grades of
+    ``qrel_set`` (None: no qrels) over a settled label (debate consensus or stage 0). What an
+    adaptive pool strategy learns from as labels arrive."""
     labels = _consensus(dataset, relevance_level, stage0=True)
-    labels.update(_qrels(dataset, relevance_level))
+    if qrel_set is not None:
+        for q, d, grade in qrel_set.qrels.values_list("query_id", "document_id", "relevance"):
+            labels[(q, d)] = _binary(grade, relevance_level)
     for source in _HUMAN_LABELS:
         labels.update(source(dataset=dataset, relevance_level=relevance_level))
     return labels

@@ -69,7 +69,13 @@ def test_a_dataset_without_runs_is_refused_saying_how_to_make_them(energy):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("budget", ["0", "-3", "2.5", "lots"])
+@pytest.mark.parametrize("budget", ["0", "-3", "2.5", "lots", "inf", "nan"])
 def test_a_bad_budget_is_refused(energy, budget):
     with pytest.raises(CommandError, match="--budget"):
         call_command("pool_study", "energy", "--budget", budget)
+
+
+def test_a_run_ranking_none_of_the_judged_queries_is_refused_by_name():
+    rankings = {**RANKINGS, "C": {"q7": ["d1", "d2"]}}
+    with pytest.raises(ValueError, match=r"run\(s\) C rank none of the queries the qrels judge"):
+        pool_replay("bandit", rankings, QRELS, depth=3, budget=None)

@@ -116,10 +116,18 @@ def test_a_budget_larger_than_the_pool_falls_back_to_the_whole_pool_and_says_so(
     )
 
 
-@pytest.mark.parametrize("budget", [0, -1, 2.5])
-def test_a_budget_of_zero_or_a_fractional_count_is_refused(budget):
+@pytest.mark.parametrize("budget", [0, -1, 2.5, float("inf"), float("nan")])
+def test_a_budget_of_zero_a_fractional_count_or_not_a_finite_number_is_refused(budget):
     with pytest.raises(ValueError, match="budget"):
         budget_resolve(budget, pool_size=50)
+
+
+def test_mtc_with_one_run_judges_in_rank_order_interleaving_queries():
+    # One run: no system pair, every effect is 0: the depth order (best rank, then key).
+    rankings = {"A": {"q1": ["d9", "d8", "d7"], "q2": ["e2", "e1"]}}
+    assert pool_order("mtc", rankings) == [
+        ("q1", "d9"), ("q2", "e2"), ("q1", "d8"), ("q2", "e1"), ("q1", "d7")
+    ]  # fmt: skip
 
 
 def test_an_unknown_strategy_is_refused_naming_the_known_ones():

@@ -5,13 +5,13 @@ budget."""
 
 import pytest
 
-from corpora.models import Pair
 from corpora.pool_strategies import pool_order
 from corpora.services import dataset_import_beir, pool_build, qrel_set_get, run_import
 from debates.llm.scripted import RuleClient
 from debates.models import Debate, DebateJob
 from debates.services import pool_batches
-from debates.services.launch import JobSpec, debate_job_launch
+from debates.services.jobs import debate_job_extend, debate_job_pause, debate_job_resume
+from debates.services.launch import DuplicateJobError, JobSpec, debate_job_launch
 from debates.services.progress import debate_job_notes
 from debates.services.run import debate_job_run_inline
 from tests.fixtures.datasets import write_beir
@@ -93,10 +93,49 @@ def test_batches_of_one_follow_the_strategy_replay_and_stop_at_the_budget(
         oracle=lambda q, d: int((q, d) in RELEVANT),
     )
     assert [(q, d) for q, d, _ in debated] == replay
-    # Each debated pair's place is the order it was judged in.
-    places = dict(Pair.objects.filter(pool=pool, debates__job=job).values_list("pk", "pool_order"))
-    assert sorted(places.values()) == list(range(1, 8))
     note = next(n for n in debate_job_notes(job=job) if n.startswith("judging order"))
     assert note.endswith(
         "7 chosen of 7 pairs, 1 at a time, each batch chosen from the labels known by then"
     )
+
+
+@pytest.mark.django_db
+def test_a_second_identical_job_on_a_budgeted_pool_is_refused_as_a_duplicate(
+    adaptive_dataset, fake_llms
+):
+    dataset, runs = adaptive_dataset
+    truthful_agents(fake_llms)
+    test = qrel_set_get(dataset=dataset, name="test")
+    pool = pool_build(
+        dataset=dataset, qrel_set=test, runs=runs, depth=3, strategy="bandit", budget=5
+    ).pool
+    spec = JobSpec(pool=pool, agent_a=AGENT_A, agent_b=AGENT_B, rounds=1)
+    debate_job_launch(spec=spec, start=False)
+    with pytest.raises(DuplicateJobError):
+        debate_job_launch(spec=spec, start=False)
+
+
+@pytest.mark.django_db
+def test_a_paused_adaptive_job_whose_batch_ended_gets_its_next_batch_on_resume(
+    adaptive_dataset, fake_llms, monkeypatch
+):
+    dataset, runs = adaptive_dataset
+    truthful_agents(fake_llms)
+    monkeypatch.setattr(pool_batches, "ADAPTIVE_BATCH", 2)
+    test = qrel_set_get(dataset=dataset, name="test")
+    pool = pool_build(
+        dataset=dataset, qrel_set=test, runs=runs, depth=3, strategy="mtc", budget=6
+    ).pool
+    job = debate_job_launch(spec=JobSpec(pool=pool, agent_a=AGENT_A, agent_b=AGENT_B, rounds=1))
+    # The first batch ends while the job is paused: no next batch is chosen then.
+    debate_job_pause(job=job)
+    Debate.objects.filter(job=job).update(status=Debate.Status.AGREED, final_label=0)
+    assert pool_batches.pool_batch_next(job_id=job.pk) == []
+    debate_job_resume(job=job, enqueue=False)
+    job.refresh_from_db()
+    assert job.status == DebateJob.Status.RUNNING
+    assert job.debates.count() == 4 and job.debates.filter(status="pending").count() == 2
+    # Extending never passes the budget: 2 more at most (one batch), then nothing.
+    assert debate_job_extend(job=job, enqueue=False) == 2
+    assert debate_job_extend(job=job, enqueue=False) == 0
+    assert job.debates.count() == 6

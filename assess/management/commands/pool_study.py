@@ -1,4 +1,5 @@
 import json
+import math
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -16,7 +17,7 @@ def budget_value(text: str) -> float:
         value = float(text)
     except ValueError:
         raise CommandError(f"--budget: not a number: {text!r}") from None
-    if value <= 0 or (value >= 1 and value != int(value)):
+    if not math.isfinite(value) or value <= 0 or (value >= 1 and value != int(value)):
         raise CommandError(
             f"--budget: a whole number of pairs, or a share between 0 and 1, got {text}"
         )
