@@ -129,7 +129,9 @@ JOB_IN_DOC = """A new debate job: the options of the job form, with its ranges (
     model; ``agent_b`` None: as agent A), never holding a key: ``api_keys`` ({"A": key, "B":
     key}) are stored only encrypted, as the form's key fields. ``batch``: the rounds go out
     as batch files (advanced with ``debate_batch``). ``allow_duplicate``: launch even when a
-    running or paused job of the pool has the same debate settings (else 409)."""
+    running or paused job of the pool has the same debate settings (else 409).
+    ``check_judged``: debate only the pool's judged pairs, to check the qrels' own labels
+    (400 when the pool has none)."""
 
 if TYPE_CHECKING:
 
@@ -176,6 +178,9 @@ class JobOut(Schema):
     stage0_note: str = ""
     stage0_band: dict[str, Any] | None = None
     stage0_model_hash: str = ""
+    #: Whether the job checks the qrels' judged pairs: its agreed pairs confirm the original
+    #: label, ``progress.escalated_by_reason.suspect_original`` counts those sent to humans.
+    check_judged: bool = False
     #: Sentences to heed (pairs too long for the agents' context: they end escalated as
     #: "too_long"); the job runs all the same.
     warnings: list[str] = []
@@ -215,6 +220,7 @@ def _job_out(job: DebateJob) -> JobOut:
         stage0_note=job.stage0_note,
         stage0_band=job.stage0_band,
         stage0_model_hash=job.stage0_model_hash,
+        check_judged=job.check_judged,
         warnings=debate_job_warnings(job=job),
         counts=JobCountsOut.of(job_counts(job=job, progress=counted)),
         failures=failures_first_page(job, failed=counted.failed),
