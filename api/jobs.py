@@ -539,7 +539,9 @@ def refined_rebenchmark(
     ``intervals``: 95% intervals on each run's refined nDCG@10, P@10 and R@100 from the
     audit's human labels (prediction-powered), the naive ones beside them, every run pair's
     difference, the share of settled pairs and Kendall's tau with its interval; when the
-    human sample cannot support them, ``intervals.error`` says what is missing."""
+    human sample cannot support them, ``intervals.error`` says what is missing. When the
+    refined set corrects original grades, ``effects`` holds the leaderboards on the original
+    with the corrections only, the holes only and both (its table comes last); else null."""
     dataset = dataset_or_404(slug)
     refined = qrel_set_or_404(dataset, name)
     refinement = getattr(refined, "refinement", None)
@@ -551,13 +553,14 @@ def refined_rebenchmark(
         )
     except RebenchError as exc:
         raise HttpError(400, str(exc)) from None
-    tables = rebench_tables(report.result)
+    tables = rebench_tables(report.result) + report.effects_tables()
     found = report_intervals(
         report=report, original=refinement.original, refined=refined, rel_level=rel_level
     )
     return {
         **ranking_json(report.result),
         "intervals": found.as_json(),
+        "effects": report.effects.as_json() if report.effects is not None else None,
         "tables": [
             {
                 "title": t.title,
