@@ -188,9 +188,8 @@ def test_the_corrections_table_reaches_the_command_the_page_and_the_api(checked,
     )  # fmt: skip
     table = out.getvalue().split(title, 1)[1]
     row = next(line for line in table.splitlines() if line.startswith("judged-order"))
-    assert row.split() == (
-        "judged-order 0.9394 (1) 1.0000 (1) 0.9277 (1) 0.9883 (1) +0.0606 -0.0117 +0.0489"
-    ).split()
+    expected = "judged-order 0.9394 (1) 1.0000 (1) 0.9277 (1) 0.9883 (1) +0.0606 -0.0117 +0.0489"
+    assert row.split() == expected.split()
     page = client_as("researcher").get(
         "/datasets/scifact/rebenchmark/?original=test&refined=test-checked"
     )
