@@ -129,7 +129,9 @@ JOB_IN_DOC = """A new debate job: the options of the job form, with its ranges (
     model; ``agent_b`` None: as agent A), never holding a key: ``api_keys`` ({"A": key, "B":
     key}) are stored only encrypted, as the form's key fields. ``batch``: the rounds go out
     as batch files (advanced with ``debate_batch``). ``allow_duplicate``: launch even when a
-    running or paused job of the pool has the same debate settings (else 409)."""
+    running or paused job of the pool has the same debate settings (else 409).
+    ``check_judged``: debate only the pool's judged pairs, to check the qrels' own labels
+    (400 when the pool has none)."""
 
 if TYPE_CHECKING:
 
@@ -176,6 +178,9 @@ class JobOut(Schema):
     stage0_note: str = ""
     stage0_band: dict[str, Any] | None = None
     stage0_model_hash: str = ""
+    #: Whether the job checks the qrels' judged pairs: its agreed pairs confirm the original
+    #: label, ``progress.escalated_by_reason.suspect_original`` counts those sent to humans.
+    check_judged: bool = False
     #: Sentences to heed (pairs too long for the agents' context: they end escalated as
     #: "too_long"); the job runs all the same.
     warnings: list[str] = []
@@ -215,6 +220,7 @@ def _job_out(job: DebateJob) -> JobOut:
         stage0_note=job.stage0_note,
         stage0_band=job.stage0_band,
         stage0_model_hash=job.stage0_model_hash,
+        check_judged=job.check_judged,
         warnings=debate_job_warnings(job=job),
         counts=JobCountsOut.of(job_counts(job=job, progress=counted)),
         failures=failures_first_page(job, failed=counted.failed),
@@ -533,7 +539,9 @@ def refined_rebenchmark(
     ``intervals``: 95% intervals on each run's refined nDCG@10, P@10 and R@100 from the
     audit's human labels (prediction-powered), the naive ones beside them, every run pair's
     difference, the share of settled pairs and Kendall's tau with its interval; when the
-    human sample cannot support them, ``intervals.error`` says what is missing."""
+    human sample cannot support them, ``intervals.error`` says what is missing. When the
+    refined set corrects original grades, ``effects`` holds the leaderboards on the original
+    with the corrections only, the holes only and both (its table comes last); else null."""
     dataset = dataset_or_404(slug)
     refined = qrel_set_or_404(dataset, name)
     refinement = getattr(refined, "refinement", None)
@@ -545,13 +553,14 @@ def refined_rebenchmark(
         )
     except RebenchError as exc:
         raise HttpError(400, str(exc)) from None
-    tables = rebench_tables(report.result)
+    tables = rebench_tables(report.result) + report.effects_tables()
     found = report_intervals(
         report=report, original=refinement.original, refined=refined, rel_level=rel_level
     )
     return {
         **ranking_json(report.result),
         "intervals": found.as_json(),
+        "effects": report.effects.as_json() if report.effects is not None else None,
         "tables": [
             {
                 "title": t.title,

@@ -237,7 +237,7 @@ def _job_reuse_check(
 def _new_grades(refinement) -> str:
     # The grades the refinement wrote (applied labels), e.g. "0: 12, 1: 3, 2: 1".
     counts = (
-        refinement.provenance.filter(applied=True)
+        refinement.provenance.filter(applied=True, original_relevance__isnull=True)
         .values_list("grade")
         .annotate(n=Count("pk"))
         .order_by("grade")

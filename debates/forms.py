@@ -361,6 +361,13 @@ class JobLaunchForm(forms.Form):
         help_text="Launch even when a running or paused job debates this pool with the same "
         "settings (it debates every pair again, at the same cost).",
     )
+    check_judged = forms.BooleanField(
+        required=False,
+        label="Check the judged pairs",
+        help_text="Debate only the pairs the qrels judge (a pool built keeping judged pairs), "
+        "never showing the agents the original label: a consensus against it goes to humans "
+        "as a suspect original label, an agreeing one confirms it. No audit is drawn.",
+    )
     callback_url = forms.URLField(
         required=False,
         max_length=500,

@@ -211,6 +211,12 @@ class DebateJob(models.Model):
     stage0_claimed = models.DateTimeField(
         null=True, blank=True, help_text="When a process took the stage-0 step."
     )
+    check_judged = models.BooleanField(
+        default=False,
+        help_text="Checks the qrels: debates only the pool's judged pairs, never showing the "
+        "agents their grade; a consensus on the other side of the original grade escalates as "
+        "suspect_original, an agreeing one confirms it (debates.check_judged).",
+    )
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
@@ -258,6 +264,7 @@ class Debate(models.Model):
         TRUNCATED = "truncated", "a reply was cut at its token budget, even with twice it"
         TOO_LONG = "too_long", "the pair's texts are too long for the agents' context"
         LOW_CONFIDENCE = "low_confidence", "the agents agreed, one with a low label probability"
+        SUSPECT_ORIGINAL = "suspect_original", "suspect original label"
 
     job = models.ForeignKey(DebateJob, on_delete=models.CASCADE, related_name="debates")
     pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="debates")

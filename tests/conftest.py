@@ -20,6 +20,7 @@ pytest_plugins = [
     "tests.fixtures.llm_policy",
     "tests.fixtures.recording_proxy",
     "tests.fixtures.jobs",
+    "tests.fixtures.check_judged",
     "tests.fixtures.latency",
     "tests.fixtures.pooling",
     "tests.fixtures.refine",

@@ -19,11 +19,14 @@ from corpora.models import Dataset, QrelSet, Run
 from corpora.services import qrels_rows, run_rows
 
 from . import metrics
+from .effects import Effects, effects_compute, effects_table, qrels_split
+from .tables import Table
 
 CACHE_SECONDS = 600
-# Part of every cache key: bumped when a cached result gains fields (2: the ranking measures),
-# so that a result cached by the code before (e.g. in Redis across a restart) is not read.
-CACHE_VERSION = 2
+# Part of every cache key: bumped when a cached result gains fields (2: the ranking measures,
+# 3: the effects of corrections apart from holes), so that a result cached by the code
+# before (e.g. in Redis across a restart) is not read.
+CACHE_VERSION = 3
 
 
 class RebenchError(ValueError):
@@ -44,6 +47,15 @@ class RebenchReport:
     # Run entries left out because they rank the query's own document (dataset excludes
     # identical ids), per run name; empty when the dataset keeps them.
     self_entries_skipped: dict[str, int] = field(default_factory=dict)
+    # The leaderboards on the original with its corrections only, with its filled holes
+    # only, and both (assess.evaluation.effects); None when the refined set corrects no
+    # original grade (its effect is then the holes' alone).
+    effects: Effects | None = None
+
+    def effects_tables(self) -> list[Table]:
+        """The table of :func:`assess.evaluation.effects.effects_table` when the refined set
+        corrects original grades, else none: shown after the re-benchmark's tables."""
+        return [effects_table(self.effects)] if self.effects is not None else []
 
     def self_entries_note(self) -> str:
         """One line naming the skipped self entries per run, or "" when none were."""
@@ -132,7 +144,9 @@ def rebench_compute(
     count as relevant (default 1: any grade > 0); ``exp_gain`` adds nDCG@10 with gains
     2^grade - 1. Evaluation queries are those judged in ``original``. When the dataset
     excludes identical ids, run entries ranking a query's own document are skipped first
-    (BEIR's ``ignore_identical_ids``), counted per run in ``self_entries_skipped``. Raises
+    (BEIR's ``ignore_identical_ids``), counted per run in ``self_entries_skipped``. When the
+    refined set corrects original grades, ``effects`` ranks the runs on the corrections
+    only and the filled holes only too (:mod:`assess.evaluation.effects`). Raises
     :class:`RebenchError` when a qrel set or run belongs to another dataset, there is no
     run, or ``rel_level`` is below 1.
     """
@@ -161,6 +175,9 @@ def rebench_compute(
     result = metrics.rebenchmark(
         original_qrels, refined_qrels, rows, rel_level=rel_level, exp_gain=exp_gain
     )
+    effects = None
+    if qrels_split(original_qrels, refined_qrels).corrections:  # else: the holes' effect alone
+        effects = effects_compute(original_qrels, refined_qrels, rows)
     report = RebenchReport(
         dataset=dataset.slug,
         original=original.name,
@@ -169,6 +186,7 @@ def rebench_compute(
         result=result,
         holes_per_query=metrics.holes_per_query(original_qrels, refined_qrels, rel_level=rel_level),
         self_entries_skipped=skipped if exclude_self else {},
+        effects=effects,
     )
     if use_cache:
         cache.set(key, report, CACHE_SECONDS)

@@ -139,7 +139,7 @@ def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
             {
                 "report": report,
                 "relevance_note": relevance_note(report.result),
-                "tables": tables[:3],
+                "tables": tables[:3] + report.effects_tables(),
                 "per_query": tables[3],
                 "ranking": tables[4],
                 "plots": _plots(request, dataset, report, found),

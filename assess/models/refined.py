@@ -174,6 +174,13 @@ class LabelProvenance(models.Model):
         return f"{self.qrel_set_id} {self.query_id} {self.document_id} {self.label} {self.source}"
 
     @property
+    def is_correction(self) -> bool:
+        """A human verdict written over the grade the original qrels held (``applied`` with an
+        ``original_relevance``): original → ``grade``, by ``annotators`` or ``adjudicator``,
+        from ``debate`` of ``job`` (:mod:`assess.refined.corrections`)."""
+        return self.applied and self.original_relevance is not None
+
+    @property
     def overrides_consensus(self) -> bool:
         """A human label that differs from the debate's consensus (an audit that disagreed)."""
         return (

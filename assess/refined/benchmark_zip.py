@@ -240,6 +240,7 @@ def benchmark_datasheet(*, refinement: Refinement) -> Datasheet:
         excluded_annotators=tuple(refinement.excluded_annotators or ()),
         intervals=_intervals_sheet(refinement),
         simulated_judgments=simulated_judgments_count(jobs=[job.pk for job in jobs]),
+        corrections=int(counts.get("corrections") or 0),
     )
 
 

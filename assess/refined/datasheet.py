@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from debates.llm.config import is_simulated_model
 
 from ..review.agreement import Proportion
+from .datasheet_corrections import copied_words, corrections_lines
 from .datasheet_ranking import RankingSheet, ranking_lines
 
 # Line breaks of any kind (CommonMark, Unicode) become spaces; other control characters and
@@ -266,7 +267,8 @@ class Datasheet:
     gold accuracy floor), each ``{"annotator", "gold_correct", "gold_answers", "floor"}``;
     ``intervals`` the refined measures' 95% intervals (None: not computed);
     ``simulated_judgments`` the live judgments of the jobs' items given by the simulated
-    annotator (:mod:`assess.review.simulated_annotators`; any: a warning opens the sheet).
+    annotator (:mod:`assess.review.simulated_annotators`; any: a warning opens the sheet);
+    ``corrections`` the judged pairs a human verdict re-graded.
     """
 
     folder: str
@@ -302,6 +304,7 @@ class Datasheet:
     excluded_annotators: tuple[Mapping[str, object], ...] = ()
     intervals: IntervalsSheet | None = None
     simulated_judgments: int = 0
+    corrections: int = 0
 
 
 SIMULATED_WARNING = (
@@ -385,11 +388,13 @@ def _refined(s: Datasheet) -> list[str]:
         f"- Name: {md_code(s.refined_name)}, made "
         f"{s.created.astimezone(UTC).strftime('%Y-%m-%d %H:%M:%S UTC')}",
         f"- Refined from the original qrel set {md_code(s.original_name)} (the split "
-        f"{md_code(s.split)}), whose {_many(s.original_rows, 'row')} are copied unchanged",
+        f"{md_code(s.split)}), whose {_many(s.original_rows, 'row')} are "
+        + copied_words(s.corrections),
         f"- New labels: {_count(s.new_relevant)} relevant, {_count(s.new_nonrelevant)} not "
         f"relevant (grade 0); a binary relevant label is written as grade {s.relevant_grade}, "
         "a graded job's label keeps its grade",
         f"- Rows: {_count(s.qrels_rows)}; grades (rows per grade): {md_code(s.grades)}",
+        *corrections_lines(s.corrections, judged_kept=s.pool_include_judged),
     ]
 
 

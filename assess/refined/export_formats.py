@@ -37,6 +37,9 @@ LABEL_FIELDS = (
     "original_label",
     "consensus_label",
     "consensus_round",
+    # True when a human verdict replaced the original grade (a correction: "label" is the
+    # corrected grade, "original_label" the grade it replaced); false otherwise.
+    "correction",
     "job",
     "debate",
     "models",

@@ -22,6 +22,7 @@ from debates.prices import Price, llm_prices
 
 from ..models import Judgment, LabelProvenance, Refinement, ReviewItem
 from . import debate_cost
+from .corrections import correction_of
 from .debate_cost import needs_turns
 from .export_formats import label_source
 
@@ -288,6 +289,7 @@ def _label_record(row: tuple) -> dict:
         "original_label": original,
         "consensus_label": consensus_label,
         "consensus_round": consensus_round,
+        "correction": correction_of(applied=applied, original=original),
         "job": job,
         "debate": debate,
         "models": json.loads(models) if models else [],
@@ -317,10 +319,11 @@ def labels_records(*, qrel_set: QrelSet) -> Iterator[dict]:
     ``label`` is the grade in the set; ``source`` is "original" for rows copied from the
     original qrels (or of an imported set), else consensus/human/adjudicated. A re-assessed
     original row carries its ``assessed_label``/``assessed_source`` too; ``original_label``
-    is the grade before refinement when the pair was judged. ``llm_money`` is the money of
-    the debate behind the row (the one its ``llm_calls`` count) at ``DREAM_LLM_PRICES``,
-    batch prices for a batch-mode job; null for a row without a debate (original rows) or
-    when a price is unknown.
+    is the grade before refinement when the pair was judged; ``correction`` is true when a
+    human verdict replaced that grade (``label`` is then the corrected grade). ``llm_money``
+    is the money of the debate behind the row (the one its ``llm_calls`` count) at
+    ``DREAM_LLM_PRICES``, batch prices for a batch-mode job; null for a row without a debate
+    (original rows) or when a price is unknown.
     """
     for row in _label_rows(qrel_set):
         yield _label_record(row)
@@ -342,6 +345,7 @@ def label_line(row: tuple) -> str:
     (consensus_round, job, debate, models, version, annotators, adjudicator, decided) = row[8:16]
     (calls, prompt_tokens, completion_tokens, human_seconds, cached, reasoning) = row[16:22]
     seconds = _seconds(human_seconds)
+    corrected = "true" if correction_of(applied=applied, original=original) else "false"
     if source is None:
         assessed_label = assessed_source = "null"
     else:
@@ -355,6 +359,7 @@ def label_line(row: tuple) -> str:
         f'"completion_tokens":{_number(completion_tokens)},'
         f'"consensus_label":{_number(consensus_label)},'
         f'"consensus_round":{_number(consensus_round)},'
+        f'"correction":{corrected},'
         f'"debate":{_number(debate)},'
         f'"decided_at":{_text(_utc_iso(decided))},'
         f'"doc_id":{_encode(doc_id)},'

@@ -29,6 +29,12 @@ job's are grades 0..G. :func:`final_grade` turns a final label into the grade th
 qrels get: a graded label as it is; a binary 1 as the refinement's ``relevant_grade`` (the
 grade a binary "relevant" stands for on the benchmark's scale, default 1), 0 as 0.
 
+Corrections: a pair the original qrels judge keeps its original grade in the refined qrels
+(a consensus never changes it), unless humans decided it (source :data:`HUMAN` or
+:data:`ADJUDICATED`) on the other side of relevance: that verdict is a *correction* (its
+grade replaces the original, :attr:`FinalLabel.corrects_original`), as when a check of the
+judged pairs (:mod:`debates.check_judged`) sent a suspect original label to humans.
+
 Several debate jobs covering the same pair: the human answer of the most recently decided
 review wins; otherwise the most recently finished debate (agreed or escalated; ties broken
 by the larger debate id, i.e. the later job) decides. Only when no debate finished does an
@@ -202,6 +208,12 @@ class FinalLabel:
         )
 
     @property
+    def corrects_original(self) -> bool:
+        """A human or adjudicated label on the other side of relevance than the original
+        grade: the refined qrels take its grade instead of the original (a correction)."""
+        return self.source in (HUMAN, ADJUDICATED) and self.disagrees_with_original
+
+    @property
     def disagrees_with_original(self) -> bool:
         """The final label contradicts the original grade (grade > 0 means relevant)."""
         return (
@@ -351,6 +363,8 @@ class ResolutionSummary:
     kept_original: int
     overrides_consensus: int
     disagree_with_original: int
+    # Judged pairs whose original grade a human verdict replaced (FinalLabel.corrects_original).
+    corrections: int = 0
 
     @property
     def unresolved_share(self) -> float:
@@ -359,7 +373,9 @@ class ResolutionSummary:
 
 def summarise(labels: Iterable[FinalLabel]) -> ResolutionSummary:
     """Count final labels by source and reason; "new" labels are resolved pairs that were
-    unjudged in the original qrels (they are the rows a refinement adds)."""
+    unjudged in the original qrels (they are the rows a refinement adds); ``corrections``
+    the judged pairs whose grade a human verdict replaces, ``kept_original`` the other
+    resolved judged pairs."""
     labels = list(labels)
     by_source = Counter(f.source for f in labels)
     by_reason = Counter(f.reason for f in labels if not f.resolved)
@@ -372,9 +388,14 @@ def summarise(labels: Iterable[FinalLabel]) -> ResolutionSummary:
         by_reason=dict(sorted(by_reason.items())),
         new_relevant=sum(1 for label in new if label > 0),
         new_nonrelevant=sum(1 for label in new if label <= 0),
-        kept_original=sum(1 for f in labels if f.resolved and f.original_grade is not None),
+        kept_original=sum(
+            1
+            for f in labels
+            if f.resolved and f.original_grade is not None and not f.corrects_original
+        ),
         overrides_consensus=sum(1 for f in labels if f.overrides_consensus),
         disagree_with_original=sum(1 for f in labels if f.disagrees_with_original),
+        corrections=sum(1 for f in labels if f.corrects_original),
     )
 
 
@@ -409,13 +430,15 @@ def refined_rows(
     *,
     relevant_grade: int = 1,
 ) -> list[tuple[str, str, int]]:
-    """The refined qrels: every original row unchanged, plus each resolved label of a pair
-    the original qrels do not judge, as :func:`final_grade` (binary: ``relevant_grade`` or
-    0; graded: the grade). Sorted by query id, then doc id (code point). A re-assessed
-    pair that was judged keeps its original grade."""
+    """The refined qrels: every original row, plus each resolved label of a pair the
+    original qrels do not judge, as :func:`final_grade` (binary: ``relevant_grade`` or 0;
+    graded: the grade). Sorted by query id, then doc id (code point). A re-assessed pair
+    that was judged keeps its original grade, unless its label is a correction
+    (:attr:`FinalLabel.corrects_original`): then it takes the label's grade."""
     rows = {(q, d): g for q, d, g in original}
     for label in labels:
         grade = final_grade(label, relevant_grade)  # None when unresolved
-        if grade is not None and (label.query_id, label.doc_id) not in rows:
-            rows[(label.query_id, label.doc_id)] = grade
+        key = (label.query_id, label.doc_id)
+        if grade is not None and (key not in rows or label.corrects_original):
+            rows[key] = grade
     return [(q, d, g) for (q, d), g in sorted(rows.items())]

@@ -31,6 +31,7 @@ from ..models import Adjudication, Judgment, LabelProvenance, Refinement, Review
 from ..review.audit import audit_designs_of, pair_inclusion
 from ..review.quality import AnnotatorQuality, annotator_quality, quality_policy
 from . import labels as final
+from .corrections import corrections_write
 
 BATCH_SIZE = 5000
 NAME_MAX = 100  # QrelSet.name's length
@@ -305,10 +306,10 @@ def qrels_refine(
     ``relevant_grade`` (default 1; e.g. 2 on TREC DL, whose binary measures count grade
     >= 2), 0 stays 0; a graded job's label (consensus, human median, adjudication) is
     written as it is, 0..G. ``relevant_grade`` is stored on the Refinement and on every
-    provenance row with a binary label. A re-assessed pair that was judged (pools with
-    ``include_judged``) keeps its original grade; its final label and any disagreement are
-    in its provenance. Every pool pair gets a LabelProvenance row (unresolved ones with
-    their reason and no qrels row). The refined set's grade counts are recorded
+    provenance row with a binary label. A judged pair (pools with ``include_judged``) keeps
+    its original grade unless humans decided it on the other side (a correction,
+    :mod:`assess.refined.corrections`). Every pool pair gets a LabelProvenance row (unresolved
+    ones with their reason and no qrels row). The refined set's grade counts are recorded
     (:func:`corpora.services.qrel_set_grades_record`). With ``exclude_flagged``, the
     judgments of annotators the gold accuracy floor flags now (``flagged`` in
     :func:`assess.review.quality.annotator_quality`) are left out, as if never made; who
@@ -470,9 +471,9 @@ def _refined_rows_write(
     *,
     exclude_identical: bool,
 ) -> dict[tuple[int, int], int]:
-    """Add to ``refined`` one row per resolved pair the original set does not judge (graded
-    by :func:`assess.refined.labels.final_grade`). Returns {(query pk, doc pk): refined row
-    pk} for those rows and for the resolved pairs the original set judged (copied rows)."""
+    """Add to ``refined`` a row per resolved pair the original does not judge (graded by
+    :func:`~.labels.final_grade`), re-grade its corrections (:mod:`.corrections`); return
+    {(query pk, doc pk): refined row pk} of those rows and of the judged resolved pairs."""
     new = [p for p in labels if p.final.resolved and p.final.original_grade is None]
     # Never add a query's own document (a pool built before the dataset excluded
     # identical ids may hold one); original rows are copied untouched.
@@ -494,6 +495,7 @@ def _refined_rows_write(
     qrel_pk = {(q.query_id, q.document_id): q.pk for q in created}
     kept = [p for p in labels if p.final.resolved and p.final.original_grade is not None]
     qrel_pk.update(_refined_pks(refined, kept))
+    corrections_write(refined=refined, labels=kept, relevant_grade=relevant_grade)
     return qrel_pk
 
 
@@ -568,7 +570,7 @@ def _provenance(
         reason=f.reason,
         # A skipped self-pair (identical ids excluded) has no qrels row: not applied.
         applied=f.resolved
-        and f.original_grade is None
+        and (f.original_grade is None or f.corrects_original)
         and (pool_label.query_pk, pool_label.document_pk) in qrel_pk,
         original_relevance=f.original_grade,
         consensus_label=f.consensus_label,
@@ -670,6 +672,7 @@ def _refinement_create(
             "by_reason": summary.by_reason,
             "overrides_consensus": summary.overrides_consensus,
             "disagree_with_original": summary.disagree_with_original,
+            "corrections": summary.corrections,
         },
         jobs=sorted(set(pool.debate_jobs.values_list("pk", flat=True))),
         created_by=created_by,

@@ -64,6 +64,10 @@ REASON_TEXT: dict[str, str] = {
         "The pair's texts are too long for the agents' context (even with an empty "
         "document), so no agent could read it: it needs a human."
     ),
+    Debate.Reason.SUSPECT_ORIGINAL: (
+        "The agents agreed against the benchmark's original label (a check of the judged "
+        "pairs): is the original label wrong?"
+    ),
 }
 
 
@@ -181,6 +185,8 @@ def pair_view(*, item: ReviewItem, show_debate: bool | None = None) -> PairView:
 
     ``show_debate`` defaults to True for escalated items and False for audits: an audit asks
     for a judgment blind to the agents' consensus, and the page does not say it is an audit.
+    A suspect original label (a check-judged job's consensus against the qrels) is shown as
+    an audit is: agents who agreed, and why it escalated, would tell the original label.
     Never includes other humans' labels. A gold item (a known-answer pair) is shown as an
     audit is, the pair alone: nothing on the page tells them apart.
     """
@@ -192,7 +198,10 @@ def pair_view(*, item: ReviewItem, show_debate: bool | None = None) -> PairView:
         .get(pk=item.debate_id)
     )
     if show_debate is None:
-        show_debate = item.kind == ReviewItem.Kind.ESCALATED
+        show_debate = (
+            item.kind == ReviewItem.Kind.ESCALATED
+            and debate.escalation_reason != Debate.Reason.SUSPECT_ORIGINAL
+        )
     query, document = debate.pair.query, debate.pair.document
     chunk = document.text
     marks = [(s, e, "q") for s, e in term_spans(chunk, query_terms(query.text))]

@@ -36,6 +36,7 @@ from .annotators import disagreements, human_answers
 from .audit import audit_strata
 from .forms import ActiveTimeForm, AdjudicationForm, JudgmentForm, UndoForm
 from .guidelines import guidelines_confirmed, guidelines_for_item, guidelines_render
+from .original_label import judgment_original_label
 from .quality_views import annotators_page_context
 from .selectors import (
     job_agreement,
@@ -108,6 +109,8 @@ def render_judge(
         "status": judging_status(annotator=request.user, exclude_ids=skipped),
         "skipped_count": len(skipped),
         "saved": saved,
+        # A check of the qrels shows the original grade only once the answer is saved.
+        "saved_original": judgment_original_label(judgment=saved),
         "error": error,
         "notice": notice,
         # For posting without the script; the script makes its own id per submission.
@@ -195,7 +198,9 @@ def judge_submit(request: HttpRequest, item_id: uuid.UUID) -> HttpResponse:
         return _refused(request, f"Not saved: {exc}", 400)
     if not is_script(request):
         saved_at = timezone.localtime(recorded.judgment.created)
-        messages.success(request, f"Saved {saved_at:%H:%M:%S}.")
+        original = judgment_original_label(judgment=recorded.judgment)
+        shown = "" if original is None else f" Original label: {original} (qrels)."
+        messages.success(request, f"Saved {saved_at:%H:%M:%S}.{shown}")
         next_item(request)  # claimed here, in the POST: the page it redirects to only reads
         return redirect("assess:judge")
     return render_judge(request, next_item(request), saved=recorded.judgment)

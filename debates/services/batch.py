@@ -41,6 +41,7 @@ from debates.batch import (
     output_lines,
     request_line,
 )
+from debates.check_judged import check_judged_outcome
 from debates.engine import DebateOutcome, TurnRecord
 from debates.llm.config import AgentConfig
 from debates.llm.logprobs import logprobs_refused
@@ -179,7 +180,8 @@ def _debate_advance(
         # that is no chat completion): the debate fails, re-runnable, and the rest go on.
         _debate_fail(debate, f"{type(exc).__name__}: {exc}")
         return []
-    _debate_end(debate, outcome)
+    original = debate.pair.original_relevance if job.check_judged else None
+    _debate_end(debate, check_judged_outcome(outcome, original=original))
     return []
 
 

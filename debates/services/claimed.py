@@ -34,10 +34,12 @@ _DEBATE, _JOB, _TURN, _PAIR, _QUERY, _DOCUMENT = (
 )
 
 #: One row: the job's id and key token, the query's id, text and answers, the document's
-#: id, title and text, the agents' configs, :data:`CONFIG_COLUMNS`, then the stored turns.
+#: id, title and text, the agents' configs, the original grade a check-judged job compares
+#: the consensus with (NULL for other jobs), :data:`CONFIG_COLUMNS`, then the stored turns.
 LOAD_SQL = f"""
 SELECT d.job_id, j.api_keys_encrypted, q.query_id, q.text, q.answers, doc.doc_id, doc.title,
-    doc.text, j.agent_a, j.agent_b, {", ".join(f"j.{column}" for column in CONFIG_COLUMNS)},
+    doc.text, j.agent_a, j.agent_b, CASE WHEN j.check_judged THEN p.original_relevance END,
+    {", ".join(f"j.{column}" for column in CONFIG_COLUMNS)},
     (SELECT COUNT(*) FROM {_TURN} t WHERE t.debate_id = d.id)
 FROM {_DEBATE} d
 JOIN {_JOB} j ON j.id = d.job_id
@@ -54,7 +56,10 @@ class ClaimedDebate:
     job's stored agent configs (JSON text) and engine settings (:data:`CONFIG_COLUMNS`), the
     job's encrypted API keys (decrypted by the run, never kept here), and how many of its
     turns are stored. The settings are parsed by :meth:`engine_config` and
-    :meth:`agent_configs`, which raise ValueError for settings this code cannot run."""
+    :meth:`agent_configs`, which raise ValueError for settings this code cannot run.
+    ``original_to_check`` is the pair's original grade when its job checks the judged pairs
+    (None otherwise): compared with the consensus once the debate ended
+    (:func:`debates.check_judged.check_judged_outcome`), never part of what the agents see."""
 
     debate_id: int
     job_id: int
@@ -63,6 +68,7 @@ class ClaimedDebate:
     config_stored: tuple[Any, ...]
     api_keys_encrypted: str
     turns_stored: int
+    original_to_check: int | None = None
 
     def engine_config(self) -> DebateConfig:
         """The job's engine config (parsed once per process and distinct settings)."""
@@ -114,7 +120,8 @@ def claimed_debate_load(*, debate_id: int) -> ClaimedDebate:
         job_id=job_id,
         pair=pair,
         agents_stored=(_as_text(agent_a), _as_text(agent_b)),
-        config_stored=tuple(row[10:-1]),
+        config_stored=tuple(row[11:-1]),
         api_keys_encrypted=keys,
         turns_stored=int(row[-1]),
+        original_to_check=row[10],
     )

@@ -28,10 +28,13 @@ from debates.services.webhooks import webhook_job_event
 
 def debates_add(*, job: DebateJob, limit: int | None) -> list[int]:
     """Create a pending Debate for each pair of the job's pool that has none yet, in canonical
-    order, at most ``limit``; return their ids."""
+    order, at most ``limit``; return their ids. A check-judged job takes only the pairs the
+    qrels judge."""
     pairs = pairs_in_order(job.pool).exclude(
         Exists(Debate.objects.filter(job=job, pair=OuterRef("pk")))
     )
+    if job.check_judged:
+        pairs = pairs.filter(original_relevance__isnull=False)
     pair_ids = list(
         pairs.values_list("pk", flat=True)[:limit] if limit else pairs.values_list("pk", flat=True)
     )

@@ -117,7 +117,10 @@ class JobOptions:
     (:mod:`debates.services.stage0_route`, :mod:`debates.stage0_band`); binary direct jobs.
     ``min_agreement_probability`` (0..1, 0 off): an agreement where an agent's label
     probability (from logprobs) is below it escalates as "low_confidence"
-    (:class:`debates.engine.DebateConfig`).
+    (:class:`debates.engine.DebateConfig`). ``check_judged``: check the qrels' own labels:
+    debate only the pool's judged pairs (the agents never see the original grade); a
+    consensus on the other side of the original grade escalates as "suspect_original", an
+    agreeing one confirms it (:mod:`debates.check_judged`); no audit is drawn.
     """
 
     agent_a: AgentConfig | None = None
@@ -146,6 +149,7 @@ class JobOptions:
     stage0: bool = False
     stage0_alpha: Annotated[float, Field(ge=STAGE0_LEVEL_MIN, le=STAGE0_LEVEL_MAX)] = STAGE0_ALPHA
     stage0_delta: Annotated[float, Field(ge=STAGE0_LEVEL_MIN, le=STAGE0_LEVEL_MAX)] = STAGE0_DELTA
+    check_judged: bool = False
     max_grade: int | None = field(default=None, metadata=NOT_IN_API)
 
 
@@ -220,6 +224,7 @@ SAME_DEBATES = (
     "stage0_alpha",
     "stage0_delta",
     "min_agreement_probability",
+    "check_judged",
 )
 
 
@@ -245,6 +250,7 @@ def _same_debates(
         "stage0_alpha": spec.stage0_alpha,
         "stage0_delta": spec.stage0_delta,
         "min_agreement_probability": config.min_agreement_probability,
+        "check_judged": spec.check_judged,
     }
 
 
@@ -316,6 +322,7 @@ def _spec_check(spec: JobSpec, config_a: AgentConfig, config_b: AgentConfig) -> 
             "an LLM backend"
         )
     _stage0_check(spec)
+    _check_judged_check(spec)
     concurrency = spec.concurrency
     if concurrency is None:
         concurrency = default_concurrency(config_a, config_b)
@@ -339,6 +346,28 @@ def _stage0_check(spec: JobSpec) -> None:
         raise DebateJobError("stage0: stage 0 judges binary relevance; a graded job cannot use it")
     if spec.stage0 and spec.batch:
         raise DebateJobError("stage0: batch jobs cannot use stage 0 yet; launch a direct job")
+
+
+def _check_judged_check(spec: JobSpec) -> None:
+    """Refuse a check-judged job that has nothing to check (a pool without judged pairs) or
+    cannot check: stage 0 (its judge learns from the very qrels being checked) and an
+    adaptive pool (its strategy picks unjudged pairs)."""
+    if not spec.check_judged:
+        return
+    pool = spec.pool
+    if not pool.pairs.filter(original_relevance__isnull=False).exists():
+        raise DebateJobError(
+            f"check_judged: pool {pool} has no judged pairs: build it with --include-judged"
+        )
+    if spec.stage0:
+        raise DebateJobError(
+            "check_judged: stage 0 learns from the qrels being checked; launch without it"
+        )
+    if pool.adaptive:
+        raise DebateJobError(
+            f"check_judged: pool {pool} picks its pairs adaptively ({pool.strategy}); check "
+            "the judged pairs on a depth or ordered pool"
+        )
 
 
 def _simulated_dataset_check(spec: JobSpec, configs: tuple[AgentConfig, AgentConfig]) -> None:
@@ -407,9 +436,10 @@ def debate_job_launch(
     a running or paused job of the pool has the same debate settings, unless
     ``spec.allow_duplicate``; DebateJobError for invalid
     settings (naming the agent and field), a callback URL that is refused (naming the rule
-    and ``DREAM_WEBHOOK_ALLOWED_HOSTS``; a callback also needs ``created_by``) or an empty
-    pool. ``untrusted`` (the job form, the HTTP API) first refuses agents that name an
-    endpoint, key variable or model file the operator did not allow
+    and ``DREAM_WEBHOOK_ALLOWED_HOSTS``; a callback also needs ``created_by``), an empty
+    pool, or a check-judged job on a pool without judged pairs (nothing is created).
+    ``untrusted`` (the job form, the HTTP API) first refuses agents that name an endpoint,
+    key variable or model file the operator did not allow
     (:func:`~debates.services.backends.agent_config_permit`), before any file is read.
     Pairs too long for the agents' context do not refuse the job: they are logged as a
     warning (:func:`debate_job_warnings`, which the job page and the API show).
@@ -439,7 +469,8 @@ def debate_job_launch(
             pool=spec.pool,
             **same,
             judgments_per_pair=spec.judgments_per_pair,
-            audit_share=spec.audit_share,
+            # A confirmed original label needs no human: a check draws no audit.
+            audit_share=0.0 if spec.check_judged else spec.audit_share,
             audit_allocation=spec.audit_allocation,
             gold_share=spec.gold_share,
             note=note,

@@ -37,6 +37,7 @@ from django.utils import timezone
 from corpora.models import Pair
 from debates import engine
 from debates.api_keys import ApiKeyError, api_keys_decrypt
+from debates.check_judged import check_judged_outcome
 from debates.engine import DebateConfig, PairText, TurnRecord
 from debates.llm.base import ContextTooLongError
 from debates.llm.config import AgentConfig
@@ -226,7 +227,10 @@ def _debate_load(debate_id: int) -> tuple[ClaimedDebate, list[TurnRecord]]:
 def _debate_store(
     row: ClaimedDebate, lease: Lease, outcome: engine.DebateOutcome, elapsed: float
 ) -> Debate:
-    """Store ``outcome`` under ``lease`` (nothing if the lease was lost), then the debate."""
+    """Store ``outcome`` under ``lease`` (nothing if the lease was lost), then the debate. A
+    check-judged job's consensus is compared with the original grade first
+    (:func:`debates.check_judged.check_judged_outcome`)."""
+    outcome = check_judged_outcome(outcome, original=row.original_to_check)
     if not lease_end(lease=lease, outcome=outcome, elapsed=elapsed):
         log.warning("debate %s finished after losing its lease; not stored", row.debate_id)
     else:

@@ -42,6 +42,7 @@ def test_each_judged_pair_is_one_line_in_canonical_order(refined):
         "original_label": None,
         "consensus_label": None,
         "consensus_round": None,
+        "correction": False,
         "job": None,
         "debate": None,
         "models": [],

@@ -37,10 +37,14 @@ NO_FLAG = {
         "stage0",
         "stage0_alpha",
         "stage0_delta",
+        # It measures assessors against the qrels; checking the qrels is run_debates's.
+        "check_judged",
     },
     pipeline: AGENTS
     | {"temperature", "limit", "judgments_per_pair", "note", "callback_url"}
-    | {"allow_duplicate", "max_grade"},
+    | {"allow_duplicate", "max_grade"}
+    # The main job debates a fresh pool's holes; a check of the judged pairs is run_debates's.
+    | {"check_judged"},
 }
 # The pipeline's human side: None keeps a reused job's value (a new job takes the default).
 KEPT_BY_A_REUSED_JOB = {"audit_share", "gold_share", "human_budget"}

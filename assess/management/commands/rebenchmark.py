@@ -69,6 +69,8 @@ class Command(BaseCommand):
         self.stdout.write(
             format_text(rebench_tables(report.result, per_query=not opts["no_per_query"]))
         )
+        if report.effects_tables():  # the refined set corrects original grades
+            self.stdout.write("\n" + format_text(report.effects_tables()))
         if opts["no_intervals"]:
             return
         if not hasattr(refined, "refinement"):

@@ -53,7 +53,13 @@ def format_report(report: RefineReport, *, listed: int = LISTED) -> str:
     if s.kept_original:
         lines.append(
             f"{s.kept_original:,} re-assessed pairs were judged already: original grade kept "
-            f"({s.disagree_with_original:,} disagree with it, see the disagreements export)"
+            f"({s.disagree_with_original - s.corrections:,} disagree with it, see the "
+            "disagreements export)"
+        )
+    if s.corrections:
+        lines.append(
+            f"{s.corrections:,} corrections: a human verdict against the original grade "
+            'replaced it (the labels export marks them "correction": true)'
         )
     if r.exclude_flagged:
         left_out = ", ".join(
@@ -81,7 +87,10 @@ def format_report(report: RefineReport, *, listed: int = LISTED) -> str:
 
 
 def _new_grades(report: RefineReport) -> str:
-    counts = report.refinement.provenance.filter(applied=True).values_list("grade", flat=True)
+    # The rows added; corrections (applied over an original grade) are counted apart.
+    counts = report.refinement.provenance.filter(
+        applied=True, original_relevance__isnull=True
+    ).values_list("grade", flat=True)
     by_grade: dict[int, int] = {}
     for grade in counts:
         if grade is not None:  # an applied row has its grade; the column is nullable

@@ -338,6 +338,19 @@ def add_allow_duplicate_argument(parser) -> None:
     )
 
 
+def add_check_judged_argument(parser) -> None:
+    """``--check-judged``: debate only the pool's judged pairs to check the qrels' own labels
+    (:mod:`debates.check_judged`)."""
+    parser.add_argument(
+        "--check-judged",
+        action="store_true",
+        default=job_option_default("check_judged"),
+        help="Check the qrels: debate only the pool's judged pairs (built with "
+        "--include-judged), the agents never seeing the original grade; a consensus against "
+        "it goes to humans as a suspect original label, an agreeing one confirms it",
+    )
+
+
 def launch_refusal(exc: DebateJobError) -> str:
     """A refused launch in a command's words (a duplicate says to pass --allow-duplicate)."""
     if isinstance(exc, DuplicateJobError):
@@ -522,6 +535,12 @@ def format_summary(job: DebateJob, progress: JobProgress) -> str:
         f"escalated: {progress.escalated:,}{_counts(progress.escalated_by_reason, '')}",
         f"failed: {progress.failed:,}",
     ]
+    if job.check_judged:
+        suspect = progress.escalated_by_reason.get("suspect_original", 0)
+        lines.append(
+            f"check of the judged pairs: {progress.agreed:,} original labels confirmed, "
+            f"{suspect:,} suspect (sent to humans)"
+        )
     if progress.pending or progress.running:
         lines.append(f"not finished: {progress.pending:,} pending, {progress.running:,} running")
     lines.append(

@@ -10,6 +10,7 @@ from ._jobs import (
     add_allow_duplicate_argument,
     add_backend_arguments,
     add_budget_arguments,
+    add_check_judged_argument,
     add_concurrency_argument,
     add_gold_share_argument,
     add_prompt_version_argument,
@@ -63,6 +64,7 @@ class Command(BaseCommand):
         )
         add_gold_share_argument(parser, default=job_option_default("gold_share"))
         add_allow_duplicate_argument(parser)
+        add_check_judged_argument(parser)
         parser.add_argument("--no-progress", action="store_true", help="No progress bar")
         parser.add_argument(
             "--callback-url",
