@@ -6,8 +6,8 @@ Not a speed bench. For each dataset named (already imported, with its runs: see
 order; printed per dataset and strategy: the ``pool_study`` JSON object at ``--budget``
 (a share of the depth pool), whether it meets the bar (``>= 90%`` of the pool's relevant
 pairs found and tau_AP >= 0.9), and the share of the pool it judges before it has found
-90% of the relevant pairs (``share_for_90pct``). ``--plot FILE`` draws relevant found against pairs judged,
-one panel per dataset (SVG or PNG by the name). The labels are the collections' own qrels,
+90% of the relevant pairs (``share_for_90pct``). ``--plot FILE`` draws relevant found
+against pairs judged, one panel per dataset (SVG or PNG by the name). The labels are the collections' own qrels,
 replayed: nothing is simulated and nothing is written.
 
 Run: ``DATABASE_URL=postgres://postgres@127.0.0.1:5432/poolstudy .venv/bin/python
