@@ -7,8 +7,8 @@ order; printed per dataset and strategy: the ``pool_study`` JSON object at ``--b
 (a share of the depth pool), whether it meets the bar (``>= 90%`` of the pool's relevant
 pairs found and tau_AP >= 0.9), and the share of the pool it judges before it has found
 90% of the relevant pairs (``share_for_90pct``). ``--plot FILE`` draws relevant found
-against pairs judged, one panel per dataset (SVG or PNG by the name). The labels are the collections' own qrels,
-replayed: nothing is simulated and nothing is written.
+against pairs judged, one panel per dataset (SVG or PNG by the name). The labels are the
+collections' own qrels, replayed: nothing is simulated and nothing is written.
 
 Run: ``DATABASE_URL=postgres://postgres@127.0.0.1:5432/poolstudy .venv/bin/python
 bench/pool_study_curves.py cisi cranfield med vaswani nfcorpus --budget 0.6
