@@ -44,6 +44,7 @@ from assess.review.calibration import job_calibration
 from assess.review.selectors import job_agreement, job_audit, job_queue_counts
 from core.fixes import error_worded
 from debates.models import DebateJob
+from debates.reuse import key_short
 from debates.rubric import MAX_GRADE
 from debates.services import (
     DebateJobError,
@@ -126,7 +127,9 @@ JOB_IN_DOC = """A new debate job: the options of the job form, with its ranges (
     model; ``agent_b`` None: as agent A), never holding a key: ``api_keys`` ({"A": key, "B":
     key}) are stored only encrypted, as the form's key fields. ``batch``: the rounds go out
     as batch files (advanced with ``debate_batch``). ``allow_duplicate``: launch even when a
-    running or paused job of the pool has the same debate settings (else 409)."""
+    running or paused job of the pool has the same debate settings (else 409). ``reuse``
+    (default true): a pair an earlier job of the dataset settled as agreed with the same
+    reuse key takes that label without a call; false asks every pair."""
 
 if TYPE_CHECKING:
 
@@ -173,8 +176,14 @@ class JobOut(Schema):
     stage0_note: str = ""
     stage0_band: dict[str, Any] | None = None
     stage0_model_hash: str = ""
+    #: Whether settled debates of earlier jobs with the same reuse key were taken over, and
+    #: that key (its first 12 hex digits: the dataset, both agents' configs, sampling,
+    #: prompt version, scale, R and consensus rule); ``progress.reused`` counts the labels.
+    reuse: bool = True
+    reuse_key: str = ""
     #: Sentences to heed (pairs too long for the agents' context: they end escalated as
-    #: "too_long"); the job runs all the same.
+    #: "too_long"; the pairs earlier jobs of the dataset hold, reused or asked again); the
+    #: job runs all the same.
     warnings: list[str] = []
 
 
@@ -205,6 +214,8 @@ def _job_out(job: DebateJob) -> JobOut:
         stage0_note=job.stage0_note,
         stage0_band=job.stage0_band,
         stage0_model_hash=job.stage0_model_hash,
+        reuse=job.reuse,
+        reuse_key=key_short(job.reuse_key),
         warnings=debate_job_warnings(job=job),
     )
 

@@ -358,6 +358,13 @@ class JobLaunchForm(forms.Form):
         help_text="Launch even when a running or paused job debates this pool with the same "
         "settings (it debates every pair again, at the same cost).",
     )
+    reuse = forms.BooleanField(
+        required=False,
+        label="Reuse settled debates with the same key",
+        help_text="A pair an earlier job of this dataset settled as agreed, with the same "
+        "agents, sampling, prompts, scale, rounds and consensus rule, takes that label "
+        "without an LLM call (free); untick to ask every pair again.",
+    )
     callback_url = forms.URLField(
         required=False,
         max_length=500,

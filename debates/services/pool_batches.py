@@ -19,6 +19,7 @@ from corpora.models import Pair, Pool, RunEntry
 from corpora.selectors import excluded_pk_pairs
 from debates.models import Debate, DebateJob
 from debates.services.queue import debates_enqueue, job_queue
+from debates.services.reuse import debates_reuse
 from debates.stage0.labels import labels_known
 
 #: Pairs per batch of an adaptive pool: small enough that the strategy learns between
@@ -40,29 +41,46 @@ def pool_batch_first(*, pool: Pool, limit: int | None) -> int | None:
 
 def pool_batch_next(*, job_id: int) -> list[int]:
     """Add the next batch of a running job on an adaptive pool once none of its debates is
-    open; returns the new debates' ids ([] when the job is not such a job, still has open
-    debates, reached its pair limit or its pool's end). The new debates are enqueued after
-    commit when a broker is configured; an in-process run finds them pending. Each chosen
-    pair's ``pool_order`` becomes its place in the order actually judged."""
+    open; returns the new debates' ids left to debate ([] when the job is not such a job,
+    still has open debates, reached its pair limit or its pool's end). Debates an earlier
+    job with the job's reuse key settled are settled at once
+    (:func:`debates.services.reuse.debates_reuse`); a batch settled whole is followed by the
+    next at once. The new debates are enqueued after commit when a broker is configured; an
+    in-process run finds them pending. Each chosen pair's ``pool_order`` becomes its place in
+    the order actually judged."""
     if not _job_adaptive(job_id):
         return []
     with transaction.atomic():
         job = DebateJob.objects.select_for_update().select_related("pool").get(pk=job_id)
         if job.status != DebateJob.Status.RUNNING or job.debates.filter(status__in=_OPEN):
             return []
-        done = job.debates.count()
-        room = (job.pair_limit or job.pool.pairs.count()) - done
-        if room <= 0:
-            return []
-        pairs = _next_pairs(job, min(room, ADAPTIVE_BATCH))
-        created = Debate.objects.bulk_create([Debate(job=job, pair=p) for p in pairs])
-        for place, pair in enumerate(pairs, start=done + 1):
-            pair.pool_order = place
-        Pair.objects.bulk_update(pairs, ["pool_order"])
-        ids = [d.pk for d in created]
-        if ids and not tasks_run_in_process():
+        ids: list[int] = []
+        while not ids:
+            done = job.debates.count()
+            room = (job.pair_limit or job.pool.pairs.count()) - done
+            if room <= 0:
+                return []
+            created = _batch_add(job, done, min(room, ADAPTIVE_BATCH))
+            if not created:
+                return []
+            # A batch earlier jobs settled whole (reused labels) leaves nothing to run: the
+            # next one is chosen at once, from the labels known now.
+            reused = set(debates_reuse(job=job, debate_ids=created))
+            ids = [pk for pk in created if pk not in reused]
+        if not tasks_run_in_process():
             debates_enqueue(ids, queue=job_queue(job))
     return ids
+
+
+def _batch_add(job: DebateJob, done: int, count: int) -> list[int]:
+    """Create the debates of the next ``count`` pairs the strategy chooses (``done`` debates
+    made before), each pair's ``pool_order`` its place in the order judged; their ids."""
+    pairs = _next_pairs(job, count)
+    created = Debate.objects.bulk_create([Debate(job=job, pair=p) for p in pairs])
+    for place, pair in enumerate(pairs, start=done + 1):
+        pair.pool_order = place
+    Pair.objects.bulk_update(pairs, ["pool_order"])
+    return [d.pk for d in created]
 
 
 def pool_batch_notes(job: DebateJob) -> list[str]:

@@ -28,6 +28,7 @@ from ._jobs import (
     add_concurrency_argument,
     add_min_agreement_argument,
     add_prompt_version_argument,
+    add_reuse_argument,
     add_rounds_argument,
     add_scale_arguments,
     backend_flags_configs,
@@ -296,6 +297,7 @@ class Command(BaseCommand):
         parser.add_argument("--no-baseline", action="store_true", help="Skip the single judge")
         add_concurrency_argument(parser)
         add_allow_duplicate_argument(parser)
+        add_reuse_argument(parser)
         parser.add_argument(
             "--heldout",
             action="store_true",
