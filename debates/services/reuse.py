@@ -35,9 +35,11 @@ REUSE_BATCH = 2000
 _SETTLED = (Debate.Status.AGREED, Debate.Status.ESCALATED)
 
 
-def _latest_settled(
-    job: DebateJob, pairs: set[tuple[int, int]]
-) -> dict[tuple[int, int], tuple[int, str, int | None, int | None, int | None]]:
+# A settled debate as _latest_settled reads it: (pk, status, label, round, reused from).
+_Settled = tuple[int, str, int | None, int | None, int | None]
+
+
+def _latest_settled(job: DebateJob, pairs: set[tuple[int, int]]) -> dict[tuple[int, int], _Settled]:
     """{(query pk, document pk): (debate pk, status, label, round, reused from)} of the latest
     debate (finish time, then id) that settled each of ``pairs`` in another job with ``job``'s
     reuse key; stage-0 labels left out."""
@@ -59,11 +61,11 @@ def _latest_settled(
             "reused_from_id",
         )
     )
-    latest = {}
-    for query, document, *rest in rows.iterator(chunk_size=REUSE_BATCH):
+    latest: dict[tuple[int, int], _Settled] = {}
+    for query, document, pk, status, label, round_, chain in rows.iterator(chunk_size=REUSE_BATCH):
         if (query, document) in pairs:
-            latest[(query, document)] = tuple(rest)
-    return latest  # type: ignore[return-value]
+            latest[(query, document)] = (pk, status, label, round_, chain)
+    return latest
 
 
 def debates_reuse(*, job: DebateJob, debate_ids: Sequence[int]) -> list[int]:
