@@ -32,7 +32,12 @@ from ..models import Adjudication, Judgment, LabelProvenance, Refinement, Review
 from ..review.audit import audit_designs_of, pair_inclusion
 from ..review.quality import AnnotatorQuality, annotator_quality, quality_policy
 from . import labels as final
-from .same_pairs import pool_pair_ids, reviewed_debates_elsewhere, same_pair_in_pool
+from .same_pairs import (
+    EVIDENCE_COLUMNS,
+    pool_pair_ids,
+    reviewed_debates_elsewhere,
+    same_pair_in_pool,
+)
 
 BATCH_SIZE = 5000
 NAME_MAX = 100  # QrelSet.name's length
@@ -198,29 +203,6 @@ def _adjudications(pool: Pool, user: str) -> dict[int, final.Adjudication]:
     }
 
 
-# What _debate_evidence_by_pair reads of each debate.
-_EVIDENCE_COLUMNS = (
-    "pk",
-    "pair_id",
-    "job_id",
-    "status",
-    "final_label",
-    "consensus_round",
-    "escalation_reason",
-    "finished",
-    "job__agent_a",
-    "job__agent_b",
-    "job__prompt_version",
-    "job__scale",
-    "settled_by",
-    "job__stage0_model_hash",
-    "reused_from_id",
-    "reused_from__job_id",
-    "pair__query_id",
-    "pair__document_id",
-)
-
-
 def _debate_evidence_by_pair(
     pool: Pool, excluded: frozenset[int] = frozenset()
 ) -> dict[int, list[final.DebateEvidence]]:
@@ -234,8 +216,8 @@ def _debate_evidence_by_pair(
     judgments = _live_judgments(pool, user, excluded)
     adjudications = _adjudications(pool, user)
     by_pair: dict[int, list[final.DebateEvidence]] = defaultdict(list)
-    own = Debate.objects.filter(pair__pool=pool).values_list(*_EVIDENCE_COLUMNS)
-    elsewhere = list(reviewed_debates_elsewhere(pool).values_list(*_EVIDENCE_COLUMNS))
+    own = Debate.objects.filter(pair__pool=pool).values_list(*EVIDENCE_COLUMNS)
+    elsewhere = list(reviewed_debates_elsewhere(pool).values_list(*EVIDENCE_COLUMNS))
     pair_ids = pool_pair_ids(pool) if elsewhere else {}
     tagged = chain(
         ((False, r) for r in own.iterator(chunk_size=BATCH_SIZE)), ((True, r) for r in elsewhere)

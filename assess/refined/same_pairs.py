@@ -14,6 +14,29 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from corpora.models import Pair, Pool
 from debates.models import Debate
 
+#: What refinement reads of each debate of a pool's pairs, its own or another pool's
+#: (assess.refined.refine), in this order.
+EVIDENCE_COLUMNS = (
+    "pk",
+    "pair_id",
+    "job_id",
+    "status",
+    "final_label",
+    "consensus_round",
+    "escalation_reason",
+    "finished",
+    "job__agent_a",
+    "job__agent_b",
+    "job__prompt_version",
+    "job__scale",
+    "settled_by",
+    "job__stage0_model_hash",
+    "reused_from_id",
+    "reused_from__job_id",
+    "pair__query_id",
+    "pair__document_id",
+)
+
 
 def same_pair_in_pool(pool: Pool, prefix: str = "") -> Q:
     """A filter on rows reaching a debate through ``prefix`` (e.g. ``"debate__"`` from a
