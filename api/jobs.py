@@ -44,6 +44,7 @@ from assess.review.calibration import job_calibration
 from assess.review.selectors import job_agreement, job_audit, job_queue_counts
 from core.fixes import error_worded
 from debates.models import DebateJob
+from debates.reuse import key_short
 from debates.rubric import MAX_GRADE
 from debates.services import (
     DebateJobError,
@@ -131,7 +132,9 @@ JOB_IN_DOC = """A new debate job: the options of the job form, with its ranges (
     as batch files (advanced with ``debate_batch``). ``allow_duplicate``: launch even when a
     running or paused job of the pool has the same debate settings (else 409).
     ``check_judged``: debate only the pool's judged pairs, to check the qrels' own labels
-    (400 when the pool has none)."""
+    (400 when the pool has none). ``reuse`` (default true): a pair an earlier job of the
+    dataset settled as agreed with the same reuse key takes that label without a call; false
+    asks every pair."""
 
 if TYPE_CHECKING:
 
@@ -181,8 +184,14 @@ class JobOut(Schema):
     #: Whether the job checks the qrels' judged pairs: its agreed pairs confirm the original
     #: label, ``progress.escalated_by_reason.suspect_original`` counts those sent to humans.
     check_judged: bool = False
+    #: Whether settled debates of earlier jobs with the same reuse key were taken over, and
+    #: that key (its first 12 hex digits: the dataset, both agents' configs, sampling,
+    #: prompt version, scale, R and consensus rule); ``progress.reused`` counts the labels.
+    reuse: bool = True
+    reuse_key: str = ""
     #: Sentences to heed (pairs too long for the agents' context: they end escalated as
-    #: "too_long"); the job runs all the same.
+    #: "too_long"; the pairs earlier jobs of the dataset hold, reused or asked again); the
+    #: job runs all the same.
     warnings: list[str] = []
     #: The pairs by outcome (total = settled + escalated + failed + pending + running) and
     #: the last failure's reason, as a judgment run reports them.
@@ -221,6 +230,8 @@ def _job_out(job: DebateJob) -> JobOut:
         stage0_band=job.stage0_band,
         stage0_model_hash=job.stage0_model_hash,
         check_judged=job.check_judged,
+        reuse=job.reuse,
+        reuse_key=key_short(job.reuse_key),
         warnings=debate_job_warnings(job=job),
         counts=JobCountsOut.of(job_counts(job=job, progress=counted)),
         failures=failures_first_page(job, failed=counted.failed),

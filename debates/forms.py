@@ -368,6 +368,13 @@ class JobLaunchForm(forms.Form):
         "never showing the agents the original label: a consensus against it goes to humans "
         "as a suspect original label, an agreeing one confirms it. No audit is drawn.",
     )
+    reuse = forms.BooleanField(
+        required=False,
+        label="Reuse settled debates with the same key",
+        help_text="A pair an earlier job of this dataset settled as agreed, with the same "
+        "agents, sampling, prompts, scale, rounds and consensus rule, takes that label "
+        "without an LLM call (free); untick to ask every pair again.",
+    )
     callback_url = forms.URLField(
         required=False,
         max_length=500,

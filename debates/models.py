@@ -11,6 +11,10 @@ the environment variable that holds it. A key typed in the job form is kept only
 (:mod:`debates.api_keys`) in ``DebateJob.api_keys_encrypted``, which no form, page, admin or
 export shows.
 
+A new job takes over the agreed labels of earlier debates of its dataset with the same
+reuse key (:mod:`debates.reuse`; ``Debate.reused_from``, no LLM call) unless launched without
+reuse.
+
 A job with a ``callback_url`` gets one :class:`WebhookDelivery` per event (finished, failed,
 paused, cancelled), created in the transaction that changed its status and sent after commit.
 """
@@ -217,6 +221,24 @@ class DebateJob(models.Model):
         "agents their grade; a consensus on the other side of the original grade escalates as "
         "suspect_original, an agreeing one confirms it (debates.check_judged).",
     )
+    reuse = models.BooleanField(
+        default=True,
+        help_text="Settled debates of earlier jobs with the same reuse key were taken over "
+        "(debates.services.reuse); off: every pair was asked.",
+    )
+    reuse_key = models.CharField(
+        max_length=64,
+        blank=True,
+        db_index=True,
+        help_text="SHA-256 of the dataset, both agents' configs, sampling, prompt version, "
+        "scale, R and consensus rule (debates.reuse.job_reuse_key).",
+    )
+    reuse_note = models.CharField(
+        max_length=500,
+        blank=True,
+        help_text="At launch: how many of its pairs earlier jobs of the dataset debated, and "
+        "how many of them were reused.",
+    )
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
@@ -281,10 +303,20 @@ class Debate(models.Model):
     chunk_truncated = models.BooleanField(default=False)
     settled_by = models.CharField(
         max_length=10,
-        choices=[("", "debate"), ("stage0", "stage 0")],
+        choices=[("", "debate"), ("stage0", "stage 0"), ("reused", "reused")],
         default="",
         blank=True,
-        help_text="Who settled an agreed label: the debate (empty) or stage 0 (no LLM call).",
+        help_text="Who settled an agreed label: the debate (empty), stage 0 (no LLM call) or "
+        "an earlier job's debate with the same reuse key (reused, no LLM call).",
+    )
+    reused_from = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="reused_by",
+        help_text="The earlier debate whose agreed label this one took (settled_by reused); "
+        "the first debate of a chain of reuses.",
     )
     stage0_p = models.FloatField(
         null=True,

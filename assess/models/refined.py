@@ -5,7 +5,8 @@
   is written once by :func:`assess.refined.refine.qrels_refine`, and no code path updates its rows.
 - :class:`LabelProvenance`: one row per pool pair at refinement time: its final label and
   where it came from (consensus at round j, human majority, adjudication), or why it has none
-  (pending, escalated awaiting a human, human tie, failed, not debated).
+  (pending, escalated awaiting a human, human tie, failed, not debated); a consensus label
+  reused from an earlier job says so (``reused``).
 - :class:`ExportFile`: one export written by a Celery job to a file under
   ``settings.VAR_DIR / "exports"``, with its sha256.
 - :class:`RagGeneration`: one generated answer (run, query, k, generator, prompt version),
@@ -162,6 +163,13 @@ class LabelProvenance(models.Model):
     adjudicator = models.CharField(max_length=150, blank=True)
     debated_at = models.DateTimeField(null=True, blank=True)
     decided_at = models.DateTimeField(null=True, blank=True)
+    reused = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="When the deciding debate's agreed label was taken over from an earlier job "
+        "with the same reuse key: 'reused by job N from job M (debate D)'; the rest of the "
+        "row is that label's provenance.",
+    )
 
     class Meta:
         constraints = [

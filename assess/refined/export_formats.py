@@ -75,6 +75,10 @@ LABEL_FIELDS = (
     # time, and the annotator's accuracy on known-answer pairs then (gold_answers,
     # gold_accuracy); [] for other labels.
     "human_judgments",
+    # A consensus label a job took over from an earlier job's debate with the same reuse key:
+    # "reused by job N from job M (debate D)" (its llm_calls are 0: it cost nothing); null
+    # otherwise. The other fields are that label's provenance.
+    "reused",
 )
 
 DISAGREEMENT_HEADER = (

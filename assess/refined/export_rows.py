@@ -42,7 +42,8 @@ def _iso(value) -> str | None:
 
 # Columns of one labels row, as :func:`_label_rows` reads them (it appends one more, the
 # debate's LLM money: :func:`_with_money`; so row[28] is the inclusion, row[29] and row[30]
-# the label probabilities of agent A's and B's final-round turns, row[31] the money).
+# the label probabilities of agent A's and B's final-round turns, row[31] the reuse note,
+# row[32] the money).
 _LABEL_SQL = """
 SELECT q.query_id, d.doc_id, r.relevance, p.label, p.source, p.applied,
        p.original_relevance, p.consensus_label, p.consensus_round, p.job_id, p.debate_id,
@@ -60,7 +61,8 @@ SELECT q.query_id, d.doc_id, r.relevance, p.label, p.source, p.applied,
        (SELECT t.label_probability FROM {turn} t WHERE t.debate_id = p.debate_id
            AND t.agent = 'A' ORDER BY t.round DESC LIMIT 1),
        (SELECT t.label_probability FROM {turn} t WHERE t.debate_id = p.debate_id
-           AND t.agent = 'B' ORDER BY t.round DESC LIMIT 1)
+           AND t.agent = 'B' ORDER BY t.round DESC LIMIT 1),
+       p.reused
 FROM {qrel} r
 JOIN {query} q ON q.id = r.query_id
 JOIN {document} d ON d.id = r.document_id
@@ -305,7 +307,8 @@ def _label_record(row: tuple) -> dict:
         "generation": json.loads(_generation_json(*row[22:26])),
         "human_seconds": _seconds(human_seconds),
         "inclusion": row[28],
-        "llm_money": row[31],
+        "llm_money": row[32],
+        "reused": row[31] or None,
         "label_probabilities": _probabilities(row),
         "label_source": _label_source(source if applied else None, row[27]),
         "human_judgments": json.loads(_judgments_json(row[27])),
@@ -372,13 +375,14 @@ def label_line(row: tuple) -> str:
         f'"label_probabilities":{_probabilities_json(row)},'
         f'"label_source":{_encode(_label_source(source if applied else None, row[27]))},'
         f'"llm_calls":{_number(calls)},'
-        f'"llm_money":{"null" if row[31] is None else repr(row[31])},'
+        f'"llm_money":{"null" if row[32] is None else repr(row[32])},'
         f'"models":{_canonical_json(models)},'
         f'"original_label":{_number(original)},'
         f'"prompt_tokens":{_number(prompt_tokens)},'
         f'"prompt_version":{_text(version)},'
         f'"query_id":{_encode(query_id)},'
         f'"reasoning_tokens":{_number(reasoning)},'
+        f'"reused":{_text(row[31])},'
         f'"source":{_encode(source if applied else "original")}}}\n'
     )
 

@@ -3,22 +3,31 @@
 Input per pair (:class:`PairEvidence`): the original grade (when the pair was judged in the
 pool's qrels and the pool keeps judged pairs), and every debate of the pair (one per debate
 job covering it), each with its human review: live judgments (undone ones are left out by
-the caller) and an admin's adjudication.
+the caller) and an admin's adjudication. Reviews of the same query and document in jobs on
+other pools of the dataset come too, as ``votes_only`` evidence: their human votes count,
+their debates do not.
 
 Order of precedence (human beats debate consensus, as in DREAM: Ban et al., ICLR 2026,
 arXiv 2602.06526, where humans make the final call on escalated pairs):
 
-1. **adjudicated**: an admin's adjudication of the pair's review;
-2. **human**: the strict majority of the live human judgments of a complete review (at least
-   ``judgments_needed`` live judgments). Equal votes without an adjudication leave the pair
-   unresolved (reason ``human tie``); a review with fewer judgments than needed is not a
-   human answer yet. An audit of an agreed pair whose humans disagree with the consensus
-   overrides it; both labels are kept in the provenance. On a graded job (grades 0..G,
-   for benchmarks whose qrels are graded) the human grade is the median of the judgments
-   (:func:`assess.review.agreement.median_grade`): an odd count gives the middle grade; an
-   even count gives the two middle grades when they are equal, and is a ``human tie``
-   when they differ (e.g. 1 and 2), which only an adjudication settles;
-3. **consensus**: the debate's agreed label, with its consensus round;
+1. **adjudicated**: an admin's adjudication of one of the pair's reviews (the most recent,
+   when several jobs' reviews were adjudicated: an admin's word is final on the pair);
+2. **human**: the strict majority of the pair's human votes, once one of its reviews is
+   complete (at least ``judgments_needed`` live judgments). The votes are merged across
+   every review of the pair, in every job (two jobs may send one pair to humans): each
+   annotator has one vote, their latest judgment, and votes of the other scale (a binary
+   job's next to a graded one's) are left out. Equal votes without an adjudication leave
+   the pair unresolved (reason ``human tie``), so two conflicting votes from two jobs ask
+   for an adjudication instead of one of them being kept; a pair none of whose reviews is
+   complete has no human answer yet. An audit of an agreed pair whose humans disagree with
+   the consensus overrides it; both labels are kept in the provenance. On a graded job
+   (grades 0..G, for benchmarks whose qrels are graded) the human grade is the median of
+   the votes (:func:`assess.review.agreement.median_grade`): an odd count gives the middle
+   grade; an even count gives the two middle grades when they are equal, and is a ``human
+   tie`` when they differ (e.g. 1 and 2), which only an adjudication settles;
+3. **consensus**: the debate's agreed label, with its consensus round; a label a job reused
+   from an earlier job's debate with the same reuse key (``settled_by`` "reused") keeps that
+   provenance and says so: ``reused`` is "reused by job N from job M (debate D)";
 4. **nothing**: the pair is unresolved, with a reason: ``escalated, awaiting human``
    (escalated and no human answer yet), ``human review incomplete``, ``human tie``,
    ``pending`` (debate not finished), ``failed`` (the debate failed for good) or
@@ -35,9 +44,9 @@ Corrections: a pair the original qrels judge keeps its original grade in the ref
 grade replaces the original, :attr:`FinalLabel.corrects_original`), as when a check of the
 judged pairs (:mod:`debates.check_judged`) sent a suspect original label to humans.
 
-Several debate jobs covering the same pair: the human answer of the most recently decided
-review wins; otherwise the most recently finished debate (agreed or escalated; ties broken
-by the larger debate id, i.e. the later job) decides. Only when no debate finished does an
+Several debate jobs covering the same pair: their human votes merge (rule 2); without a
+human answer the most recently finished debate (agreed or escalated; ties broken by the
+larger debate id, i.e. the later job) decides. Only when no debate finished does an
 unfinished one (pending/running, else failed) give the reason. So re-debating a pair with a
 newer job (a new prompt version, a stronger model) replaces the older consensus.
 """
@@ -57,6 +66,7 @@ from ..review.agreement import majority_label, median_grade
 # Sources (LabelProvenance.Source values) and unresolved reasons, as stored and exported.
 CONSENSUS = "consensus"
 STAGE0 = "stage0"  # settled by the stage-0 judge before any debate (no LLM call)
+REUSED = "reused"  # Debate.settled_by of a label taken over from an earlier job (no LLM call)
 HUMAN = "human"
 ADJUDICATED = "adjudicated"
 UNRESOLVED = "unresolved"
@@ -133,8 +143,13 @@ class DebateEvidence:
     # Its review waits: the job's human budget goes to pairs of higher impact first.
     over_budget: bool = False
     graded: bool = False
-    # "stage0": the agreed label is the stage-0 judge's, not a debate's (no LLM call).
+    # "stage0": the agreed label is the stage-0 judge's, not a debate's (no LLM call);
+    # "reused": an earlier job's debate's, ``reused_from`` (its job id, debate id).
     settled_by: str = ""
+    reused_from: tuple[int, int] | None = None
+    # A review of the same query and document in a job on another pool: its votes count
+    # (rule 2), its debate does not decide here.
+    votes_only: bool = False
 
 
 def provenance_models(
@@ -168,8 +183,11 @@ class FinalLabel:
     :data:`UNRESOLVED`. The debate
     fields describe the debate that decided (or, when unresolved, the one that explains
     why); ``consensus_label`` is that debate's agreed label even when humans overrode it.
-    ``annotators`` are sorted usernames of the live judgments; ``decided_at`` the time of
-    the deciding event (adjudication, last judgment, or the debate's end).
+    ``annotators`` are sorted usernames of the votes behind a human label (merged over the
+    pair's reviews), else of the deciding debate's review; ``decided_at`` the time of the
+    deciding event (adjudication, last vote, or the debate's end). ``reused`` says when the
+    deciding debate's consensus was reused from an earlier job ("reused by job N from job M
+    (debate D)"), else "".
     """
 
     query_id: str
@@ -193,6 +211,7 @@ class FinalLabel:
     debated_at: datetime | None = None
     decided_at: datetime | None = None
     graded: bool = False
+    reused: str = ""
 
     @property
     def resolved(self) -> bool:
@@ -223,26 +242,78 @@ class FinalLabel:
         )
 
 
+def _when(at: datetime | None) -> tuple[bool, datetime]:
+    # None sorts first, so an undated event never wins over a dated one (and an aware time
+    # is never compared with the naive minimum).
+    return (at is not None, at or datetime.min)
+
+
 def _order_key(debate: DebateEvidence) -> tuple:
-    # None sorts first, so an undated debate never wins over a dated one.
-    return (debate.finished is not None, debate.finished or datetime.min, debate.debate_id)
+    return (*_when(debate.finished), debate.debate_id)
 
 
-def _human_outcome(debate: DebateEvidence) -> tuple[str, int | None, datetime | None]:
-    """``(kind, label, at)``: kind is ADJUDICATED, HUMAN, HUMAN_TIE, REVIEW_INCOMPLETE or ""
-    (no review at all)."""
-    if debate.adjudication is not None:
-        return ADJUDICATED, debate.adjudication.label, debate.adjudication.at
-    if not debate.judgments:
-        return ("", None, None) if not debate.review_kind else (REVIEW_INCOMPLETE, None, None)
-    last = max((j.at for j in debate.judgments if j.at is not None), default=None)
-    if len(debate.judgments) < max(debate.judgments_needed, 1):
-        return REVIEW_INCOMPLETE, None, last
-    votes = [j.label for j in debate.judgments]
-    label = median_grade(votes) if debate.graded else majority_label(votes)
-    if label is None:
-        return HUMAN_TIE, None, last
-    return HUMAN, label, last
+def _last(judgments: Iterable[HumanJudgment]) -> datetime | None:
+    return max((j.at for j in judgments if j.at is not None), default=None)
+
+
+def _complete(debate: DebateEvidence) -> bool:
+    """Whether the debate's review has the live judgments it needs (an answer or a tie)."""
+    return bool(debate.judgments) and len(debate.judgments) >= max(debate.judgments_needed, 1)
+
+
+def _votes(debates: Iterable[DebateEvidence]) -> tuple[HumanJudgment, ...]:
+    """One vote per annotator over the reviews of ``debates``: their latest judgment (an
+    annotator who judged the pair in two jobs, before the queue kept such pairs apart)."""
+    latest: dict[str, HumanJudgment] = {}
+    for debate in debates:
+        for judgment in debate.judgments:
+            seen = latest.get(judgment.annotator)
+            if seen is None or _when(judgment.at) >= _when(seen.at):
+                latest[judgment.annotator] = judgment
+    return tuple(latest.values())
+
+
+@dataclass(frozen=True, slots=True)
+class _HumanAnswer:
+    """The pair's human answer over all its reviews: ``kind`` ADJUDICATED, HUMAN or
+    HUMAN_TIE, its label (None for a tie), when, the debate whose review it is described by
+    (the adjudicated one, or the most recently completed) and the merged votes."""
+
+    kind: str
+    label: int | None
+    at: datetime | None
+    debate: DebateEvidence
+    votes: tuple[HumanJudgment, ...]
+
+
+def _human_answer(debates: Sequence[DebateEvidence]) -> _HumanAnswer | None:
+    """Rules 1 and 2 of the module docstring over every review of one pair; None when no
+    review is adjudicated or complete."""
+    adjudicated = [d for d in debates if d.adjudication is not None]
+    complete = [d for d in debates if _complete(d)]
+    if adjudicated:
+        lead = max(adjudicated, key=lambda d: (*_when(_adjudicated_at(d)), d.debate_id))
+    elif complete:
+        lead = max(complete, key=lambda d: (*_when(_last(d.judgments)), d.debate_id))
+    else:
+        return None
+    votes = _votes(d for d in debates if d.graded == lead.graded)
+    if lead.adjudication is not None:
+        adjudication = lead.adjudication
+        return _HumanAnswer(ADJUDICATED, adjudication.label, adjudication.at, lead, votes)
+    labels = [j.label for j in votes]
+    label = median_grade(labels) if lead.graded else majority_label(labels)
+    kind = HUMAN if label is not None else HUMAN_TIE
+    return _HumanAnswer(kind, label, _last(votes), lead, votes)
+
+
+def _adjudicated_at(debate: DebateEvidence) -> datetime | None:
+    return debate.adjudication.at if debate.adjudication is not None else None
+
+
+def _review_incomplete(debate: DebateEvidence) -> bool:
+    """A review with dated live judgments, fewer than it needs (no answer from it yet)."""
+    return not _complete(debate) and _last(debate.judgments) is not None
 
 
 class _PairFields(TypedDict):
@@ -270,9 +341,24 @@ class _DebateFields(TypedDict):
     adjudicator: str
     debated_at: datetime | None
     graded: bool
+    reused: str
 
 
-def _describe(debate: DebateEvidence) -> _DebateFields:
+def reused_note(debate: DebateEvidence) -> str:
+    """ "reused by job N from job M (debate D)" for a debate whose agreed label job N took over
+    from debate D of job M ("reused by job N" when that debate is gone); "" otherwise."""
+    if debate.settled_by != REUSED:
+        return ""
+    if debate.reused_from is None:
+        return f"reused by job {debate.job_id}"
+    job, source = debate.reused_from
+    return f"reused by job {debate.job_id} from job {job} (debate {source})"
+
+
+def _describe(
+    debate: DebateEvidence, votes: tuple[HumanJudgment, ...] | None = None
+) -> _DebateFields:
+    votes = debate.judgments if votes is None else votes
     return {
         "consensus_label": debate.final_label if debate.status == AGREED else None,
         "consensus_round": debate.consensus_round if debate.status == AGREED else None,
@@ -283,11 +369,12 @@ def _describe(debate: DebateEvidence) -> _DebateFields:
         "job_id": debate.job_id,
         "models": tuple(debate.models),
         "prompt_version": debate.prompt_version,
-        "annotators": tuple(sorted({j.annotator for j in debate.judgments})),
-        "judgments": tuple(sorted(debate.judgments, key=lambda j: (j.annotator, j.label))),
+        "annotators": tuple(sorted({j.annotator for j in votes})),
+        "judgments": tuple(sorted(votes, key=lambda j: (j.annotator, j.label))),
         "adjudicator": debate.adjudication.admin if debate.adjudication else "",
         "debated_at": debate.finished,
         "graded": debate.graded,
+        "reused": reused_note(debate),
     }
 
 
@@ -301,35 +388,23 @@ def resolve_final_label(pair: PairEvidence) -> FinalLabel:
         "doc_id": pair.doc_id,
         "original_grade": pair.original_grade,
     }
-    if not pair.debates:
+    # 1-2. Humans: every review of the pair, its votes merged.
+    human = _human_answer(pair.debates)
+    if human is not None:
+        described = _describe(human.debate, human.votes)
+        if human.kind == HUMAN_TIE:
+            return FinalLabel(**base, **described, label=None, source=UNRESOLVED, reason=HUMAN_TIE)
+        return FinalLabel(
+            **base, **described, label=human.label, source=human.kind, decided_at=human.at
+        )
+    own = [d for d in pair.debates if not d.votes_only]
+    if not own:
         return FinalLabel(**base, label=None, source=UNRESOLVED, reason=NOT_DEBATED)
 
-    # 1-2. Humans: the most recently decided human answer of any of the pair's reviews.
-    decided = []
-    for debate in pair.debates:
-        kind, label, at = _human_outcome(debate)
-        if kind in (ADJUDICATED, HUMAN):
-            decided.append((at is not None, at or datetime.min, debate.debate_id, kind, label))
-    if decided:
-        has_at, at, debate_id, kind, label = max(decided)
-        debate = next(d for d in pair.debates if d.debate_id == debate_id)
-        return FinalLabel(
-            **base,
-            **_describe(debate),
-            label=label,
-            source=kind,
-            decided_at=at if has_at else None,
-        )
-
     # 3. The most recently finished debate decides; 4. else the reason it cannot.
-    settled = [d for d in pair.debates if d.status in SETTLED]
+    settled = [d for d in own if d.status in SETTLED]
     if settled:
         debate = max(settled, key=_order_key)
-        kind, _, at = _human_outcome(debate)
-        if kind == HUMAN_TIE:
-            return FinalLabel(
-                **base, **_describe(debate), label=None, source=UNRESOLVED, reason=HUMAN_TIE
-            )
         if debate.status == AGREED:
             return FinalLabel(
                 **base,
@@ -338,12 +413,12 @@ def resolve_final_label(pair: PairEvidence) -> FinalLabel:
                 source=STAGE0 if debate.settled_by == STAGE0 else CONSENSUS,
                 decided_at=debate.finished,
             )
-        reason = REVIEW_INCOMPLETE if kind == REVIEW_INCOMPLETE and at else AWAITING_HUMAN
+        reason = REVIEW_INCOMPLETE if _review_incomplete(debate) else AWAITING_HUMAN
         if reason == AWAITING_HUMAN and debate.over_budget:
             reason = OVER_BUDGET
         return FinalLabel(**base, **_describe(debate), label=None, source=UNRESOLVED, reason=reason)
-    open_debates = [d for d in pair.debates if d.status != FAILED]
-    debate = max(open_debates or pair.debates, key=lambda d: d.debate_id)
+    open_debates = [d for d in own if d.status != FAILED]
+    debate = max(open_debates or own, key=lambda d: d.debate_id)
     reason = PENDING if open_debates else FAILED
     return FinalLabel(**base, **_describe(debate), label=None, source=UNRESOLVED, reason=reason)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -32,6 +33,12 @@ from ..review.audit import audit_designs_of, pair_inclusion
 from ..review.quality import AnnotatorQuality, annotator_quality, quality_policy
 from . import labels as final
 from .corrections import corrections_write
+from .same_pairs import (
+    EVIDENCE_COLUMNS,
+    pool_pair_ids,
+    reviewed_debates_elsewhere,
+    same_pair_in_pool,
+)
 
 BATCH_SIZE = 5000
 NAME_MAX = 100  # QrelSet.name's length
@@ -147,8 +154,9 @@ def final_labels_collect(
 
 def _review_items(pool: Pool) -> dict[int, tuple[int, str, int, bool]]:
     """{debate pk: (review item pk, kind, judgments needed, over budget)} for the review
-    items of ``pool``'s debates. Over budget: the item's place among its job's items
-    (``budget_rank``) is beyond the job's human budget, so no human will see it yet."""
+    items of debates of ``pool``'s pairs, in any job of the dataset. Over budget: the
+    item's place among its job's items (``budget_rank``) is beyond the job's human budget,
+    so no human will see it yet."""
     return {
         debate_id: (
             item_id,
@@ -157,7 +165,7 @@ def _review_items(pool: Pool) -> dict[int, tuple[int, str, int, bool]]:
             rank is not None and budget is not None and rank > budget,
         )
         for item_id, debate_id, kind, needed, rank, budget in ReviewItem.objects.filter(
-            debate__pair__pool=pool
+            same_pair_in_pool(pool, "debate__")
         ).values_list(
             "pk",
             "debate_id",
@@ -172,10 +180,10 @@ def _review_items(pool: Pool) -> dict[int, tuple[int, str, int, bool]]:
 def _live_judgments(
     pool: Pool, user: str, excluded: frozenset[int]
 ) -> dict[int, list[final.HumanJudgment]]:
-    """{review item pk: its live judgments (not undone)} on ``pool``'s review items, each
+    """{review item pk: its live judgments (not undone)} on review items of ``pool``'s pairs, each
     with the annotator's ``user`` field (the username); none by the ``excluded`` user ids."""
     judgments: dict[int, list[final.HumanJudgment]] = defaultdict(list)
-    rows = Judgment.objects.filter(item__debate__pair__pool=pool, undone_at__isnull=True)
+    rows = Judgment.objects.filter(same_pair_in_pool(pool, "item__debate__"), undone_at=None)
     if excluded:
         rows = rows.exclude(annotator_id__in=excluded)
     for item_id, name, label, created in rows.values_list(
@@ -186,12 +194,12 @@ def _live_judgments(
 
 
 def _adjudications(pool: Pool, user: str) -> dict[int, final.Adjudication]:
-    """{review item pk: its adjudication} on ``pool``'s review items, with the admin's
+    """{review item pk: its adjudication} on review items of ``pool``'s pairs, with the admin's
     ``user`` field (the username)."""
     return {
         item_id: final.Adjudication(str(name), int(label), created)
         for item_id, name, label, created in Adjudication.objects.filter(
-            item__debate__pair__pool=pool
+            same_pair_in_pool(pool, "item__debate__")
         ).values_list("item_id", f"admin__{user}", "label", "created")
     }
 
@@ -200,35 +208,27 @@ def _debate_evidence_by_pair(
     pool: Pool, excluded: frozenset[int] = frozenset()
 ) -> dict[int, list[final.DebateEvidence]]:
     """{pair pk: the evidence of every debate of every job on ``pool`` about that pair}: the
-    debate, its job's agent models, prompt version and scale, and its review item's kind,
-    live judgments, adjudication and place in the human budget."""
+    debate, its job's agent models, prompt version and scale, where a reused label came
+    from, and its review item's kind, live judgments, adjudication and place in the human
+    budget; plus, as ``votes_only``, the reviewed debates of the same query and document in
+    jobs on the dataset's other pools (:mod:`assess.refined.same_pairs`)."""
     user = _username_field()
     reviews = _review_items(pool)
     judgments = _live_judgments(pool, user, excluded)
     adjudications = _adjudications(pool, user)
     by_pair: dict[int, list[final.DebateEvidence]] = defaultdict(list)
-    rows = Debate.objects.filter(pair__pool=pool).values_list(
-        "pk",
-        "pair_id",
-        "job_id",
-        "status",
-        "final_label",
-        "consensus_round",
-        "escalation_reason",
-        "finished",
-        "job__agent_a",
-        "job__agent_b",
-        "job__prompt_version",
-        "job__scale",
-        "settled_by",
-        "job__stage0_model_hash",
+    own = Debate.objects.filter(pair__pool=pool).values_list(*EVIDENCE_COLUMNS)
+    elsewhere = list(reviewed_debates_elsewhere(pool).values_list(*EVIDENCE_COLUMNS))
+    pair_ids = pool_pair_ids(pool) if elsewhere else {}
+    tagged = chain(
+        ((False, r) for r in own.iterator(chunk_size=BATCH_SIZE)), ((True, r) for r in elsewhere)
     )
-    for row in rows.iterator(chunk_size=BATCH_SIZE):
+    for votes_only, row in tagged:
         pk, pair_id, job_id, status, label, rnd, reason, finished, a, b, version, scale = row[:12]
-        settled_by, stage0_hash = row[12:]
+        settled_by, stage0_hash, source, source_job, query_pk, document_pk = row[12:]
         models = final.provenance_models(a, b, settled_by=settled_by, stage0_hash=stage0_hash)
         item_id, kind, needed, over_budget = reviews.get(pk, (None, "", 1, False))
-        by_pair[pair_id].append(
+        by_pair[pair_ids[(query_pk, document_pk)] if votes_only else pair_id].append(
             final.DebateEvidence(
                 debate_id=pk,
                 job_id=job_id,
@@ -246,6 +246,8 @@ def _debate_evidence_by_pair(
                 over_budget=over_budget,
                 graded=scale == DebateJob.Scale.GRADED,
                 settled_by=settled_by,
+                reused_from=(source_job, source) if source is not None else None,
+                votes_only=votes_only,
             )
         )
     return by_pair
@@ -595,6 +597,7 @@ def _provenance(
         adjudicator=f.adjudicator,
         debated_at=f.debated_at,
         decided_at=f.decided_at,
+        reused=f.reused,
     )
 
 

@@ -28,6 +28,7 @@ from .budget import budget_coverage
 from .gold_queue import gold_ahead
 from .highlight import query_terms, segments, term_spans
 from .human_labels import live_labels, review_final_labels
+from .same_pair import judged_elsewhere
 from .services import undo_window_seconds
 
 LABEL_TEXT = {1: "relevant", 0: "not relevant", None: "unreadable reply"}
@@ -323,6 +324,8 @@ def judging_status(
             .values_list("item_id"),
             # Nor does a debate's pair they were given as a known-answer pair of its job.
             open_items.filter(Exists(_gold_twins(annotator))).values_list("pk"),
+            # Nor a query and chunk they judged in another job (assess.review.same_pair).
+            open_items.filter(Exists(judged_elsewhere(annotator))).values_list("pk"),
         )
     )
     queue = open_items.count() - unavailable.count()

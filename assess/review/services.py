@@ -47,6 +47,7 @@ from .active_time import (
 )
 from .agreement import audit_draw
 from .gold_queue import gold_item_claim, gold_pairs_draw
+from .same_pair import JUDGED_ELSEWHERE_SQL, judged_elsewhere_exists
 
 NOTE_MAX_CHARS = 2000
 MAX_SECONDS_ON_TASK = 24 * 3600.0
@@ -317,7 +318,7 @@ _CLAIM_TEMPLATE = """
            AND (r.lease_expires_at IS NULL OR r.lease_expires_at < %s)
            AND NOT EXISTS (SELECT 1 FROM assess_judgment j
                             WHERE j.item_id = r.id AND j.annotator_id = %s
-                              AND (j.undone_at IS NULL OR j.returned))
+                              AND (j.undone_at IS NULL OR j.returned)){judged_elsewhere}
            AND NOT EXISTS (SELECT 1 FROM debates_debate d
                              JOIN corpora_pair p ON p.id = d.pair_id
                              JOIN assess_goldpair gp ON gp.job_id = d.job_id
@@ -338,11 +339,15 @@ _CLAIM_TEMPLATE = """
 """
 _CLAIM_SQL = {
     "postgresql": _CLAIM_TEMPLATE.format(
-        skipped="NOT (r.id = ANY(%s))", lock="\n         FOR UPDATE SKIP LOCKED"
+        skipped="NOT (r.id = ANY(%s))",
+        lock="\n         FOR UPDATE SKIP LOCKED",
+        judged_elsewhere=JUDGED_ELSEWHERE_SQL,
     ),
     # SQLite (the quickstart) has one writer at a time, so the statement is atomic as it is.
     "sqlite": _CLAIM_TEMPLATE.format(
-        skipped="r.id NOT IN (SELECT value FROM json_each(%s))", lock=""
+        skipped="r.id NOT IN (SELECT value FROM json_each(%s))",
+        lock="",
+        judged_elsewhere=JUDGED_ELSEWHERE_SQL,
     ),
 }
 
@@ -375,7 +380,9 @@ def review_item_claim(
     escalated and audit items alike, so audits are served while escalations keep coming) that
     still needs judgments,
     is not leased (or its lease expired), has no adjudication, was not judged by this
-    annotator (undone judgments aside) nor given to them as a known-answer pair of its job
+    annotator (undone judgments aside), whose query and document they did not judge on
+    another job's item (:mod:`assess.review.same_pair`), nor given to them as a known-answer
+    pair of its job
     (a pool extended after the gold draw may hold a gold pair), is within its job's human
     budget (its ``budget_rank`` at most ``human_budget``; highest impact first, see
     :func:`review_budget_renumber`) and is not in ``exclude_ids`` (the pairs skipped in
@@ -396,7 +403,7 @@ def review_item_claim(
         raise NotImplementedError(f"claiming needs PostgreSQL or SQLite, not {vendor}")
     expires = now + timedelta(seconds=review_lease_seconds())
     skipped: Any = exclude if vendor == "postgresql" else json.dumps(exclude)
-    params = [annotator.pk, expires, now, now, annotator.pk, annotator.pk, skipped]
+    params = [annotator.pk, expires, now, now, annotator.pk, annotator.pk, annotator.pk, skipped]
     row = _run_claim(vendor, params)
     if row is None:
         return None
@@ -491,7 +498,8 @@ def _uuid(value: uuid.UUID | str, *, what: str) -> uuid.UUID:
 def _judgment_refusal_check(locked: ReviewItem, annotator: Any, now: datetime) -> None:
     """Raise JudgingConflict when ``annotator`` may not judge ``locked`` (its row locked):
     it is another annotator's gold item, another annotator holds a live lease, an admin
-    decided it, it has its judgments, or this annotator judged it already."""
+    decided it, it has its judgments, or this annotator judged it (or its query and chunk in
+    another job) already."""
     if locked.assigned_to_id is not None and locked.assigned_to_id != annotator.pk:
         raise JudgingConflict("This pair is not in your queue; your answer was not saved.")
     others_lease = (
@@ -511,6 +519,10 @@ def _judgment_refusal_check(locked: ReviewItem, annotator: Any, now: datetime) -
         raise JudgingConflict("This pair already has the judgments it needs; not saved.")
     if Judgment.objects.filter(item=locked, annotator=annotator, undone_at__isnull=True).exists():
         raise JudgingConflict("You have already judged this pair; not saved.")
+    if judged_elsewhere_exists(item=locked, annotator=annotator):
+        raise JudgingConflict(
+            "You have already judged this query and chunk in another job; not saved."
+        )
 
 
 def judgment_record(

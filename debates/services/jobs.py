@@ -18,6 +18,7 @@ from debates.services.common import DebateJobError, pairs_in_order
 from debates.services.leases import job_finish_if_done
 from debates.services.pool_batches import pool_batch_next, pool_batch_room
 from debates.services.queue import debates_enqueue, debates_pending_ids, job_queue
+from debates.services.reuse import debates_reuse, reuse_note_set
 from debates.services.stage0_route import (
     debate_job_stage0_prepare,
     stage0_step_enqueue,
@@ -29,7 +30,9 @@ from debates.services.webhooks import webhook_job_event
 def debates_add(*, job: DebateJob, limit: int | None) -> list[int]:
     """Create a pending Debate for each pair of the job's pool that has none yet, in canonical
     order, at most ``limit``; return their ids. A check-judged job takes only the pairs the
-    qrels judge."""
+    qrels judge. Those an earlier job with the job's reuse key settled as agreed are settled
+    at once (:func:`debates.services.reuse.debates_reuse`), and the job's note of the pairs
+    it shares with other jobs is written again."""
     pairs = pairs_in_order(job.pool).exclude(
         Exists(Debate.objects.filter(job=job, pair=OuterRef("pk")))
     )
@@ -41,7 +44,11 @@ def debates_add(*, job: DebateJob, limit: int | None) -> list[int]:
     created = Debate.objects.bulk_create(
         [Debate(job=job, pair_id=pk) for pk in pair_ids], batch_size=2000
     )
-    return [d.pk for d in created]
+    ids = [d.pk for d in created]
+    if ids:
+        debates_reuse(job=job, debate_ids=ids)
+        reuse_note_set(job=job)
+    return ids
 
 
 def _locked(job: DebateJob) -> DebateJob:
@@ -122,6 +129,8 @@ def debate_job_extend(*, job: DebateJob, limit: int | None = None, enqueue: bool
         # A batch job's new debates go out with its next export, never as direct calls.
         if created and enqueue and not locked.batch and locked.status == DebateJob.Status.RUNNING:
             _pending_send(locked, created)
+        if created:
+            job_finish_if_done(job_id=locked.pk)  # every new pair reused: nothing to run
     job.refresh_from_db()
     return len(created)
 

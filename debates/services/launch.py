@@ -33,9 +33,11 @@ from debates.models import (
     DEFAULT_JUDGMENTS_PER_PAIR,
     STAGE0_ALPHA,
     STAGE0_DELTA,
+    Debate,
     DebateJob,
     Stage0State,
 )
+from debates.reuse import job_reuse_key
 from debates.services.backends import agent_config_permit, agent_config_validate
 from debates.services.common import (
     MAX_CONCURRENCY,
@@ -51,7 +53,8 @@ from debates.services.jobs import (
     debate_job_start,
     debates_add,
 )
-from debates.services.pool_batches import pool_batch_first
+from debates.services.leases import job_finish_if_done
+from debates.services.pool_batches import pool_batch_first, pool_batch_next
 from debates.services.progress import JobProgress, debate_job_progress
 from debates.services.run import debate_job_run_inline
 from debates.services.webhooks import webhook_callback_validate
@@ -110,10 +113,14 @@ class JobOptions:
     POST when the job finishes, fails, is paused or cancelled ("" for none; see
     :func:`debates.services.webhooks.webhook_callback_validate`). ``allow_duplicate``
     confirms a job with the same debate settings as a running or paused job of the pool
-    (:class:`DuplicateJobError`). ``stage0``: before any debate, the dataset's stage-0 judge
-    (trained first when it has none) settles the pairs whose calibrated P(relevant) lies
-    outside a band chosen on held-out human labels so that at most ``stage0_alpha`` of its
-    labels disagree with humans, with probability at least 1 - ``stage0_delta``
+    (:class:`DuplicateJobError`). ``reuse``: each pair whose latest settled debate in another
+    job of the dataset with the same reuse key (:mod:`debates.reuse`: both agents' full
+    configs, sampling, prompt version, scale, R, consensus rule) agreed takes that label
+    without a call (:mod:`debates.services.reuse`); False asks every pair. ``stage0``:
+    before any debate, the dataset's stage-0 judge (trained first when it has none) settles
+    the pairs whose calibrated P(relevant) lies outside a band chosen on held-out human
+    labels so that at most ``stage0_alpha`` of its labels disagree with humans, with
+    probability at least 1 - ``stage0_delta``
     (:mod:`debates.services.stage0_route`, :mod:`debates.stage0_band`); binary direct jobs.
     ``min_agreement_probability`` (0..1, 0 off): an agreement where an agent's label
     probability (from logprobs) is below it escalates as "low_confidence"
@@ -145,6 +152,7 @@ class JobOptions:
     callback_url: Annotated[str, Field(max_length=CALLBACK_URL_MAX)] = ""
     batch: bool = False
     allow_duplicate: bool = False
+    reuse: bool = True
     min_agreement_probability: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0
     stage0: bool = False
     stage0_alpha: Annotated[float, Field(ge=STAGE0_LEVEL_MIN, le=STAGE0_LEVEL_MAX)] = STAGE0_ALPHA
@@ -442,8 +450,7 @@ def debate_job_launch(
     key variable or model file the operator did not allow
     (:func:`~debates.services.backends.agent_config_permit`), before any file is read.
     Pairs too long for the agents' context do not refuse the job: they are logged as a
-    warning (:func:`debate_job_warnings`, which the job page and the API show).
-    """
+    warning (:func:`debate_job_warnings`, which the job page and the API show)."""
     raw_b = spec.agent_b if spec.agent_b is not None else spec.agent_a
     if untrusted:
         agent_config_permit(config=spec.agent_a, agent="A")
@@ -479,6 +486,7 @@ def debate_job_launch(
             created_by=created_by,
             callback_url=callback_url,
             stage0_state=Stage0State.WAITING if spec.stage0 else Stage0State.OFF,
+            **_reuse_fields(spec, same),
         )
         if not debates_add(job=job, limit=pool_batch_first(job=job)):
             raise DebateJobError(f"pool {spec.pool} has no pairs to debate")
@@ -494,15 +502,38 @@ def debate_job_launch(
     return job
 
 
+def _reuse_fields(spec: JobSpec, same: dict[str, Any]) -> dict[str, Any]:
+    """The reuse switch and key of the job ``spec`` makes (``same``: its stored debate
+    settings, :func:`_same_debates`); :mod:`debates.services.reuse` reads both."""
+    return {
+        "reuse": spec.reuse,
+        "reuse_key": job_reuse_key(dataset_id=spec.pool.dataset_id, settings=same),
+    }
+
+
+def _reused_whole_follow(job: DebateJob) -> None:
+    """When reuse settled every debate a started job has: an adaptive pool's next batch is
+    chosen now (no debate will end to ask for it), and a job left with nothing to run is
+    finished."""
+    if job.debates.filter(status=Debate.Status.PENDING).exists():
+        return
+    pool_batch_next(job_id=job.pk)
+    job_finish_if_done(job_id=job.pk)
+
+
 def debate_job_begin(*, job: DebateJob, here: bool = False) -> int:
     """Start a running job made with ``debate_job_launch(start=False)`` (benches time it from
     here): its pending debates go to the workers after commit when a broker is configured,
     else (or with ``here``) nothing is sent and the caller runs them
     (:func:`debate_job_wait`, :func:`~debates.services.run.debate_job_run_inline`). A batch
-    job sends nothing either. Returns the number of pending debates. Raises DebateJobError
-    unless the job is running."""
+    job sends nothing either. A job whose every debate was reused from earlier jobs
+    (:mod:`debates.services.reuse`) gets its adaptive pool's next batch, or finishes, here.
+    Returns the number of pending debates. Raises DebateJobError unless the job is running."""
     enqueue = not here and not tasks_run_in_process() and not job.batch
-    return debate_job_start(job=job, enqueue=enqueue)
+    pending = debate_job_start(job=job, enqueue=enqueue)
+    if not pending:
+        _reused_whole_follow(job)
+    return pending
 
 
 def debate_job_resume_launch(
@@ -541,13 +572,15 @@ def debate_job_retry_launch(*, job: DebateJob, background: bool = False) -> int:
 def debate_job_warnings(*, job: DebateJob) -> list[str]:
     """What a job's page, its API body and its launch warn of, as sentences: pairs too long
     for the agents' context (:func:`debates.estimate_selectors.job_too_long_pairs`), which
-    end escalated as "too_long" (the job is not refused: its other pairs are debated)."""
+    end escalated as "too_long" (the job is not refused: its other pairs are debated), and
+    the pairs it shares with earlier jobs of its dataset, reused or asked again
+    (``DebateJob.reuse_note``, :func:`debates.services.reuse.reuse_note_set`)."""
     from debates.estimate import too_long_warning
     from debates.estimate_selectors import job_too_long_pairs
 
     count, names, context = job_too_long_pairs(job=job)
     warning = too_long_warning(count, names, context=context)
-    return [warning] if warning else []
+    return [text for text in (warning, job.reuse_note) if text]
 
 
 def debate_job_run_in_background(*, job_id: int) -> bool:

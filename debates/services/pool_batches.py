@@ -19,6 +19,7 @@ from corpora.models import Pair, Pool, RunEntry
 from corpora.selectors import excluded_pk_pairs
 from debates.models import Debate, DebateJob, Stage0State
 from debates.services.queue import debates_enqueue, job_queue
+from debates.services.reuse import debates_reuse
 from debates.services.stage0_route import stage0_step_enqueue
 from debates.stage0.labels import labels_known
 
@@ -59,31 +60,42 @@ def pool_batch_room(*, job: DebateJob, limit: int | None) -> int | None:
 
 def pool_batch_next(*, job_id: int) -> list[int]:
     """Add the next batch of a running job on an adaptive pool once none of its debates is
-    open; returns the new debates' ids ([] when the job is not such a job, still has open
-    debates, reached its pair limit or its pool's end). The new debates are enqueued after
-    commit when a broker is configured (a stage-0 job's go to its stage-0 step first); an
-    in-process run finds them pending. The job's debates, by id, are the order in which its
-    pairs were chosen (the pool's stored order is the one at build, shared by every job)."""
+    open; returns the new debates' ids left to debate ([] when the job is not such a job,
+    still has open debates, reached its pair limit or its pool's end). Debates an earlier
+    job with the job's reuse key settled are settled at once
+    (:func:`debates.services.reuse.debates_reuse`); a batch settled whole is followed by the
+    next at once. The new debates are enqueued after commit when a broker is configured (a
+    stage-0 job's go to its stage-0 step first); an in-process run finds them pending. The
+    job's debates, by id, are the order in which its pairs were chosen (the pool's stored
+    order is the one at build, shared by every job)."""
     if not _job_adaptive(job_id):
         return []
     with transaction.atomic():
         job = DebateJob.objects.select_for_update().select_related("pool").get(pk=job_id)
         if job.status != DebateJob.Status.RUNNING or job.debates.filter(status__in=_OPEN):
             return []
-        done = job.debates.count()
-        room = (job.pair_limit or job.pool.pairs.count()) - done
-        if room <= 0:
-            return []
-        pairs = _next_pairs(job, min(room, ADAPTIVE_BATCH))
-        created = Debate.objects.bulk_create([Debate(job=job, pair=p) for p in pairs])
-        ids = [d.pk for d in created]
-        if ids and job.stage0:
+        ids: list[int] = []
+        while not ids:
+            room = (job.pair_limit or job.pool.pairs.count()) - job.debates.count()
+            if room <= 0:
+                return []
+            pairs = _next_pairs(job, min(room, ADAPTIVE_BATCH))
+            created = [
+                d.pk for d in Debate.objects.bulk_create([Debate(job=job, pair=p) for p in pairs])
+            ]
+            if not created:
+                return []
+            # A batch earlier jobs settled whole (reused labels) leaves nothing to run: the
+            # next one is chosen at once, from the labels known now.
+            reused = set(debates_reuse(job=job, debate_ids=created))
+            ids = [pk for pk in created if pk not in reused]
+        if job.stage0:
             # The new pairs go through stage 0 first, as at launch.
             job.stage0_state = Stage0State.WAITING
             job.save(update_fields=["stage0_state"])
             if not tasks_run_in_process():
                 stage0_step_enqueue(job_id=job.pk)
-        elif ids and not tasks_run_in_process():
+        elif not tasks_run_in_process():
             debates_enqueue(ids, queue=job_queue(job))
     return ids
 

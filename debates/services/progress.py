@@ -34,6 +34,8 @@ class JobProgress:
     seconds: float = 0.0
     reasoning_tokens: int = 0  # part of completion_tokens
     cached_tokens: int = 0  # part of prompt_tokens
+    # Part of agreed: labels taken over from earlier jobs with the same reuse key (no call).
+    reused: int = 0
 
     @property
     def done(self) -> int:
@@ -47,7 +49,8 @@ class JobProgress:
 
 def debate_job_progress(*, job: DebateJob) -> JobProgress:
     """Count the job's debates by status, agreed ones by consensus round, escalated ones by
-    reason, and sum calls, tokens and seconds (over all debates, finished or not)."""
+    reason, and sum calls, tokens and seconds (over all debates, finished or not); ``reused``
+    counts the agreed labels taken over from earlier jobs (:mod:`debates.services.reuse`)."""
     by_status = dict(
         job.debates.values_list("status").annotate(n=Count("pk")).values_list("status", "n")
     )
@@ -76,6 +79,7 @@ def debate_job_progress(*, job: DebateJob) -> JobProgress:
         seconds=Coalesce(Sum("seconds"), 0.0),
     )
     status = DebateJob.objects.filter(pk=job.pk).values_list("status", flat=True).get()
+    reused = job.debates.filter(settled_by="reused").count() if job.reuse else 0
     return JobProgress(
         job_id=job.pk,
         status=status,
@@ -93,6 +97,7 @@ def debate_job_progress(*, job: DebateJob) -> JobProgress:
         reasoning_tokens=sums["reasoning_tokens"],
         cached_tokens=sums["cached_tokens"],
         seconds=float(sums["seconds"]),
+        reused=reused,
     )
 
 

@@ -62,6 +62,7 @@ def test_each_judged_pair_is_one_line_in_canonical_order(refined):
         "label_probabilities": None,
         "label_source": "original",
         "human_judgments": [],
+        "reused": None,
     }
     consensus = lines[3]
     assert consensus["consensus_round"] == 2
@@ -100,6 +101,7 @@ def test_each_judged_pair_is_one_line_in_canonical_order(refined):
         "max_tokens_cap": 2 * refined.job.max_tokens,
     }
     assert (consensus["cached_tokens"], consensus["reasoning_tokens"]) == (0, 0)
+    assert consensus["reused"] is None  # debated by its own job, not taken over
 
 
 @pytest.mark.django_db
@@ -144,7 +146,9 @@ def test_the_line_format_is_sorted_keys_compact_utf8(refined):
     export_stream(kind="labels", out=out, qrel_set=refined.refined)
     first = out.getvalue().splitlines()[0]
     assert first.startswith('{"adjudicator":null,"annotators":[],"assessed_label":null,')
-    assert first.endswith('"query_id":"q1","reasoning_tokens":null,"source":"original"}')
+    assert first.endswith(
+        '"query_id":"q1","reasoning_tokens":null,"reused":null,"source":"original"}'
+    )
 
 
 @pytest.mark.django_db

@@ -30,6 +30,7 @@ def _launch(pool, url, *, batch: bool, concurrency: int = 1):
         max_tokens=384,
         concurrency=concurrency,
         batch=batch,
+        reuse=False,  # each path asks every pair: batch mode is no part of the reuse key
     )
     return debate_job_launch(spec=spec)
 

@@ -221,7 +221,8 @@ def test_the_listed_configs_reach_the_listener_with_the_allowed_key_only(
     ]
     for agent in agents:
         with django_capture_on_commit_callbacks(execute=False):
-            answer = _api_post(client, pool, agent)
+            # Every config is asked, even one equal to an earlier job's (no reuse).
+            answer = _api_post(client, pool, agent, reuse=False)
         assert answer.status_code == 202, (agent, answer.content)
         debate_job_run_inline(job=DebateJob.objects.get(pk=answer.json()["id"]))
     chats = [s for s in listener.seen if s.path == "/v1/chat/completions"]

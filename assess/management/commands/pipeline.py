@@ -14,6 +14,7 @@ from debates.management.commands._jobs import (
     add_concurrency_argument,
     add_gold_share_argument,
     add_prompt_version_argument,
+    add_reuse_argument,
     add_scale_arguments,
     add_stage0_arguments,
     backend_flags_configs,
@@ -111,6 +112,7 @@ class Command(BaseCommand):
         )
         add_audit_allocation_argument(parser)
         add_gold_share_argument(parser)
+        add_reuse_argument(parser)
 
     def handle(self, *args, **opts):
         dataset = load_dataset(opts["dataset"])

@@ -351,6 +351,19 @@ def add_check_judged_argument(parser) -> None:
     )
 
 
+def add_reuse_argument(parser) -> None:
+    """``--reuse`` / ``--no-reuse``: take over the agreed labels earlier jobs of the dataset
+    reached with the same reuse key (default on; debates.services.reuse)."""
+    parser.add_argument(
+        "--reuse",
+        action=argparse.BooleanOptionalAction,
+        default=job_option_default("reuse"),
+        help="a pair an earlier job of the dataset settled as agreed with the same agents, "
+        "sampling, prompts, scale, rounds and consensus rule takes that label without an LLM "
+        "call (default on); --no-reuse asks every pair again",
+    )
+
+
 def launch_refusal(exc: DebateJobError) -> str:
     """A refused launch in a command's words (a duplicate says to pass --allow-duplicate)."""
     if isinstance(exc, DuplicateJobError):
@@ -531,7 +544,8 @@ def format_summary(job: DebateJob, progress: JobProgress) -> str:
         f"job {job.pk} ({progress.status}): {progress.total:,} pairs of pool "
         f"{job.pool.dataset.slug}/{job.pool.name}, R={job.rounds}{job_scale_describe(job)}, "
         f"{describe_agents(job)}",
-        f"agreed: {progress.agreed:,}{_counts(progress.agreed_by_round, 'round ')}",
+        f"agreed: {progress.agreed:,}{_counts(progress.agreed_by_round, 'round ')}"
+        + (f", {progress.reused:,} of them reused (no LLM call)" if progress.reused else ""),
         f"escalated: {progress.escalated:,}{_counts(progress.escalated_by_reason, '')}",
         f"failed: {progress.failed:,}",
     ]

@@ -30,6 +30,7 @@ from ._jobs import (
     add_concurrency_argument,
     add_min_agreement_argument,
     add_prompt_version_argument,
+    add_reuse_argument,
     add_rounds_argument,
     add_scale_arguments,
     backend_flags_configs,
@@ -355,6 +356,7 @@ class Command(BaseCommand):
         )
         add_concurrency_argument(parser)
         add_allow_duplicate_argument(parser)
+        add_reuse_argument(parser)
         parser.add_argument(
             "--heldout",
             action="store_true",

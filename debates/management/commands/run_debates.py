@@ -14,6 +14,7 @@ from ._jobs import (
     add_concurrency_argument,
     add_gold_share_argument,
     add_prompt_version_argument,
+    add_reuse_argument,
     add_rounds_argument,
     add_scale_arguments,
     add_stage0_arguments,
@@ -65,6 +66,7 @@ class Command(BaseCommand):
         add_gold_share_argument(parser, default=job_option_default("gold_share"))
         add_allow_duplicate_argument(parser)
         add_check_judged_argument(parser)
+        add_reuse_argument(parser)
         parser.add_argument("--no-progress", action="store_true", help="No progress bar")
         parser.add_argument(
             "--callback-url",
