@@ -51,6 +51,7 @@ from debates.services.common import (
     with_connection_retry,
 )
 from debates.services.lane import lane_run
+from debates.services.pool_batches import pool_batch_next
 from debates.services.queue import debates_enqueue
 from debates.services.threads import LLMGate
 from debates.services.webhooks import webhook_job_event
@@ -416,8 +417,17 @@ def job_finish_if_done(*, job_id: int) -> bool:
     The job that this call finished sends its webhook event when it has a callback URL
     (:func:`~debates.services.webhooks.webhook_job_event`, stored in this transaction, sent
     after commit). The UPDATE returns the URL, so a call that finished nothing, or a job
-    without a callback, costs the one statement and nothing more."""
+    without a callback, costs no more statement. A job on an adaptive pool with room left is
+    not finished: its next batch is added instead (:func:`pool_batch_next`), under the job's
+    row lock, so a worker ending the last debate of a batch and one finishing the job never
+    both miss the next batch."""
     with transaction.atomic(savepoint=False), connection.cursor() as cursor:
+        # Lock the job first, so the UPDATE below sees the debates as committed once the lock
+        # is held: a worker adding an adaptive pool's next batch holds it, and an UPDATE that
+        # had waited for it would judge "no open debate" by its older snapshot.
+        list(DebateJob.objects.select_for_update().filter(pk=job_id).values_list("pk"))
+        if pool_batch_next(job_id=job_id):
+            return False  # an adaptive pool's next batch: the job goes on
         cursor.execute(LeaseSQL.JOB_FINISH, lease_params(now=_stamp(timezone.now()), job_id=job_id))
         row = cursor.fetchone()
         if row is not None and row[0]:

@@ -12,6 +12,7 @@ from debates.models import Debate, DebateJob
 from debates.services import pool_batches
 from debates.services.jobs import debate_job_extend, debate_job_pause, debate_job_resume
 from debates.services.launch import DuplicateJobError, JobSpec, debate_job_launch
+from debates.services.leases import job_finish_if_done
 from debates.services.progress import debate_job_notes
 from debates.services.run import debate_job_run_inline
 from tests.fixtures.datasets import write_beir
@@ -139,3 +140,26 @@ def test_a_paused_adaptive_job_whose_batch_ended_gets_its_next_batch_on_resume(
     assert debate_job_extend(job=job, enqueue=False) == 2
     assert debate_job_extend(job=job, enqueue=False) == 0
     assert job.debates.count() == 6
+
+
+@pytest.mark.django_db
+def test_finishing_an_adaptive_job_whose_batch_ended_adds_the_next_batch_instead(
+    adaptive_dataset, fake_llms, monkeypatch
+):
+    # Two workers end a batch's last two debates: the one whose check comes first must not
+    # finish the job while the other has not yet added the next batch.
+    dataset, runs = adaptive_dataset
+    truthful_agents(fake_llms)
+    monkeypatch.setattr(pool_batches, "ADAPTIVE_BATCH", 2)
+    test = qrel_set_get(dataset=dataset, name="test")
+    pool = pool_build(
+        dataset=dataset, qrel_set=test, runs=runs, depth=3, strategy="bandit", budget=4
+    ).pool
+    job = debate_job_launch(spec=JobSpec(pool=pool, agent_a=AGENT_A, agent_b=AGENT_B, rounds=1))
+    Debate.objects.filter(job=job).update(status=Debate.Status.AGREED, final_label=0)
+    assert job_finish_if_done(job_id=job.pk) is False
+    job.refresh_from_db()
+    assert job.status == DebateJob.Status.RUNNING
+    assert job.debates.filter(status=Debate.Status.PENDING).count() == 2
+    Debate.objects.filter(job=job).update(status=Debate.Status.AGREED, final_label=0)
+    assert job_finish_if_done(job_id=job.pk) is True  # the budget of 4 is spent
