@@ -294,7 +294,7 @@ class Pool(models.Model):
     pairs a job judges at most (None: every pair)."""
 
     class Strategy(models.TextChoices):
-        DEPTH = "depth", "depth-k (every pair)"
+        DEPTH = "depth", "depth-k (rank by rank)"
         RBP = "rbp", "RBP-weighted (p = 0.8)"
         RRF = "rrf", "reciprocal rank fusion (k = 60)"
         BANDIT = "bandit", "bandit (MaxMean over runs)"

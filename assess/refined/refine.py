@@ -441,7 +441,9 @@ def _refine_labels(
     labels = final_labels_collect(pool=pool, exclude_annotators=excluded)
     if not labels:
         raise RefineError(f"pool {pool.name!r} has no pairs to refine")
-    summary = final.summarise(p.final for p in labels)
+    # Pairs of a budgeted pool that no job debated stay holes by design: they block nothing.
+    kept = [p.final for p in labels if pool.budget is None or p.final.reason != final.NOT_DEBATED]
+    summary = final.summarise(kept)
     if summary.unresolved_share > max_unresolved_share and not allow_partial:
         raise RefineError(_unresolved_message(summary, max_unresolved_share), ALLOW_PARTIAL_FIX)
     return labels, summary

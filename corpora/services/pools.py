@@ -314,7 +314,8 @@ def _pool_lock(
             f"pool {name!r} exists with qrels {pool.qrel_set.name!r}, depth {pool.depth}, "
             f"include_judged={pool.include_judged}, "
             f"{len(pool.query_ids) or 'all'} queries, strategy {pool.strategy}"
-            f"{_budget_words(pool.strategy_parameters.get('budget_asked'))}; use another name"
+            f"{_budget_words(pool.strategy_parameters.get('budget_asked'))}: build it with "
+            "those settings to add runs, or use another name"
         )
     return pool
 

@@ -51,7 +51,7 @@ def test_the_dataset_page_shows_qrel_sets_runs_and_pools(client_as, tiny_dataset
     ]
     assert runs[1][:5] == ["bm25", "BM25 test", "built-in retriever", "done", "4"]
     assert pools[1] == [
-        "p", "test", "2", "left out", "depth-k (every pair)", "bm25", "2", "Launch a debate job"
+        "p", "test", "2", "left out", "depth-k (rank by rank)", "bm25", "2", "Launch a debate job"
     ]  # fmt: skip
     assert [row[1] for row in imports[1:]] == ["BEIR folder"]
     assert "3</a></dd>" in html  # documents, linking to the document list

@@ -28,8 +28,7 @@ def test_extending_a_bounded_pool_with_other_queries_is_refused(energy, import_r
         pool_build(dataset=energy, qrel_set=test, runs=[run], depth=2, name="one")
     assert str(err.value) == (
         "pool 'one' exists with qrels 'test', depth 2, include_judged=False, 1 queries, "
-        "strategy depth; "
-        "use another name"
+        "strategy depth: build it with those settings to add runs, or use another name"
     )
 
 

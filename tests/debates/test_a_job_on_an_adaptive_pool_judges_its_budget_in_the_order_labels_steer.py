@@ -5,6 +5,7 @@ budget."""
 
 import pytest
 
+from assess.refined.refine import qrels_refine
 from corpora.pool_strategies import pool_order
 from corpora.services import dataset_import_beir, pool_build, qrel_set_get, run_import
 from debates.llm.scripted import RuleClient
@@ -94,6 +95,9 @@ def test_batches_of_one_follow_the_strategy_replay_and_stop_at_the_budget(
         oracle=lambda q, d: int((q, d) in RELEVANT),
     )
     assert [(q, d) for q, d, _ in debated] == replay
+    # The 6 pairs beyond the budget stay holes by design: refining needs no --allow-partial.
+    report = qrels_refine(pool=pool, name=f"after-{strategy}")
+    assert report.qrel_set.qrels.count() == 2 + 7
     note = next(n for n in debate_job_notes(job=job) if n.startswith("judging order"))
     assert note.endswith(
         "7 chosen of 7 pairs, 1 at a time, each batch chosen from the labels known by then"

@@ -1,3 +1,4 @@
+import argparse
 import json
 import math
 
@@ -16,10 +17,10 @@ def budget_value(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise CommandError(f"--budget: not a number: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not math.isfinite(value) or value <= 0 or (value >= 1 and value != int(value)):
-        raise CommandError(
-            f"--budget: a whole number of pairs, or a share between 0 and 1, got {text}"
+        raise argparse.ArgumentTypeError(
+            f"a whole number of pairs, or a share between 0 and 1, got {text}"
         )
     return value
 
@@ -57,6 +58,8 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         if opts["depth"] < 1:
             raise CommandError(f"--depth: must be at least 1, got {opts['depth']}")
+        if opts["rel_level"] < 1:
+            raise CommandError(f"--rel-level: must be at least 1, got {opts['rel_level']}")
         dataset = load_dataset(opts["dataset"])
         names = [n.strip() for n in (opts["runs"] or "").split(",") if n.strip()]
         try:

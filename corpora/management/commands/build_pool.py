@@ -49,7 +49,11 @@ def format_report(report: PoolBuildReport, *, per_query: bool = True) -> str:
         f"{report.created_sources:,} provenance rows"
     )
     if pool.strategy != Pool.Strategy.DEPTH or pool.budget is not None:
-        budget = "every pair" if pool.budget is None else f"budget {pool.budget:,} pairs"
+        budget = (
+            "every pair"
+            if pool.budget is None
+            else f"budget {pool.budget:,} pair{'s' if pool.budget != 1 else ''}"
+        )
         lines.append(f"judging order: {pool.get_strategy_display()}; {budget}")
     if report.budget_note:
         lines.append(f"note: {report.budget_note}")

@@ -44,7 +44,10 @@ class Command(BaseCommand):
         add_stage0_arguments(parser)
         add_budget_arguments(parser)
         parser.add_argument(
-            "--limit", type=int, help="Only the first N pairs (by query id, then doc id)"
+            "--limit",
+            type=int,
+            help="Only the first N pairs in the pool's judging order (its strategy's, else by "
+            "query id then doc id); default: the pool's budget, else every pair",
         )
         parser.add_argument(
             "--wait",
