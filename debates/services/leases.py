@@ -38,6 +38,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from corpora.models import Pool
 from debates.engine import DebateOutcome, TurnRecord
 from debates.llm.base import ChatMessage, GenerationParams, LLMClient, LLMResult
 from debates.models import Debate, DebateJob, Turn, WebhookDelivery
@@ -51,7 +52,6 @@ from debates.services.common import (
     with_connection_retry,
 )
 from debates.services.lane import lane_run
-from debates.services.pool_batches import pool_batch_next
 from debates.services.queue import debates_enqueue
 from debates.services.threads import LLMGate
 from debates.services.webhooks import webhook_job_event
@@ -83,8 +83,8 @@ def _stamp(moment: datetime) -> Any:
     return connection.ops.adapt_datetimefield_value(moment)
 
 
-_DEBATE, _JOB, _TURN = (
-    connection.ops.quote_name(model._meta.db_table) for model in (Debate, DebateJob, Turn)
+_DEBATE, _JOB, _TURN, _POOL = (
+    connection.ops.quote_name(model._meta.db_table) for model in (Debate, DebateJob, Turn, Pool)
 )
 
 #: The statuses the lease statements compare and set, spelled once by the models' choices
@@ -96,6 +96,9 @@ LEASE_STATUSES = MappingProxyType(
         "debate_failed": Debate.Status.FAILED.value,
         "job_running": DebateJob.Status.RUNNING.value,
         "job_finished": DebateJob.Status.FINISHED.value,
+        # The pool strategies whose jobs pool_batch_next finishes (corpora.pool_strategies).
+        "adaptive_a": Pool.Strategy.BANDIT.value,
+        "adaptive_b": Pool.Strategy.MTC.value,
     }
 )
 
@@ -199,7 +202,10 @@ UPDATE {_JOB} SET status = %(job_finished)s, finished = %(now)s
 WHERE id = %(job_id)s AND status = %(job_running)s AND NOT EXISTS (
     SELECT 1 FROM {_DEBATE} WHERE job_id = {_JOB}.id
         AND status IN (%(debate_pending)s, %(debate_running)s)
-)
+) AND (batch OR NOT EXISTS (
+    SELECT 1 FROM {_POOL} WHERE id = {_JOB}.pool_id
+        AND strategy IN (%(adaptive_a)s, %(adaptive_b)s)
+))
 RETURNING callback_url
 """  # noqa: S608
 
@@ -417,17 +423,11 @@ def job_finish_if_done(*, job_id: int) -> bool:
     The job that this call finished sends its webhook event when it has a callback URL
     (:func:`~debates.services.webhooks.webhook_job_event`, stored in this transaction, sent
     after commit). The UPDATE returns the URL, so a call that finished nothing, or a job
-    without a callback, costs no more statement. A job on an adaptive pool with room left is
-    not finished: its next batch is added instead (:func:`pool_batch_next`), under the job's
-    row lock, so a worker ending the last debate of a batch and one finishing the job never
-    both miss the next batch."""
+    without a callback, costs no more statement. A direct-call job on an adaptive pool is
+    never finished here: :func:`~debates.services.pool_batches.pool_batch_next` finishes it,
+    under the job's row lock, once it has no batch left to add (an UPDATE here could judge
+    "no open debate" by a snapshot older than the batch another worker is adding)."""
     with transaction.atomic(savepoint=False), connection.cursor() as cursor:
-        # Lock the job first, so the UPDATE below sees the debates as committed once the lock
-        # is held: a worker adding an adaptive pool's next batch holds it, and an UPDATE that
-        # had waited for it would judge "no open debate" by its older snapshot.
-        list(DebateJob.objects.select_for_update().filter(pk=job_id).values_list("pk"))
-        if pool_batch_next(job_id=job_id):
-            return False  # an adaptive pool's next batch: the job goes on
         cursor.execute(LeaseSQL.JOB_FINISH, lease_params(now=_stamp(timezone.now()), job_id=job_id))
         row = cursor.fetchone()
         if row is not None and row[0]:

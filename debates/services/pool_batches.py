@@ -12,15 +12,17 @@ ending the last two debates at once one adds the batch and the other finds it op
 from __future__ import annotations
 
 from django.db import transaction
+from django.utils import timezone
 
 from core.broker import tasks_run_in_process
 from corpora import pool_strategies
 from corpora.models import Pair, Pool, RunEntry
 from corpora.selectors import excluded_pk_pairs
-from debates.models import Debate, DebateJob, Stage0State
+from debates.models import Debate, DebateJob, Stage0State, WebhookDelivery
 from debates.services.queue import debates_enqueue, job_queue
 from debates.services.reuse import debates_reuse
 from debates.services.stage0_route import stage0_step_enqueue
+from debates.services.webhooks import webhook_job_event
 from debates.stage0.labels import labels_known
 
 #: Pairs per batch of an adaptive pool: small enough that the strategy learns between
@@ -61,7 +63,8 @@ def pool_batch_room(*, job: DebateJob, limit: int | None) -> int | None:
 def pool_batch_next(*, job_id: int) -> list[int]:
     """Add the next batch of a running job on an adaptive pool once none of its debates is
     open; returns the new debates' ids left to debate ([] when the job is not such a job,
-    still has open debates, reached its pair limit or its pool's end). Debates an earlier
+    still has open debates, reached its pair limit or its pool's end: then it finishes the
+    job, which the leases' finishing statement never does for such a job). Debates an earlier
     job with the job's reuse key settled are settled at once
     (:func:`debates.services.reuse.debates_reuse`); a batch settled whole is followed by the
     next at once. The new debates are enqueued after commit when a broker is configured (a
@@ -77,13 +80,12 @@ def pool_batch_next(*, job_id: int) -> list[int]:
         ids: list[int] = []
         while not ids:
             room = (job.pair_limit or job.pool.pairs.count()) - job.debates.count()
-            if room <= 0:
-                return []
-            pairs = _next_pairs(job, min(room, ADAPTIVE_BATCH))
+            pairs = _next_pairs(job, min(room, ADAPTIVE_BATCH)) if room > 0 else []
             created = [
                 d.pk for d in Debate.objects.bulk_create([Debate(job=job, pair=p) for p in pairs])
             ]
             if not created:
+                _job_finish(job)  # the budget is spent or the pool has no pair left
                 return []
             # A batch earlier jobs settled whole (reused labels) leaves nothing to run: the
             # next one is chosen at once, from the labels known now.
@@ -116,6 +118,16 @@ def pool_batch_notes(job: DebateJob) -> list[str]:
         f"judging order: {pool.get_strategy_display()}; {job.debates.count():,} chosen of "
         f"{limit}, {how}"
     ]
+
+
+def _job_finish(job: DebateJob) -> None:
+    """Finish ``job`` (locked by the caller, running, no open debate), with its webhook
+    event: the job-finishing statement of the leases leaves direct-call jobs on adaptive
+    pools to this module, which alone knows when no batch is left."""
+    job.status, job.finished = DebateJob.Status.FINISHED, timezone.now()
+    job.save(update_fields=["status", "finished"])
+    if job.callback_url:
+        webhook_job_event(job_id=job.pk, event=WebhookDelivery.Event.FINISHED)
 
 
 def _job_adaptive(job_id: int) -> bool:

@@ -147,11 +147,13 @@ def test_a_paused_adaptive_job_whose_batch_ended_gets_its_next_batch_on_resume(
 
 
 @pytest.mark.django_db
-def test_finishing_an_adaptive_job_whose_batch_ended_adds_the_next_batch_instead(
+def test_only_the_batch_step_finishes_an_adaptive_job_once_its_budget_is_spent(
     adaptive_dataset, fake_llms, monkeypatch
 ):
-    # Two workers end a batch's last two debates: the one whose check comes first must not
-    # finish the job while the other has not yet added the next batch.
+    # Two workers end a batch's last two debates: the job-finishing statement of the one
+    # whose check comes first must not finish the job before the next batch is added (it
+    # would judge by a snapshot older than that batch): it leaves such jobs alone, and the
+    # batch step, under the job's lock, finishes the job once no batch is left.
     dataset, runs = adaptive_dataset
     truthful_agents(fake_llms)
     monkeypatch.setattr(pool_batches, "ADAPTIVE_BATCH", 2)
@@ -162,8 +164,11 @@ def test_finishing_an_adaptive_job_whose_batch_ended_adds_the_next_batch_instead
     job = debate_job_launch(spec=JobSpec(pool=pool, agent_a=AGENT_A, agent_b=AGENT_B, rounds=1))
     Debate.objects.filter(job=job).update(status=Debate.Status.AGREED, final_label=0)
     assert job_finish_if_done(job_id=job.pk) is False
+    assert len(pool_batches.pool_batch_next(job_id=job.pk)) == 2
+    Debate.objects.filter(job=job).update(status=Debate.Status.AGREED, final_label=0)
+    assert job_finish_if_done(job_id=job.pk) is False
     job.refresh_from_db()
     assert job.status == DebateJob.Status.RUNNING
-    assert job.debates.filter(status=Debate.Status.PENDING).count() == 2
-    Debate.objects.filter(job=job).update(status=Debate.Status.AGREED, final_label=0)
-    assert job_finish_if_done(job_id=job.pk) is True  # the budget of 4 is spent
+    assert pool_batches.pool_batch_next(job_id=job.pk) == []  # the budget of 4 is spent
+    job.refresh_from_db()
+    assert job.status == DebateJob.Status.FINISHED and job.finished is not None

@@ -73,8 +73,8 @@ def format_report(report: RefineReport, *, listed: int = LISTED) -> str:
         lines.append(
             f"unresolved pairs (no final label, left unjudged): {len(report.unresolved):,}"
         )
-        width = max(len("query"), *(len(q) for q, _, _ in report.unresolved[:listed]))
-        dwidth = max(len("document"), *(len(d) for _, d, _ in report.unresolved[:listed]))
+        width = max([len("query"), *(len(q) for q, _, _ in report.unresolved[:listed])])
+        dwidth = max([len("document"), *(len(d) for _, d, _ in report.unresolved[:listed])])
         lines.append(f"  {'query':<{width}}  {'document':<{dwidth}}  reason")
         for query_id, doc_id, reason in report.unresolved[:listed]:
             lines.append(f"  {query_id:<{width}}  {doc_id:<{dwidth}}  {reason}")
