@@ -169,6 +169,24 @@ def _pool_overlap_check(result: pooling.PoolResult[int, int, int], runs: Sequenc
         )
 
 
+def pool_rankings(*, pool: Pool, runs: Sequence[Run]) -> dict[int, dict[int, list[int]]]:
+    """What a pool strategy orders: each of ``runs``' top ``pool.depth`` documents per query
+    the pool covers (judged in its qrel set, within its query subset), never a query's own
+    document when the dataset excludes identical ids; by database ids, run -> query ->
+    documents in rank order (:func:`corpora.pool_strategies.rankings_from_entries`)."""
+    judged_queries = pool.qrel_set.qrels.values("query_id")
+    if pool.query_ids:
+        judged_queries = judged_queries.filter(query__query_id__in=pool.query_ids)
+    excluded = excluded_pk_pairs(dataset=pool.dataset)
+    entries = RunEntry.objects.filter(
+        run__in=runs, rank__lte=pool.depth, query_id__in=judged_queries
+    ).values_list("run_id", "query_id", "document_id", "rank")
+    return pool_strategies.rankings_from_entries(
+        (e for e in entries.iterator(chunk_size=BATCH_SIZE) if (e[1], e[2]) not in excluded),
+        depth=pool.depth,
+    )
+
+
 def _pool_order_write(pool: Pool, *, dataset: Dataset, pooled_runs: list[Run]) -> str:
     """Store each pair's place in ``pool``'s strategy order (``Pair.pool_order``, 1 first) and
     the pool's budget resolved against its size; returns the budget's note. A depth pool
@@ -178,17 +196,7 @@ def _pool_order_write(pool: Pool, *, dataset: Dataset, pooled_runs: list[Run]) -
     asked = pool.strategy_parameters.get("budget_asked")
     if pool.strategy == Pool.Strategy.DEPTH and asked is None:
         return ""
-    judged_queries = pool.qrel_set.qrels.values("query_id")
-    if pool.query_ids:
-        judged_queries = judged_queries.filter(query__query_id__in=pool.query_ids)
-    excluded = excluded_pk_pairs(dataset=dataset)
-    entries = RunEntry.objects.filter(
-        run__in=pooled_runs, rank__lte=pool.depth, query_id__in=judged_queries
-    ).values_list("run_id", "query_id", "document_id", "rank")
-    rankings = pool_strategies.rankings_from_entries(
-        (e for e in entries.iterator(chunk_size=BATCH_SIZE) if (e[1], e[2]) not in excluded),
-        depth=pool.depth,
-    )
+    rankings = pool_rankings(pool=pool, runs=pooled_runs)
     labels = (
         {}
         if pool.include_judged

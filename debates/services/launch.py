@@ -37,7 +37,7 @@ from debates.models import (
     DebateJob,
     Stage0State,
 )
-from debates.reuse import job_reuse_key
+from debates.reuse import KEY_FIELDS, job_reuse_key
 from debates.services.backends import agent_config_permit, agent_config_validate
 from debates.services.common import (
     MAX_CONCURRENCY,
@@ -216,22 +216,12 @@ class DuplicateJobError(DebateJobError):
 # share them all debate the same pairs the same way. (Human-side shares, the note, the
 # callback and concurrency do not change the debates.)
 SAME_DEBATES = (
-    "agent_a",
-    "agent_b",
-    "rounds",
-    "temperature",
-    "max_tokens",
-    "max_tokens_cap",
-    "prompt_version",
-    "scale",
-    "max_grade",
-    "consensus",
+    *KEY_FIELDS,  # what shapes a reply (the reuse key), then what decides which pairs and how
     "pair_limit",
     "batch",
     "stage0",
     "stage0_alpha",
     "stage0_delta",
-    "min_agreement_probability",
     "check_judged",
 )
 

@@ -16,8 +16,8 @@ from django.utils import timezone
 
 from core.broker import tasks_run_in_process
 from corpora import pool_strategies
-from corpora.models import Pair, Pool, RunEntry
-from corpora.selectors import excluded_pk_pairs
+from corpora.models import Pair, Pool
+from corpora.services.pools import pool_rankings
 from debates.models import Debate, DebateJob, Stage0State, WebhookDelivery
 from debates.services.queue import debates_enqueue, job_queue
 from debates.services.reuse import debates_reuse
@@ -145,16 +145,7 @@ def _next_pairs(job: DebateJob, count: int) -> list[Pair]:
     """The ``count`` pairs of ``job``'s pool the strategy judges next, from the labels known
     now; pairs this job already debated (escalated, failed, or settled) are never chosen."""
     pool = job.pool
-    judged_queries = pool.qrel_set.qrels.values("query_id")
-    if pool.query_ids:
-        judged_queries = judged_queries.filter(query__query_id__in=pool.query_ids)
-    excluded = excluded_pk_pairs(dataset=pool.dataset)
-    entries = RunEntry.objects.filter(
-        run__in=pool.runs.all(), rank__lte=pool.depth, query_id__in=judged_queries
-    ).values_list("run_id", "query_id", "document_id", "rank")
-    rankings = pool_strategies.rankings_from_entries(
-        (e for e in entries if (e[1], e[2]) not in excluded), depth=pool.depth
-    )
+    rankings = pool_rankings(pool=pool, runs=list(pool.runs.all()))
     # Labels from every source; the qrels only from the pool's own set, and not at all when
     # the pool re-judges them (its judged pairs are what it asks about).
     labels = labels_known(

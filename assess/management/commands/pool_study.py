@@ -1,6 +1,5 @@
 import argparse
 import json
-import math
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -9,19 +8,18 @@ from assess.evaluation.pool_study_inputs import pool_study_inputs
 from assess.evaluation.rebench import RebenchError
 from corpora.management.commands._common import load_dataset
 from corpora.models import Pool
-from corpora.pool_strategies import StrategyParams
+from corpora.pool_strategies import StrategyParams, budget_resolve
 
 
 def budget_value(text: str) -> float:
     """``--budget``: a number of pairs (1 or more, whole) or a share of the pool (below 1)."""
     try:
         value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not math.isfinite(value) or value <= 0 or (value >= 1 and value != int(value)):
+        budget_resolve(value, pool_size=1)  # the checks build_pool makes
+    except ValueError as exc:
         raise argparse.ArgumentTypeError(
-            f"a whole number of pairs, or a share between 0 and 1, got {text}"
-        )
+            str(exc) if "budget" in str(exc) else f"not a number: {text!r}"
+        ) from None
     return value
 
 
