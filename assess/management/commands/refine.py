@@ -1,3 +1,5 @@
+import argparse
+
 from django.core.management.base import BaseCommand, CommandError
 
 from assess.refined.labels import DEFAULT_MAX_UNRESOLVED_SHARE
@@ -11,6 +13,17 @@ from assess.refined.refine import (
 from corpora.models import Pool
 
 LISTED = 50
+
+
+def listed_type(value: str) -> int:
+    """argparse type of ``--list``: a whole number of pairs, 0 or more (0 lists none)."""
+    try:
+        listed = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+    if listed < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {listed}")
+    return listed
 
 
 def _find_pool(name: str, dataset: str | None) -> Pool:
@@ -73,14 +86,16 @@ def format_report(report: RefineReport, *, listed: int = LISTED) -> str:
         lines.append(
             f"unresolved pairs (no final label, left unjudged): {len(report.unresolved):,}"
         )
-        width = max([len("query"), *(len(q) for q, _, _ in report.unresolved[:listed])])
-        dwidth = max([len("document"), *(len(d) for _, d, _ in report.unresolved[:listed])])
-        lines.append(f"  {'query':<{width}}  {'document':<{dwidth}}  reason")
-        for query_id, doc_id, reason in report.unresolved[:listed]:
-            lines.append(f"  {query_id:<{width}}  {doc_id:<{dwidth}}  {reason}")
-        if len(report.unresolved) > listed:
+        shown = report.unresolved[:listed]
+        if shown:  # --list 0: the count and where to find the pairs, no empty table
+            width = max(len("query"), *(len(q) for q, _, _ in shown))
+            dwidth = max(len("document"), *(len(d) for _, d, _ in shown))
+            lines.append(f"  {'query':<{width}}  {'document':<{dwidth}}  reason")
+            for query_id, doc_id, reason in shown:
+                lines.append(f"  {query_id:<{width}}  {doc_id:<{dwidth}}  {reason}")
+        if len(report.unresolved) > len(shown):
             lines.append(
-                f"  ... and {len(report.unresolved) - listed:,} more (export_labels DATASET "
+                f"  ... and {len(report.unresolved) - len(shown):,} more (export_labels DATASET "
                 f"{report.qrel_set.name} --kind disagreements lists them all)"
             )
     return "\n".join(lines)
@@ -121,7 +136,10 @@ class Command(BaseCommand):
             f"(default {DEFAULT_MAX_UNRESOLVED_SHARE})",
         )
         parser.add_argument(
-            "--list", type=int, default=LISTED, help=f"Unresolved pairs listed (default {LISTED})"
+            "--list",
+            type=listed_type,
+            default=LISTED,
+            help=f"Unresolved pairs listed (default {LISTED}; 0: only their count)",
         )
         parser.add_argument(
             "--relevant-grade",
@@ -151,4 +169,4 @@ class Command(BaseCommand):
             )
         except RefineError as exc:
             raise CommandError(f"refine refused, nothing written: {exc}") from None
-        self.stdout.write(format_report(report, listed=max(opts["list"], 0)))
+        self.stdout.write(format_report(report, listed=opts["list"]))
