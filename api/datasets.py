@@ -23,6 +23,7 @@ from core.fixes import error_worded
 from core.names import NameRefused, name_problem, text_clean, title_check
 from corpora import formats
 from corpora.models import Dataset, Operation, Pool, QrelSet, Run
+from corpora.pool_strategies import MAX_BUDGET
 from corpora.retrieval import BM25_B, BM25_K1
 from corpora.selectors import dataset_counts_list
 from corpora.services import RunError, qrels_rows, run_create
@@ -476,7 +477,7 @@ class PoolIn(StrictIn):
     budget: float | None = Field(
         None,
         ge=0.000001,
-        le=10_000_000,
+        le=MAX_BUDGET,
         description="Pairs a job judges at most: a number of pairs, or below 1 a share of "
         "the pool; empty: every pair",
     )

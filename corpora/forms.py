@@ -12,6 +12,7 @@ from django import forms
 from core.fields import NameField, StorableCharField, TitleField
 
 from .models import Dataset, Pool, QrelSet, Run
+from .pool_strategies import MAX_BUDGET
 from .retrieval import BM25_B, BM25_K1
 
 UNKNOWN_IDS = [("reject", "reject the file"), ("drop", "drop those rows, counted")]
@@ -132,7 +133,7 @@ class PoolForm(forms.Form):
     budget = forms.FloatField(
         required=False,
         min_value=0.0001,
-        max_value=10_000_000,
+        max_value=MAX_BUDGET,
         label="Budget",
         help_text="Pairs to judge at most: a number, or below 1 a share of the pool (0.6); "
         "empty: every pair.",

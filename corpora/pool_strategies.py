@@ -91,6 +91,11 @@ class StrategyParams:
 DEFAULT_PARAMS = StrategyParams()
 
 
+#: The largest budget a pool may ask for, in pairs: beyond any pool's size. The one bound of
+#: ``build_pool --budget``, the pool form and ``POST /datasets/{slug}/pools``.
+MAX_BUDGET = 10_000_000
+
+
 def budget_resolve(budget: float | None, *, pool_size: int) -> tuple[int, str]:
     """The number of pairs a ``budget`` allows in a pool of ``pool_size`` unjudged pairs, and
     a note ("" when none is needed).
@@ -98,7 +103,8 @@ def budget_resolve(budget: float | None, *, pool_size: int) -> tuple[int, str]:
     ``None`` is the whole pool; a value below 1 is a share of the pool (rounded to the
     nearest pair, at least 1); a whole number at least 1 is a count. A count larger than the
     pool falls back to the whole pool and the note says so. Raises ValueError for a budget of
-    0 or less, one that is not finite, or a count that is not a whole number.
+    0 or less, one that is not finite, a count that is not a whole number, or one above
+    :data:`MAX_BUDGET`.
     """
     if budget is None:
         return pool_size, ""
@@ -111,6 +117,8 @@ def budget_resolve(budget: float | None, *, pool_size: int) -> tuple[int, str]:
     if budget != int(budget):
         raise ValueError(f"a budget of 1 or more is a number of pairs, got {budget}")
     count = int(budget)
+    if count > MAX_BUDGET:
+        raise ValueError(f"budget must be at most {MAX_BUDGET:,} pairs, got {count:,}")
     if count > pool_size:
         return pool_size, (
             f"budget {count:,} is more than the pool's {pool_size:,} pairs: every pair is judged"

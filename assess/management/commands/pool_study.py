@@ -1,4 +1,3 @@
-import argparse
 import json
 
 from django.core.management.base import BaseCommand, CommandError
@@ -6,21 +5,9 @@ from django.core.management.base import BaseCommand, CommandError
 from assess.evaluation.pool_study import pool_replay
 from assess.evaluation.pool_study_inputs import pool_study_inputs
 from assess.evaluation.rebench import RebenchError
-from corpora.management.commands._common import load_dataset
+from corpora.management.commands._common import budget_type, load_dataset
 from corpora.models import Pool
-from corpora.pool_strategies import StrategyParams, budget_resolve
-
-
-def budget_value(text: str) -> float:
-    """``--budget``: a number of pairs (1 or more, whole) or a share of the pool (below 1)."""
-    try:
-        value = float(text)
-        budget_resolve(value, pool_size=1)  # the checks build_pool makes
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(
-            str(exc) if "budget" in str(exc) else f"not a number: {text!r}"
-        ) from None
-    return value
+from corpora.pool_strategies import StrategyParams
 
 
 class Command(BaseCommand):
@@ -41,7 +28,7 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--budget",
-            type=budget_value,
+            type=budget_type,
             help="Pairs judged: a number, or below 1 a share of the depth pool (0.6); "
             "default every pair",
         )

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
+
 from django.core.management.base import CommandError
 
 from corpora.formats import UNKNOWN_ID_POLICIES
 from corpora.models import Dataset
+from corpora.pool_strategies import budget_resolve
 from corpora.services.datasets import dataset_get
 
 
@@ -16,6 +19,21 @@ def load_dataset(slug: str) -> Dataset:
     except Dataset.DoesNotExist:
         known = ", ".join(Dataset.objects.values_list("slug", flat=True)) or "none"
         raise CommandError(f"no dataset {slug!r} (known: {known})") from None
+
+
+def budget_type(text: str) -> float:
+    """argparse type of ``--budget`` (``build_pool``, ``pool_study``): a whole number of pairs
+    from 1 to :data:`~corpora.pool_strategies.MAX_BUDGET`, or a share of the pool (below 1),
+    checked as :func:`~corpora.pool_strategies.budget_resolve` checks a pool's budget, so an
+    unfit value is a usage error naming the flag before anything is read or written."""
+    try:
+        value = float(text)
+        budget_resolve(value, pool_size=1)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(
+            str(exc) if "budget" in str(exc) else f"not a number: {text!r}"
+        ) from None
+    return value
 
 
 def add_unknown_ids_argument(parser, *, rows: str = "Rows", refused: str = "file") -> None:

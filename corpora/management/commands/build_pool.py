@@ -1,11 +1,12 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from corpora.models import Pool, QrelSet, Run
+from corpora.pool_strategies import MAX_BUDGET
 from corpora.services.datasets import qrel_set_get
 from corpora.services.pools import PoolBuildReport, PoolError, pool_build
 from corpora.services.runs import run_get
 
-from ._common import load_dataset
+from ._common import budget_type, load_dataset
 
 
 def format_report(report: PoolBuildReport, *, per_query: bool = True) -> str:
@@ -83,9 +84,9 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--budget",
-            type=float,
-            help="Pairs a job judges at most, in the strategy's order: a number of pairs, or "
-            "below 1 a share of the pool (0.6); default every pair",
+            type=budget_type,
+            help="Pairs a job judges at most, in the strategy's order: a number of pairs (at "
+            f"most {MAX_BUDGET:,}), or below 1 a share of the pool (0.6); default every pair",
         )
         parser.add_argument("--totals-only", action="store_true", help="Skip the per-query table")
 
