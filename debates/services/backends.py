@@ -178,6 +178,8 @@ def agent_config_validate(
             # naming its file and line, rather than answered as "not relevant" in a job.
             truth_file_load(path=loaded.truth or "", dataset=loaded.dataset or "")
         return loaded
+    except DebateJobError:
+        raise  # already names the agent (truth_file_permit): never "agent A: agent A: ..."
     except ValueError as exc:
         raise DebateJobError(f"agent {agent}: {exc}") from None
 
