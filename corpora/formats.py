@@ -129,10 +129,15 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, text)`` for every line of a UTF-8 file, 1-based, without newline.
 
     A byte-order mark at the start is dropped (the first record is kept). Invalid UTF-8 or a
-    damaged gzip stream raises :class:`FormatError` with the line number.
+    damaged gzip stream raises :class:`FormatError` with the line number; a file that cannot
+    be opened (missing, a folder, unreadable) one naming the file and why.
     """
     number = 0
-    with open_binary(path) as handle:
+    try:
+        opened = open_binary(path)
+    except OSError as exc:
+        raise FormatError(path, None, f"cannot open the file ({exc.strerror})") from None
+    with opened as handle:
         try:
             for number, raw in enumerate(handle, start=1):
                 if number == 1 and raw.startswith(_BOM):

@@ -10,6 +10,7 @@ modules that import it, so that pytest rewrites the asserts of each.
 
 pytest_plugins = [
     "tests.fixtures.datasets",
+    "tests.fixtures.paths",
     "tests.fixtures.ui",
     "tests.fixtures.annot",
     "tests.fixtures.browser",

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from assess.models import Refinement
 from assess.refined.export_formats import HashingWriter
 from assess.refined.exports import KINDS, ExportError, export_file_write, export_stream
+from core.paths import caller_path
 from corpora.management.commands._common import load_dataset
 from corpora.models import Pool, QrelSet
 
@@ -24,7 +25,9 @@ class Command(BaseCommand):
         )
         parser.add_argument("--kind", choices=KINDS, default="labels", help="default: labels")
         parser.add_argument("--pool", help="Pool name (transcripts), instead of a refined set")
-        parser.add_argument("--out", required=True, help="Output file, or - for stdout")
+        parser.add_argument(
+            "--out", required=True, type=caller_path, help="Output file, or - for stdout"
+        )
 
     def handle(self, *args, **opts):
         dataset = load_dataset(opts["dataset"])

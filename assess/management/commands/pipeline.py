@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from assess.evaluation.rebench import RebenchError
 from assess.pipeline import PipelineSpec, pipeline_run
 from assess.refined.refine import RefineError
+from core.paths import caller_path
 from corpora.management.commands._common import load_dataset
 from corpora.services import PoolError, RunError
 from debates.management.commands._jobs import (
@@ -95,7 +96,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--k", type=int, default=100, help="Run depth per query")
         parser.add_argument("--refined-name", help="Name of the refined qrel set")
-        parser.add_argument("--out", help="Folder for the refined TREC qrels (default var/exports)")
+        parser.add_argument(
+            "--out",
+            type=caller_path,
+            help="Folder for the refined TREC qrels (default var/exports)",
+        )
         parser.add_argument(
             "--human-budget",
             type=int,

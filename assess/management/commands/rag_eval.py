@@ -5,13 +5,18 @@ from django.core.management.base import BaseCommand, CommandError
 from assess.evaluation.rag_eval import RagError, rag_evaluate
 from assess.evaluation.rebench import RebenchError, rebench_qrel_set, rebench_runs
 from assess.evaluation.tables import format_table, rag_table
+from core.paths import caller_path
 from corpora.management.commands._common import load_dataset
 from debates.llm.base import LLMError
+
+PATH_KEYS = ("model_path", "truth")  # the file paths a backend config may hold
 
 
 def backend_config(opts) -> dict:
     """The generator's backend config from --backend (a name or a JSON object) and the
-    optional --model / --model-path / --base-url / --api-key-env."""
+    optional --model / --model-path / --base-url / --api-key-env; a file path in it (a JSON
+    ``model_path`` or ``truth``, or --model-path) read from where the command was typed
+    (:func:`core.paths.caller_path`)."""
     raw = opts["backend"].strip()
     if raw.startswith("{"):
         try:
@@ -28,6 +33,9 @@ def backend_config(opts) -> dict:
     ):
         if opts.get(option):
             config[key] = opts[option]
+    for key in PATH_KEYS:
+        if isinstance(config.get(key), str):
+            config[key] = caller_path(config[key])
     return config
 
 
@@ -50,6 +58,7 @@ class Command(BaseCommand):
         parser.add_argument("--model", help="Model name (openai backend)")
         parser.add_argument(
             "--model-path",
+            type=caller_path,
             help="A local GGUF chat model file (embedded; default the bundled SmolLM2-135M)",
         )
         parser.add_argument("--base-url", help="Server URL (openai backend)")

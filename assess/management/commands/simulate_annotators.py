@@ -7,6 +7,7 @@ from assess.review.simulated_annotators import (
     simulated_judgments_record,
     simulated_truth_load,
 )
+from core.paths import caller_path
 from debates.management.commands._jobs import load_job
 
 
@@ -22,6 +23,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--truth",
             required=True,
+            type=caller_path,
             metavar="FILE",
             help="reference qrels file (TREC or BEIR) of the job's dataset; it must lie in a "
             "folder of DREAM_SIMULATION_DIRS",

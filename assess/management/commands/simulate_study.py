@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from assess.evaluation.simulation import AUDIT_DESIGNS, StudyDesign
 from assess.evaluation.study import StudyError, study_simulate
+from core.paths import caller_path
 from corpora.management.commands._common import load_dataset
 from debates.simulated import SimulatedAssessor
 
@@ -23,6 +24,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--truth",
             required=True,
+            type=caller_path,
             help="TREC or BEIR qrels file read as the perfect assessor's labels",
         )
         parser.add_argument(

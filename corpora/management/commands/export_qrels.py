@@ -2,6 +2,7 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
+from core.paths import caller_path
 from corpora.models import QrelSet
 from corpora.services.datasets import qrel_set_get, qrels_export
 
@@ -15,7 +16,9 @@ class Command(BaseCommand):
         parser.add_argument("dataset", help="Dataset slug")
         parser.add_argument("qrelset", help="Qrel set name, e.g. test")
         parser.add_argument("--format", choices=["trec", "beir"], default="trec")
-        parser.add_argument("--out", default="-", help="Output file ('-' for stdout)")
+        parser.add_argument(
+            "--out", type=caller_path, default="-", help="Output file ('-' for stdout)"
+        )
 
     def handle(self, *args, **opts):
         dataset = load_dataset(opts["dataset"])

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from core.paths import caller_path
 from corpora.models import Run
 from corpora.services.runs import RunError, run_export, run_get
 
@@ -17,7 +18,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("dataset", help="Dataset slug")
         parser.add_argument("run", help="Run name")
-        parser.add_argument("--out", default="-", help="Output file ('-' for stdout)")
+        parser.add_argument(
+            "--out", type=caller_path, default="-", help="Output file ('-' for stdout)"
+        )
 
     def handle(self, *args, **opts):
         dataset = load_dataset(opts["dataset"])

@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from core.paths import caller_path
 from corpora.formats import FormatError
 from corpora.services.datasets import answers_import, answers_summary
 
@@ -11,7 +12,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("dataset", help="Dataset slug")
-        parser.add_argument("file", help="Answers JSONL (.gz allowed)")
+        parser.add_argument("file", type=caller_path, help="Answers JSONL (.gz allowed)")
 
     def handle(self, *args, **opts):
         dataset = load_dataset(opts["dataset"])

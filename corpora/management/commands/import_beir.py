@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from core.paths import caller_path
 from corpora.formats import DUPLICATE_POLICIES, FormatError
 from corpora.identical import IDENTICAL_ID_POLICIES
 from corpora.services.datasets import dataset_import_beir, dataset_summary
@@ -17,7 +18,7 @@ class Command(BaseCommand):
     help = "Import a BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv) as a dataset."
 
     def add_arguments(self, parser):
-        parser.add_argument("path", help="BEIR folder")
+        parser.add_argument("path", type=caller_path, help="BEIR folder")
         parser.add_argument("--name", required=True, help="Dataset name (slug derived from it)")
         parser.add_argument("--slug", help="Dataset slug (default: from --name)")
         parser.add_argument("--licence", default="", help="Licence note")

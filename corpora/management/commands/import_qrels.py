@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from core.paths import caller_path
 from corpora.formats import DUPLICATE_POLICIES, FormatError
 from corpora.services.datasets import dataset_summary, qrels_import
 
@@ -16,7 +17,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("dataset", help="Dataset slug")
-        parser.add_argument("file", help="Qrels file (.gz allowed)")
+        parser.add_argument("file", type=caller_path, help="Qrels file (.gz allowed)")
         parser.add_argument("--name", required=True, help="Name of the new qrel set")
         parser.add_argument("--format", choices=["trec", "beir"], default="trec")
         parser.add_argument("--on-duplicate", choices=DUPLICATE_POLICIES, default=None)

@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from core.paths import caller_path
 from corpora.formats import FormatError
 from corpora.services.runs import run_import
 
@@ -11,7 +12,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("dataset", help="Dataset slug")
-        parser.add_argument("file", help="TREC run file (.gz allowed)")
+        parser.add_argument("file", type=caller_path, help="TREC run file (.gz allowed)")
         parser.add_argument("--name", help="Run name (default: the file's tag)")
         parser.add_argument("--system", default="", help="Description of the system")
         add_unknown_ids_argument(parser)

@@ -12,6 +12,7 @@ from typing import Any
 from django.core.management.base import CommandError
 from tqdm import tqdm
 
+from core.paths import caller_path
 from corpora.models import Pool
 from debates import prompts, rubric
 from debates.audit_design import ALLOCATIONS
@@ -71,6 +72,7 @@ def add_backend_arguments(parser, *, agent_b: bool = True) -> None:
         parser.add_argument(f"--model{suffix}", help=f"model name of {who} (openai)")
         parser.add_argument(
             f"--model-path{suffix}",
+            type=caller_path,
             help=f"a local GGUF chat model file for {who} (embedded; default the bundled "
             "SmolLM2-135M)",
         )
@@ -127,6 +129,7 @@ def add_simulated_arguments(parser, *, suffix: str = "", who: str = "the agents"
     dest = suffix.replace("-", "_")
     parser.add_argument(
         f"--truth{suffix}",
+        type=caller_path,
         metavar="FILE",
         help=f"reference qrels file (TREC or BEIR) {who} answer from (simulated; it must lie "
         "in a folder of DREAM_SIMULATION_DIRS)",

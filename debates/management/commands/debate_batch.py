@@ -10,6 +10,7 @@ from pathlib import Path
 import openai
 from django.core.management.base import BaseCommand, CommandError
 
+from core.paths import caller_path
 from debates.batch import BatchFileError
 from debates.services.batch import batch_export, batch_import
 from debates.services.batch_api import batch_submit_step, batch_submit_wait
@@ -32,8 +33,10 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("job", type=int, help="Job id (launched with --batch)")
         parser.add_argument("action", choices=("export", "import", "submit"))
-        parser.add_argument("file", nargs="?", help="import: the output file to read")
-        parser.add_argument("--out", help="export: the input file to write")
+        parser.add_argument(
+            "file", nargs="?", type=caller_path, help="import: the output file to read"
+        )
+        parser.add_argument("--out", type=caller_path, help="export: the input file to write")
         parser.add_argument(
             "--again",
             action="store_true",
