@@ -22,7 +22,7 @@ from . import labels as final
 
 class CorrectedPair(Protocol):
     """What :func:`corrections_write` reads of a pool label
-    (:class:`assess.refined.refine.PoolLabel`)."""
+    (:class:`assess.refined.pool_labels.PoolLabel`)."""
 
     @property
     def query_pk(self) -> int: ...

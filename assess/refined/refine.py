@@ -1,46 +1,35 @@
-"""Final labels of a pool's pairs, and refined QrelSets built from them (database side).
+"""Refined QrelSets built from a pool's final labels (database side).
 
-:func:`final_labels_collect` reads a pool's pairs, debates, human judgments and
-adjudications and resolves each pair with :func:`assess.refined.labels.resolve_final_label`.
 :func:`qrels_refine` writes a new, immutable QrelSet (origin "refined"): the pool's original
-qrels copied unchanged plus one row per new final label, and one
-:class:`~assess.models.LabelProvenance` row per pool pair. Refined sets are written once,
-here, and never updated.
+qrels copied unchanged plus one row per new final label
+(:func:`assess.refined.pool_labels.final_labels_collect` resolves them), and one
+:class:`~assess.models.LabelProvenance` row per pool pair
+(:mod:`assess.refined.provenance`). Refined sets are written once, here, and never updated.
+:func:`refine_check` gives the refusals known before any label is resolved.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
 from django.db.models import QuerySet
 
 from core.fixes import FixableError, OptionFix
 from core.names import name_problem
 from corpora.identical import skip_identical
-from corpora.models import Dataset, Pair, Pool, Qrel, QrelSet
+from corpora.models import Dataset, Pool, Qrel, QrelSet
 from corpora.ordering import code_point
 from corpora.services import qrel_set_grades_record
-from debates.models import Debate, DebateJob
 
-from ..models import Adjudication, Judgment, LabelProvenance, Refinement, ReviewItem
-from ..review.audit import audit_designs_of, pair_inclusion
-from ..review.quality import AnnotatorQuality, annotator_quality, quality_policy
+from ..models import LabelProvenance, Refinement
 from . import labels as final
 from .corrections import corrections_write
-from .same_pairs import (
-    EVIDENCE_COLUMNS,
-    pool_pair_ids,
-    reviewed_debates_elsewhere,
-    same_pair_in_pool,
-)
+from .pool_labels import BATCH_SIZE, PoolLabel, final_labels_collect
+from .provenance import RefinementPeople, label_provenance_write, refinement_people_get
 
-BATCH_SIZE = 5000
 NAME_MAX = 100  # QrelSet.name's length
 # "new" is the address of the refine form (datasets/<slug>/refined/new/) and "."/".." are
 # path steps: a refined set of such a name would have no page.
@@ -58,15 +47,6 @@ ALLOW_PARTIAL_FIX = OptionFix(
     True,
     "to refine with the resolved labels only (the unresolved pairs stay unjudged and are listed)",
 )
-
-
-@dataclass(frozen=True, slots=True)
-class PoolLabel:
-    """One pool pair's database ids and its resolved final label."""
-
-    query_pk: int
-    document_pk: int
-    final: final.FinalLabel
 
 
 @dataclass
@@ -104,153 +84,6 @@ def open_disagreements_sentence(count: int) -> str:
         f"{pairs} still open (escalated pairs no human has settled yet): they stay unjudged "
         "in this set; refine again once they are judged."
     )
-
-
-def _username_field() -> str:
-    return get_user_model().USERNAME_FIELD
-
-
-def final_labels_collect(
-    *, pool: Pool, exclude_annotators: frozenset[int] = frozenset()
-) -> list[PoolLabel]:
-    """Resolve every pair of ``pool`` (rules: :mod:`assess.refined.labels`); sorted by query
-    id, then doc id (code point).
-
-    Reads: the pairs and their original grade (set only for pools that keep judged pairs),
-    every Debate of every job on the pool (with its job's agent models and prompt version),
-    the review item of each debate, its live judgments (``undone_at`` empty) and its
-    adjudication. Judgments of the users in ``exclude_annotators`` (user ids) are left out,
-    as if never made. Returns one :class:`PoolLabel` per pair.
-    """
-    pairs = list(
-        Pair.objects.filter(pool=pool).values_list(
-            "pk",
-            "query_id",
-            "document_id",
-            "query__query_id",
-            "document__doc_id",
-            "original_relevance",
-        )
-    )
-    by_pair = _debate_evidence_by_pair(pool, exclude_annotators)
-    out = [
-        PoolLabel(
-            query_pk,
-            document_pk,
-            final.resolve_final_label(
-                final.PairEvidence(
-                    query_id=query_id,
-                    doc_id=doc_id,
-                    original_grade=grade,
-                    debates=tuple(by_pair.get(pair_pk, ())),
-                )
-            ),
-        )
-        for pair_pk, query_pk, document_pk, query_id, doc_id, grade in pairs
-    ]
-    out.sort(key=lambda p: (p.final.query_id, p.final.doc_id))
-    return out
-
-
-def _review_items(pool: Pool) -> dict[int, tuple[int, str, int, bool]]:
-    """{debate pk: (review item pk, kind, judgments needed, over budget)} for the review
-    items of debates of ``pool``'s pairs, in any job of the dataset. Over budget: the
-    item's place among its job's items (``budget_rank``) is beyond the job's human budget,
-    so no human will see it yet."""
-    return {
-        debate_id: (
-            item_id,
-            kind,
-            needed,
-            rank is not None and budget is not None and rank > budget,
-        )
-        for item_id, debate_id, kind, needed, rank, budget in ReviewItem.objects.filter(
-            same_pair_in_pool(pool, "debate__")
-        ).values_list(
-            "pk",
-            "debate_id",
-            "kind",
-            "judgments_needed",
-            "budget_rank",
-            "debate__job__human_budget",
-        )
-    }
-
-
-def _live_judgments(
-    pool: Pool, user: str, excluded: frozenset[int]
-) -> dict[int, list[final.HumanJudgment]]:
-    """{review item pk: its live judgments (not undone)} on review items of ``pool``'s pairs, each
-    with the annotator's ``user`` field (the username); none by the ``excluded`` user ids."""
-    judgments: dict[int, list[final.HumanJudgment]] = defaultdict(list)
-    rows = Judgment.objects.filter(same_pair_in_pool(pool, "item__debate__"), undone_at=None)
-    if excluded:
-        rows = rows.exclude(annotator_id__in=excluded)
-    for item_id, name, label, created in rows.values_list(
-        "item_id", f"annotator__{user}", "label", "created"
-    ):
-        judgments[item_id].append(final.HumanJudgment(str(name), int(label), created))
-    return judgments
-
-
-def _adjudications(pool: Pool, user: str) -> dict[int, final.Adjudication]:
-    """{review item pk: its adjudication} on review items of ``pool``'s pairs, with the admin's
-    ``user`` field (the username)."""
-    return {
-        item_id: final.Adjudication(str(name), int(label), created)
-        for item_id, name, label, created in Adjudication.objects.filter(
-            same_pair_in_pool(pool, "item__debate__")
-        ).values_list("item_id", f"admin__{user}", "label", "created")
-    }
-
-
-def _debate_evidence_by_pair(
-    pool: Pool, excluded: frozenset[int] = frozenset()
-) -> dict[int, list[final.DebateEvidence]]:
-    """{pair pk: the evidence of every debate of every job on ``pool`` about that pair}: the
-    debate, its job's agent models, prompt version and scale, where a reused label came
-    from, and its review item's kind, live judgments, adjudication and place in the human
-    budget; plus, as ``votes_only``, the reviewed debates of the same query and document in
-    jobs on the dataset's other pools (:mod:`assess.refined.same_pairs`)."""
-    user = _username_field()
-    reviews = _review_items(pool)
-    judgments = _live_judgments(pool, user, excluded)
-    adjudications = _adjudications(pool, user)
-    by_pair: dict[int, list[final.DebateEvidence]] = defaultdict(list)
-    own = Debate.objects.filter(pair__pool=pool).values_list(*EVIDENCE_COLUMNS)
-    elsewhere = list(reviewed_debates_elsewhere(pool).values_list(*EVIDENCE_COLUMNS))
-    pair_ids = pool_pair_ids(pool) if elsewhere else {}
-    tagged = chain(
-        ((False, r) for r in own.iterator(chunk_size=BATCH_SIZE)), ((True, r) for r in elsewhere)
-    )
-    for votes_only, row in tagged:
-        pk, pair_id, job_id, status, label, rnd, reason, finished, a, b, version, scale = row[:12]
-        settled_by, stage0_hash, source, source_job, query_pk, document_pk = row[12:]
-        models = final.provenance_models(a, b, settled_by=settled_by, stage0_hash=stage0_hash)
-        item_id, kind, needed, over_budget = reviews.get(pk, (None, "", 1, False))
-        by_pair[pair_ids[(query_pk, document_pk)] if votes_only else pair_id].append(
-            final.DebateEvidence(
-                debate_id=pk,
-                job_id=job_id,
-                status=status,
-                final_label=label,
-                consensus_round=rnd,
-                escalation_reason=reason or "",
-                models=models,
-                prompt_version=version,
-                finished=finished,
-                review_kind=kind,
-                judgments_needed=needed,
-                judgments=tuple(judgments.get(item_id, ())) if item_id else (),
-                adjudication=adjudications.get(item_id) if item_id else None,
-                over_budget=over_budget,
-                graded=scale == DebateJob.Scale.GRADED,
-                settled_by=settled_by,
-                reused_from=(source_job, source) if source is not None else None,
-                votes_only=votes_only,
-            )
-        )
-    return by_pair
 
 
 def refined_name_check(*, name: str) -> str:
@@ -330,7 +163,7 @@ def qrels_refine(
             Pool.objects.select_for_update().select_related("dataset", "qrel_set").get(pk=pool.pk)
         )
         progress(f"step 1 of 3: resolving the final labels of {pool.pairs.count():,} pairs")
-        people = _annotators_now(exclude_flagged)
+        people = refinement_people_get(exclude_flagged=exclude_flagged)
         labels, summary = _refine_labels(
             pool,
             name=name,
@@ -357,10 +190,7 @@ def qrels_refine(
             people=people,
         )
         progress(f"step 3 of 3: writing the provenance of {len(labels):,} pairs")
-        LabelProvenance.objects.bulk_create(
-            _provenance_rows(refinement, labels, qrel_pk, relevant_grade, people.gold),
-            batch_size=BATCH_SIZE,
-        )
+        label_provenance_write(refinement=refinement, labels=labels, qrel_pk=qrel_pk, people=people)
         qrel_set_grades_record(qrel_set=refined)
     return RefineReport(
         qrel_set=refined,
@@ -535,118 +365,6 @@ def _refined_pks(refined: QrelSet, kept: Sequence[PoolLabel]) -> dict[tuple[int,
     return {(q, d): pk for q, d, pk in rows if (q, d) in wanted}
 
 
-def _provenance_rows(
-    refinement: Refinement,
-    labels: Sequence[PoolLabel],
-    qrel_pk: dict[tuple[int, int], int],
-    relevant_grade: int,
-    gold: dict[str, dict[str, Any]],
-) -> Iterator[LabelProvenance]:
-    """One provenance row per pool pair of ``refinement`` (see :func:`_provenance`), with
-    its probability of going to humans (:func:`assess.review.audit.pair_inclusion`)."""
-    designs = audit_designs_of(job_ids={label.final.job_id for label in labels})
-    for label in labels:
-        row = _provenance(refinement, refinement.qrel_set, label, qrel_pk, relevant_grade, gold)
-        row.inclusion = pair_inclusion(designs, label.final)
-        yield row
-
-
-def _provenance(
-    refinement: Refinement,
-    refined: QrelSet,
-    pool_label: PoolLabel,
-    qrel_pk: dict[tuple[int, int], int],
-    relevant_grade: int = 1,
-    gold: dict[str, dict[str, Any]] | None = None,
-) -> LabelProvenance:
-    f = pool_label.final
-    gold = gold or {}
-    return LabelProvenance(
-        grade=final.final_grade(f, relevant_grade),
-        relevant_grade=None if f.graded else relevant_grade,
-        refinement=refinement,
-        qrel_set=refined,
-        query_id=pool_label.query_pk,
-        document_id=pool_label.document_pk,
-        qrel_id=qrel_pk.get((pool_label.query_pk, pool_label.document_pk)) if f.resolved else None,
-        label=f.label,
-        source=f.source,
-        reason=f.reason,
-        # A skipped self-pair (identical ids excluded) has no qrels row: not applied.
-        applied=f.resolved
-        and (f.original_grade is None or f.corrects_original)
-        and (pool_label.query_pk, pool_label.document_pk) in qrel_pk,
-        original_relevance=f.original_grade,
-        consensus_label=f.consensus_label,
-        consensus_round=f.consensus_round,
-        debate_status=f.debate_status,
-        escalation_reason=f.escalation_reason,
-        review_kind=f.review_kind,
-        job_id=f.job_id,
-        debate_id=f.debate_id,
-        agent_models=list(f.models),
-        prompt_version=f.prompt_version,
-        annotators=list(f.annotators),
-        judgments=[
-            {
-                "annotator": j.annotator,
-                "label": j.label,
-                "at": j.at.isoformat() if j.at else None,
-                **gold.get(j.annotator, NO_GOLD),
-            }
-            for j in f.judgments
-        ],
-        adjudicator=f.adjudicator,
-        debated_at=f.debated_at,
-        decided_at=f.decided_at,
-        reused=f.reused,
-    )
-
-
-NO_GOLD: dict[str, Any] = {"gold_answers": 0, "gold_accuracy": None}
-
-
-@dataclass(frozen=True, slots=True)
-class _People:
-    """Who a refinement leaves out and everyone's gold figures, as of the refinement."""
-
-    excluded_ids: frozenset[int]
-    excluded: list[dict[str, Any]]
-    gold: dict[str, dict[str, Any]]
-    asked: bool = False  # the refinement asked to leave flagged annotators out
-
-
-def _gold_record(q: AnnotatorQuality) -> dict[str, Any]:
-    accuracy = q.score.accuracy
-    return {
-        "gold_answers": accuracy.n,
-        "gold_accuracy": None if accuracy.estimate is None else round(accuracy.estimate, 4),
-    }
-
-
-def _annotators_now(exclude_flagged: bool) -> _People:
-    """Every annotator's gold record (for the provenance of human labels) and, with
-    ``exclude_flagged``, the flagged annotators to leave out with their figures and the
-    floor in force."""
-    everyone = annotator_quality()
-    gold = {q.username: _gold_record(q) for q in everyone.values()}
-    if not exclude_flagged:
-        return _People(frozenset(), [], gold)
-    policy = quality_policy()
-    flagged = sorted((q for q in everyone.values() if q.flagged), key=lambda q: q.username)
-    excluded = [
-        {
-            "annotator": q.username,
-            "gold_correct": q.score.accuracy.successes,
-            **_gold_record(q),
-            "floor": policy.accuracy_floor,
-            "min_answers": policy.min_answers,
-        }
-        for q in flagged
-    ]
-    return _People(frozenset(q.user_id for q in flagged), excluded, gold, asked=True)
-
-
 def _refinement_create(
     refined: QrelSet,
     pool: Pool,
@@ -657,7 +375,7 @@ def _refinement_create(
     max_unresolved_share: float,
     created_by: Any,
     relevant_grade: int,
-    people: _People,
+    people: RefinementPeople,
 ) -> Refinement:
     """The Refinement row of ``refined``: its pool, counts, options and who was left out."""
     return Refinement.objects.create(
