@@ -411,6 +411,53 @@ def _keys_encrypt(
         raise DebateJobError(f"api_keys: {exc}") from None
 
 
+@dataclass(frozen=True)
+class _LaunchChecked:
+    """What :func:`_launch_check` made of a spec: the stored debate settings (``same``,
+    :func:`_same_debates`), the concurrency, the callback URL, the encrypted keys, the note."""
+
+    same: dict[str, Any]
+    concurrency: int
+    callback_url: str
+    api_keys_encrypted: str
+    note: str
+
+
+@sensitive_variables("api_keys")
+def _launch_check(
+    spec: JobSpec, *, created_by: Any, api_keys: dict[str, str] | None, untrusted: bool
+) -> _LaunchChecked:
+    """Every check :func:`debate_job_launch` makes before it writes, in its order: the
+    operator's rules for an ``untrusted`` edge (before any file is read), each agent's
+    config, the job settings, a simulated truth's dataset, the callback URL, batch mode's
+    backends, the keys and the note. Raises DebateJobError naming what is wrong; writes
+    nothing."""
+    raw_b = spec.agent_b if spec.agent_b is not None else spec.agent_a
+    if untrusted:
+        agent_config_permit(config=spec.agent_a, agent="A")
+        agent_config_permit(config=raw_b, agent="B")
+    config_a = agent_config_validate(spec.agent_a, agent="A")
+    config_b = agent_config_validate(raw_b, agent="B")
+    config = _debate_config(spec, (config_a, config_b))
+    concurrency = _spec_check(spec, config_a, config_b)
+    _simulated_dataset_check(spec, (config_a, config_b))
+    callback_url = webhook_callback_validate(url=spec.callback_url, created_by=created_by)
+    if spec.batch and {config_a.backend, config_b.backend} != {"openai"}:
+        raise DebateJobError("batch mode needs both agents on the openai backend")
+    encrypted = _keys_encrypt(api_keys, spec, (config_a, config_b))
+    try:  # cleaned as replies are, on every database (SQLite would keep a NUL)
+        note = text_clean(spec.note, field="note", max_length=NOTE_MAX)
+    except NameRefused as exc:
+        raise DebateJobError(str(exc)) from None
+    return _LaunchChecked(
+        same=_same_debates(spec, (config_a, config_b), config),
+        concurrency=concurrency,
+        callback_url=callback_url,
+        api_keys_encrypted=encrypted,
+        note=note,
+    )
+
+
 @sensitive_variables("api_keys")
 def debate_job_launch(
     *,
@@ -441,24 +488,8 @@ def debate_job_launch(
     (:func:`~debates.services.backends.agent_config_permit`), before any file is read.
     Pairs too long for the agents' context do not refuse the job: they are logged as a
     warning (:func:`debate_job_warnings`, which the job page and the API show)."""
-    raw_b = spec.agent_b if spec.agent_b is not None else spec.agent_a
-    if untrusted:
-        agent_config_permit(config=spec.agent_a, agent="A")
-        agent_config_permit(config=raw_b, agent="B")
-    config_a = agent_config_validate(spec.agent_a, agent="A")
-    config_b = agent_config_validate(raw_b, agent="B")
-    config = _debate_config(spec, (config_a, config_b))
-    concurrency = _spec_check(spec, config_a, config_b)
-    _simulated_dataset_check(spec, (config_a, config_b))
-    callback_url = webhook_callback_validate(url=spec.callback_url, created_by=created_by)
-    if spec.batch and {config_a.backend, config_b.backend} != {"openai"}:
-        raise DebateJobError("batch mode needs both agents on the openai backend")
-    encrypted = _keys_encrypt(api_keys, spec, (config_a, config_b))
-    try:  # cleaned as replies are, on every database (SQLite would keep a NUL)
-        note = text_clean(spec.note, field="note", max_length=NOTE_MAX)
-    except NameRefused as exc:
-        raise DebateJobError(str(exc)) from None
-    same = _same_debates(spec, (config_a, config_b), config)
+    checked = _launch_check(spec, created_by=created_by, api_keys=api_keys, untrusted=untrusted)
+    same = checked.same
     with transaction.atomic():
         if not spec.allow_duplicate:
             _duplicate_refuse(spec.pool, same)
@@ -470,11 +501,11 @@ def debate_job_launch(
             audit_share=0.0 if spec.check_judged else spec.audit_share,
             audit_allocation=spec.audit_allocation,
             gold_share=spec.gold_share,
-            note=note,
-            concurrency=concurrency,
-            api_keys_encrypted=encrypted,
+            note=checked.note,
+            concurrency=checked.concurrency,
+            api_keys_encrypted=checked.api_keys_encrypted,
             created_by=created_by,
-            callback_url=callback_url,
+            callback_url=checked.callback_url,
             stage0_state=Stage0State.WAITING if spec.stage0 else Stage0State.OFF,
             **_reuse_fields(spec, same),
         )
