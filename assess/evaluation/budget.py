@@ -65,7 +65,7 @@ class LabelBudget:
 def job_budget(*, job: DebateJob, rel_level: int = 1) -> LabelBudget:
     """The budget planner's figures for ``job`` from the newest refined set of its pool
     (:func:`~assess.evaluation.refined_intervals.refinement_intervals`: the pool's runs,
-    intervals by the difference estimator over the audit, Cochran's sample-size rule for the
+    intervals by the GREG estimator over the audit, Cochran's sample-size rule for the
     labels needed; see :func:`assess.evaluation.interval_comparisons.labels_for_half_width`).
     Never raises for missing data: ``error`` says "no refined set of this pool yet" or what
     the intervals lack (e.g. "intervals need an audit share > 0")."""

@@ -15,10 +15,10 @@ from .intervals import (
     Interval,
     PooledLabel,
     SystemIntervals,
-    audit_interval,
     bounded,
+    greg_interval,
+    greg_variance,
     query_measure,
-    rank_band,
 )
 from .metrics import kendall_tau
 
@@ -27,19 +27,15 @@ from .metrics import kendall_tau
 
 def difference_interval(intervals: SystemIntervals, a: str, b: str, measure: str) -> Interval:
     """95% interval on system ``a``'s mean ``measure`` minus system ``b``'s (paired: the same
-    queries and the same human sample, so the correction is the HT estimate of the
-    difference of influences, z_a - z_b), kept within [-1, 1] (:func:`bounded`: the whole
-    range when the estimate left it). Raises KeyError for an unknown system or measure."""
-    wa, wb = intervals.would_be[measure][a], intervals.would_be[measure][b]
+    queries and the same human sample, so the estimator is the GREG estimator of the
+    difference, with slopes slope_a - slope_b; see :mod:`assess.evaluation.intervals`), kept
+    within [-1, 1] (:func:`bounded`: the whole range when the estimate left it). Raises
+    KeyError for an unknown system or measure."""
+    sa, sb = intervals.slope[measure][a], intervals.slope[measure][b]
     base = intervals.base[measure][a] - intervals.base[measure][b]
-    diff = [x - y for x, y in zip(wa, wb, strict=True)]
-    best = [min(x, y) for x, y in zip(intervals.ranks[a], intervals.ranks[b], strict=True)]
-    cells = [
-        f"{name} / {rank_band(r, measure)}"
-        for name, r in zip(intervals.stratum_of, best, strict=True)
-    ]
+    diff = [x - y for x, y in zip(sa, sb, strict=True)]
     # A difference of two means of values in [0, 1] lies in [-1, 1].
-    return bounded(audit_interval(base, diff, intervals.wrong, cells, intervals.inv_pi), -1, 1)
+    return bounded(greg_interval(base, diff, intervals.sample), -1, 1)
 
 
 @dataclass(frozen=True)
@@ -71,21 +67,25 @@ def pair_comparisons(intervals: SystemIntervals, measure: str = "nDCG@10") -> li
 def _covariance(
     intervals: SystemIntervals, measure: str, systems: Sequence[str]
 ) -> list[list[float]]:
-    """The estimators' covariance matrix over ``systems`` (Poisson design:
-    sum (1 - pi_i) z_a,i z_b,i / pi_i^2)."""
-    weighted = {
-        s: [
-            w * ip if bad else 0.0
-            for w, bad, ip in zip(
-                intervals.would_be[measure][s], intervals.wrong, intervals.inv_pi, strict=True
-            )
-        ]
-        for s in systems
-    }
-    om = intervals.one_minus_pi
+    """The estimators' covariance matrix over ``systems``: the GREG covariance with each
+    cell's model variance (Poisson design: sum (1 - pi_i) / pi_i^2 * slope_a,i * slope_b,i *
+    v_c), rescaled as D C D so that its diagonal is each system's variance as its interval
+    uses it (:func:`assess.evaluation.intervals.greg_variance`; D is diagonal and positive,
+    so the matrix stays positive semi-definite)."""
+    s = intervals.sample
+    weight = [
+        om * ip * ip * v for om, ip, v in zip(s.one_minus_pi, s.inv_pi, s.variance, strict=True)
+    ]
+    slopes = {name: intervals.slope[measure][name] for name in systems}
+    scale = {}
+    for name in systems:
+        model, used = greg_variance(slopes[name], s)
+        scale[name] = math.sqrt(used / model) if model > 0 else 1.0
     return [
         [
-            sum(o * x * y for o, x, y in zip(om, weighted[a], weighted[b], strict=True))
+            scale[a]
+            * scale[b]
+            * sum(w * x * y for w, x, y in zip(weight, slopes[a], slopes[b], strict=True))
             for b in systems
         ]
         for a in systems
@@ -178,7 +178,7 @@ def labels_for_half_width(
     for the current half-width h (Cochran, *Sampling Techniques*, 1977, sec. 4.4). 0 when
     every interval is already narrow enough. An estimate from the sample so far: its own
     uncertainty is large while few labels are in."""
-    n = len(intervals.inv_pi)
+    n = intervals.n_human
     if not n or pool_size <= 0:
         return 0
     pi = min(1.0, n / pool_size)

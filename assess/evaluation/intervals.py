@@ -8,36 +8,55 @@ i audited with a known inclusion probability pi_i, drawn independently of its la
 estimand is a system's mean measure over the evaluated queries under the qrels humans would
 give the same pool: the fixed judgments plus the human label of every pooled pair.
 
-The point estimate is the difference estimator of model-assisted survey sampling (Sarndal,
-Swensson and Wretman, *Model Assisted Survey Sampling*, 1992, sec. 6.3), which is
-prediction-powered inference (Angelopoulos, Bates, Fannjiang, Jordan and Zrnic, Science 382,
-2023) written for a finite pool with known inclusion probabilities:
+The estimator is the generalised regression (GREG) estimator of model-assisted survey
+sampling (Sarndal, Swensson and Wretman, *Model Assisted Survey Sampling*, 1992, sec. 6.4
+and 6.7), which is prediction-powered inference (Angelopoulos, Bates, Fannjiang, Jordan and
+Zrnic, Science 382, 2023; PPI++, Angelopoulos, Duchi and Zrnic 2024) written for a finite
+pool with known inclusion probabilities and a measure that is not linear in the labels:
 
-    theta_hat = theta(machine labels) + sum over audited pairs of z_i / pi_i
+1. The model: the probability m_c that a human calls a machine-labelled pair relevant, per
+   model cell c = sampling stratum (consensus label x round of agreement) x rank band of the
+   pair's best rank over the evaluated runs (top 3, 4-10, below 10: relevance and a wrong
+   label's effect both fall with rank), estimated from the cell's audited pairs (the Hajek
+   ratio sum y_i / pi_i over sum 1 / pi_i), shrunk towards its stratum's by one
+   pseudo-label. This is what the machine label *predicts*: PPI's rectifier learnt per
+   cell, so a consensus that is wrong 80% of the time predicts relevance 0.2, not 1.
+2. The prediction: the expected measure F(x) with every unaudited machine-labelled pair
+   relevant with probability m_c and independently so, every audited pair at its human
+   label. Each measure is multilinear in the labels (see "expectations" below), so F(x) is
+   computed exactly, ratio measures included.
+3. The correction: sum over audited pairs of (y_i - m_c) * (1 / pi_i - 1) * dF/dx_i, the
+   Horvitz-Thompson estimate (Horvitz and Thompson, JASA 1952) of the first-order effect of
+   the unaudited pairs' deviations from the model (dF/dx_i = F(x_i = 1) - F(x_i = 0), exact
+   for a multilinear F), plus the estimated O(1/n) bias of a model fitted on the same
+   sample (see :func:`greg_interval`).
 
-where z_i is the change pair i's human label makes to the mean measure (0 when the machine
-label is right): the first term has no sampling error (it is computed over the whole pool),
-the second is a Horvitz-Thompson estimate (Horvitz and Thompson, JASA 1952) of the total
-correction. P@10 is linear in the labels, so z_i is exact. nDCG@10 and R@100 are ratios (the
-ideal DCG or the denominator depends on every label of the query), so z_i is the exact change
-when pair i alone takes its human label (a discrete linearisation; Oosterhuis et al. 2024,
-arXiv 2407.02464, on why ratio measures need care): exact when a query has one wrong machine
-label, and exact for every interaction of audited pairs (see :func:`_system_measure`), while
-wrong labels that were not audited together interact unseen (a second-order bias, measured by
-``simulate_study``).
+Why expand around the model and not around the machine labels (the plain difference
+estimator, theta(machine labels) + HT sum of each wrong label's effect): nDCG@10 and R@100
+are ratios (the ideal DCG or the denominator depends on every label of the query), so two
+wrong labels in one query move them by more or less than the sum of their single effects
+(Oosterhuis et al. 2024, arXiv 2407.02464, on ratio measures). Around the machine labels
+every wrong label's deviation has the same sign, so those interactions add up to a bias
+(-0.035 nDCG@10 on SciFact, 80% coverage; docs/measured.md); around the model the deviations
+are centred and their interactions cancel on average (with the true m_c the bias vanished
+in the same study), leaving first-order terms for the sample. With every pair audited
+(pi = 1) the estimate is the human value exactly.
 
-The interval is not the normal one on that sum: wrong labels are rare, an audit catches few
-of them, and a normal interval's standard error is small exactly when the audit missed them
-(it covered 80% in the simulated study's hardest setting). :func:`audit_interval` draws the
-number of wrong labels the audit did not reach from the binomial thinning that produced the
-ones it saw, cell by cell (stratum x rank band), and their effects from the seen ones: see its
-docstring and docs/measured.md for the coverage this gives on real qrels.
+The interval is normal, with the GREG variance (Sarndal et al. sec. 6.6, Poisson sampling)
+per model cell: the larger of sum (1 - pi_i) / pi_i^2 * (dF/dx_i)^2 * e_i^2 (the sample's
+residuals) and the same with e_i^2 replaced by v_c = p(1 - p) at p, the 95% point of the
+cell's Jeffreys posterior Beta(k + 1/2, n - k + 1/2) on the side of 1/2 (k relevant of n
+audited). The second term is there for rare disagreements: an audit that saw none in a
+large cell does not show there are none, and a normal interval built from what it saw would
+be narrowest exactly when it missed them. docs/measured.md ("Intervals") gives the coverage
+this reaches on real qrels.
 
 Why not ``ppi_py.ppi_mean_ci``: it assumes i.i.d. labelled and unlabelled samples from a
 super-population (its variance adds var(Y_hat)/N for the unlabelled mean), whereas here the
 pool is the whole finite population, the sample is Poisson with known, possibly unequal
-inclusion probabilities (stratified audits), and the measures are ratios per query; for a
-linear measure and one stratum the point estimates agree.
+inclusion probabilities (stratified audits), and the measures are ratios per query. Both
+correct a model's prediction with the human sample's residuals; here the model is fitted
+per cell and the correction weighted by the design.
 
 Missing human labels: a pair drawn for the audit whose human label is not in yet is treated
 as missing at random within its stratum, and the stratum's inclusion probability is scaled by
@@ -56,7 +75,19 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
+from scipy.stats import beta as beta_dist
+
+from .interval_expectations import (
+    SPEC,
+    Expect,
+    PairExpect,
+    QueryTerms,
+    ideal_dcg,
+    influence,
+    pair_expect,
+    query_terms,
+    rank_gains,
+)
 
 INTERVAL_MEASURES = ("nDCG@10", "P@10", "R@100")
 
@@ -74,7 +105,8 @@ class PooledLabel:
     and judged, else None. ``stratum``: the sampling stratum's name (e.g. ``"label 1, round
     1"``). ``drawn``: True when the pair was drawn into the human sample (audit or
     escalation), whether or not its human label is in yet. ``inclusion``: the design's
-    inclusion probability of the pair's stratum, in (0, 1] (escalated pairs: 1).
+    inclusion probability of the pair (its stratum's, or its own under an impact-weighted
+    design), in (0, 1] (escalated pairs: 1).
     """
 
     query_id: str
@@ -106,23 +138,38 @@ class Interval:
 
 
 @dataclass
+class HumanSample:
+    """The audited, answered machine-labelled pairs, one entry per pair in one order (see the
+    module docstring): ``inv_pi`` 1 / pi_i and ``one_minus_pi`` 1 - pi_i (pi after the
+    stratum's response rate); ``residual`` y_i - m_c, the human label less its model cell's
+    prediction; ``variance`` v_c, the cell's residual variance; ``leverage`` lam_c / N_c,
+    how far one unit of y_i / pi_i moves the cell's prediction; ``cell`` the model cell's
+    index; ``stratum`` the sampling stratum's name."""
+
+    inv_pi: list[float] = field(default_factory=list)
+    one_minus_pi: list[float] = field(default_factory=list)
+    residual: list[float] = field(default_factory=list)
+    variance: list[float] = field(default_factory=list)
+    leverage: list[float] = field(default_factory=list)
+    cell: list[int] = field(default_factory=list)
+    stratum: list[str] = field(default_factory=list)
+
+
+@dataclass
 class SystemIntervals:
-    """Every system's estimate per measure, plus what the pair comparisons need."""
+    """Every system's estimate per measure, plus what the pair comparisons need: the human
+    ``sample`` and, per measure and system, ``slope`` (each sampled pair's dF/dx_i divided
+    by the number of queries: its first-order effect on the mean) and ``base`` F(x), the
+    model's prediction."""
 
     method: str
     n_human: int
     queries: int
     by_system: dict[str, dict[str, Interval]]
     notes: list[str] = field(default_factory=list)
-    # Per measure and system: each sampled pair's would-be effect w_i (see _system_measure)
-    # and the base mean, kept so that differences and covariances use the same sample.
-    would_be: dict[str, dict[str, list[float]]] = field(default_factory=dict, repr=False)
+    sample: HumanSample = field(default_factory=HumanSample, repr=False)
+    slope: dict[str, dict[str, list[float]]] = field(default_factory=dict, repr=False)
     base: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)
-    inv_pi: list[float] = field(default_factory=list, repr=False)
-    one_minus_pi: list[float] = field(default_factory=list, repr=False)
-    stratum_of: list[str] = field(default_factory=list, repr=False)
-    wrong: list[bool] = field(default_factory=list, repr=False)
-    ranks: dict[str, list[int]] = field(default_factory=dict, repr=False)
 
 
 # --------------------------------------------------------------------------- measures
@@ -130,11 +177,6 @@ class SystemIntervals:
 
 def _gain(grade: int) -> float:
     return float(grade) if grade > 0 else 0.0
-
-
-def _ideal_dcg(grades: Sequence[int], k: int) -> float:
-    top = sorted((g for g in grades if g > 0), reverse=True)[:k]
-    return sum(_gain(g) / math.log2(rank + 1) for rank, g in enumerate(top, start=1))
 
 
 def query_measure(
@@ -148,7 +190,7 @@ def query_measure(
     Raises ValueError for another measure name.
     """
     if measure == "nDCG@10":
-        ideal = _ideal_dcg(list(judged.values()), 10)
+        ideal = ideal_dcg(list(judged.values()), 10)
         if ideal <= 0:
             return 0.0
         dcg = sum(
@@ -172,17 +214,14 @@ def query_measure(
 @dataclass
 class _Design:
     """The pool seen by the estimator: per query the relevant pairs whose label is known
-    (fixed judgments, escalated pairs' human labels), the machine labels, where each
-    machine-labelled pair's slope is taken, and the weighted human sample."""
+    (fixed judgments, escalated pairs' human labels), each machine-labelled pair's point x_i
+    (its human label when audited, else its model cell's prediction), and the human sample."""
 
     hard: dict[str, set[str]]  # query -> documents known relevant
-    soft: dict[str, dict[str, float]]  # query -> {document: where its label's slope is taken}
-    machine: dict[str, set[str]]  # query -> documents the machine labels relevant
-    sample: list[tuple[str, str, int, int]]  # (query, document, human label, machine label)
-    inv_pi: list[float]
-    one_minus_pi: list[float]
+    soft: dict[str, dict[str, float]]  # query -> {document: x_i}
+    sample: list[tuple[str, str]]  # (query, document) of each audited, answered pair
+    human: HumanSample
     notes: list[str]
-    stratum_of: list[str] = field(default_factory=list)  # each sampled pair's stratum
 
 
 def _response_rate(members: Sequence[PooledLabel], name: str) -> float:
@@ -212,31 +251,130 @@ def _strata_notes(strata: Mapping[str, Sequence[PooledLabel]]) -> list[str]:
     return notes
 
 
+@dataclass
+class _Member:
+    """One machine-labelled pair as the model sees it: its labels, its human label as 0/1
+    (None when not audited or not answered) and its inclusion probability after the
+    stratum's response rate."""
+
+    label: PooledLabel
+    human: int | None
+    pi: float
+    machine: float  # the machine label as 0/1 (0 in the human-only estimator)
+
+
+# Pseudo-labels that pull a model cell's estimate towards its stratum's (a cell with few
+# audited pairs borrows from the stratum; Sarndal et al. 1992 sec. 10.5 on small groups).
+SHRINK = 1.0
+# The residual variance of a cell is taken at this quantile of its relevant share's
+# Jeffreys posterior (or the sample's own residuals, if larger): an audit that saw few or no
+# disagreements in a large cell must not claim it has none (rare events; see the module
+# docstring).
+VARIANCE_QUANTILE = 0.95
+
+
+def _hajek(members: Sequence[_Member]) -> tuple[float | None, int, int]:
+    """(sum y / pi over sum 1 / pi, k relevant, n audited) over the audited members (None
+    when none is audited)."""
+    seen = [(a.human, 1.0 / a.pi) for a in members if a.human is not None]
+    if not seen:
+        return None, 0, 0
+    weight = sum(w for _, w in seen)
+    return sum(y * w for y, w in seen) / weight, sum(y for y, _ in seen), len(seen)
+
+
+def _cell_model(members: Sequence[_Member], m_group: float) -> tuple[float, float, float]:
+    """(m, v, lam) of one model cell: the prediction m, the Hajek mean of its audited pairs
+    shrunk towards the stratum's ``m_group`` by SHRINK pseudo-labels; the residual variance
+    v = p(1 - p) at p = the VARIANCE_QUANTILE point of the Jeffreys posterior
+    Beta(k + 1/2, n - k + 1/2) (at most 1/4); and lam = n / (n + SHRINK), how much of m
+    comes from the cell's own labels."""
+    mean, k, n = _hajek(members)
+    m = m_group if mean is None else (n * mean + SHRINK * m_group) / (n + SHRINK)
+    # The quantile on the side of 1/2, where the variance p(1 - p) is largest.
+    if m <= 0.5:
+        p = min(0.5, max(m, float(beta_dist.ppf(VARIANCE_QUANTILE, k + 0.5, n - k + 0.5))))
+    else:
+        p = max(0.5, min(m, float(beta_dist.ppf(1 - VARIANCE_QUANTILE, k + 0.5, n - k + 0.5))))
+    return m, p * (1 - p), n / (n + SHRINK)
+
+
+def model_cell(best_rank: int) -> str:
+    """The rank band of a pair's best rank over the evaluated runs, the covariate of the
+    model beside the stratum: a wrong label's effect and the chance that a pair is relevant
+    both fall with rank."""
+    return "top 3" if best_rank <= 3 else "4-10" if best_rank <= 10 else "below 10"
+
+
+def _cell_add(
+    design: _Design, members: Sequence[_Member], m_group: float | None, *, cell: int
+) -> None:
+    """Add one model cell's pairs to ``design`` (``cell``: the cell's index): each unaudited
+    pair at the cell's prediction, each audited one at its human label, with its weight and
+    residual. A stratum that no audit reached (``m_group`` None) keeps each pair's machine
+    label (0 in the human-only estimator) as the prediction: its errors are unseen
+    (_strata_notes names it)."""
+    if m_group is None:
+        for a in members:
+            design.soft.setdefault(a.label.query_id, {})[a.label.doc_id] = a.machine
+        return
+    m, v, lam = _cell_model(members, m_group)
+    for a in members:
+        q, d = a.label.query_id, a.label.doc_id
+        design.soft.setdefault(q, {})[d] = m if a.human is None else float(a.human)
+        if a.human is None:
+            continue
+        design.sample.append((q, d))
+        h = design.human
+        h.stratum.append(a.label.stratum)
+        h.inv_pi.append(1.0 / a.pi)
+        h.one_minus_pi.append(1.0 - a.pi)
+        h.residual.append(a.human - m)
+        h.variance.append(v)
+        h.leverage.append(lam / len(members))
+        h.cell.append(cell)
+
+
+def _escalated_relevant(
+    fixed: Mapping[str, Mapping[str, int]], pool: Sequence[PooledLabel], rel_level: int
+) -> dict[str, set[str]]:
+    """Per query the documents known relevant: fixed judgments and escalated pairs' human
+    labels. Raises IntervalError for an escalated pair without a human label."""
+    hard: dict[str, set[str]] = {
+        q: {d for d, g in judged.items() if g >= rel_level} for q, judged in fixed.items()
+    }
+    for label in pool:
+        if label.machine is not None:
+            continue
+        if label.human is None:
+            raise IntervalError(
+                f"intervals need every escalated pair judged: query {label.query_id!r} "
+                f"document {label.doc_id!r} has no human label yet"
+            )
+        if label.human >= rel_level:
+            hard.setdefault(label.query_id, set()).add(label.doc_id)
+    return hard
+
+
 def _design(
     fixed: Mapping[str, Mapping[str, int]],
     pool: Sequence[PooledLabel],
+    best_rank: Mapping[tuple[str, str], int],
     *,
     use_machine: bool,
     rel_level: int,
 ) -> _Design:
-    """The estimator's view of the pool; raises IntervalError when an escalated pair has no
-    human label or a stratum cannot be sampled."""
-    hard: dict[str, set[str]] = {
-        q: {d for d, g in judged.items() if g >= rel_level} for q, judged in fixed.items()
-    }
+    """The estimator's view of the pool (see the module docstring): the model per stratum
+    and rank band (one stratum for every machine-labelled pair when ``use_machine`` is
+    False: the human sample alone), each pair's point x_i, the sample's weights and
+    residuals. ``best_rank``: each pair's best rank over the evaluated runs (absent: not
+    ranked). Raises IntervalError when an escalated pair has no human label or a stratum
+    cannot be sampled."""
+    design = _Design(_escalated_relevant(fixed, pool, rel_level), {}, [], HumanSample(), [])
     strata: dict[str, list[PooledLabel]] = {}
     for label in pool:
-        if label.machine is None:
-            if label.human is None:
-                raise IntervalError(
-                    f"intervals need every escalated pair judged: query {label.query_id!r} "
-                    f"document {label.doc_id!r} has no human label yet"
-                )
-            if label.human >= rel_level:
-                hard.setdefault(label.query_id, set()).add(label.doc_id)
-            continue
-        strata.setdefault(label.stratum, []).append(label)
-    design = _Design(hard, {}, {}, [], [], [], [])
+        if label.machine is not None:
+            strata.setdefault(label.stratum, []).append(label)
     if not strata:
         return design
     design.notes = _strata_notes(strata)
@@ -245,199 +383,68 @@ def _design(
             "no audited pair has a human label yet (intervals need an audit share > 0 and "
             "some audited pairs judged)"
         )
+    groups: dict[str, list[_Member]] = {}
     for name, members in sorted(strata.items()):
         response = _response_rate(members, name)
         for m in members:
-            pi = min(1.0, m.inclusion * response)
-            machine = int((m.machine or 0) >= rel_level) if use_machine else 0
-            if machine:
-                design.machine.setdefault(m.query_id, set()).add(m.doc_id)
-            # Where the other pairs' slopes are taken (see _system_measure): every pair at
-            # its machine label, except an audited one, at the midpoint of its machine and
-            # human labels (exact for two wrong labels audited together). Moving it by
-            # 1 / (2 pi) instead would weight their interaction 1 / (pi_i pi_j) and remove
-            # the second-order bias, but on SciFact it doubled the estimate's standard
-            # deviation (docs/measured.md): the bias is the smaller harm.
-            point = float(machine)
-            if m.drawn and m.human is not None:
-                point = (machine + int(m.human >= rel_level)) / 2
-            design.soft.setdefault(m.query_id, {})[m.doc_id] = point
-            if m.drawn and m.human is not None:
-                human = int(m.human >= rel_level)
-                design.sample.append((m.query_id, m.doc_id, human, machine))
-                design.stratum_of.append(name)
-                design.inv_pi.append(1.0 / pi)
-                design.one_minus_pi.append(1.0 - pi)
+            human = int(m.human >= rel_level) if m.drawn and m.human is not None else None
+            machine = float(use_machine and (m.machine or 0) >= rel_level)
+            member = _Member(m, human, min(1.0, m.inclusion * response), machine)
+            groups.setdefault(name if use_machine else "all", []).append(member)
+    for index, (name, group) in enumerate(sorted(groups.items())):
+        m_group = _hajek(group)[0]
+        cells: dict[str, list[_Member]] = {}
+        for a in group:
+            rank = best_rank.get((a.label.query_id, a.label.doc_id), 10**9)
+            cells.setdefault(model_cell(rank), []).append(a)
+        if m_group is not None and any(_hajek(c)[0] is None for c in cells.values()):
+            # A rank band without an audited pair has nothing to correct or bound its
+            # prediction with: the stratum is then one model cell, so its audited pairs speak
+            # for all its pairs.
+            design.notes.append(
+                f"stratum {name!r}: a rank band has no audited pair, so the stratum's pairs "
+                "share one model"
+            )
+            cells = {"all": group}
+        for band, (_name, cell_members) in enumerate(sorted(cells.items())):
+            _cell_add(design, cell_members, m_group, cell=index * 10 + band)
     return design
-
-
-# --------------------------------------------------------------------------- expectations
-#
-# Each measure is sum over the top k of gain(rank) * Y_d * h(R), where R is the query's number
-# of relevant documents: nDCG@10 has h(R) = 1 / ideal DCG(R), R@100 has h(R) = 1 / R and P@10
-# has h = 1. With independent Bernoulli(p) labels for the machine-labelled pairs, the expected
-# measure is multilinear in the p's, so one pair's influence, F(p_i = 1) - F(p_i = 0), is
-# exact, and R's distribution is a convolution of one binomial per distinct p.
-
-# Each measure's cut-off k (its top k is what a label can move).
-_SPEC: dict[str, int] = {"nDCG@10": 10, "P@10": 10, "R@100": 100}
-
-
-def _gains(measure: str, k: int) -> list[float]:
-    if measure == "nDCG@10":
-        return [1 / math.log2(r + 1) for r in range(1, k + 1)]
-    if measure == "P@10":
-        return [0.1] * k
-    return [1.0] * k
-
-
-def _h(measure: str, relevant: int) -> float:
-    if measure == "P@10":
-        return 1.0
-    if relevant <= 0:
-        return 0.0
-    if measure == "R@100":
-        return 1.0 / relevant
-    return 1.0 / _ideal_dcg([1] * min(relevant, 10), 10)
-
-
-class _Expect:
-    """E[h(R)] and E[h(R + 1)] with one pair of group p left out, memoised per state."""
-
-    def __init__(self, measure: str) -> None:
-        self.measure = measure
-        self.cache: dict[
-            tuple[int, tuple[tuple[float, int], ...]], tuple[float, dict[float, float]]
-        ] = {}
-
-    def __call__(self, known: int, groups: Mapping[float, int]) -> tuple[float, dict[float, float]]:
-        """(E[h(known + K)], {p: E[h(known + 1 + K without one pair of group p)]})."""
-        state = (known, tuple(sorted((p, n) for p, n in groups.items() if n)))
-        found = self.cache.get(state)
-        if found is None:
-            found = self.cache[state] = self._compute(known, dict(state[1]))
-        return found
-
-    def _compute(self, known: int, groups: dict[float, int]) -> tuple[float, dict[float, float]]:
-        if self.measure == "P@10":
-            return 1.0, {p: 1.0 for p in groups}
-        h = [_h(self.measure, known + j) for j in range(sum(groups.values()) + 2)]
-        h_plus = h[1:]
-        full = _count_distribution(groups)
-        mean0 = float(np.dot(full, h[: len(full)]))
-        loo: dict[float, float] = {}
-        for p in groups:
-            fewer = dict(groups)
-            fewer[p] -= 1
-            dist = _count_distribution(fewer)
-            loo[p] = float(np.dot(dist, h_plus[: len(dist)]))
-        return mean0, loo
-
-
-def _count_distribution(groups: Mapping[float, int]) -> np.ndarray:
-    """P(K = j), j = 0..n, for K a sum of independent Binomial(n_p, p) over the groups: the
-    coefficients of prod (1 - p + p z)^n_p. Computed as that polynomial, so that it is also
-    defined for a p outside [0, 1] (where the multilinear extension is still the same
-    polynomial; see _design for why such points occur)."""
-    dist = np.ones(1)
-    for p, n in groups.items():
-        if n:
-            coefficients = [math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)]
-            dist = np.convolve(dist, np.asarray(coefficients, dtype=float))
-    return dist
-
-
-@dataclass
-class _QueryTerms:
-    """One system's top k of one query, summarised: the gain mass of the known relevant
-    documents and of each p group's documents, and each document's gain."""
-
-    hard_mass: float
-    group_mass: dict[float, float]
-    gain_of: dict[str, float]
-
-
-def _terms(
-    ranking: Sequence[str],
-    k: int,
-    gains: Sequence[float],
-    hard: set[str],
-    soft: Mapping[str, float],
-    wanted: set[str],
-) -> _QueryTerms:
-    """One system's top ``k`` of one query summarised; ``wanted``: the documents whose own
-    gain is asked for (the query's sampled pairs)."""
-    terms = _QueryTerms(0.0, {}, {})
-    for doc, gain in zip(ranking[:k], gains, strict=False):
-        if doc in wanted:
-            terms.gain_of[doc] = gain
-        if doc in hard:
-            terms.hard_mass += gain
-        elif doc in soft:
-            p = soft[doc]
-            terms.group_mass[p] = terms.group_mass.get(p, 0.0) + gain
-    return terms
-
-
-@dataclass(frozen=True)
-class _PairExpect:
-    """One sampled pair's expectations with its label set to 1 and to 0 (the query's other
-    labels as they are): the same for every system, so computed once per measure."""
-
-    doc: str
-    p_doc: float
-    one: tuple[float, dict[float, float]]
-    zero: tuple[float, dict[float, float]]
-
-
-def _pair_expect(
-    doc: str, p_doc: float, known: int, groups: Counter[float], expect: _Expect
-) -> _PairExpect:
-    rest = Counter(groups)
-    rest[p_doc] -= 1
-    return _PairExpect(doc, p_doc, expect(known + 1, rest), expect(known, rest))
-
-
-def _influence(terms: _QueryTerms, pair: _PairExpect) -> float:
-    """F(p_doc = 1) - F(p_doc = 0) for one query and system."""
-    (one0, one_loo), (zero0, zero_loo) = pair.one, pair.zero
-    gain = terms.gain_of.get(pair.doc, 0.0)
-    delta = terms.hard_mass * (one0 - zero0) + gain * one0
-    for p, mass in terms.group_mass.items():
-        if p == pair.p_doc:
-            mass -= gain
-        delta += p * mass * (one_loo.get(p, 0.0) - zero_loo.get(p, 0.0))
-    return delta
 
 
 @dataclass
 class _MeasureState:
-    """What every system shares for one measure: each query's relevant set under the machine
-    labels, and each sampled pair's expectations."""
+    """What every system shares for one measure: each evaluated query's expectations at x
+    (E[h(R)], and per p group E[h(R + 1)] with one of the group left out), and each sampled
+    pair's expectations with its own label set to 1 and to 0."""
 
-    relevant: dict[str, set[str]]
-    pairs: list[_PairExpect | None]  # None: the pair's query is not evaluated
+    at_x: dict[str, tuple[float, dict[float, float]]]
+    pairs: list[PairExpect | None]  # None: the pair's query is not evaluated
     sampled: dict[str, set[str]]  # query -> its sampled documents
 
 
-def _measure_state(design: _Design, queries: Sequence[str], expect: _Expect) -> _MeasureState:
-    query_set = set(queries)
-    relevant = {q: design.hard.get(q, set()) | design.machine.get(q, set()) for q in queries}
-    groups: dict[str, Counter[float]] = {}
-    pairs: list[_PairExpect | None] = []
-    for q, doc, _human, _machine in design.sample:
-        if q not in query_set:
+def _measure_state(design: _Design, queries: Sequence[str], expect: Expect) -> _MeasureState:
+    groups = {q: Counter(design.soft.get(q, {}).values()) for q in queries}
+    at_x = {q: expect(len(design.hard.get(q, set())), groups[q]) for q in queries}
+    pairs: list[PairExpect | None] = []
+    sampled: dict[str, set[str]] = {}
+    for q, doc in design.sample:
+        sampled.setdefault(q, set()).add(doc)
+        if q not in groups:
             pairs.append(None)
             continue
-        soft = design.soft[q]
-        if q not in groups:
-            groups[q] = Counter(soft.values())
         known = len(design.hard.get(q, set()))
-        pairs.append(_pair_expect(doc, soft[doc], known, groups[q], expect))
-    sampled: dict[str, set[str]] = {}
-    for q, doc, _human, _machine in design.sample:
-        sampled.setdefault(q, set()).add(doc)
-    return _MeasureState(relevant, pairs, sampled)
+        pairs.append(pair_expect(doc, design.soft[q][doc], known, groups[q], expect))
+    return _MeasureState(at_x, pairs, sampled)
+
+
+def _expected(terms: QueryTerms, at_x: tuple[float, dict[float, float]]) -> float:
+    """F(x) for one query and system: sum over the top k of gain * E[Y_d h(R)], where a
+    known relevant document contributes E[h(R)] and one of p group p * E[h(R + 1 | d out)]."""
+    mean0, loo = at_x
+    value = terms.hard_mass * mean0
+    for p, mass in terms.group_mass.items():
+        value += p * mass * loo.get(p, 0.0)
+    return value
 
 
 def _system_measure(
@@ -447,116 +454,68 @@ def _system_measure(
     queries: Sequence[str],
     measure: str,
 ) -> tuple[float, list[float]]:
-    """(the mean measure under the machine labels, w_i per sampled pair): w_i is the change
-    pair i's label makes to the mean when its machine label is wrong, so z_i = w_i when the
-    human disagrees with the machine and 0 otherwise.
-
-    w_i = slope_i * (1 - 2 Yhat_i) / |queries|. The
-    slope is F(p_i = 1) - F(p_i = 0) for the multilinear extension F of the query's measure
-    (its expectation under independent Bernoulli labels), taken with the query's other
-    machine-labelled pairs at their machine labels, except audited ones, which sit halfway
-    between their machine and human labels. Correcting two wrong labels of one query moves a
-    ratio measure by more or less than the two single corrections (the ideal DCG is concave
-    in the number of relevant documents); the midpoint rule makes the sum of the two slopes
-    equal the joint change exactly when both pairs are audited, so with every pair audited
-    the estimate is the human value. Errors among pairs not audited together still interact
-    unseen: the first-order bias the module docstring mentions.
-    """
-    k = _SPEC[measure]
-    gains = _gains(measure, k)
+    """(F(x), slope_i per sampled pair): the system's mean measure expected at x (the model's
+    prediction, audited pairs at their human labels) and each audited pair's first-order
+    effect on that mean, (F(x_i = 1) - F(x_i = 0)) / |queries|, for F the multilinear
+    extension of the measure (its expectation under independent Bernoulli labels). Both are
+    exact: the measure is a sum over the top k of gain * Y_d * h(R) (see "expectations")."""
+    k = SPEC[measure]
+    gains = rank_gains(measure, k)
     n = len(queries)
+    terms_of: dict[str, QueryTerms] = {}
     total = 0.0
     for q in queries:
-        ranking = ranked.get(q, [])
-        total += query_measure(measure, ranking, dict.fromkeys(state.relevant[q], 1))
-    terms_of: dict[str, _QueryTerms] = {}
-    would_be: list[float] = []
-    for (q, _doc, _human, machine), pair in zip(design.sample, state.pairs, strict=True):
-        if pair is None:
-            would_be.append(0.0)
-            continue
-        if q not in terms_of:
-            hard, soft = design.hard.get(q, set()), design.soft[q]
-            terms_of[q] = _terms(ranked.get(q, []), k, gains, hard, soft, state.sampled[q])
-        # The change this pair's label would make were the machine label wrong.
-        would_be.append(_influence(terms_of[q], pair) * (1 - 2 * machine) / n)
-    return total / n, would_be
+        hard, soft = design.hard.get(q, set()), design.soft.get(q, {})
+        wanted = state.sampled.get(q, set())
+        terms_of[q] = query_terms(ranked.get(q, []), k, gains, hard, soft, wanted)
+        total += _expected(terms_of[q], state.at_x[q])
+    slopes = [
+        0.0 if pair is None else influence(terms_of[q], pair) / n
+        for (q, _doc), pair in zip(design.sample, state.pairs, strict=True)
+    ]
+    return total / n, slopes
 
 
-def _ranks(design: _Design, ranked: Mapping[str, Sequence[str]]) -> list[int]:
-    """Each sampled pair's rank in the system's run (a large number when not ranked)."""
-    out = []
-    for q, d, _, _ in design.sample:
-        try:
-            out.append(list(ranked.get(q, ())).index(d) + 1)
-        except ValueError:
-            out.append(10**9)
-    return out
+Z_95 = 1.959963984540054  # the standard normal's 97.5% point
 
 
-def rank_band(rank: int, measure: str) -> str:
-    """The rank band a pair's effect depends on: the top 3 and the rest of the top 10 move
-    nDCG@10 and P@10 most, lower ranks only through the ideal DCG or not at all."""
-    if measure == "R@100":
-        return "top 100" if rank <= 100 else "below 100"
-    return "top 3" if rank <= 3 else "4-10" if rank <= 10 else "below 10"
+def greg_interval(base: float, slopes: Sequence[float], sample: HumanSample) -> Interval:
+    """The estimate and its normal 95% interval for one system's mean (or one difference of
+    two: slopes a - b), from the prediction ``base`` = F(x) and each sampled pair's
+    ``slopes`` (in ``sample``'s order):
+
+    estimate = base + sum_i slope_i * e_i * (1 / pi_i - 1)        (the GREG correction)
+                    + sum_i (1 - pi_i) / pi_i^2 * e_i * slope_i * leverage_i
+
+    The second sum removes the O(1/n) bias a model estimated from the same sample gives
+    (its prediction moves with the residuals it is corrected by; the first-order term of
+    E[(m_hat - m) * (the correction's error)], estimated by Horvitz-Thompson). Variance, per
+    model cell c, the larger of sum_c (1 - pi_i) / pi_i^2 * slope_i^2 * v_c (the model's)
+    and of the same with e_i^2 for v_c (the sample's own residuals); Sarndal, Swensson and
+    Wretman 1992, sec. 6.6 (Poisson sampling). With every pair audited (pi = 1) both sums
+    vanish and the interval has no width: nothing is left to estimate."""
+    point = base
+    s = sample
+    for slope, ip, e, lev in zip(slopes, s.inv_pi, s.residual, s.leverage, strict=True):
+        point += slope * e * (ip - 1.0) + (1.0 - 1.0 / ip) * ip * ip * e * slope * lev
+    half = Z_95 * math.sqrt(greg_variance(slopes, sample)[1])
+    return Interval(point, point - half, point + half, len(s.inv_pi))
 
 
-DRAWS = 2000
-
-
-def audit_interval(
-    base: float,
-    would_be: Sequence[float],
-    wrong: Sequence[bool],
-    cells: Sequence[str],
-    inv_pi: Sequence[float],
-    *,
-    seed: int = 0,
-) -> Interval:
-    """The estimate base + sum over audited wrong labels of w_i / pi_i (Horvitz-Thompson)
-    with a 95% interval that respects how few wrong labels an audit catches.
-
-    The correction is the sum of the effects of the wrong machine labels in the pool. In
-    each cell (sampling stratum x rank band: a label's effect depends mostly on its rank)
-    the audit saw k of them, each exactly; the ones it did not reach are a binomial
-    thinning away (each audited with probability pi), so their number U given k follows
-    the negative binomial NB(k + 1/2, pi) (the posterior predictive under a Jeffreys-type
-    prior, as audit sampling bounds the misstatements it did not see). The audit being a
-    random sample, their effects are exchangeable with the k seen ones (Ericson, JRSS B
-    1969, finite-population inference): their sum is drawn as U times a draw of the seen
-    effects' mean (normal, with its standard error) plus the spread of U such effects. A
-    cell whose audit found no wrong label (k = 0) still admits U from NB(1/2, pi), each with
-    the effect of one of the cell's audited pairs, had its label been wrong. The interval is
-    the 2.5% and 97.5% points of 2,000 seeded draws. With every pair audited (pi = 1) U = 0
-    and the interval has no width. A normal interval on the Horvitz-Thompson sum
-    under-covers here: with few wrong labels seen its standard error is small exactly when
-    the estimate is far off.
-    """
-    point = base + sum(w * ip for w, bad, ip in zip(would_be, wrong, inv_pi, strict=True) if bad)
-    by_cell: dict[str, tuple[float, list[float], list[float]]] = {}
-    for w, bad, cell, ip in zip(would_be, wrong, cells, inv_pi, strict=True):
-        # One inclusion probability per cell: pairs drawn with different ones (an audit
-        # weighted by impact) fall in different cells.
-        pi, seen, possible = by_cell.setdefault(f"{cell} / pi {1.0 / ip:.2g}", (1.0 / ip, [], []))
-        (seen if bad else possible).append(w)
-    rng = np.random.default_rng(seed)
-    draws = np.full(DRAWS, base)
-    for _cell, (pi, seen, possible) in sorted(by_cell.items()):
-        draws += sum(seen)
-        if pi >= 1.0 or not (seen or any(possible)):
-            continue
-        unseen = rng.negative_binomial(len(seen) + 0.5, pi, size=DRAWS)
-        if seen:
-            mean, sd = float(np.mean(seen)), float(np.std(seen))
-            mean_draw = mean + sd / math.sqrt(len(seen)) * rng.standard_normal(DRAWS)
-            draws += unseen * mean_draw + np.sqrt(unseen) * sd * rng.standard_normal(DRAWS)
-        else:
-            effects = np.asarray(possible)
-            mean, sd = float(effects.mean()), float(effects.std())
-            draws += unseen * mean + np.sqrt(unseen) * sd * rng.standard_normal(DRAWS)
-    low, high = np.percentile(draws, [2.5, 97.5])
-    return Interval(point, min(float(low), point), max(float(high), point), len(would_be))
+def greg_variance(slopes: Sequence[float], sample: HumanSample) -> tuple[float, float]:
+    """(the model's variance, the variance used): the sums of :func:`greg_interval`'s
+    docstring over the sampled pairs, the first with v_c in every cell, the second with the
+    larger of the two sums in each cell."""
+    model: dict[int, float] = {}
+    seen: dict[int, float] = {}
+    s = sample
+    for slope, ip, om, e, v, cell in zip(
+        slopes, s.inv_pi, s.one_minus_pi, s.residual, s.variance, s.cell, strict=True
+    ):
+        weight = om * ip * ip * slope * slope
+        model[cell] = model.get(cell, 0.0) + weight * v
+        seen[cell] = seen.get(cell, 0.0) + weight * e * e
+    return sum(model.values()), sum(max(model[c], seen[c]) for c in model)
 
 
 def bounded(found: Interval, low: float, high: float) -> Interval:
@@ -586,49 +545,39 @@ def refined_intervals(
     that are not pooled (the original qrels); ``pool``: every pooled pair's labels;
     ``queries``: the evaluated queries (the macro average's denominator). Relevance is binary
     (grade >= ``rel_level``). With ``use_machine=False`` the machine labels are ignored: the
-    estimator from the human sample alone (one stratum, a constant model), shown beside the
-    prediction-powered one. The method is in the module docstring. Raises IntervalError
+    estimator from the human sample alone (one model for every machine-labelled pair, split
+    by rank band as the prediction-powered one is), shown beside the prediction-powered one. The method is in the module docstring. Raises IntervalError
     naming the stratum or pair that makes an interval impossible or when ``queries`` is
     empty, ValueError for an unknown measure.
     """
     if not queries:
         raise IntervalError("intervals need at least one evaluated query")
     for measure in measures:
-        if measure not in _SPEC:
-            raise ValueError(f"no interval for measure {measure!r} (one of {', '.join(_SPEC)})")
-    design = _design(fixed, pool, use_machine=use_machine, rel_level=rel_level)
-    wrong = [human != machine for _, _, human, machine in design.sample]
-    ranks_of: dict[str, list[int]] = {}
-    out: dict[str, dict[str, Interval]] = {}
-    zs: dict[str, dict[str, list[float]]] = {}
-    bases: dict[str, dict[str, float]] = {}
-    for measure in measures:
-        state = _measure_state(design, queries, _Expect(measure))
-        for system, ranked in sorted(runs.items()):
-            base, would_be = _system_measure(design, state, ranked, queries, measure)
-            if system not in ranks_of:
-                ranks_of[system] = _ranks(design, ranked)
-            ranks = ranks_of[system]
-            cells = [
-                f"{name} / {rank_band(r, measure)}"
-                for name, r in zip(design.stratum_of, ranks, strict=True)
-            ]
-            found = audit_interval(base, would_be, wrong, cells, design.inv_pi)
-            # Every measure here is a mean of per-query values in [0, 1]: so is the truth.
-            out.setdefault(system, {})[measure] = bounded(found, 0.0, 1.0)
-            zs.setdefault(measure, {})[system] = would_be
-            bases.setdefault(measure, {})[system] = base
-    return SystemIntervals(
+        if measure not in SPEC:
+            raise ValueError(f"no interval for measure {measure!r} (one of {', '.join(SPEC)})")
+    best_rank: dict[tuple[str, str], int] = {}
+    for ranked in runs.values():
+        for q, docs in ranked.items():
+            # The model's rank bands stop at 10 (model_cell): deeper ranks need no lookup.
+            for r, d in enumerate(docs[:10], 1):
+                if r < best_rank.get((q, d), 10**9):
+                    best_rank[(q, d)] = r
+    design = _design(fixed, pool, best_rank, use_machine=use_machine, rel_level=rel_level)
+    found = SystemIntervals(
         method="ppi" if use_machine else "human_only",
         n_human=len(design.sample),
         queries=len(queries),
-        by_system=out,
+        by_system={},
         notes=design.notes,
-        would_be=zs,
-        base=bases,
-        inv_pi=design.inv_pi,
-        one_minus_pi=design.one_minus_pi,
-        stratum_of=design.stratum_of,
-        wrong=wrong,
-        ranks=ranks_of,
+        sample=design.human,
     )
+    for measure in measures:
+        state = _measure_state(design, queries, Expect(measure))
+        for system, ranked in sorted(runs.items()):
+            base, slopes = _system_measure(design, state, ranked, queries, measure)
+            interval = greg_interval(base, slopes, design.human)
+            # Every measure here is a mean of per-query values in [0, 1]: so is the truth.
+            found.by_system.setdefault(system, {})[measure] = bounded(interval, 0.0, 1.0)
+            found.slope.setdefault(measure, {})[system] = slopes
+            found.base.setdefault(measure, {})[system] = base
+    return found

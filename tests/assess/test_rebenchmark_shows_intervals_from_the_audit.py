@@ -30,17 +30,17 @@ def test_the_audited_error_is_weighted_by_the_inverse_audit_share(audited):
         "agreed": 3, "audited": 1, "escalated": 1, "unresolved": 0, "judged_before": 0,
     }  # fmt: skip
     alpha, beta = found.ppi.by_system["alpha"], found.ppi.by_system["beta"]
-    # Machine labels: alpha's P@10 is (2 + 2) / 10 / 2 = 0.2; the audit found (q2, d6), in
-    # alpha's top 10, wrongly relevant: -0.1 / 2 queries, weighed 2 -> 0.1. beta never
-    # ranks d6: 0.15 stays.
+    # The model: the label-1 stratum's one audited pair, (q2, d6), is not relevant, so the
+    # stratum predicts relevance 0 for its unaudited pair (q1, d3) (both are in the top 3:
+    # one model cell); the label-0 stratum has no human label and keeps its machine label.
+    # alpha's P@10: q1 has d1 -> 0.1, q2 has d4 -> 0.1: 0.1. beta: q1 d1 -> 0.1, q2 d4 and
+    # the escalated d3 -> 0.2: 0.15. The one residual is 0, so nothing is added.
     assert alpha["P@10"].estimate == pytest.approx(0.1)
     assert beta["P@10"].estimate == pytest.approx(0.15)
-    # nDCG@10 for alpha: q1 1.0; q2 (d6, d4 of d3, d4, d6 relevant) 1.6309 / 2.1309; the
-    # correction makes q2 0.6309 / 1.6309, a change of -0.3785 per query, halved and doubled.
+    # nDCG@10 for alpha: q1 has d1 at rank 2 alone relevant: 0.6309; q2 has d4 at rank 2 of
+    # d3, d4 relevant: 0.6309 / 1.6309.
     d2 = 1 / math.log2(3)
-    q2_before, q2_after = (1 + d2) / (1 + d2 + 0.5), d2 / (1 + d2)
-    expected = (1 + q2_before) / 2 + (q2_after - q2_before)
-    assert alpha["nDCG@10"].estimate == pytest.approx(expected)
+    assert alpha["nDCG@10"].estimate == pytest.approx((d2 + d2 / (1 + d2)) / 2)
     assert alpha["nDCG@10"].n_human == 1
     assert any("'label 0, round 2' (1 pairs) has no human label" in n for n in found.notes)
 

@@ -4,13 +4,19 @@ hand (assess.evaluation.intervals; no database)."""
 import math
 
 import pytest
+from scipy.stats import beta
 
-from assess.evaluation.interval_comparisons import difference_interval, labels_for_half_width
+from assess.evaluation.interval_comparisons import (
+    _covariance,
+    difference_interval,
+    labels_for_half_width,
+)
 from assess.evaluation.intervals import (
     Interval,
     IntervalError,
     PooledLabel,
     SystemIntervals,
+    greg_variance,
     query_measure,
     refined_intervals,
 )
@@ -32,10 +38,22 @@ def two_queries_p_at_10(pool):
     )
 
 
-def test_p_at_10_is_the_machine_value_plus_the_horvitz_thompson_correction():
-    # Machine labels: q1 has a (judged), b (wrong: human 0) relevant -> P@10 0.2; q2 has y
-    # -> 0.1; mean 0.15. Sample at pi = 0.5: b (z = 0.1 * (0 - 1) / 2 = -0.05), c and z
-    # (right, z = 0). Correction -0.05 / 0.5 = -0.1 -> 0.05.
+# The residual variance v of a model cell whose audit saw k relevant of n, predicting m:
+# p(1 - p) at p, the 95% point of the Jeffreys posterior Beta(k + 1/2, n - k + 1/2) on the
+# side of 1/2 (never past 1/2, never nearer 0 or 1 than m).
+def v(k, n, m=0.0):
+    if m <= 0.5:
+        p = min(0.5, max(m, beta.ppf(0.95, k + 0.5, n - k + 0.5)))
+    else:
+        p = max(0.5, min(m, beta.ppf(0.05, k + 0.5, n - k + 0.5)))
+    return p * (1 - p)
+
+
+def test_p_at_10_is_the_models_prediction_plus_the_greg_correction():
+    # Audit at pi = 0.5: the label-1 stratum's one audited pair (b) is not relevant, so the
+    # stratum predicts relevance 0 for its unaudited pair (y); the label-0 stratum's two
+    # audited pairs (c, z) are not relevant either. Prediction: q1 has a (judged) -> 0.1,
+    # q2 nothing -> 0; mean 0.05. Every residual is 0, so no correction: 0.05.
     pool = [
         label("q1", "b", 1, 0),
         label("q1", "c", 0, 0),
@@ -46,26 +64,68 @@ def test_p_at_10_is_the_machine_value_plus_the_horvitz_thompson_correction():
     interval = found.by_system["s"]["P@10"]
     assert interval.estimate == pytest.approx(0.05)
     assert interval.n_human == 3
-    # The audit saw one of the label-1 stratum's wrong labels and pi = 0.5, so more may lie
-    # unseen (each would lower P@10 by 0.05): the interval reaches below the estimate, down
-    # to 0, the least P@10 can be (its bounds are clipped to [0, 1]).
+    assert found.base["P@10"]["s"] == pytest.approx(0.05)
+    # Each audited pair's slope is 0.1 / 2 queries; (1 - pi) / pi^2 = 2. Variance
+    # 2 * 0.05^2 * (v(0, 1) + 2 * v(0, 2)); the low end is clipped at 0.
+    half = 1.959963984540054 * math.sqrt(2 * 0.05**2 * (v(0, 1) + 2 * v(0, 2)))
+    assert interval.high == pytest.approx(0.05 + half)
     assert interval.low == 0.0
-    assert interval.high > 0.05
-    assert found.base["P@10"]["s"] == pytest.approx(0.15)
 
 
-def test_a_stratum_with_unanswered_audits_counts_its_answered_share_only():
-    # Two of the label-1 stratum's pairs are drawn, one answered: pi = 0.5 * 1/2 = 0.25, so
-    # the one wrong label found weighs 4: 0.15 + 4 * (-0.05) = -0.05, shown as 0 (the least
-    # P@10 can be; weighed 2, as the design's 0.5 alone says, it would be 0.05).
+def test_an_unaudited_pair_is_predicted_at_its_strata_audited_share_of_relevant():
+    # Label-1 stratum: b audited relevant, c audited not relevant (m = 1/2), d unaudited;
+    # all at pi = 0.5. Prediction for q: a judged + b + d at 1/2 -> P@10 = 0.25. Residuals:
+    # b +1/2, c -1/2, both in the top 10 (slope 0.1): correction 0.1 * (1/2 - 1/2) * (2 - 1)
+    # = 0, so 0.25; P@10 under the human labels is 0.2 or 0.3 as d turns out.
+    pool = [label("q", "b", 1, 1), label("q", "c", 1, 0), label("q", "d", 1, None, drawn=False)]
+    found = refined_intervals(
+        runs={"s": {"q": ["a", "b", "c", "d"]}},
+        fixed={"q": {"a": 1}},
+        pool=pool,
+        queries=["q"],
+        measures=("P@10",),
+    )
+    interval = found.by_system["s"]["P@10"]
+    assert interval.estimate == pytest.approx(0.25)
+    half = 1.959963984540054 * math.sqrt(2 * 2 * 0.1**2 * v(1, 2, 0.5))
+    assert interval.half_width == pytest.approx(half)
+
+
+def test_ndcg_of_a_predicted_pair_is_its_expected_value_over_both_labels():
+    # One query ranking a (judged), b (audited relevant), c (audited not), d (unaudited,
+    # predicted 1/2): the prediction F(x) is the mean of nDCG@10 with d relevant and with d
+    # not relevant, exactly (the multilinear extension).
+    ranking = ["a", "b", "c", "d"]
+    pool = [
+        label("q", "b", 1, 1, share=0.5),
+        label("q", "c", 1, 0, share=0.5),
+        label("q", "d", 1, None, drawn=False, share=0.5),
+    ]
+    found = refined_intervals(
+        runs={"s": {"q": ranking}},
+        fixed={"q": {"a": 1}},
+        pool=pool,
+        queries=["q"],
+        measures=("nDCG@10",),
+    )
+    with_d = (1 + 1 / math.log2(3) + 1 / math.log2(5)) / (1 + 1 / math.log2(3) + 0.5)
+    without_d = 1.0  # a and b at ranks 1 and 2: ideal
+    assert found.base["nDCG@10"]["s"] == pytest.approx((with_d + without_d) / 2)
+
+
+def test_a_stratum_with_unanswered_audits_weighs_its_answered_pairs_more():
+    # Two of the label-1 stratum's pairs are drawn, one answered: pi = 0.5 * 1/2 = 0.25 for
+    # b, so its term in the variance is (1 - 0.25) / 0.25^2 = 12 times slope^2 v, not 2.
     pool = [
         label("q1", "b", 1, 0),
         label("q2", "y", 1, None, drawn=True),
         label("q1", "c", 0, 0),
         label("q2", "z", 0, 0),
     ]
-    found = two_queries_p_at_10(pool)
-    assert found.by_system["s"]["P@10"].estimate == 0.0
+    interval = two_queries_p_at_10(pool).by_system["s"]["P@10"]
+    assert interval.estimate == pytest.approx(0.05)
+    variance = 0.05**2 * (12 * v(0, 1) + 2 * 2 * v(0, 2))
+    assert interval.high == pytest.approx(0.05 + 1.959963984540054 * math.sqrt(variance))
 
 
 def test_ndcg_with_every_pair_audited_is_the_human_value_even_with_two_errors_in_a_query():
@@ -96,15 +156,19 @@ def test_a_paired_difference_uses_the_same_sample_for_both_systems():
     found = refined_intervals(
         runs=runs, fixed={"q": {"a": 1}}, pool=pool, queries=["q"], measures=("P@10",)
     )
-    # s1 - s2: machine 0.2 - 0.1 = 0.1; b's error moves s1 only: z = -0.1, weight 2.
+    # b's human label is known (not relevant), so both systems have a alone: 0.1 - 0.1 = 0.
+    # The difference's slopes are s1's (0.1 for b and c) less s2's (0 for both), each
+    # stratum with one audited, not relevant pair: variance 2 * 2 * 0.1^2 * v(0, 1).
     diff = difference_interval(found, "s1", "s2", "P@10")
-    assert diff.estimate == pytest.approx(0.1 - 0.2)
-    assert diff.low < diff.estimate < diff.high
+    assert diff.estimate == pytest.approx(0.0)
+    half = 1.959963984540054 * math.sqrt(2 * 2 * 0.1**2 * v(0, 1))
+    assert diff.high == pytest.approx(half)
+    assert diff.low == pytest.approx(-half)
 
 
 def test_an_audit_that_found_no_wrong_label_still_admits_the_ones_it_did_not_see():
-    pool = [label("q", d, 0, 0, share=0.1) for d in "bcdef"]
-    pool += [label("q", d, 0, None, drawn=False, share=0.1) for d in "ghijk"]
+    pool = [label("q", d, 0, 0, share=0.5) for d in "bcdef"]
+    pool += [label("q", d, 0, None, drawn=False, share=0.5) for d in "ghijk"]
     found = refined_intervals(
         runs={"s": {"q": ["a", *"bcdefghijk"]}},
         fixed={"q": {"a": 1}},
@@ -114,8 +178,36 @@ def test_an_audit_that_found_no_wrong_label_still_admits_the_ones_it_did_not_see
     )
     interval = found.by_system["s"]["P@10"]
     assert interval.estimate == pytest.approx(0.1)
-    assert interval.low == pytest.approx(0.1)  # a label-0 error can only raise P@10
-    assert interval.high > 0.1
+    # Five audited pairs in the top 10, none relevant (k, at rank 11, leaves the band below
+    # 10 unaudited, so the stratum is one model cell): v(0, 5) > 0, so the interval has
+    # width even though the audit saw no disagreement.
+    half = 1.959963984540054 * math.sqrt(5 * 2 * 0.1**2 * v(0, 5))
+    assert interval.high == pytest.approx(0.1 + half)
+    assert interval.half_width > 0
+
+
+def test_two_audited_labels_that_agree_still_give_an_interval_with_width():
+    # b and c audited relevant at pi = 0.5 (the top 3), d-g unaudited (ranks 4-7: a rank
+    # band without an audited pair, so the stratum is one model cell): m = 1, and the
+    # variance comes from the Jeffreys floor v(2, 2, 1), never 0.
+    pool = [label("q", "b", 1, 1), label("q", "c", 1, 1)]
+    pool += [label("q", d, 1, None, drawn=False) for d in "defg"]
+    found = refined_intervals(
+        runs={"s": {"q": ["a", *"bcdefg"]}},
+        fixed={"q": {"a": 1}},
+        pool=pool,
+        queries=["q"],
+        measures=("P@10",),
+    )
+    interval = found.by_system["s"]["P@10"]
+    assert interval.estimate == pytest.approx(0.7)
+    half = 1.959963984540054 * math.sqrt(2 * 2 * 0.1**2 * v(2, 2, 1.0))
+    assert interval.half_width == pytest.approx(half)
+    assert 0.0 < interval.low < interval.high < 1.0
+    assert found.notes == [
+        "stratum 'label 1': a rank band has no audited pair, so the stratum's pairs share "
+        "one model"
+    ]
 
 
 def test_no_audit_or_an_unjudged_escalation_gets_words_not_a_number():
@@ -154,7 +246,81 @@ def test_the_budget_planner_scales_the_audit_share_by_the_variance_it_needs():
         n_human=10,
         queries=5,
         by_system={"s": {"nDCG@10": Interval(0.5, 0.48, 0.52, 10)}},
-        inv_pi=[10.0] * 10,
     )
     assert labels_for_half_width(found, target=0.01, pool_size=100) == 21
     assert labels_for_half_width(found, target=0.05, pool_size=100) == 0
+
+
+def test_the_bias_of_a_model_fitted_on_the_same_sample_is_removed_by_its_leverage():
+    # One model cell (label 1, top 3 by best rank): b audited relevant at rank 2 of s, c
+    # audited not relevant and ranked by t only, d unaudited at rank 3 of s; pi = 0.5.
+    # m = (2 * 1/2 + 1 * 1/2) / 3 = 1/2, lam = 2/3, N = 3, so leverage = 2/9. For s:
+    # base 0.25 (a, b and d at 1/2); GREG correction 0.1 * (1/2) * (2 - 1) = 0.05 from b
+    # (c's slope in s is 0); leverage term 0.5 * 4 * (1/2) * 0.1 * 2/9 = 0.0222.
+    pool = [
+        label("q", "b", 1, 1),
+        label("q", "c", 1, 0),
+        label("q", "d", 1, None, drawn=False),
+    ]
+    found = refined_intervals(
+        runs={"s": {"q": ["a", "b", "d"]}, "t": {"q": ["a", "c"]}},
+        fixed={"q": {"a": 1}},
+        pool=pool,
+        queries=["q"],
+        measures=("P@10",),
+    )
+    assert found.base["P@10"]["s"] == pytest.approx(0.25)
+    assert found.by_system["s"]["P@10"].estimate == pytest.approx(0.25 + 0.05 + 0.1 * 2 / 9)
+
+
+def test_the_human_only_estimator_predicts_every_agreed_pair_from_all_audited_ones():
+    # Ignoring the consensus labels: one model over both strata. Audited b (label 1, not
+    # relevant) and c (label 0, relevant), pi = 0.5, both in the top 3: m = 1/2, so the
+    # unaudited d (rank 3) is predicted 1/2 whatever its label 1 says. P@10: a, c and d at
+    # 1/2 -> 0.25; residuals -1/2 and +1/2 with equal slopes cancel.
+    pool = [label("q", "b", 1, 0), label("q", "c", 0, 1), label("q", "d", 1, None, drawn=False)]
+    found = refined_intervals(
+        runs={"s": {"q": ["a", "b", "c", "d"]}},
+        fixed={"q": {"a": 1}},
+        pool=pool,
+        queries=["q"],
+        measures=("P@10",),
+        use_machine=False,
+    )
+    assert found.method == "human_only"
+    assert found.base["P@10"]["s"] == pytest.approx(0.25)
+    assert found.by_system["s"]["P@10"].estimate == pytest.approx(0.25)
+
+
+def test_a_stratum_no_audit_reached_keeps_each_pairs_own_machine_label():
+    # Stratum "mixed" holds a label-1 and a label-0 pair and no audited one: each keeps its
+    # own machine label (b relevant, c not); the other stratum's audit makes intervals
+    # possible. P@10 of a, b, c, e: a and b -> 0.2.
+    pool = [
+        label("q", "b", 1, None, drawn=False, stratum="mixed"),
+        label("q", "c", 0, None, drawn=False, stratum="mixed"),
+        label("q", "e", 0, 0, stratum="label 0"),
+    ]
+    found = refined_intervals(
+        runs={"s": {"q": ["a", "b", "c", "e"]}},
+        fixed={"q": {"a": 1}},
+        pool=pool,
+        queries=["q"],
+        measures=("P@10",),
+    )
+    assert found.base["P@10"]["s"] == pytest.approx(0.2)
+
+
+def test_kendalls_covariance_has_each_systems_interval_variance_on_its_diagonal():
+    # b's audit disagrees (residual -1 against m = 0 in a one-pair cell): its own residual
+    # outweighs the Jeffreys floor, so the interval uses e^2; the covariance must too.
+    pool = [label("q", "b", 1, 0), label("q", "c", 0, 0), label("q", "d", 1, None, drawn=False)]
+    runs = {"s1": {"q": ["a", "b", "c", "d"]}, "s2": {"q": ["a", "c", "x", "b"]}}
+    found = refined_intervals(
+        runs=runs, fixed={"q": {"a": 1}}, pool=pool, queries=["q"], measures=("nDCG@10",)
+    )
+    cov = _covariance(found, "nDCG@10", ["s1", "s2"])
+    for i, system in enumerate(["s1", "s2"]):
+        _model, used = greg_variance(found.slope["nDCG@10"][system], found.sample)
+        assert cov[i][i] == pytest.approx(used)
+        assert used > 0
