@@ -546,9 +546,10 @@ def refined_intervals(
     ``queries``: the evaluated queries (the macro average's denominator). Relevance is binary
     (grade >= ``rel_level``). With ``use_machine=False`` the machine labels are ignored: the
     estimator from the human sample alone (one model for every machine-labelled pair, split
-    by rank band as the prediction-powered one is), shown beside the prediction-powered one. The method is in the module docstring. Raises IntervalError
-    naming the stratum or pair that makes an interval impossible or when ``queries`` is
-    empty, ValueError for an unknown measure.
+    by rank band as the prediction-powered one is), shown beside the prediction-powered
+    one. The method is in the module docstring. Raises IntervalError naming the stratum or
+    pair that makes an interval impossible or when ``queries`` is empty, ValueError for an
+    unknown measure.
     """
     if not queries:
         raise IntervalError("intervals need at least one evaluated query")

@@ -205,8 +205,7 @@ def test_two_audited_labels_that_agree_still_give_an_interval_with_width():
     assert interval.half_width == pytest.approx(half)
     assert 0.0 < interval.low < interval.high < 1.0
     assert found.notes == [
-        "stratum 'label 1': a rank band has no audited pair, so the stratum's pairs share "
-        "one model"
+        "stratum 'label 1': a rank band has no audited pair, so the stratum's pairs share one model"
     ]
 
 
