@@ -12,6 +12,7 @@ is a convolution of one binomial per distinct p.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -40,6 +41,7 @@ def rank_gains(measure: str, k: int) -> list[float]:
     return [1.0] * k
 
 
+@functools.lru_cache(maxsize=4096)
 def measure_h(measure: str, relevant: int) -> float:
     """h(R) of the module docstring for a query with ``relevant`` relevant documents (0 when
     it has none, for the ratio measures)."""
@@ -60,6 +62,16 @@ class Expect:
         self.cache: dict[
             tuple[int, tuple[tuple[float, int], ...]], tuple[float, dict[float, float]]
         ] = {}
+        # The count distributions depend on the groups alone, not on the known relevant
+        # documents: a pair's two expectations (label 1 and 0) share theirs.
+        self.distributions: dict[tuple[tuple[float, int], ...], np.ndarray] = {}
+
+    def _distribution(self, groups: Mapping[float, int]) -> np.ndarray:
+        key = tuple(sorted((p, n) for p, n in groups.items() if n))
+        found = self.distributions.get(key)
+        if found is None:
+            found = self.distributions[key] = count_distribution(dict(key))
+        return found
 
     def __call__(self, known: int, groups: Mapping[float, int]) -> tuple[float, dict[float, float]]:
         """(E[h(known + K)], {p: E[h(known + 1 + K without one pair of group p)]})."""
@@ -74,13 +86,13 @@ class Expect:
             return 1.0, {p: 1.0 for p in groups}
         h = [measure_h(self.measure, known + j) for j in range(sum(groups.values()) + 2)]
         h_plus = h[1:]
-        full = count_distribution(groups)
+        full = self._distribution(groups)
         mean0 = float(np.dot(full, h[: len(full)]))
         loo: dict[float, float] = {}
         for p in groups:
             fewer = dict(groups)
             fewer[p] -= 1
-            dist = count_distribution(fewer)
+            dist = self._distribution(fewer)
             loo[p] = float(np.dot(dist, h_plus[: len(dist)]))
         return mean0, loo
 
