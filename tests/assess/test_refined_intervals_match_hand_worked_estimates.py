@@ -183,6 +183,9 @@ def test_an_audit_that_found_no_wrong_label_still_admits_the_ones_it_did_not_see
     # width even though the audit saw no disagreement.
     half = 1.959963984540054 * math.sqrt(5 * 2 * 0.1**2 * v(0, 5))
     assert interval.high == pytest.approx(0.1 + half)
+    # The same by the numbers: Beta(1/2, 11/2)'s 95% point is 0.30575, v = 0.21227, so the
+    # half-width is 1.96 * sqrt(0.1 * 0.21227) = 0.28555.
+    assert interval.high == pytest.approx(0.38555, abs=1e-5)
     assert interval.half_width > 0
 
 
