@@ -397,7 +397,7 @@ def _design(
         for a in group:
             rank = best_rank.get((a.label.query_id, a.label.doc_id), 10**9)
             cells.setdefault(model_cell(rank), []).append(a)
-        if m_group is not None and any(_hajek(c)[0] is None for c in cells.values()):
+        if m_group is not None and any(all(a.human is None for a in c) for c in cells.values()):
             # A rank band without an audited pair has nothing to correct or bound its
             # prediction with: the stratum is then one model cell, so its audited pairs speak
             # for all its pairs.
@@ -496,8 +496,10 @@ def greg_interval(base: float, slopes: Sequence[float], sample: HumanSample) -> 
     vanish and the interval has no width: nothing is left to estimate."""
     point = base
     s = sample
-    for slope, ip, e, lev in zip(slopes, s.inv_pi, s.residual, s.leverage, strict=True):
-        point += slope * e * (ip - 1.0) + (1.0 - 1.0 / ip) * ip * ip * e * slope * lev
+    for slope, ip, om, e, lev in zip(
+        slopes, s.inv_pi, s.one_minus_pi, s.residual, s.leverage, strict=True
+    ):
+        point += slope * e * (ip - 1.0) + om * ip * ip * e * slope * lev
     half = Z_95 * math.sqrt(greg_variance(slopes, sample)[1])
     return Interval(point, point - half, point + half, len(s.inv_pi))
 

@@ -567,12 +567,11 @@ def _jobs(s: Datasheet) -> list[str]:
 # The method, with its sources; the formulas are in assess/evaluation/intervals.py.
 INTERVALS_METHOD = (
     "Each run's measures on the refined qrels are estimated by prediction-powered inference "
-    "(Angelopoulos, Bates, Fannjiang, Jordan and Zrnic, Prediction-powered inference, "
-    "Science 382, 2023): the audit, a probability sample of the agreed pairs, gives per "
-    "consensus stratum and rank band how often humans call such a pair relevant; the "
-    "measure is computed with the unaudited pairs at that probability, then corrected by "
-    "the audited pairs' residuals, each weighted by the inverse of its audit share (the "
-    "GREG estimator of survey sampling, Sarndal, Swensson and Wretman 1992; escalated "
+    "(Angelopoulos, Bates, Fannjiang, Jordan and Zrnic, Science 382, 2023): the audit, a "
+    "probability sample of the agreed pairs, gives per consensus stratum and rank band how "
+    "often humans call such a pair relevant; the measure is computed with the unaudited "
+    "pairs at that probability, then corrected by the audited pairs' residuals weighted by "
+    "their audit shares (the GREG estimator, Sarndal, Swensson and Wretman 1992; escalated "
     "pairs are all labelled by humans). Intervals are at 95%; how they are computed and "
     'checked: `docs/rebenchmarking.md` of DREAM Assess, section "Intervals".'
 )

@@ -38,6 +38,18 @@ def two_queries_p_at_10(pool):
     )
 
 
+def one_query_p_at_10(pool, ranking, **options):
+    """P@10 intervals of one system ranking query q as given, with q-a judged relevant."""
+    return refined_intervals(
+        runs={"s": {"q": ranking}},
+        fixed={"q": {"a": 1}},
+        pool=pool,
+        queries=["q"],
+        measures=("P@10",),
+        **options,
+    )
+
+
 # The residual variance v of a model cell whose audit saw k relevant of n, predicting m:
 # p(1 - p) at p, the 95% point of the Jeffreys posterior Beta(k + 1/2, n - k + 1/2) on the
 # side of 1/2 (never past 1/2, never nearer 0 or 1 than m).
@@ -78,13 +90,7 @@ def test_an_unaudited_pair_is_predicted_at_its_strata_audited_share_of_relevant(
     # b +1/2, c -1/2, both in the top 10 (slope 0.1): correction 0.1 * (1/2 - 1/2) * (2 - 1)
     # = 0, so 0.25; P@10 under the human labels is 0.2 or 0.3 as d turns out.
     pool = [label("q", "b", 1, 1), label("q", "c", 1, 0), label("q", "d", 1, None, drawn=False)]
-    found = refined_intervals(
-        runs={"s": {"q": ["a", "b", "c", "d"]}},
-        fixed={"q": {"a": 1}},
-        pool=pool,
-        queries=["q"],
-        measures=("P@10",),
-    )
+    found = one_query_p_at_10(pool, ["a", "b", "c", "d"])
     interval = found.by_system["s"]["P@10"]
     assert interval.estimate == pytest.approx(0.25)
     half = 1.959963984540054 * math.sqrt(2 * 2 * 0.1**2 * v(1, 2, 0.5))
@@ -169,13 +175,7 @@ def test_a_paired_difference_uses_the_same_sample_for_both_systems():
 def test_an_audit_that_found_no_wrong_label_still_admits_the_ones_it_did_not_see():
     pool = [label("q", d, 0, 0, share=0.5) for d in "bcdef"]
     pool += [label("q", d, 0, None, drawn=False, share=0.5) for d in "ghijk"]
-    found = refined_intervals(
-        runs={"s": {"q": ["a", *"bcdefghijk"]}},
-        fixed={"q": {"a": 1}},
-        pool=pool,
-        queries=["q"],
-        measures=("P@10",),
-    )
+    found = one_query_p_at_10(pool, ["a", *"bcdefghijk"])
     interval = found.by_system["s"]["P@10"]
     assert interval.estimate == pytest.approx(0.1)
     # Five audited pairs in the top 10, none relevant (k, at rank 11, leaves the band below
@@ -195,13 +195,7 @@ def test_two_audited_labels_that_agree_still_give_an_interval_with_width():
     # variance comes from the Jeffreys floor v(2, 2, 1), never 0.
     pool = [label("q", "b", 1, 1), label("q", "c", 1, 1)]
     pool += [label("q", d, 1, None, drawn=False) for d in "defg"]
-    found = refined_intervals(
-        runs={"s": {"q": ["a", *"bcdefg"]}},
-        fixed={"q": {"a": 1}},
-        pool=pool,
-        queries=["q"],
-        measures=("P@10",),
-    )
+    found = one_query_p_at_10(pool, ["a", *"bcdefg"])
     interval = found.by_system["s"]["P@10"]
     assert interval.estimate == pytest.approx(0.7)
     half = 1.959963984540054 * math.sqrt(2 * 2 * 0.1**2 * v(2, 2, 1.0))
@@ -281,14 +275,7 @@ def test_the_human_only_estimator_predicts_every_agreed_pair_from_all_audited_on
     # unaudited d (rank 3) is predicted 1/2 whatever its label 1 says. P@10: a, c and d at
     # 1/2 -> 0.25; residuals -1/2 and +1/2 with equal slopes cancel.
     pool = [label("q", "b", 1, 0), label("q", "c", 0, 1), label("q", "d", 1, None, drawn=False)]
-    found = refined_intervals(
-        runs={"s": {"q": ["a", "b", "c", "d"]}},
-        fixed={"q": {"a": 1}},
-        pool=pool,
-        queries=["q"],
-        measures=("P@10",),
-        use_machine=False,
-    )
+    found = one_query_p_at_10(pool, ["a", "b", "c", "d"], use_machine=False)
     assert found.method == "human_only"
     assert found.base["P@10"]["s"] == pytest.approx(0.25)
     assert found.by_system["s"]["P@10"].estimate == pytest.approx(0.25)
@@ -303,13 +290,7 @@ def test_a_stratum_no_audit_reached_keeps_each_pairs_own_machine_label():
         label("q", "c", 0, None, drawn=False, stratum="mixed"),
         label("q", "e", 0, 0, stratum="label 0"),
     ]
-    found = refined_intervals(
-        runs={"s": {"q": ["a", "b", "c", "e"]}},
-        fixed={"q": {"a": 1}},
-        pool=pool,
-        queries=["q"],
-        measures=("P@10",),
-    )
+    found = one_query_p_at_10(pool, ["a", "b", "c", "e"])
     assert found.base["P@10"]["s"] == pytest.approx(0.2)
 
 
