@@ -16,8 +16,9 @@ pool with known inclusion probabilities and a measure that is not linear in the 
 
 1. The model: the probability m_c that a human calls a machine-labelled pair relevant, per
    model cell c = sampling stratum (consensus label x round of agreement) x rank band of the
-   pair's best rank over the evaluated runs (top 3, 4-10, below 10: relevance and a wrong
-   label's effect both fall with rank), estimated from the cell's audited pairs (the Hajek
+   pair's best rank over the runs its pool was built from (top 3, 4-10, below 10: relevance
+   and a wrong label's effect both fall with rank; a fact of the pool, so the model does not
+   change with the runs evaluated), estimated from the cell's audited pairs (the Hajek
    ratio sum y_i / pi_i over sum 1 / pi_i), shrunk towards its stratum's by one
    pseudo-label. This is what the machine label *predicts*: PPI's rectifier learnt per
    cell, so a consensus that is wrong 80% of the time predicts relevance 0.2, not 1.
@@ -300,7 +301,7 @@ def _cell_model(members: Sequence[_Member], m_group: float) -> tuple[float, floa
 
 
 def model_cell(best_rank: int) -> str:
-    """The rank band of a pair's best rank over the evaluated runs, the covariate of the
+    """The rank band of a pair's best rank over its pool's runs, the covariate of the
     model beside the stratum: a wrong label's effect and the chance that a pair is relevant
     both fall with rank."""
     return "top 3" if best_rank <= 3 else "4-10" if best_rank <= 10 else "below 10"
@@ -367,9 +368,9 @@ def _design(
     """The estimator's view of the pool (see the module docstring): the model per stratum
     and rank band (one stratum for every machine-labelled pair when ``use_machine`` is
     False: the human sample alone), each pair's point x_i, the sample's weights and
-    residuals. ``best_rank``: each pair's best rank over the evaluated runs (absent: not
-    ranked). Raises IntervalError when an escalated pair has no human label or a stratum
-    cannot be sampled."""
+    residuals. ``best_rank``: each pair's best rank over the runs its pool was built from
+    (absent: not ranked). Raises IntervalError when an escalated pair has no human label or
+    a stratum cannot be sampled."""
     design = _Design(_escalated_relevant(fixed, pool, rel_level), {}, [], HumanSample(), [])
     strata: dict[str, list[PooledLabel]] = {}
     for label in pool:
@@ -531,6 +532,19 @@ def bounded(found: Interval, low: float, high: float) -> Interval:
     return Interval(found.estimate, max(found.low, low), min(found.high, high), found.n_human)
 
 
+def best_ranks(runs: Mapping[str, Mapping[str, Sequence[str]]]) -> dict[tuple[str, str], int]:
+    """``{(query_id, doc_id): the best rank (1-based) over runs}`` for every document some
+    run ranks in its top 10 (``runs``: ``{system: {query_id: [doc_id in rank order]}}``). The
+    model's rank bands stop at 10 (:func:`model_cell`): deeper ranks need no entry."""
+    best: dict[tuple[str, str], int] = {}
+    for ranked in runs.values():
+        for q, docs in ranked.items():
+            for r, d in enumerate(docs[:10], 1):
+                if r < best.get((q, d), 10**9):
+                    best[(q, d)] = r
+    return best
+
+
 def refined_intervals(
     *,
     runs: Mapping[str, Mapping[str, Sequence[str]]],
@@ -540,6 +554,7 @@ def refined_intervals(
     measures: Sequence[str] = INTERVAL_MEASURES,
     rel_level: int = 1,
     use_machine: bool = True,
+    best_rank: Mapping[tuple[str, str], int] | None = None,
 ) -> SystemIntervals:
     """95% intervals on each system's mean measure under the human-completed qrels.
 
@@ -549,7 +564,11 @@ def refined_intervals(
     (grade >= ``rel_level``). With ``use_machine=False`` the machine labels are ignored: the
     estimator from the human sample alone (one model for every machine-labelled pair, split
     by rank band as the prediction-powered one is), shown beside the prediction-powered
-    one. The method is in the module docstring. Raises IntervalError naming the stratum or
+    one. ``best_rank``: each pooled pair's best rank over the runs its pool was built from,
+    ``{(query_id, doc_id): rank}`` (a pair absent from it counts as ranked below 10), which
+    decides its model cell's rank band; None: the best rank over ``runs``. Passing the pool's
+    own ranks keeps the model the same whichever runs are evaluated. The method is in the
+    module docstring. Raises IntervalError naming the stratum or
     pair that makes an interval impossible or when ``queries`` is empty, ValueError for an
     unknown measure.
     """
@@ -558,13 +577,8 @@ def refined_intervals(
     for measure in measures:
         if measure not in SPEC:
             raise ValueError(f"no interval for measure {measure!r} (one of {', '.join(SPEC)})")
-    best_rank: dict[tuple[str, str], int] = {}
-    for ranked in runs.values():
-        for q, docs in ranked.items():
-            # The model's rank bands stop at 10 (model_cell): deeper ranks need no lookup.
-            for r, d in enumerate(docs[:10], 1):
-                if r < best_rank.get((q, d), 10**9):
-                    best_rank[(q, d)] = r
+    if best_rank is None:
+        best_rank = best_ranks(runs)
     design = _design(fixed, pool, best_rank, use_machine=use_machine, rel_level=rel_level)
     found = SystemIntervals(
         method="ppi" if use_machine else "human_only",

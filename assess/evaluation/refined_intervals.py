@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.cache import cache
+from django.db.models import Min
 
 from assess.models import LabelProvenance, Refinement
 from corpora.identical import skip_identical
-from corpora.models import QrelSet, Run
+from corpora.models import PairSource, QrelSet, Run
 from corpora.services import run_rows
 from debates.audit_design import stratum_name
 
@@ -182,6 +183,20 @@ def pooled_labels(*, refined: QrelSet) -> tuple[list[iv.PooledLabel], dict[str, 
     return labels, counts
 
 
+def pool_best_ranks(*, refined: QrelSet) -> dict[tuple[str, str], int]:
+    """``{(query_id, doc_id): rank}``: each pooled pair's best rank over the runs that put it
+    in the pool the refined set was refined from (:class:`corpora.models.PairSource`). The
+    intervals' model bands pairs by it, so the model is a fact of the pool, not of the runs a
+    re-benchmark happens to evaluate."""
+    pools = Refinement.objects.filter(qrel_set=refined).values("pool_id")
+    rows = (
+        PairSource.objects.filter(pair__pool_id__in=pools)
+        .values_list("pair__query__query_id", "pair__document__doc_id")
+        .annotate(best=Min("rank"))
+    )
+    return {(q, d): best for q, d, best in rows.iterator(chunk_size=5000)}
+
+
 def rebench_intervals(
     *,
     original: QrelSet,
@@ -211,13 +226,15 @@ def rebench_intervals(
         run.name: metrics.rank_run(skip_identical(run_rows(run=run), enabled=exclude_self)[0])
         for run in runs
     }
+    best_rank = pool_best_ranks(refined=refined)
     try:
         result.ppi = iv.refined_intervals(
-            runs=ranked, fixed=fixed, pool=labels, queries=queries, rel_level=rel_level
-        )
+            runs=ranked, fixed=fixed, pool=labels, queries=queries, rel_level=rel_level,
+            best_rank=best_rank,
+        )  # fmt: skip
         result.human_only = iv.refined_intervals(
             runs=ranked, fixed=fixed, pool=labels, queries=queries, rel_level=rel_level,
-            measures=("nDCG@10",), use_machine=False,
+            measures=("nDCG@10",), use_machine=False, best_rank=best_rank,
         )  # fmt: skip
     except iv.IntervalError as exc:
         result.error = str(exc)
