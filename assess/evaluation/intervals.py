@@ -61,8 +61,14 @@ per cell and the correction weighted by the design.
 
 Missing human labels: a pair drawn for the audit whose human label is not in yet is treated
 as missing at random within its stratum, and the stratum's inclusion probability is scaled by
-its response rate (a weighting-class adjustment, Sarndal et al. sec. 15.6). An escalated pair
-without a human label makes an interval impossible (it has no label of any kind): refused.
+its response rate (a weighting-class adjustment, Sarndal et al. sec. 15.6). Pairs humans must
+decide that have no label yet (an escalation not judged yet, a human tie, a failed debate:
+``machine`` and ``human`` both None) are treated the same way within the escalated stratum:
+every escalated pair then enters the model as a stratum of its own (inclusion 1 scaled by
+the escalated pairs' response rate), the judged ones as its sample, so the unjudged ones are
+predicted at the judged ones' share of relevant and their uncertainty is in the interval. The
+assumption is stated in the notes; with no escalated pair judged at all, they count as not
+relevant and the notes say so.
 
 Shapes: qrels ``{query_id: {doc_id: grade}}``; ranked runs ``{system: {query_id: [doc_id in
 rank order]}}``; pool labels :class:`PooledLabel`. Relevance is binary (grade >= rel_level);
@@ -74,7 +80,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from scipy.stats import beta as beta_dist
 
@@ -91,6 +97,7 @@ from .interval_expectations import (
 )
 
 INTERVAL_MEASURES = ("nDCG@10", "P@10", "R@100")
+ESCALATED = "escalated"  # the stratum of the pairs humans decide (no machine label)
 
 
 class IntervalError(ValueError):
@@ -244,7 +251,12 @@ def _strata_notes(strata: Mapping[str, Sequence[PooledLabel]]) -> list[str]:
     stays unbiased (the draw just missed it), but its errors, if any, are not seen."""
     notes = []
     for name, members in sorted(strata.items()):
-        if not any(m.human is not None for m in members):
+        if name == ESCALATED and not any(m.human is not None for m in members):
+            notes.append(
+                f"no escalated pair is judged yet: the {len(members)} escalated pairs count as "
+                "not relevant"
+            )
+        elif not any(m.human is not None for m in members):
             notes.append(
                 f"stratum {name!r} ({len(members)} pairs) has no human label: its machine "
                 "labels' errors, if any, are not seen by this sample"
@@ -340,21 +352,21 @@ def _escalated_relevant(
     fixed: Mapping[str, Mapping[str, int]], pool: Sequence[PooledLabel], rel_level: int
 ) -> dict[str, set[str]]:
     """Per query the documents known relevant: fixed judgments and escalated pairs' human
-    labels. Raises IntervalError for an escalated pair without a human label."""
+    labels (none of them when some escalated pair is unjudged: the model takes them all)."""
     hard: dict[str, set[str]] = {
         q: {d for d, g in judged.items() if g >= rel_level} for q, judged in fixed.items()
     }
+    if _unjudged_escalations(pool):
+        return hard
     for label in pool:
-        if label.machine is not None:
-            continue
-        if label.human is None:
-            raise IntervalError(
-                f"intervals need every escalated pair judged: query {label.query_id!r} "
-                f"document {label.doc_id!r} has no human label yet"
-            )
-        if label.human >= rel_level:
+        if label.machine is None and label.human is not None and label.human >= rel_level:
             hard.setdefault(label.query_id, set()).add(label.doc_id)
     return hard
+
+
+def _unjudged_escalations(pool: Sequence[PooledLabel]) -> int:
+    """How many pairs without a machine label have no human label yet."""
+    return sum(1 for label in pool if label.machine is None and label.human is None)
 
 
 def _design(
@@ -372,14 +384,24 @@ def _design(
     (absent: not ranked). Raises IntervalError when an escalated pair has no human label or
     a stratum cannot be sampled."""
     design = _Design(_escalated_relevant(fixed, pool, rel_level), {}, [], HumanSample(), [])
+    unjudged = _unjudged_escalations(pool)
     strata: dict[str, list[PooledLabel]] = {}
     for label in pool:
         if label.machine is not None:
             strata.setdefault(label.stratum, []).append(label)
+        elif unjudged:
+            strata.setdefault(ESCALATED, []).append(replace(label, stratum=ESCALATED, drawn=True))
     if not strata:
         return design
     design.notes = _strata_notes(strata)
-    if not any(m.human is not None for members in strata.values() for m in members):
+    if unjudged:
+        design.notes.append(
+            f"{unjudged} pooled pairs humans must decide have no human label yet: treated as "
+            "missing at random among the escalated pairs (predicted at the judged ones' share "
+            "of relevant, their uncertainty in the interval)"
+        )
+    machine_strata = [members for name, members in strata.items() if name != ESCALATED]
+    if machine_strata and not any(m.human is not None for ms in machine_strata for m in ms):
         raise IntervalError(
             "no audited pair has a human label yet (intervals need an audit share > 0 and "
             "some audited pairs judged)"
@@ -391,7 +413,10 @@ def _design(
             human = int(m.human >= rel_level) if m.drawn and m.human is not None else None
             machine = float(use_machine and (m.machine or 0) >= rel_level)
             member = _Member(m, human, min(1.0, m.inclusion * response), machine)
-            groups.setdefault(name if use_machine else "all", []).append(member)
+            # The human-only estimator pools the machine-labelled strata; the escalated
+            # pairs stay apart in both, as they are humans' to decide whatever happens.
+            own = use_machine or name == ESCALATED
+            groups.setdefault(name if own else "all", []).append(member)
     for index, (name, group) in enumerate(sorted(groups.items())):
         m_group = _hajek(group)[0]
         cells: dict[str, list[_Member]] = {}

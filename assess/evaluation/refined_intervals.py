@@ -177,9 +177,12 @@ def pooled_labels(*, refined: QrelSet) -> tuple[list[iv.PooledLabel], dict[str, 
             )  # fmt: skip
         elif human is not None:
             counts["escalated"] += 1
-            labels.append(iv.PooledLabel(q, d, None, human, "escalated", True, 1.0))
+            labels.append(iv.PooledLabel(q, d, None, human, iv.ESCALATED, True, 1.0))
         else:
+            # No label of any kind yet: humans' to decide, missing at random among the
+            # escalated pairs in the intervals (see assess.evaluation.intervals).
             counts["unresolved"] += 1
+            labels.append(iv.PooledLabel(q, d, None, None, iv.ESCALATED, True, 1.0))
     return labels, counts
 
 
@@ -215,7 +218,8 @@ def rebench_intervals(
     if counts["unresolved"]:
         result.notes.append(
             f"{counts['unresolved']:,} pool pairs have no final label: unjudged (not "
-            "relevant) in the refined qrels and in these intervals"
+            "relevant) in the refined qrels and in its point values; in these intervals, "
+            "missing at random among the escalated pairs"
         )
     fixed = qrels_dict(qrel_set=original)
     queries = sorted(q for q, judged in fixed.items() if judged)

@@ -206,17 +206,55 @@ def test_two_audited_labels_that_agree_still_give_an_interval_with_width():
     ]
 
 
-def test_no_audit_or_an_unjudged_escalation_gets_words_not_a_number():
+def test_no_audit_or_no_answered_audit_gets_words_not_a_number():
     runs = {"s": {"q": ["a", "b"]}}
     no_audit = [label("q", "b", 1, None, drawn=False, share=0.0)]
     with pytest.raises(IntervalError, match="intervals need an audit share > 0"):
         refined_intervals(runs=runs, fixed={"q": {"a": 1}}, pool=no_audit, queries=["q"])
-    pending = [PooledLabel("q", "b", None, None, "escalated", True, 1.0)]
-    with pytest.raises(IntervalError, match="every escalated pair judged.*'b'"):
-        refined_intervals(runs=runs, fixed={"q": {"a": 1}}, pool=pending, queries=["q"])
     never_answered = [label("q", "b", 1, None, drawn=True)]
     with pytest.raises(IntervalError, match="no audited pair has a human label"):
         refined_intervals(runs=runs, fixed={"q": {"a": 1}}, pool=never_answered, queries=["q"])
+
+
+def escalated(d, human):
+    return PooledLabel("q", d, None, human, "escalated", True, 1.0)
+
+
+def test_an_unjudged_escalation_is_missing_at_random_among_the_escalated_pairs():
+    # q: a judged relevant; b (rank 2, judged relevant), c (rank 4, not judged yet) and d
+    # (rank 3, judged not relevant) were escalated. Two of three answered: each answered pair
+    # stands for 3/2 (pi = 2/3). The 4-10 band has no answered pair, so the stratum is one
+    # cell: share 1/2, shrunk towards itself, 1/2: c is predicted at 0.5, and P@10 is
+    # (a + b + c) = (1 + 1 + 0.5) / 10 = 0.25. The residuals +1/2 and -1/2 cancel in the
+    # correction and in the leverage term.
+    pool = [escalated("b", 1), escalated("c", None), escalated("d", 0)]
+    found = one_query_p_at_10(pool, ["a", "b", "d", "c"])
+    p_at_10 = found.by_system["s"]["P@10"]
+    assert p_at_10.estimate == pytest.approx(0.25)
+    # Variance: each answered pair weighs (1 - pi) / pi^2 * slope^2 = (1/3) (9/4) 0.01 =
+    # 0.0075; residuals^2 1/4 each, and the model's v at m = 1/2 is 1/4: 0.00375.
+    assert p_at_10.half_width == pytest.approx(1.959964 * math.sqrt(0.00375), abs=1e-6)
+    assert p_at_10.n_human == 2
+    waiting = "1 pooled pairs humans must decide have no human label yet"
+    assert any(waiting in n for n in found.notes)
+
+
+def test_unjudged_escalations_with_no_judged_one_count_as_not_relevant_and_say_so():
+    found = one_query_p_at_10([escalated("b", None)], ["a", "b"])
+    assert found.by_system["s"]["P@10"].estimate == pytest.approx(0.1)
+    assert "no escalated pair is judged yet: the 1 escalated pairs count as not relevant" in (
+        found.notes
+    )
+
+
+def test_the_human_only_estimator_keeps_escalated_pairs_apart_from_agreed_ones():
+    # The agreed pair e (label 1, audited: relevant) must not predict the unjudged escalated
+    # c: c is predicted from b and d alone, as in the prediction-powered estimator.
+    pool = [escalated("b", 1), escalated("c", None), escalated("d", 0), label("q", "e", 1, 1)]
+    ppi = one_query_p_at_10(pool, ["a", "b", "d", "c", "e"])
+    human = one_query_p_at_10(pool, ["a", "b", "d", "c", "e"], use_machine=False)
+    assert ppi.base["P@10"]["s"] == pytest.approx(0.35)
+    assert human.base["P@10"]["s"] == pytest.approx(0.35)
 
 
 def test_a_stratum_without_a_human_label_is_named_in_the_notes():
