@@ -9,13 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Exists, Max, OuterRef, Q, Subquery
+from django.db.models import Count, Exists, Max, Min, OuterRef, Q, Subquery
 
 from .models import (
     Dataset,
     Document,
     ImportRecord,
     Pair,
+    PairSource,
     Pool,
     Qrel,
     QrelSet,
@@ -229,3 +230,14 @@ def excluded_pk_pairs(*, dataset: Dataset) -> set[tuple[int, int]]:
     """:func:`identical_pk_pairs` when the dataset excludes identical ids, else empty: the
     pairs pooling, gold sampling and refinement must leave out."""
     return identical_pk_pairs(dataset=dataset) if dataset.exclude_identical_ids else set()
+
+
+def pool_pair_ranks(*, pool: Pool) -> dict[tuple[int, int], int]:
+    """``{(query pk, document pk): rank}``: each pair of ``pool``'s best (smallest, 1-based)
+    rank over the runs that put it there (:class:`~corpora.models.PairSource`)."""
+    rows = (
+        PairSource.objects.filter(pair__pool=pool)
+        .values_list("pair__query_id", "pair__document_id")
+        .annotate(best=Min("rank"))
+    )
+    return {(q, d): best for q, d, best in rows.iterator(chunk_size=5000)}

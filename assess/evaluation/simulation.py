@@ -12,8 +12,9 @@ One replication, from a reference qrels file taken as the perfect assessor's lab
 4. humans: every escalated pair gets a simulated annotator's label; each agreed pair is
    audited with probability ``audit_share`` (Bernoulli, strata = consensus label x round of
    agreement, all at the same share), or by the impact-weighted design, or by the two-phase
-   Neyman design of :mod:`debates.audit_design` (``audit_design="neyman"``: a pilot at half
-   the share, then the rest of the budget by each stratum's error rate seen in the pilot),
+   Neyman design of :mod:`debates.audit_design` (``audit_design="neyman"``: audit units of
+   stratum x best rank over the runs; a pilot at half the share, then the rest of the
+   budget by each stratum's error rate seen in the pilot times each rank's DCG discount),
    and audited pairs get a label;
 5. the estimand: each system's mean nDCG@10 under the starting qrels plus the truth's label
    of every pooled pair (a pooled pair the truth does not list is non-relevant);
@@ -31,11 +32,18 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from debates.audit_design import AuditStratum, audit_allocation, stratum_name
+from debates.audit_design import AuditStratum, audit_allocation, audit_unit, stratum_name
 from debates.simulated import DebateOutcome, SimulatedAssessor
 
 from .interval_comparisons import machine_only_intervals
-from .intervals import Interval, IntervalError, PooledLabel, query_measure, refined_intervals
+from .intervals import (
+    Interval,
+    IntervalError,
+    PooledLabel,
+    best_ranks,
+    query_measure,
+    refined_intervals,
+)
 
 METHODS = ("ppi", "llm_only", "human_only")
 AUDIT_DESIGNS = ("uniform", "impact", "neyman")
@@ -196,7 +204,7 @@ def _replication(
         }
     )
     if design.audit_design == "neyman":
-        return start, *_neyman_replication(truth, pooled, design, rng)
+        return start, *_neyman_replication(truth, pooled, best_ranks(runs), design, rng)
     counts = {"escalated": 0, "calls": 0, "wrong": 0, "human": 0}
     if design.audit_design == "impact":
         inclusion = audit_inclusions(pooled, runs, share=design.audit_share, depth=design.depth)
@@ -234,13 +242,15 @@ def _replication(
 def _neyman_replication(
     truth: Mapping[str, Mapping[str, int]],
     pooled: Sequence[tuple[str, str]],
+    best: Mapping[tuple[str, str], int],
     design: StudyDesign,
     rng: random.Random,
 ) -> tuple[list[PooledLabel], dict[str, int]]:
     """(pooled labels, counts) of one replication under the two-phase Neyman audit: every
     pair's debate, draw and would-be human label are simulated first (the human label is
     seen only if the pair is drawn), the pilot's labels give each stratum's error rate, and
-    a pair is audited when its draw is below its stratum's final probability."""
+    a pair is audited when its draw is below its audit unit's final probability (the unit:
+    its stratum and its best rank over the runs, ``best``, as in a real job's pool)."""
     assessor = design.assessor
     counts = {"escalated": 0, "calls": 0, "wrong": 0, "human": 0}
     rows: list[tuple[str, str, DebateOutcome, float, int]] = []
@@ -249,8 +259,11 @@ def _neyman_replication(
         outcome = assessor.debate(relevant, rng)
         counts["calls"] += outcome.calls
         rows.append((q, d, outcome, rng.random(), assessor.annotate(relevant, rng)))
-    agreed = [(stratum_name(o.label, o.round), o.label, u, h) for *_, o, u, h in rows
-              if o.label is not None]  # fmt: skip
+
+    def unit(q: str, d: str, o: DebateOutcome) -> str:
+        return audit_unit(o.label or 0, o.round, best.get((q, d)), allocation="neyman")
+
+    agreed = [(unit(q, d, o), o.label, u, h) for q, d, o, u, h in rows if o.label is not None]
     sizes = Counter(name for name, *_ in agreed)
     pilot = audit_allocation(
         {n: AuditStratum(size) for n, size in sizes.items()},
@@ -273,13 +286,11 @@ def _neyman_replication(
             counts["human"] += 1
             labels.append(PooledLabel(q, d, None, human, "escalated", True, 1.0))
             continue
-        name = stratum_name(outcome.label, outcome.round)
-        drawn = u < final[name]
+        name, p = stratum_name(outcome.label, outcome.round), final[unit(q, d, outcome)]
+        drawn = u < p
         counts["wrong"] += outcome.label != int(bool(truth.get(q, {}).get(d, 0)))
         counts["human"] += drawn
-        labels.append(
-            PooledLabel(q, d, outcome.label, human if drawn else None, name, drawn, final[name])
-        )
+        labels.append(PooledLabel(q, d, outcome.label, human if drawn else None, name, drawn, p))
     return labels, counts
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from corpora.models import QrelSet
+from corpora.selectors import pool_pair_ranks
 
 from ..models import LabelProvenance, Refinement
 from ..review.audit import audit_designs_of, pair_inclusion
@@ -48,10 +49,14 @@ def _provenance_rows(
     gold: dict[str, dict[str, Any]],
 ) -> Iterator[LabelProvenance]:
     designs = audit_designs_of(job_ids={label.final.job_id for label in labels})
+    # A Neyman audit's probability depends on the pair's best rank in the pool.
+    neyman = any(d.allocation == "neyman" for d in designs.values())
+    ranks = pool_pair_ranks(pool=refinement.pool) if neyman else {}
     grade = refinement.relevant_grade
     for label in labels:
         row = _provenance(refinement, refinement.qrel_set, label, qrel_pk, grade, gold)
-        row.inclusion = pair_inclusion(designs, label.final)
+        best = ranks.get((label.query_pk, label.document_pk))
+        row.inclusion = pair_inclusion(designs, label.final, best_rank=best)
         yield row
 
 

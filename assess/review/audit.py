@@ -27,9 +27,16 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from django.db import transaction
-from django.db.models import Count, F, QuerySet
+from django.db.models import Count, F, Min, QuerySet
 
-from debates.audit_design import AuditDesign, AuditStratum, audit_allocation, stratum_name
+from debates.audit_design import (
+    AuditDesign,
+    AuditStratum,
+    audit_allocation,
+    audit_unit,
+    stratum_name,
+    unit_stratum,
+)
 from debates.models import Debate, DebateJob
 
 from ..models import Adjudication, ReviewItem
@@ -70,21 +77,54 @@ def audit_strata_sizes(*, job: DebateJob) -> dict[str, int]:
     return {stratum_name(label, round_): n for label, round_, n in rows}
 
 
+def audit_unit_sizes(*, job: DebateJob) -> dict[str, int]:
+    """``{audit unit: agreed debates of job}`` (:func:`debates.audit_design.audit_unit`: the
+    stratum for a proportional audit; under Neyman the stratum and the pair's best rank in
+    its pool)."""
+    if job.audit_allocation != "neyman":
+        return audit_strata_sizes(job=job)
+    out: dict[str, int] = defaultdict(int)
+    for _pk, _pair, unit in _agreed_units(job, Debate.objects.filter(job=job)):
+        out[unit] += 1
+    return dict(out)
+
+
+def _agreed_units(job: DebateJob, debates: QuerySet[Debate]) -> Iterator[tuple[int, int, str]]:
+    """``(debate id, pair id, audit unit)`` of each agreed, labelled debate of ``debates``
+    (the pair's best rank read only when the unit needs it)."""
+    agreed = debates.filter(status=Debate.Status.AGREED, final_label__isnull=False)
+    allocation = job.audit_allocation
+    if allocation != "neyman":
+        plain = agreed.values_list("pk", "pair_id", "final_label", "consensus_round")
+        for pk, pair_id, label, round_ in plain.iterator(chunk_size=5000):
+            yield pk, pair_id, stratum_name(label or 0, round_)
+        return
+    ranked = agreed.annotate(best_rank=Min("pair__sources__rank")).values_list(
+        "pk", "pair_id", "final_label", "consensus_round", "best_rank"
+    )
+    for pk, pair_id, label, round_, best in ranked.iterator(chunk_size=5000):
+        yield pk, pair_id, audit_unit(label or 0, round_, best, allocation=allocation)
+
+
 def _audits(job: DebateJob) -> QuerySet[ReviewItem]:
     return ReviewItem.objects.filter(debate__job=job, kind=ReviewItem.Kind.AUDIT)
 
 
-def audit_tallies(*, job: DebateJob) -> dict[str, tuple[int, int]]:
+def audit_tallies(*, job: DebateJob, by_unit: bool = False) -> dict[str, tuple[int, int]]:
     """``{stratum name: (judged, wrong)}`` over ``job``'s audit items with a human label
     (:func:`assess.review.human_labels.review_final_labels`: an adjudication, or the
     majority, median grade on a graded job, of a complete item's live judgments); wrong:
-    the human label differs from the consensus label."""
+    the human label differs from the consensus label. ``by_unit``: keyed by audit unit
+    (:func:`audit_unit_sizes`) instead."""
     human = review_final_labels(job=job)
     out: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    rows = _audits(job).values_list("debate_id", "debate__final_label", "debate__consensus_round")
+    audited = Debate.objects.filter(pk__in=_audits(job).values("debate_id"))
+    if by_unit:
+        units = {pk: unit for pk, _pair, unit in _agreed_units(job, audited)}
+    rows = audited.values_list("pk", "final_label", "consensus_round")
     for debate_id, label, round_ in rows:
         if debate_id in human and label is not None:
-            tally = out[stratum_name(label, round_)]
+            tally = out[units[debate_id] if by_unit else stratum_name(label, round_)]
             tally[0] += 1
             tally[1] += human[debate_id][0] != label
     return {name: (judged, wrong) for name, (judged, wrong) in out.items()}
@@ -114,13 +154,13 @@ def audit_design_commit(*, job: DebateJob) -> tuple[AuditDesign, bool]:
     locked while the stored probabilities are merged, so two concurrent commits keep the
     larger of each."""
     design = job.audit_design
-    sizes = audit_strata_sizes(job=job)
+    sizes = audit_unit_sizes(job=job)
     neyman = design.allocation == "neyman"
-    tallies = audit_tallies(job=job) if neyman else {}
+    tallies = audit_tallies(job=job, by_unit=True) if neyman else {}
     strata = {
         name: AuditStratum(
             size=size,
-            committed=design.committed.get(name, 0.0),
+            committed=design.committed_of(name),
             judged=tallies.get(name, (0, 0))[0],
             wrong=tallies.get(name, (0, 0))[1],
         )
@@ -166,11 +206,7 @@ def audit_draws(
     if design.share <= 0 and not any(design.committed.values()):
         return
     chances: dict[str, float] = {}
-    rows = agreed.values_list("pk", "pair_id", "final_label", "consensus_round")
-    for pk, pair_id, label, round_ in rows.iterator(chunk_size=5000):
-        if label is None:
-            continue
-        name = stratum_name(label, round_)
+    for pk, pair_id, name in _agreed_units(job, agreed):
         if name not in chances:
             chances[name] = design.probability(name)
         if audit_draw(job.pk, pair_id) < chances[name]:
@@ -181,13 +217,13 @@ def audit_inclusions_raise(*, job: DebateJob, design: AuditDesign) -> int:
     """Raise the ``inclusion`` of ``job``'s audit items below their stratum's probability
     in ``design`` to it (one UPDATE per stratum that has such items); return how many."""
     low: dict[float, list[int]] = defaultdict(list)
-    rows = _audits(job).values_list(
-        "pk", "inclusion", "debate__final_label", "debate__consensus_round"
-    )
-    for pk, inclusion, label, round_ in rows:
-        if label is None:
+    audited = Debate.objects.filter(pk__in=_audits(job).values("debate_id"))
+    units = {pk: unit for pk, _pair, unit in _agreed_units(job, audited)}
+    rows = _audits(job).values_list("pk", "inclusion", "debate_id")
+    for pk, inclusion, debate_id in rows:
+        if debate_id not in units:
             continue
-        probability = design.probability(stratum_name(label, round_))
+        probability = design.probability(units[debate_id])
         if inclusion is None or inclusion < probability:
             low[probability].append(pk)
     return sum(
@@ -202,10 +238,15 @@ def audit_strata(*, job: DebateJob) -> dict[str, StratumFigures]:
     debate ending now would be drawn with) and its judged and wrong audited pairs."""
     design = job.audit_design
     tallies = audit_tallies(job=job)
+    # Under Neyman a stratum's pairs are drawn by audit unit (rank): its figure is their
+    # mean probability, each unit weighted by its size.
+    drawn: dict[str, float] = defaultdict(float)
+    for unit, size in audit_unit_sizes(job=job).items():
+        drawn[unit_stratum(unit)] += size * design.probability(unit)
     return {
         name: StratumFigures(
             size=size,
-            inclusion=design.probability(name),
+            inclusion=drawn[name] / size if size else design.probability(name),
             judged=tallies.get(name, (0, 0))[0],
             wrong=tallies.get(name, (0, 0))[1],
         )
@@ -240,14 +281,20 @@ class DecidingDebate(Protocol):
     def review_kind(self) -> str: ...
 
 
-def pair_inclusion(designs: Mapping[int, AuditDesign], final: DecidingDebate) -> float | None:
+def pair_inclusion(
+    designs: Mapping[int, AuditDesign], final: DecidingDebate, *, best_rank: int | None = None
+) -> float | None:
     """A pool pair's probability of going to humans, for its provenance: 1 when its deciding
-    debate (``final``) was escalated, its stratum's probability in its job (``designs``,
-    from :func:`audit_designs_of`) when the debaters agreed, drawn for the audit or not;
-    None otherwise (no debate decided it)."""
+    debate (``final``) was escalated, its audit unit's probability in its job (``designs``,
+    from :func:`audit_designs_of`; ``best_rank``: the pair's best rank in its pool, which
+    names the unit under a Neyman audit) when the debaters agreed, drawn for the audit or
+    not; None otherwise (no debate decided it)."""
     if final.review_kind == ReviewItem.Kind.ESCALATED:
         return 1.0
     design = designs.get(final.job_id) if final.job_id is not None else None
     if final.consensus_label is None or design is None:
         return None
-    return design.probability(stratum_name(final.consensus_label, final.consensus_round))
+    unit = audit_unit(
+        final.consensus_label, final.consensus_round, best_rank, allocation=design.allocation
+    )
+    return design.probability(unit)

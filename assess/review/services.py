@@ -36,7 +36,7 @@ from django.utils import timezone
 
 from core.text import text_storable
 from corpora.models import PairSource
-from debates.audit_design import AuditDesign, stratum_name
+from debates.audit_design import AuditDesign, audit_unit
 from debates.models import Debate, DebateJob
 
 from ..models import Adjudication, Guidelines, Judgment, ReviewItem
@@ -46,8 +46,9 @@ from .active_time import (
     seconds_setting,
 )
 from .agreement import audit_draw
+from .claim_sql import CLAIM_SQL
 from .gold_queue import gold_item_claim, gold_pairs_draw
-from .same_pair import JUDGED_ELSEWHERE_SQL, judged_elsewhere_exists
+from .same_pair import judged_elsewhere_exists
 
 NOTE_MAX_CHARS = 2000
 MAX_SECONDS_ON_TASK = 24 * 3600.0
@@ -209,6 +210,13 @@ _DEBATE_ENDED_SQL = """
      WHERE d.id = %s
 """
 _PAIR_RANKS_SQL = "SELECT rank FROM {source} WHERE pair_id = %s"
+
+
+def _pair_ranks(cursor: Any, tables: dict[str, str], pair_id: int) -> list[int]:
+    cursor.execute(_PAIR_RANKS_SQL.format(**tables), [pair_id])
+    return [rank for (rank,) in cursor.fetchall()]
+
+
 _JOB_BUDGET_SQL = "SELECT human_budget FROM {job} WHERE id = %s"
 # ON CONFLICT: a debate ending twice, or a sync running alongside, leaves one item. The
 # public id is made here, in Python: a column default is the model's, which SQL never sees.
@@ -252,18 +260,23 @@ def review_item_for_debate(*, debate_id: int) -> bool:
         if row is None:
             return False
         status, pair_id, job_id, share, judgments_per_pair, label, round_, allocation, stored = row
+        # The pair's ranks name its audit unit under Neyman; otherwise they are read only
+        # for a pair that goes to humans (most agreed debates end here undrawn).
+        ranks = _pair_ranks(cursor, tables, pair_id) if allocation == "neyman" else None
         if status == Debate.Status.ESCALATED:
             kind, inclusion = ReviewItem.Kind.ESCALATED, 1.0
         elif status == Debate.Status.AGREED and label is not None:
             design = AuditDesign.stored(share=share, allocation=allocation, inclusion=stored)
-            inclusion = design.probability(stratum_name(label, round_))
+            best = min(ranks, default=None) if ranks else None
+            inclusion = design.probability(audit_unit(label, round_, best, allocation=allocation))
             if not audit_draw(job_id, pair_id) < inclusion:
                 return False
             kind = ReviewItem.Kind.AUDIT
         else:
             return False
-        cursor.execute(_PAIR_RANKS_SQL.format(**tables), [pair_id])
-        impact = budget.pair_impact(rank for (rank,) in cursor.fetchall())
+        impact = budget.pair_impact(
+            _pair_ranks(cursor, tables, pair_id) if ranks is None else ranks
+        )
         created_at = connection.ops.adapt_datetimefield_value(timezone.now())
         public_id = _PUBLIC_ID.get_db_prep_value(uuid.uuid4(), connection)
         params = [debate_id, kind, judgments_per_pair, impact, created_at, public_id, inclusion]
@@ -291,65 +304,6 @@ def review_items_on_job_change(*, job: DebateJob, field: str) -> int:
     if field == "human_budget" and not created:
         review_budget_renumber(job=job)
     return created
-
-
-# The whole claim is this one statement: the inner SELECT picks the next free item and locks
-# it, skipping rows another claim has locked, and the UPDATE leases it. Highest impact on the
-# benchmark first (see assess.review.budget), then oldest, whatever its kind:
-# escalated pairs first would starve the audits for as long as escalations keep coming. An
-# item whose budget_rank is beyond its job's human_budget waits (NULL budget: no limit). This
-# order needs a partial index on (impact DESC, created, id) over the items still needing
-# judgments, or PostgreSQL sorts every open item on each claim; review_open_by_impact is it.
-# A new claim starts the pair's active time from 0 (the heartbeats of an earlier holder are
-# theirs); the held item returned again (_held_item: a reload) keeps what was reported.
-# A debate's pair that is also a gold pair the annotator was given on that job is not theirs:
-# one annotator never meets one query and chunk twice in a job (the gold side of this rule is
-# assess.review.gold_queue.gold_met_as_real). The draw takes no pool pair, so this only
-# matters for a pool extended after the draw or gold drawn before that rule. The NOT EXISTS
-# costs index lookups only.
-_CLAIM_TEMPLATE = """
-    UPDATE assess_reviewitem
-       SET leased_to_id = %s, lease_expires_at = %s, claimed_at = %s,
-           lease_active_seconds = 0
-     WHERE id = (
-        SELECT r.id FROM assess_reviewitem r
-         WHERE r.debate_id IS NOT NULL
-           AND r.judgments_done < r.judgments_needed
-           AND (r.lease_expires_at IS NULL OR r.lease_expires_at < %s)
-           AND NOT EXISTS (SELECT 1 FROM assess_judgment j
-                            WHERE j.item_id = r.id AND j.annotator_id = %s
-                              AND (j.undone_at IS NULL OR j.returned)){judged_elsewhere}
-           AND NOT EXISTS (SELECT 1 FROM debates_debate d
-                             JOIN corpora_pair p ON p.id = d.pair_id
-                             JOIN assess_goldpair gp ON gp.job_id = d.job_id
-                                  AND gp.query_id = p.query_id
-                                  AND gp.document_id = p.document_id
-                             JOIN assess_reviewitem g ON g.gold_id = gp.id
-                                  AND g.assigned_to_id = %s
-                            WHERE d.id = r.debate_id)
-           AND NOT EXISTS (SELECT 1 FROM assess_adjudication a WHERE a.item_id = r.id)
-           AND {skipped}
-           AND (r.budget_rank IS NULL OR r.budget_rank <= COALESCE(
-                (SELECT jb.human_budget FROM debates_debate d
-                   JOIN debates_debatejob jb ON jb.id = d.job_id
-                  WHERE d.id = r.debate_id), r.budget_rank))
-         ORDER BY r.impact DESC, r.created, r.id
-         LIMIT 1{lock})
-    RETURNING id
-"""
-_CLAIM_SQL = {
-    "postgresql": _CLAIM_TEMPLATE.format(
-        skipped="NOT (r.id = ANY(%s))",
-        lock="\n         FOR UPDATE SKIP LOCKED",
-        judged_elsewhere=JUDGED_ELSEWHERE_SQL,
-    ),
-    # SQLite (the quickstart) has one writer at a time, so the statement is atomic as it is.
-    "sqlite": _CLAIM_TEMPLATE.format(
-        skipped="r.id NOT IN (SELECT value FROM json_each(%s))",
-        lock="",
-        judged_elsewhere=JUDGED_ELSEWHERE_SQL,
-    ),
-}
 
 
 def _held_item(annotator: Any, now: datetime, exclude: list[int]) -> ReviewItem | None:
@@ -399,7 +353,7 @@ def review_item_claim(
     if held is not None:
         return held
     vendor = connection.vendor
-    if vendor not in _CLAIM_SQL:
+    if vendor not in CLAIM_SQL:
         raise NotImplementedError(f"claiming needs PostgreSQL or SQLite, not {vendor}")
     expires = now + timedelta(seconds=review_lease_seconds())
     skipped: Any = exclude if vendor == "postgresql" else json.dumps(exclude)
@@ -429,7 +383,7 @@ def review_item_claim(
 
 def _run_claim(vendor: str, params: list[Any]) -> tuple | None:
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(_CLAIM_SQL[vendor], params)
+        cursor.execute(CLAIM_SQL[vendor], params)
         return cursor.fetchone()
 
 

@@ -1,8 +1,10 @@
-"""A job with the Neyman audit allocation: the sync first draws every stratum (consensus label
-x round) at half the audit share (the pilot); once every pilot item has its human label, the
-next sync spends the rest of the share where the pilot found the consensus wrong, raising that
-stratum's probability (and every item's of it) and drawing the pairs the raise adds, while
-the pilot's audits all stay (debates.audit_design, assess.review.audit)."""
+"""A job with the Neyman audit allocation: the sync first draws every audit unit (consensus
+label x round x the pair's best rank in its pool) at half the audit share (the pilot); once
+every pilot item has its human label, the next sync spends the rest of the share where the
+pilot found the consensus wrong, raising that unit's probability (and every item's of it) and
+drawing the pairs the raise adds, while the pilot's audits all stay (debates.audit_design,
+assess.review.audit). The pairs here have no rank in their pool: each stratum is one unit,
+"below 10"."""
 
 import math
 
@@ -11,10 +13,10 @@ import pytest
 from assess.models import Judgment, ReviewItem
 from assess.review.agreement import audit_draw
 from assess.review.services import review_items_sync
-from corpora.models import Document, Pair, Query
+from corpora.models import Document, Pair, PairSource, Query, Run
 from debates.models import Debate, DebateJob
 
-ONES, ZEROS = "label 1, round 1", "label 0, round 2"
+ONES, ZEROS = "label 1, round 1, below 10", "label 0, round 2, below 10"
 
 
 def _two_strata_job(make_finished_job, **fields) -> DebateJob:
@@ -98,7 +100,8 @@ def test_a_stratum_never_falls_below_what_it_was_drawn_with(make_finished_job, a
     # The 0s were drawn at 0.3 already (e.g. a share raised, then lowered): 12 of the 16
     # labels the share buys are spent there, whatever the pilot finds.
     job = _two_strata_job(make_finished_job, audit_share=0.2, audit_allocation="neyman")
-    DebateJob.objects.filter(pk=job.pk).update(audit_inclusion={ZEROS: 0.3})
+    # Committed under the stratum's name, as a job did before its strata were split by rank.
+    DebateJob.objects.filter(pk=job.pk).update(audit_inclusion={"label 0, round 2": 0.3})
     job.refresh_from_db()
     (annotator,) = annotators(1)
 
@@ -112,7 +115,7 @@ def test_a_stratum_never_falls_below_what_it_was_drawn_with(make_finished_job, a
     # labels left leave the 1s at their pilot probability, 4 / 40.
     assert review_items_sync(job=job) == 0
     job.refresh_from_db()
-    assert job.audit_inclusion == {ONES: 0.1, ZEROS: 0.3}
+    assert job.audit_inclusion == {"label 0, round 2": 0.3, ONES: 0.1, ZEROS: 0.3}
     assert set(ReviewItem.objects.values_list("debate_id", flat=True)) == pilot
 
 
@@ -136,3 +139,41 @@ def test_pilot_items_beyond_the_human_budget_do_not_hold_the_second_phase_back(
     assert review_items_sync(job=job) > 0
     job.refresh_from_db()
     assert all(p > 0.1 for p in job.audit_inclusion.values())
+
+
+def test_a_pairs_best_rank_in_its_pool_names_its_unit_and_a_higher_rank_draws_more(
+    make_finished_job, annotators
+):
+    # The same 80 debates, their pairs put in the pool by two runs: the first 20 of each
+    # stratum at rank 1 by one run (and rank 7 by the other: the best rank counts), the
+    # other 20 at rank 3 only.
+    job = _two_strata_job(make_finished_job, audit_share=0.2, audit_allocation="neyman")
+    first = Run.objects.create(dataset=job.pool.dataset, name="first")
+    second = Run.objects.create(dataset=job.pool.dataset, name="second")
+    for i, pair in enumerate(Pair.objects.filter(pool=job.pool).order_by("pk")):
+        top = i % 40 < 20
+        PairSource.objects.create(pair=pair, run=first, rank=1 if top else 3, score=1.0)
+        if top:
+            PairSource.objects.create(pair=pair, run=second, rank=7, score=1.0)
+    (annotator,) = annotators(1)
+    review_items_sync(job=job)
+    job.refresh_from_db()
+    units = ("label 1, round 1, rank 1", "label 1, round 1, rank 3")
+    units += ("label 0, round 2, rank 1", "label 0, round 2, rank 3")
+    assert job.audit_inclusion == dict.fromkeys(units, 0.1)
+    audits = ReviewItem.objects.filter(kind=ReviewItem.Kind.AUDIT)
+    j1, j0 = (audits.filter(debate__final_label=label).count() for label in (1, 0))
+    _judge_all(annotator, 0)  # the consensus 1s all wrong, the 0s all right
+    review_items_sync(job=job)
+    job.refresh_from_db()
+    # Each stratum's error SD comes from its whole pilot (Laplace's rule), each unit's
+    # weight is that SD times its rank's discount (1 at rank 1, 1/2 at rank 3), and the
+    # share's 16 labels are spread over the four units of 20 pairs in proportion.
+    e1, e0 = (j1 + 1) / (j1 + 2), 1 / (j0 + 2)
+    sd1, sd0 = math.sqrt(e1 * (1 - e1)), math.sqrt(e0 * (1 - e0))
+    weights = [sd1, sd1 / 2, sd0, sd0 / 2]
+    c = 16 / (20 * sum(weights))
+    assert job.audit_inclusion == pytest.approx(
+        {u: c * w for u, w in zip(units, weights, strict=True)}, rel=1e-12
+    )
+    assert min(job.audit_inclusion.values()) > 0.1  # no unit held at its pilot probability

@@ -4,7 +4,15 @@ import math
 
 import pytest
 
-from debates.audit_design import AuditStratum, audit_allocation, stratum_name
+from debates.audit_design import (
+    AuditDesign,
+    AuditStratum,
+    audit_allocation,
+    audit_unit,
+    stratum_name,
+    unit_stratum,
+    unit_weight,
+)
 
 
 def test_a_stratum_is_named_by_its_consensus_label_and_round():
@@ -82,3 +90,52 @@ def test_an_unknown_allocation_or_a_share_outside_zero_one_is_refused():
         audit_allocation({}, share=0.1, allocation="optimal", pilot_done=True)
     with pytest.raises(ValueError, match="between 0 and 1, got 1.5"):
         audit_allocation({}, share=1.5, allocation="neyman", pilot_done=True)
+
+
+def test_under_neyman_a_pair_is_audited_by_its_stratum_and_best_rank_in_the_pool():
+    assert audit_unit(1, 2, 3, allocation="neyman") == "label 1, round 2, rank 3"
+    assert audit_unit(1, 2, 11, allocation="neyman") == "label 1, round 2, below 10"
+    assert audit_unit(0, None, None, allocation="neyman") == "label 0, round -, below 10"
+    assert audit_unit(1, 2, 3, allocation="proportional") == "label 1, round 2"
+    assert unit_stratum("label 1, round 2, rank 3") == "label 1, round 2"
+    assert unit_stratum("label 1, round 2, below 10") == "label 1, round 2"
+    assert unit_stratum("label 1, round 2") == "label 1, round 2"
+    # The DCG discount 1 / log2(rank + 1): 1 at rank 1, 1/2 at rank 3, 1/log2(12) past 10.
+    assert unit_weight("label 1, round 2, rank 1") == 1.0
+    assert unit_weight("label 1, round 2, rank 3") == 0.5
+    assert unit_weight("label 1, round 2, below 10") == pytest.approx(1 / math.log2(12))
+    assert unit_weight("label 1, round 2") == 1.0
+
+
+def test_after_the_pilot_each_rank_gets_its_strata_error_sd_times_its_discount():
+    # The label-1 stratum's two units share its pilot: 10 judged, 3 wrong, e = 4/12, sd =
+    # sqrt(1/3 * 2/3) = 0.47140; rank 1 weighs sd, rank 3 sd / 2. The label-0 unit: 40
+    # judged, 0 wrong, e = 1/42, sd = 0.15246. Budget 0.1 * 1000 = 100 labels =
+    # c (100 * 0.47140 + 100 * 0.23570 + 800 * 0.15246) -> c = 0.51901.
+    strata = {
+        "label 1, round 1, rank 1": AuditStratum(100, committed=0.05, judged=5, wrong=2),
+        "label 1, round 1, rank 3": AuditStratum(100, committed=0.05, judged=5, wrong=1),
+        "label 0, round 1, rank 1": AuditStratum(800, committed=0.05, judged=40, wrong=0),
+    }
+    got = audit_allocation(strata, share=0.1, allocation="neyman", pilot_done=True)
+    sd_1 = math.sqrt(1 / 3 * 2 / 3)
+    sd_0 = math.sqrt(1 / 42 * 41 / 42)
+    c = 100 / (100 * sd_1 + 100 * sd_1 / 2 + 800 * sd_0)
+    assert (
+        got["label 1, round 1, rank 1"]
+        == pytest.approx(c * sd_1)
+        == pytest.approx(0.24466, abs=1e-5)
+    )
+    assert got["label 1, round 1, rank 3"] == pytest.approx(c * sd_1 / 2)
+    assert (
+        got["label 0, round 1, rank 1"]
+        == pytest.approx(c * sd_0)
+        == pytest.approx(0.07913, abs=1e-5)
+    )
+    assert sum(s.size * got[n] for n, s in strata.items()) == pytest.approx(100)
+
+
+def test_a_unit_never_draws_below_what_its_stratum_committed_before_the_split():
+    design = AuditDesign(share=0.2, allocation="neyman", committed={"label 0, round 2": 0.3})
+    assert design.probability("label 0, round 2, rank 4") == 0.3
+    assert design.probability("label 1, round 1, rank 4") == 0.1  # the pilot's
