@@ -23,7 +23,8 @@ Design (all seeded):
 Printed: one JSON object per collection with, per arm, LLM calls per pair, pairs settled by
 stage 0, the audited wrong-label rate of agreed labels with its 95% Wilson interval, and
 (known here because the labels are simulated) the true wrong-label rate of the agreed labels
-and of the stage-0 labels, against the arm's alpha.
+and of the stage-0 labels, against the arm's alpha, and how many of the pool's truly relevant
+pairs each arm found (labelled relevant by consensus, or escalated to the annotators).
 
 Use a fresh database for each run: the jobs' labels of one run are training labels of the
 next. Run alone (it loads both cores): ``DATABASE_URL=postgres://postgres@127.0.0.1:5432/cascade
@@ -110,6 +111,14 @@ def arm_figures(job, truth: dict[str, dict[str, int]], pairs: int) -> dict:
             round(sum(wrong(lab, q, d) for lab, q, d in stage0) / len(stage0), 4)
             if stage0
             else None
+        ),
+        # An error rate bounds wrong labels, not lost relevant pairs: on a pool of holes a
+        # few percent relevant, settling them "non-relevant" costs little error and much recall.
+        "true_relevant_pairs_simulated": sum(1 for *_, q, d in rows if wrong(0, q, d)),
+        "true_relevant_found_simulated": sum(
+            1
+            for st, lab, *_, q, d in rows
+            if wrong(0, q, d) and (st == "escalated" or (st == "agreed" and lab == 1))
         ),
         "stage0_note": job.stage0_note,
     }
