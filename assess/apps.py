@@ -9,7 +9,7 @@ class AssessConfig(AppConfig):
         # debates cannot import assess (dependencies point one way), so assess adds its
         # review panel (queue, agreement, audit estimate) to the debate job page.
         from debates.services.progress import job_notes_register
-        from debates.stage0 import stage0_human_labels_register
+        from debates.stage0 import stage0_band_labels_register, stage0_human_labels_register
         from debates.views import job_panel_register
 
         from . import tasks  # noqa: F401  (registers the tasks: services enqueue them by name)
@@ -19,6 +19,7 @@ class AssessConfig(AppConfig):
         from .refined.operations import refine_step_register
         from .refined.panels import job_costs_panel
         from .review import receivers
+        from .review.band_labels import dataset_band_labels
         from .review.calibration import job_calibration_panel
         from .review.human_labels import dataset_human_labels
         from .review.selectors import job_review_notes
@@ -47,3 +48,6 @@ class AssessConfig(AppConfig):
         refine_step_register()
         # Stage 0 learns from people's labels too, which debates cannot read: assess gives them.
         stage0_human_labels_register(dataset_human_labels)
+        # ... and sets its routing band on them, as a sample of pooled pairs: with the chance
+        # each pair went to people (escalated or audited), which only the review knows.
+        stage0_band_labels_register(dataset_band_labels)

@@ -13,16 +13,18 @@ Design (all seeded):
    ids: *calibration* queries and *evaluation* queries, each pooled at depth 10.
 3. Calibration: a debate-only job over the calibration pool (audit share ``--audit-share``);
    simulated annotators (error ``--annotator-error``) judge its escalated and audited pairs.
-   These human labels, with the qrels, are what stage 0 learns from and sets its band on
-   (SciFact's and NFCorpus's qrels list relevant pairs only: without them stage 0 could not
-   settle a non-relevant pair).
+   These human labels of pooled pairs are what stage 0 sets its band on (an
+   equal-probability sample of them, never fitted on); it learns from the qrels and the
+   calibration job's consensus labels.
 4. Evaluation pool, stage-0 arm first (so that its judge has seen no label of these
    queries but their remaining qrels), then the debate-only arm; annotators judge both.
+   No job reuses another's settled debates, so each arm's LLM calls are its own.
 
 Printed: one JSON object per collection with, per arm, LLM calls per pair, pairs settled by
 stage 0, the audited wrong-label rate of agreed labels with its 95% Wilson interval, and
 (known here because the labels are simulated) the true wrong-label rate of the agreed labels
-and of the stage-0 labels, against the arm's alpha.
+and of the stage-0 labels, against the arm's alpha, and how many of the pool's truly relevant
+pairs each arm found (labelled relevant by consensus, or escalated to the annotators).
 
 Use a fresh database for each run: the jobs' labels of one run are training labels of the
 next. Run alone (it loads both cores): ``DATABASE_URL=postgres://postgres@127.0.0.1:5432/cascade
@@ -110,6 +112,14 @@ def arm_figures(job, truth: dict[str, dict[str, int]], pairs: int) -> dict:
             if stage0
             else None
         ),
+        # An error rate bounds wrong labels, not lost relevant pairs: on a pool of holes a
+        # few percent relevant, settling them "non-relevant" costs little error and much recall.
+        "true_relevant_pairs_simulated": sum(1 for *_, q, d in rows if wrong(0, q, d)),
+        "true_relevant_found_simulated": sum(
+            1
+            for st, lab, *_, q, d in rows
+            if wrong(0, q, d) and (st == "escalated" or (st == "agreed" and lab == 1))
+        ),
         "stage0_note": job.stage0_note,
     }
 
@@ -134,6 +144,7 @@ def run_job(
         pool=pool, agent_a=agent, agent_b=agent, audit_share=audit_share, stage0=stage0,
         stage0_alpha=alpha, stage0_delta=delta,
         allow_duplicate=True, concurrency=8, note="stage0 cascade study (simulated)",
+        reuse=False,  # each arm asks its own debates: no call saved by an earlier arm
     )  # fmt: skip
     job = debate_job_launch(spec=spec)
     debate_job_wait(job=job, poll_seconds=0.5)

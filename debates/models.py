@@ -618,7 +618,10 @@ class Stage0Judge(models.Model):
     calibrated probability, ``[{"query_id", "doc_id", "p", "label", "source"}]``, which no
     fitting or calibrating saw; ``metrics`` holds their figures (balanced_accuracy,
     recall_relevant, recall_nonrelevant, ece, brier, n) with the split and the example
-    counts per source and part.
+    counts per source and part. ``band_calibration`` lists the human labels of pooled pairs
+    (any query) with their calibrated probability and sampling probabilities, ``[{"query_id",
+    "doc_id", "p", "label", "inclusion", "floor"}]``: never fitted on, they set the routing
+    band (:mod:`debates.stage0_band`).
     """
 
     class Status(models.TextChoices):
@@ -634,6 +637,7 @@ class Stage0Judge(models.Model):
     fitted = models.BinaryField(null=True, blank=True, editable=False)
     n_train = models.PositiveIntegerField(default=0, help_text="Examples the classifier fit.")
     heldout = models.JSONField(default=list, blank=True)
+    band_calibration = models.JSONField(default=list, blank=True)
     metrics = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
     created = models.DateTimeField(auto_now_add=True)

@@ -24,18 +24,38 @@ every settled label <= alpha with probability >= 1 - delta (a union bound). A si
 cannot reject even its most confident threshold settles nothing; with no error at all a
 side needs :func:`labels_needed` calibration pairs beyond its threshold.
 
-Assumptions, stated because the guarantee rests on them: the binomial test takes the
-calibration pairs as independent draws, but they come in clusters (the pairs of one query),
-so with strongly query-dependent errors the level is optimistic; passing over the leading
-thresholds with too few pairs conditions on the scores, which keeps the test valid when the
-error rate does not rise as confidence rises (a calibrated judge's does not). The guarantee
-is about the calibration set's population: the held-out judged pairs of a dataset come from
-its original pools, so on pooled holes the rate may differ; the audit of stage-0 labels
-(their own strata) measures it on the job's pairs.
+Which labels calibrate (:func:`band_sample`). The guarantee holds for the pairs the band is
+applied to only if the calibration pairs are exchangeable with them, and stage 0 settles a
+job's *pooled* pairs before any debate: a pool's holes, of which only a few percent are
+relevant. So both sides are chosen on human labels of pooled pairs (a review's escalations and
+audits), never on a collection's qrels: those list the pairs its original pools judged, most
+of them relevant on SciFact and NFCorpus, on which settling "non-relevant" looks wrong most of
+the time and settling "relevant" looks safe (measured: a relevant side set on them promised 30%
+errors and gave 84% on holes). Nor are the review's labels taken as they come: a job sends
+every escalated pair to people but only a share of the agreed ones, so they over-represent the
+pairs the debaters disagreed on. Each label is kept with probability ``rate / inclusion``
+(``inclusion``: the chance its pair went to people, 1 for an escalation, its audit stratum's
+probability for an audit; ``rate``: the smallest probability with which any settled pair of
+the labels' jobs went to people), by a seeded hash of the pair independent of the audit's
+own draw, so every settled pair of those jobs ends in the calibration set with the same
+probability ``rate``: given its size, a simple random sample of their pooled pairs. A job
+whose agreed labels were never audited (``floor`` 0) gives none: its escalations alone are
+no sample of its pool.
+
+Assumptions, stated because the guarantee rests on them: the calibration pools' pairs are
+drawn like the pairs stage 0 settles (pools of the same kind on the same collection); every
+escalated pair and every audit drawn gets its human label in the end (labels still open are
+missing at random); the binomial test takes the calibration pairs as independent draws, but
+they come in clusters (the pairs of one query), so with strongly query-dependent errors the
+level is optimistic; passing over the leading thresholds with too few pairs conditions on the
+scores, which keeps the test valid when the error rate does not rise as confidence rises (a
+calibrated judge's does not). The audit of stage-0 labels (their own strata) measures the
+error on the job's pairs.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -114,6 +134,49 @@ def band_load(data: dict[str, Any]) -> Stage0Band:
     return Stage0Band(**fields)
 
 
+@dataclass(frozen=True)
+class BandLabel:
+    """One human label of a pooled pair that may calibrate the band: ``key`` names the pair
+    ("<query id>\t<doc id>"), ``p`` is stage 0's calibrated P(relevant) of it, ``label``
+    the person's (0/1), ``inclusion`` the probability its pair went to people (1 for an
+    escalation; an audit's stratum probability) and ``floor`` the smallest such probability
+    over the settled pairs of its job (0 when an agreed stratum was never audited)."""
+
+    key: str
+    p: float
+    label: int
+    inclusion: float
+    floor: float
+
+
+def band_draw(key: str) -> float:
+    """The band sample's reproducible draw of a pair, in [0, 1): the first 64 bits of
+    ``sha256("stage0-band:<key>")`` over 2^64 (another salt than the audit's draw, so the
+    two are independent)."""
+    digest = hashlib.sha256(f"stage0-band:{key}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def band_sample(labels: Sequence[BandLabel]) -> tuple[list[BandLabel], float]:
+    """The equal-probability sample of ``labels`` that calibrates the band (module
+    docstring) and its rate: ``rate`` = the smallest positive ``floor``; a label is kept
+    when its ``floor`` is positive and :func:`band_draw` of its key < ``rate / inclusion``.
+    No usable label: ``([], 0.0)``. Raises ValueError on an inclusion outside (0, 1] or a
+    floor above a label's inclusion. Order kept."""
+    for row in labels:
+        if not 0.0 < row.inclusion <= 1.0 or not 0.0 <= row.floor <= row.inclusion:
+            raise ValueError(
+                f"pair {row.key!r}: inclusion {row.inclusion} and floor {row.floor} must "
+                "satisfy 0 <= floor <= inclusion <= 1, inclusion > 0"
+            )
+    floors = [row.floor for row in labels if row.floor > 0]
+    if not floors:
+        return [], 0.0
+    rate = min(floors)
+    kept = [r for r in labels if r.floor > 0 and band_draw(r.key) < rate / r.inclusion]
+    return kept, rate
+
+
 def _levels_check(alpha: float, delta: float) -> None:
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be between 0 and 1 (exclusive), got {alpha}")
@@ -172,17 +235,6 @@ def band_choose(
     needed = labels_needed(alpha=alpha, delta=delta)
     band = Stage0Band(alpha, delta, len(p), low, high, needed, "")
     return Stage0Band(alpha, delta, len(p), low, high, needed, _message(band))
-
-
-def band_sides(low: Stage0Band, high: Stage0Band) -> Stage0Band:
-    """One band of ``low``'s non-relevant side and ``high``'s relevant side, each chosen on
-    its own calibration set (same alpha and delta; ``n`` is the larger set). Used when the
-    two sides need different human labels (see :mod:`debates.services.stage0_route`)."""
-    if (low.alpha, low.delta) != (high.alpha, high.delta):
-        raise ValueError("both sides need the same alpha and delta")
-    n = max(low.n, high.n)
-    band = Stage0Band(low.alpha, low.delta, n, low.low, high.high, low.needed, "")
-    return Stage0Band(low.alpha, low.delta, n, low.low, high.high, low.needed, _message(band))
 
 
 def _message(band: Stage0Band) -> str:

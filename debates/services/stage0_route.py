@@ -9,8 +9,10 @@ with a broker, the in-process runner without one):
    on other labels than the dataset has now (:func:`debates.stage0.stage0_judge_stale`),
    one is trained (:func:`debates.stage0.stage0_judge_train`), the step's progress written
    on the job;
-2. *routing*: the band is chosen on the judge's held-out human labels by fixed-sequence
-   testing at the job's alpha and delta (:func:`debates.stage0_band.band_choose`); every
+2. *routing*: the band is chosen on human labels of pooled pairs (the judge's
+   ``band_calibration``, an equal-probability sample of them, :func:`debates.stage0_band.
+   band_sample`) by fixed-sequence testing at the job's alpha and delta
+   (:func:`debates.stage0_band.band_choose`); every
    pending pair is scored, and a pair whose calibrated P(relevant) lies outside the band is
    settled: agreed, ``settled_by`` "stage0", round 0, no LLM call. Its audit stratum is
    "label L, round 0", audited at the job's audit share like any agreed label;
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -36,7 +39,7 @@ from core.broker import task_named
 from debates.models import Debate, DebateJob, Stage0State
 from debates.services.common import LOCAL_QUEUE
 from debates.signals import debate_job_human_changed
-from debates.stage0_band import Stage0Band, band_choose, band_sides
+from debates.stage0_band import BandLabel, Stage0Band, band_choose, band_sample
 
 if TYPE_CHECKING:
     from debates.models import Stage0Judge
@@ -47,8 +50,6 @@ log = logging.getLogger(__name__)
 STAGE0_TASK = "debates.run_stage0"
 STALE_CLAIM = timedelta(hours=1)  # a stage-0 step this old is taken to have died
 SCORE_BATCH = 5_000  # pairs scored and settled per transaction
-#: The held-out labels a person gave: the dataset's qrels and the review's human labels.
-HUMAN_SOURCES = ("qrels", "human")
 
 
 class Stage0RouteError(Exception):
@@ -107,26 +108,36 @@ def _judge_ready(job: DebateJob, progress: Callable[[str], None] | None) -> Stag
 
 
 def stage0_band_for(*, job: DebateJob, judge: Stage0Judge) -> Stage0Band:
-    """The band of ``job`` on ``judge``'s held-out human labels (the dataset's judged pairs
-    and human labels of queries kept out of its training and calibration; not the assumed
-    negatives), at the job's alpha and delta (:func:`debates.stage0_band.band_choose`)."""
-    # Only labels a person gave count: assumed negatives (cross-query, unjudged) would make
-    # the non-relevant side look safer than it is on a pool's holes.
-    heldout = [row for row in judge.heldout or [] if row.get("source") in HUMAN_SOURCES]
-    levels = {"alpha": job.stage0_alpha, "delta": job.stage0_delta}
-
-    def chosen(rows: list[dict]) -> Stage0Band:
-        p = [float(row["p"]) for row in rows]
-        return band_choose(p, [1 if int(r["label"]) > 0 else 0 for r in rows], **levels)
-
-    # The qrels' judged pairs hold far more relevant ones than a pool's holes do (their
-    # pools were judged where relevant documents are). Under that shift the error of
-    # settling "relevant" is larger on holes than on qrels (measured on NFCorpus: 84%
-    # wrong against 30% allowed) and the error of settling "non-relevant" smaller. So the
-    # relevant side is chosen on human labels of pooled pairs only, the non-relevant side
-    # on every held-out human label.
-    pooled = [row for row in heldout if row.get("source") == "human"]
-    return band_sides(chosen(heldout), chosen(pooled))
+    """The band of ``job``: both sides chosen at the job's alpha and delta
+    (:func:`debates.stage0_band.band_choose`) on the equal-probability sample
+    (:func:`debates.stage0_band.band_sample`) of ``judge``'s human labels of pooled pairs
+    (``band_calibration``, which the judge never fitted on). Its message also says how many
+    labels the sample kept of how many, and at what rate."""
+    # Pooled pairs only, both sides: stage 0 settles a pool's pairs, mostly holes with a few
+    # percent relevant; a collection's qrels (mostly relevant pairs) would make settling
+    # "non-relevant" look wrong and settling "relevant" look safe (debates.stage0_band).
+    rows = [
+        BandLabel(
+            key=f"{row['query_id']}\t{row['doc_id']}",
+            p=float(row["p"]),
+            label=1 if int(row["label"]) > 0 else 0,
+            inclusion=float(row["inclusion"]),
+            floor=float(row["floor"]),
+        )
+        for row in judge.band_calibration or []
+    ]
+    kept, rate = band_sample(rows)
+    band = band_choose(
+        [row.p for row in kept],
+        [row.label for row in kept],
+        alpha=job.stage0_alpha,
+        delta=job.stage0_delta,
+    )
+    sample = (
+        f"band set on {len(kept)} of {len(rows)} human labels of pooled pairs (an "
+        f"equal-probability sample at rate {rate:.3g})"
+    )
+    return replace(band, message=f"{band.message}; {sample}")
 
 
 def _settle(job: DebateJob, judge: Stage0Judge, band: Stage0Band) -> tuple[int, int]:

@@ -13,7 +13,7 @@ hash of the query id, so a query's pairs are in one part only).
 May import: core, corpora, debates.
 """
 
-from .labels import stage0_human_labels_register
+from .labels import stage0_band_labels_register, stage0_human_labels_register
 from .services import (
     Stage0Error,
     stage0_judge_current,
@@ -26,6 +26,7 @@ from .services import (
 
 __all__ = [
     "Stage0Error",
+    "stage0_band_labels_register",
     "stage0_human_labels_register",
     "stage0_judge_current",
     "stage0_judge_stale",

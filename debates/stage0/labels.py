@@ -17,6 +17,11 @@ default, as :func:`debates.assessment.gold_label` reads qrels):
   :data:`CROSS_NEGATIVES` documents relevant to OTHER queries, drawn with
   ``random.Random("<seed>:<query id>")`` from the canonical (code-point) order.
 
+The human labels of pooled pairs also come with the probability their pair went to people
+(:func:`band_labels_collect`, through a second hook ``assess`` registers,
+:func:`stage0_band_labels_register`): those calibrate the routing band
+(:mod:`debates.stage0_band`) and are never fitted on.
+
 A pair labelled by several sources keeps the first of :data:`SOURCE_ORDER` (a person over
 the qrels over the LLMs over assumed negatives). A dataset that excludes identical ids never
 gives a pair of a query with its own document.
@@ -49,6 +54,33 @@ def stage0_human_labels_register(source: HumanLabels) -> None:
     its final review labels). Registering the same function again does nothing."""
     if source not in _HUMAN_LABELS:
         _HUMAN_LABELS.append(source)
+
+
+#: ``f(dataset=..., relevance_level=...) -> {(query pk, document pk): (label 1/0, inclusion,
+#: floor)}``: a human label of a pooled pair, the probability its pair went to people and the
+#: smallest such probability in its job (:class:`debates.stage0_band.BandLabel`).
+BandLabels = Callable[..., dict[tuple[int, int], tuple[int, float, float]]]
+_BAND_LABELS: list[BandLabels] = []
+
+
+def stage0_band_labels_register(source: BandLabels) -> None:
+    """Add ``source`` of human labels of pooled pairs with their sampling probabilities
+    (``assess`` registers its review's). Registering the same function again does nothing."""
+    if source not in _BAND_LABELS:
+        _BAND_LABELS.append(source)
+
+
+def band_labels_collect(
+    *, dataset: Dataset, relevance_level: int = 1
+) -> dict[tuple[int, int], tuple[int, float, float]]:
+    """Every registered source's human labels of ``dataset``'s pooled pairs with their
+    inclusion and floor (:data:`BandLabels`), but pairs the dataset excludes (identical ids);
+    a later source wins for a pair both give."""
+    out: dict[tuple[int, int], tuple[int, float, float]] = {}
+    for source in _BAND_LABELS:
+        out.update(source(dataset=dataset, relevance_level=relevance_level))
+    excluded = excluded_pk_pairs(dataset=dataset)
+    return {key: row for key, row in out.items() if key not in excluded}
 
 
 @dataclass(frozen=True, order=True)

@@ -7,12 +7,24 @@ on the calibration queries' pairs, scores the test queries' pairs and stores eve
 :class:`debates.models.Stage0Judge`. LLM consensus labels train and calibrate but are never
 held-out gold: the held-out set holds the test queries' pairs labelled by qrels, people, or
 an assumed negative (``unjudged``, ``cross``), each row naming its source.
+
+Human labels of pooled pairs (:func:`debates.stage0.labels.band_labels_collect`), of any
+query, are never fitted or Platt-scaled on, in any form (neither the person's label nor the
+pair's consensus): all of them are scored and stored as the judge's ``band_calibration``, on
+which the routing band is chosen (:mod:`debates.stage0_band`). Split conformal and
+fixed-sequence guarantees need calibration labels the scores were not fitted on; taking them
+from the held-out test queries alone would leave a fifth of a few hundred labels, too few
+for a side's 29 agreeing ones at the defaults, and holding them all out costs the classifier
+little: the pools' consensus labels, many times as many, still teach it what a pooled pair
+looks like. Their queries' other pairs are still fitted on (a classifier over query and
+document vectors learns little of one query from them; stated as an assumption in
+docs/debates-and-backends.md).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +38,7 @@ from debates.models import Stage0Judge
 from debates.services.common import pairs_in_order
 
 from . import fit
-from .labels import JUDGED_SOURCES, Example, examples_collect
+from .labels import JUDGED_SOURCES, Example, band_labels_collect, examples_collect
 from .vectors import dataset_windowing, encoder_identity, pair_vectors
 
 #: The fewest judged pairs (qrels, human or consensus labels) a judge is trained on.
@@ -48,11 +60,43 @@ def stage0_judge_current(*, dataset: Dataset) -> Stage0Judge | None:
     )
 
 
-def _parts(examples: Sequence[Example], seed: int) -> dict[str, list[Example]]:
+def _parts(
+    examples: Sequence[Example], seed: int, band: Collection[tuple[int, int]] = ()
+) -> dict[str, list[Example]]:
+    """The examples by part of the split; a pair of ``band`` (human labels of pooled pairs,
+    ``(query pk, document pk)``) is never in a part that is fitted (training, calibration)."""
     parts: dict[str, list[Example]] = {fit.TRAIN: [], fit.CALIBRATION: [], fit.TEST: []}
     for example in examples:
-        parts[fit.query_split(example.query_id, seed=seed)].append(example)
+        part = fit.query_split(example.query_id, seed=seed)
+        if part != fit.TEST and (example.query_pk, example.doc_pk) in band:
+            continue
+        parts[part].append(example)
     return parts
+
+
+def _band_rows(
+    dataset: Dataset, classifier: Any, calibrator: Any, windowing: str
+) -> list[dict[str, Any]]:
+    """The judge's ``band_calibration``: every human label of a pooled pair with its
+    calibrated P, in canonical order (query id, doc id)."""
+    band = band_labels_collect(dataset=dataset)
+    if not band:
+        return []
+    query_ids, doc_ids = _natural_ids(band)
+    keys = sorted(band, key=lambda k: (query_ids[k[0]], doc_ids[k[1]]))
+    queries, documents = pair_vectors(dataset=dataset, pairs=keys, windowing=windowing)
+    p = fit.probabilities(classifier, calibrator, queries, documents)
+    return [
+        {
+            "query_id": query_ids[key[0]],
+            "doc_id": doc_ids[key[1]],
+            "p": float(pi),
+            "label": band[key][0],
+            "inclusion": band[key][1],
+            "floor": band[key][2],
+        }
+        for key, pi in zip(keys, p, strict=True)
+    ]
 
 
 def _check(examples: Sequence[Example], parts: dict[str, list[Example]]) -> None:
@@ -129,8 +173,8 @@ def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) 
 
     stage("collecting labels")
     examples = examples_collect(dataset=dataset, seed=seed)
-    parts = _parts(examples, seed)
-    # LLM labels are never held-out gold: the figures and the routing band rest on the rest.
+    parts = _parts(examples, seed, band_labels_collect(dataset=dataset))
+    # LLM labels are never held-out gold: the held-out figures rest on the rest.
     parts[fit.TEST] = [e for e in parts[fit.TEST] if e.source != "consensus"]
     _check(examples, parts)
     stage("embedding")
@@ -151,6 +195,7 @@ def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) 
     p = fit.probabilities(classifier, calibrator, *vectors[fit.TEST])
     threshold = fit.decision_threshold(_labels(calibration))
     metrics = fit.heldout_metrics(p.tolist(), _labels(test).tolist(), threshold=threshold)
+    band = _band_rows(dataset, classifier, calibrator, windowing)
     stage("storing")
     fitted = fit.fitted_dump(classifier, calibrator)
     data = fit.data_hash(
@@ -173,6 +218,7 @@ def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) 
             }
             for e, pi in zip(test, p, strict=True)
         ]
+        judge.band_calibration = band
         judge.metrics = {
             **metrics.as_dict(),
             "calibration": "platt",
@@ -182,7 +228,7 @@ def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) 
             "windowing": windowing,
             "threshold": threshold,
             "split": {"seed": seed, "fractions": list(fit.SPLIT_FRACTIONS)},
-            "counts": _counts(parts),
+            "counts": {**_counts(parts), "band": len(band)},
             "seconds": round(time.monotonic() - started, 2),
         }
         judge.finished = timezone.now()
@@ -193,10 +239,12 @@ def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) 
 def stage0_judge_stale(*, judge: Stage0Judge) -> bool:
     """Whether ``judge``'s dataset now has other labels to learn from than it was trained on
     (a human label or a settled debate since, a qrels file imported): the data hash of the
-    training and calibration examples it would collect now differs from its own. Reads the
-    labels only (no vectors): seconds on a large dataset."""
+    training and calibration examples it would collect now differs from its own, or its
+    held-out people's labels, or its band's human labels (with their sampling
+    probabilities). Reads the labels only (no vectors): seconds on a large dataset."""
     seed = int((judge.metrics.get("split") or {}).get("seed", 0))
-    parts = _parts(examples_collect(dataset=judge.dataset, seed=seed), seed)
+    band = band_labels_collect(dataset=judge.dataset)
+    parts = _parts(examples_collect(dataset=judge.dataset, seed=seed), seed, band)
     data = fit.data_hash(
         (e.query_id, e.doc_id, e.label, e.source) for e in parts[fit.TRAIN] + parts[fit.CALIBRATION]
     )
@@ -208,9 +256,31 @@ def stage0_judge_stale(*, judge: Stage0Judge) -> bool:
         (row["query_id"], row["doc_id"], int(row["label"]), row["source"])
         for row in judge.heldout or []
     }
-    return data != judge.data_hash or {h for h in heldout_now if h[3] in people} != {
+    if data != judge.data_hash or {h for h in heldout_now if h[3] in people} != {
         h for h in heldout_then if h[3] in people
+    }:
+        return True
+    # The band's labels too: a new audit or escalation label, or a raised audit share.
+    band_then = {
+        (row["query_id"], row["doc_id"], int(row["label"]), row["inclusion"], row["floor"])
+        for row in judge.band_calibration or []
     }
+    return band_then != _band_keys(judge.dataset, band)
+
+
+def _natural_ids(keys: Collection[tuple[int, int]]) -> tuple[dict[int, str], dict[int, str]]:
+    """``({query pk: query id}, {document pk: doc id})`` of the pairs ``keys``."""
+    from corpora.models import Document, Query
+
+    queries = Query.objects.filter(pk__in={q for q, _ in keys}).values_list("pk", "query_id")
+    documents = Document.objects.filter(pk__in={d for _, d in keys}).values_list("pk", "doc_id")
+    return dict(queries), dict(documents)
+
+
+def _band_keys(dataset: Dataset, band: dict[tuple[int, int], tuple[int, float, float]]) -> set:
+    """The rows of ``band`` as ``band_calibration`` would store them, without P."""
+    query_ids, doc_ids = _natural_ids(band)
+    return {(query_ids[q], doc_ids[d], *row) for (q, d), row in band.items()}
 
 
 def stage0_test_query(*, judge: Stage0Judge, query_id: str) -> bool:

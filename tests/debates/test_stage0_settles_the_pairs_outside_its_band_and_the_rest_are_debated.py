@@ -35,30 +35,32 @@ def _launch(pool, **options) -> DebateJob:
 def test_stage0_settles_what_lies_outside_its_band_and_debates_the_rest(
     stage0_dataset, fake_llms, monkeypatch
 ):
-    """A hand-worked band: held-out human labels 30 at p 0.95 (all relevant), 30 at 0.05 (none),
-    10 at 0.5 (5 relevant): at alpha = delta = 0.1 each side rejects down to its 30 pairs
-    (0.9^30 = 0.042 <= 0.05) and stops at 0.5 (P(Bin(40, 0.1) <= 5) = 0.63): high 0.505,
-    low 0.495. Pairs scored 0.95 / 0.5 / 0.05 are settled 1 / debated / settled 0."""
+    """A hand-worked band: human labels of pooled pairs (escalations, sent to people with
+    probability 1 in a job whose every pair was: all kept) 30 at p 0.95 (all relevant), 30 at
+    0.05 (none), 10 at 0.5 (5 relevant): at alpha = delta = 0.1 each side rejects down to its
+    30 pairs (0.9^30 = 0.042 <= 0.05) and stops at 0.5 (P(Bin(40, 0.1) <= 5) = 0.63): high
+    0.505, low 0.495. Pairs scored 0.95 / 0.5 / 0.05 are settled 1 / debated / settled 0."""
     import debates.stage0 as stage0
     from debates.models import Stage0Judge
 
     judge = stage0.stage0_judge_train(dataset=stage0_dataset)
+
+    def pooled(doc: str, p: float, label: int) -> dict:
+        row = {"query_id": "q", "doc_id": doc, "p": p, "label": label}
+        return {**row, "inclusion": 1.0, "floor": 1.0}
+
+    band_rows = [pooled(f"r{i}", 0.95, 1) for i in range(30)]
+    band_rows += [pooled(f"n{i}", 0.05, 0) for i in range(30)]
+    band_rows += [pooled(f"m{i}", 0.5, i % 2) for i in range(10)]
+    # Judged pairs of the qrels never set either side (a pool's holes hold far fewer
+    # relevant pairs than the qrels): these 40 would stop the relevant side at once, those
+    # 40 the non-relevant one, if they did.
     heldout = [
-        {"query_id": "q", "doc_id": f"r{i}", "p": 0.95, "label": 1, "source": "human"}
-        for i in range(30)
-    ]
-    heldout += [
-        {"query_id": "q", "doc_id": f"n{i}", "p": 0.05, "label": 0, "source": "human"}
-        for i in range(30)
-    ]
-    heldout += [
-        {"query_id": "q", "doc_id": f"m{i}", "p": 0.5, "label": i % 2, "source": "human"}
-        for i in range(10)
-    ]
-    # Judged pairs of the qrels never set the relevant side (a pool's holes hold far fewer
-    # relevant pairs than the qrels): these 40 would stop it at once if they did.
-    heldout += [
         {"query_id": "q", "doc_id": f"j{i}", "p": 0.99, "label": 0, "source": "qrels"}
+        for i in range(40)
+    ]
+    heldout += [
+        {"query_id": "q", "doc_id": f"k{i}", "p": 0.01, "label": 1, "source": "qrels"}
         for i in range(40)
     ]
     # Assumed negatives are no human's label: they never set the band.
@@ -66,7 +68,7 @@ def test_stage0_settles_what_lies_outside_its_band_and_debates_the_rest(
         {"query_id": "q", "doc_id": f"c{i}", "p": 0.5, "label": 0, "source": "cross"}
         for i in range(50)
     ]
-    Stage0Judge.objects.filter(pk=judge.pk).update(heldout=heldout)
+    Stage0Judge.objects.filter(pk=judge.pk).update(heldout=heldout, band_calibration=band_rows)
     cycle = (0.95, 0.5, 0.05)
     monkeypatch.setattr(stage0, "stage0_judge_stale", lambda *, judge: False)
     monkeypatch.setattr(
@@ -81,7 +83,8 @@ def test_stage0_settles_what_lies_outside_its_band_and_debates_the_rest(
     assert job.stage0_state == "done"
     assert job.status == DebateJob.Status.FINISHED
     band = band_load(job.stage0_band)
-    assert (band.low.bound, band.high.bound, band.n) == (0.495, 0.505, 110)
+    assert (band.low.bound, band.high.bound, band.n) == (0.495, 0.505, 70)
+    assert "band set on 70 of 70 human labels of pooled pairs" in job.stage0_note
     assert job.stage0_model_hash == Stage0Judge.objects.get(pk=judge.pk).model_hash
     for debate in Debate.objects.filter(job=job).select_related("pair"):
         p = cycle[debate.pair_id % 3]
@@ -97,7 +100,23 @@ def test_stage0_settles_what_lies_outside_its_band_and_debates_the_rest(
     assert f"it settled {settled} of 80 pairs" in job.stage0_note
 
 
-def test_a_trained_judge_routes_a_pool_end_to_end(stage0_dataset, fake_llms):
+def _pooled_labels_given(dataset, monkeypatch) -> None:
+    """People's labels of pooled pairs, as an earlier job's review would give them: the
+    cross pool's pairs of q0..q19 (documents of other topics), all non-relevant, each sent
+    to people (inclusion and floor 1)."""
+    from debates.stage0 import labels
+
+    pairs = []
+    for i in range(20):
+        pairs += [(f"q{i}", f"d{(i + 1) % 40}a"), (f"q{i}", f"d{(i + 2) % 40}b")]
+    queries = dict(dataset.queries.values_list("query_id", "pk"))
+    documents = dict(dataset.documents.values_list("doc_id", "pk"))
+    given = {(queries[q], documents[d]): (0, 1.0, 1.0) for q, d in pairs}
+    monkeypatch.setattr(labels, "_BAND_LABELS", [lambda **_: given])
+
+
+def test_a_trained_judge_routes_a_pool_end_to_end(stage0_dataset, fake_llms, monkeypatch):
+    _pooled_labels_given(stage0_dataset, monkeypatch)
     pool = _cross_pool(stage0_dataset)
     job = _launch(pool, stage0=True, stage0_alpha=0.3, stage0_delta=0.3)
     assert job.stage0_state == "waiting"
@@ -105,6 +124,7 @@ def test_a_trained_judge_routes_a_pool_end_to_end(stage0_dataset, fake_llms):
     job.refresh_from_db()
     assert (job.stage0_state, job.status) == ("done", DebateJob.Status.FINISHED)
     band = band_load(job.stage0_band)
+    assert band.settles and band.n == 40, job.stage0_note
     assert len(job.stage0_model_hash) == 64
     for debate in Debate.objects.filter(job=job):
         assert debate.stage0_p is not None and 0.0 <= debate.stage0_p <= 1.0
