@@ -28,7 +28,13 @@ from corpora.services import dataset_get
 from . import plots
 from .metrics import NDCG10
 from .rag_eval import rag_generators, rag_stored_report
-from .rebench import RebenchError, RebenchReport, rebench_compute, rebench_runs
+from .rebench import (
+    RebenchError,
+    RebenchReport,
+    rebench_compute,
+    rebench_original_check,
+    rebench_runs,
+)
 from .refined_intervals import (
     COVERAGE_CAVEAT,
     RefinedIntervals,
@@ -77,6 +83,11 @@ def _rebench_choice(request: HttpRequest, dataset: Dataset) -> dict:
         value = request.GET.get(field)
         if value and value not in by_name:
             errors.append(f"No qrel set {value!r} in {dataset.slug}.")
+    if original is not None and chosen_refined is not None and not errors:
+        try:
+            rebench_original_check(original=original, refined=chosen_refined)
+        except RebenchError as exc:
+            errors.append(f"Original qrels: {exc}.")
     rel = request.GET.get("rel", "") or "1"
     valid = rel.isdigit() and 1 <= int(rel) <= 127
     if not valid:

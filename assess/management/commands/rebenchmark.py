@@ -1,6 +1,12 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from assess.evaluation.rebench import RebenchError, rebench_compute, rebench_qrel_set, rebench_runs
+from assess.evaluation.rebench import (
+    RebenchError,
+    rebench_compute,
+    rebench_original_check,
+    rebench_qrel_set,
+    rebench_runs,
+)
 from assess.evaluation.refined_intervals import interval_tables, report_intervals
 from assess.evaluation.tables import format_text, rebench_tables, relevance_note
 from corpora.management.commands._common import load_dataset
@@ -47,6 +53,7 @@ class Command(BaseCommand):
         try:
             original = rebench_qrel_set(dataset=dataset, name=opts["original"])
             refined = rebench_qrel_set(dataset=dataset, name=opts["refined"])
+            _original_check(original, refined)
             runs = rebench_runs(dataset=dataset, names=names or None)
             report = rebench_compute(
                 dataset=dataset,
@@ -83,3 +90,11 @@ class Command(BaseCommand):
             report=report, original=original, refined=refined, rel_level=opts["rel_level"]
         )
         self.stdout.write("\n" + format_text(interval_tables(found)))
+
+
+def _original_check(original, refined) -> None:
+    """:func:`rebench_original_check`, its refusal naming the flag."""
+    try:
+        rebench_original_check(original=original, refined=refined)
+    except RebenchError as exc:
+        raise CommandError(f"--original: {exc}") from None

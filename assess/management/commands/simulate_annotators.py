@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from assess.management.commands.pipeline import share_type
+from debates.management.commands._jobs import share_type
 from assess.review.simulated_annotators import (
     SIMULATED_ANNOTATOR,
     SimulationError,
