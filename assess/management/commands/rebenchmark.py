@@ -7,8 +7,13 @@ from assess.evaluation.rebench import (
     rebench_qrel_set,
     rebench_runs,
 )
-from assess.evaluation.refined_intervals import interval_tables, report_intervals
+from assess.evaluation.refined_intervals import (
+    interval_tables,
+    refined_simulated,
+    report_intervals,
+)
 from assess.evaluation.tables import format_text, rebench_tables, relevance_note
+from assess.models.simulated import simulated_sentence
 from corpora.management.commands._common import load_dataset
 
 
@@ -70,6 +75,9 @@ class Command(BaseCommand):
             f"re-benchmark of {dataset.slug}: {len(report.runs)} runs ({', '.join(report.runs)}) "
             f"on qrels {original.name} (original) and {refined.name} (refined)\n"
         )
+        simulated = simulated_sentence(refined_simulated(refined=refined))
+        if simulated:
+            self.stdout.write(f"{simulated}.\n")
         if report.self_entries_note():
             self.stdout.write(report.self_entries_note() + "\n")
         self.stdout.write(relevance_note(report.result) + "\n\n")

@@ -1,0 +1,99 @@
+"""How the refined-metric intervals are reported: the human labels behind each one (audited
+and escalated), a pair comparison as one JSON object, the words that keep the two Kendall
+taus of a re-benchmark apart, and the note for a relevance level no judgment reaches. Pure,
+no database; shared by :mod:`assess.evaluation.refined_intervals` (the re-benchmark's page,
+printout, API and the datasheet) and :mod:`assess.evaluation.budget` (the job's planner).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .interval_comparisons import PairComparison
+from .intervals import Interval
+
+# A re-benchmark shows two Kendall taus that can even differ in sign; each is named by what
+# it compares. The first ranks the runs on the refined qrels' point values (debate labels,
+# human labels where there are some); the second ranks them by the GREG estimates, the debate
+# labels corrected by the audit (prediction-powered inference, PPI).
+TAU_DEBATE_LABELS = "original vs refined qrels (debate labels)"
+TAU_PPI = "original vs PPI estimates"
+
+
+@dataclass(frozen=True)
+class SampleSize:
+    """The human labels behind an interval: ``audited`` agreed pairs with an audit label (the
+    estimator's sample, weighted by their inclusion probabilities) and ``escalated`` pairs,
+    all judged by humans (a take-all stratum, inclusion 1), whose labels enter every estimate
+    as they are. The naive machine-only interval has no audited label behind it."""
+
+    audited: int
+    escalated: int
+
+    @property
+    def total(self) -> int:
+        """Every human label behind the interval."""
+        return self.audited + self.escalated
+
+    def text(self) -> str:
+        """``1,069 (395 audited, 674 escalated)``."""
+        return f"{self.total:,} ({self.audited:,} audited, {self.escalated:,} escalated)"
+
+    def as_json(self) -> dict[str, int]:
+        """``{"n": total, "n_audited", "n_escalated"}``."""
+        return {"n": self.total, "n_audited": self.audited, "n_escalated": self.escalated}
+
+
+def sample_of(interval: Interval, *, escalated: int) -> SampleSize:
+    """The :class:`SampleSize` of ``interval``, whose ``n_human`` counts its audited labels,
+    with the ``escalated`` pairs' human labels the refined set holds."""
+    return SampleSize(interval.n_human, escalated)
+
+
+def interval_json(interval: Interval, sample: SampleSize) -> dict[str, float | int]:
+    """``{"estimate", "low", "high", "n_human", "n", "n_audited", "n_escalated"}``:
+    ``n_human`` and ``n`` both count every human label behind it (audited and escalated)."""
+    return {
+        "estimate": interval.estimate,
+        "low": interval.low,
+        "high": interval.high,
+        "n_human": sample.total,
+        **sample.as_json(),
+    }
+
+
+def pair_json(pair: PairComparison, sample: SampleSize) -> dict[str, Any]:
+    """One system pair's nDCG@10 difference as the API gives it everywhere (the re-benchmark's
+    ``pairs`` and ``budget.undecided_pairs``, the job's ``budget.undecided_pairs``): ``{"a",
+    "b", "difference", "low", "high", "settled", "n", "n_audited", "n_escalated"}`` (a - b,
+    its 95% interval, whether the interval excludes 0, the human labels behind it)."""
+    d = pair.difference
+    return {
+        "a": pair.a,
+        "b": pair.b,
+        "difference": d.estimate,
+        "low": d.low,
+        "high": d.high,
+        "settled": pair.settled,
+        **sample.as_json(),
+    }
+
+
+def level_note(*, rel_level: int, grades: Iterable[int]) -> str:
+    """A note when no judgment reaches ``rel_level`` (``grades``: every grade of the original
+    qrels and of the pool's labels, machine and human), else "". Then no document is
+    relevant at that level and every interval's measure is 0 (its estimate 0; a width comes
+    only from the variance floor of :mod:`assess.evaluation.intervals`): said in words, as
+    ir_measures and trec_eval give 0 for a relevance level above every grade (nothing is
+    refused; the leaderboards' nDCG@10 keeps its graded gains)."""
+    top = max(grades, default=None)
+    if top is not None and top >= rel_level:
+        return ""
+    highest = "no grade at all" if top is None else f"the highest grade is {top}"
+    return (
+        f"no judgment reaches relevance level {rel_level} ({highest}): every measure is 0, "
+        "and an interval wider than 0 shows only the estimator's allowance for label errors "
+        "its sample did not see"
+    )
