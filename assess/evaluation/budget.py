@@ -22,7 +22,7 @@ from assess.models import Refinement
 from assess.models.simulated import simulated_sentence
 from debates.models import DebateJob
 
-from .interval_reports import SampleSize, pair_json
+from .interval_reports import SampleSize, job_sources_note, pair_json
 from .refined_intervals import BUDGET_TARGET, COVERAGE_CAVEAT, refinement_intervals
 
 MEASURE = "nDCG@10"
@@ -104,11 +104,15 @@ def job_budget(*, job: DebateJob, rel_level: int = 1) -> LabelBudget:
         )
     found = refinement_intervals(refinement=refinement, rel_level=rel_level)
     name = refinement.qrel_set.name
+    # Whose reviews the sample holds, said for this job: another job's audit (e.g. of the
+    # labels this job reused) is never read as this job's.
+    own = job_sources_note(found.sources, job=job.pk, audit_share=job.audit_share)
+    notes = tuple(([own] if own else []) + found.notes)
     if found.ppi is None:
         return LabelBudget(
             refined=name,
             error=found.error or "no interval could be computed",
-            notes=tuple(found.notes),
+            notes=notes,
             simulated=found.simulated,
         )
     sample = found.tau_sample() or SampleSize(found.ppi.n_human, found.counts["escalated"])
@@ -122,7 +126,7 @@ def job_budget(*, job: DebateJob, rel_level: int = 1) -> LabelBudget:
             pair_json(p, found.sample(p.difference)) for p in found.pairs if not p.settled
         ),
         pairs=len(found.pairs),
-        notes=tuple(found.notes),
+        notes=notes,
         simulated=found.simulated,
     )
 

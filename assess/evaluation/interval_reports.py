@@ -97,3 +97,62 @@ def level_note(*, rel_level: int, grades: Iterable[int]) -> str:
         "and an interval wider than 0 shows only the estimator's allowance for label errors "
         "its sample did not see"
     )
+
+
+@dataclass(frozen=True)
+class SampleSource:
+    """The human labels of a refined set's sample that one debate job's reviews gave:
+    ``job`` (its id), its ``audit_share``, ``audited`` labels of agreed pairs its audit drew
+    (weighted by that job's inclusion probabilities) and ``escalated`` labels of pairs it
+    escalated; ``reused`` labels of the set taken over from its debates (label reuse); and
+    ``on_pool`` False when the job debated another pool, whose reviews of the same query
+    and document count here (:mod:`assess.refined.same_pairs`)."""
+
+    job: int
+    audit_share: float
+    audited: int
+    escalated: int
+    reused: int = 0
+    on_pool: bool = True
+
+    def text(self) -> str:
+        """``job 1 (audit share 50%): 1 audited, 0 escalated``, with ``; 2 labels reused from
+        it`` when some were."""
+        words = (
+            f"job {self.job} (audit share {self.audit_share:.0%}): {self.audited:,} audited, "
+            f"{self.escalated:,} escalated"
+        )
+        if self.reused:
+            words += f"; {self.reused:,} label{'s' if self.reused != 1 else ''} reused from it"
+        return words
+
+
+def sources_note(sources: Iterable[SampleSource]) -> str:
+    """A note naming the jobs on other pools whose human labels are in the sample (through
+    pairs this set shares with their pools, and label reuse), with their audit shares: their
+    audited labels weigh by their own job's inclusion probabilities; "" when every human
+    label came from a job on the set's pool."""
+    borrowed = [s for s in sources if not s.on_pool and (s.audited or s.escalated)]
+    if not borrowed:
+        return ""
+    named = "; ".join(s.text() for s in borrowed)
+    return (
+        f"human labels from jobs on other pools are in this sample ({named}): their reviews "
+        "of the same pairs count here, their audited labels weighted by their own job's "
+        "inclusion probabilities"
+    )
+
+
+def job_sources_note(sources: Iterable[SampleSource], *, job: int, audit_share: float) -> str:
+    """For one job's budget planner: a note when human labels of the sample came from other
+    jobs (e.g. reused labels audited by the job they were reused from), naming them with
+    their audit shares and this job's own share, so that a job with audit share 0 is never
+    read as having drawn an audit; "" when every human label is ``job``'s own."""
+    others = [s for s in sources if s.job != job and (s.audited or s.escalated)]
+    if not others:
+        return ""
+    named = "; ".join(s.text() for s in others)
+    return (
+        f"the human sample is not all this job's: {named}; this job's own audit share is "
+        f"{audit_share:.0%}"
+    )

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from django.core.cache import cache
+from django.db.models import Count, Q
 
 from assess.models import LabelProvenance, Refinement
 from assess.models.simulated import simulated_label_counts, simulated_sentence
@@ -34,10 +35,12 @@ from . import metrics, plots
 from .interval_reports import (
     TAU_PPI,
     SampleSize,
+    SampleSource,
     interval_json,
     level_note,
     pair_json,
     sample_of,
+    sources_note,
 )
 from .ranking import RankingAgreement, RbpScore
 from .rebench import (
@@ -68,7 +71,8 @@ class RefinedIntervals:
     :func:`report_intervals`, the re-benchmark's own ranking ``agreement`` and per run
     ``rbp`` (RBP on the original, on the refined qrels), which the datasheet shows too.
     ``simulated``: the refined set's simulated final labels, ``{"debate": n, "human": m}``
-    (:mod:`assess.models.simulated`)."""
+    (:mod:`assess.models.simulated`); ``sources``: the jobs whose reviews gave the human
+    sample (:func:`sample_sources`)."""
 
     error: str = ""
     ppi: iv.SystemIntervals | None = None
@@ -82,6 +86,7 @@ class RefinedIntervals:
     agreement: RankingAgreement | None = None
     rbp: dict[str, tuple[RbpScore, RbpScore]] = field(default_factory=dict)
     simulated: dict[str, int] = field(default_factory=dict)
+    sources: list[SampleSource] = field(default_factory=list)
 
     @property
     def settled_share(self) -> float | None:
@@ -108,7 +113,8 @@ class RefinedIntervals:
 
     def as_json(self) -> dict[str, Any]:
         """The API's ``intervals``, at 95%: ``{"method", "level", "caveat", "error",
-        "counts", "notes", "simulated", "simulated_labels", "systems": {system: {measure:
+        "counts", "notes", "simulated", "simulated_labels", "sample_sources": [{"job",
+        "audit_share", "audited", "escalated", "reused", "on_pool"}], "systems": {system: {measure:
         INTERVAL}}, "naive": {"llm_only": {system: INTERVAL}, "human_only": {...}}, "pairs":
         [PAIR], "settled_share", "budget": {"measure", "target_half_width",
         "more_human_labels", "undecided_pairs": [PAIR]}, "kendall_tau_original_vs_ppi":
@@ -127,6 +133,7 @@ class RefinedIntervals:
             "notes": self.notes,
             "simulated": any(self.simulated.values()),
             "simulated_labels": dict(self.simulated),
+            "sample_sources": [asdict(source) for source in self.sources],
         }
         if self.ppi is None:
             return out
@@ -214,6 +221,46 @@ def pooled_labels(*, refined: QrelSet) -> tuple[list[iv.PooledLabel], dict[str, 
     return labels, counts
 
 
+def sample_sources(*, refined: QrelSet) -> list[SampleSource]:
+    """The jobs whose reviews gave ``refined``'s human sample (as :func:`pooled_labels`
+    counts it: an agreed pair's audit label, an escalated pair's label), in job order, each
+    with its audit share, the labels it gave, the labels of the set reused from its debates,
+    and whether it debated the set's pool (else its reviews of the same pairs came through
+    another pool). Two queries; [] for a set without provenance."""
+    rows = LabelProvenance.objects.filter(
+        qrel_set=refined, original_relevance__isnull=True, job__isnull=False
+    )
+    human = (
+        rows.filter(source__in=HUMAN_SOURCES)
+        .values("job_id", "job__audit_share")
+        .annotate(
+            audited=Count("pk", filter=Q(consensus_label__isnull=False, review_kind="audit")),
+            escalated=Count("pk", filter=Q(consensus_label__isnull=True)),
+        )
+    )
+    reused = dict(
+        rows.exclude(reused="")
+        .filter(debate__reused_from__isnull=False)
+        .values_list("debate__reused_from__job_id")
+        .annotate(n=Count("pk"))
+        .values_list("debate__reused_from__job_id", "n")
+    )
+    refinement = getattr(refined, "refinement", None)
+    on_pool = set(refinement.jobs or []) if refinement is not None else set()
+    found = {
+        r["job_id"]: SampleSource(
+            r["job_id"],
+            float(r["job__audit_share"]),
+            r["audited"],
+            r["escalated"],
+            reused.get(r["job_id"], 0),
+            r["job_id"] in on_pool,
+        )  # fmt: skip
+        for r in human.order_by("job_id")
+    }
+    return [found[job] for job in sorted(found)]
+
+
 def refined_simulated(*, refined: QrelSet) -> dict[str, int]:
     """The simulated final labels of ``refined``'s provenance, ``{"debate": n, "human": m}``
     (:func:`assess.models.simulated.simulated_label_counts`; both 0 for a set without
@@ -238,6 +285,9 @@ def rebench_intervals(
     labels, counts = pooled_labels(refined=refined)
     result = RefinedIntervals(counts=counts)
     result.simulated = refined_simulated(refined=refined)
+    result.sources = sample_sources(refined=refined)
+    if note := sources_note(result.sources):
+        result.notes.append(note)
     fixed = qrels_dict(qrel_set=original)
     grades = [g for judged in fixed.values() for g in judged.values()]
     grades += [g for x in labels for g in (x.machine, x.human) if g is not None]
@@ -394,11 +444,17 @@ def _summary_note(result: RefinedIntervals) -> str:
 
 
 def _sample_words(result: RefinedIntervals) -> str:
+    """The human sample's sizes and, when more than one job or a job of another pool gave
+    it, each job's share of it with its audit share."""
     counts = result.counts
-    return (
+    words = (
         f"human sample: {counts.get('audited', 0):,} audited of {counts.get('agreed', 0):,} "
         f"agreed labels, {counts.get('escalated', 0):,} escalated pairs judged"
     )
+    sources = result.sources
+    if len(sources) > 1 or any(not source.on_pool for source in sources):
+        words += "; by job: " + "; ".join(source.text() for source in sources)
+    return words
 
 
 def interval_tables(result: RefinedIntervals) -> list[Table]:

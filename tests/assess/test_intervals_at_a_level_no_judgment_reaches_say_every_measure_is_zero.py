@@ -38,9 +38,7 @@ def test_at_level_2_every_interval_is_zero_and_a_note_says_why(audited):
     # P@10 and R@100 have no width; nDCG@10's is the floor of the cells the audit saw.
     widths = {m: i.high for by in found.ppi.by_system.values() for m, i in by.items()}
     assert widths["P@10"] == widths["R@100"] == 0.0
-
-
-def test_at_level_1_there_is_no_such_note(audited):
+    # At level 1 (grade 1 is relevant) there is no such note.
     found = rebench_intervals(original=audited.test, refined=audited.refined, runs=audited.runs)
     assert not any("relevance level" in n for n in found.notes)
 

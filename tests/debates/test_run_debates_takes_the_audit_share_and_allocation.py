@@ -17,11 +17,9 @@ def test_the_flags_set_the_jobs_audit_share_and_allocation(small_pool, fake_llms
     call_command(*ARGS, "--audit-share", "0.5", "--audit-allocation", "neyman", "--no-reuse")
     job = DebateJob.objects.get()
     assert (job.audit_share, job.audit_allocation) == (0.5, "neyman")
-
-
-def test_without_the_flags_the_job_has_the_default_share(small_pool, fake_llms):
-    call_command(*ARGS)
-    job = DebateJob.objects.get()
+    # Without the flags, the job option's defaults.
+    call_command(*ARGS, "--no-reuse", "--allow-duplicate")
+    job = DebateJob.objects.latest("pk")
     assert (job.audit_share, job.audit_allocation) == (DEFAULT_AUDIT_SHARE, "proportional")
 
 
