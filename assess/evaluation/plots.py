@@ -228,9 +228,8 @@ def intervals_svg(
     """Each system's ``measure`` on the original qrels (``before``: a grey ring, no interval:
     every label there is a human one) and on the refined qrels (``after``: a blue dot with
     its 95% interval as a bar), one row per system, best refined estimate on top; beside
-    each interval its sample size, "n = N human labels", followed by the system's ``detail``
-    in parentheses when given (e.g. "1 audited, 1 escalated"). ``caveat`` (our own text) is
-    printed under the axes, so that a downloaded file carries it.
+    each interval its sample size, "n = N human labels (``detail[system]``, if any)".
+    ``caveat`` (our own text) is printed under the axes: a downloaded file carries it.
 
     ``after`` maps system names to :class:`assess.evaluation.intervals.Interval` (or
     anything with ``estimate``, ``low``, ``high``, ``n_human``); a system missing from
