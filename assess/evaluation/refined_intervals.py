@@ -226,36 +226,35 @@ def sample_sources(*, refined: QrelSet) -> list[SampleSource]:
     counts it: an agreed pair's audit label, an escalated pair's label), in job order, each
     with its audit share, the labels it gave, the labels of the set reused from its debates,
     and whether it debated the set's pool (else its reviews of the same pairs came through
-    another pool). Two queries; [] for a set without provenance."""
+    another pool's job). Two queries; [] for a set without provenance."""
     rows = LabelProvenance.objects.filter(
         qrel_set=refined, original_relevance__isnull=True, job__isnull=False
     )
     human = (
         rows.filter(source__in=HUMAN_SOURCES)
-        .values("job_id", "job__audit_share")
+        .values("job_id", "job__audit_share", "job__pool_id")
         .annotate(
             audited=Count("pk", filter=Q(consensus_label__isnull=False, review_kind="audit")),
             escalated=Count("pk", filter=Q(consensus_label__isnull=True)),
         )
     )
     reused = dict(
-        rows.exclude(reused="")
-        .filter(debate__reused_from__isnull=False)
-        .values_list("debate__reused_from__job_id")
+        rows.filter(debate__reused_from__isnull=False)
+        .values("debate__reused_from__job_id")
         .annotate(n=Count("pk"))
         .values_list("debate__reused_from__job_id", "n")
     )
     refinement = getattr(refined, "refinement", None)
-    on_pool = set(refinement.jobs or []) if refinement is not None else set()
+    pool = refinement.pool_id if refinement is not None else None
     found = {
         r["job_id"]: SampleSource(
-            r["job_id"],
-            float(r["job__audit_share"]),
-            r["audited"],
-            r["escalated"],
-            reused.get(r["job_id"], 0),
-            r["job_id"] in on_pool,
-        )  # fmt: skip
+            job=r["job_id"],
+            audit_share=float(r["job__audit_share"]),
+            audited=r["audited"],
+            escalated=r["escalated"],
+            reused=reused.get(r["job_id"], 0),
+            on_pool=r["job__pool_id"] == pool,
+        )
         for r in human.order_by("job_id")
     }
     return [found[job] for job in sorted(found)]
@@ -444,16 +443,15 @@ def _summary_note(result: RefinedIntervals) -> str:
 
 
 def _sample_words(result: RefinedIntervals) -> str:
-    """The human sample's sizes and, when more than one job or a job of another pool gave
-    it, each job's share of it with its audit share."""
+    """The human sample's sizes and each job's share of it, with its audit share (a job's
+    labels may come from another job's reviews: :func:`sample_sources`)."""
     counts = result.counts
     words = (
         f"human sample: {counts.get('audited', 0):,} audited of {counts.get('agreed', 0):,} "
         f"agreed labels, {counts.get('escalated', 0):,} escalated pairs judged"
     )
-    sources = result.sources
-    if len(sources) > 1 or any(not source.on_pool for source in sources):
-        words += "; by job: " + "; ".join(source.text() for source in sources)
+    if result.sources:
+        words += "; by job: " + "; ".join(source.text() for source in result.sources)
     return words
 
 
