@@ -229,16 +229,17 @@ def share_type(value: str) -> float:
     return share
 
 
-def add_audit_share_argument(parser) -> None:
+def add_audit_share_argument(parser, *, default: float | None = None) -> None:
     """--audit-share S: the share (0-1) of agreed labels drawn for a human audit (the job
     option ``audit_share``); None keeps the job's (a new job: the job option's default)."""
+    job_default = job_option_default("audit_share")
     parser.add_argument(
         "--audit-share",
         type=share_type,
-        default=None,
+        default=default,
         help="Share (0-1) of agreed labels drawn for a human audit; 0 draws none, and the "
-        f"refined set then has no interval (default: the job default, "
-        f"{job_option_default('audit_share')})",
+        "refined set then has no interval "
+        f"(default {f'the job default, {job_default}' if default is None else default})",
     )
 
 

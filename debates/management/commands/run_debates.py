@@ -68,7 +68,7 @@ class Command(BaseCommand):
             help="batch mode (openai agents): no direct calls; each round's requests go out "
             "as a batch file (debate_batch JOB export/import)",
         )
-        add_audit_share_argument(parser)
+        add_audit_share_argument(parser, default=job_option_default("audit_share"))
         add_audit_allocation_argument(parser)
         add_gold_share_argument(parser, default=job_option_default("gold_share"))
         add_allow_duplicate_argument(parser)
