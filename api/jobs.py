@@ -38,7 +38,7 @@ from assess.refined.refine import (
     open_disagreements_count,
     open_disagreements_sentence,
 )
-from assess.refined.selectors import refined_costs, refinements_of
+from assess.refined.selectors import refined_costs, refined_sources, refinements_of
 from assess.review.audit import audit_strata
 from assess.review.calibration import job_calibration
 from assess.review.selectors import job_agreement, job_audit, job_queue_counts
@@ -451,6 +451,7 @@ class RefineIn(StrictIn):
 def _refined_out(refinement: Any) -> dict[str, Any]:
     dataset, name = refinement.qrel_set.dataset.slug, refinement.qrel_set.name
     base = f"/api/v1/datasets/{dataset}/qrels/{name}/download"
+    by_source, simulated = refined_sources(refinement=refinement)
     return {
         "name": name,
         "pool": refinement.pool_id,
@@ -464,7 +465,10 @@ def _refined_out(refinement: Any) -> dict[str, Any]:
         ),
         "new_relevant": refinement.new_relevant,
         "new_nonrelevant": refinement.new_nonrelevant,
-        "counts": refinement.counts,
+        # by_source with the simulated labels under keys of their own ("human (simulated)").
+        "counts": {**(refinement.counts or {}), "by_source": by_source},
+        "simulated": any(simulated.values()),
+        "simulated_labels": simulated,
         "exclude_flagged": refinement.exclude_flagged,
         "excluded_annotators": refinement.excluded_annotators,
         "created": refinement.created.isoformat(),
@@ -493,7 +497,9 @@ class RefinedPage(Schema):
 )
 def refined_list(request: HttpRequest, slug: str, page: PageNumber = 1) -> RefinedPage:
     """The dataset's refined qrel sets with their counts, cost and download URLs, a page
-    at a time."""
+    at a time. Simulated labels are said: ``simulated`` (bool), ``simulated_labels``
+    ``{"debate": n, "human": m}`` and, in ``counts.by_source``, keys of their own
+    (``"consensus (simulated)"``, ``"human (simulated)"``)."""
     refinements = refinements_of(dataset=dataset_or_404(slug))
     start, stop = page_bounds(page)
     items = [_refined_out(r) for r in refinements[start:stop]]
@@ -552,7 +558,9 @@ def refined_rebenchmark(
     difference, the share of settled pairs and Kendall's tau with its interval; when the
     human sample cannot support them, ``intervals.error`` says what is missing. When the
     refined set corrects original grades, ``effects`` holds the leaderboards on the original
-    with the corrections only, the holes only and both (its table comes last); else null."""
+    with the corrections only, the holes only and both (its table comes last); else null.
+    ``simulated`` (bool) and ``simulated_labels`` ``{"debate": n, "human": m}`` say whether
+    the refined set's labels came from simulated debaters or the simulated annotator."""
     dataset = dataset_or_404(slug)
     refined = qrel_set_or_404(dataset, name)
     refinement = getattr(refined, "refinement", None)
@@ -568,9 +576,13 @@ def refined_rebenchmark(
     found = report_intervals(
         report=report, original=refinement.original, refined=refined, rel_level=rel_level
     )
+    intervals = found.as_json()
     return {
         **ranking_json(report.result),
-        "intervals": found.as_json(),
+        # Said at the top as well as under "intervals": the tables rest on them too.
+        "simulated": intervals["simulated"],
+        "simulated_labels": intervals["simulated_labels"],
+        "intervals": intervals,
         "effects": report.effects.as_json() if report.effects is not None else None,
         "tables": [
             {

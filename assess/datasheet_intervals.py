@@ -12,7 +12,7 @@ from dataclasses import replace
 from .evaluation.ranking import RBP_P
 from .evaluation.refined_intervals import COVERAGE_CAVEAT, RefinedIntervals, refinement_intervals
 from .models import Refinement
-from .refined.datasheet import IntervalCell, IntervalsSheet
+from .refined.datasheet_interval_lines import IntervalCell, IntervalsSheet
 from .refined.datasheet_ranking import RankingSheet, RbpCell
 
 
@@ -20,7 +20,8 @@ def refinement_intervals_sheet(refinement: Refinement) -> IntervalsSheet:
     """The datasheet's intervals for ``refinement``: the same figures as
     :func:`assess.evaluation.refined_intervals.refinement_intervals` (the pool's runs
     against the original qrels; binary relevance, grade >= 1) as plain values: per run and
-    measure the estimate, its 95% interval and its sample size, the sample's counts, the
+    measure the estimate, its 95% interval and its sample size (audited and escalated human
+    labels), the sample's counts, the
     settled run pairs, Kendall's tau and the caveat; ``error`` says why there are none. The
     same re-benchmark's ranking agreement and RBP go with them (``ranking``)."""
     found = refinement_intervals(refinement=refinement)
@@ -40,7 +41,10 @@ def refinement_intervals_sheet(refinement: Refinement) -> IntervalsSheet:
     return replace(
         sheet,
         systems={
-            system: {m: IntervalCell(i.estimate, i.low, i.high, i.n_human) for m, i in by.items()}
+            system: {
+                m: IntervalCell(i.estimate, i.low, i.high, found.sample(i).total)
+                for m, i in by.items()
+            }
             for system, by in found.ppi.by_system.items()
         },
         pairs=len(found.pairs),

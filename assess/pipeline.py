@@ -55,8 +55,9 @@ from debates.services.progress import JobProgress
 from debates.services.stage0_route import debate_job_stage0_prepare, stage0_waiting
 
 from .evaluation.rebench import RebenchError, rebench_compute
-from .evaluation.refined_intervals import interval_tables, report_intervals
+from .evaluation.refined_intervals import interval_tables, refined_simulated, report_intervals
 from .evaluation.tables import format_text, rebench_tables, relevance_note
+from .models.simulated import simulated_sentence
 from .refined.cost import format_costs
 from .refined.refine import RefineError, qrels_refine, refinement_get, refinement_unresolved
 from .refined.selectors import refined_costs
@@ -532,6 +533,9 @@ def _rebench_report(
         f"\nre-benchmark of {', '.join(rebench.runs)}: original {qrel_set.name} vs refined "
         f"{refined.name}"
     )
+    simulated = simulated_sentence(refined_simulated(refined=refined))
+    if simulated:  # said before any table: they all rest on these labels
+        echo(f"{simulated}.")
     if rebench.self_entries_note():
         echo(rebench.self_entries_note())
     echo(relevance_note(rebench.result))

@@ -11,6 +11,7 @@ when its sample cannot support an interval, ``error`` says what is missing inste
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,8 +19,10 @@ from django.http import HttpRequest
 from django.template.loader import render_to_string
 
 from assess.models import Refinement
+from assess.models.simulated import simulated_sentence
 from debates.models import DebateJob
 
+from .interval_reports import SampleSize, job_sources_note, pair_json
 from .refined_intervals import BUDGET_TARGET, COVERAGE_CAVEAT, refinement_intervals
 
 MEASURE = "nDCG@10"
@@ -32,31 +35,51 @@ class LabelBudget:
     ``refined``: the name of the refined set it was computed from ("" when there is none);
     ``more_human_labels``: about how many more audited labels would bring every system's
     nDCG@10 interval to a half-width of ``target_half_width`` (0: narrow enough already;
-    None: unknown, see ``error``); ``n_human``: the human labels behind the intervals;
-    ``undecided_pairs``: the system pairs ``(a, b)`` whose nDCG@10 order is not settled at
-    95%; ``pairs``: all system pairs compared; ``error``: what is missing, "" when computed.
+    None: unknown, see ``error``); ``n_human``: the human labels behind the intervals,
+    ``n_audited`` audited agreed pairs and ``n_escalated`` escalated pairs;
+    ``undecided_pairs``: the system pairs whose nDCG@10 order is not settled at 95%, each as
+    :func:`~assess.evaluation.interval_reports.pair_json` (``a``, ``b``, the difference a -
+    b with its interval and ``n``); ``pairs``: all system pairs compared; ``simulated``: the
+    refined set's simulated labels ``{"debate": n, "human": m}``; ``error``: what is
+    missing, "" when computed.
     """
 
     refined: str = ""
     more_human_labels: int | None = None
     n_human: int = 0
-    undecided_pairs: tuple[tuple[str, str], ...] = ()
+    n_audited: int = 0
+    n_escalated: int = 0
+    undecided_pairs: tuple[dict[str, Any], ...] = ()
     pairs: int = 0
     error: str = ""
     target_half_width: float = BUDGET_TARGET
     measure: str = MEASURE
     notes: tuple[str, ...] = field(default=())
+    simulated: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def simulated_line(self) -> str:
+        """ "SIMULATED labels: ..." when the refined set holds simulated labels, else ""."""
+        return simulated_sentence(self.simulated)
 
     def as_json(self) -> dict[str, Any]:
         """``{"more_human_labels": int | None, "target_half_width": 0.01, "measure":
-        "nDCG@10", "undecided_pairs": [{"a", "b"}], "n_human": int, "error": str,
-        "refined": str}`` (the API's ``budget``)."""
+        "nDCG@10", "undecided_pairs": [{"a", "b", "difference", "low", "high", "settled",
+        "n", "n_audited", "n_escalated"}], "n_human": int, "n_audited": int, "n_escalated":
+        int, "simulated": bool, "simulated_labels": {"debate", "human"}, "notes": [str],
+        "error": str, "refined": str}`` (the API's ``budget``; ``n_human`` counts audited and
+        escalated human labels)."""
         return {
             "more_human_labels": self.more_human_labels,
             "target_half_width": self.target_half_width,
             "measure": self.measure,
-            "undecided_pairs": [{"a": a, "b": b} for a, b in self.undecided_pairs],
+            "undecided_pairs": [dict(p) for p in self.undecided_pairs],
             "n_human": self.n_human,
+            "n_audited": self.n_audited,
+            "n_escalated": self.n_escalated,
+            "simulated": any(self.simulated.values()),
+            "simulated_labels": dict(self.simulated),
+            "notes": list(self.notes),
             "error": self.error,
             "refined": self.refined,
         }
@@ -81,15 +104,30 @@ def job_budget(*, job: DebateJob, rel_level: int = 1) -> LabelBudget:
         )
     found = refinement_intervals(refinement=refinement, rel_level=rel_level)
     name = refinement.qrel_set.name
+    # Whose reviews the sample holds, said for this job: another job's audit (e.g. of the
+    # labels this job reused) is never read as this job's.
+    own = job_sources_note(found.sources, job=job.pk, audit_share=job.audit_share)
+    notes = tuple(([own] if own else []) + found.notes)
     if found.ppi is None:
-        return LabelBudget(refined=name, error=found.error or "no interval could be computed")
+        return LabelBudget(
+            refined=name,
+            error=found.error or "no interval could be computed",
+            notes=notes,
+            simulated=found.simulated,
+        )
+    sample = found.tau_sample() or SampleSize(found.ppi.n_human, found.counts["escalated"])
     return LabelBudget(
         refined=name,
         more_human_labels=found.more_labels,
-        n_human=found.ppi.n_human,
-        undecided_pairs=tuple((p.a, p.b) for p in found.pairs if not p.settled),
+        n_human=sample.total,
+        n_audited=sample.audited,
+        n_escalated=sample.escalated,
+        undecided_pairs=tuple(
+            pair_json(p, found.sample(p.difference)) for p in found.pairs if not p.settled
+        ),
         pairs=len(found.pairs),
-        notes=tuple(found.notes),
+        notes=notes,
+        simulated=found.simulated,
     )
 
 

@@ -223,12 +223,13 @@ def intervals_svg(
     *,
     caveat: str = "",
     measure: str = "nDCG@10",
+    detail: Mapping[str, str] | None = None,
 ) -> str:
     """Each system's ``measure`` on the original qrels (``before``: a grey ring, no interval:
     every label there is a human one) and on the refined qrels (``after``: a blue dot with
     its 95% interval as a bar), one row per system, best refined estimate on top; beside
-    each interval its sample size, "n = N human labels". ``caveat`` (our own text) is
-    printed under the axes, so that a downloaded file carries it.
+    each interval its sample size, "n = N human labels (``detail[system]``, if any)".
+    ``caveat`` (our own text) is printed under the axes: a downloaded file carries it.
 
     ``after`` maps system names to :class:`assess.evaluation.intervals.Interval` (or
     anything with ``estimate``, ``low``, ``high``, ``n_human``); a system missing from
@@ -253,8 +254,9 @@ def intervals_svg(
                 capsize=3,
                 label="refined qrels: estimate, 95% interval" if row == 0 else None,
             )
+            more = (detail or {}).get(system)
             ax.annotate(
-                f"n = {found.n_human:,} human labels",
+                f"n = {found.n_human:,} human labels" + (f" ({more})" if more else ""),
                 (found.high, row + 0.15),
                 xytext=(6, 0),
                 textcoords="offset points",

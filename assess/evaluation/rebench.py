@@ -24,9 +24,10 @@ from .tables import Table
 
 CACHE_SECONDS = 600
 # Part of every cache key: bumped when a cached result gains fields (2: the ranking measures,
-# 3: the effects of corrections apart from holes), so that a result cached by the code
-# before (e.g. in Redis across a restart) is not read.
-CACHE_VERSION = 3
+# 3: the effects of corrections apart from holes, 4: the refined intervals' simulated
+# labels), so that a result cached by the code before (e.g. in Redis across a restart) is
+# not read.
+CACHE_VERSION = 4
 
 
 class RebenchError(ValueError):
@@ -89,6 +90,27 @@ def rebench_qrel_set(*, dataset: Dataset, name: str) -> QrelSet:
         raise RebenchError(
             f"no qrel set {name!r} in {dataset.slug!r} (known: {known or 'none'})"
         ) from None
+
+
+def rebench_original_check(*, original: QrelSet, refined: QrelSet) -> None:
+    """Refuse a refined set chosen as the original side of a re-benchmark (``rebenchmark
+    --original``, the page's "Original qrels"): the original side is the benchmark as it was
+    imported, the qrels a refined set is compared against. A refined set is accepted only as
+    the set ``refined`` was itself refined from (a pool built on a refined set). Raises
+    :class:`RebenchError` naming the set and the original it was refined from."""
+    if original.origin != QrelSet.Origin.REFINED:
+        return
+    made_from = getattr(refined, "refinement", None)
+    if made_from is not None and made_from.original_id == original.pk:
+        return
+    source = getattr(original, "refinement", None)
+    origin = f" from {source.original.name!r}" if source is not None else ""
+    imported = original.dataset.qrel_sets.filter(origin=QrelSet.Origin.IMPORTED)
+    names = ", ".join(repr(n) for n in imported.order_by("name").values_list("name", flat=True))
+    raise RebenchError(
+        f"qrel set {original.name!r} is a refined set (refined{origin}): an original qrels "
+        f"set is expected (imported: {names or 'none'})"
+    )
 
 
 def rebench_runs(*, dataset: Dataset, names: Sequence[str] | None = None) -> list[Run]:

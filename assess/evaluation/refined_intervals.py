@@ -15,14 +15,15 @@ how many.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Min
+from django.db.models import Count, Min, Q
 
 from assess.models import LabelProvenance, Refinement
+from assess.models.simulated import simulated_label_counts, simulated_sentence
 from corpora.identical import skip_identical
 from corpora.models import PairSource, QrelSet, Run
 from corpora.services import run_rows
@@ -30,7 +31,17 @@ from debates.audit_design import stratum_name
 
 from . import interval_comparisons as ic
 from . import intervals as iv
-from . import metrics
+from . import metrics, plots
+from .interval_reports import (
+    TAU_PPI,
+    SampleSize,
+    SampleSource,
+    interval_json,
+    level_note,
+    pair_json,
+    sample_of,
+    sources_note,
+)
 from .ranking import RankingAgreement, RbpScore
 from .rebench import (
     CACHE_SECONDS,
@@ -58,7 +69,10 @@ COVERAGE_CAVEAT = (
 class RefinedIntervals:
     """Every interval a re-benchmark shows, or ``error`` saying what is missing; and, from
     :func:`report_intervals`, the re-benchmark's own ranking ``agreement`` and per run
-    ``rbp`` (RBP on the original, on the refined qrels), which the datasheet shows too."""
+    ``rbp`` (RBP on the original, on the refined qrels), which the datasheet shows too.
+    ``simulated``: the refined set's simulated final labels, ``{"debate": n, "human": m}``
+    (:mod:`assess.models.simulated`); ``sources``: the jobs whose reviews gave the human
+    sample (:func:`sample_sources`)."""
 
     error: str = ""
     ppi: iv.SystemIntervals | None = None
@@ -71,6 +85,8 @@ class RefinedIntervals:
     more_labels: int | None = None  # more audit labels for +-BUDGET_TARGET on nDCG@10
     agreement: RankingAgreement | None = None
     rbp: dict[str, tuple[RbpScore, RbpScore]] = field(default_factory=dict)
+    simulated: dict[str, int] = field(default_factory=dict)
+    sources: list[SampleSource] = field(default_factory=list)
 
     @property
     def settled_share(self) -> float | None:
@@ -79,15 +95,34 @@ class RefinedIntervals:
             return None
         return sum(p.settled for p in self.pairs) / len(self.pairs)
 
+    def sample(self, interval: iv.Interval) -> SampleSize:
+        """The human labels behind ``interval``: its audited ones and every escalated pair's
+        (:class:`~assess.evaluation.interval_reports.SampleSize`)."""
+        return sample_of(interval, escalated=self.counts.get("escalated", 0))
+
+    @property
+    def simulated_line(self) -> str:
+        """ "SIMULATED labels: ..." when the refined set holds simulated labels, else ""."""
+        return simulated_sentence(self.simulated)
+
+    def tau_sample(self) -> SampleSize | None:
+        """The human labels behind Kendall's tau interval (those of the nDCG@10 estimates)."""
+        if self.ppi is None or not self.ppi.by_system:
+            return None
+        return self.sample(next(iter(self.ppi.by_system.values()))["nDCG@10"])
+
     def as_json(self) -> dict[str, Any]:
-        """``{"method", "error", "counts", "notes", "systems": {system: {measure: {"estimate",
-        "low", "high", "n_human"}}}, "naive": {"llm_only": {...}, "human_only": {...}},
-        "pairs": [{"a", "b", "difference", "low", "high", "settled"}], "settled_share",
-        "kendall_tau": {"tau", "low", "high"}}``; intervals at 95%."""
-
-        def one(i: iv.Interval) -> dict[str, float | int]:
-            return {"estimate": i.estimate, "low": i.low, "high": i.high, "n_human": i.n_human}
-
+        """The API's ``intervals``, at 95%: ``{"method", "level", "caveat", "error",
+        "counts", "notes", "simulated", "simulated_labels", "sample_sources": [{"job",
+        "audit_share", "audited", "escalated", "reused", "on_pool"}], "systems": {system: {measure:
+        INTERVAL}}, "naive": {"llm_only": {system: INTERVAL}, "human_only": {...}}, "pairs":
+        [PAIR], "settled_share", "budget": {"measure", "target_half_width",
+        "more_human_labels", "undecided_pairs": [PAIR]}, "kendall_tau_original_vs_ppi":
+        {"tau", "low", "high", "n", "n_audited", "n_escalated", "systems", "compares"},
+        "kendall_tau": the same}``, INTERVAL as
+        :func:`~assess.evaluation.interval_reports.interval_json`, PAIR as
+        :func:`~assess.evaluation.interval_reports.pair_json` (``n``, ``n_human``: every
+        human label behind it, audited and escalated)."""
         out: dict[str, Any] = {
             "method": "prediction-powered (GREG estimator over the audit, a model per "
             "stratum and rank band; docs/rebenchmarking.md)",
@@ -96,9 +131,16 @@ class RefinedIntervals:
             "error": self.error,
             "counts": self.counts,
             "notes": self.notes,
+            "simulated": any(self.simulated.values()),
+            "simulated_labels": dict(self.simulated),
+            "sample_sources": [asdict(source) for source in self.sources],
         }
         if self.ppi is None:
             return out
+
+        def one(i: iv.Interval) -> dict[str, float | int]:
+            return interval_json(i, self.sample(i))
+
         out["systems"] = {
             s: {m: one(i) for m, i in by.items()} for s, by in self.ppi.by_system.items()
         }
@@ -110,26 +152,22 @@ class RefinedIntervals:
                 else {}
             ),
         }
-        out["pairs"] = [
-            {
-                "a": p.a,
-                "b": p.b,
-                "difference": p.difference.estimate,
-                "low": p.difference.low,
-                "high": p.difference.high,
-                "settled": p.settled,
-            }
-            for p in self.pairs
-        ]
+        out["pairs"] = [pair_json(p, self.sample(p.difference)) for p in self.pairs]
         out["settled_share"] = self.settled_share
         out["budget"] = {
             "measure": "nDCG@10",
             "target_half_width": BUDGET_TARGET,
             "more_human_labels": self.more_labels,
-            "undecided_pairs": [[p.a, p.b] for p in self.pairs if not p.settled],
+            "undecided_pairs": [pair for pair in out["pairs"] if not pair["settled"]],
         }
-        if self.tau is not None:
-            out["kendall_tau"] = dict(zip(("tau", "low", "high"), self.tau, strict=True))
+        sample = self.tau_sample()
+        if self.tau is not None and sample is not None:
+            tau = dict(zip(("tau", "low", "high"), self.tau, strict=True))
+            systems = len(self.ppi.by_system)
+            entry = {**tau, **sample.as_json(), "systems": systems, "compares": TAU_PPI}
+            out["kendall_tau_original_vs_ppi"] = entry
+            # The key of the API before the two taus were named apart: the same entry.
+            out["kendall_tau"] = dict(entry)
         return out
 
 
@@ -200,6 +238,52 @@ def pool_best_ranks(*, refined: QrelSet) -> dict[tuple[str, str], int]:
     return {(q, d): best for q, d, best in rows.iterator(chunk_size=5000)}
 
 
+def sample_sources(*, refined: QrelSet) -> list[SampleSource]:
+    """The jobs whose reviews gave ``refined``'s human sample (as :func:`pooled_labels`
+    counts it: an agreed pair's audit label, an escalated pair's label), in job order, each
+    with its audit share, the labels it gave, the labels of the set reused from its debates,
+    and whether it debated the set's pool (else its reviews of the same pairs came through
+    another pool's job). Two queries; [] for a set without provenance."""
+    rows = LabelProvenance.objects.filter(
+        qrel_set=refined, original_relevance__isnull=True, job__isnull=False
+    )
+    human = (
+        rows.filter(source__in=HUMAN_SOURCES)
+        .values("job_id", "job__audit_share", "job__pool_id")
+        .annotate(
+            audited=Count("pk", filter=Q(consensus_label__isnull=False, review_kind="audit")),
+            escalated=Count("pk", filter=Q(consensus_label__isnull=True)),
+        )
+    )
+    reused = dict(
+        rows.filter(debate__reused_from__isnull=False)
+        .values("debate__reused_from__job_id")
+        .annotate(n=Count("pk"))
+        .values_list("debate__reused_from__job_id", "n")
+    )
+    refinement = getattr(refined, "refinement", None)
+    pool = refinement.pool_id if refinement is not None else None
+    found = {
+        r["job_id"]: SampleSource(
+            job=r["job_id"],
+            audit_share=float(r["job__audit_share"]),
+            audited=r["audited"],
+            escalated=r["escalated"],
+            reused=reused.get(r["job_id"], 0),
+            on_pool=r["job__pool_id"] == pool,
+        )
+        for r in human.order_by("job_id")
+    }
+    return [found[job] for job in sorted(found)]
+
+
+def refined_simulated(*, refined: QrelSet) -> dict[str, int]:
+    """The simulated final labels of ``refined``'s provenance, ``{"debate": n, "human": m}``
+    (:func:`assess.models.simulated.simulated_label_counts`; both 0 for a set without
+    provenance, e.g. an imported one)."""
+    return simulated_label_counts(rows=LabelProvenance.objects.filter(qrel_set=refined))
+
+
 def rebench_intervals(
     *,
     original: QrelSet,
@@ -211,17 +295,26 @@ def rebench_intervals(
     """95% intervals on each run's nDCG@10, P@10 and R@100 under the refined qrels, the
     pair differences, the share of settled pairs and Kendall's tau against
     ``original_scores`` ({run: nDCG@10 on the original qrels}), with the two naive
-    intervals beside them. Never raises for a sample that cannot support an interval:
-    ``error`` says what is missing instead."""
+    intervals beside them, the refined set's simulated labels counted, and a note when no
+    judgment reaches ``rel_level`` (every measure is then 0). Never raises for a sample that
+    cannot support an interval: ``error`` says what is missing instead."""
     labels, counts = pooled_labels(refined=refined)
     result = RefinedIntervals(counts=counts)
+    result.simulated = refined_simulated(refined=refined)
+    result.sources = sample_sources(refined=refined)
+    if note := sources_note(result.sources):
+        result.notes.append(note)
+    fixed = qrels_dict(qrel_set=original)
+    grades = [g for judged in fixed.values() for g in judged.values()]
+    grades += [g for x in labels for g in (x.machine, x.human) if g is not None]
+    if note := level_note(rel_level=rel_level, grades=grades):
+        result.notes.append(note)
     if counts["unresolved"]:
         result.notes.append(
             f"{counts['unresolved']:,} pool pairs have no final label: unjudged (not "
             "relevant) in the refined qrels and in its point values; in these intervals, "
             "missing at random among the escalated pairs"
         )
-    fixed = qrels_dict(qrel_set=original)
     queries = sorted(q for q, judged in fixed.items() if judged)
     # The same entries the re-benchmark scores: a query's own document skipped when the
     # dataset excludes identical ids.
@@ -255,10 +348,6 @@ def rebench_intervals(
     if original_scores and len(ranked) > 1:
         result.tau = ic.kendall_tau_interval(result.ppi, original_scores)
     return result
-
-
-def _cell(interval: iv.Interval) -> str:
-    return f"{interval.estimate:.4f} [{interval.low:.4f}, {interval.high:.4f}]"
 
 
 def report_intervals(
@@ -336,13 +425,22 @@ def refinement_intervals(*, refinement: Refinement, rel_level: int = 1) -> Refin
     return found
 
 
+def _cell(interval: iv.Interval, sample: SampleSize | None = None) -> str:
+    """``0.6655 [0.6012, 0.7301]``, with `` (n = 12)`` when ``sample`` is given."""
+    cell = f"{interval.estimate:.4f} [{interval.low:.4f}, {interval.high:.4f}]"
+    return cell if sample is None else f"{cell} (n = {sample.total:,})"
+
+
 def _summary_note(result: RefinedIntervals) -> str:
-    """The per-system table's closing sentences: Kendall's tau, the settled and undecided
-    pairs, the budget and the notes."""
+    """The per-system table's closing sentences: Kendall's tau of the original scores and the
+    PPI estimates, the settled and undecided pairs, the budget and the notes."""
+    sample = result.tau_sample()
     tau = (
-        f" Kendall's tau (original vs refined, nDCG@10): {result.tau[0]:.3f} "
-        f"[{result.tau[1]:.3f}, {result.tau[2]:.3f}]."
-        if result.tau
+        f" Kendall's tau {TAU_PPI} (nDCG@10) [95% interval]: {result.tau[0]:.3f} "
+        f"[{result.tau[1]:.3f}, {result.tau[2]:.3f}], n = {sample.text()} human labels "
+        "(not the tau-b of the ranking agreement, which ranks the runs on the refined "
+        "qrels' debate labels)."
+        if result.tau and sample
         else ""
     )
     settled = result.settled_share
@@ -364,37 +462,49 @@ def _summary_note(result: RefinedIntervals) -> str:
     return tau + pairs_note + budget + "".join(f" Note: {n}." for n in result.notes)
 
 
-def interval_tables(result: RefinedIntervals) -> list[Table]:
-    """The intervals as tables for the command and the page: per system (with the two naive
-    intervals and the human sample's size), then the system pairs. With ``error`` set, one
-    table whose note says what is missing."""
+def _sample_words(result: RefinedIntervals) -> str:
+    """The human sample's sizes and each job's share of it, with its audit share (a job's
+    labels may come from another job's reviews: :func:`sample_sources`)."""
     counts = result.counts
-    sample = (
+    words = (
         f"human sample: {counts.get('audited', 0):,} audited of {counts.get('agreed', 0):,} "
         f"agreed labels, {counts.get('escalated', 0):,} escalated pairs judged"
     )
+    if result.sources:
+        words += "; by job: " + "; ".join(source.text() for source in result.sources)
+    return words
+
+
+def interval_tables(result: RefinedIntervals) -> list[Table]:
+    """The intervals as tables for the command and the page: per system (with the two naive
+    intervals and the human labels behind each: audited and escalated), then the system
+    pairs. With ``error`` set, one table whose note says what is missing. Simulated labels
+    are said first, in the per-system table's note."""
+    simulated = f"{result.simulated_line}. " if result.simulated_line else ""
+    sample = _sample_words(result)
     if result.ppi is None:
         return [
             Table(
                 title="Intervals (95%) on the refined qrels",
                 header=("system",),
                 rows=[],
-                note=f"No interval: {result.error}. {sample}.",
+                note=f"{simulated}{sample}.",
+                empty=f"No interval: {result.error}.",
             )
         ]
     rows: list[tuple[str, ...]] = []
     for system, by in sorted(result.ppi.by_system.items()):
         human = result.human_only.by_system[system]["nDCG@10"] if result.human_only else None
+        llm = result.llm_only.get(system)
         rows.append(
             (
                 system,
                 *(_cell(by[m]) for m in iv.INTERVAL_MEASURES),
-                _cell(result.llm_only[system]) if system in result.llm_only else "n/a",
-                _cell(human) if human else "n/a",
-                f"{result.ppi.n_human:,}",
+                _cell(llm, result.sample(llm)) if llm else "n/a",
+                _cell(human, result.sample(human)) if human else "n/a",
+                result.sample(by["nDCG@10"]).text(),
             )
         )
-    summary = _summary_note(result)
     per_system = Table(
         title="Intervals (95%) on the refined qrels, prediction-powered",
         header=(
@@ -402,24 +512,50 @@ def interval_tables(result: RefinedIntervals) -> list[Table]:
             *(f"{m} [95%]" for m in iv.INTERVAL_MEASURES),
             "nDCG@10 LLM only",
             "nDCG@10 humans only",
-            "n human",
+            "n human labels",
         ),
         rows=rows,
         note=(
-            f"Debate labels corrected by the audit's human labels (GREG estimator; "
-            f"docs/rebenchmarking.md). {sample}. 'LLM only': debate labels, bootstrap over "
-            f"queries, blind to label errors; 'humans only': the human sample alone. "
-            f"{COVERAGE_CAVEAT}{summary}"
+            f"{simulated}Debate labels corrected by the audit's human labels (GREG "
+            f"estimator; docs/rebenchmarking.md). {sample}. n: the human labels behind each "
+            "interval, audited and escalated (an escalated pair's label enters every "
+            "estimate as it is). 'LLM only': debate labels, bootstrap over queries, blind to "
+            "label errors; 'humans only': the human sample alone. "
+            f"{COVERAGE_CAVEAT}{_summary_note(result)}"
         ),
         numeric=(False, *([False] * 5), True),
     )
-    pair_rows: list[tuple[str, ...]] = [
-        (p.a, p.b, _cell(p.difference), "yes" if p.settled else "no") for p in result.pairs
-    ]
     pairs = Table(
         title="System pairs: nDCG@10 difference on the refined qrels (a - b)",
-        header=("a", "b", "difference [95%]", "order settled"),
-        rows=pair_rows,
+        header=("a", "b", "difference [95%]", "order settled", "n human labels"),
+        rows=[
+            (
+                p.a,
+                p.b,
+                _cell(p.difference),
+                "yes" if p.settled else "no",
+                result.sample(p.difference).text(),
+            )
+            for p in result.pairs
+        ],
         note="Paired over queries and the same human sample; each interval at 95% on its own.",
+        empty="No system pair to compare: one run only.",
+        numeric=(False, False, False, False, True),
     )
     return [per_system, pairs]
+
+
+def intervals_plot(*, found: RefinedIntervals, before: Mapping[str, float]) -> str:
+    """The intervals plot (:func:`assess.evaluation.plots.intervals_svg`) of ``found``, which
+    must hold intervals, against each run's nDCG@10 on the original qrels (``before``): each
+    interval with every human label behind it, audited and escalated, and under the axes
+    the simulated labels if any, the caveat and the notes."""
+    assert found.ppi is not None, "intervals_plot needs intervals"
+    after, detail = {}, {}
+    for system, by in found.ppi.by_system.items():
+        sample = found.sample(by["nDCG@10"])
+        after[system] = replace(by["nDCG@10"], n_human=sample.total)
+        detail[system] = f"{sample.audited:,} audited, {sample.escalated:,} escalated"
+    words = [found.simulated_line + "." if found.simulated_line else "", COVERAGE_CAVEAT]
+    words += [f"Note: {note}." for note in found.notes]
+    return plots.intervals_svg(before, after, caveat=" ".join(w for w in words if w), detail=detail)

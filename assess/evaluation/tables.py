@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from .interval_reports import TAU_DEBATE_LABELS
 from .metrics import HOLE10, NDCG10, NDCG10_EXP, PAPER_NDCG10, RebenchResult
 from .ranking import RBP_P, RankingAgreement, RbpScore, ranking_agreement
 
@@ -43,13 +44,15 @@ def mean_deltas(result: RebenchResult) -> dict[str, dict[str, float]]:
 @dataclass(frozen=True)
 class Table:
     """A titled table: ``header`` cells, ``rows`` of cells (all text), and a ``note``.
-    ``numeric`` marks the columns to right-align."""
+    ``numeric`` marks the columns to right-align. ``empty`` is the sentence shown in the
+    table's place when it has no row (a header over nothing says nothing)."""
 
     title: str
     header: tuple[str, ...]
     rows: list[tuple[str, ...]]
     note: str = ""
     numeric: tuple[bool, ...] = field(default=())
+    empty: str = "No rows."
 
 
 def number(value: float | None, places: int = 4) -> str:
@@ -144,7 +147,8 @@ def rank_change_table(result: RebenchResult) -> Table:
             )
         )
     tau = (
-        f"Kendall's tau-b between the two {NDCG10} rankings: {number(result.kendall_tau)} "
+        f"Kendall's tau-b {TAU_DEBATE_LABELS}, between the two {NDCG10} rankings: "
+        f"{number(result.kendall_tau)} "
         f"(p = {p_value(result.kendall_p)})"
         if result.kendall_tau is not None
         else f"Kendall's tau: n/a (needs 2+ systems and non-constant {NDCG10})"
@@ -206,7 +210,7 @@ def ranking_table(result: RebenchResult) -> Table:
         n = agreement.k_n if key == "kendall@10" else agreement.n
         rows.append((label, key, number(getattr(agreement, attribute)), str(n)))
     return Table(
-        title=f"Ranking agreement: original vs refined leaderboard ({NDCG10})",
+        title=f"Ranking agreement: {TAU_DEBATE_LABELS} leaderboard ({NDCG10})",
         header=("measure", "name", "value", "n"),
         rows=rows,
         note=f"n = systems compared. tau-b p = {p_value(agreement.kendall_p)} (two-sided). "
@@ -217,17 +221,24 @@ def ranking_table(result: RebenchResult) -> Table:
 
 def ranking_json(result: RebenchResult) -> dict[str, object]:
     """The ranking measures as the API's re-benchmark JSON holds them: ``kendall_tau_b``
-    ``{"value", "p_value", "n"}``, ``tauap_b`` ``{"value", "n"}``, ``kendall@10``
-    ``{"value", "k", "n"}``, ``rbo`` ``{"value", "p", "n"}`` (values None where undefined;
-    ``n`` the systems compared), and per system ``rbp`` (on the refined qrels) and
+    ``{"value", "p_value", "n", "compares"}`` (also under
+    ``kendall_tau_b_original_vs_debate_labels``: the leaderboards on the original and on the
+    refined qrels, whose new labels are the debates'), ``tauap_b`` ``{"value", "n"}``,
+    ``kendall@10`` ``{"value", "k", "n"}``, ``rbo`` ``{"value", "p", "n"}`` (values None
+    where undefined; ``n`` the systems compared), and per system ``rbp`` (on the refined qrels) and
     ``rbp_original``: ``{system: {"p", "base", "residual"}}``."""
     a = agreement_of(result)
 
     def rbp(scores: Mapping[str, RbpScore]) -> dict[str, dict[str, float]]:
         return {s: {"p": v.p, "base": v.base, "residual": v.residual} for s, v in scores.items()}
 
+    tau_b: dict[str, object] = {"value": a.kendall_tau_b, "p_value": a.kendall_p, "n": a.n}
+    tau_b["compares"] = TAU_DEBATE_LABELS
     return {
-        "kendall_tau_b": {"value": a.kendall_tau_b, "p_value": a.kendall_p, "n": a.n},
+        "kendall_tau_b": tau_b,
+        # The same tau under a key that says what it compares, beside the intervals'
+        # "kendall_tau_original_vs_ppi" (the runs ranked by the PPI estimates instead).
+        "kendall_tau_b_original_vs_debate_labels": dict(tau_b),
         "tauap_b": {"value": a.tauap_b, "n": a.n},
         "kendall@10": {"value": a.kendall_at_k, "k": a.k, "n": a.k_n},
         "rbo": {"value": a.rbo, "p": a.rbo_p, "n": a.n},
@@ -265,6 +276,7 @@ def per_query_delta_table(result: RebenchResult, *, measures: Sequence[str] | No
         header=("system", "query", *(f"Δ {m}" for m in measures), HOLE10),
         rows=rows,
         note=f"{len(rows)} changed (system, query) pairs listed; {unchanged} unchanged.",
+        empty="No query changed for any system: the refined qrels score every run as before.",
         numeric=(False, False, *([True] * (len(measures) + 1))),
     )
 
@@ -285,7 +297,10 @@ def rebench_tables(result: RebenchResult, *, per_query: bool = True) -> list[Tab
 
 
 def format_table(table: Table) -> str:
-    """One table as aligned plain text: title, header, a rule, rows, then the note."""
+    """One table as aligned plain text: title, header, a rule, rows, then the note; without
+    a row, the title, the ``empty`` sentence and the note."""
+    if not table.rows:
+        return "\n".join([table.title, table.empty, *([table.note] if table.note else [])])
     widths = [len(h) for h in table.header]
     for row in table.rows:
         widths = [max(w, len(c)) for w, c in zip(widths, row, strict=True)]

@@ -28,11 +28,18 @@ from corpora.services import dataset_get
 from . import plots
 from .metrics import NDCG10
 from .rag_eval import rag_generators, rag_stored_report
-from .rebench import RebenchError, RebenchReport, rebench_compute, rebench_runs
+from .rebench import (
+    RebenchError,
+    RebenchReport,
+    rebench_compute,
+    rebench_original_check,
+    rebench_runs,
+)
 from .refined_intervals import (
     COVERAGE_CAVEAT,
     RefinedIntervals,
     interval_tables,
+    intervals_plot,
     report_intervals,
 )
 from .selectors import qrel_sets_by_name, queries_with_answers_count, runs_finished
@@ -77,6 +84,11 @@ def _rebench_choice(request: HttpRequest, dataset: Dataset) -> dict:
         value = request.GET.get(field)
         if value and value not in by_name:
             errors.append(f"No qrel set {value!r} in {dataset.slug}.")
+    if original is not None and chosen_refined is not None and not errors:
+        try:
+            rebench_original_check(original=original, refined=chosen_refined)
+        except RebenchError as exc:
+            errors.append(f"Original qrels: {exc}.")
     rel = request.GET.get("rel", "") or "1"
     valid = rel.isdigit() and 1 <= int(rel) <= 127
     if not valid:
@@ -135,6 +147,7 @@ def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
                 rel_level=choice["rel_level"],
             )
             context["interval_tables"] = interval_tables(found)
+            context["simulated_line"] = found.simulated_line
         context.update(
             {
                 "report": report,
@@ -189,8 +202,7 @@ def _intervals_svg(report: RebenchReport, choice: dict) -> str:
     if found.ppi is None:
         raise Http404(f"No interval: {found.error}.")
     before = {r.system: r.scores[NDCG10] for r in report.result.before}
-    after = {s: by["nDCG@10"] for s, by in found.ppi.by_system.items()}
-    return plots.intervals_svg(before, after, caveat=COVERAGE_CAVEAT)
+    return intervals_plot(found=found, before=before)
 
 
 def _plot_url(request: HttpRequest, dataset: Dataset, plot: str, **extra: str) -> str:
@@ -212,6 +224,24 @@ def rebenchmark_plot(request: HttpRequest, slug: str, plot: str) -> HttpResponse
     sample size: a refined set only). ``?download=1`` serves it as an attachment. An
     unknown plot or measure is a 404, as are intervals the sample cannot support (the 404
     says what is missing)."""
+    try:
+        dataset, choice, name, svg = _plot_svg(request, slug, plot)
+    except Http404 as exc:
+        # The app's own 404 page with the words of what is missing, whatever DEBUG says:
+        # Django's debug 404 (every URL pattern listed) is no answer to a missing plot.
+        return render(request, "404.html", {"exception": str(exc)}, status=404)
+    response = HttpResponse(svg, content_type="image/svg+xml")
+    response["Content-Security-Policy"] = SVG_POLICY
+    filename = f"{dataset.slug}-{choice['refined'].name}-{name}.svg"
+    disposition = content_disposition_header(request.GET.get("download") == "1", filename)
+    if disposition:  # None only for an inline response without a file name
+        response["Content-Disposition"] = disposition
+    return response
+
+
+def _plot_svg(request: HttpRequest, slug: str, plot: str) -> tuple[Dataset, dict, str, str]:
+    """``(dataset, choice, file name stem, SVG text)`` of :func:`rebenchmark_plot`. Raises
+    Http404 with the words of what is missing."""
     dataset = _dataset_or_404(slug)
     if plot not in PLOTS:
         raise Http404(f"Unknown plot {plot!r}.")
@@ -241,13 +271,7 @@ def rebenchmark_plot(request: HttpRequest, slug: str, plot: str) -> HttpResponse
         svg = plots.holes_histogram_svg(holes)
     else:
         svg = _intervals_svg(report, choice)
-    response = HttpResponse(svg, content_type="image/svg+xml")
-    response["Content-Security-Policy"] = SVG_POLICY
-    filename = f"{dataset.slug}-{choice['refined'].name}-{name}.svg"
-    disposition = content_disposition_header(request.GET.get("download") == "1", filename)
-    if disposition:  # None only for an inline response without a file name
-        response["Content-Disposition"] = disposition
-    return response
+    return dataset, choice, name, svg
 
 
 @role_required(*READERS)

@@ -1,7 +1,7 @@
 """Assess models: human judging (annotation.py: review items, gold pairs, judgments,
 adjudications; guidelines.py: versioned guidelines and confirmations; quality.py: the gold
 accuracy floor) and refined benchmarks (refined.py: refinements, label provenance, exports,
-RAG generations).
+RAG generations); simulated.py says how a label's provenance marks it simulated.
 
 The rule table: tests/architecture/test_imports_follow_the_package_rules.py (RULES).
 May import: core, corpora, debates.

@@ -27,7 +27,11 @@ from debates.llm.config import is_simulated_model
 
 from ..review.agreement import Proportion
 from .datasheet_corrections import copied_words, corrections_lines
-from .datasheet_ranking import RankingSheet, ranking_lines
+
+# IntervalCell is re-exported: callers build the sheet from this module's names.
+from .datasheet_interval_lines import IntervalCell as IntervalCell
+from .datasheet_interval_lines import IntervalsSheet, interval_lines
+from .datasheet_ranking import ranking_lines
 
 # Line breaks of any kind (CommonMark, Unicode) become spaces; other control characters and
 # bidirectional overrides (which can reorder what a reader sees) become U+FFFD.
@@ -205,49 +209,6 @@ class RunSheet:
 
     name: str
     system: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class IntervalCell:
-    """One 95% interval: the point ``estimate``, its ``low`` and ``high`` ends and the
-    ``n_human`` human labels behind it."""
-
-    estimate: float
-    low: float
-    high: float
-    n_human: int
-
-
-@dataclass(frozen=True, slots=True)
-class IntervalsSheet:
-    """The refined measures' 95% intervals (computed outside this package, by
-    ``assess.evaluation.refined_intervals.refinement_intervals``, and handed in as plain
-    values), or ``error`` saying why there are none.
-
-    ``systems``: ``{run name: {measure: IntervalCell}}``; ``audited``: agreed pairs with an
-    audit human label (the estimator's sample); ``escalated``: escalated pairs, all
-    human-labelled; ``agreed``: machine-labelled pairs (the debates' consensus);
-    ``unresolved``: pool pairs without a final label, left out; ``pairs`` system pairs
-    compared on nDCG@10 and ``settled`` of them with their order settled at 95%; ``tau``:
-    Kendall's tau of the original and refined rankings with its interval (low, high);
-    ``caveat``: the measured coverage sentence (our own text, written as it is); ``notes``:
-    what the estimator noted (strata without a human label...), which, like ``error`` and
-    the run names, may quote ids from the database and are escaped; ``ranking``: the same
-    re-benchmark's ranking agreement and RBP, rendered as a section of its own (None: not
-    computed)."""
-
-    error: str = ""
-    systems: Mapping[str, Mapping[str, IntervalCell]] = field(default_factory=dict)
-    audited: int = 0
-    escalated: int = 0
-    agreed: int = 0
-    unresolved: int = 0
-    pairs: int = 0
-    settled: int = 0
-    tau: tuple[float, float, float] | None = None
-    caveat: str = ""
-    notes: tuple[str, ...] = ()
-    ranking: RankingSheet | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -564,64 +525,8 @@ def _jobs(s: Datasheet) -> list[str]:
     return lines
 
 
-# The method, with its sources; the formulas are in assess/evaluation/intervals.py.
-INTERVALS_METHOD = (
-    "Each run's measures on the refined qrels are estimated by prediction-powered inference "
-    "(Angelopoulos, Bates, Fannjiang, Jordan and Zrnic, Science 382, 2023): the audit, a "
-    "probability sample of the agreed pairs, gives per consensus stratum and rank band how "
-    "often humans call such a pair relevant; the measure is computed with the unaudited "
-    "pairs at that probability, then corrected by the audited pairs' residuals weighted by "
-    "their audit shares (the GREG estimator, Sarndal, Swensson and Wretman 1992; escalated "
-    "pairs are all labelled by humans). Intervals are at 95%; how they are computed and "
-    'checked: `docs/rebenchmarking.md` of DREAM Assess, section "Intervals".'
-)
-
-
-def _cell(c: IntervalCell) -> str:
-    return f"{c.estimate:.4f} [{c.low:.4f}, {c.high:.4f}] (n = {c.n_human:,})"
-
-
-def _interval_lines(v: IntervalsSheet) -> list[str]:
-    lines = ["- Per run: estimate [95% interval] (n = human labels behind it):"]
-    for system, by in sorted(v.systems.items()):
-        # nDCG@10 first (the measure the rest of the section is about), then by name.
-        order = sorted(by, key=lambda m: (m != "nDCG@10", m))
-        cells = "; ".join(f"{md_code(m)} {_cell(by[m])}" for m in order)
-        lines.append(f"  - {md_code(system)}: {cells}")
-    if v.pairs:
-        lines.append(
-            f"- Run pairs whose nDCG@10 order is settled at 95%: {v.settled:,} of {v.pairs:,} "
-            f"({v.settled / v.pairs:.0%})"
-        )
-    if v.tau is not None:
-        tau, low, high = v.tau
-        lines.append(
-            f"- Kendall's tau of the original and refined rankings (nDCG@10): {tau:.3f} "
-            f"[{low:.3f}, {high:.3f}]"
-        )
-    return lines
-
-
 def _intervals(s: Datasheet) -> list[str]:
-    lines = ["## Intervals on the refined measures", ""]
-    v = s.intervals
-    if v is None:
-        return [*lines, "No interval was computed for this file."]
-    lines += [INTERVALS_METHOD, ""]
-    lines.append(
-        f"- Sample sizes: {_many(v.audited + v.escalated, 'human label')} ("
-        f"{_many(v.audited, 'audited agreed pair')}, {_many(v.escalated, 'escalated pair')}); "
-        f"{_many(v.agreed, 'machine label')} (the debates' consensus); "
-        f"{_many(v.unresolved, 'pair')} without a final label, left out"
-    )
-    if v.error:
-        lines.append(f"- No interval: {md_text(v.error)}")
-    else:
-        lines += _interval_lines(v)
-    if v.caveat:
-        lines.append(f"- Caveat: {one_line(v.caveat)}")
-    lines += [f"- Note: {md_text(note)}" for note in v.notes]
-    return lines
+    return interval_lines(s.intervals, code=md_code, text=md_text, flat=one_line)
 
 
 def _ranking(s: Datasheet) -> list[str]:

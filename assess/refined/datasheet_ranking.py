@@ -65,8 +65,9 @@ def ranking_lines(sheet: RankingSheet | None, *, code: Callable[[str], str]) -> 
         "re-benchmark JSON (autojudge-evaluate names tau_AP,b and the top-10 tau alike; its "
         "tau-b is `kendall`).",
         "",
-        f"- Kendall's tau-b (`kendall_tau_b`): {_value(sheet.kendall_tau_b)}, "
-        f"n = {sheet.runs:,} runs (Kendall 1945; ties count as ties)",
+        f"- Kendall's tau-b, original vs refined qrels (debate labels) (`kendall_tau_b`): "
+        f"{_value(sheet.kendall_tau_b)}, n = {sheet.runs:,} runs (Kendall 1945; ties count as "
+        "ties)",
         f"- AP correlation tau_AP,b (`tauap_b`): {_value(sheet.tauap_b)}, n = {sheet.runs:,} "
         "(Yilmaz, Aslam and Robertson, SIGIR 2008: a swap near the top costs more; ties as "
         "Urbano and Marrero, ICTIR 2017: symmetric, a tie is no agreement)",

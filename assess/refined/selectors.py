@@ -16,6 +16,7 @@ from corpora.models import Dataset, Pool, QrelSet
 from debates.models import Debate
 
 from ..models import Judgment, LabelProvenance, Refinement
+from ..models.simulated import simulated_label_counts, sources_split
 from . import cost, debate_cost
 from .refine import NAME_MAX, RefineError, refined_name_check
 
@@ -167,3 +168,14 @@ def refined_costs(*, qrel_set: QrelSet) -> dict[str, cost.SourceCost]:
     return cost.cost_by_source(
         refined_label_costs(qrel_set=qrel_set), human_per_hour=cost.human_price_per_hour()
     )
+
+
+def refined_sources(*, refinement: Refinement) -> tuple[dict[str, int], dict[str, int]]:
+    """``(by_source, simulated)``: the refined set's pairs by final-label source as its
+    refinement counted them, with its simulated labels under keys of their own
+    (``"consensus (simulated)"``, ``"human (simulated)"``:
+    :func:`assess.models.simulated.sources_split`), and those simulated labels counted,
+    ``{"debate": n, "human": m}``, from its provenance (one query). Reads only."""
+    simulated = simulated_label_counts(rows=LabelProvenance.objects.filter(refinement=refinement))
+    stored = (refinement.counts or {}).get("by_source") or {}
+    return sources_split(stored, simulated), simulated

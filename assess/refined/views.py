@@ -30,6 +30,7 @@ from corpora.services import dataset_get
 from corpora.services.operations import operation_fix
 
 from ..models import ExportFile, Refinement
+from ..models.simulated import simulated_sentence
 from .cost import cost_rows
 from .exports import (
     CONTENT_TYPE,
@@ -49,7 +50,13 @@ from .refine import (
     refinement_get,
     refinement_unresolved,
 )
-from .selectors import dataset_has_pools, qrel_set_find, refined_costs, refinements_of
+from .selectors import (
+    dataset_has_pools,
+    qrel_set_find,
+    refined_costs,
+    refined_sources,
+    refinements_of,
+)
 
 READERS = (Role.RESEARCHER, Role.ADMIN)
 UNRESOLVED_SHOWN = 200
@@ -176,6 +183,7 @@ def refined_detail(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     refinement = _refinement_or_404(dataset, name)
     unresolved = refinement_unresolved(refinement=refinement)
     exports = exports_current(refinement=refinement, kinds=[kind for kind, _ in EXPORT_KINDS])
+    by_source, simulated = refined_sources(refinement=refinement)
     return render(
         request,
         "assess/refined/refined_detail.html",
@@ -183,8 +191,9 @@ def refined_detail(request: HttpRequest, slug: str, name: str) -> HttpResponse:
             "dataset": dataset,
             "refinement": refinement,
             "counts": refinement.counts,
-            # jsonb does not keep key order: sort for display.
-            "by_source": sorted((refinement.counts.get("by_source") or {}).items()),
+            # Sorted for display (jsonb does not keep key order); simulated labels apart.
+            "by_source": sorted(by_source.items()),
+            "simulated_line": simulated_sentence(simulated),
             "by_reason": sorted((refinement.counts.get("by_reason") or {}).items()),
             "open_note": open_disagreements_sentence(
                 open_disagreements_count(refinement.counts.get("by_reason"))

@@ -31,9 +31,9 @@ from debates.services.common import DebateJobError
 from debates.simulated_client import truth_file_load
 
 from ..models import Judgment, ReviewItem
+from ..models.simulated import SIMULATED_ANNOTATOR
 from .services import JudgingConflict, judgment_record, review_item_top_grade
 
-SIMULATED_ANNOTATOR = "simulated-annotator"
 SIMULATED_NOTE = "SIMULATED judgment (not a real one)"
 # The namespace of the simulated judgments' client ids (uuid5 of "job:item"): fixed, so the
 # same job and item give the same id in every run and process.

@@ -15,9 +15,15 @@ KEYS = {
     "measure",
     "undecided_pairs",
     "n_human",
+    "n_audited",
+    "n_escalated",
+    "simulated",
+    "simulated_labels",
+    "notes",
     "error",
     "refined",
 }
+PAIR_KEYS = {"a", "b", "difference", "low", "high", "settled", "n", "n_audited", "n_escalated"}
 
 
 def test_the_job_detail_has_the_budget_of_the_newest_refined_set(refined, api_as):
@@ -26,15 +32,28 @@ def test_the_job_detail_has_the_budget_of_the_newest_refined_set(refined, api_as
     assert response.status_code == 200
     budget = response.json()["budget"]
     assert set(budget) == KEYS
+    (pair,) = budget.pop("undecided_pairs")
     assert budget == {
         "more_human_labels": 2,
         "target_half_width": 0.01,
         "measure": "nDCG@10",
-        "undecided_pairs": [{"a": "alpha", "b": "beta"}],
-        "n_human": 1,
+        # Every human label behind the intervals: 1 audited and 1 escalated.
+        "n_human": 2,
+        "n_audited": 1,
+        "n_escalated": 1,
+        "simulated": False,
+        "simulated_labels": {"debate": 0, "human": 0},
+        "notes": [
+            "stratum 'label 0, round 2' (1 pairs) has no human label: its machine labels' "
+            "errors, if any, are not seen by this sample"
+        ],
         "error": "",
         "refined": "test-dream",
     }
+    # The same shape as the re-benchmark's pair comparisons.
+    assert set(pair) == PAIR_KEYS
+    assert (pair["a"], pair["b"], pair["settled"], pair["n"]) == ("alpha", "beta", False, 2)
+    assert pair["low"] <= pair["difference"] <= pair["high"]
 
 
 def test_without_a_refined_set_the_budget_says_so(holes, api_as):

@@ -32,5 +32,6 @@ def test_on_the_holes_world_one_audited_label_settles_no_system_pair(refined):
     text = out.getvalue()
     row = next(line.split() for line in text.splitlines() if line.startswith("alpha  beta"))
     assert -1.0 <= float(row[2]) <= 1.0
-    assert row[3:] == ["[-1.0000,", "1.0000]", "no"]
+    assert row[3:6] == ["[-1.0000,", "1.0000]", "no"]
+    assert " ".join(row[6:]) == "2 (1 audited, 1 escalated)"  # the pair's n
     assert "System pairs settled at 95%: 0 of 1 (0%)" in text

@@ -28,7 +28,8 @@ pytestmark = pytest.mark.django_db
 
 
 def cell(i) -> str:
-    return f"{i.estimate:.4f} [{i.low:.4f}, {i.high:.4f}] (n = {i.n_human:,})"
+    # n = 2: the holes world's one audited label and its one escalated pair's label.
+    return f"{i.estimate:.4f} [{i.low:.4f}, {i.high:.4f}] (n = 2)"
 
 
 def test_the_datasheet_holds_the_numbers_of_report_intervals(refined, tmp_path):
@@ -42,9 +43,8 @@ def test_the_datasheet_holds_the_numbers_of_report_intervals(refined, tmp_path):
     assert sheet.error == "" and sheet.tau == found.tau
     for system, by in found.ppi.by_system.items():
         for measure, i in by.items():
-            assert sheet.systems[system][measure] == IntervalCell(
-                i.estimate, i.low, i.high, i.n_human
-            )
+            # n: every human label behind the interval, the 1 audited and the 1 escalated.
+            assert sheet.systems[system][measure] == IntervalCell(i.estimate, i.low, i.high, 2)
     benchmark_zip_write(qrel_set=refined.refined, path=tmp_path / "b.zip")
     with zipfile.ZipFile(tmp_path / "b.zip") as archive:
         readme = archive.read("holes/README.md").decode()
@@ -63,7 +63,10 @@ def test_the_datasheet_holds_the_numbers_of_report_intervals(refined, tmp_path):
     settled = sum(p.settled for p in found.pairs)
     assert f"settled at 95%: {settled} of 1 ({settled:.0%})" in section
     tau, low, high = found.tau
-    assert f"(nDCG@10): {tau:.3f} [{low:.3f}, {high:.3f}]" in section
+    assert (
+        f"- Kendall's tau, original vs PPI estimates (nDCG@10) [95% interval]: {tau:.3f} "
+        f"[{low:.3f}, {high:.3f}], n = 2 human labels (1 audited + 1 escalated)"
+    ) in section
     assert "Science 382, 2023" in section and "`docs/rebenchmarking.md`" in section
     assert f"- Caveat: {COVERAGE_CAVEAT}" in section
 

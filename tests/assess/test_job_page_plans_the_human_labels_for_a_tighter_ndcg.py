@@ -27,18 +27,26 @@ def test_the_panel_says_how_many_more_labels_and_which_pairs_are_undecided(refin
     budget = job_budget(job=refined.job)
     # One audited label of three agreed ones, intervals far wider than +-0.01: 3 * (1 - 1/3)
     # rounds up to 2 (as the re-benchmark's own budget says).
-    assert (budget.more_human_labels, budget.n_human, budget.refined) == (2, 1, "test-dream")
-    assert budget.undecided_pairs == (("alpha", "beta"),) and budget.error == ""
+    assert (budget.more_human_labels, budget.n_human, budget.refined) == (2, 2, "test-dream")
+    assert (budget.n_audited, budget.n_escalated) == (1, 1)
+    assert [(p["a"], p["b"]) for p in budget.undecided_pairs] == [("alpha", "beta")]
+    assert budget.error == ""
     client = client_as("researcher")
     with CaptureQueriesContext(connection) as queries:
         text = panel(client, refined.job)
     writes = [q["sql"] for q in queries if q["sql"].split()[0] in ("INSERT", "UPDATE", "DELETE")]
     assert [w for w in writes if "django_session" not in w] == []
     assert (
-        "About 2 more human labels (audited agreed pairs) for ±0.01 on nDCG@10, from the 1 "
-        "human label in the sample of the refined set test-dream"
+        "About 2 more human labels (audited agreed pairs) for ±0.01 on nDCG@10, from the 2 "
+        "human labels (1 audited, 1 escalated) in the sample of the refined set test-dream"
     ) in text
-    assert "System pairs still undecided at 95% on nDCG@10 (1 of 1): alpha vs beta" in text
+    pair = budget.undecided_pairs[0]
+    assert (
+        "System pairs still undecided at 95% on nDCG@10 (1 of 1), with the difference a − b, "
+        "its 95% interval and the human labels behind it: alpha vs beta: "
+        f"{pair['difference']:.4f} [{pair['low']:.4f}, {pair['high']:.4f}], n = 2 (1 audited, "
+        "1 escalated)"
+    ) in text
     assert "read them as approximate" in text
 
 

@@ -57,7 +57,8 @@ def test_the_page_tables_are_the_command_tables(refined, client_as):
         ("ranks", "1. alpha"),
         ("deltas", "beta"),
         ("holes", "2 queries, 2 holes"),
-        ("intervals", "n = 1 human labels"),
+        # The 1 audited label and the 1 escalated pair's label behind each interval.
+        ("intervals", "n = 2 human labels (1 audited, 1 escalated)"),
     ],
 )
 def test_each_plot_is_an_svg_file_with_a_download(refined, client_as, plot, text):

@@ -53,11 +53,11 @@ def test_the_page_shows_the_plot_and_the_file_has_each_systems_interval_and_n(re
     )
     found = report_intervals(report=report, original=refined.test, refined=refined.refined)
     # One row (a tick label) per system, and beside each interval the human labels behind it:
-    # the one audited pair of the holes world.
+    # the one audited pair of the holes world and its one escalated pair.
     sizes = {s: by["nDCG@10"].n_human for s, by in found.ppi.by_system.items()}
-    assert sizes == {"alpha": 1, "beta": 1}
+    assert sizes == {"alpha": 1, "beta": 1}  # the estimator's own sample: the audited pair
     assert sorted(re.findall(r">(alpha|beta)</text>", svg)) == ["alpha", "beta"]
-    assert svg.count("n = 1 human labels") == 2
+    assert svg.count("n = 2 human labels (1 audited, 1 escalated)") == 2
 
 
 @pytest.mark.django_db

@@ -47,7 +47,8 @@ def test_the_command_prints_the_agreement_and_each_runs_rbp(refined):
     out = io.StringIO()
     call_command("rebenchmark", "holes", "--refined", "test-dream", "--no-intervals", stdout=out)
     text = out.getvalue()
-    assert "Ranking agreement: original vs refined leaderboard (nDCG@10)" in text
+    title = "Ranking agreement: original vs refined qrels (debate labels) leaderboard (nDCG@10)"
+    assert title in text
     lines = [line.split() for line in text.splitlines()]
     assert "Kendall's tau-b kendall_tau_b -1.0000 2".split() in lines
     assert "AP correlation tau_AP,b tauap_b -1.0000 2".split() in lines
@@ -93,7 +94,8 @@ def test_the_datasheet_states_them(refined, tmp_path):
         readme = archive.read("holes/README.md").decode()
     section = readme.split("## Ranking agreement of the original and refined leaderboards")[1]
     section = section.split("\n## ")[0]
-    assert "- Kendall's tau-b (`kendall_tau_b`): -1.000, n = 2 runs" in section
+    tau_b = "- Kendall's tau-b, original vs refined qrels (debate labels) (`kendall_tau_b`)"
+    assert f"{tau_b}: -1.000, n = 2 runs" in section
     assert "- AP correlation tau_AP,b (`tauap_b`): -1.000, n = 2 (Yilmaz" in section
     assert "- Kendall's tau-b of the original top 10 (`kendall@10`): -1.000, n = 2" in section
     assert "- RBO, p = 0.9, extrapolated (`rbo`): 0.900, n = 2 (Webber" in section
@@ -107,7 +109,8 @@ def test_a_hostile_run_name_stays_inert_and_undefined_values_say_why():
         rbp={HOSTILE_NAME + "\n## Injected": RbpCell(0.1, 0.2, 0.3, 0.4)},
     )  # fmt: skip
     text = datasheet_render(sheet=sheet(intervals=IntervalsSheet(ranking=ranking)))
-    assert "- Kendall's tau-b (`kendall_tau_b`): undefined (fewer than 2 runs" in text
+    tau_b = "- Kendall's tau-b, original vs refined qrels (debate labels) (`kendall_tau_b`)"
+    assert f"{tau_b}: undefined (fewer than 2 runs" in text
     assert "  - `# x](javascript:alert(1)) ## Injected`: 0.1000 + 0.2000 → 0.3000 + 0.4000" in text
     html = render_html(text)
     assert "<a " not in html and "<h2>Injected</h2>" not in html

@@ -56,7 +56,9 @@ def test_the_command_and_the_api_show_them_with_the_sample_size(audited, api_as)
     intervals = body["intervals"]
     assert intervals["level"] == 0.95
     assert intervals["systems"]["alpha"]["P@10"]["estimate"] == pytest.approx(0.1)
-    assert intervals["systems"]["alpha"]["P@10"]["n_human"] == 1
+    # Every human label behind it: the one audited pair and the one escalated pair.
+    p10 = intervals["systems"]["alpha"]["P@10"]
+    assert (p10["n_human"], p10["n"], p10["n_audited"], p10["n_escalated"]) == (2, 2, 1, 1)
     assert [(p["a"], p["b"]) for p in intervals["pairs"]] == [("alpha", "beta")]
     assert set(intervals["naive"]) == {"llm_only", "human_only"}
     budget = intervals["budget"]
@@ -64,8 +66,8 @@ def test_the_command_and_the_api_show_them_with_the_sample_size(audited, api_as)
     # 1 of 3 agreed labels audited (pi = 1/3) and intervals far wider than +-0.01: the
     # needed share is within a hair of 1, so 3 * (1 - 1/3) rounds up to 2 more labels.
     assert budget["more_human_labels"] == 2
-    settled = {tuple(p) for p in budget["undecided_pairs"]}
-    assert settled == {(p["a"], p["b"]) for p in intervals["pairs"] if not p["settled"]}
+    # The undecided pairs are the pair comparisons themselves, one shape everywhere.
+    assert budget["undecided_pairs"] == [p for p in intervals["pairs"] if not p["settled"]]
 
 
 def test_no_audit_share_gets_words_not_a_number(refined):

@@ -4,6 +4,8 @@ perfect debaters that never hold a stance agree on the truth's label of every pa
 refined set's datasheet opens with the SIMULATED warning (a real job's does not). A flag of
 the simulated backend given to another backend is refused naming it."""
 
+import io
+
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -29,9 +31,11 @@ def _outcomes(job) -> dict[tuple[str, str], tuple[str, int | None]]:
 
 @pytest.mark.django_db
 def test_the_pipeline_runs_perfect_simulated_debaters_on_the_truth(energy, truth_dir, tmp_path):
+    out = io.StringIO()
     call_command(
         "pipeline", "energy", "--retrievers", "bm25", "--depth", "3", "--backend", "simulated",
         "--truth", str(truth_dir / "energy.qrels"), *PERFECT, "--out", str(tmp_path / "out"),
+        stdout=out,
     )  # fmt: skip
     job = DebateJob.objects.get()
     assert job.agent_a["model"] == "simulated:sens1-spec1-pers0-seed1"
@@ -43,6 +47,9 @@ def test_the_pipeline_runs_perfect_simulated_debaters_on_the_truth(energy, truth
     text = datasheet_render(sheet=benchmark_datasheet(refinement=refinement_get(qrel_set=refined)))
     assert "**Labels from SIMULATED debaters, not real judgments.**" in text
     assert "SIMULATED" not in datasheet_render(sheet=sheet())
+    # The re-benchmark's printout says so before its tables.
+    assert "\nSIMULATED labels: " in out.getvalue()
+    assert "1 debate label from simulated debaters (backend simulated)" in out.getvalue()
 
 
 @pytest.mark.django_db

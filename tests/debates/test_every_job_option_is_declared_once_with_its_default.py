@@ -19,8 +19,7 @@ from debates.services.launch import JobOptions, job_option_default, job_option_n
 AGENTS = {"agent_a", "agent_b"}  # a group of backend flags or form fields each
 # The options a command has no flag for (it sets them itself or keeps the default).
 NO_FLAG = {
-    run_debates: AGENTS
-    | {"judgments_per_pair", "audit_share", "audit_allocation", "note", "max_grade"},
+    run_debates: AGENTS | {"judgments_per_pair", "note", "max_grade"},
     evaluate_assessor: AGENTS
     | {
         "limit",

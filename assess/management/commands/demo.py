@@ -5,7 +5,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from assess.management.commands.pipeline import PIPELINE_ERRORS, share_type
+from assess.management.commands.pipeline import PIPELINE_ERRORS
 from assess.pipeline import PipelineSpec, pipeline_run
 from assess.review.selectors import job_queue_counts
 from assess.review.services import review_items_sync
@@ -20,6 +20,7 @@ from debates.management.commands._jobs import (
     add_gold_share_argument,
     add_stage0_arguments,
     backend_flags_configs,
+    share_type,
 )
 from debates.models import DebateJob
 from debates.services.backends import agent_config_build

@@ -1,5 +1,3 @@
-import argparse
-
 from django.core.management.base import BaseCommand, CommandError
 
 from assess.evaluation.rebench import RebenchError
@@ -10,6 +8,7 @@ from corpora.management.commands._common import load_dataset
 from corpora.services import PoolError, RunError
 from debates.management.commands._jobs import (
     add_audit_allocation_argument,
+    add_audit_share_argument,
     add_backend_arguments,
     add_budget_arguments,
     add_concurrency_argument,
@@ -26,17 +25,6 @@ from debates.services.launch import job_option_default
 
 #: What pipeline_run raises for bad input or state; commands report them as CommandError.
 PIPELINE_ERRORS = (RunError, PoolError, DebateJobError, RefineError, RebenchError)
-
-
-def share_type(value: str) -> float:
-    """argparse type of a share between 0 and 1 (``--audit-share``)."""
-    try:
-        share = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
-    if not 0 <= share <= 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
-    return share
 
 
 class Command(BaseCommand):
@@ -108,13 +96,7 @@ class Command(BaseCommand):
             help="At most N pairs go to humans (escalated and audited together), highest "
             "impact on the benchmark first (default: no limit)",
         )
-        parser.add_argument(
-            "--audit-share",
-            type=share_type,
-            default=None,
-            help="Share (0-1) of agreed labels drawn for a human audit (default: the job "
-            f"default, {job_option_default('audit_share')})",
-        )
+        add_audit_share_argument(parser)
         add_audit_allocation_argument(parser)
         add_gold_share_argument(parser)
         add_reuse_argument(parser)

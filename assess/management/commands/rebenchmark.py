@@ -1,8 +1,19 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from assess.evaluation.rebench import RebenchError, rebench_compute, rebench_qrel_set, rebench_runs
-from assess.evaluation.refined_intervals import interval_tables, report_intervals
+from assess.evaluation.rebench import (
+    RebenchError,
+    rebench_compute,
+    rebench_original_check,
+    rebench_qrel_set,
+    rebench_runs,
+)
+from assess.evaluation.refined_intervals import (
+    interval_tables,
+    refined_simulated,
+    report_intervals,
+)
 from assess.evaluation.tables import format_text, rebench_tables, relevance_note
+from assess.models.simulated import simulated_sentence
 from corpora.management.commands._common import load_dataset
 
 
@@ -47,6 +58,7 @@ class Command(BaseCommand):
         try:
             original = rebench_qrel_set(dataset=dataset, name=opts["original"])
             refined = rebench_qrel_set(dataset=dataset, name=opts["refined"])
+            _original_check(original, refined)
             runs = rebench_runs(dataset=dataset, names=names or None)
             report = rebench_compute(
                 dataset=dataset,
@@ -63,6 +75,9 @@ class Command(BaseCommand):
             f"re-benchmark of {dataset.slug}: {len(report.runs)} runs ({', '.join(report.runs)}) "
             f"on qrels {original.name} (original) and {refined.name} (refined)\n"
         )
+        simulated = simulated_sentence(refined_simulated(refined=refined))
+        if simulated:
+            self.stdout.write(f"{simulated}.\n")
         if report.self_entries_note():
             self.stdout.write(report.self_entries_note() + "\n")
         self.stdout.write(relevance_note(report.result) + "\n\n")
@@ -83,3 +98,11 @@ class Command(BaseCommand):
             report=report, original=original, refined=refined, rel_level=opts["rel_level"]
         )
         self.stdout.write("\n" + format_text(interval_tables(found)))
+
+
+def _original_check(original, refined) -> None:
+    """:func:`rebench_original_check`, its refusal naming the flag."""
+    try:
+        rebench_original_check(original=original, refined=refined)
+    except RebenchError as exc:
+        raise CommandError(f"--original: {exc}") from None

@@ -2,6 +2,7 @@ import argparse
 
 from django.core.management.base import BaseCommand, CommandError
 
+from assess.models.simulated import simulated_sentence
 from assess.refined.labels import DEFAULT_MAX_UNRESOLVED_SHARE
 from assess.refined.refine import (
     RefineError,
@@ -10,6 +11,7 @@ from assess.refined.refine import (
     open_disagreements_sentence,
     qrels_refine,
 )
+from assess.refined.selectors import refined_sources
 from corpora.models import Pool
 
 LISTED = 50
@@ -170,3 +172,6 @@ class Command(BaseCommand):
         except RefineError as exc:
             raise CommandError(f"refine refused, nothing written: {exc}") from None
         self.stdout.write(format_report(report, listed=opts["list"]))
+        _, simulated = refined_sources(refinement=report.refinement)
+        if simulated_sentence(simulated):
+            self.stdout.write(f"{simulated_sentence(simulated)}.\n")

@@ -1,6 +1,5 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from assess.management.commands.pipeline import share_type
 from assess.review.simulated_annotators import (
     SIMULATED_ANNOTATOR,
     SimulationError,
@@ -8,7 +7,7 @@ from assess.review.simulated_annotators import (
     simulated_truth_load,
 )
 from core.paths import caller_path
-from debates.management.commands._jobs import load_job
+from debates.management.commands._jobs import load_job, share_type
 
 
 class Command(BaseCommand):

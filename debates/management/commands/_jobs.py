@@ -218,6 +218,31 @@ def add_gold_share_argument(parser, *, default: float | None = None) -> None:
     )
 
 
+def share_type(value: str) -> float:
+    """argparse type of a share, a number from 0 to 1 (``--audit-share``, an error rate...)."""
+    try:
+        share = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if not 0 <= share <= 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
+    return share
+
+
+def add_audit_share_argument(parser, *, default: float | None = None) -> None:
+    """--audit-share S: the share (0-1) of agreed labels drawn for a human audit (the job
+    option ``audit_share``); None keeps the job's (a new job: the job option's default)."""
+    job_default = job_option_default("audit_share")
+    parser.add_argument(
+        "--audit-share",
+        type=share_type,
+        default=default,
+        help="Share (0-1) of agreed labels drawn for a human audit; 0 draws none, and the "
+        "refined set then has no interval "
+        f"(default {f'the job default, {job_default}' if default is None else default})",
+    )
+
+
 def add_audit_allocation_argument(parser) -> None:
     """--audit-allocation proportional|neyman: how a new job spreads its audit share over the
     strata (consensus label x round; debates.audit_design); default the job option's. A job

@@ -8,6 +8,8 @@ from debates.services.webhooks import TIMEOUT_SECONDS, webhook_threads_join
 
 from ._jobs import (
     add_allow_duplicate_argument,
+    add_audit_allocation_argument,
+    add_audit_share_argument,
     add_backend_arguments,
     add_budget_arguments,
     add_check_judged_argument,
@@ -66,6 +68,8 @@ class Command(BaseCommand):
             help="batch mode (openai agents): no direct calls; each round's requests go out "
             "as a batch file (debate_batch JOB export/import)",
         )
+        add_audit_share_argument(parser, default=job_option_default("audit_share"))
+        add_audit_allocation_argument(parser)
         add_gold_share_argument(parser, default=job_option_default("gold_share"))
         add_allow_duplicate_argument(parser)
         add_check_judged_argument(parser)

@@ -1,0 +1,138 @@
+"""The datasheet's section on the refined measures' 95% intervals: the method, the human
+labels behind them (audited and escalated), each run's estimates, the settled run pairs and
+Kendall's tau of the original scores and the PPI estimates. Pure: no database.
+
+The figures are computed by evaluation (``assess.evaluation.refined_intervals``, which this
+package may not import) and handed in as plain values by ``assess.datasheet_intervals``.
+Values from the database (run names, notes, errors) are written with the datasheet's own
+writers (``code``, ``text`` and ``flat``: :func:`assess.refined.datasheet.md_code`,
+``md_text``, ``one_line``), so this module never decides how untrusted text is escaped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from .datasheet_ranking import RankingSheet
+
+HEADING = "## Intervals on the refined measures"
+
+# The method, with its sources; the formulas are in assess/evaluation/intervals.py.
+INTERVALS_METHOD = (
+    "Each run's measures on the refined qrels are estimated by prediction-powered inference "
+    "(Angelopoulos, Bates, Fannjiang, Jordan and Zrnic, Science 382, 2023): the audit, a "
+    "probability sample of the agreed pairs, gives per consensus stratum and rank band how "
+    "often humans call such a pair relevant; the measure is computed with the unaudited "
+    "pairs at that probability, then corrected by the audited pairs' residuals weighted by "
+    "their audit shares (the GREG estimator, Sarndal, Swensson and Wretman 1992; escalated "
+    "pairs are all labelled by humans). Intervals are at 95%; how they are computed and "
+    'checked: `docs/rebenchmarking.md` of DREAM Assess, section "Intervals".'
+)
+
+
+@dataclass(frozen=True, slots=True)
+class IntervalCell:
+    """One 95% interval: the point ``estimate``, its ``low`` and ``high`` ends and the
+    ``n_human`` human labels behind it (audited and escalated)."""
+
+    estimate: float
+    low: float
+    high: float
+    n_human: int
+
+
+@dataclass(frozen=True, slots=True)
+class IntervalsSheet:
+    """The refined measures' 95% intervals (computed outside this package, by
+    ``assess.evaluation.refined_intervals.refinement_intervals``, and handed in as plain
+    values), or ``error`` saying why there are none.
+
+    ``systems``: ``{run name: {measure: IntervalCell}}``; ``audited``: agreed pairs with an
+    audit human label (the estimator's sample); ``escalated``: escalated pairs, all
+    human-labelled (their labels enter every estimate as they are); ``agreed``:
+    machine-labelled pairs (the debates' consensus); ``unresolved``: pool pairs without a
+    final label, left out; ``pairs`` system pairs compared on nDCG@10 and ``settled`` of them
+    with their order settled at 95%; ``tau``: Kendall's tau between the runs' original
+    nDCG@10 and their PPI estimates, with its interval (low, high); ``caveat``: the measured
+    coverage sentence (our own text, written as it is); ``notes``: what the estimator noted
+    (strata without a human label...), which, like ``error`` and the run names, may quote
+    ids from the database and are escaped; ``ranking``: the same re-benchmark's ranking
+    agreement and RBP, rendered as a section of its own (None: not computed)."""
+
+    error: str = ""
+    systems: Mapping[str, Mapping[str, IntervalCell]] = field(default_factory=dict)
+    audited: int = 0
+    escalated: int = 0
+    agreed: int = 0
+    unresolved: int = 0
+    pairs: int = 0
+    settled: int = 0
+    tau: tuple[float, float, float] | None = None
+    caveat: str = ""
+    notes: tuple[str, ...] = ()
+    ranking: RankingSheet | None = None
+
+
+def _many(value: int, one: str) -> str:
+    return f"{value:,} {one if value == 1 else one + 's'}"
+
+
+def _cell(c: IntervalCell) -> str:
+    return f"{c.estimate:.4f} [{c.low:.4f}, {c.high:.4f}] (n = {c.n_human:,})"
+
+
+def _estimates(v: IntervalsSheet, code: Callable[[str], str]) -> list[str]:
+    """Per run its cells, the settled pairs and Kendall's tau, each with its n."""
+    split = f"{v.audited:,} audited + {v.escalated:,} escalated"
+    lines = [f"- Per run: estimate [95% interval] (n = human labels behind it, {split}):"]
+    for system, by in sorted(v.systems.items()):
+        # nDCG@10 first (the measure the rest of the section is about), then by name.
+        order = sorted(by, key=lambda m: (m != "nDCG@10", m))
+        cells = "; ".join(f"{code(m)} {_cell(by[m])}" for m in order)
+        lines.append(f"  - {code(system)}: {cells}")
+    n = f"n = {v.audited + v.escalated:,} human labels ({split})"
+    if v.pairs:
+        lines.append(
+            f"- Run pairs whose nDCG@10 order is settled at 95%: {v.settled:,} of {v.pairs:,} "
+            f"({v.settled / v.pairs:.0%}), {n}"
+        )
+    if v.tau is not None:
+        tau, low, high = v.tau
+        lines.append(
+            f"- Kendall's tau, original vs PPI estimates (nDCG@10) [95% interval]: {tau:.3f} "
+            f"[{low:.3f}, {high:.3f}], {n}; not the tau-b of the ranking agreement below, "
+            "which ranks the runs on the refined qrels' debate labels"
+        )
+    return lines
+
+
+def interval_lines(
+    v: IntervalsSheet | None,
+    *,
+    code: Callable[[str], str],
+    text: Callable[[str], str],
+    flat: Callable[[str], str],
+) -> list[str]:
+    """The section's Markdown lines: the method, the sample sizes, then the estimates or why
+    there are none, the caveat and the notes. ``code`` writes a run or measure name as an
+    inert code span, ``text`` database text as inert Markdown, ``flat`` our own text on one
+    line. ``v`` None: the section says none was computed."""
+    lines = [HEADING, ""]
+    if v is None:
+        return [*lines, "No interval was computed for this file."]
+    lines += [INTERVALS_METHOD, ""]
+    lines.append(
+        f"- Sample sizes: {_many(v.audited + v.escalated, 'human label')} ("
+        f"{_many(v.audited, 'audited agreed pair')}, {_many(v.escalated, 'escalated pair')}); "
+        f"{_many(v.agreed, 'machine label')} (the debates' consensus); "
+        f"{_many(v.unresolved, 'pair')} without a final label, left out"
+    )
+    if v.error:
+        lines.append(f"- No interval: {text(v.error)}")
+    else:
+        lines += _estimates(v, code)
+    if v.caveat:
+        lines.append(f"- Caveat: {flat(v.caveat)}")
+    lines += [f"- Note: {text(note)}" for note in v.notes]
+    return lines
