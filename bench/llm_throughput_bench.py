@@ -289,7 +289,8 @@ def run_inline(
     )
 
     a = agent(server)
-    spec = JobSpec(pool=pool, agent_a=a, agent_b=a, rounds=2, concurrency=concurrency)
+    # reuse=False: every job asks every pair, so each level measures the same work.
+    spec = JobSpec(pool=pool, agent_a=a, agent_b=a, rounds=2, concurrency=concurrency, reuse=False)
     job = debate_job_launch(spec=spec, start=False)
     debate_job_begin(job=job, here=True)
     server.reset()
@@ -341,7 +342,9 @@ def run_celery(server: LatencyServer, pool, concurrency: int, log: Path) -> dict
                 raise RuntimeError(f"worker did not start: {log.read_text()[-2000:]}")
             time.sleep(0.2)
         a = agent(server)
-        spec = JobSpec(pool=pool, agent_a=a, agent_b=a, rounds=2, concurrency=concurrency)
+        spec = JobSpec(
+            pool=pool, agent_a=a, agent_b=a, rounds=2, concurrency=concurrency, reuse=False
+        )
         job = debate_job_launch(spec=spec, start=False)
         server.reset()
         process = psutil.Process(worker.pid)
