@@ -62,8 +62,9 @@ per cell and the correction weighted by the design.
 Missing human labels: a pair drawn for the audit whose human label is not in yet is treated
 as missing at random within its stratum, and the stratum's inclusion probability is scaled by
 its response rate (a weighting-class adjustment, Sarndal et al. sec. 15.6). Pairs humans must
-decide that have no label yet (an escalation not judged yet, a human tie, a failed debate:
-``machine`` and ``human`` both None) are treated the same way within the escalated stratum:
+decide that have no label yet (an escalation not judged yet, a human tie, over the human
+budget: ``machine`` and ``human`` both None; a pending or failed debate is no escalation, and
+its pair is no pooled label here) are treated the same way within the escalated stratum:
 every escalated pair then enters the model as a stratum of its own (inclusion 1 scaled by
 the escalated pairs' response rate), the judged ones as its sample, so the unjudged ones are
 predicted at the judged ones' share of relevant and their uncertainty is in the interval. The

@@ -7,9 +7,11 @@ human label and the pair's inclusion probability. They are turned into the pure 
 pairs are machine-labelled, in strata "label L, round R", audited with their stratum's
 stored probability (the job's audit share for sets refined before it was stored); escalated
 pairs are human-labelled; pairs that were judged before (original qrels) are fixed. Pairs
-with no final label are unjudged in the refined qrels, and are left out here too (so the
-estimand is the refined qrels as a human would complete their labelled pairs); the notes say
-how many.
+with no final label are unjudged in the refined qrels. An escalated one (humans must decide
+it: awaiting, incomplete, tied or over the human budget) is missing at random among the
+escalated pairs in the intervals; any other (a debate pending or failed, a pair no job
+debated) is no escalation, humans never see it, and it is left out here too, so counted as not
+relevant, as in the refined qrels. The notes say how many of each.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from corpora.identical import skip_identical
 from corpora.models import PairSource, QrelSet, Run
 from corpora.services import run_rows
 from debates.audit_design import stratum_name
+from debates.models import Debate
 
 from . import interval_comparisons as ic
 from . import intervals as iv
@@ -171,6 +174,9 @@ class RefinedIntervals:
         return out
 
 
+ESCALATED_STATUS = Debate.Status.ESCALATED.value  # LabelProvenance.debate_status of one
+
+
 def pooled_labels(*, refined: QrelSet) -> tuple[list[iv.PooledLabel], dict[str, int]]:
     """The refined set's pool pairs as the estimator's labels, and counts by kind
     (``agreed``, ``audited``, ``escalated``, ``unresolved``, ``judged_before``). An agreed
@@ -192,12 +198,12 @@ def pooled_labels(*, refined: QrelSet) -> tuple[list[iv.PooledLabel], dict[str, 
             "review_kind",
             "inclusion",
             "job__audit_share",
+            "debate_status",
         )
         .order_by("pk")
     )
-    for q, d, label, source, original, consensus, round_, kind, inclusion, share in rows.iterator(
-        chunk_size=5000
-    ):
+    for row in rows.iterator(chunk_size=5000):
+        q, d, label, source, original, consensus, round_, kind, inclusion, share, status = row
         if original is not None:
             counts["judged_before"] += 1
             continue
@@ -217,10 +223,12 @@ def pooled_labels(*, refined: QrelSet) -> tuple[list[iv.PooledLabel], dict[str, 
             counts["escalated"] += 1
             labels.append(iv.PooledLabel(q, d, None, human, iv.ESCALATED, True, 1.0))
         else:
-            # No label of any kind yet: humans' to decide, missing at random among the
-            # escalated pairs in the intervals (see assess.evaluation.intervals).
             counts["unresolved"] += 1
-            labels.append(iv.PooledLabel(q, d, None, None, iv.ESCALATED, True, 1.0))
+            # An escalation no human has decided yet: missing at random among the escalated
+            # pairs (see assess.evaluation.intervals). A pending or failed debate, or a pair
+            # no job debated, is not humans' to decide: left out, so not relevant.
+            if status == ESCALATED_STATUS:
+                labels.append(iv.PooledLabel(q, d, None, None, iv.ESCALATED, True, 1.0))
     return labels, counts
 
 
@@ -309,11 +317,18 @@ def rebench_intervals(
     grades += [g for x in labels for g in (x.machine, x.human) if g is not None]
     if note := level_note(rel_level=rel_level, grades=grades):
         result.notes.append(note)
+    waiting = sum(1 for p in labels if p.machine is None and p.human is None)
     if counts["unresolved"]:
         result.notes.append(
             f"{counts['unresolved']:,} pool pairs have no final label: unjudged (not "
-            "relevant) in the refined qrels and in its point values; in these intervals, "
-            "missing at random among the escalated pairs"
+            "relevant) in the refined qrels and in its point values"
+            + (
+                f"; in these intervals, the {waiting:,} escalated ones are missing at random "
+                "among the escalated pairs, the others (debates pending or failed, pairs not "
+                "debated) not relevant"
+                if waiting
+                else " and in these intervals (none of them is an escalation)"
+            )
         )
     queries = sorted(q for q, judged in fixed.items() if judged)
     # The same entries the re-benchmark scores: a query's own document skipped when the

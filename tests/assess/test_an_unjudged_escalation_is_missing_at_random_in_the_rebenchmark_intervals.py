@@ -32,3 +32,34 @@ def test_the_waiting_escalation_is_counted_and_named_and_the_intervals_still_sta
     assert "no escalated pair is judged yet: the 1 escalated pairs count as not relevant" in (
         found.notes
     )
+
+
+@pytest.mark.parametrize("status", ["pending", "failed"])
+def test_a_pair_whose_debate_never_ended_is_no_escalation_and_counts_as_not_relevant(
+    holes, status
+):
+    # Every agreed pair audited (share 1) and the one escalation judged relevant; (q1, d5)
+    # has no label because its debate is still pending or failed, which humans never decide:
+    # it is unjudged in the refined qrels and stays so in the intervals, not predicted at the
+    # escalated pairs' share of relevant (here 1 of 1).
+    DebateJob.objects.filter(pk=holes.job.pk).update(audit_share=1.0)
+    d13 = settle(holes.debate("q1", "d3"), "agreed", label=1, round=1)
+    review(d13, "audit", [("bob", 1)])
+    d26 = settle(holes.debate("q2", "d6"), "agreed", label=1, round=1)
+    review(d26, "audit", [("bob", 0)])
+    d23 = settle(holes.debate("q2", "d3"), "escalated", reason="disagreement")
+    review(d23, "escalated", [("alice", 1)])
+    if status == "failed":
+        settle(holes.debate("q1", "d5"), "failed")
+    refined = qrels_refine(pool=holes.pool, name="partial", allow_partial=True).qrel_set
+
+    found = rebench_intervals(original=holes.test, refined=refined, runs=holes.runs)
+
+    assert found.error == "" and found.ppi is not None
+    assert found.counts["unresolved"] == 1
+    # beta: q1 d1 (1), d2, d5 (unjudged): 0.1; q2 d5 (-1), d4 (1), d3 (1): 0.2. Every label
+    # is known (pi = 1), so the interval is the point.
+    beta = found.ppi.by_system["beta"]["P@10"]
+    assert (beta.estimate, beta.low, beta.high) == pytest.approx((0.15, 0.15, 0.15))
+    assert not any("missing at random" in n for n in found.notes)
+    assert any("1 pool pairs have no final label" in n for n in found.notes)
