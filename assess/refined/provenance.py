@@ -16,7 +16,7 @@ from corpora.models import QrelSet
 from corpora.selectors import pool_pair_ranks
 
 from ..models import LabelProvenance, Refinement
-from ..review.audit import audit_designs_of, pair_inclusion
+from ..review.audit import audit_designs_of, audit_item_inclusions, pair_inclusion
 from ..review.quality import AnnotatorQuality, annotator_quality, quality_policy
 from . import labels as final
 from .pool_labels import BATCH_SIZE, PoolLabel
@@ -48,15 +48,19 @@ def _provenance_rows(
     qrel_pk: dict[tuple[int, int], int],
     gold: dict[str, dict[str, Any]],
 ) -> Iterator[LabelProvenance]:
-    designs = audit_designs_of(job_ids={label.final.job_id for label in labels})
-    # A Neyman audit's probability depends on the pair's best rank in the pool.
+    job_ids = {label.final.job_id for label in labels}
+    designs = audit_designs_of(job_ids=job_ids)
+    drawn = audit_item_inclusions(job_ids=job_ids)
+    # A Neyman audit's probability depends on the pair's best rank in the pool (read for
+    # the pairs not drawn; a drawn pair's is on its item).
     neyman = any(d.allocation == "neyman" for d in designs.values())
     ranks = pool_pair_ranks(pool=refinement.pool) if neyman else {}
     grade = refinement.relevant_grade
     for label in labels:
         row = _provenance(refinement, refinement.qrel_set, label, qrel_pk, grade, gold)
         best = ranks.get((label.query_pk, label.document_pk))
-        row.inclusion = pair_inclusion(designs, label.final, best_rank=best)
+        with_ = drawn.get(label.final.debate_id) if label.final.debate_id is not None else None
+        row.inclusion = pair_inclusion(designs, label.final, best_rank=best, drawn_with=with_)
         yield row
 
 

@@ -281,16 +281,37 @@ class DecidingDebate(Protocol):
     def review_kind(self) -> str: ...
 
 
+def audit_item_inclusions(*, job_ids: Iterable[int | None]) -> dict[int, float]:
+    """``{debate id: inclusion}`` of the audit items of ``job_ids``'s debates that carry one
+    (items made before inclusions were stored carry none)."""
+    ids = sorted({pk for pk in job_ids if pk is not None})
+    rows = ReviewItem.objects.filter(
+        kind=ReviewItem.Kind.AUDIT, debate__job_id__in=ids, inclusion__isnull=False
+    ).values_list("debate_id", "inclusion")
+    return dict(rows.iterator(chunk_size=5000))
+
+
 def pair_inclusion(
-    designs: Mapping[int, AuditDesign], final: DecidingDebate, *, best_rank: int | None = None
+    designs: Mapping[int, AuditDesign],
+    final: DecidingDebate,
+    *,
+    best_rank: int | None = None,
+    drawn_with: float | None = None,
 ) -> float | None:
     """A pool pair's probability of going to humans, for its provenance: 1 when its deciding
-    debate (``final``) was escalated, its audit unit's probability in its job (``designs``,
-    from :func:`audit_designs_of`; ``best_rank``: the pair's best rank in its pool, which
-    names the unit under a Neyman audit) when the debaters agreed, drawn for the audit or
-    not; None otherwise (no debate decided it)."""
+    debate (``final``) was escalated; when it was drawn for the audit, ``drawn_with``, the
+    inclusion its audit item carries (:func:`audit_item_inclusions`); when the debaters
+    agreed otherwise (not drawn, or an item without one), its audit unit's probability in
+    its job now (``designs``, from :func:`audit_designs_of`; ``best_rank``: the pair's best
+    rank in its pool, which names the unit under a Neyman audit); None when no debate
+    decided it."""
     if final.review_kind == ReviewItem.Kind.ESCALATED:
         return 1.0
+    # The item's probability is the one the pair was drawn with, raised with its unit's by
+    # every sync: the unit named by the pair's ranks now can differ (a pool extended since
+    # moves a pair to a better rank; a human answer may come from a job on another pool).
+    if final.review_kind == ReviewItem.Kind.AUDIT and drawn_with is not None:
+        return drawn_with
     design = designs.get(final.job_id) if final.job_id is not None else None
     if final.consensus_label is None or design is None:
         return None
