@@ -3,58 +3,73 @@ for stage 0's band (:func:`debates.stage0.stage0_band_labels_register`;
 :func:`debates.stage0_band.band_sample` turns them into an equal-probability sample).
 
 A job sends every escalated pair to people (probability 1) and each agreed pair with its audit
-stratum's probability (:func:`assess.review.audit.pair_inclusion`, the job's stored design). A
-job's ``floor`` is the smallest of those probabilities over its settled pairs: every stratum
-of its agreed labels, and 1 for its escalations alone; 0 when a stratum was never audited,
-or when the job has a human budget: its review then goes by impact on the benchmark, not by
-chance, so its labels are no probability sample of its pool.
+unit's probability: the ``inclusion`` its audit item carries (the probability it was drawn
+with, :mod:`assess.review.audit`; under a Neyman audit a unit is a stratum and a rank, so
+it is not the stratum's). A job's ``floor`` is the smallest such probability over its
+settled pairs: every audit unit of its agreed labels now, and 1 for its escalations alone;
+0 when a unit was never audited, or when the job has a human budget: its review then goes
+by impact on the benchmark, not by chance, so its labels are no probability sample of its
+pool.
+
+A pair settled by several jobs (a second job on the same pool, or the same query and
+document in another pool) is in the sample through one of them only, the newest job that
+settled it (agreed or escalated: a fact of the debates, not of any draw): its label, if
+that job's review gave one, with that job's probability. Taking whichever job labelled it
+would give such a pair a label with the chance of either job's draw, more than the
+probability stated.
 """
 
 from __future__ import annotations
 
-from debates.audit_design import stratum_name
+from debates.audit_design import AuditDesign, stratum_name
 from debates.models import Debate, DebateJob
 
 from ..models import ReviewItem
-from .audit import audit_designs_of
+from .audit import audit_designs_of, audit_unit_sizes
 from .human_labels import review_final_labels
+
+SETTLED = (Debate.Status.AGREED, Debate.Status.ESCALATED)
+
+
+def _job_floor(job: DebateJob, design: AuditDesign) -> float:
+    """The smallest probability with which a settled pair of ``job`` goes to people now (0
+    with a human budget; 1 for a job of escalations alone)."""
+    if job.human_budget is not None:
+        return 0.0
+    return min((design.probability(unit) for unit in audit_unit_sizes(job=job)), default=1.0)
 
 
 def dataset_band_labels(
     *, dataset, relevance_level: int = 1
 ) -> dict[tuple[int, int], tuple[int, float, float]]:
-    """``{(query pk, document pk): (label 1/0, inclusion, floor)}`` for every decided review
-    item of a debate on ``dataset``'s pairs (module docstring). A graded job's grade is
-    relevant when >= ``relevance_level``. A pair decided in several jobs keeps the newest
-    job's label, inclusion and floor (as :func:`assess.review.human_labels.
-    dataset_human_labels` keeps its label)."""
+    """``{(query pk, document pk): (label 1/0, inclusion, floor)}`` for the decided review
+    items of debates on ``dataset``'s pairs (module docstring), each pair through the newest
+    job that settled it. A graded job's grade is relevant when >= ``relevance_level``."""
     out: dict[tuple[int, int], tuple[int, float, float]] = {}
-    for job in DebateJob.objects.filter(pool__dataset=dataset).order_by("pk"):
-        labels = review_final_labels(job=job)
-        if not labels:
+    taken: set[tuple[int, int]] = set()  # pairs a newer job settled
+    for job in DebateJob.objects.filter(pool__dataset=dataset).order_by("-pk"):
+        settled = job.debates.filter(status__in=SETTLED).values_list(
+            "pk", "pair__query_id", "pair__document_id"
+        )
+        mine = {pk: (q, d) for pk, q, d in settled.iterator(chunk_size=5000)}
+        labels = {pk: v for pk, v in review_final_labels(job=job).items() if pk in mine}
+        fresh = {pk for pk in labels if mine[pk] not in taken}
+        taken.update(mine.values())
+        if not fresh:
             continue
         design = audit_designs_of(job_ids=[job.pk])[job.pk]
-        agreed = job.debates.filter(status=Debate.Status.AGREED, final_label__isnull=False)
-        strata = {
-            stratum_name(label, round_)
-            for label, round_ in agreed.values_list("final_label", "consensus_round")
-            if label is not None
-        }
-        floor = min((design.probability(name) for name in strata), default=1.0)
-        if job.human_budget is not None:
-            floor = 0.0
+        floor = _job_floor(job, design)
         level = relevance_level if job.scale == DebateJob.Scale.GRADED else 1
-        kinds = dict(
-            ReviewItem.objects.filter(debate_id__in=list(labels)).values_list("debate_id", "kind")
+        items = ReviewItem.objects.filter(debate_id__in=sorted(fresh)).values_list(
+            "debate_id", "kind", "inclusion", "debate__final_label", "debate__consensus_round"
         )
-        rows = job.debates.filter(pk__in=list(labels)).values_list(
-            "pk", "pair__query_id", "pair__document_id", "final_label", "consensus_round"
-        )
-        for debate_id, query_id, document_id, consensus, round_ in rows:
-            if kinds.get(debate_id) == ReviewItem.Kind.ESCALATED or consensus is None:
+        for debate_id, kind, stored, consensus, round_ in items:
+            if kind == ReviewItem.Kind.ESCALATED or consensus is None:
                 inclusion = 1.0
-            else:
+            elif stored is not None:
+                inclusion = stored
+            else:  # an item made before inclusions were stored, before audit units
                 inclusion = design.probability(stratum_name(consensus, round_))
             label = 1 if labels[debate_id][0] >= level else 0
-            out[(query_id, document_id)] = (label, inclusion, min(floor, inclusion))
+            out[mine[debate_id]] = (label, inclusion, min(floor, inclusion))
     return out

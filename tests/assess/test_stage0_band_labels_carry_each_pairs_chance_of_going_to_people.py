@@ -57,3 +57,58 @@ def test_a_job_of_escalations_only_sends_every_pair_so_its_floor_is_one(
     _judge_all(review.job, annotator, lambda item: 0)
     given = dataset_band_labels(dataset=review.job.pool.dataset)
     assert sorted(given.values()) == [(0, 1.0, 1.0)] * 3
+
+
+def test_a_neyman_audit_carries_its_units_probability_not_its_strata_pilot(
+    make_review_job, annotators
+):
+    from assess.review.services import review_items_sync
+
+    review = make_review_job(escalated=2, agreed=60, audit_share=0.2, sync=False)
+    job = review.job
+    # Neyman, its agreed pairs unranked ("below 10"), that unit raised to 0.5 before: its
+    # audits went to people with probability 0.5, not the pilot's 0.1.
+    DebateJob.objects.filter(pk=job.pk).update(
+        audit_allocation="neyman", audit_inclusion={"label 1, round 1, below 10": 0.5}
+    )
+    job.refresh_from_db()
+    review_items_sync(job=job)
+    (annotator,) = annotators(1)
+    _judge_all(job, annotator, lambda item: 1)
+    audited = {d.pk for d in review.agreed if audit_draw(job.pk, d.pair_id) < 0.5}
+
+    given = dataset_band_labels(dataset=job.pool.dataset)
+
+    expected = {(d.pair.query_id, d.pair.document_id): (1, 1.0, 0.5) for d in review.escalated}
+    expected |= {
+        (d.pair.query_id, d.pair.document_id): (1, 0.5, 0.5) for d in review.agreed if d.pk in audited
+    }
+    assert given == expected
+
+
+def test_a_pair_settled_again_by_a_newer_job_is_in_the_sample_only_through_that_job(
+    make_review_job, annotators
+):
+    from assess.review.services import review_items_sync
+
+    # Job 1 escalated three pairs and people judged them; job 2 re-debated the same pairs
+    # and agreed on them, auditing none (share 0.01: every draw here is above it). Each
+    # pair's chance of a label is job 2's (the newest job that settled it), so a label of
+    # job 1 would enter the sample with 1 - 0.01 more chance than the rest: none is kept.
+    review = make_review_job(escalated=3, agreed=0)
+    (annotator,) = annotators(1)
+    _judge_all(review.job, annotator, lambda item: 1)
+    first = review.job
+    second = DebateJob.objects.create(
+        pool=first.pool, agent_a=first.agent_a, agent_b=first.agent_b, rounds=2,
+        prompt_version="newer", status=DebateJob.Status.FINISHED, audit_share=0.01,
+    )  # fmt: skip
+    for debate in review.escalated:
+        Debate.objects.create(
+            job=second, pair=debate.pair, status=Debate.Status.AGREED, final_label=0,
+            consensus_round=1,
+        )  # fmt: skip
+        assert audit_draw(second.pk, debate.pair_id) >= 0.01
+    review_items_sync(job=second)
+
+    assert dataset_band_labels(dataset=first.pool.dataset) == {}
