@@ -288,7 +288,9 @@ def audit_item_inclusions(*, job_ids: Iterable[int | None]) -> dict[int, float]:
     rows = ReviewItem.objects.filter(
         kind=ReviewItem.Kind.AUDIT, debate__job_id__in=ids, inclusion__isnull=False
     ).values_list("debate_id", "inclusion")
-    return dict(rows.iterator(chunk_size=5000))
+    return {
+        pk: inclusion for pk, inclusion in rows.iterator(chunk_size=5000) if inclusion is not None
+    }
 
 
 def pair_inclusion(

@@ -83,9 +83,7 @@ def test_a_human_answer_from_a_job_on_another_pool_keeps_that_jobs_probability(
     agreed = {"status": Debate.Status.AGREED, "final_label": 1, "consensus_round": 1}
     Debate.objects.create(job=job, pair=here, **agreed)
     Debate.objects.create(job=other, pair=there, **agreed)
-    DebateJob.objects.filter(pk=job.pk).update(
-        audit_inclusion={"label 1, round 1, rank 1": 0.6}
-    )
+    DebateJob.objects.filter(pk=job.pk).update(audit_inclusion={"label 1, round 1, rank 1": 0.6})
     job.refresh_from_db()
     review_items_sync(job=job)
     (item,) = ReviewItem.objects.filter(kind=ReviewItem.Kind.AUDIT)

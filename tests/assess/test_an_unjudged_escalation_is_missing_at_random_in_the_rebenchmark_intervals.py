@@ -35,9 +35,7 @@ def test_the_waiting_escalation_is_counted_and_named_and_the_intervals_still_sta
 
 
 @pytest.mark.parametrize("status", ["pending", "failed"])
-def test_a_pair_whose_debate_never_ended_is_no_escalation_and_counts_as_not_relevant(
-    holes, status
-):
+def test_a_pair_whose_debate_never_ended_is_no_escalation_and_counts_as_not_relevant(holes, status):
     # Every agreed pair audited (share 1) and the one escalation judged relevant; (q1, d5)
     # has no label because its debate is still pending or failed, which humans never decide:
     # it is unjudged in the refined qrels and stays so in the intervals, not predicted at the

@@ -80,9 +80,8 @@ def test_a_neyman_audit_carries_its_units_probability_not_its_strata_pilot(
     given = dataset_band_labels(dataset=job.pool.dataset)
 
     expected = {(d.pair.query_id, d.pair.document_id): (1, 1.0, 0.5) for d in review.escalated}
-    expected |= {
-        (d.pair.query_id, d.pair.document_id): (1, 0.5, 0.5) for d in review.agreed if d.pk in audited
-    }
+    pairs = [(d.pair.query_id, d.pair.document_id) for d in review.agreed if d.pk in audited]
+    expected |= dict.fromkeys(pairs, (1, 0.5, 0.5))
     assert given == expected
 
 
