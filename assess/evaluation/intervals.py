@@ -68,8 +68,8 @@ its pair is no pooled label here) are treated the same way within the escalated 
 every escalated pair then enters the model as a stratum of its own (inclusion 1 scaled by
 the escalated pairs' response rate), the judged ones as its sample, so the unjudged ones are
 predicted at the judged ones' share of relevant and their uncertainty is in the interval. The
-assumption is stated in the notes; with no escalated pair judged at all, they count as not
-relevant and the notes say so.
+assumption is stated in the notes; with no escalated pair judged at all there is nothing to
+predict them from: refused (IntervalError).
 
 Shapes: qrels ``{query_id: {doc_id: grade}}``; ranked runs ``{system: {query_id: [doc_id in
 rank order]}}``; pool labels :class:`PooledLabel`. Relevance is binary (grade >= rel_level);
@@ -249,15 +249,18 @@ def _response_rate(members: Sequence[PooledLabel], name: str) -> float:
 
 def _strata_notes(strata: Mapping[str, Sequence[PooledLabel]]) -> list[str]:
     """One line per stratum without a human label: under the Poisson design the estimate
-    stays unbiased (the draw just missed it), but its errors, if any, are not seen."""
+    stays unbiased (the draw just missed it), but its errors, if any, are not seen. Raises
+    IntervalError when escalated pairs wait for humans and none of them is judged."""
     notes = []
     for name, members in sorted(strata.items()):
         if name == ESCALATED and not any(m.human is not None for m in members):
-            notes.append(
-                f"no escalated pair is judged yet: the {len(members)} escalated pairs count as "
-                "not relevant"
+            # Nothing to predict the waiting pairs from, and counting them as not relevant
+            # would give an interval blind to them: refused, with what is missing.
+            raise IntervalError(
+                f"intervals need some escalated pairs judged: none of the {len(members)} "
+                "escalated pairs has a human label yet"
             )
-        elif not any(m.human is not None for m in members):
+        if not any(m.human is not None for m in members):
             notes.append(
                 f"stratum {name!r} ({len(members)} pairs) has no human label: its machine "
                 "labels' errors, if any, are not seen by this sample"

@@ -239,12 +239,9 @@ def test_an_unjudged_escalation_is_missing_at_random_among_the_escalated_pairs()
     assert any(waiting in n for n in found.notes)
 
 
-def test_unjudged_escalations_with_no_judged_one_count_as_not_relevant_and_say_so():
-    found = one_query_p_at_10([escalated("b", None)], ["a", "b"])
-    assert found.by_system["s"]["P@10"].estimate == pytest.approx(0.1)
-    assert "no escalated pair is judged yet: the 1 escalated pairs count as not relevant" in (
-        found.notes
-    )
+def test_unjudged_escalations_with_no_judged_one_get_words_not_a_number():
+    with pytest.raises(IntervalError, match="none of the 1 escalated pairs has a human label"):
+        one_query_p_at_10([escalated("b", None)], ["a", "b"])
 
 
 def test_the_human_only_estimator_keeps_escalated_pairs_apart_from_agreed_ones():
