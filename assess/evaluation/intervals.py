@@ -60,8 +60,9 @@ correct a model's prediction with the human sample's residuals; here the model i
 per cell and the correction weighted by the design.
 
 Missing human labels: a pair drawn for the audit whose human label is not in yet is treated
-as missing at random within its stratum, and the stratum's inclusion probability is scaled by
-its response rate (a weighting-class adjustment, Sarndal et al. sec. 15.6). Pairs humans must
+as missing at random within its stratum's pairs of the same inclusion probability (under a
+Neyman audit, its audit unit), whose inclusion probability is scaled by their response rate
+(a weighting-class adjustment, Sarndal et al. sec. 15.6). Pairs humans must
 decide that have no label yet (an escalation not judged yet, a human tie, over the human
 budget: ``machine`` and ``human`` both None; a pending or failed debate is no escalation, and
 its pair is no pooled label here) are treated the same way within the escalated stratum:
@@ -129,7 +130,8 @@ class PooledLabel:
 
 @dataclass(frozen=True)
 class Interval:
-    """A point estimate with its 95% interval and the number of human labels behind it."""
+    """A point estimate with its 95% interval and ``n_human``, the audited human labels behind
+    it (the escalated pairs' human labels are counted apart, by the reports)."""
 
     estimate: float
     low: float
@@ -245,6 +247,17 @@ def _response_rate(members: Sequence[PooledLabel], name: str) -> float:
     drawn = sum(1 for m in members if m.drawn)
     answered = sum(1 for m in members if m.drawn and m.human is not None)
     return answered / drawn if drawn else 1.0
+
+
+def _response_rates(members: Sequence[PooledLabel], name: str) -> dict[float, float]:
+    """:func:`_response_rate` per weighting class: the stratum's pairs of one inclusion
+    probability (under a Neyman audit, one audit unit, whose pairs were drawn alike: a
+    stratum's units are drawn at different rates, and the queue serves them in its own
+    order, so missing at random is only plausible within a unit)."""
+    classes: dict[float, list[PooledLabel]] = {}
+    for m in members:
+        classes.setdefault(m.inclusion, []).append(m)
+    return {pi: _response_rate(ms, name) for pi, ms in classes.items()}
 
 
 def _strata_notes(strata: Mapping[str, Sequence[PooledLabel]]) -> list[str]:
@@ -412,11 +425,11 @@ def _design(
         )
     groups: dict[str, list[_Member]] = {}
     for name, members in sorted(strata.items()):
-        response = _response_rate(members, name)
+        response = _response_rates(members, name)
         for m in members:
             human = int(m.human >= rel_level) if m.drawn and m.human is not None else None
             machine = float(use_machine and (m.machine or 0) >= rel_level)
-            member = _Member(m, human, min(1.0, m.inclusion * response), machine)
+            member = _Member(m, human, min(1.0, m.inclusion * response[m.inclusion]), machine)
             # The human-only estimator pools the machine-labelled strata; the escalated
             # pairs stay apart in both, as they are humans' to decide whatever happens.
             own = use_machine or name == ESCALATED
@@ -531,7 +544,13 @@ def greg_interval(base: float, slopes: Sequence[float], sample: HumanSample) -> 
     ):
         point += slope * e * (ip - 1.0) + om * ip * ip * e * slope * lev
     half = Z_95 * math.sqrt(greg_variance(slopes, sample)[1])
-    return Interval(point, point - half, point + half, len(s.inv_pi))
+    return Interval(point, point - half, point + half, audited_count(s))
+
+
+def audited_count(sample: HumanSample) -> int:
+    """The audited labels of ``sample``: its entries but the judged escalated pairs that
+    stand for unjudged ones (those are escalated labels, counted as such by the reports)."""
+    return sum(1 for name in sample.stratum if name != ESCALATED)
 
 
 def greg_variance(slopes: Sequence[float], sample: HumanSample) -> tuple[float, float]:
@@ -611,7 +630,7 @@ def refined_intervals(
     design = _design(fixed, pool, best_rank, use_machine=use_machine, rel_level=rel_level)
     found = SystemIntervals(
         method="ppi" if use_machine else "human_only",
-        n_human=len(design.sample),
+        n_human=audited_count(design.human),
         queries=len(queries),
         by_system={},
         notes=design.notes,

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 
 from debates.llm.config import is_simulated_model
 
-from ..review.agreement import Proportion
+from ..review.agreement import Proportion, weighting_note
 from .datasheet_corrections import copied_words, corrections_lines
 
 # IntervalCell is re-exported: callers build the sheet from this module's names.
@@ -103,7 +103,7 @@ def _interval(p: Proportion) -> str:
     if not p.n or p.estimate is None or p.low is None or p.high is None:
         return "not known yet (no audited pair judged)"
     return (
-        f"{p.estimate:.3f} ({p.successes:,} of {p.n:,}), "
+        f"{p.estimate:.3f} ({p.successes:,} of {p.n:,}{weighting_note(p)}), "
         f"{p.confidence:.0%} confidence interval {p.low:.3f}–{p.high:.3f} (Wilson)"
     )
 

@@ -113,7 +113,9 @@ def krippendorff_alpha(
 
 @dataclass(frozen=True, slots=True)
 class Proportion:
-    """``successes`` of ``n`` with its point estimate and a confidence interval (shares)."""
+    """``successes`` of ``n`` with its point estimate and a confidence interval (shares);
+    ``weighted``: the estimate weighs each item by 1 / its inclusion probability, so it is not
+    ``successes / n`` (:func:`audit_error_rate`)."""
 
     successes: int
     n: int
@@ -121,6 +123,7 @@ class Proportion:
     low: float | None
     high: float | None
     confidence: float = 0.95
+    weighted: bool = False
 
 
 def wilson_interval(successes: int, n: int, *, z: float = Z_95) -> Proportion:
@@ -143,15 +146,41 @@ def wilson_interval(successes: int, n: int, *, z: float = Z_95) -> Proportion:
     return Proportion(successes, n, p, max(0.0, centre - half), min(1.0, centre + half))
 
 
-def audit_error_rate(human_and_consensus: Sequence[tuple[int, int]]) -> Proportion:
+def audit_error_rate(
+    human_and_consensus: Sequence[tuple[int, int]], *, inclusion: Sequence[float] | None = None
+) -> Proportion:
     """How often the two agents agreed on a wrong label, estimated from audited pairs.
 
     ``human_and_consensus`` holds, per audited pair, ``(human label, consensus label)``; a
     pair counts as an error when they differ (the human label is taken as the truth). Returns
     the share of errors with its 95% Wilson interval (:func:`wilson_interval`).
+    ``inclusion``: each pair's audit inclusion probability, in (0, 1]; when they differ (a
+    Neyman audit draws error-prone strata more often) the share is the weighted (Hajek)
+    estimate sum(e_i / pi_i) / sum(1 / pi_i) and the Wilson interval is taken at Kish's
+    effective sample size (sum w)^2 / sum w^2 (Kish, *Survey Sampling*, 1965, sec. 11.7;
+    Korn and Graubard, *Survey Methodology* 24, 1998), so the rate is the agreed labels'
+    and not the audit's. ``successes`` and ``n`` stay the raw counts.
     """
-    errors = sum(1 for human, consensus in human_and_consensus if human != consensus)
-    return wilson_interval(errors, len(human_and_consensus))
+    errors = [human != consensus for human, consensus in human_and_consensus]
+    raw = wilson_interval(sum(errors), len(errors))
+    if not inclusion or len(set(inclusion)) <= 1:
+        return raw
+    weights = [1.0 / pi for pi in inclusion]
+    total = sum(weights)
+    share = sum(w for w, e in zip(weights, errors, strict=True) if e) / total
+    n_eff = total * total / sum(w * w for w in weights)
+    z2 = Z_95 * Z_95
+    denominator = 1 + z2 / n_eff
+    centre = (share + z2 / (2 * n_eff)) / denominator
+    half = Z_95 / denominator * math.sqrt(share * (1 - share) / n_eff + z2 / (4 * n_eff**2))
+    low, high = max(0.0, centre - half), min(1.0, centre + half)
+    return Proportion(raw.successes, raw.n, share, low, high, weighted=True)
+
+
+def weighting_note(p: Proportion) -> str:
+    """``", weighted by 1 / inclusion"`` for a weighted proportion, else ``""``: what a page
+    adds after the counts so that an estimate unlike successes / n is not a mystery."""
+    return ", weighted by 1 / inclusion" if p.weighted else ""
 
 
 def majority_label(labels: Sequence[int]) -> int | None:

@@ -516,13 +516,17 @@ def job_audit(*, job: DebateJob) -> AuditSummary:
     """How often humans agree with the agents' consensus on the audited pairs of ``job``,
     and the estimated rate of agreed-but-wrong labels (95% Wilson interval)."""
     audits = ReviewItem.objects.filter(debate__job=job, kind=ReviewItem.Kind.AUDIT)
-    consensus = dict(audits.values_list("debate_id", "debate__final_label"))
+    rows = audits.values_list("debate_id", "debate__final_label", "inclusion")
+    consensus = {debate_id: (label, pi) for debate_id, label, pi in rows}
     human = review_final_labels(job=job)
-    pairs = [
-        (human[debate_id][0], label)
-        for debate_id, label in consensus.items()
+    judged = [
+        (human[debate_id][0], label, pi or job.audit_share or 1.0)
+        for debate_id, (label, pi) in consensus.items()
         if debate_id in human and label is not None
     ]
+    pairs = [(h, c) for h, c, _ in judged]
+    # Weighted by 1 / inclusion: a Neyman audit draws error-prone units more often.
+    inclusion = [pi for *_, pi in judged]
     agree = sum(1 for h, c in pairs if h == c)
     graded = job.scale == DebateJob.Scale.GRADED
     return AuditSummary(
@@ -531,10 +535,12 @@ def job_audit(*, job: DebateJob) -> AuditSummary:
         judged=len(pairs),
         agreement=agree / len(pairs) if pairs else None,
         kappa=agreement.cohen_kappa(pairs),
-        error=agreement.audit_error_rate(pairs),
+        error=agreement.audit_error_rate(pairs, inclusion=inclusion),
         graded=graded,
         side_error=(
-            agreement.audit_error_rate([(int(h > 0), int(c > 0)) for h, c in pairs])
+            agreement.audit_error_rate(
+                [(int(h > 0), int(c > 0)) for h, c in pairs], inclusion=inclusion
+            )
             if graded
             else None
         ),
@@ -565,7 +571,8 @@ def job_review_notes(job: DebateJob) -> list[str]:
     if error.n:
         lines.append(
             f"audit: estimated error rate of consensus labels {error.estimate:.3f} "
-            f"({error.successes} of {error.n} audited pairs), 95% Wilson interval "
+            f"({error.successes} of {error.n} audited pairs{agreement.weighting_note(error)}), "
+            "95% Wilson interval "
             f"{error.low:.3f}-{error.high:.3f}"
         )
     else:

@@ -7,6 +7,8 @@ half width = 1.96 / 1.07683 * sqrt(0.02 * 0.98 / 50 + 3.8415 / 10000) = 0.05071,
 so (0.00354, 0.10495).
 """
 
+import math
+
 import pytest
 
 from assess.review.agreement import Z_95, audit_error_rate, wilson_interval
@@ -40,3 +42,20 @@ def test_no_audited_pair_gives_no_estimate_and_bad_counts_are_refused():
     assert (empty.n, empty.estimate, empty.low, empty.high) == (0, None, None, None)
     with pytest.raises(ValueError):
         wilson_interval(3, 2)
+
+
+def test_a_neyman_audits_error_rate_weighs_each_pair_by_its_inverse_inclusion():
+    # One wrong pair drawn at 1/2 and two right ones drawn at 1/10: the audit saw 1 of 3
+    # wrong, but among the agreed labels the wrong ones are 2 / (2 + 10 + 10) = 1/11. The
+    # Wilson interval is taken at Kish's effective size 22^2 / (4 + 100 + 100) = 2.3725.
+    pairs = [(0, 1), (1, 1), (1, 1)]
+    got = audit_error_rate(pairs, inclusion=[0.5, 0.1, 0.1])
+    n_eff, p, z2 = 22**2 / 204, 1 / 11, 1.959964**2
+    centre = (p + z2 / (2 * n_eff)) / (1 + z2 / n_eff)
+    half = 1.959964 / (1 + z2 / n_eff) * math.sqrt(p * (1 - p) / n_eff + z2 / (4 * n_eff**2))
+    assert (got.successes, got.n, got.weighted) == (1, 3, True)
+    assert got.estimate == pytest.approx(1 / 11)
+    assert got.low == pytest.approx(max(0.0, centre - half), abs=1e-6)
+    assert got.high == pytest.approx(centre + half, abs=1e-6)
+    # Equal probabilities (a proportional audit): the plain share and its Wilson interval.
+    assert audit_error_rate(pairs, inclusion=[0.1, 0.1, 0.1]) == audit_error_rate(pairs)

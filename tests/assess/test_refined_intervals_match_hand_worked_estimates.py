@@ -234,7 +234,9 @@ def test_an_unjudged_escalation_is_missing_at_random_among_the_escalated_pairs()
     # Variance: each answered pair weighs (1 - pi) / pi^2 * slope^2 = (1/3) (9/4) 0.01 =
     # 0.0075; residuals^2 1/4 each, and the model's v at m = 1/2 is 1/4: 0.00375.
     assert p_at_10.half_width == pytest.approx(1.959964 * math.sqrt(0.00375), abs=1e-6)
-    assert p_at_10.n_human == 2
+    # Its n counts audited labels only: the two judged escalations are escalated labels,
+    # which the reports add as such (never twice).
+    assert p_at_10.n_human == 0
     waiting = "1 pooled pairs humans must decide have no human label yet"
     assert any(waiting in n for n in found.notes)
 
@@ -342,3 +344,19 @@ def test_kendalls_covariance_has_each_systems_interval_variance_on_its_diagonal(
         _model, used = greg_variance(found.slope["nDCG@10"][system], found.sample)
         assert cov[i][i] == pytest.approx(used)
         assert used > 0
+
+
+def test_unanswered_audits_are_missing_at_random_within_pairs_drawn_alike_only():
+    # One stratum drawn at two probabilities (two Neyman units): at 1/2, p1 answered
+    # (relevant) and p2 still waiting, u not drawn; at 1, p3 and p4 answered (not relevant).
+    # Each class's response rate scales its own probability: p1 stands for 1 / (1/2 * 1/2)
+    # = 4 pairs, p3 and p4 for 1 each, so the share of relevant is 4 / 6 and p2 and u are
+    # predicted at 2/3 (one rate for the stratum, 3/4, would give 1/2). All ranks are 4-10.
+    def at(d, human, pi, drawn=True):
+        return PooledLabel("q", d, 1, human, "label 1, round 1", drawn, pi)
+
+    pool = [at("p1", 1, 0.5), at("p2", None, 0.5), at("u", None, 0.5, drawn=False)]
+    pool += [at("p3", 0, 1.0), at("p4", 0, 1.0)]
+    found = one_query_p_at_10(pool, ["a", "f1", "f2", "p1", "p2", "p3", "p4", "u"])
+    # a and p1 relevant, p2 and u at 2/3: (2 + 4/3) / 10.
+    assert found.base["P@10"]["s"] == pytest.approx((2 + 4 / 3) / 10)
