@@ -15,6 +15,7 @@ import textwrap
 from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
+from xml.sax.saxutils import escape as xml_escape
 
 import matplotlib
 
@@ -296,3 +297,17 @@ def intervals_svg(
             )
 
     return _render(draw, (7.0, max(2.5, 0.45 * len(ordered) + 1.4)))
+
+
+def svg_marked(svg: str, sentence: str) -> str:
+    """``svg`` with ``sentence`` (our own words, XML-escaped here) written across its top
+    left corner in red, so that a downloaded plot of simulated labels says so on its face;
+    ``svg`` unchanged for an empty sentence."""
+    if not sentence:
+        return svg
+    text = (
+        '<text x="4" y="11" font-family="sans-serif" font-size="9" fill="#b00020">'
+        f"{xml_escape(sentence)}</text>"
+    )
+    head, _, tail = svg.rpartition("</svg>")
+    return f"{head}{text}</svg>{tail}" if head else svg

@@ -21,6 +21,7 @@ from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
+from assess.models.simulated import simulated_sentence
 from core.roles import Role, role_required
 from corpora.models import Dataset, QrelSet
 from corpora.services import dataset_get
@@ -40,6 +41,7 @@ from .refined_intervals import (
     RefinedIntervals,
     interval_tables,
     intervals_plot,
+    refined_simulated,
     report_intervals,
 )
 from .selectors import qrel_sets_by_name, queries_with_answers_count, runs_finished
@@ -270,8 +272,9 @@ def _plot_svg(request: HttpRequest, slug: str, plot: str) -> tuple[Dataset, dict
         holes = {q: report.holes_per_query.get(q, 0) for q in result.queries}
         svg = plots.holes_histogram_svg(holes)
     else:
-        svg = _intervals_svg(report, choice)
-    return dataset, choice, name, svg
+        return dataset, choice, name, _intervals_svg(report, choice)  # marked when drawn
+    simulated = simulated_sentence(refined_simulated(refined=choice["refined"]))
+    return dataset, choice, name, plots.svg_marked(svg, simulated)
 
 
 @role_required(*READERS)

@@ -246,7 +246,8 @@ def audit_strata(*, job: DebateJob) -> dict[str, StratumFigures]:
     return {
         name: StratumFigures(
             size=size,
-            inclusion=drawn[name] / size if size else design.probability(name),
+            # Rounded: a mean of equal probabilities must read 0.05, not 0.05000000000000001.
+            inclusion=round(drawn[name] / size, 12) if size else design.probability(name),
             judged=tallies.get(name, (0, 0))[0],
             wrong=tallies.get(name, (0, 0))[1],
         )

@@ -99,3 +99,10 @@ def test_real_labels_are_not_marked(refined, api_as, client_as):
     assert item["counts"]["by_source"] == {"consensus": 2, "human": 2}
     shown = page(client_as("researcher"), "/datasets/holes/refined/test-dream/")
     assert "SIMULATED" not in shown
+
+
+@pytest.mark.parametrize("plot", ["ranks", "deltas", "holes", "intervals"])
+def test_every_downloadable_plot_carries_the_line(simulated, client_as, plot):
+    query = "original=test&refined=test-dream"
+    svg = page(client_as("researcher"), f"/datasets/holes/rebenchmark/{plot}.svg?{query}")
+    assert "SIMULATED labels: 2 debate labels from simulated debaters" in svg
