@@ -35,6 +35,16 @@ def refinements_of(*, dataset: Dataset) -> QuerySet[Refinement]:
     )
 
 
+def refinements_simulated(*, refinements: QuerySet[Refinement]) -> set[int]:
+    """The ids of ``refinements`` whose refined set holds simulated labels (debates of the
+    ``simulated`` backend, or the simulated annotator's), one query per refinement."""
+    return {
+        r.pk
+        for r in refinements
+        if any(simulated_label_counts(rows=r.qrel_set.provenance.all()).values())
+    }
+
+
 def dataset_has_pools(*, dataset: Dataset) -> bool:
     """Whether the dataset has a pool (a refined set can only be made from one)."""
     return dataset.pools.exists()

@@ -56,6 +56,7 @@ from .selectors import (
     refined_costs,
     refined_sources,
     refinements_of,
+    refinements_simulated,
 )
 
 READERS = (Role.RESEARCHER, Role.ADMIN)
@@ -105,6 +106,7 @@ def _refined_list_render(
         {
             "dataset": dataset,
             "refinements": refinements,
+            "simulated": refinements_simulated(refinements=refinements),
             "can_refine": can_refine,
             "has_pools": has_pools,
             "form": form,

@@ -99,6 +99,9 @@ def test_real_labels_are_not_marked(refined, api_as, client_as):
     assert item["counts"]["by_source"] == {"consensus": 2, "human": 2}
     shown = page(client_as("researcher"), "/datasets/holes/refined/test-dream/")
     assert "SIMULATED" not in shown
+    assert "SIMULATED" not in page(client_as("researcher"), "/datasets/holes/refined/")
+    plot = "/datasets/holes/rebenchmark/ranks.svg?original=test&refined=test-dream"
+    assert "SIMULATED" not in page(client_as("researcher"), plot)
 
 
 @pytest.mark.parametrize("plot", ["ranks", "deltas", "holes", "intervals"])
@@ -106,3 +109,10 @@ def test_every_downloadable_plot_carries_the_line(simulated, client_as, plot):
     query = "original=test&refined=test-dream"
     svg = page(client_as("researcher"), f"/datasets/holes/rebenchmark/{plot}.svg?{query}")
     assert "SIMULATED labels: 2 debate labels from simulated debaters" in svg
+
+
+def test_the_list_of_refined_sets_marks_the_simulated_one(simulated, refined, client_as):
+    listed = page(client_as("researcher"), "/datasets/holes/refined/")
+    assert "test-dream</a> SIMULATED labels</td>" in listed.replace(
+        '<strong class="simulated">', ""
+    ).replace("</strong>", "")
