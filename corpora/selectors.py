@@ -7,6 +7,7 @@ join of several big tables (which would multiply rows before counting).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Exists, Max, Min, OuterRef, Q, Subquery
@@ -232,12 +233,15 @@ def excluded_pk_pairs(*, dataset: Dataset) -> set[tuple[int, int]]:
     return identical_pk_pairs(dataset=dataset) if dataset.exclude_identical_ids else set()
 
 
-def pool_pair_ranks(*, pool: Pool) -> dict[tuple[int, int], int]:
-    """``{(query pk, document pk): rank}``: each pair of ``pool``'s best (smallest, 1-based)
-    rank over the runs that put it there (:class:`~corpora.models.PairSource`)."""
-    rows = (
-        PairSource.objects.filter(pair__pool=pool)
-        .values_list("pair__query_id", "pair__document_id")
-        .annotate(best=Min("rank"))
+def pool_pair_ranks(*, pool: Pool | int, by_ids: bool = False) -> dict[tuple[Any, Any], int]:
+    """``{(query pk, document pk): rank}``: each pair of ``pool`` (a pool or its pk)'s best
+    (smallest, 1-based) rank over the runs that put it there
+    (:class:`~corpora.models.PairSource`); keyed ``(query_id, doc_id)`` (the dataset's own
+    ids) when ``by_ids``."""
+    keys = (
+        ("pair__query__query_id", "pair__document__doc_id")
+        if by_ids
+        else ("pair__query_id", "pair__document_id")
     )
+    rows = PairSource.objects.filter(pair__pool=pool).values_list(*keys).annotate(best=Min("rank"))
     return {(q, d): best for q, d, best in rows.iterator(chunk_size=5000)}

@@ -22,12 +22,13 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Count, Min, Q
+from django.db.models import Count, Q
 
 from assess.models import LabelProvenance, Refinement
 from assess.models.simulated import simulated_label_counts, simulated_sentence
 from corpora.identical import skip_identical
-from corpora.models import PairSource, QrelSet, Run
+from corpora.models import QrelSet, Run
+from corpora.selectors import pool_pair_ranks
 from corpora.services import run_rows
 from debates.audit_design import stratum_name
 from debates.models import Debate
@@ -237,13 +238,8 @@ def pool_best_ranks(*, refined: QrelSet) -> dict[tuple[str, str], int]:
     in the pool the refined set was refined from (:class:`corpora.models.PairSource`). The
     intervals' model bands pairs by it, so the model is a fact of the pool, not of the runs a
     re-benchmark happens to evaluate."""
-    pools = Refinement.objects.filter(qrel_set=refined).values("pool_id")
-    rows = (
-        PairSource.objects.filter(pair__pool_id__in=pools)
-        .values_list("pair__query__query_id", "pair__document__doc_id")
-        .annotate(best=Min("rank"))
-    )
-    return {(q, d): best for q, d, best in rows.iterator(chunk_size=5000)}
+    pool = Refinement.objects.filter(qrel_set=refined).values_list("pool_id", flat=True).first()
+    return {} if pool is None else pool_pair_ranks(pool=pool, by_ids=True)
 
 
 def sample_sources(*, refined: QrelSet) -> list[SampleSource]:

@@ -139,11 +139,17 @@ def wilson_interval(successes: int, n: int, *, z: float = Z_95) -> Proportion:
     if n == 0:
         return Proportion(successes, n, None, None, None)
     p = successes / n
+    return Proportion(successes, n, p, *_wilson_bounds(p, n, z))
+
+
+def _wilson_bounds(p: float, n: float, z: float = Z_95) -> tuple[float, float]:
+    """The Wilson score interval's ends for a share ``p`` of ``n`` (n > 0, not necessarily
+    whole: an effective sample size), clipped to [0, 1]."""
     z2 = z * z
     denominator = 1 + z2 / n
     centre = (p + z2 / (2 * n)) / denominator
     half = z / denominator * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-    return Proportion(successes, n, p, max(0.0, centre - half), min(1.0, centre + half))
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def audit_error_rate(
@@ -169,11 +175,7 @@ def audit_error_rate(
     total = sum(weights)
     share = sum(w for w, e in zip(weights, errors, strict=True) if e) / total
     n_eff = total * total / sum(w * w for w in weights)
-    z2 = Z_95 * Z_95
-    denominator = 1 + z2 / n_eff
-    centre = (share + z2 / (2 * n_eff)) / denominator
-    half = Z_95 / denominator * math.sqrt(share * (1 - share) / n_eff + z2 / (4 * n_eff**2))
-    low, high = max(0.0, centre - half), min(1.0, centre + half)
+    low, high = _wilson_bounds(share, n_eff)
     return Proportion(raw.successes, raw.n, share, low, high, weighted=True)
 
 

@@ -99,8 +99,10 @@ def _agreed_units(job: DebateJob, debates: QuerySet[Debate]) -> Iterator[tuple[i
         for pk, pair_id, label, round_ in plain.iterator(chunk_size=5000):
             yield pk, pair_id, stratum_name(label or 0, round_)
         return
-    ranked = agreed.annotate(best_rank=Min("pair__sources__rank")).values_list(
-        "pk", "pair_id", "final_label", "consensus_round", "best_rank"
+    ranked = (
+        agreed.annotate(best_rank=Min("pair__sources__rank"))
+        .order_by("final_label", "consensus_round", "pk")
+        .values_list("pk", "pair_id", "final_label", "consensus_round", "best_rank")
     )
     for pk, pair_id, label, round_, best in ranked.iterator(chunk_size=5000):
         yield pk, pair_id, audit_unit(label or 0, round_, best, allocation=allocation)
@@ -239,9 +241,12 @@ def audit_strata(*, job: DebateJob) -> dict[str, StratumFigures]:
     design = job.audit_design
     tallies = audit_tallies(job=job)
     # Under Neyman a stratum's pairs are drawn by audit unit (rank): its figure is their
-    # mean probability, each unit weighted by its size.
+    # mean probability, each unit weighted by its size. The strata's sizes are their units'
+    # (in label, then round order, as the units are read).
+    sizes: dict[str, int] = defaultdict(int)
     drawn: dict[str, float] = defaultdict(float)
     for unit, size in audit_unit_sizes(job=job).items():
+        sizes[unit_stratum(unit)] += size
         drawn[unit_stratum(unit)] += size * design.probability(unit)
     return {
         name: StratumFigures(
@@ -251,7 +256,7 @@ def audit_strata(*, job: DebateJob) -> dict[str, StratumFigures]:
             judged=tallies.get(name, (0, 0))[0],
             wrong=tallies.get(name, (0, 0))[1],
         )
-        for name, size in audit_strata_sizes(job=job).items()
+        for name, size in sizes.items()
     }
 
 
