@@ -25,7 +25,7 @@ from debates.audit_design import AuditDesign, stratum_name
 from debates.models import Debate, DebateJob
 
 from ..models import ReviewItem
-from .audit import audit_designs_of, audit_unit_sizes
+from .audit import audit_unit_sizes
 from .human_labels import review_final_labels
 
 SETTLED = (Debate.Status.AGREED, Debate.Status.ESCALATED)
@@ -57,7 +57,7 @@ def dataset_band_labels(
         taken.update(mine.values())
         if not fresh:
             continue
-        design = audit_designs_of(job_ids=[job.pk])[job.pk]
+        design = job.audit_design
         floor = _job_floor(job, design)
         level = relevance_level if job.scale == DebateJob.Scale.GRADED else 1
         items = ReviewItem.objects.filter(debate_id__in=sorted(fresh)).values_list(
