@@ -39,7 +39,7 @@ from assess.refined.refine import (
     open_disagreements_sentence,
 )
 from assess.refined.selectors import refined_costs, refined_sources, refinements_of
-from assess.review.audit import audit_strata
+from assess.review.audit import audit_pilot_waiting, audit_strata
 from assess.review.calibration import job_calibration
 from assess.review.selectors import job_agreement, job_audit, job_queue_counts
 from core.fixes import error_worded
@@ -249,6 +249,9 @@ class JobDetailOut(JobOut):
     #: {stratum ("label L, round R"): {"size", "inclusion", "judged", "wrong"}}: agreed labels,
     #: the audit's probability, audited pairs with a human label and how many it contradicts.
     audit_strata: dict[str, dict[str, float | int]] = {}
+    #: What a Neyman audit's next allocation (first its pilot's end) waits for, in words
+    #: (:func:`assess.review.audit.audit_pilot_waiting`); "" when nothing holds it back.
+    audit_waiting: str = ""
     budget: dict[str, Any]
     #: The agents' calibration on gold and audited pairs (:func:`assess.review.calibration.
     #: job_calibration`): {"bins_asked", "method", "missing", "agents": [{"agent", "model",
@@ -358,6 +361,7 @@ def job_detail(request: HttpRequest, job_id: RowId) -> JobDetailOut:
     return JobDetailOut(
         **_job_out(job).model_dump(),
         audit_strata={name: s.as_json() for name, s in audit_strata(job=job).items()},
+        audit_waiting=audit_pilot_waiting(job=job),
         budget=job_budget(job=job).as_json(),
         calibration=job_calibration(job=job).as_json(),
     )

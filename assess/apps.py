@@ -9,6 +9,7 @@ class AssessConfig(AppConfig):
         # debates cannot import assess (dependencies point one way), so assess adds its
         # review panel (queue, agreement, audit estimate) to the debate job page.
         from debates.services.progress import job_notes_register
+        from debates.services.reuse import human_answers_register
         from debates.stage0 import stage0_band_labels_register, stage0_human_labels_register
         from debates.views import job_panel_register
 
@@ -19,6 +20,7 @@ class AssessConfig(AppConfig):
         from .refined.operations import refine_step_register
         from .refined.panels import job_costs_panel
         from .review import receivers
+        from .review.answered import human_answered_pairs
         from .review.band_labels import dataset_band_labels
         from .review.calibration import job_calibration_panel
         from .review.human_labels import dataset_human_labels
@@ -51,3 +53,6 @@ class AssessConfig(AppConfig):
         # ... and sets its routing band on them, as a sample of pooled pairs: with the chance
         # each pair went to people (escalated or audited), which only the review knows.
         stage0_band_labels_register(dataset_band_labels)
+        # Label reuse leaves an escalated pair people have answered to them (no LLM call);
+        # only the review knows which pairs people answered.
+        human_answers_register(human_answered_pairs)

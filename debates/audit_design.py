@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
@@ -89,6 +89,41 @@ def unit_weight(unit: str) -> float:
     if tail.startswith("rank ") and tail[5:].isdigit():
         return 1.0 / math.log2(int(tail[5:]) + 1)
     return 1.0 / math.log2(12) if tail == BELOW_10 else 1.0
+
+
+def inclusion_union(probabilities: Iterable[float]) -> float:
+    """The probability that a pair is in the human sample of several jobs taken together,
+    from each job's probability of sending it to people (each in [0, 1]; 1 for a job that
+    escalated it, 0 for one that never could, e.g. its debate failed).
+
+    Several jobs of a dataset may debate one pair, and each draws its own audit: the pair's
+    human label, from whichever job's review gave it, counts once in the refined qrels (the
+    reviews' votes merge), so an interval that combines the jobs' samples has for its sample
+    the *union* of the jobs' draws, and must weight a pair by the inverse of its chance of
+    being in that union (Horvitz and Thompson 1952), not by one job's. How the union's
+    chance follows from the jobs' depends on how the draws are made: a job draws the pair
+    when u < pi_job, with u = :func:`assess.review.agreement.audit_draw` (job id, pair id),
+    SHA-256 of "job id:pair id". The jobs' u are thus different hashes, independent for
+    all purposes of sampling (as independent as any two seeded random streams), so the
+    pair escapes every draw with probability prod_j (1 - pi_j) and
+
+        pi_union = 1 - prod_j (1 - pi_j).
+
+    (Had every job used one draw u(pair), with the same seed, the union would be u <
+    max_j pi_j, and its chance max_j pi_j: smaller, the jobs' samples then nested, not
+    independent. The draw being per job, max_j pi_j would understate the chance and
+    over-weight the pairs that several jobs audited.) The union is at least every pi_j, 1
+    as soon as one job escalated the pair, and exactly pi_j when one job alone could draw
+    it (the other terms 0), so a pair of a single job keeps its job's probability.
+    Returns 0.0 for no probability."""
+    chances = [min(max(float(p), 0.0), 1.0) for p in probabilities]
+    drawn = [p for p in chances if p > 0.0]
+    if len(drawn) <= 1:
+        return drawn[0] if drawn else 0.0
+    escape = 1.0
+    for p in drawn:
+        escape *= 1.0 - p
+    return 1.0 - escape
 
 
 @dataclass(frozen=True)

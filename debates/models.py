@@ -306,8 +306,9 @@ class Debate(models.Model):
         choices=[("", "debate"), ("stage0", "stage 0"), ("reused", "reused")],
         default="",
         blank=True,
-        help_text="Who settled an agreed label: the debate (empty), stage 0 (no LLM call) or "
-        "an earlier job's debate with the same reuse key (reused, no LLM call).",
+        help_text="Who settled the debate: the debate (empty), stage 0 (an agreed label, no LLM "
+        "call) or an earlier job's debate with the same reuse key (reused, no LLM call: its "
+        "agreed label, or its escalation when people had already answered the pair).",
     )
     reused_from = models.ForeignKey(
         "self",
@@ -315,8 +316,9 @@ class Debate(models.Model):
         blank=True,
         on_delete=models.SET_NULL,
         related_name="reused_by",
-        help_text="The earlier debate whose agreed label this one took (settled_by reused); "
-        "the first debate of a chain of reuses.",
+        help_text="The earlier debate whose outcome this one took (settled_by reused: an "
+        "agreed label, or an escalation people had answered); the first debate of a chain "
+        "of reuses.",
     )
     stage0_p = models.FloatField(
         null=True,

@@ -71,6 +71,19 @@ class ReviewItem(models.Model):
     # (every one goes to humans), its stratum's audit probability for an audit (raised with
     # the stratum's; assess.review.audit), empty for a gold pair (never a label).
     inclusion = models.FloatField(null=True, blank=True)
+    # When the item was made its pair (query and document) already had people's answer on
+    # another job's item: this item takes that answer instead of asking people again (an
+    # audit drawn for the pair, an escalation reused from the job that had it judged), and
+    # wants no judgment of its own (judgments_needed 0). assess.review.answered.
+    answered_by = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="answers_for",
+        help_text="The other job's item of the same query and document whose human answer "
+        "this item takes (it asks nobody; judgments_needed 0).",
+    )
 
     class Meta:
         indexes = [

@@ -16,7 +16,13 @@ from corpora.models import QrelSet
 from corpora.selectors import pool_pair_ranks
 
 from ..models import LabelProvenance, Refinement
-from ..review.audit import audit_designs_of, audit_item_inclusions, pair_inclusion
+from ..review.audit import (
+    audit_designs_of,
+    audit_item_inclusions,
+    pair_inclusion,
+    pair_inclusion_across_jobs,
+    pair_job_inclusions,
+)
 from ..review.quality import AnnotatorQuality, annotator_quality, quality_policy
 from . import labels as final
 from .pool_labels import BATCH_SIZE, PoolLabel
@@ -35,7 +41,9 @@ def label_provenance_write(
     when it has one, ``grade`` as :func:`assess.refined.labels.final_grade` writes it with
     the refinement's relevant grade, each human judgment with its annotator's gold figures
     (``people``, :func:`refinement_people_get`), and ``inclusion``, its probability of going
-    to humans (:func:`assess.review.audit.pair_inclusion`). Runs inside the refinement's
+    to humans (:func:`assess.review.audit.pair_inclusion`; when several jobs of the dataset
+    could send the pair to people, the union of their draws,
+    :func:`assess.review.audit.pair_inclusion_across_jobs`). Runs inside the refinement's
     transaction; refined sets' provenance is written once, here."""
     LabelProvenance.objects.bulk_create(
         _provenance_rows(refinement, labels, qrel_pk, people.gold), batch_size=BATCH_SIZE
@@ -55,12 +63,18 @@ def _provenance_rows(
     # the pairs not drawn; a drawn pair's is on its item).
     neyman = any(d.allocation == "neyman" for d in designs.values())
     ranks = pool_pair_ranks(pool=refinement.pool) if neyman else {}
+    # Every job of the dataset that could send a pair to people: the refined set's human
+    # sample is the union of their audits (their reviews' votes merge).
+    jobs = pair_job_inclusions(pairs=[(label.query_pk, label.document_pk) for label in labels])
     grade = refinement.relevant_grade
     for label in labels:
         row = _provenance(refinement, refinement.qrel_set, label, qrel_pk, grade, gold)
-        best = ranks.get((label.query_pk, label.document_pk))
+        pair = (label.query_pk, label.document_pk)
         with_ = drawn.get(label.final.debate_id) if label.final.debate_id is not None else None
-        row.inclusion = pair_inclusion(designs, label.final, best_rank=best, drawn_with=with_)
+        own = pair_inclusion(designs, label.final, best_rank=ranks.get(pair), drawn_with=with_)
+        row.inclusion = pair_inclusion_across_jobs(
+            own, label.final, jobs.get(pair, {}), graded=label.final.graded
+        )
         yield row
 
 

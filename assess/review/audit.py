@@ -26,20 +26,24 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Count, F, Min, QuerySet
+from django.db.models import Count, F, Min, Q, QuerySet
 
+from core.roles import Role
+from corpora.models import PairSource
 from debates.audit_design import (
     AuditDesign,
     AuditStratum,
     audit_allocation,
     audit_unit,
+    inclusion_union,
     stratum_name,
     unit_stratum,
 )
 from debates.models import Debate, DebateJob
 
-from ..models import Adjudication, ReviewItem
+from ..models import Adjudication, Judgment, ReviewItem
 from .agreement import audit_draw
 from .human_labels import review_final_labels
 
@@ -134,16 +138,75 @@ def audit_tallies(*, job: DebateJob, by_unit: bool = False) -> dict[str, tuple[i
 
 def audit_pilot_done(*, job: DebateJob) -> bool:
     """True once ``job`` has audit items and none of them waits for judgments (each has all
-    the judgments it needs, or an adjudication): the Neyman allocation's pilot is in. With a
+    the judgments it needs, or an adjudication, or took people's answer on its pair from
+    another job's item, :mod:`assess.review.answered`): the Neyman allocation's pilot is in.
+    :func:`audit_pilot_waiting` says in words what it waits for otherwise. With a
     human budget, an item beyond it (``budget_rank`` above ``job.human_budget``) is never
     served, so it does not hold the pilot back."""
     audits = _audits(job)
+    return audits.exists() and not _waiting(job, audits).exists()
+
+
+def audit_pilot_waiting(*, job: DebateJob) -> str:
+    """What a Neyman audit's next allocation (first the pilot's end) waits for, in words;
+    "" for a proportional audit or once nothing holds it back (:func:`audit_pilot_done`).
+
+    "The Neyman audit waits for 3 of its 8 audit items to be judged: 2 can be given to an
+    annotator; 1 to none (every annotator has judged its pair on another job's item): it
+    needs a new annotator or an admin's adjudication", or, before any pair is drawn, that
+    the pilot draws from agreed labels as the debates end. An item whose pair people
+    answered on another job's item never waits (:mod:`assess.review.answered`)."""
+    if job.audit_allocation != "neyman" or audit_pilot_done(job=job):
+        return ""
+    audits = _audits(job)
+    waiting = list(_waiting(job, audits).values_list("pk", "debate__pair__query_id",
+                                                      "debate__pair__document_id"))  # fmt: skip
+    if not waiting:
+        return (
+            "The Neyman audit's pilot has drawn no pair yet: it draws from the agreed labels "
+            "as the debates end"
+        )
+    stuck = _given_to_nobody(waiting)
+    words = (
+        f"The Neyman audit waits for {len(waiting):,} of its {audits.count():,} audit items "
+        f"to be judged: {len(waiting) - stuck:,} can be given to an annotator"
+    )
+    if stuck:
+        words += (
+            f"; {stuck:,} to none (every annotator has judged its pair on another job's "
+            "item): it needs a new annotator or an admin's adjudication"
+        )
+    return words
+
+
+def _waiting(job: DebateJob, audits: QuerySet[ReviewItem]) -> QuerySet[ReviewItem]:
+    """The items of ``audits`` still waiting for judgments (not adjudicated; within the
+    job's human budget, since an item beyond it is never served)."""
     waiting = audits.filter(judgments_done__lt=F("judgments_needed")).exclude(
         pk__in=Adjudication.objects.values("item_id")
     )
     if job.human_budget is not None:
         waiting = waiting.filter(budget_rank__lte=job.human_budget)
-    return audits.exists() and not waiting.exists()
+    return waiting
+
+
+def _given_to_nobody(waiting: list[tuple[int, int, int]]) -> int:
+    """How many of ``waiting`` ((item id, query pk, document pk)) no active annotator may be
+    given: each has judged the pair, on the item or on another job's item
+    (:mod:`assess.review.same_pair`; live judgments and those sent back)."""
+    people = set(
+        get_user_model()
+        .objects.filter(is_active=True, groups__name=Role.ANNOTATOR)
+        .values_list("pk", flat=True)
+    )
+    judged: dict[tuple[int, int], set[int]] = defaultdict(set)
+    rows = Judgment.objects.filter(
+        Q(undone_at__isnull=True) | Q(returned=True),
+        item__debate__pair__query_id__in={q for _, q, _ in waiting},
+    ).values_list("item__debate__pair__query_id", "item__debate__pair__document_id", "annotator")
+    for query, document, annotator in rows:
+        judged[(query, document)].add(annotator)
+    return sum(1 for _, q, d in waiting if people <= judged[(q, d)])
 
 
 def audit_design_commit(*, job: DebateJob) -> tuple[AuditDesign, bool]:
@@ -327,3 +390,91 @@ def pair_inclusion(
         final.consensus_label, final.consensus_round, best_rank, allocation=design.allocation
     )
     return design.probability(unit)
+
+
+#: {job id: (the probability that job's review sends the pair to people, the job graded)}.
+JobChances = dict[int, tuple[float, bool]]
+
+
+def pair_job_inclusions(*, pairs: Iterable[tuple[int, int]]) -> dict[tuple[int, int], JobChances]:
+    """``{(query pk, document pk): {job id: (probability, graded)}}`` for each pair of
+    ``pairs`` over every settled debate of its query and document, in any job of the
+    dataset (any pool): the probability that job's review sends the pair to people, 1 for
+    an escalated debate, for an agreed one the inclusion of its audit item when it was drawn
+    and carries one, else its audit unit's probability in its job now (the unit named by the
+    pair's best rank in that job's pool); ``graded``: the job's scale is graded. Debates
+    that did not settle (pending, running, failed) could not be drawn and are left out.
+    :func:`pair_inclusion_across_jobs` combines them."""
+    wanted = set(pairs)
+    queries = sorted({q for q, _ in wanted})
+    rows: list[tuple[int, int, int, str, int | None, int | None, bool, tuple[int, int]]] = []
+    for start in range(0, len(queries), 2000):
+        found = Debate.objects.filter(
+            pair__query_id__in=queries[start : start + 2000],
+            status__in=(Debate.Status.AGREED, Debate.Status.ESCALATED),
+        ).values_list(
+            "pk", "job_id", "pair_id", "status", "final_label", "consensus_round",
+            "job__scale", "pair__query_id", "pair__document_id",
+        )  # fmt: skip
+        for pk, job, pair_id, status, label, round_, scale, query, doc in found.iterator(
+            chunk_size=5000
+        ):
+            if (query, doc) in wanted:
+                graded = scale == DebateJob.Scale.GRADED
+                rows.append((pk, job, pair_id, status, label, round_, graded, (query, doc)))
+    designs = audit_designs_of(job_ids=[row[1] for row in rows])
+    drawn = dict(
+        ReviewItem.objects.filter(
+            kind=ReviewItem.Kind.AUDIT, debate_id__in=[row[0] for row in rows]
+        ).values_list("debate_id", "inclusion")
+    )
+    ranks = _best_ranks(
+        {row[2] for row in rows if row[1] in designs and designs[row[1]].allocation == "neyman"}
+    )
+    out: dict[tuple[int, int], JobChances] = defaultdict(dict)
+    for pk, job, pair_id, status, label, round_, graded, pair in rows:
+        design = designs.get(job)
+        if status == Debate.Status.ESCALATED:
+            chance: float | None = 1.0
+        elif drawn.get(pk) is not None:
+            chance = drawn[pk]
+        elif label is None or design is None:
+            chance = None
+        else:
+            unit = audit_unit(label, round_, ranks.get(pair_id), allocation=design.allocation)
+            chance = design.probability(unit)
+        if chance is not None:
+            out[pair][job] = (chance, graded)
+    return dict(out)
+
+
+def _best_ranks(pair_ids: set[int]) -> dict[int, int]:
+    """``{pair id: its best rank over the runs that put it in its pool}`` (ranked pairs)."""
+    ids = sorted(pair_ids)
+    out: dict[int, int] = {}
+    for start in range(0, len(ids), 5000):
+        rows = (
+            PairSource.objects.filter(pair_id__in=ids[start : start + 5000])
+            .values("pair_id")
+            .annotate(best=Min("rank"))
+            .values_list("pair_id", "best")
+        )
+        out.update({pair_id: best for pair_id, best in rows if best is not None})
+    return out
+
+
+def pair_inclusion_across_jobs(
+    own: float | None, final: DecidingDebate, jobs: JobChances, *, graded: bool
+) -> float | None:
+    """A pool pair's probability of having its human label in the refined set's sample,
+    when several jobs of the dataset could send it to people: the union of the deciding
+    job's chance ``own`` (:func:`pair_inclusion`) and every other job's in ``jobs`` (from
+    :func:`pair_job_inclusions`) on the same scale (``graded``; the votes of a job on the
+    other scale never count for the pair), combined as independent draws,
+    1 - prod_j (1 - pi_j) (:func:`debates.audit_design.inclusion_union` says why: each job
+    draws with its own hash of job and pair). ``own`` alone when no other job could draw
+    the pair; None when ``own`` is None (no debate decided the pair)."""
+    if own is None:
+        return None
+    others = [p for job, (p, scale) in jobs.items() if job != final.job_id and scale == graded]
+    return inclusion_union([own, *others]) if others else own

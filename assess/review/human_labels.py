@@ -34,25 +34,45 @@ def review_final_labels(*, job: DebateJob) -> dict[int, tuple[int, str]]:
 
     ``source`` is "adjudication" (an admin's label, which wins) or "human" (the majority of
     the live judgments, once the item has all it needs; the median grade on a graded job,
-    :func:`assess.review.agreement.median_grade`). Items still open, or whose judgments
-    tie, are left out.
+    :func:`assess.review.agreement.median_grade`). An item that took another job's answer
+    on its pair (``answered_by``, :mod:`assess.review.answered`) has that item's label, with
+    its source. Items still open, or whose judgments tie, are left out.
     """
     combine = (
         agreement.median_grade if job.scale == DebateJob.Scale.GRADED else agreement.majority_label
     )
     items = ReviewItem.objects.filter(debate__job=job)
-    adjudicated = dict(
-        Adjudication.objects.filter(item__in=items).values_list("item__debate_id", "label")
+    own = items_decided(items, combine)
+    debate_of = dict(items.filter(pk__in=list(own)).values_list("pk", "debate_id"))
+    out = {debate_of[item_id]: decided for item_id, decided in own.items()}
+    taken = list(
+        items.filter(answered_by__isnull=False, judgments_needed=0).values_list(
+            "debate_id", "answered_by_id"
+        )
     )
-    out = {debate_id: (label, "adjudication") for debate_id, label in adjudicated.items()}
-    complete = items.filter(judgments_done__gte=F("judgments_needed")).exclude(
-        debate_id__in=list(adjudicated)
-    )
-    debate_of = dict(complete.values_list("pk", "debate_id"))
-    for item_id, labels in live_labels(complete).items():
+    if taken:
+        sources = items_decided(ReviewItem.objects.filter(pk__in=[s for _, s in taken]), combine)
+        for debate_id, source in taken:
+            if source in sources:
+                out.setdefault(debate_id, sources[source])
+    return out
+
+
+def items_decided(items, combine) -> dict[int, tuple[int, str]]:
+    """``{item id: (label, "adjudication" or "human")}`` of the decided items of ``items``
+    (a ReviewItem queryset): an adjudication's label, else, once an item has all its
+    judgments, ``combine`` (majority, or median grade) of its live ones; a tie left out."""
+    out = {
+        item_id: (label, "adjudication")
+        for item_id, label in Adjudication.objects.filter(item__in=items).values_list(
+            "item_id", "label"
+        )
+    }
+    complete = items.filter(judgments_done__gte=F("judgments_needed"), judgments_needed__gt=0)
+    for item_id, labels in live_labels(complete.exclude(pk__in=list(out))).items():
         label = combine([label for _, label in labels])
         if label is not None:
-            out[debate_of[item_id]] = (label, "human")
+            out[item_id] = (label, "human")
     return out
 
 

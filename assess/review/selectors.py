@@ -24,6 +24,7 @@ from debates.rubric import grade_names, rubric
 from ..models import Adjudication, GoldPair, Judgment, ReviewItem
 from . import agreement
 from .agreement import Proportion
+from .audit import audit_pilot_waiting
 from .budget import budget_coverage
 from .gold_queue import gold_ahead
 from .highlight import query_terms, segments, term_spans
@@ -552,7 +553,8 @@ def job_review_notes(job: DebateJob) -> list[str]:
     """Plain-text lines on ``job``'s review queue and audit estimate, for
     ``debate_job ID progress`` (registered with :func:`debates.services.progress.
     job_notes_register`): the queue counts, then the audit's estimated error rate of the
-    consensus labels with its 95% Wilson interval once audited pairs are judged."""
+    consensus labels with its 95% Wilson interval once audited pairs are judged, and what a
+    Neyman audit waits for (:func:`assess.review.audit.audit_pilot_waiting`)."""
     queue = job_queue_counts(job=job)
     audit = job_audit(job=job)
     lines = [
@@ -577,6 +579,8 @@ def job_review_notes(job: DebateJob) -> list[str]:
         )
     else:
         lines.append(f"audit: {audit.sampled:,} agreed pairs sampled, none judged yet")
+    if waiting := audit_pilot_waiting(job=job):
+        lines.append(f"audit: {waiting}")
     return lines
 
 

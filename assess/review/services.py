@@ -40,7 +40,7 @@ from debates.audit_design import AuditDesign, audit_unit
 from debates.models import Debate, DebateJob
 
 from ..models import Adjudication, Guidelines, Judgment, ReviewItem
-from . import audit, budget
+from . import answered, audit, budget
 from .active_time import (
     judgment_times,
     seconds_setting,
@@ -95,7 +95,10 @@ def review_items_sync(*, job: DebateJob, agreed_since: datetime | None = None) -
       drawn before get their stratum's raised probability. A proportional job's strata are
       all at ``job.audit_share``: the sample is the same whenever and however often this runs.
 
-    Both kinds want ``job.judgments_per_pair`` judgments. The new items are created in debate
+    Both kinds want ``job.judgments_per_pair`` judgments, except an item whose pair people
+    already answered on another job's item, which takes that answer and asks nobody (an
+    audit; an escalation reused from an earlier job: :mod:`assess.review.answered`, which
+    also refreshes the job's items taken so, first). The new items are created in debate
     order, escalated and audit items mixed, so the queue (oldest item first, see
     :func:`review_item_claim`) serves audits alongside escalations. ``agreed_since`` limits
     the audit draw to agreed debates finished at or after that time (or with no finish time),
@@ -105,6 +108,7 @@ def review_items_sync(*, job: DebateJob, agreed_since: datetime | None = None) -
     Called when a job's audit share changes, by the periodic task and the ``review_sync``
     command; never by a page.
     """
+    answered.review_answers_refresh(job=job)
     design, raised = audit.audit_design_commit(job=job)
     without_item = job.debates.exclude(Exists(ReviewItem.objects.filter(debate=OuterRef("pk"))))
     pair_of: dict[int, int] = {}
@@ -125,6 +129,7 @@ def review_items_sync(*, job: DebateJob, agreed_since: datetime | None = None) -
     for item in new:
         item.judgments_needed = job.judgments_per_pair
         item.impact = impacts.get(pair_of[item.debate_id or 0], 0.0)
+    answered.items_take_answers(job=job, items=new)
     created = ReviewItem.objects.bulk_create(new, batch_size=2000, ignore_conflicts=True)
     audit.audit_inclusions_raise(job=job, design=design)
     if created or ReviewItem.objects.filter(debate__job=job, budget_rank__isnull=True).exists():
@@ -222,8 +227,8 @@ _JOB_BUDGET_SQL = "SELECT human_budget FROM {job} WHERE id = %s"
 # public id is made here, in Python: a column default is the model's, which SQL never sees.
 _ITEM_INSERT_SQL = """
     INSERT INTO {item} (debate_id, kind, judgments_needed, judgments_done, impact, created,
-                        public_id, inclusion)
-    VALUES (%s, %s, %s, 0, %s, %s, %s, %s)
+                        public_id, inclusion, answered_by_id)
+    VALUES (%s, %s, %s, 0, %s, %s, %s, %s, %s)
     ON CONFLICT (debate_id) DO NOTHING
 """
 
@@ -240,7 +245,9 @@ def review_item_for_debate(*, debate_id: int) -> bool:
     pair is drawn for the job's audit (the draw :func:`review_items_sync` makes: below its
     stratum's probability, :meth:`debates.audit_design.AuditDesign.probability`, which the
     item carries as its ``inclusion``; 1 for an escalated item). Both want the job's
-    ``judgments_per_pair`` judgments and carry the pair's impact
+    ``judgments_per_pair`` judgments (an audit of a pair people already answered on another
+    job's item none: it takes that answer, :mod:`assess.review.answered`) and carry the
+    pair's impact
     (:func:`assess.review.budget.pair_impact`). The
     outcome is read from the database, not taken from the caller. Idempotent: a debate
     ending twice, or a sync running alongside, leaves one item. A new item, when the job has
@@ -279,7 +286,10 @@ def review_item_for_debate(*, debate_id: int) -> bool:
         )
         created_at = connection.ops.adapt_datetimefield_value(timezone.now())
         public_id = _PUBLIC_ID.get_db_prep_value(uuid.uuid4(), connection)
-        params = [debate_id, kind, judgments_per_pair, impact, created_at, public_id, inclusion]
+        # A drawn pair people already answered on another job's item takes that answer.
+        answer = _answered_elsewhere(job_id, pair_id) if kind == ReviewItem.Kind.AUDIT else None
+        needed = judgments_per_pair if answer is None else 0
+        params = [debate_id, kind, needed, impact, created_at, public_id, inclusion, answer]
         cursor.execute(_ITEM_INSERT_SQL.format(**tables), params)
         if not cursor.rowcount:
             return False
@@ -290,6 +300,11 @@ def review_item_for_debate(*, debate_id: int) -> bool:
     if human_budget is not None:
         review_budget_renumber(job=DebateJob.objects.only("pk", "human_budget").get(pk=job_id))
     return True
+
+
+def _answered_elsewhere(job_id: int, pair_id: int) -> int | None:
+    job = DebateJob.objects.only("pk", "scale", "max_grade").get(pk=job_id)
+    return answered.pair_ids_answered(job=job, pair_ids=[pair_id]).get(pair_id)
 
 
 def review_items_on_job_change(*, job: DebateJob, field: str) -> int:

@@ -33,7 +33,7 @@ from debates.models import DebateJob
 from ..models import Adjudication, ReviewItem
 from .active_time import active_heartbeat_seconds, active_idle_seconds, review_item_active_add
 from .annotators import disagreements, human_answers
-from .audit import audit_strata
+from .audit import audit_pilot_waiting, audit_strata
 from .forms import ActiveTimeForm, AdjudicationForm, JudgmentForm, UndoForm
 from .guidelines import guidelines_confirmed, guidelines_for_item, guidelines_render
 from .original_label import judgment_original_label
@@ -366,6 +366,7 @@ def job_review_panel(request: HttpRequest, job: DebateJob) -> str:
             "agreement": job_agreement(job=job),
             "audit": job_audit(job=job),
             "audit_strata": audit_strata(job=job),
+            "audit_waiting": audit_pilot_waiting(job=job),
             "budget": job_budget(job=job),
             "open_disagreements": len(disagreements(job=job, open_only=True)),
             "is_admin": user_has_role(request.user, Role.ADMIN),

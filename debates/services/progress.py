@@ -79,7 +79,12 @@ def debate_job_progress(*, job: DebateJob) -> JobProgress:
         seconds=Coalesce(Sum("seconds"), 0.0),
     )
     status = DebateJob.objects.filter(pk=job.pk).values_list("status", flat=True).get()
-    reused = job.debates.filter(settled_by="reused").count() if job.reuse else 0
+    # Agreed labels only: an escalation reused for a pair people had answered has no label.
+    reused = (
+        job.debates.filter(settled_by="reused", status=Debate.Status.AGREED).count()
+        if job.reuse
+        else 0
+    )
     return JobProgress(
         job_id=job.pk,
         status=status,

@@ -8,9 +8,22 @@ that settled the same query and document in another job with the job's key (a ke
 dataset, so no other dataset's debate can match). When that debate agreed, the new debate is
 settled at once with its label and round: ``settled_by`` "reused", ``reused_from`` the
 first debate of the chain (a reused label reused again points to where it was debated), no
-LLM call, no token, so every cost page counts it as free. An escalated or failed latest
-debate is not reused (its pair is asked again), nor is a stage-0 label (no debate made it).
-A job launched without reuse (``DebateJob.reuse`` False) asks every pair.
+LLM call, no token, so every cost page counts it as free. A failed latest debate is not
+reused (its pair is asked again), nor is a stage-0 label (no debate made it).
+
+An escalated latest debate is reused only when people have already answered its pair: a
+review of the same query and document, in any job of the dataset on the new job's scale,
+has all its judgments or an adjudication (the app that owns reviews says which pairs:
+``assess`` registers :func:`human_answers_register`; debates may not import it). Asking
+the LLM again would be wasted: the same settings escalated the pair, and a human label
+wins over any debate label in the refined qrels. The new debate is then settled as
+escalated, with the earlier debate's escalation reason, ``settled_by`` "reused" and
+``reused_from`` as above, no call; it has no label of its own (``final_label`` stays empty,
+so no stratum, agreement or audit of the new job counts it as a debate label), and its
+review takes the people's answer it found instead of asking them again
+(:mod:`assess.review.answered`): the refined qrels name that human label's own job and
+annotators. An escalated pair nobody has answered yet is asked again, as before. A job
+launched without reuse (``DebateJob.reuse`` False) asks every pair.
 
 A reused label is an agreed label of the new job like any other: its audit stratum is its
 label and round, and the review queue draws its audit at the job's share once the launch
@@ -21,7 +34,7 @@ job page and the API show among the job's warnings.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from django.db import transaction
 from django.db.models import Exists, F, OuterRef
@@ -35,12 +48,34 @@ REUSE_BATCH = 2000
 _SETTLED = (Debate.Status.AGREED, Debate.Status.ESCALATED)
 
 
-# A settled debate as _latest_settled reads it: (pk, status, label, round, reused from).
-_Settled = tuple[int, str, int | None, int | None, int | None]
+# A settled debate as _latest_settled reads it: (pk, status, label, round, reused from,
+# escalation reason).
+_Settled = tuple[int, str, int | None, int | None, int | None, str]
+
+#: ``f(job=..., pairs={(query pk, document pk), ...}) -> the pairs of pairs people have
+#: already answered`` (a review with all its judgments, or adjudicated, on ``job``'s scale).
+HumanAnswers = Callable[..., set[tuple[int, int]]]
+_HUMAN_ANSWERS: list[HumanAnswers] = []
+
+
+def human_answers_register(source: HumanAnswers) -> None:
+    """Add ``source`` of the pairs people have already answered (``assess`` registers its
+    reviews; debates may not import it). Registering the same function again does nothing."""
+    if source not in _HUMAN_ANSWERS:
+        _HUMAN_ANSWERS.append(source)
+
+
+def _human_answered(job: DebateJob, pairs: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """The pairs of ``pairs`` that a registered source says people have answered."""
+    found: set[tuple[int, int]] = set()
+    for source in _HUMAN_ANSWERS:
+        found |= source(job=job, pairs=pairs)
+    return found
 
 
 def _latest_settled(job: DebateJob, pairs: set[tuple[int, int]]) -> dict[tuple[int, int], _Settled]:
-    """{(query pk, document pk): (debate pk, status, label, round, reused from)} of the latest
+    """{(query pk, document pk): (debate pk, status, label, round, reused from, escalation
+    reason)} of the latest
     debate (finish time, then id) that settled each of ``pairs`` in another job with ``job``'s
     reuse key; stage-0 labels left out."""
     queries = {q for q, _ in pairs}
@@ -59,12 +94,14 @@ def _latest_settled(job: DebateJob, pairs: set[tuple[int, int]]) -> dict[tuple[i
             "final_label",
             "consensus_round",
             "reused_from_id",
+            "escalation_reason",
         )
     )
     latest: dict[tuple[int, int], _Settled] = {}
-    for query, document, pk, status, label, round_, chain in rows.iterator(chunk_size=REUSE_BATCH):
+    for query, document, *settled in rows.iterator(chunk_size=REUSE_BATCH):
         if (query, document) in pairs:
-            latest[(query, document)] = (pk, status, label, round_, chain)
+            pk, status, label, round_, chain, reason = settled
+            latest[(query, document)] = (pk, status, label, round_, chain, reason)
     return latest
 
 
@@ -72,7 +109,9 @@ def debates_reuse(*, job: DebateJob, debate_ids: Sequence[int]) -> list[int]:
     """Settle each debate of ``debate_ids`` (new debates of ``job``: pending, never called)
     whose pair's latest settled debate with the job's reuse key, in another job, agreed:
     agreed with that label and round, ``settled_by`` "reused", ``reused_from`` the debate
-    first debated, no call. Returns the ids settled so (in ``debate_ids`` order); [] for a
+    first debated, no call; or escalated on a pair people have already answered: escalated
+    with its reason, no label, likewise reused (module docstring). Returns the ids settled
+    so (in ``debate_ids`` order); [] for a
     job without reuse or key. Call it inside the transaction that created the debates: once
     it commits, the review queue hears of the new agreed labels (their audit draw). A job
     checking the qrels' judged pairs reuses nothing: its consensus must be compared with
@@ -103,24 +142,31 @@ def _reuse_batch(job: DebateJob, debate_ids: Sequence[int]) -> list[int]:
     if not new:
         return []
     now = timezone.now()
+    latest = _latest_settled(job, set(new))
+    escalated = {pair for pair, found in latest.items() if found[1] == Debate.Status.ESCALATED}
+    answered = _human_answered(job, escalated) if escalated else set()
     settled = []
-    for pair, (source, status, label, round_, chain) in _latest_settled(job, set(new)).items():
-        if status != Debate.Status.AGREED or label is None:
+    for pair, (source, status, label, round_, chain, reason) in latest.items():
+        agreed = status == Debate.Status.AGREED and label is not None
+        if not agreed and pair not in answered:
             continue
         settled.append(
             Debate(
                 pk=new[pair],
-                status=Debate.Status.AGREED,
-                final_label=label,
-                consensus_round=round_,
+                status=status,
+                # An escalation keeps no label: people's answer is its pair's label.
+                final_label=label if agreed else None,
+                consensus_round=round_ if agreed else None,
+                escalation_reason="" if agreed else reason,
                 settled_by="reused",
                 reused_from_id=chain or source,
                 started=now,
                 finished=now,
             )
         )
-    fields = ["status", "final_label", "consensus_round", "settled_by", "reused_from", "started"]
-    Debate.objects.bulk_update(settled, [*fields, "finished"], batch_size=REUSE_BATCH)
+    fields = ["status", "final_label", "consensus_round", "escalation_reason", "settled_by"]
+    fields += ["reused_from", "started", "finished"]
+    Debate.objects.bulk_update(settled, fields, batch_size=REUSE_BATCH)
     order = {pk: place for place, pk in enumerate(debate_ids)}
     return sorted((debate.pk for debate in settled), key=order.__getitem__)
 
@@ -129,8 +175,9 @@ def reuse_note_set(*, job: DebateJob) -> str:
     """Store and return what ``job``'s debates share with other jobs of its dataset, in
     words: "30 of its 40 pairs are already in jobs 3 and 5 of this dataset: 25
     reused (agreed there with the same reuse key; no LLM call), 5 asked again (escalated or
-    failed there, or other settings)"; with reuse off the shared pairs are all asked again,
-    and it says so. "" (stored too) when no other job has any of its pairs."""
+    failed there, or other settings)", naming between them, when there are some, the
+    escalated pairs whose human label was taken; with reuse off the shared pairs are all
+    asked again, and it says so. "" (stored too) when no other job has any of its pairs."""
     earlier = Debate.objects.filter(
         job__pool__dataset_id=job.pool.dataset_id,
         pair__query_id=OuterRef("pair__query_id"),
@@ -142,12 +189,20 @@ def reuse_note_set(*, job: DebateJob) -> str:
     if count:
         total = job.debates.count()
         named = _jobs_named(_sharing_jobs(job))
-        reused = job.debates.filter(settled_by="reused").count()
+        reused = job.debates.filter(settled_by="reused")
+        agreed = reused.filter(status=Debate.Status.AGREED).count()
+        human = reused.filter(status=Debate.Status.ESCALATED).count()
         note = f"{count:,} of its {total:,} pairs are already in {named} of this dataset: "
         if job.reuse:
+            note += f"{agreed:,} reused (agreed there with the same reuse key; no LLM call), "
+            if human:
+                note += (
+                    f"{human:,} already judged by people (escalated there with the same reuse "
+                    "key; their human label is taken, no LLM call), "
+                )
             note += (
-                f"{reused:,} reused (agreed there with the same reuse key; no LLM call), "
-                f"{count - reused:,} asked again (escalated or failed there, or other settings)"
+                f"{count - agreed - human:,} asked again (escalated or failed there, or other "
+                "settings)"
             )
         else:
             note += "all asked again (launched without reuse)"

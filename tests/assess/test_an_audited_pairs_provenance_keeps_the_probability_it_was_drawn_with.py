@@ -2,9 +2,12 @@
 ``inclusion``, raised with its unit's), whatever its Neyman audit unit is named by now: a
 pool extended after the draw can move the pair to another unit (its best rank improves), and
 the human answer that decides a pair may come from a job on another pool of the dataset,
-where the pair has other ranks. The intervals weight each audited pair by it."""
+where the pair has other ranks. The intervals weight each audited pair by it (combined, as
+the union of independent draws, with every other job that could draw the pair)."""
 
 import uuid
+
+import pytest
 
 from assess.evaluation.refined_intervals import pooled_labels
 from assess.models import LabelProvenance, ReviewItem
@@ -95,5 +98,9 @@ def test_a_human_answer_from_a_job_on_another_pool_keeps_that_jobs_probability(
 
     (row,) = LabelProvenance.objects.filter(qrel_set=refined)
     # The answer is job 8001's audit, drawn at 0.6 where the pair ranks 1st; not the 0.1 of
-    # job 8001's "below 10" unit that pool p1's rank 20 would name.
-    assert (row.job_id, row.review_kind, row.label, row.inclusion) == (8001, "audit", 0, 0.6)
+    # job 8001's "below 10" unit that pool p1's rank 20 would name. Job 8002 could draw the
+    # pair too, at its own share, independently: the sample is the union of the two draws,
+    # 1 - (1 - 0.6)(1 - share) (debates.audit_design.inclusion_union).
+    union = 1 - (1 - 0.6) * (1 - other.audit_share)
+    assert (row.job_id, row.review_kind, row.label) == (8001, "audit", 0)
+    assert row.inclusion == pytest.approx(union, abs=1e-12) and other.audit_share == 0.02

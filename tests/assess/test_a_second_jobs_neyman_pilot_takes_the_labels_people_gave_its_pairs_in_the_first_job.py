@@ -1,0 +1,136 @@
+"""A second job on a pool whose pairs people already judged in the first job: its Neyman
+pilot draws its audit as always (the draw is a hash of job and pair, blind to any label),
+but a drawn pair people have answered takes that answer at once instead of waiting for an
+annotator, whom the one-pair-one-annotator rule would refuse it anyway
+(assess.review.answered). So the pilot finishes, and the Neyman phase follows. A pilot item
+that truly waits says so in words: how many items, and how many no annotator may be given."""
+
+import uuid
+
+import pytest
+
+from assess.models import Judgment, ReviewItem
+from assess.review.agreement import audit_draw
+from assess.review.audit import audit_pilot_done, audit_pilot_waiting, audit_tallies
+from assess.review.selectors import job_review_notes
+from assess.review.services import review_item_claim, review_items_sync
+from corpora.models import Document, Pair, Query
+from debates.models import Debate, DebateJob
+
+UNIT = "label 1, round 1, below 10"
+
+
+def _two_jobs(make_finished_job, *, needed: int):
+    """The first job (pk 8001) escalated 40 pairs, each wanting ``needed`` judgments; the
+    second (pk 8002, Neyman, share 0.5) agreed on label 1 in round 1 on the same pairs."""
+    first = make_finished_job(slug="second", pk=8001, judgments_per_pair=needed)
+    second = DebateJob.objects.create(
+        pk=8002,
+        pool=first.pool,
+        agent_a=first.agent_a,
+        agent_b=first.agent_b,
+        rounds=2,
+        prompt_version="test",
+        status=DebateJob.Status.FINISHED,
+        audit_share=0.5,
+        audit_allocation="neyman",
+    )
+    dataset = first.pool.dataset
+    for i in range(40):
+        query = Query.objects.create(dataset=dataset, query_id=f"q{i:03d}", text="q")
+        document = Document.objects.create(dataset=dataset, doc_id=f"d{i:03d}", title="t", text="x")
+        pair = Pair.objects.create(pk=8001 + i, pool=first.pool, query=query, document=document)
+        Debate.objects.create(job=first, pair=pair, status=Debate.Status.ESCALATED)
+        Debate.objects.create(
+            job=second, pair=pair, status=Debate.Status.AGREED, final_label=1, consensus_round=1
+        )
+    review_items_sync(job=first)
+    return first, second
+
+
+def _judge(items, annotator, label):
+    for item in items:
+        Judgment.objects.create(item=item, annotator=annotator, label=label, client_id=uuid.uuid4())
+        ReviewItem.objects.filter(pk=item.pk).update(judgments_done=item.judgments_done + 1)
+
+
+def _drawn(job, below):
+    return {d.pk for d in job.debates.all() if audit_draw(job.pk, d.pair_id) < below}
+
+
+@pytest.mark.django_db
+def test_the_pilot_takes_the_first_jobs_answers_and_the_neyman_phase_follows(
+    make_finished_job, annotators
+):
+    first, second = _two_jobs(make_finished_job, needed=1)
+    (annotator,) = annotators(1)
+    _judge(ReviewItem.objects.filter(debate__job=first), annotator, 0)  # people: all 0
+
+    review_items_sync(job=second)
+
+    pilot = ReviewItem.objects.filter(debate__job=second, kind=ReviewItem.Kind.AUDIT)
+    assert set(pilot.values_list("debate_id", flat=True)) == _drawn(second, 0.25)
+    assert pilot.count() == 11
+    answers = dict(
+        ReviewItem.objects.filter(debate__job=first).values_list("debate__pair_id", "pk")
+    )
+    for item in pilot.select_related("debate"):
+        assert (item.answered_by_id, item.judgments_needed, item.inclusion) == (
+            answers[item.debate.pair_id],
+            0,
+            0.25,
+        )
+    assert review_item_claim(annotator=annotator) is None  # nobody is asked again
+    assert audit_pilot_done(job=second)
+    assert audit_pilot_waiting(job=second) == ""
+    # The answers are the audit's labels: 11 judged, all contradicting the consensus.
+    assert audit_tallies(job=second, by_unit=True) == {UNIT: (11, 11)}
+
+    added = review_items_sync(job=second)  # the Neyman phase: the whole share, one unit
+
+    second.refresh_from_db()
+    assert second.audit_inclusion == {UNIT: pytest.approx(0.5, rel=1e-12)}
+    share = second.audit_inclusion[UNIT]  # as stored
+    assert set(pilot.values_list("debate_id", flat=True)) == _drawn(second, share)
+    assert (pilot.count(), added) == (22, 22 - 11)
+    assert not pilot.filter(answered_by__isnull=True).exists()
+    assert set(pilot.values_list("inclusion", flat=True)) == {share}
+
+
+@pytest.mark.django_db
+def test_a_pilot_item_nobody_may_be_given_is_said_in_words(make_finished_job, annotators):
+    first, second = _two_jobs(make_finished_job, needed=2)
+    (annotator,) = annotators(1)
+    # The one annotator judged every pair once in the first job, which wants two judgments:
+    # no answer there, and the rule keeps them from the second job's items of those pairs.
+    _judge(ReviewItem.objects.filter(debate__job=first), annotator, 0)
+
+    review_items_sync(job=second)
+
+    pilot = ReviewItem.objects.filter(debate__job=second, kind=ReviewItem.Kind.AUDIT)
+    assert pilot.count() == 11 and not pilot.filter(answered_by__isnull=False).exists()
+    drawn = set(pilot.values_list("pk", flat=True))
+    assert review_item_claim(annotator=annotator) is None
+    assert not audit_pilot_done(job=second)
+    words = (
+        "The Neyman audit waits for 11 of its 11 audit items to be judged: 0 can be given to "
+        "an annotator; 11 to none (every annotator has judged its pair on another job's "
+        "item): it needs a new annotator or an admin's adjudication"
+    )
+    assert audit_pilot_waiting(job=second) == words
+    assert f"audit: {words}" in job_review_notes(second)
+
+    # A second annotator completes the first job's items: the pilot takes their answers.
+    (other,) = annotators(1, prefix="other")
+    assert audit_pilot_waiting(job=second).startswith(
+        "The Neyman audit waits for 11 of its 11 audit items to be judged: 11 can be given"
+    )
+    _judge(ReviewItem.objects.filter(debate__job=first), other, 0)
+    review_items_sync(job=second)  # the pilot is in, and the Neyman phase drew more
+    answered = pilot.filter(answered_by__isnull=False, judgments_needed=0)
+    assert (
+        drawn
+        < set(answered.values_list("pk", flat=True))
+        == set(pilot.values_list("pk", flat=True))
+    )
+    assert audit_pilot_done(job=second) and audit_pilot_waiting(job=second) == ""
