@@ -98,9 +98,10 @@ def _latest_settled(job: DebateJob, pairs: set[tuple[int, int]]) -> dict[tuple[i
         )
     )
     latest: dict[tuple[int, int], _Settled] = {}
-    for query, document, *settled in rows.iterator(chunk_size=REUSE_BATCH):
+    for query, document, pk, status, label, round_, chain, reason in rows.iterator(
+        chunk_size=REUSE_BATCH
+    ):
         if (query, document) in pairs:
-            pk, status, label, round_, chain, reason = settled
             latest[(query, document)] = (pk, status, label, round_, chain, reason)
     return latest
 
