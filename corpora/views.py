@@ -15,7 +15,7 @@ Anonymous users are redirected to the login page from every page but the login p
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from django.conf import settings
@@ -45,6 +45,27 @@ QRELS_DOWNLOADS = {
     "trec": (".qrels", formats.format_trec_qrel, ""),
     "beir": (".tsv", formats.format_beir_qrel, formats.BEIR_QRELS_HEADER),
 }
+
+
+# --- qrel sets of simulated labels ------------------------------------------------------------
+# A refined qrel set made from simulated labels must say so wherever it is listed, but only
+# assess knows a refined label's provenance, and corpora never imports assess: assess
+# registers the function that tells which sets hold simulated labels (in AppConfig.ready()).
+SimulatedQrelSets = Callable[[Sequence[QrelSet]], set[int]]
+SIMULATED_QREL_SETS: list[SimulatedQrelSets] = []
+
+
+def simulated_qrel_sets_register(find: SimulatedQrelSets) -> None:
+    """Add a function giving the ids of the qrel sets (of those it is given) that hold
+    simulated labels; the dataset page marks them "SIMULATED labels" (idempotent)."""
+    if find not in SIMULATED_QREL_SETS:
+        SIMULATED_QREL_SETS.append(find)
+
+
+def simulated_qrel_sets(qrel_sets: Sequence[QrelSet]) -> set[int]:
+    """The ids of ``qrel_sets`` that a registered function (:func:`simulated_qrel_sets_register`)
+    says hold simulated labels; empty when none is registered."""
+    return {pk for find in SIMULATED_QREL_SETS for pk in find(qrel_sets)} if qrel_sets else set()
 
 
 def _dataset_or_404(slug: str) -> Dataset:
@@ -157,6 +178,7 @@ def dataset_page(
             for r in overview.imports
         ],
         "polling": _runs_busy(overview),
+        "simulated": simulated_qrel_sets([stats.qrel_set for stats in overview.counts.qrel_sets]),
         "is_admin": is_admin,
         "limit": upload_limit_text(),
         **((forms or action_forms(dataset)) if is_admin else {}),

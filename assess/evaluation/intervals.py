@@ -275,7 +275,7 @@ def _strata_notes(strata: Mapping[str, Sequence[PooledLabel]]) -> list[str]:
             )
         if not any(m.human is not None for m in members):
             notes.append(
-                f"stratum {name!r} ({len(members)} pairs) has no human label: its machine "
+                f"stratum {name!r} ({len(members):,} pairs) has no human label: its machine "
                 "labels' errors, if any, are not seen by this sample"
             )
     return notes

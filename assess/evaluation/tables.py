@@ -374,7 +374,7 @@ def rag_table(report) -> Table:
     notes.append(RAG_FORMULA)
     return Table(
         title=(
-            f"RAG alignment at k = {k}: {len(report.queries)} queries (judged in "
+            f"RAG alignment at k = {k}: {len(report.queries):,} queries (judged in "
             f"{report.original}, with reference answers); generator {report.backend}, "
             f"prompt {report.prompt_version}"
         ),

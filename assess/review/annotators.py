@@ -18,6 +18,7 @@ from debates.models import DebateJob
 from ..models import Adjudication, Judgment, ReviewItem
 from . import agreement
 from .selectors import job_top_grade, label_text, live_labels, today_start
+from .simulated_marks import job_simulated, simulated_annotator_id
 
 # ---------------------------------------------------------------------------------------------
 # Disagreements and adjudication
@@ -25,13 +26,17 @@ from .selectors import job_top_grade, label_text, live_labels, today_start
 
 @dataclass(frozen=True, slots=True)
 class Disagreement:
-    """A pair whose human answers disagree with each other or with the agents' consensus."""
+    """A pair whose human answers disagree with each other or with the agents' consensus;
+    ``simulated_labels``: how many of ``labels`` the simulated annotator gave,
+    ``simulated_consensus``: the consensus is simulated debaters' (both marked SIMULATED)."""
 
     item: ReviewItem
     why: str
     labels: list[int]
     consensus: int | None
     decided: int | None
+    simulated_labels: int = 0
+    simulated_consensus: bool = False
 
 
 def disagreements(*, job: DebateJob | None = None, open_only: bool = False) -> list[Disagreement]:
@@ -57,16 +62,25 @@ def disagreements(*, job: DebateJob | None = None, open_only: bool = False) -> l
         .order_by("created", "pk")
     )
     decided = dict(Adjudication.objects.filter(item__in=rows).values_list("item_id", "label"))
-    out = [
-        Disagreement(
-            item=item,
-            why=why[item.pk],
-            labels=[label for _, label in labels[item.pk]],
-            consensus=consensus.get(item.pk),
-            decided=decided.get(item.pk),
+    robot = simulated_annotator_id()
+    simulated_jobs: dict[int, bool] = {}
+    out = []
+    for item in rows:
+        job_of = item.debate.job  # type: ignore[union-attr]  # rows are debates' items
+        if job_of.pk not in simulated_jobs:
+            simulated_jobs[job_of.pk] = job_simulated(job_of)
+        out.append(
+            Disagreement(
+                item=item,
+                why=why[item.pk],
+                labels=[label for _, label in labels[item.pk]],
+                consensus=consensus.get(item.pk),
+                decided=decided.get(item.pk),
+                simulated_labels=sum(1 for who, _ in labels[item.pk] if who == robot),
+                simulated_consensus=simulated_jobs[job_of.pk]
+                and consensus.get(item.pk) is not None,
+            )
         )
-        for item in rows
-    ]
     if open_only:
         out = [row for row in out if row.decided is None]
     return out

@@ -24,7 +24,7 @@ can be scored by the same functions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.http import HttpRequest
@@ -36,6 +36,7 @@ from debates.llm.config import AgentConfig
 from debates.models import Debate, DebateJob, Turn
 
 from ..models import Adjudication, GoldPair, ReviewItem
+from ..models.simulated import agents_simulated
 from .agreement import majority_label
 from .human_labels import live_labels
 
@@ -49,6 +50,12 @@ NO_HUMAN_LABELS = (
     "calibration needs gold or audited pairs with human labels: none of this job's has one yet"
 )
 GRADED = "calibration is computed for binary jobs: a grade's probability is not P(relevant)"
+# What a simulated debater lacks: it answers from a reference qrels file, with no model whose
+# token probabilities could be read (not a server that withheld its logprobs).
+SIMULATED_NO_P = (
+    "a SIMULATED debater (backend simulated) answers from a qrels file and states no "
+    "probabilities: no P(label) to calibrate"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +166,7 @@ def agent_calibration(
     if not known:
         missing = (
             "no P(label): the server sent no logprobs for the labels of the "
-            f"{len(points)} human-labelled pair{'s' if len(points) != 1 else ''}"
+            f"{len(points):,} human-labelled pair{'s' if len(points) != 1 else ''}"
             if points
             else "no human-labelled pair has a label of this agent"
         )
@@ -181,7 +188,10 @@ def job_calibration(*, job: DebateJob) -> JobCalibration:
     for agent, raw in models.items():
         turns = by_agent.get(agent, {})
         points = [(turns[d], humans[d]) for d in sorted(humans) if d in turns]
-        out.append(agent_calibration(agent=agent, model=_model(raw), points=points))
+        found = agent_calibration(agent=agent, model=_model(raw), points=points)
+        if found.figures is None and points and agents_simulated(raw):
+            found = replace(found, missing=SIMULATED_NO_P)
+        out.append(found)
     if job.stage0:
         # Stage 0's calibrated P(relevant), stored for every pair it scored (settled or
         # debated), against the same human labels: its calibration on this job's pairs.

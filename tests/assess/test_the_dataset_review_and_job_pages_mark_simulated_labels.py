@@ -1,0 +1,90 @@
+"""Simulated labels are marked SIMULATED on the pages that list or compare them: the dataset
+page's qrel-set table (a refined set holding them), the disagreements page (a simulated
+consensus, a simulated annotator's label) and the job page's human-review panel, whose
+agreement and audit compare them; real labels stay unmarked there.
+
+The ``holes`` world of tests/fixtures/refine.py with simulated debaters and bob, whose audit
+of (q2, d6) says 0 against the consensus 1, as the simulated annotator: the disagreements
+page lists that pair, and the job's 3 agreed debate labels and 1 simulated judgment are
+counted in the panel's line."""
+
+import html
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from assess.models.simulated import SIMULATED_ANNOTATOR
+from assess.refined.refine import qrels_refine
+from debates.models import DebateJob
+
+pytestmark = pytest.mark.django_db
+
+AGENT = {
+    "backend": "simulated",
+    "model": "simulated:sens0.9-spec0.8-pers0.3-seed1",
+    "truth": "/nowhere/holes.qrels",
+    "dataset": "holes",
+    "sensitivity": 0.9,
+    "specificity": 0.8,
+    "persistence": 0.3,
+    "seed": 1,
+}
+JOB_LINE = (
+    "SIMULATED labels: 3 debate labels from simulated debaters (backend simulated), 1 human "
+    "label from the simulated annotator (simulate_annotators); for planning a study, never a "
+    "benchmark."
+)
+DISAGREEMENTS_LINE = (
+    "SIMULATED labels: 1 debate label from simulated debaters (backend simulated), 1 human "
+    "label from the simulated annotator (simulate_annotators); for planning a study, never a "
+    "benchmark."
+)
+
+
+@pytest.fixture
+def simulated(refined):
+    DebateJob.objects.filter(pk=refined.job.pk).update(agent_a=AGENT, agent_b=AGENT)
+    get_user_model().objects.filter(username="bob").update(username=SIMULATED_ANNOTATOR)
+    refined.refined.delete()
+    refined.refined = qrels_refine(pool=refined.pool, name="test-dream").qrel_set
+    return refined
+
+
+def page(client, url: str) -> str:
+    response = client.get(url)
+    assert response.status_code == 200
+    return html.unescape(response.content.decode())
+
+
+def test_the_dataset_page_marks_the_refined_set_of_simulated_labels(simulated, client_as):
+    shown = page(client_as("researcher"), "/datasets/holes/")
+    assert '<td class="id">test-dream <strong class="simulated">SIMULATED labels</strong></td>' in (
+        shown
+    )
+    # The imported set has no provenance: never marked.
+    assert '<td class="id">test</td>' in shown
+
+
+def test_the_disagreements_page_marks_the_simulated_consensus_and_label(simulated, client_as):
+    shown = page(client_as("admin"), "/review/disagreements/")
+    assert f'id="disagreements-simulated" role="note"><strong>{DISAGREEMENTS_LINE}' in shown
+    row = shown[shown.index('<td class="id">d6</td>') :]
+    row = row[: row.index("</tr>")]
+    assert '<td>0 <strong class="simulated">SIMULATED</strong></td>' in row
+    assert '<td>1 <strong class="simulated">SIMULATED</strong></td>' in row
+
+
+def test_the_job_pages_review_panel_says_its_labels_are_simulated(simulated, client_as):
+    shown = page(client_as("researcher"), f"/jobs/{simulated.job.pk}/")
+    assert f'<p class="warning" id="job-review-simulated" role="note"><strong>{JOB_LINE}' in shown
+    assert (
+        'Audit: agents agreeing on a wrong label <strong class="simulated">SIMULATED</strong>'
+        in shown
+    )
+
+
+def test_real_labels_stay_unmarked_on_those_pages(refined, client_as):
+    assert "SIMULATED" not in page(client_as("researcher"), "/datasets/holes/")
+    disagreements = page(client_as("admin"), "/review/disagreements/")
+    assert '<td class="id">d6</td>' in disagreements and "SIMULATED" not in disagreements
+    assert "SIMULATED" not in page(client_as("researcher"), f"/jobs/{refined.job.pk}/")
