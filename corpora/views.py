@@ -90,11 +90,18 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @role_required(*READERS)
 def dataset_list(request: HttpRequest) -> HttpResponse:
-    """Every dataset with its counts."""
+    """Every dataset with its counts; a qrel set of simulated labels marked."""
+    rows = dataset_counts_list()
     return render(
         request,
         "corpora/dataset_list.html",
-        {"rows": dataset_counts_list(), "can_import": user_has_role(request.user, Role.ADMIN)},
+        {
+            "rows": rows,
+            "simulated": simulated_qrel_sets(
+                [stats.qrel_set for row in rows for stats in row.qrel_sets]
+            ),
+            "can_import": user_has_role(request.user, Role.ADMIN),
+        },
     )
 
 

@@ -1,5 +1,6 @@
 """Simulated labels are marked SIMULATED on the pages that list or compare them: the dataset
-page's qrel-set table (a refined set holding them), the disagreements page (a simulated
+page's qrel-set table and the list of datasets (a refined set holding them), the list of
+jobs (a job of simulated debaters), the disagreements page (a simulated
 consensus, a simulated annotator's label) and the job page's human-review panel, whose
 agreement and audit compare them; real labels stay unmarked there.
 
@@ -63,6 +64,13 @@ def test_the_dataset_page_marks_the_refined_set_of_simulated_labels(simulated, c
     )
     # The imported set has no provenance: never marked.
     assert '<td class="id">test</td>' in shown
+    listed = page(client_as("researcher"), "/datasets/")
+    assert 'test-dream (8, <strong class="simulated">SIMULATED labels</strong>)' in listed
+    assert "test (4)" in listed
+    jobs = page(client_as("researcher"), "/jobs/")
+    assert (
+        f'Job {simulated.job.pk}</a> <strong class="simulated">SIMULATED debaters</strong>' in jobs
+    )
 
 
 def test_the_disagreements_page_marks_the_simulated_consensus_and_label(simulated, client_as):
@@ -85,6 +93,8 @@ def test_the_job_pages_review_panel_says_its_labels_are_simulated(simulated, cli
 
 def test_real_labels_stay_unmarked_on_those_pages(refined, client_as):
     assert "SIMULATED" not in page(client_as("researcher"), "/datasets/holes/")
+    assert "SIMULATED" not in page(client_as("researcher"), "/datasets/")
+    assert "SIMULATED" not in page(client_as("researcher"), "/jobs/")
     disagreements = page(client_as("admin"), "/review/disagreements/")
     assert '<td class="id">d6</td>' in disagreements and "SIMULATED" not in disagreements
     assert "SIMULATED" not in page(client_as("researcher"), f"/jobs/{refined.job.pk}/")
