@@ -61,6 +61,9 @@ def test_the_report_counts_the_sides_the_error_and_the_holes(staged):
 
 def test_the_job_page_says_it_in_words(staged, client_as):
     shown = html.unescape(client_as("researcher").get(f"/jobs/{staged.job.pk}/").content.decode())
+    # The stage-0 note at the top leads to the panel.
+    assert '<a href="#job-stage0-report" class="small">What it settled and its audited' in shown
+    assert '<section id="job-stage0-report" class="job-review">' in shown
     assert (
         "Stage 0 settled <strong>3</strong> of 4 pairs without a debate: 2 not relevant, "
         "1 relevant; 1 was debated. LLM calls per pair: <strong>1.00</strong> over all the "
