@@ -321,6 +321,12 @@ def rag(request: HttpRequest, slug: str) -> HttpResponse:
             "generators": generators,
             "generator": generator,
             "simulated_sets": qrel_sets_simulated(choice["qrel_sets"]),
+            # The refined qrels' simulated labels, said above the table as on the re-benchmark.
+            "simulated_line": (
+                simulated_sentence(refined_simulated(refined=choice["refined"]))
+                if report and choice["refined"]
+                else ""
+            ),
             **choice,
         },
         status=400 if choice["errors"] else 200,

@@ -36,7 +36,7 @@ from debates.llm.config import AgentConfig
 from debates.models import Debate, DebateJob, Turn
 
 from ..models import Adjudication, GoldPair, ReviewItem
-from ..models.simulated import agents_simulated
+from ..models.simulated import SIMULATED_ANNOTATOR, agents_simulated
 from .agreement import majority_label
 from .human_labels import live_labels
 
@@ -246,15 +246,29 @@ def reliability_svg(figures: Calibration, *, size: int = 160) -> str:
 def job_calibration_panel(request: HttpRequest, job: DebateJob) -> str:
     """The calibration panel of the job page (``templates/assess/partials/
     job_calibration_panel.html``): per agent n, ECE, Brier and a reliability diagram with
-    the count of each bin, or the words of what is missing. Read-only."""
+    the count of each bin, or the words of what is missing; a SIMULATED line when audited
+    pairs' human labels are the simulated annotator's. Read-only."""
     calibration = job_calibration(job=job)
     rows = [
         # mark_safe: the markup holds only numbers this module formatted.
         {"agent": a, "svg": mark_safe(reliability_svg(a.figures)) if a.figures else ""}  # noqa: S308
         for a in calibration.agents
     ]
+    # Audited pairs the simulated annotator labelled: the figures are then scored against
+    # simulated labels, which the panel says as every report of them does.
+    simulated = ReviewItem.objects.filter(
+        debate__job=job,
+        kind=ReviewItem.Kind.AUDIT,
+        judgments__annotator__username=SIMULATED_ANNOTATOR,
+        judgments__undone_at__isnull=True,
+    ).count()
     return render_to_string(
         "assess/partials/job_calibration_panel.html",
-        {"calibration": calibration, "rows": rows, "method": CALIBRATION_METHOD},
+        {
+            "calibration": calibration,
+            "rows": rows,
+            "method": CALIBRATION_METHOD,
+            "simulated_human": simulated,
+        },
         request=request,
     )
