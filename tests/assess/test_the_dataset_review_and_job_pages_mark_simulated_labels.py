@@ -82,19 +82,23 @@ def test_the_disagreements_page_marks_the_simulated_consensus_and_label(simulate
     assert '<td>1 <strong class="simulated">SIMULATED</strong></td>' in row
 
 
-def test_the_job_pages_review_panel_says_its_labels_are_simulated(simulated, client_as):
+def test_the_job_pages_review_panel_says_its_labels_are_simulated(simulated, client_as, api_as):
     shown = page(client_as("researcher"), f"/jobs/{simulated.job.pk}/")
     assert f'<p class="warning" id="job-review-simulated" role="note"><strong>{JOB_LINE}' in shown
     assert (
         'Audit: agents agreeing on a wrong label <strong class="simulated">SIMULATED</strong>'
         in shown
     )
+    review = api_as("researcher").get(f"/api/v1/jobs/{simulated.job.pk}/review").json()
+    assert (review["simulated"], review["simulated_labels"]) == (True, {"debate": 3, "human": 1})
 
 
-def test_real_labels_stay_unmarked_on_those_pages(refined, client_as):
+def test_real_labels_stay_unmarked_on_those_pages(refined, client_as, api_as):
     assert "SIMULATED" not in page(client_as("researcher"), "/datasets/holes/")
     assert "SIMULATED" not in page(client_as("researcher"), "/datasets/")
     assert "SIMULATED" not in page(client_as("researcher"), "/jobs/")
     disagreements = page(client_as("admin"), "/review/disagreements/")
     assert '<td class="id">d6</td>' in disagreements and "SIMULATED" not in disagreements
     assert "SIMULATED" not in page(client_as("researcher"), f"/jobs/{refined.job.pk}/")
+    review = api_as("researcher").get(f"/api/v1/jobs/{refined.job.pk}/review").json()
+    assert (review["simulated"], review["simulated_labels"]) == (False, {"debate": 0, "human": 0})
