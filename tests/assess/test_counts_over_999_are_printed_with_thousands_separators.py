@@ -11,6 +11,7 @@ from assess.evaluation.budget import LabelBudget
 from assess.review.agreement import Proportion
 from assess.review.audit import StratumFigures
 from assess.review.selectors import AuditSummary, BudgetSummary, JobAgreement, QueueCounts
+from debates.services.stage0_route import stage0_band_for
 from debates.stage0_band import band_choose
 
 
@@ -60,3 +61,17 @@ def test_the_stage0_bands_words_separate_thousands():
     assert "(fixed-sequence testing on 1,200 human labels)" in band.message
     refused = band_choose([0.5] * 1500, [0, 1] * 750)
     assert "on 1,500 human labels no threshold keeps its error" in refused.message
+
+
+def test_the_stage0_notes_band_sample_separates_thousands():
+    # Every label kept (inclusion and floor 1): the band is set on all 1,200 of them.
+    rows = [
+        {"query_id": f"q{i}", "doc_id": "d", "p": 0.001, "label": 0, "inclusion": 1.0, "floor": 1.0}
+        for i in range(1200)
+    ]
+    job = SimpleNamespace(stage0_alpha=0.1, stage0_delta=0.1)
+    band = stage0_band_for(job=job, judge=SimpleNamespace(band_calibration=rows))  # type: ignore[arg-type]
+    assert band.message.endswith(
+        "band set on 1,200 of 1,200 human labels of pooled pairs (an equal-probability sample "
+        "at rate 1)"
+    )
