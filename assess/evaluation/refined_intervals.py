@@ -470,7 +470,12 @@ def _summary_note(result: RefinedIntervals) -> str:
         if result.more_labels
         else ""
     )
-    return tau + pairs_note + budget + "".join(f" Note: {n}." for n in result.notes)
+    # The note on jobs of other pools names them without their figures: the human sample's
+    # words ("by job: ...") listed every job's just before.
+    borrowed = sources_note(result.sources)
+    short = sources_note(result.sources, figures=False)
+    notes = [short if note == borrowed else note for note in result.notes]
+    return tau + pairs_note + budget + "".join(f" Note: {n}." for n in notes)
 
 
 def _sample_words(result: RefinedIntervals) -> str:

@@ -72,6 +72,12 @@ def test_the_intervals_name_the_job_whose_audit_they_rest_on(borrowed):
         f"human sample: 1 audited of 1 agreed labels, 1 escalated pairs judged; by job: {job1}"
         in (out.getvalue())
     )
+    # The note on other pools names job 1 without repeating the figures listed by job.
+    assert out.getvalue().count(job1) == 1
+    assert (
+        f"Note: human labels from jobs on other pools are in this sample (job {borrowed.job.pk}):"
+        in out.getvalue()
+    )
 
 
 def test_the_zero_share_jobs_budget_says_the_audit_is_another_jobs(borrowed, api_as):
