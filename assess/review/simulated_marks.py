@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 
 from debates.models import Debate, DebateJob
 
-from ..models import Judgment
+from ..models import Judgment, ReviewItem
 from ..models.simulated import SIMULATED_ANNOTATOR, agents_simulated
 
 
@@ -51,3 +51,13 @@ def job_simulated_labels(*, job: DebateJob) -> dict[str, int]:
         annotator__username=SIMULATED_ANNOTATOR,
     ).count()
     return {"debate": debate, "human": human}
+
+
+def consensus_simulated(*, item: ReviewItem) -> bool:
+    """Whether the label ``item``'s debate agreed on is simulated debaters': its job's agents
+    are simulated and the label is a debate's (stage 0's, which no debater gave, is not);
+    False for an escalated debate (no label) or a known-answer item (no debate)."""
+    debate = item.debate
+    if debate is None or debate.final_label is None or debate.settled_by == "stage0":
+        return False
+    return job_simulated(debate.job)

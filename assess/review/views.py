@@ -31,7 +31,7 @@ from core.roles import Role, role_required, user_has_role
 from debates.models import DebateJob
 
 from ..models import Adjudication, ReviewItem
-from ..models.simulated import simulated_sentence
+from ..models.simulated import SIMULATED_ANNOTATOR, simulated_sentence
 from .active_time import active_heartbeat_seconds, active_idle_seconds, review_item_active_add
 from .annotators import disagreements, human_answers
 from .audit import audit_strata
@@ -58,7 +58,7 @@ from .services import (
     review_item_release,
     review_item_top_grade,
 )
-from .simulated_marks import job_simulated_labels
+from .simulated_marks import consensus_simulated, job_simulated_labels
 
 SKIPPED_KEY = "assess_skipped"
 MAX_SKIPPED = 1000
@@ -350,6 +350,9 @@ def adjudicate(request: HttpRequest, item_id: uuid.UUID) -> HttpResponse:
             "item": item,
             "view": pair_view(item=item, show_debate=True),
             "answers": human_answers(item=item),
+            # Marked as the disagreements page marks them (a stage-0 label is no debaters').
+            "consensus_simulated": consensus_simulated(item=item),
+            "simulated_annotator": SIMULATED_ANNOTATOR,
             "adjudication": current,
             "form": form,
         },

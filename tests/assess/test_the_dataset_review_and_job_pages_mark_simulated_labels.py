@@ -16,7 +16,7 @@ from django.contrib.auth import get_user_model
 
 from assess.models.simulated import SIMULATED_ANNOTATOR
 from assess.refined.refine import qrels_refine
-from debates.models import DebateJob
+from debates.models import Debate, DebateJob
 
 pytestmark = pytest.mark.django_db
 
@@ -80,6 +80,31 @@ def test_the_disagreements_page_marks_the_simulated_consensus_and_label(simulate
     row = row[: row.index("</tr>")]
     assert '<td>0 <strong class="simulated">SIMULATED</strong></td>' in row
     assert '<td>1 <strong class="simulated">SIMULATED</strong></td>' in row
+
+
+def test_the_adjudication_page_marks_them_too(simulated, client_as):
+    item = simulated.debate("q2", "d6").review
+    shown = page(client_as("admin"), f"/review/items/{item.public_id}/")
+    assert (
+        '<tr><td>agents\' consensus</td><td>1 <strong class="simulated">SIMULATED</strong></td>'
+    ) in shown
+    assert (
+        f'<tr><td>{SIMULATED_ANNOTATOR} <strong class="simulated">SIMULATED</strong></td>' in shown
+    )
+
+
+def test_a_stage0_label_is_named_so_and_never_called_simulated_debaters(simulated, client_as):
+    # Stage 0's labels come from its judge, not from the (simulated) debaters.
+    debate = simulated.debate("q2", "d6")
+    Debate.objects.filter(pk=debate.pk).update(settled_by="stage0", consensus_round=0)
+    shown = page(client_as("admin"), "/review/disagreements/")
+    row = shown[shown.index('<td class="id">d6</td>') :]
+    row = row[: row.index("</tr>")]
+    assert "<td>annotator disagrees with stage 0's label</td>" in row
+    assert '<td>1 <span class="muted">stage 0</span></td>' in row
+    item = debate.review
+    adjudication = page(client_as("admin"), f"/review/items/{item.public_id}/")
+    assert "<tr><td>stage 0 (no debate)</td><td>1</td>" in adjudication
 
 
 def test_the_job_pages_review_panel_says_its_labels_are_simulated(simulated, client_as, api_as):
