@@ -96,7 +96,7 @@ def test_the_adjudication_page_marks_them_too(simulated, client_as):
 def test_a_stage0_label_is_named_so_and_never_called_simulated_debaters(simulated, client_as):
     # Stage 0's labels come from its judge, not from the (simulated) debaters.
     debate = simulated.debate("q2", "d6")
-    Debate.objects.filter(pk=debate.pk).update(settled_by="stage0", consensus_round=0)
+    Debate.objects.filter(pk=debate.pk).update(settled_by="stage0", consensus_round=0, stage0_p=0.9)
     shown = page(client_as("admin"), "/review/disagreements/")
     row = shown[shown.index('<td class="id">d6</td>') :]
     row = row[: row.index("</tr>")]
@@ -104,7 +104,9 @@ def test_a_stage0_label_is_named_so_and_never_called_simulated_debaters(simulate
     assert '<td>1 <span class="muted">stage 0</span></td>' in row
     item = debate.review
     adjudication = page(client_as("admin"), f"/review/items/{item.public_id}/")
-    assert "<tr><td>stage 0 (no debate)</td><td>1</td>" in adjudication
+    assert (
+        '<tr><td>stage 0 (no debate)</td><td>1</td><td class="muted">P(relevant) 0.900</td>'
+    ) in adjudication
 
 
 def test_the_job_pages_review_panel_says_its_labels_are_simulated(simulated, client_as, api_as):
