@@ -42,6 +42,8 @@ from assess.refined.selectors import refined_costs, refined_sources, refinements
 from assess.review.audit import audit_pilot_waiting, audit_strata
 from assess.review.calibration import job_calibration
 from assess.review.selectors import job_agreement, job_audit, job_queue_counts
+from assess.review.simulated_marks import job_simulated_labels
+from assess.review.stage0_report import job_stage0_report
 from core.fixes import error_worded
 from debates.models import DebateJob
 from debates.reuse import key_short
@@ -258,6 +260,15 @@ class JobDetailOut(JobOut):
     #: "labelled", "n", "ece", "brier", "bins": [{"count", "mean_p", "observed"}],
     #: "missing"}]}; ece and brier null (n 0) where no label probability is known.
     calibration: dict[str, Any] = {}
+    #: What stage 0 did (null for a job without it; :func:`assess.review.stage0_report.
+    #: job_stage0_report`): {"pairs", "settled": {"relevant", "not_relevant"}, "debated",
+    #: "llm_calls_per_pair", "llm_calls_per_debated_pair", "alpha", "delta", "band_labels",
+    #: "audit": {"sampled", "error": {"successes", "n", "estimate", "low", "high",
+    #: "confidence", "weighted"}, "within_alpha"}, "not_relevant_audited", "found_relevant",
+    #: "lost_relevant": {"estimate", "low", "high"} | null, "simulated_human_labels",
+    #: "guarantee"}: the audited error of its labels against alpha, and the relevant pairs
+    #: (holes) its "not relevant" labels lost, which the guarantee does not bound.
+    stage0_report: dict[str, Any] | None = None
 
 
 def _job_or_404(job_id: int) -> DebateJob:
@@ -356,14 +367,18 @@ def job_detail(request: HttpRequest, job_id: RowId) -> JobDetailOut:
     nDCG@10 and the system pairs still undecided, from the newest refined set of its pool
     (``budget.error`` says what is missing); ``calibration``: per agent n, ECE, Brier and the
     reliability bins of its label probabilities against the human labels of gold and audited
-    pairs (``missing`` says in words what is lacking)."""
+    pairs (``missing`` says in words what is lacking); ``stage0_report``: what stage 0
+    settled, the audited error of its labels and the holes they lost (null without stage
+    0)."""
     job = _job_or_404(job_id)
+    stage0 = job_stage0_report(job=job)
     return JobDetailOut(
         **_job_out(job).model_dump(),
         audit_strata={name: s.as_json() for name, s in audit_strata(job=job).items()},
         audit_waiting=audit_pilot_waiting(job=job),
         budget=job_budget(job=job).as_json(),
         calibration=job_calibration(job=job).as_json(),
+        stage0_report=stage0.as_json() if stage0 is not None else None,
     )
 
 
@@ -415,11 +430,14 @@ def job_retry_failed(request: HttpRequest, job_id: RowId) -> JobOut:
 @router.get("/jobs/{job_id}/review", response={200: dict[str, Any], **error_responses(404, 422)})
 def job_review(request: HttpRequest, job_id: RowId) -> dict[str, Any]:
     """The job's human review: queue sizes (escalated and audit items, done, leased),
-    agreement among annotators (Cohen's kappa, Krippendorff's alpha) and the audit's
-    estimate of the consensus error rate with its Wilson interval."""
+    agreement among annotators (Cohen's kappa, Krippendorff's alpha), the audit's
+    estimate of the consensus error rate with its Wilson interval, and ``simulated`` with
+    ``simulated_labels`` ({"debate", "human"}: the job's labels from simulated debaters and
+    from the simulated annotator)."""
     job = _job_or_404(job_id)
     agreement = job_agreement(job=job)
     audit = job_audit(job=job)
+    simulated = job_simulated_labels(job=job)
     return {
         "queue": asdict(job_queue_counts(job=job)),
         "agreement": {
@@ -429,6 +447,10 @@ def job_review(request: HttpRequest, job_id: RowId) -> dict[str, Any]:
             "alpha": agreement.alpha,
         },
         "audit": _plain(asdict(audit)),
+        # The review's labels marked as every report marks them: simulated debaters' debate
+        # labels and the simulated annotator's judgments of this job.
+        "simulated": any(simulated.values()),
+        "simulated_labels": simulated,
     }
 
 

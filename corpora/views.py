@@ -15,7 +15,7 @@ Anonymous users are redirected to the login page from every page but the login p
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from django.conf import settings
@@ -47,6 +47,27 @@ QRELS_DOWNLOADS = {
 }
 
 
+# --- qrel sets of simulated labels ------------------------------------------------------------
+# A refined qrel set made from simulated labels must say so wherever it is listed, but only
+# assess knows a refined label's provenance, and corpora never imports assess: assess
+# registers the function that tells which sets hold simulated labels (in AppConfig.ready()).
+SimulatedQrelSets = Callable[[Sequence[QrelSet]], set[int]]
+SIMULATED_QREL_SETS: list[SimulatedQrelSets] = []
+
+
+def simulated_qrel_sets_register(find: SimulatedQrelSets) -> None:
+    """Add a function giving the ids of the qrel sets (of those it is given) that hold
+    simulated labels; the dataset page marks them "SIMULATED labels" (idempotent)."""
+    if find not in SIMULATED_QREL_SETS:
+        SIMULATED_QREL_SETS.append(find)
+
+
+def simulated_qrel_sets(qrel_sets: Sequence[QrelSet]) -> set[int]:
+    """The ids of ``qrel_sets`` that a registered function (:func:`simulated_qrel_sets_register`)
+    says hold simulated labels; empty when none is registered."""
+    return {pk for find in SIMULATED_QREL_SETS for pk in find(qrel_sets)} if qrel_sets else set()
+
+
 def _dataset_or_404(slug: str) -> Dataset:
     try:
         return dataset_get(slug=slug)
@@ -69,11 +90,18 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @role_required(*READERS)
 def dataset_list(request: HttpRequest) -> HttpResponse:
-    """Every dataset with its counts."""
+    """Every dataset with its counts; a qrel set of simulated labels marked."""
+    rows = dataset_counts_list()
     return render(
         request,
         "corpora/dataset_list.html",
-        {"rows": dataset_counts_list(), "can_import": user_has_role(request.user, Role.ADMIN)},
+        {
+            "rows": rows,
+            "simulated": simulated_qrel_sets(
+                [stats.qrel_set for row in rows for stats in row.qrel_sets]
+            ),
+            "can_import": user_has_role(request.user, Role.ADMIN),
+        },
     )
 
 
@@ -157,6 +185,7 @@ def dataset_page(
             for r in overview.imports
         ],
         "polling": _runs_busy(overview),
+        "simulated": simulated_qrel_sets([stats.qrel_set for stats in overview.counts.qrel_sets]),
         "is_admin": is_admin,
         "limit": upload_limit_text(),
         **((forms or action_forms(dataset)) if is_admin else {}),

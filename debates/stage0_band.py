@@ -240,7 +240,7 @@ def band_choose(
 def _message(band: Stage0Band) -> str:
     guarantee = (
         f"error <= {band.alpha:g} among settled labels with probability >= "
-        f"{1 - band.delta:g} (fixed-sequence testing on {band.n} human labels)"
+        f"{1 - band.delta:g} (fixed-sequence testing on {band.n:,} human labels)"
     )
     if band.settles:
         sides = []
@@ -254,11 +254,11 @@ def _message(band: Stage0Band) -> str:
     if more:
         return (
             f"stage 0 settles nothing: setting its band at alpha {band.alpha:g}, delta "
-            f"{band.delta:g} needs at least {band.needed} human-labelled pairs on a side, "
-            f"all agreeing with it; it has {band.n} ({more} more at the least)"
+            f"{band.delta:g} needs at least {band.needed:,} human-labelled pairs on a side, "
+            f"all agreeing with it; it has {band.n:,} ({more:,} more at the least)"
         )
     return (
-        f"stage 0 settles nothing: on {band.n} human labels no threshold keeps its error "
+        f"stage 0 settles nothing: on {band.n:,} human labels no threshold keeps its error "
         f"<= {band.alpha:g} with probability >= {1 - band.delta:g}; it needs more human "
-        f"labels (at least {band.needed} agreeing ones beyond a threshold) or a better judge"
+        f"labels (at least {band.needed:,} agreeing ones beyond a threshold) or a better judge"
     )

@@ -39,6 +39,7 @@ from core.htmx import htmx_view, wants_fragment
 from core.roles import Role, role_required, user_has_role
 
 from .forms import HumanBudgetForm, JobLaunchForm
+from .llm.config import AgentConfig
 from .models import DebateJob
 from .services.batch_api import batch_job_overview
 from .services.common import DebateJobError
@@ -113,13 +114,23 @@ def _job_or_404(pk: int) -> DebateJob:
 
 @role_required(*READERS)
 def job_list(request: HttpRequest) -> HttpResponse:
-    """Every debate job, newest first, with its counts."""
+    """Every debate job, newest first, with its counts; a job of simulated debaters marked."""
     jobs = list(DebateJob.objects.select_related("pool__dataset", "created_by")[:200])
     rows = [(job, debate_job_progress(job=job)) for job in jobs]
+    # A job of simulated debaters says so in the list too, as on its page.
+    simulated = {
+        job.pk
+        for job in jobs
+        if any(AgentConfig.stored_or_named(raw).is_simulated for raw in (job.agent_a, job.agent_b))
+    }
     return render(
         request,
         "debates/job_list.html",
-        {"rows": rows, "can_launch": user_has_role(request.user, Role.ADMIN)},
+        {
+            "rows": rows,
+            "simulated": simulated,
+            "can_launch": user_has_role(request.user, Role.ADMIN),
+        },
     )
 
 

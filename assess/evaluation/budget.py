@@ -22,7 +22,7 @@ from assess.models import Refinement
 from assess.models.simulated import simulated_sentence
 from debates.models import DebateJob
 
-from .interval_reports import SampleSize, job_sources_note, pair_json
+from .interval_reports import SampleSize, job_sources_note, pair_json, sources_note
 from .refined_intervals import BUDGET_TARGET, COVERAGE_CAVEAT, refinement_intervals
 
 MEASURE = "nDCG@10"
@@ -107,7 +107,10 @@ def job_budget(*, job: DebateJob, rel_level: int = 1) -> LabelBudget:
     # Whose reviews the sample holds, said for this job: another job's audit (e.g. of the
     # labels this job reused) is never read as this job's.
     own = job_sources_note(found.sources, job=job.pk, audit_share=job.audit_share)
-    notes = tuple(([own] if own else []) + found.notes)
+    # The set's note on jobs of other pools names jobs the job's own note already names
+    # (every job of another pool is another job): one of the two is enough.
+    borrowed = sources_note(found.sources) if own else ""
+    notes = tuple(([own] if own else []) + [n for n in found.notes if n != borrowed])
     if found.ppi is None:
         return LabelBudget(
             refined=name,

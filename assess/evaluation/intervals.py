@@ -241,7 +241,7 @@ def _response_rate(members: Sequence[PooledLabel], name: str) -> float:
     IntervalError when a pair of the stratum could never be drawn (inclusion 0)."""
     if any(m.inclusion <= 0 for m in members):
         raise IntervalError(
-            f"stratum {name!r}: {len(members)} machine-labelled pairs with audit share 0 "
+            f"stratum {name!r}: {len(members):,} machine-labelled pairs with audit share 0 "
             "(intervals need an audit share > 0)"
         )
     drawn = sum(1 for m in members if m.drawn)
@@ -270,12 +270,12 @@ def _strata_notes(strata: Mapping[str, Sequence[PooledLabel]]) -> list[str]:
             # Nothing to predict the waiting pairs from, and counting them as not relevant
             # would give an interval blind to them: refused, with what is missing.
             raise IntervalError(
-                f"intervals need some escalated pairs judged: none of the {len(members)} "
+                f"intervals need some escalated pairs judged: none of the {len(members):,} "
                 "escalated pairs has a human label yet"
             )
         if not any(m.human is not None for m in members):
             notes.append(
-                f"stratum {name!r} ({len(members)} pairs) has no human label: its machine "
+                f"stratum {name!r} ({len(members):,} pairs) has no human label: its machine "
                 "labels' errors, if any, are not seen by this sample"
             )
     return notes

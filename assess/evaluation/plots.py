@@ -211,7 +211,7 @@ def holes_histogram_svg(holes: Mapping[str, int], *, title: str = "Holes filled 
         ax.set_xlabel("holes filled (unjudged in original, relevant in refined)")
         ax.set_ylabel("queries")
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_title(f"{title} ({len(holes)} queries, {sum(holes.values())} holes)")
+        ax.set_title(f"{title} ({len(holes):,} queries, {sum(holes.values()):,} holes)")
         if len(xs) <= 30:
             ax.set_xticks(xs)
 

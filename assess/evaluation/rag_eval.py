@@ -148,7 +148,7 @@ def rag_queries(*, dataset: Dataset, original: QrelSet, limit: int | None = None
     queries = sorted((q for q in with_answers if q.pk in judged), key=lambda q: q.query_id)
     if not queries:
         raise RagError(
-            f"none of the {len(with_answers)} queries with reference answers is judged in qrel "
+            f"none of the {len(with_answers):,} queries with reference answers is judged in qrel "
             f"set {original.name!r}"
         )
     return queries[:limit] if limit else queries

@@ -457,8 +457,8 @@ def _summary_note(result: RefinedIntervals) -> str:
     settled = result.settled_share
     undecided = [f"{p.a}-{p.b}" for p in result.pairs if not p.settled]
     pairs_note = (
-        f" System pairs settled at 95%: {sum(p.settled for p in result.pairs)} of "
-        f"{len(result.pairs)} ({settled:.0%})"
+        f" System pairs settled at 95%: {sum(p.settled for p in result.pairs):,} of "
+        f"{len(result.pairs):,} ({settled:.0%})"
         + (f"; undecided: {', '.join(undecided[:10])}" if undecided else "")
         + "."
         if settled is not None
@@ -470,7 +470,12 @@ def _summary_note(result: RefinedIntervals) -> str:
         if result.more_labels
         else ""
     )
-    return tau + pairs_note + budget + "".join(f" Note: {n}." for n in result.notes)
+    # The note on jobs of other pools names them without their figures: the human sample's
+    # words ("by job: ...") listed every job's just before.
+    borrowed = sources_note(result.sources)
+    short = sources_note(result.sources, figures=False)
+    notes = [short if note == borrowed else note for note in result.notes]
+    return tau + pairs_note + budget + "".join(f" Note: {n}." for n in notes)
 
 
 def _sample_words(result: RefinedIntervals) -> str:
@@ -490,8 +495,9 @@ def interval_tables(result: RefinedIntervals) -> list[Table]:
     """The intervals as tables for the command and the page: per system (with the two naive
     intervals and the human labels behind each: audited and escalated), then the system
     pairs. With ``error`` set, one table whose note says what is missing. Simulated labels
-    are said first, in the per-system table's note."""
-    simulated = f"{result.simulated_line}. " if result.simulated_line else ""
+    are not said again here: the page and the printout that show these tables open with
+    the "SIMULATED labels" line (``result.simulated_line``), and a note repeating it under
+    the table said nothing new."""
     sample = _sample_words(result)
     if result.ppi is None:
         return [
@@ -499,7 +505,7 @@ def interval_tables(result: RefinedIntervals) -> list[Table]:
                 title="Intervals (95%) on the refined qrels",
                 header=("system",),
                 rows=[],
-                note=f"{simulated}{sample}.",
+                note=f"{sample}.",
                 empty=f"No interval: {result.error}.",
             )
         ]
@@ -527,7 +533,7 @@ def interval_tables(result: RefinedIntervals) -> list[Table]:
         ),
         rows=rows,
         note=(
-            f"{simulated}Debate labels corrected by the audit's human labels (GREG "
+            "Debate labels corrected by the audit's human labels (GREG "
             f"estimator; docs/rebenchmarking.md). {sample}. n: the human labels behind each "
             "interval, audited and escalated (an escalated pair's label enters every "
             "estimate as it is). 'LLM only': debate labels, bootstrap over queries, blind to "

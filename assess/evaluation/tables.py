@@ -158,7 +158,7 @@ def rank_change_table(result: RebenchResult) -> Table:
         header=header,
         rows=rows,
         note=f"{tau}. Change = rank original − rank refined (positive: moved up). "
-        f"{len(result.queries)} evaluation queries (judged in the original qrels). {RBP_NOTE}",
+        f"{len(result.queries):,} evaluation queries (judged in the original qrels). {RBP_NOTE}",
         numeric=(False, *([True] * (len(header) - 1))),
     )
 
@@ -275,7 +275,7 @@ def per_query_delta_table(result: RebenchResult, *, measures: Sequence[str] | No
         title="Per-query changes (refined − original)",
         header=("system", "query", *(f"Δ {m}" for m in measures), HOLE10),
         rows=rows,
-        note=f"{len(rows)} changed (system, query) pairs listed; {unchanged} unchanged.",
+        note=f"{len(rows):,} changed (system, query) pairs listed; {unchanged:,} unchanged.",
         empty="No query changed for any system: the refined qrels score every run as before.",
         numeric=(False, False, *([True] * (len(measures) + 1))),
     )
@@ -374,7 +374,7 @@ def rag_table(report) -> Table:
     notes.append(RAG_FORMULA)
     return Table(
         title=(
-            f"RAG alignment at k = {k}: {len(report.queries)} queries (judged in "
+            f"RAG alignment at k = {k}: {len(report.queries):,} queries (judged in "
             f"{report.original}, with reference answers); generator {report.backend}, "
             f"prompt {report.prompt_version}"
         ),

@@ -21,7 +21,7 @@ from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
-from assess.models.simulated import simulated_sentence
+from assess.models.simulated import qrel_sets_simulated, simulated_sentence
 from core.roles import Role, role_required
 from corpora.models import Dataset, QrelSet
 from corpora.services import dataset_get
@@ -131,6 +131,7 @@ def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
     all_runs = runs_finished(dataset=dataset)
     wanted = request.GET.getlist("runs")
     context = {"dataset": dataset, "all_runs": all_runs, "wanted": set(wanted), **choice}
+    context["simulated_sets"] = qrel_sets_simulated(choice["qrel_sets"])
     report = None
     if choice["original"] and choice["refined"] and all_runs and not choice["errors"]:
         try:
@@ -319,6 +320,13 @@ def rag(request: HttpRequest, slug: str) -> HttpResponse:
             "with_answers": queries_with_answers_count(dataset=dataset),
             "generators": generators,
             "generator": generator,
+            "simulated_sets": qrel_sets_simulated(choice["qrel_sets"]),
+            # The refined qrels' simulated labels, said above the table as on the re-benchmark.
+            "simulated_line": (
+                simulated_sentence(refined_simulated(refined=choice["refined"]))
+                if report and choice["refined"]
+                else ""
+            ),
             **choice,
         },
         status=400 if choice["errors"] else 200,

@@ -1,7 +1,7 @@
 """How a label's provenance says it is simulated, in one place for every report that must say
 so (the refined set's page and API, the re-benchmark's page, API and printout, the job's
 budget planner). Query conditions and counts over :class:`~assess.models.LabelProvenance`
-rows; no model of its own.
+rows, and whether a job's agents are simulated; no model of its own.
 
 Two things make a final label simulated: a consensus of simulated debaters (backend
 ``simulated``: every agent model name starts with
@@ -13,12 +13,19 @@ the provenance's ``annotators``). An adjudicated label is an admin's, never simu
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from django.db.models import Count, Q, QuerySet
 
-from debates.llm.config import SIMULATED_MODEL_PREFIX
+from debates.llm.config import (
+    SIMULATED_BACKEND,
+    SIMULATED_MODEL_PREFIX,
+    backend_and_model,
+    is_simulated_model,
+)
+
+from .refined import LabelProvenance
 
 #: The simulated annotator's username (``assess.review.simulated_annotators`` creates it).
 SIMULATED_ANNOTATOR: Final = "simulated-annotator"
@@ -43,6 +50,30 @@ def simulated_label_counts(*, rows: QuerySet[Any]) -> dict[str, int]:
         debate=Count("pk", filter=SIMULATED_DEBATE_Q), human=Count("pk", filter=SIMULATED_HUMAN_Q)
     )
     return {kind: int(found[kind] or 0) for kind in SIMULATED_KINDS}
+
+
+def qrel_sets_simulated(qrel_sets: Sequence[Any]) -> set[int]:
+    """The ids of ``qrel_sets`` (:class:`~corpora.models.QrelSet` rows, refined or imported)
+    whose refined labels hold a simulated one, in one query; an imported set has no
+    provenance and is never among them. The dataset page marks them (registered with
+    :func:`corpora.views.simulated_qrel_sets_register`), the re-benchmark page's choices
+    too."""
+    rows = LabelProvenance.objects.filter(qrel_set__in=[q.pk for q in qrel_sets])
+    found = rows.filter(SIMULATED_DEBATE_Q | SIMULATED_HUMAN_Q).order_by()
+    return set(found.values_list("qrel_set_id", flat=True).distinct())
+
+
+def agents_simulated(*agents: Mapping[str, Any] | None) -> bool:
+    """Whether any of ``agents`` (agent configs as a job stores them, ``DebateJob.agent_a``
+    and ``agent_b``) is a simulated debater: backend ``simulated``, or a model named with
+    :data:`~debates.llm.config.SIMULATED_MODEL_PREFIX`. Read without validating the
+    configs, as provenance reads them: a consensus one simulated agent took part in is
+    simulated."""
+    for raw in agents:
+        backend, model = backend_and_model(dict(raw) if raw else None)
+        if backend == SIMULATED_BACKEND or is_simulated_model(model):
+            return True
+    return False
 
 
 def sources_split(by_source: Mapping[str, int], simulated: Mapping[str, int]) -> dict[str, int]:

@@ -11,20 +11,23 @@ from debates.models import DebateJob
 
 from ..models import Refinement
 from .cost import cost_rows
-from .selectors import refined_costs
+from .selectors import refined_costs, refined_sources
 
 
 def job_costs_panel(request: HttpRequest, job: DebateJob) -> str:
     """The cost of every final label of the newest refined set made from ``job``'s pool, split
     by source (``templates/assess/refined/partials/job_costs_panel.html``), saying "batch
-    prices" for a batch-mode job; "" when no refined set was made from the pool yet."""
+    prices" for a batch-mode job and marking the sources whose labels are simulated; "" when
+    no refined set was made from the pool yet."""
     refinement = Refinement.objects.filter(pool=job.pool).order_by("-pk").first()
     if refinement is None:
         return ""
+    _by_source, simulated = refined_sources(refinement=refinement)
     return render_to_string(
         "assess/refined/partials/job_costs_panel.html",
         {
             "costs": cost_rows(refined_costs(qrel_set=refinement.qrel_set)),
+            "simulated": simulated,
             "costs_of": refinement.qrel_set,
             "job": job,
         },

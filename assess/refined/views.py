@@ -196,6 +196,7 @@ def refined_detail(request: HttpRequest, slug: str, name: str) -> HttpResponse:
             # Sorted for display (jsonb does not keep key order); simulated labels apart.
             "by_source": sorted(by_source.items()),
             "simulated_line": simulated_sentence(simulated),
+            "simulated": simulated,
             "by_reason": sorted((refinement.counts.get("by_reason") or {}).items()),
             "open_note": open_disagreements_sentence(
                 open_disagreements_count(refinement.counts.get("by_reason"))

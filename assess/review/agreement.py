@@ -144,12 +144,16 @@ def wilson_interval(successes: int, n: int, *, z: float = Z_95) -> Proportion:
 
 def _wilson_bounds(p: float, n: float, z: float = Z_95) -> tuple[float, float]:
     """The Wilson score interval's ends for a share ``p`` of ``n`` (n > 0, not necessarily
-    whole: an effective sample size), clipped to [0, 1]."""
+    whole: an effective sample size), clipped to [0, 1]; exactly 0 at p = 0, 1 at p = 1."""
     z2 = z * z
     denominator = 1 + z2 / n
     centre = (p + z2 / (2 * n)) / denominator
     half = z / denominator * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At p = 0 (or 1) the bound is exactly 0 (or 1): centre and half width are then equal,
+    # but their floating-point difference can leave 3e-18 where a page or the API should read 0.
+    low = 0.0 if p == 0 else max(0.0, centre - half)
+    high = 1.0 if p == 1 else min(1.0, centre + half)
+    return low, high
 
 
 def audit_error_rate(

@@ -18,6 +18,7 @@ from debates.models import DebateJob
 from ..models import Adjudication, Judgment, ReviewItem
 from . import agreement
 from .selectors import job_top_grade, label_text, live_labels, today_start
+from .simulated_marks import job_simulated, simulated_annotator_id
 
 # ---------------------------------------------------------------------------------------------
 # Disagreements and adjudication
@@ -25,48 +26,73 @@ from .selectors import job_top_grade, label_text, live_labels, today_start
 
 @dataclass(frozen=True, slots=True)
 class Disagreement:
-    """A pair whose human answers disagree with each other or with the agents' consensus."""
+    """A pair whose human answers disagree with each other or with the agents' consensus;
+    ``simulated_labels``: how many of ``labels`` the simulated annotator gave,
+    ``simulated_consensus``: the consensus is simulated debaters' (both marked SIMULATED);
+    ``stage0``: the "consensus" is stage 0's label (no debate), never simulated debaters'."""
 
     item: ReviewItem
     why: str
     labels: list[int]
     consensus: int | None
     decided: int | None
+    simulated_labels: int = 0
+    simulated_consensus: bool = False
+    stage0: bool = False
 
 
 def disagreements(*, job: DebateJob | None = None, open_only: bool = False) -> list[Disagreement]:
     """Pairs for adjudication, oldest first: live human judgments that disagree, or (audits)
-    a human label that differs from the consensus. ``decided`` is the adjudicated label."""
+    a human label that differs from the consensus (or stage 0's label). ``decided`` is the
+    adjudicated label."""
     items = ReviewItem.objects.filter(debate__isnull=False)
     if job is not None:
         items = items.filter(debate__job=job)
     labels = live_labels(items)
-    consensus = dict(
-        ReviewItem.objects.filter(pk__in=list(labels)).values_list("pk", "debate__final_label")
+    decided_by = ReviewItem.objects.filter(pk__in=list(labels)).values_list(
+        "pk", "debate__final_label", "debate__settled_by"
     )
+    consensus = {pk: label for pk, label, _ in decided_by}
+    # A stage-0 label is no agents' consensus: the page says whose label it is.
+    stage0 = {pk for pk, _, settled_by in decided_by if settled_by == "stage0"}
     why: dict[int, str] = {}
     for item_id, pairs in labels.items():
         values = {label for _, label in pairs}
         if len(values) > 1:
             why[item_id] = "annotators disagree"
         elif consensus.get(item_id) is not None and consensus[item_id] not in values:
-            why[item_id] = "annotator disagrees with the agents' consensus"
+            why[item_id] = (
+                "annotator disagrees with stage 0's label"
+                if item_id in stage0
+                else "annotator disagrees with the agents' consensus"
+            )
     rows = (
         ReviewItem.objects.filter(pk__in=list(why))
         .select_related("debate__pair__query", "debate__pair__document", "debate__job")
         .order_by("created", "pk")
     )
     decided = dict(Adjudication.objects.filter(item__in=rows).values_list("item_id", "label"))
-    out = [
-        Disagreement(
-            item=item,
-            why=why[item.pk],
-            labels=[label for _, label in labels[item.pk]],
-            consensus=consensus.get(item.pk),
-            decided=decided.get(item.pk),
+    robot = simulated_annotator_id()
+    simulated_jobs: dict[int, bool] = {}
+    out = []
+    for item in rows:
+        job_of = item.debate.job  # type: ignore[union-attr]  # rows are debates' items
+        if job_of.pk not in simulated_jobs:
+            simulated_jobs[job_of.pk] = job_simulated(job_of)
+        out.append(
+            Disagreement(
+                item=item,
+                why=why[item.pk],
+                labels=[label for _, label in labels[item.pk]],
+                consensus=consensus.get(item.pk),
+                decided=decided.get(item.pk),
+                simulated_labels=sum(1 for who, _ in labels[item.pk] if who == robot),
+                simulated_consensus=simulated_jobs[job_of.pk]
+                and consensus.get(item.pk) is not None
+                and item.pk not in stage0,
+                stage0=item.pk in stage0,
+            )
         )
-        for item in rows
-    ]
     if open_only:
         out = [row for row in out if row.decided is None]
     return out

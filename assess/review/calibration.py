@@ -24,7 +24,7 @@ can be scored by the same functions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.http import HttpRequest
@@ -36,6 +36,7 @@ from debates.llm.config import AgentConfig
 from debates.models import Debate, DebateJob, Turn
 
 from ..models import Adjudication, GoldPair, ReviewItem
+from ..models.simulated import SIMULATED_ANNOTATOR, agents_simulated
 from .agreement import majority_label
 from .human_labels import live_labels
 
@@ -49,6 +50,12 @@ NO_HUMAN_LABELS = (
     "calibration needs gold or audited pairs with human labels: none of this job's has one yet"
 )
 GRADED = "calibration is computed for binary jobs: a grade's probability is not P(relevant)"
+# What a simulated debater lacks: it answers from a reference qrels file, with no model whose
+# token probabilities could be read (not a server that withheld its logprobs).
+SIMULATED_NO_P = (
+    "a SIMULATED debater (backend simulated) answers from a qrels file and states no "
+    "probabilities: no P(label) to calibrate"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +166,7 @@ def agent_calibration(
     if not known:
         missing = (
             "no P(label): the server sent no logprobs for the labels of the "
-            f"{len(points)} human-labelled pair{'s' if len(points) != 1 else ''}"
+            f"{len(points):,} human-labelled pair{'s' if len(points) != 1 else ''}"
             if points
             else "no human-labelled pair has a label of this agent"
         )
@@ -181,7 +188,10 @@ def job_calibration(*, job: DebateJob) -> JobCalibration:
     for agent, raw in models.items():
         turns = by_agent.get(agent, {})
         points = [(turns[d], humans[d]) for d in sorted(humans) if d in turns]
-        out.append(agent_calibration(agent=agent, model=_model(raw), points=points))
+        found = agent_calibration(agent=agent, model=_model(raw), points=points)
+        if found.figures is None and points and agents_simulated(raw):
+            found = replace(found, missing=SIMULATED_NO_P)
+        out.append(found)
     if job.stage0:
         # Stage 0's calibrated P(relevant), stored for every pair it scored (settled or
         # debated), against the same human labels: its calibration on this job's pairs.
@@ -236,15 +246,29 @@ def reliability_svg(figures: Calibration, *, size: int = 160) -> str:
 def job_calibration_panel(request: HttpRequest, job: DebateJob) -> str:
     """The calibration panel of the job page (``templates/assess/partials/
     job_calibration_panel.html``): per agent n, ECE, Brier and a reliability diagram with
-    the count of each bin, or the words of what is missing. Read-only."""
+    the count of each bin, or the words of what is missing; a SIMULATED line when audited
+    pairs' human labels are the simulated annotator's. Read-only."""
     calibration = job_calibration(job=job)
     rows = [
         # mark_safe: the markup holds only numbers this module formatted.
         {"agent": a, "svg": mark_safe(reliability_svg(a.figures)) if a.figures else ""}  # noqa: S308
         for a in calibration.agents
     ]
+    # Audited pairs the simulated annotator labelled: the figures are then scored against
+    # simulated labels, which the panel says as every report of them does.
+    simulated = ReviewItem.objects.filter(
+        debate__job=job,
+        kind=ReviewItem.Kind.AUDIT,
+        judgments__annotator__username=SIMULATED_ANNOTATOR,
+        judgments__undone_at__isnull=True,
+    ).count()
     return render_to_string(
         "assess/partials/job_calibration_panel.html",
-        {"calibration": calibration, "rows": rows, "method": CALIBRATION_METHOD},
+        {
+            "calibration": calibration,
+            "rows": rows,
+            "method": CALIBRATION_METHOD,
+            "simulated_human": simulated,
+        },
         request=request,
     )

@@ -23,6 +23,7 @@ from django.views.decorators.http import require_POST
 
 from core.roles import Role, role_required, user_has_role
 
+from ..models.simulated import SIMULATED_ANNOTATOR
 from .forms import QualityPolicyForm
 from .quality import (
     QualityError,
@@ -47,7 +48,13 @@ def annotators_page_context(request: HttpRequest) -> dict:
             "min_answers": policy.min_answers,
         }
     )
-    return {"rows": annotator_table(), "policy": policy, "is_admin": is_admin, "form": form}
+    return {
+        "rows": annotator_table(),
+        "policy": policy,
+        "is_admin": is_admin,
+        "form": form,
+        "simulated_annotator": SIMULATED_ANNOTATOR,
+    }
 
 
 @role_required(Role.ADMIN)
@@ -107,6 +114,7 @@ def annotator_detail(request: HttpRequest, username: str) -> HttpResponse:
             "policy": quality_policy(),
             "labels": annotator_labels(annotator=annotator),
             "is_admin": user_has_role(request.user, Role.ADMIN),
+            "simulated": annotator.get_username() == SIMULATED_ANNOTATOR,
         },
     )
 

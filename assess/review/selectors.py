@@ -22,6 +22,7 @@ from debates.models import Debate, DebateJob, Turn
 from debates.rubric import grade_names, rubric
 
 from ..models import Adjudication, GoldPair, Judgment, ReviewItem
+from ..models.simulated import simulated_sentence
 from . import agreement
 from .agreement import Proportion
 from .audit import audit_pilot_waiting
@@ -31,6 +32,7 @@ from .highlight import query_terms, segments, term_spans
 from .human_labels import live_labels, review_final_labels
 from .same_pair import judged_elsewhere
 from .services import undo_window_seconds
+from .simulated_marks import job_simulated_labels
 
 LABEL_TEXT = {1: "relevant", 0: "not relevant", None: "unreadable reply"}
 
@@ -552,16 +554,19 @@ def job_audit(*, job: DebateJob) -> AuditSummary:
 def job_review_notes(job: DebateJob) -> list[str]:
     """Plain-text lines on ``job``'s review queue and audit estimate, for
     ``debate_job ID progress`` (registered with :func:`debates.services.progress.
-    job_notes_register`): the queue counts, then the audit's estimated error rate of the
-    consensus labels with its 95% Wilson interval once audited pairs are judged, and what a
-    Neyman audit waits for (:func:`assess.review.audit.audit_pilot_waiting`)."""
+    job_notes_register`): the "SIMULATED labels" line when the job's debaters or annotators
+    are simulated, the queue counts, then the audit's estimated error rate of the consensus
+    labels with its 95% Wilson interval once audited pairs are judged, and what a Neyman
+    audit waits for (:func:`assess.review.audit.audit_pilot_waiting`)."""
     queue = job_queue_counts(job=job)
     audit = job_audit(job=job)
-    lines = [
+    simulated = simulated_sentence(job_simulated_labels(job=job))
+    lines = [f"{simulated}."] if simulated else []
+    lines.append(
         f"human review: {queue.escalated:,} escalated ({queue.escalated_done:,} judged), "
         f"{queue.audits:,} audited agreed labels ({queue.audits_done:,} judged), "
         f"audit share {audit.share:.0%}"
-    ]
+    )
     budget = job_budget(job=job)
     if budget.budget is not None:
         covered = f"{budget.covered:.3f}" if budget.covered is not None else "n/a"

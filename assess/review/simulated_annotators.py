@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import F
+from django.db.models import Exists, F
 
 from core.roles import Role, user_ensure
 from debates.models import DebateJob
@@ -32,6 +32,7 @@ from debates.simulated_client import truth_file_load
 
 from ..models import Judgment, ReviewItem
 from ..models.simulated import SIMULATED_ANNOTATOR
+from .same_pair import judged_elsewhere
 from .services import JudgingConflict, judgment_record, review_item_top_grade
 
 SIMULATED_NOTE = "SIMULATED judgment (not a real one)"
@@ -50,12 +51,15 @@ class SimulatedJudging:
     """What :func:`simulated_judgments_record` did, in items: ``judged`` new judgments (of
     which ``flipped`` differ from the truth's label), ``already`` the simulated annotator's
     judgments in the job before this run (an earlier run's; left as they are), ``busy``
-    skipped because a person holds a live lease or the item filled up meanwhile."""
+    skipped because a person holds a live lease or the item filled up meanwhile,
+    ``elsewhere`` left to others because the simulated annotator judged the item's query and
+    document in another job (an annotator judges a pair once, :mod:`assess.review.same_pair`)."""
 
     judged: int
     flipped: int
     already: int
     busy: int
+    elsewhere: int = 0
 
 
 def simulated_truth_load(*, job: DebateJob, path: str | Path) -> dict[str, dict[str, int]]:
@@ -110,7 +114,8 @@ def simulated_label(
 
 def _open_items(job: DebateJob, annotator: Any) -> Iterable[ReviewItem]:
     """``job``'s escalated and audit items that still need a judgment, have no adjudication
-    and no live judgment of ``annotator``, in id order, with their pairs."""
+    and no live judgment of ``annotator``, in id order, with their pairs; each annotated
+    ``judged_elsewhere`` when ``annotator`` judged its query and document in another job."""
     return (
         ReviewItem.objects.filter(
             debate__job=job,
@@ -119,6 +124,7 @@ def _open_items(job: DebateJob, annotator: Any) -> Iterable[ReviewItem]:
             adjudication__isnull=True,
         )
         .exclude(judgments__annotator=annotator, judgments__undone_at__isnull=True)
+        .annotate(judged_elsewhere=Exists(judged_elsewhere(annotator)))
         .select_related("debate__pair__query", "debate__pair__document")
         .order_by("pk")
     )
@@ -146,8 +152,11 @@ def simulated_judgments_record(
     annotator = simulated_annotator_ensure()
     already = simulated_judgments_count(jobs=[job.pk])
     items = list(_open_items(job, annotator))
-    judged = flipped = busy = 0
+    judged = flipped = busy = elsewhere = 0
     for item in items[:limit] if limit is not None else items:
+        if item.judged_elsewhere:  # type: ignore[attr-defined]  # annotated by _open_items
+            elsewhere += 1
+            continue
         pair = item.debate.pair  # type: ignore[union-attr]  # escalated and audit: a debate
         query_id, doc_id = pair.query.query_id, pair.document.doc_id
         grade = truth.get(query_id, {}).get(doc_id, 0)
@@ -170,7 +179,9 @@ def simulated_judgments_record(
             continue
         judged += 1
         flipped += label != (int(grade >= 1) if top == 1 else min(grade, top))
-    return SimulatedJudging(judged=judged, flipped=flipped, already=already, busy=busy)
+    return SimulatedJudging(
+        judged=judged, flipped=flipped, already=already, busy=busy, elsewhere=elsewhere
+    )
 
 
 def simulated_judgments_count(*, jobs: Iterable[int]) -> int:

@@ -31,6 +31,7 @@ from core.roles import Role, role_required, user_has_role
 from debates.models import DebateJob
 
 from ..models import Adjudication, ReviewItem
+from ..models.simulated import SIMULATED_ANNOTATOR, simulated_sentence
 from .active_time import active_heartbeat_seconds, active_idle_seconds, review_item_active_add
 from .annotators import disagreements, human_answers
 from .audit import audit_pilot_waiting, audit_strata
@@ -57,6 +58,7 @@ from .services import (
     review_item_release,
     review_item_top_grade,
 )
+from .simulated_marks import consensus_simulated, job_simulated_labels
 
 SKIPPED_KEY = "assess_skipped"
 MAX_SKIPPED = 1000
@@ -302,7 +304,15 @@ def disagreement_list(request: HttpRequest) -> HttpResponse:
         job = get_object_or_404(DebateJob, pk=int(job_id))
     rows = disagreements(job=job)
     rows.sort(key=lambda row: row.decided is not None)
-    return render(request, "assess/disagreements.html", {"rows": rows, "job": job})
+    simulated = {
+        "debate": sum(1 for row in rows if row.simulated_consensus),
+        "human": sum(row.simulated_labels for row in rows),
+    }
+    return render(
+        request,
+        "assess/disagreements.html",
+        {"rows": rows, "job": job, "simulated_line": simulated_sentence(simulated)},
+    )
 
 
 @role_required(Role.ADMIN)
@@ -340,6 +350,9 @@ def adjudicate(request: HttpRequest, item_id: uuid.UUID) -> HttpResponse:
             "item": item,
             "view": pair_view(item=item, show_debate=True),
             "answers": human_answers(item=item),
+            # Marked as the disagreements page marks them (a stage-0 label is no debaters').
+            "consensus_simulated": consensus_simulated(item=item),
+            "simulated_annotator": SIMULATED_ANNOTATOR,
             "adjudication": current,
             "form": form,
         },
@@ -356,8 +369,10 @@ def annotator_list(request: HttpRequest) -> HttpResponse:
 def job_review_panel(request: HttpRequest, job: DebateJob) -> str:
     """The job page's human-review panel (registered with :func:`debates.views.job_panel_register`):
     review queue, agreement among humans, the audit's error estimate and its strata (allocation,
-    probability, judged and wrong pairs). Read-only: the review items are created when a debate
+    probability, judged and wrong pairs), opened by the "SIMULATED labels" line when the job's
+    debaters or annotators are simulated. Read-only: the review items are created when a debate
     ends (:mod:`assess.review.receivers`), not here."""
+    simulated = job_simulated_labels(job=job)
     return render_to_string(
         "assess/partials/job_review_panel.html",
         {
@@ -369,6 +384,8 @@ def job_review_panel(request: HttpRequest, job: DebateJob) -> str:
             "audit_waiting": audit_pilot_waiting(job=job),
             "budget": job_budget(job=job),
             "open_disagreements": len(disagreements(job=job, open_only=True)),
+            "simulated": simulated,
+            "simulated_line": simulated_sentence(simulated),
             "is_admin": user_has_role(request.user, Role.ADMIN),
         },
         request=request,

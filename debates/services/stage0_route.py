@@ -134,7 +134,7 @@ def stage0_band_for(*, job: DebateJob, judge: Stage0Judge) -> Stage0Band:
         delta=job.stage0_delta,
     )
     sample = (
-        f"band set on {len(kept)} of {len(rows)} human labels of pooled pairs (an "
+        f"band set on {len(kept):,} of {len(rows):,} human labels of pooled pairs (an "
         f"equal-probability sample at rate {rate:.3g})"
     )
     return replace(band, message=f"{band.message}; {sample}")
@@ -178,7 +178,7 @@ def _settle(job: DebateJob, judge: Stage0Judge, band: Stage0Band) -> tuple[int, 
                     finished=now,
                 )
         scored += len(debates)
-        _note(job, f"scored {scored} of {len(ids)} pairs, settled {settled}")
+        _note(job, f"scored {scored:,} of {len(ids):,} pairs, settled {settled:,}")
     return scored, settled
 
 
@@ -224,7 +224,7 @@ def _route(job: DebateJob, progress: Callable[[str], None] | None) -> str:
         )
         scored, settled = _settle(job, judge, band) if band.settles else (0, 0)
         if band.settles:
-            return f"{band.message}; it settled {settled} of {scored} pairs"
+            return f"{band.message}; it settled {settled:,} of {scored:,} pairs"
         return band.message
     except Stage0RouteError as exc:
         return f"stage 0 settled nothing: {exc}"

@@ -112,7 +112,7 @@ def _check(examples: Sequence[Example], parts: dict[str, list[Example]]) -> None
             queries = len({e.query_id for e in parts[name]})
             raise Stage0Error(
                 f"stage 0 needs relevant and non-relevant pairs among its {name} queries; "
-                f"those {queries} queries have {len(parts[name])} labelled pairs, "
+                f"those {queries:,} queries have {len(parts[name]):,} labelled pairs, "
                 f"labels {sorted(labels)}: judge more queries"
             )
     if not parts[fit.TEST]:

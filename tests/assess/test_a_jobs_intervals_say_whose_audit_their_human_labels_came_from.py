@@ -72,6 +72,12 @@ def test_the_intervals_name_the_job_whose_audit_they_rest_on(borrowed):
         f"human sample: 1 audited of 1 agreed labels, 1 escalated pairs judged; by job: {job1}"
         in (out.getvalue())
     )
+    # The note on other pools names job 1 without repeating the figures listed by job.
+    assert out.getvalue().count(job1) == 1
+    assert (
+        f"Note: human labels from jobs on other pools are in this sample (job {borrowed.job.pk}):"
+        in out.getvalue()
+    )
 
 
 def test_the_zero_share_jobs_budget_says_the_audit_is_another_jobs(borrowed, api_as):
@@ -85,3 +91,14 @@ def test_the_zero_share_jobs_budget_says_the_audit_is_another_jobs(borrowed, api
     assert body["budget"]["notes"][0] == budget.notes[0]
     # Job 1's own budget (its pool's newest refined set) is all its own: no such note.
     assert not any("not all this job's" in n for n in job_budget(job=borrowed.job).notes)
+
+
+def test_the_job_page_names_the_other_jobs_sample_once(borrowed, client_as):
+    # The set's note on jobs of other pools would name job 1 again beside the job's own note.
+    job1 = JOB1.format(job=borrowed.job.pk)
+    notes = job_budget(job=borrowed.job2).notes
+    assert [n for n in notes if job1 in n] == [
+        f"the human sample is not all this job's: {job1}; this job's own audit share is 0%"
+    ]
+    shown = client_as("researcher").get(f"/jobs/{borrowed.job2.pk}/").content.decode()
+    assert shown.count(job1) == 1

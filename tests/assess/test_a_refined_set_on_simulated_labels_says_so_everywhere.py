@@ -74,6 +74,18 @@ def test_the_pages_carry_the_line_and_the_sources_apart(simulated, client_as):
     assert LINE in page(client, f"/jobs/{simulated.job.pk}/")
 
 
+def test_the_rebenchmark_says_the_line_once(simulated, client_as):
+    # The intervals' note under their table said it again, on the page and in the printout.
+    rebench = page(
+        client_as("researcher"), "/datasets/holes/rebenchmark/?original=test&refined=test-dream"
+    )
+    assert rebench.count("SIMULATED labels: ") == 1
+    out = io.StringIO()
+    call_command("rebenchmark", "holes", "--refined", "test-dream", "--no-per-query", stdout=out)
+    assert out.getvalue().count("SIMULATED labels: ") == 1
+    assert out.getvalue().splitlines()[1] == LINE
+
+
 def test_the_api_json_says_simulated_with_counts(simulated, api_as):
     client = api_as("researcher")
     body = client.get("/api/v1/datasets/holes/refined/test-dream/rebenchmark").json()

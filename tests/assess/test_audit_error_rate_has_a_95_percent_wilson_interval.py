@@ -22,6 +22,14 @@ def test_no_error_in_ten_gives_zero_to_0_2775():
     assert result.high == pytest.approx(0.2775, abs=5e-5)
 
 
+@pytest.mark.parametrize("n", [10, 85, 1000, 2323])
+def test_no_error_gives_a_lower_end_of_exactly_zero_and_all_errors_an_upper_end_of_one(n):
+    # Rounding once left 3.5e-18 at n = 85, which the API printed as such.
+    assert wilson_interval(0, n).low == 0.0
+    assert wilson_interval(n, n).high == 1.0
+    assert audit_error_rate([(1, 1)] * n, inclusion=[0.5] * (n - 1) + [0.25]).low == 0.0
+
+
 def test_one_error_in_fifty_gives_0_0035_to_0_1050():
     result = wilson_interval(1, 50)
     assert result.estimate == pytest.approx(0.02)

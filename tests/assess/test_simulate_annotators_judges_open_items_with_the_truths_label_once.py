@@ -106,3 +106,32 @@ def test_a_truth_file_outside_the_allowed_folders_is_refused(energy, truth_dir, 
     with pytest.raises(CommandError, match=r"truth .*elsewhere\.qrels .*DREAM_SIMULATION_DIRS"):
         call_command("simulate_annotators", str(job.pk), "--truth", str(outside))
     assert not Judgment.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_pair_judged_in_another_job_is_left_to_others_and_said_so(energy, truth_dir, capsys):
+    job = _job(energy, truth_dir)
+    _simulate(job, truth_dir, "0")
+    judged = len(_judged(job))
+    spec = JobSpec(
+        pool=job.pool, agent_a=job.agents[0], agent_b=job.agents[1], rounds=1, audit_share=1.0,
+        allow_duplicate=True, reuse=False,
+    )  # fmt: skip
+    again = debate_job_launch(spec=spec)
+    wait_job(again, progress_bar=False)
+    items = ReviewItem.objects.filter(debate__job=again).count()
+    assert items == judged
+    capsys.readouterr()
+    _simulate(again, truth_dir, "0")
+    # Every item's pair was the simulated annotator's in the first job: none judged twice,
+    # and the printout says why, not "held by a person".
+    assert _judged(again) == {}
+    assert (
+        capsys.readouterr()
+        .out.strip()
+        .endswith(
+            f"0 items skipped (held by a person or filled meanwhile); {items} left to others (the "
+            "simulated annotator judged their query and document in another job, and judges a "
+            "pair once)"
+        )
+    )

@@ -154,8 +154,9 @@ class Command(BaseCommand):
             + "\n".join(lines)
         )
         self.stdout.write(
-            f"\nFor humans: {queue.escalated} escalated pair{'s' if queue.escalated != 1 else ''}"
-            f" and {queue.audits} audit{'s' if queue.audits != 1 else ''} of agreed labels "
+            f"\nFor humans: {queue.escalated:,} escalated pair"
+            f"{'s' if queue.escalated != 1 else ''} and {queue.audits:,} audit"
+            f"{'s' if queue.audits != 1 else ''} of agreed labels "
             f"(audit share {job.audit_share:.0%}) wait in the review queue, with known-answer "
             f"pairs from the original qrels mixed in unmarked (gold share "
             f"{job.gold_share:.0%}).\n"

@@ -49,4 +49,10 @@ class Command(BaseCommand):
             f"job {job.pk}: {done.judged:,} SIMULATED judgments by {SIMULATED_ANNOTATOR} "
             f"({done.flipped:,} flipped from the truth); {done.already:,} from earlier runs; "
             f"{done.busy:,} items skipped (held by a person or filled meanwhile)"
+            + (
+                f"; {done.elsewhere:,} left to others (the simulated annotator judged their "
+                "query and document in another job, and judges a pair once)"
+                if done.elsewhere
+                else ""
+            )
         )

@@ -1,0 +1,63 @@
+"""Which labels the review pages show are simulated, so that each is marked SIMULATED where
+it appears (the job page's human-review panel, the disagreements page, the annotators'
+pages), as the refined sets and re-benchmarks mark theirs (:mod:`assess.models.simulated`).
+
+Two kinds, the same as a refined label's provenance: a debate label of a job whose agents
+include a simulated debater (:func:`assess.models.simulated.agents_simulated`), and a
+judgment of the simulated annotator (:data:`assess.models.simulated.SIMULATED_ANNOTATOR`,
+``simulate_annotators``). Reads only.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+
+from debates.models import Debate, DebateJob
+
+from ..models import Judgment, ReviewItem
+from ..models.simulated import SIMULATED_ANNOTATOR, agents_simulated
+
+
+def simulated_annotator_id() -> int | None:
+    """The id of the simulated annotator's user, None when ``simulate_annotators`` never
+    ran."""
+    User = get_user_model()
+    found = User.objects.filter(**{User.USERNAME_FIELD: SIMULATED_ANNOTATOR})
+    return found.values_list("pk", flat=True).first()
+
+
+def is_simulated_annotator(username: str) -> bool:
+    """Whether ``username`` is the simulated annotator's (its labels are simulated)."""
+    return username == SIMULATED_ANNOTATOR
+
+
+def job_simulated(job: DebateJob) -> bool:
+    """Whether ``job``'s debate labels are simulated (a simulated debater among its agents)."""
+    return agents_simulated(job.agent_a, job.agent_b)
+
+
+def job_simulated_labels(*, job: DebateJob) -> dict[str, int]:
+    """``{"debate": n, "human": m}``: ``job``'s simulated labels, as
+    :func:`assess.models.simulated.simulated_sentence` says them: its agreed debate labels
+    (a stage-0 label is no debater's, so left out) when its agents are simulated, and the
+    simulated annotator's live judgments of its review items."""
+    debate = 0
+    if job_simulated(job):
+        agreed = Debate.objects.filter(job=job, status=Debate.Status.AGREED)
+        debate = agreed.exclude(settled_by="stage0").count()
+    human = Judgment.objects.filter(
+        item__debate__job=job,
+        undone_at__isnull=True,
+        annotator__username=SIMULATED_ANNOTATOR,
+    ).count()
+    return {"debate": debate, "human": human}
+
+
+def consensus_simulated(*, item: ReviewItem) -> bool:
+    """Whether the label ``item``'s debate agreed on is simulated debaters': its job's agents
+    are simulated and the label is a debate's (stage 0's, which no debater gave, is not);
+    False for an escalated debate (no label) or a known-answer item (no debate)."""
+    debate = item.debate
+    if debate is None or debate.final_label is None or debate.settled_by == "stage0":
+        return False
+    return job_simulated(debate.job)
