@@ -119,8 +119,14 @@ def test_a_pair_judged_in_another_job_is_left_to_others_and_said_so(energy, trut
     )  # fmt: skip
     again = debate_job_launch(spec=spec)
     wait_job(again, progress_bar=False)
-    items = ReviewItem.objects.filter(debate__job=again).count()
-    assert items == judged
+    items = ReviewItem.objects.filter(debate__job=again)
+    assert items.count() == judged
+    # The audits take the answers people already gave their pairs in the first job; the
+    # escalations (asked again: no reuse) wait for a person.
+    taken = items.filter(answered_by__isnull=False)
+    assert set(taken.values_list("kind", flat=True)) == {ReviewItem.Kind.AUDIT}
+    left = items.count() - taken.count()
+    assert left == items.filter(kind=ReviewItem.Kind.ESCALATED).count() > 0
     capsys.readouterr()
     _simulate(again, truth_dir, "0")
     # Every item's pair was the simulated annotator's in the first job: none judged twice,
@@ -130,7 +136,7 @@ def test_a_pair_judged_in_another_job_is_left_to_others_and_said_so(energy, trut
         capsys.readouterr()
         .out.strip()
         .endswith(
-            f"0 items skipped (held by a person or filled meanwhile); {items} left to others (the "
+            f"0 items skipped (held by a person or filled meanwhile); {left} left to others (the "
             "simulated annotator judged their query and document in another job, and judges a "
             "pair once)"
         )
