@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from django.db.models import F, Q, QuerySet
+from django.db.models import Case, F, Q, QuerySet, Value, When
 from django.utils import timezone
 
 from corpora.models import Pair
@@ -160,42 +160,51 @@ def review_answers_refresh(*, job: DebateJob) -> tuple[int, int]:
     undone, or its judgments now tie) takes another answer of its pair, or is opened again
     wanting the job's judgments per pair. Returns (taken, opened)."""
     now = timezone.now()
+    # Checked again by the write itself: an annotator may claim or judge the item meanwhile.
+    still_untouched = Q(answered_by__isnull=True, judgments_done=0, judgments_needed__gt=0) & ~Q(
+        lease_expires_at__gt=now
+    )
     untouched = ReviewItem.objects.filter(
-        debate__job=job,
-        kind=ReviewItem.Kind.AUDIT,
-        answered_by__isnull=True,
-        judgments_done=0,
-        judgments_needed__gt=0,
-        adjudication__isnull=True,
-    ).exclude(lease_expires_at__gt=now)
-    taken = _take(job, untouched)
+        still_untouched, debate__job=job, kind=ReviewItem.Kind.AUDIT, adjudication__isnull=True
+    )
+    taken = _take(job, untouched, still_untouched)
     # An answer goes away when it is deleted, loses a judgment, or its judgments now tie.
     held = ReviewItem.objects.filter(debate__job=job, judgments_needed=0)
     rows = list(held.values_list("pk", "answered_by_id"))
     still = decided_item_ids(job=job, item_ids=(source for _, source in rows if source))
     lost = held.filter(pk__in=[pk for pk, source in rows if source not in still])
-    retaken = _take(job, lost)
+    retaken = _take(job, lost, Q(judgments_needed=0))
     opened = lost.exclude(pk__in=retaken).update(
         answered_by=None, judgments_needed=job.judgments_per_pair
     )
     return len(taken), opened
 
 
-def _take(job: DebateJob, items: QuerySet[ReviewItem]) -> list[int]:
+def _take(job: DebateJob, items: QuerySet[ReviewItem], still: Q) -> list[int]:
     """Point each item of ``items`` whose pair people answered on another job's item at
-    that item (``judgments_needed`` 0); the ids of those that took one."""
+    that item (``judgments_needed`` 0), when it still matches ``still`` as the UPDATE runs
+    (one statement per batch, so a claim or a judgment made since the read wins); the ids
+    of those that took one."""
     rows = list(items.values_list("pk", "debate_id"))
     if not rows:
         return []
     pair_of = _pairs_of([debate_id for _, debate_id in rows])
     answers = answered_items(job=job, pairs=pair_of.values())
-    changed = [
-        ReviewItem(pk=pk, answered_by_id=answers[pair_of[debate_id]], judgments_needed=0)
+    chosen = {
+        pk: answers[pair_of[debate_id]]
         for pk, debate_id in rows
         if pair_of.get(debate_id) in answers
-    ]
-    ReviewItem.objects.bulk_update(changed, ["answered_by", "judgments_needed"], batch_size=_BATCH)
-    return [item.pk for item in changed]
+    }
+    ids, taken = sorted(chosen), []
+    for start in range(0, len(ids), _BATCH):
+        batch = ids[start : start + _BATCH]
+        source = Case(*(When(pk=pk, then=Value(chosen[pk])) for pk in batch))
+        ReviewItem.objects.filter(still, pk__in=batch).update(
+            answered_by_id=source, judgments_needed=0
+        )
+        written = ReviewItem.objects.filter(pk__in=batch, judgments_needed=0)
+        taken += [pk for pk, by in written.values_list("pk", "answered_by_id") if chosen[pk] == by]
+    return taken
 
 
 def pair_ids_answered(*, job: DebateJob, pair_ids: Iterable[int]) -> dict[int, int]:
