@@ -28,7 +28,7 @@ from typing import Protocol
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Count, F, Min, Q, QuerySet
+from django.db.models import Count, F, Min, QuerySet
 
 from core.roles import Role
 from debates.audit_design import (
@@ -42,6 +42,7 @@ from debates.audit_design import (
 from debates.models import Debate, DebateJob
 
 from ..models import Adjudication, Judgment, ReviewItem
+from . import same_pair
 from .agreement import audit_draw
 from .human_labels import review_final_labels
 
@@ -199,7 +200,7 @@ def _given_to_nobody(waiting: list[tuple[int, int, int]]) -> int:
     )
     judged: dict[tuple[int, int], set[int]] = defaultdict(set)
     rows = Judgment.objects.filter(
-        Q(undone_at__isnull=True) | Q(returned=True),
+        same_pair.COUNTED,
         item__debate__pair__query_id__in={q for _, q, _ in waiting},
     ).values_list("item__debate__pair__query_id", "item__debate__pair__document_id", "annotator")
     for query, document, annotator in rows:
