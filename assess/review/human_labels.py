@@ -44,17 +44,25 @@ def review_final_labels(*, job: DebateJob) -> dict[int, tuple[int, str]]:
     own = items_decided(items, combine)
     debate_of = dict(items.filter(pk__in=list(own)).values_list("pk", "debate_id"))
     out = {debate_of[item_id]: decided for item_id, decided in own.items()}
+    for debate_id, decided in answers_taken(items, combine).items():
+        out.setdefault(debate_id, decided)
+    return out
+
+
+def answers_taken(items, combine) -> dict[int, tuple[int, str]]:
+    """``{debate id: (label, source)}`` of the items of ``items`` (a ReviewItem queryset)
+    that took people's answer on their pair from another job's item (``answered_by``,
+    :mod:`assess.review.answered`): that item's label (:func:`items_decided` with
+    ``combine``), when it still has one."""
     taken = list(
         items.filter(answered_by__isnull=False, judgments_needed=0).values_list(
             "debate_id", "answered_by_id"
         )
     )
-    if taken:
-        sources = items_decided(ReviewItem.objects.filter(pk__in=[s for _, s in taken]), combine)
-        for debate_id, source in taken:
-            if source in sources:
-                out.setdefault(debate_id, sources[source])
-    return out
+    if not taken:
+        return {}
+    sources = items_decided(ReviewItem.objects.filter(pk__in=[s for _, s in taken]), combine)
+    return {debate_id: sources[source] for debate_id, source in taken if source in sources}
 
 
 def label_combiner(job: DebateJob) -> Callable[[Sequence[int]], int | None]:
