@@ -6,6 +6,7 @@ join of several big tables (which would multiply rows before counting).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -245,3 +246,20 @@ def pool_pair_ranks(*, pool: Pool | int, by_ids: bool = False) -> dict[tuple[Any
     )
     rows = PairSource.objects.filter(pair__pool=pool).values_list(*keys).annotate(best=Min("rank"))
     return {(q, d): best for q, d, best in rows.iterator(chunk_size=5000)}
+
+
+def pair_best_ranks(*, pair_ids: Iterable[int]) -> dict[int, int]:
+    """``{pair id: rank}``: the best (smallest, 1-based) rank of each pair of ``pair_ids``,
+    in any pool, over the runs that put it there (:func:`pool_pair_ranks` by pair id across
+    pools); pairs no run ranked are left out."""
+    ids = sorted(set(pair_ids))
+    out: dict[int, int] = {}
+    for start in range(0, len(ids), 5000):
+        rows = (
+            PairSource.objects.filter(pair_id__in=ids[start : start + 5000])
+            .values("pair_id")
+            .annotate(best=Min("rank"))
+            .values_list("pair_id", "best")
+        )
+        out.update({pair_id: best for pair_id, best in rows if best is not None})
+    return out

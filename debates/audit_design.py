@@ -114,14 +114,16 @@ def inclusion_union(probabilities: Iterable[float]) -> float:
     independent. The draw being per job, max_j pi_j would understate the chance and
     over-weight the pairs that several jobs audited.) The union is at least every pi_j, 1
     as soon as one job escalated the pair, and exactly pi_j when one job alone could draw
-    it (the other terms 0), so a pair of a single job keeps its job's probability.
-    Returns 0.0 for no probability."""
+    it (the other terms 0), so a pair of a single job keeps its job's probability. The same
+    probabilities in any order give the same float. Returns 0.0 for no probability."""
     chances = [min(max(float(p), 0.0), 1.0) for p in probabilities]
     drawn = [p for p in chances if p > 0.0]
     if len(drawn) <= 1:
         return drawn[0] if drawn else 0.0
+    # In one order (ascending): a product of three or more factors rounds differently in
+    # another, and the intervals compare these probabilities exactly (weighting classes).
     escape = 1.0
-    for p in drawn:
+    for p in sorted(drawn):
         escape *= 1.0 - p
     return 1.0 - escape
 

@@ -129,18 +129,19 @@ class SampleSource:
 
 def sources_note(sources: Iterable[SampleSource], *, figures: bool = True) -> str:
     """A note naming the jobs on other pools whose human labels are in the sample (through
-    pairs this set shares with their pools, and label reuse), with their audit shares: their
-    audited labels weigh by their own job's inclusion probabilities; "" when every human
-    label came from a job on the set's pool. ``figures`` False names the jobs only, for a
-    report that lists every job's figures just before ("by job: ...")."""
+    pairs this set shares with their pools, and label reuse), with their audit shares: a
+    pair weighs by the union of every job's draws of it, 1 - prod_j (1 - pi_j)
+    (:mod:`assess.review.across_jobs`); "" when every human label came from a job on the
+    set's pool. ``figures`` False names the jobs only, for a report that lists every job's
+    figures just before ("by job: ...")."""
     borrowed = [s for s in sources if not s.on_pool and (s.audited or s.escalated)]
     if not borrowed:
         return ""
     named = "; ".join(s.text() if figures else f"job {s.job}" for s in borrowed)
     return (
         f"human labels from jobs on other pools are in this sample ({named}): their reviews "
-        "of the same pairs count here, their audited labels weighted by their own job's "
-        "inclusion probabilities"
+        "of the same pairs count here, and a pair any of these jobs could draw is weighted by "
+        "its chance of being drawn by at least one of them"
     )
 
 

@@ -181,56 +181,63 @@ ESCALATED_STATUS = Debate.Status.ESCALATED.value  # LabelProvenance.debate_statu
 def pooled_labels(*, refined: QrelSet) -> tuple[list[iv.PooledLabel], dict[str, int]]:
     """The refined set's pool pairs as the estimator's labels, and counts by kind
     (``agreed``, ``audited``, ``escalated``, ``unresolved``, ``judged_before``). An agreed
-    pair is in its audit stratum (:func:`debates.audit_design.stratum_name`) with the
-    inclusion probability its provenance stored at refinement (for a set refined before
-    that was stored, its job's audit share)."""
+    pair is in the audit stratum (:func:`debates.audit_design.stratum_name`) of its machine
+    label, the consensus of the debate that decides it whatever humans said (so it never
+    depends on which job's audit drew the pair), drawn when any job sent it to people, with
+    the inclusion probability its provenance stored at refinement (the union of the jobs'
+    draws; :mod:`assess.review.across_jobs`). A set refined before these were stored reads
+    the consensus of the review that decided the pair, drawn when that review was an audit,
+    and its job's audit share when no inclusion was stored either."""
     counts = dict.fromkeys(("agreed", "audited", "escalated", "unresolved", "judged_before"), 0)
     labels: list[iv.PooledLabel] = []
     rows = (
         LabelProvenance.objects.filter(qrel_set=refined)
-        .values_list(
-            "query__query_id",
-            "document__doc_id",
-            "label",
-            "source",
-            "original_relevance",
-            "consensus_label",
-            "consensus_round",
-            "review_kind",
-            "inclusion",
-            "job__audit_share",
-            "debate_status",
-        )
+        .values_list(*_POOLED_COLUMNS)
         .order_by("pk")
     )
     for row in rows.iterator(chunk_size=5000):
-        q, d, label, source, original, consensus, round_, kind, inclusion, share, status = row
-        if original is not None:
-            counts["judged_before"] += 1
-            continue
-        human = label if source in HUMAN_SOURCES else None
-        if consensus is not None:
-            audited = kind == "audit"
-            counts["agreed"] += 1
-            counts["audited"] += audited and human is not None
-            labels.append(
-                iv.PooledLabel(
-                    q, d, consensus, human if audited else None,
-                    stratum_name(consensus, round_), audited,
-                    float(share or 0.0) if inclusion is None else inclusion,
-                )
-            )  # fmt: skip
-        elif human is not None:
-            counts["escalated"] += 1
-            labels.append(iv.PooledLabel(q, d, None, human, iv.ESCALATED, True, 1.0))
-        else:
-            counts["unresolved"] += 1
-            # An escalation no human has decided yet: missing at random among the escalated
-            # pairs (see assess.evaluation.intervals). A pending or failed debate, or a pair
-            # no job debated, is not humans' to decide: left out, so not relevant.
-            if status == ESCALATED_STATUS:
-                labels.append(iv.PooledLabel(q, d, None, None, iv.ESCALATED, True, 1.0))
+        kind, label = _pooled_label(row)
+        counts[kind] += 1
+        counts["agreed"] += kind == "audited"  # an audited pair is an agreed one with its label
+        if label is not None:
+            labels.append(label)
     return labels, counts
+
+
+#: What :func:`pooled_labels` reads of each provenance row, in :func:`_pooled_label`'s order.
+_POOLED_COLUMNS = (
+    "query__query_id", "document__doc_id", "label", "source", "original_relevance",
+    "consensus_label", "consensus_round", "review_kind", "inclusion", "job__audit_share",
+    "debate_status", "reason", "drawn", "machine_label", "machine_round",
+)  # fmt: skip
+# A pair humans must settle (assess.refined.labels.HUMAN_TIE): it waits like an escalation.
+_HUMAN_TIE = "human tie"
+
+
+def _pooled_label(row: tuple) -> tuple[str, iv.PooledLabel | None]:
+    """One provenance row (:data:`_POOLED_COLUMNS`) as the count it adds to and the
+    estimator's label (None: not in the estimator; see :func:`pooled_labels`)."""
+    q, d, label, source, original, consensus, round_, kind, inclusion, share = row[:10]
+    status, reason, drawn, machine, machine_round = row[10:]
+    if original is not None:
+        return "judged_before", None
+    human = label if source in HUMAN_SOURCES else None
+    if drawn is None:  # refined before the machine label and the draws of every job were kept
+        drawn, machine, machine_round = kind == "audit", consensus, round_
+    if machine is not None:
+        pi = float(share or 0.0) if inclusion is None else inclusion
+        human = human if drawn else None
+        stratum = stratum_name(machine, machine_round)
+        kind = "audited" if human is not None else "agreed"
+        return kind, iv.PooledLabel(q, d, machine, human, stratum, drawn, pi)
+    if human is not None:
+        return "escalated", iv.PooledLabel(q, d, None, human, iv.ESCALATED, True, 1.0)
+    # An escalation (or a human tie) no human has decided yet: missing at random among the
+    # escalated pairs (see assess.evaluation.intervals). A pending or failed debate, or a
+    # pair no job debated, is not humans' to decide: left out, so not relevant.
+    if status == ESCALATED_STATUS or reason == _HUMAN_TIE:
+        return "unresolved", iv.PooledLabel(q, d, None, None, iv.ESCALATED, True, 1.0)
+    return "unresolved", None
 
 
 def pool_best_ranks(*, refined: QrelSet) -> dict[tuple[str, str], int]:
@@ -243,8 +250,10 @@ def pool_best_ranks(*, refined: QrelSet) -> dict[tuple[str, str], int]:
 
 
 def sample_sources(*, refined: QrelSet) -> list[SampleSource]:
-    """The jobs whose reviews gave ``refined``'s human sample (as :func:`pooled_labels`
-    counts it: an agreed pair's audit label, an escalated pair's label), in job order, each
+    """The jobs whose reviews gave ``refined``'s human labels, by the kind of each review (an
+    audit of its agreed pair, or its escalation; :func:`pooled_labels` counts by the pair's
+    deciding debate instead, so an escalation of one job on a pair another job's newer
+    debate agreed on is an audited label there), in job order, each
     with its audit share, the labels it gave, the labels of the set reused from its debates,
     and whether it debated the set's pool (else its reviews of the same pairs came through
     another pool's job). Two queries; [] for a set without provenance."""

@@ -145,9 +145,26 @@ class LabelProvenance(models.Model):
         null=True,
         blank=True,
         help_text="The pair's probability of going to humans at refinement: 1 escalated, its "
-        "audit stratum's probability in its job for an agreed pair (drawn or not); empty: "
-        "neither, or a set refined before it was stored (the job's audit share then).",
+        "audit unit's probability in its job for an agreed pair (drawn or not); when several "
+        "jobs of the dataset could send it to people, the union of their independent draws, "
+        "1 - prod(1 - p). Empty: neither, or a set refined before it was stored (the job's "
+        "audit share then).",
     )
+    drawn = models.BooleanField(
+        null=True,
+        blank=True,
+        help_text="Whether any job of the dataset sent the pair to people at refinement "
+        "(escalated it, or its audit drew it, or will at its next sync), its human label in "
+        "or not. Empty in sets refined before it was stored.",
+    )
+    machine_label = models.SmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="The consensus of the pair's newest settled debate on the pool, whether or "
+        "not humans answered it: the label the intervals correct (empty: it escalated, or "
+        "none settled, or a set refined before it was stored).",
+    )
+    machine_round = models.PositiveSmallIntegerField(null=True, blank=True)
     job = models.ForeignKey(
         DebateJob, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

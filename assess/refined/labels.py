@@ -212,6 +212,14 @@ class FinalLabel:
     decided_at: datetime | None = None
     graded: bool = False
     reused: str = ""
+    # The consensus (label, round) of the debate rule 3 takes, the pair's newest settled
+    # debate on the pool, whether or not humans answered the pair: the label the refined
+    # qrels would give it without a human answer. None when that debate escalated or none
+    # settled. The debate fields above describe the review that gave a human answer, which
+    # may be another (older) job's; the intervals' model reads these two, so that a pair's
+    # machine label never depends on which job's audit drew it.
+    machine_label: int | None = None
+    machine_round: int | None = None
 
     @property
     def resolved(self) -> bool:
@@ -322,6 +330,8 @@ class _PairFields(TypedDict):
     query_id: str
     doc_id: str
     original_grade: int | None
+    machine_label: int | None
+    machine_round: int | None
 
 
 class _DebateFields(TypedDict):
@@ -383,10 +393,18 @@ def resolve_final_label(pair: PairEvidence) -> FinalLabel:
 
     Returns a :class:`FinalLabel`; never raises for well-formed input.
     """
+    own = [d for d in pair.debates if not d.votes_only]
+    settled = [d for d in own if d.status in SETTLED]
+    # Rule 3's debate: the most recently finished one; its consensus is the pair's machine
+    # label whatever humans said (FinalLabel.machine_label).
+    deciding = max(settled, key=_order_key) if settled else None
+    agreed = deciding if deciding is not None and deciding.status == AGREED else None
     base: _PairFields = {
         "query_id": pair.query_id,
         "doc_id": pair.doc_id,
         "original_grade": pair.original_grade,
+        "machine_label": agreed.final_label if agreed is not None else None,
+        "machine_round": agreed.consensus_round if agreed is not None else None,
     }
     # 1-2. Humans: every review of the pair, its votes merged.
     human = _human_answer(pair.debates)
@@ -397,14 +415,12 @@ def resolve_final_label(pair: PairEvidence) -> FinalLabel:
         return FinalLabel(
             **base, **described, label=human.label, source=human.kind, decided_at=human.at
         )
-    own = [d for d in pair.debates if not d.votes_only]
     if not own:
         return FinalLabel(**base, label=None, source=UNRESOLVED, reason=NOT_DEBATED)
 
     # 3. The most recently finished debate decides; 4. else the reason it cannot.
-    settled = [d for d in own if d.status in SETTLED]
-    if settled:
-        debate = max(settled, key=_order_key)
+    if deciding is not None:
+        debate = deciding
         if debate.status == AGREED:
             return FinalLabel(
                 **base,

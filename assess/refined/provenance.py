@@ -16,13 +16,12 @@ from corpora.models import QrelSet
 from corpora.selectors import pool_pair_ranks
 
 from ..models import LabelProvenance, Refinement
-from ..review.audit import (
-    audit_designs_of,
-    audit_item_inclusions,
-    pair_inclusion,
+from ..review.across_jobs import (
+    pair_drawn_across_jobs,
     pair_inclusion_across_jobs,
     pair_job_inclusions,
 )
+from ..review.audit import audit_designs_of, audit_item_inclusions, pair_inclusion
 from ..review.quality import AnnotatorQuality, annotator_quality, quality_policy
 from . import labels as final
 from .pool_labels import BATCH_SIZE, PoolLabel
@@ -43,8 +42,12 @@ def label_provenance_write(
     (``people``, :func:`refinement_people_get`), and ``inclusion``, its probability of going
     to humans (:func:`assess.review.audit.pair_inclusion`; when several jobs of the dataset
     could send the pair to people, the union of their draws,
-    :func:`assess.review.audit.pair_inclusion_across_jobs`). Runs inside the refinement's
-    transaction; refined sets' provenance is written once, here."""
+    :func:`assess.review.across_jobs.pair_inclusion_across_jobs`), ``drawn``, whether any
+    of them did (:func:`assess.review.across_jobs.pair_drawn_across_jobs`), and
+    ``machine_label`` and ``machine_round``, the consensus of the debate that decides the
+    pair whatever humans said (:attr:`assess.refined.labels.FinalLabel.machine_label`).
+    Runs inside the refinement's transaction; refined sets' provenance is written once,
+    here."""
     LabelProvenance.objects.bulk_create(
         _provenance_rows(refinement, labels, qrel_pk, people.gold), batch_size=BATCH_SIZE
     )
@@ -72,9 +75,9 @@ def _provenance_rows(
         pair = (label.query_pk, label.document_pk)
         with_ = drawn.get(label.final.debate_id) if label.final.debate_id is not None else None
         own = pair_inclusion(designs, label.final, best_rank=ranks.get(pair), drawn_with=with_)
-        row.inclusion = pair_inclusion_across_jobs(
-            own, label.final, jobs.get(pair, {}), graded=label.final.graded
-        )
+        chances, graded = jobs.get(pair, {}), label.final.graded
+        row.inclusion = pair_inclusion_across_jobs(own, label.final, chances, graded=graded)
+        row.drawn = pair_drawn_across_jobs(label.final, chances, graded=graded)
         yield row
 
 
@@ -106,6 +109,8 @@ def _provenance(
         original_relevance=f.original_grade,
         consensus_label=f.consensus_label,
         consensus_round=f.consensus_round,
+        machine_label=f.machine_label,
+        machine_round=f.machine_round,
         debate_status=f.debate_status,
         escalation_reason=f.escalation_reason,
         review_kind=f.review_kind,

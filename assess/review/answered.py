@@ -16,7 +16,10 @@ answered, the item records that item (``ReviewItem.answered_by``) and wants no j
 (:func:`assess.review.human_labels.review_final_labels`) and its Neyman pilot does not wait
 for it. An answer is an item of a debate of the same query and document, in any job of the
 dataset on the same scale (binary, or graded with the same top grade), that is adjudicated
-or has all its judgments; an adjudicated one first, then the newest.
+or has all its judgments and a majority (median grade) that decides; an adjudicated one
+first, then the newest. A tie is no answer (:func:`decided_item_ids`): an item taking it
+would ask nobody and hold no label, and the pairs people split on, the hardest, would leave
+the audit without a word.
 
 Why an audit may take it: whether a pair is audited is decided by its draw alone
 (:func:`assess.review.agreement.audit_draw`, a hash of the job and pair), never by its
@@ -25,7 +28,8 @@ the stored inclusion probabilities, whoever gave their labels. A fresh escalatio
 that disagreed in this job) is not concerned: it asks people as before, and the votes of
 both jobs merge in the refined qrels.
 
-If the answer goes away (an undone judgment, a deleted job), the item is opened again at
+If the answer goes away (an undone judgment, judgments that now tie, a deleted job), the
+item is opened again at
 the next sync (:func:`review_answers_refresh`), wanting its job's judgments per pair.
 """
 
@@ -33,16 +37,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from django.db.models import F, Q, QuerySet
+from django.db.models import Case, F, Q, QuerySet, Value, When
 from django.utils import timezone
 
 from corpora.models import Pair
 from debates.models import Debate, DebateJob
 
 from ..models import ReviewItem
+from .human_labels import items_decided, label_combiner
 
-# An item holding people's answer: adjudicated, or with all the judgments it wants (an item
-# answered by another wants none and holds none, so it is no answer itself).
+# An item that may hold people's answer: adjudicated, or with all the judgments it wants (an
+# item answered by another wants none and holds none, so it is no answer itself). Whether the
+# judgments decide (no tie) is checked on the few rows this finds (decided_item_ids).
 _ANSWERED = Q(adjudication__isnull=False) | Q(
     judgments_needed__gt=0, judgments_done__gte=F("judgments_needed")
 )
@@ -56,15 +62,30 @@ def _same_scale(job: DebateJob) -> Q:
     return Q(debate__job__scale=job.scale)
 
 
+def decided_item_ids(*, job: DebateJob, item_ids: Iterable[int]) -> set[int]:
+    """The items of ``item_ids`` (of jobs on ``job``'s scale) whose people's answer gives a
+    label: adjudicated, or with all their judgments and a majority (median grade on a graded
+    job) that decides (:func:`assess.review.human_labels.items_decided`). A tie is no answer:
+    an item taking it would hold no label, and pairs people split on are the hardest ones."""
+    combine = label_combiner(job)
+    ids = sorted(set(item_ids))
+    found: set[int] = set()
+    for start in range(0, len(ids), _BATCH):
+        chunk = ReviewItem.objects.filter(pk__in=ids[start : start + _BATCH])
+        found.update(items_decided(chunk, combine))
+    return found
+
+
 def answered_items(
     *, job: DebateJob, pairs: Iterable[tuple[int, int]], exclude_job: bool = True
 ) -> dict[tuple[int, int], int]:
     """``{(query pk, document pk): item id}``: for each pair of ``pairs`` that people have
-    answered (module docstring: an adjudicated item first, then the newest with all its
-    judgments, of a job of the dataset on ``job``'s scale), that item; ``exclude_job``
-    leaves ``job``'s own items out. Pairs nobody answered are not in it."""
+    answered (module docstring: an adjudicated item first, then the newest whose judgments
+    decide, :func:`decided_item_ids`, of a job of the dataset on ``job``'s scale), that item;
+    ``exclude_job`` leaves ``job``'s own items out. Pairs nobody answered, or whose answers
+    all tie, are not in it."""
     wanted = set(pairs)
-    found: dict[tuple[int, int], tuple[bool, int]] = {}
+    candidates: dict[tuple[int, int], list[tuple[bool, int]]] = {}
     queries = sorted({q for q, _ in wanted})
     for start in range(0, len(queries), _BATCH):
         rows = (
@@ -77,11 +98,14 @@ def answered_items(
         if exclude_job:
             rows = rows.exclude(debate__job=job)
         for pk, query, document, adjudication in rows.iterator(chunk_size=_BATCH):
-            pair = (query, document)
-            rank = (adjudication is not None, pk)
-            if pair in wanted and rank > found.get(pair, (False, 0)):
-                found[pair] = rank
-    return {pair: pk for pair, (_, pk) in found.items()}
+            if (query, document) in wanted:
+                candidates.setdefault((query, document), []).append((adjudication is not None, pk))
+    decided = decided_item_ids(job=job, item_ids=(pk for c in candidates.values() for _, pk in c))
+    found = {
+        pair: max((rank for rank in ranks if rank[1] in decided), default=None)
+        for pair, ranks in candidates.items()
+    }
+    return {pair: rank[1] for pair, rank in found.items() if rank is not None}
 
 
 def human_answered_pairs(*, job: DebateJob, pairs: set[tuple[int, int]]) -> set[tuple[int, int]]:
@@ -132,44 +156,55 @@ def _pairs_of(debate_ids: list[int]) -> dict[int, tuple[int, int]]:
 def review_answers_refresh(*, job: DebateJob) -> tuple[int, int]:
     """Bring ``job``'s items in line with the answers people have given elsewhere: an audit
     item still untouched (no judgment, no live lease, no adjudication) whose pair was
-    answered since takes that answer; an item whose answer went away takes another answer
-    of its pair, or is opened again wanting the job's judgments per pair. Returns (taken,
-    opened)."""
+    answered since takes that answer; an item whose answer went away (deleted, a judgment
+    undone, or its judgments now tie) takes another answer of its pair, or is opened again
+    wanting the job's judgments per pair. Returns (taken, opened)."""
     now = timezone.now()
-    untouched = ReviewItem.objects.filter(
-        debate__job=job,
-        kind=ReviewItem.Kind.AUDIT,
-        answered_by__isnull=True,
-        judgments_done=0,
-        judgments_needed__gt=0,
-        adjudication__isnull=True,
-    ).exclude(lease_expires_at__gt=now)
-    taken = _take(job, untouched)
-    lost = ReviewItem.objects.filter(debate__job=job, judgments_needed=0).exclude(
-        answered_by__in=ReviewItem.objects.filter(_ANSWERED)
+    # Checked again by the write itself: an annotator may claim or judge the item meanwhile.
+    still_untouched = Q(answered_by__isnull=True, judgments_done=0, judgments_needed__gt=0) & ~Q(
+        lease_expires_at__gt=now
     )
-    retaken = _take(job, lost)
+    untouched = ReviewItem.objects.filter(
+        still_untouched, debate__job=job, kind=ReviewItem.Kind.AUDIT, adjudication__isnull=True
+    )
+    taken = _take(job, untouched, still_untouched)
+    # An answer goes away when it is deleted, loses a judgment, or its judgments now tie.
+    held = ReviewItem.objects.filter(debate__job=job, judgments_needed=0)
+    rows = list(held.values_list("pk", "answered_by_id"))
+    still = decided_item_ids(job=job, item_ids=(source for _, source in rows if source))
+    lost = held.filter(pk__in=[pk for pk, source in rows if source not in still])
+    retaken = _take(job, lost, Q(judgments_needed=0))
     opened = lost.exclude(pk__in=retaken).update(
         answered_by=None, judgments_needed=job.judgments_per_pair
     )
     return len(taken), opened
 
 
-def _take(job: DebateJob, items: QuerySet[ReviewItem]) -> list[int]:
+def _take(job: DebateJob, items: QuerySet[ReviewItem], still: Q) -> list[int]:
     """Point each item of ``items`` whose pair people answered on another job's item at
-    that item (``judgments_needed`` 0); the ids of those that took one."""
+    that item (``judgments_needed`` 0), when it still matches ``still`` as the UPDATE runs
+    (one statement per batch, so a claim or a judgment made since the read wins); the ids
+    of those that took one."""
     rows = list(items.values_list("pk", "debate_id"))
     if not rows:
         return []
     pair_of = _pairs_of([debate_id for _, debate_id in rows])
     answers = answered_items(job=job, pairs=pair_of.values())
-    changed = [
-        ReviewItem(pk=pk, answered_by_id=answers[pair_of[debate_id]], judgments_needed=0)
+    chosen = {
+        pk: answers[pair_of[debate_id]]
         for pk, debate_id in rows
         if pair_of.get(debate_id) in answers
-    ]
-    ReviewItem.objects.bulk_update(changed, ["answered_by", "judgments_needed"], batch_size=_BATCH)
-    return [item.pk for item in changed]
+    }
+    ids, taken = sorted(chosen), []
+    for start in range(0, len(ids), _BATCH):
+        batch = ids[start : start + _BATCH]
+        source = Case(*(When(pk=pk, then=Value(chosen[pk])) for pk in batch))
+        ReviewItem.objects.filter(still, pk__in=batch).update(
+            answered_by_id=source, judgments_needed=0
+        )
+        written = ReviewItem.objects.filter(pk__in=batch, judgments_needed=0)
+        taken += [pk for pk, by in written.values_list("pk", "answered_by_id") if chosen[pk] == by]
+    return taken
 
 
 def pair_ids_answered(*, job: DebateJob, pair_ids: Iterable[int]) -> dict[int, int]:

@@ -28,22 +28,21 @@ from typing import Protocol
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Count, F, Min, Q, QuerySet
+from django.db.models import Count, F, Min, QuerySet
 
 from core.roles import Role
-from corpora.models import PairSource
 from debates.audit_design import (
     AuditDesign,
     AuditStratum,
     audit_allocation,
     audit_unit,
-    inclusion_union,
     stratum_name,
     unit_stratum,
 )
 from debates.models import Debate, DebateJob
 
 from ..models import Adjudication, Judgment, ReviewItem
+from . import same_pair
 from .agreement import audit_draw
 from .human_labels import review_final_labels
 
@@ -201,7 +200,7 @@ def _given_to_nobody(waiting: list[tuple[int, int, int]]) -> int:
     )
     judged: dict[tuple[int, int], set[int]] = defaultdict(set)
     rows = Judgment.objects.filter(
-        Q(undone_at__isnull=True) | Q(returned=True),
+        same_pair.COUNTED,
         item__debate__pair__query_id__in={q for _, q, _ in waiting},
     ).values_list("item__debate__pair__query_id", "item__debate__pair__document_id", "annotator")
     for query, document, annotator in rows:
@@ -390,91 +389,3 @@ def pair_inclusion(
         final.consensus_label, final.consensus_round, best_rank, allocation=design.allocation
     )
     return design.probability(unit)
-
-
-#: {job id: (the probability that job's review sends the pair to people, the job graded)}.
-JobChances = dict[int, tuple[float, bool]]
-
-
-def pair_job_inclusions(*, pairs: Iterable[tuple[int, int]]) -> dict[tuple[int, int], JobChances]:
-    """``{(query pk, document pk): {job id: (probability, graded)}}`` for each pair of
-    ``pairs`` over every settled debate of its query and document, in any job of the
-    dataset (any pool): the probability that job's review sends the pair to people, 1 for
-    an escalated debate, for an agreed one the inclusion of its audit item when it was drawn
-    and carries one, else its audit unit's probability in its job now (the unit named by the
-    pair's best rank in that job's pool); ``graded``: the job's scale is graded. Debates
-    that did not settle (pending, running, failed) could not be drawn and are left out.
-    :func:`pair_inclusion_across_jobs` combines them."""
-    wanted = set(pairs)
-    queries = sorted({q for q, _ in wanted})
-    rows: list[tuple[int, int, int, str, int | None, int | None, bool, tuple[int, int]]] = []
-    for start in range(0, len(queries), 2000):
-        found = Debate.objects.filter(
-            pair__query_id__in=queries[start : start + 2000],
-            status__in=(Debate.Status.AGREED, Debate.Status.ESCALATED),
-        ).values_list(
-            "pk", "job_id", "pair_id", "status", "final_label", "consensus_round",
-            "job__scale", "pair__query_id", "pair__document_id",
-        )  # fmt: skip
-        for pk, job, pair_id, status, label, round_, scale, query, doc in found.iterator(
-            chunk_size=5000
-        ):
-            if (query, doc) in wanted:
-                graded = scale == DebateJob.Scale.GRADED
-                rows.append((pk, job, pair_id, status, label, round_, graded, (query, doc)))
-    designs = audit_designs_of(job_ids=[row[1] for row in rows])
-    drawn = dict(
-        ReviewItem.objects.filter(
-            kind=ReviewItem.Kind.AUDIT, debate_id__in=[row[0] for row in rows]
-        ).values_list("debate_id", "inclusion")
-    )
-    ranks = _best_ranks(
-        {row[2] for row in rows if row[1] in designs and designs[row[1]].allocation == "neyman"}
-    )
-    out: dict[tuple[int, int], JobChances] = defaultdict(dict)
-    for pk, job, pair_id, status, label, round_, graded, pair in rows:
-        design = designs.get(job)
-        if status == Debate.Status.ESCALATED:
-            chance: float | None = 1.0
-        elif drawn.get(pk) is not None:
-            chance = drawn[pk]
-        elif label is None or design is None:
-            chance = None
-        else:
-            unit = audit_unit(label, round_, ranks.get(pair_id), allocation=design.allocation)
-            chance = design.probability(unit)
-        if chance is not None:
-            out[pair][job] = (chance, graded)
-    return dict(out)
-
-
-def _best_ranks(pair_ids: set[int]) -> dict[int, int]:
-    """``{pair id: its best rank over the runs that put it in its pool}`` (ranked pairs)."""
-    ids = sorted(pair_ids)
-    out: dict[int, int] = {}
-    for start in range(0, len(ids), 5000):
-        rows = (
-            PairSource.objects.filter(pair_id__in=ids[start : start + 5000])
-            .values("pair_id")
-            .annotate(best=Min("rank"))
-            .values_list("pair_id", "best")
-        )
-        out.update({pair_id: best for pair_id, best in rows if best is not None})
-    return out
-
-
-def pair_inclusion_across_jobs(
-    own: float | None, final: DecidingDebate, jobs: JobChances, *, graded: bool
-) -> float | None:
-    """A pool pair's probability of having its human label in the refined set's sample,
-    when several jobs of the dataset could send it to people: the union of the deciding
-    job's chance ``own`` (:func:`pair_inclusion`) and every other job's in ``jobs`` (from
-    :func:`pair_job_inclusions`) on the same scale (``graded``; the votes of a job on the
-    other scale never count for the pair), combined as independent draws,
-    1 - prod_j (1 - pi_j) (:func:`debates.audit_design.inclusion_union` says why: each job
-    draws with its own hash of job and pair). ``own`` alone when no other job could draw
-    the pair; None when ``own`` is None (no debate decided the pair)."""
-    if own is None:
-        return None
-    others = [p for job, (p, scale) in jobs.items() if job != final.job_id and scale == graded]
-    return inclusion_union([own, *others]) if others else own

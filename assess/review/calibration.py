@@ -5,9 +5,10 @@ points are the job's **gold pairs and audited pairs** that have both
 
 - a human label: an audited pair's is the one the refined qrels take
   (:func:`assess.review.human_labels.review_final_labels`: an admin's adjudication, else the
-  strict majority of the live judgments of a complete review; ties and open reviews are left
-  out); a gold pair's is its known answer (``GoldPair.label``, from the original qrels), used
-  when the pair was debated in the job and has no audit label;
+  strict majority of the live judgments of a complete review, or the answer an item took
+  from another job's item of its pair, :mod:`assess.review.answered`; ties and open reviews
+  are left out); a gold pair's is its known answer (``GoldPair.label``, from the original
+  qrels), used when the pair was debated in the job and has no audit label;
 - the agent's **final-round turn** of that pair's debate with a label probability
   (``Turn.label_probability``), turned into P(relevant): p when the turn's label is 1, else
   1 - p.
@@ -38,7 +39,7 @@ from debates.models import Debate, DebateJob, Turn
 from ..models import Adjudication, GoldPair, ReviewItem
 from ..models.simulated import SIMULATED_ANNOTATOR, agents_simulated
 from .agreement import majority_label
-from .human_labels import live_labels
+from .human_labels import answers_taken, live_labels
 
 CALIBRATION_BINS = 10
 # The source of the method, shown beside the figures.
@@ -124,6 +125,9 @@ def human_labels_of(*, job: DebateJob) -> dict[int, int]:
         label = majority_label([label for _, label in judged])
         if len(judged) >= needed[item_id] and label is not None:
             out.setdefault(debate_of[item_id], int(label >= 1))
+    # An audit that took people's answer from another job's item asks nobody: that label.
+    for debate_id, (label, _) in answers_taken(audits, majority_label).items():
+        out.setdefault(debate_id, int(label >= 1))
     gold = {
         (query_id, document_id): label
         for query_id, document_id, label in GoldPair.objects.filter(job=job).values_list(

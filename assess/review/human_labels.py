@@ -7,6 +7,7 @@ Read by the audit's figures (:mod:`assess.review.selectors`) and its allocation
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 
 from django.db.models import F
 
@@ -38,24 +39,39 @@ def review_final_labels(*, job: DebateJob) -> dict[int, tuple[int, str]]:
     on its pair (``answered_by``, :mod:`assess.review.answered`) has that item's label, with
     its source. Items still open, or whose judgments tie, are left out.
     """
-    combine = (
-        agreement.median_grade if job.scale == DebateJob.Scale.GRADED else agreement.majority_label
-    )
+    combine = label_combiner(job)
     items = ReviewItem.objects.filter(debate__job=job)
     own = items_decided(items, combine)
     debate_of = dict(items.filter(pk__in=list(own)).values_list("pk", "debate_id"))
     out = {debate_of[item_id]: decided for item_id, decided in own.items()}
+    for debate_id, decided in answers_taken(items, combine).items():
+        out.setdefault(debate_id, decided)
+    return out
+
+
+def answers_taken(items, combine) -> dict[int, tuple[int, str]]:
+    """``{debate id: (label, source)}`` of the items of ``items`` (a ReviewItem queryset)
+    that took people's answer on their pair from another job's item (``answered_by``,
+    :mod:`assess.review.answered`): that item's label (:func:`items_decided` with
+    ``combine``), when it still has one."""
     taken = list(
         items.filter(answered_by__isnull=False, judgments_needed=0).values_list(
             "debate_id", "answered_by_id"
         )
     )
-    if taken:
-        sources = items_decided(ReviewItem.objects.filter(pk__in=[s for _, s in taken]), combine)
-        for debate_id, source in taken:
-            if source in sources:
-                out.setdefault(debate_id, sources[source])
-    return out
+    if not taken:
+        return {}
+    sources = items_decided(ReviewItem.objects.filter(pk__in=[s for _, s in taken]), combine)
+    return {debate_id: sources[source] for debate_id, source in taken if source in sources}
+
+
+def label_combiner(job: DebateJob) -> Callable[[Sequence[int]], int | None]:
+    """How ``job``'s judgments of one item make its label: the median grade on a graded job
+    (:func:`assess.review.agreement.median_grade`), else the strict majority
+    (:func:`assess.review.agreement.majority_label`); None for a tie."""
+    if job.scale == DebateJob.Scale.GRADED:
+        return agreement.median_grade
+    return agreement.majority_label
 
 
 def items_decided(items, combine) -> dict[int, tuple[int, str]]:

@@ -35,14 +35,16 @@ JUDGED_ELSEWHERE_SQL = """
                                   AND (j2.undone_at IS NULL OR j2.returned)
                             WHERE d.id = r.debate_id AND r2.id <> r.id)"""
 
-_COUNTED = Q(undone_at__isnull=True) | Q(returned=True)
+#: The judgments that keep their annotator from the pair's other items: live ones, and those
+#: sent back for re-judging (which stay the annotator's, as on one item).
+COUNTED = Q(undone_at__isnull=True) | Q(returned=True)
 
 
 def judged_elsewhere(annotator: Any) -> QuerySet[Judgment]:
     """For ``Exists`` over debates' review items: ``annotator``'s judgments (live or sent
     back) on another item of the outer item's query and document."""
     return (
-        Judgment.objects.filter(_COUNTED, annotator=annotator)
+        Judgment.objects.filter(COUNTED, annotator=annotator)
         .filter(
             item__debate__pair__query_id=OuterRef("debate__pair__query_id"),
             item__debate__pair__document_id=OuterRef("debate__pair__document_id"),

@@ -207,7 +207,10 @@ def review_items_sync_all() -> int:
 
 # Once per finished debate, in the LLM workers' hot path: plain statements, the same text on
 # PostgreSQL and SQLite, without the ORM's compile step (~1 ms each). An agreed debate not
-# drawn for the audit costs the first one only; a debate that needs a human four.
+# drawn for the audit costs the first one only; an escalated debate four; a drawn audit
+# three to five more, through the ORM, to find whether people answered its pair on another
+# job's item (assess.review.answered: the job, the pair, the answered items, and when some
+# are, their adjudications and judgments).
 _DEBATE_ENDED_SQL = """
     SELECT d.status, d.pair_id, d.job_id, j.audit_share, j.judgments_per_pair, d.final_label,
            d.consensus_round, j.audit_allocation, j.audit_inclusion

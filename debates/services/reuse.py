@@ -13,8 +13,9 @@ reused (its pair is asked again), nor is a stage-0 label (no debate made it).
 
 An escalated latest debate is reused only when people have already answered its pair: a
 review of the same query and document, in any job of the dataset on the new job's scale,
-has all its judgments or an adjudication (the app that owns reviews says which pairs:
-``assess`` registers :func:`human_answers_register`; debates may not import it). Asking
+has all its judgments and a label from them (no tie), or an adjudication (the app that
+owns reviews says which pairs: ``assess`` registers :func:`human_answers_register`;
+debates may not import it). Asking
 the LLM again would be wasted: the same settings escalated the pair, and a human label
 wins over any debate label in the refined qrels. The new debate is then settled as
 escalated, with the earlier debate's escalation reason, ``settled_by`` "reused" and
@@ -53,7 +54,8 @@ _SETTLED = (Debate.Status.AGREED, Debate.Status.ESCALATED)
 _Settled = tuple[int, str, int | None, int | None, int | None, str]
 
 #: ``f(job=..., pairs={(query pk, document pk), ...}) -> the pairs of pairs people have
-#: already answered`` (a review with all its judgments, or adjudicated, on ``job``'s scale).
+#: already answered`` (a review with all its judgments and no tie, or adjudicated, on
+#: ``job``'s scale).
 HumanAnswers = Callable[..., set[tuple[int, int]]]
 _HUMAN_ANSWERS: list[HumanAnswers] = []
 

@@ -60,8 +60,8 @@ def test_the_intervals_name_the_job_whose_audit_they_rest_on(borrowed):
     job1 = JOB1.format(job=job1)
     assert (
         f"human labels from jobs on other pools are in this sample ({job1}): their reviews of "
-        "the same pairs count here, their audited labels weighted by their own job's "
-        "inclusion probabilities"
+        "the same pairs count here, and a pair any of these jobs could draw is weighted by "
+        "its chance of being drawn by at least one of them"
     ) in found.notes
     assert [(s.job, s.audited, s.escalated, s.on_pool) for s in found.sources] == [
         (borrowed.job.pk, 1, 1, False)
