@@ -165,11 +165,15 @@ def audit_pilot_waiting(*, job: DebateJob) -> str:
             "The Neyman audit's pilot has drawn no pair yet: it draws from the agreed labels "
             "as the debates end"
         )
-    stuck = _given_to_nobody(waiting)
     words = (
         f"The Neyman audit waits for {len(waiting):,} of its {audits.count():,} audit items "
-        f"to be judged: {len(waiting) - stuck:,} can be given to an annotator"
+        "to be judged: "
     )
+    people = _annotators()
+    if not people:  # no account yet: "every annotator has judged it" would be vacuous
+        return words + "there is no annotator yet to give them to (createuser --role annotator)"
+    stuck = _given_to_nobody(waiting, people)
+    words += f"{len(waiting) - stuck:,} can be given to an annotator"
     if stuck:
         words += (
             f"; {stuck:,} to none (every annotator has judged its pair on another job's "
@@ -189,15 +193,20 @@ def _waiting(job: DebateJob, audits: QuerySet[ReviewItem]) -> QuerySet[ReviewIte
     return waiting
 
 
-def _given_to_nobody(waiting: list[tuple[int, int, int]]) -> int:
-    """How many of ``waiting`` ((item id, query pk, document pk)) no active annotator may be
-    given: each has judged the pair, on the item or on another job's item
-    (:mod:`assess.review.same_pair`; live judgments and those sent back)."""
-    people = set(
+def _annotators() -> set[int]:
+    """The pks of the active annotators."""
+    return set(
         get_user_model()
         .objects.filter(is_active=True, groups__name=Role.ANNOTATOR)
         .values_list("pk", flat=True)
     )
+
+
+def _given_to_nobody(waiting: list[tuple[int, int, int]], people: set[int]) -> int:
+    """How many of ``waiting`` ((item id, query pk, document pk)) none of ``people`` (the
+    active annotators' pks, not empty) may be given: each has judged the pair, on the item or
+    on another job's item (:mod:`assess.review.same_pair`; live judgments and those sent
+    back)."""
     judged: dict[tuple[int, int], set[int]] = defaultdict(set)
     rows = Judgment.objects.filter(
         same_pair.COUNTED,
