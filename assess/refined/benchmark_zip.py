@@ -46,7 +46,7 @@ from debates.models import Debate, DebateJob
 from ..models import LabelProvenance, Refinement
 from ..review.calibration import job_calibration
 from ..review.selectors import job_agreement, job_audit
-from ..review.simulated_annotators import simulated_judgments_count
+from ..review.simulated_marks import simulated_judgments_count
 from .cost import format_costs
 from .datasheet import (
     AgentSheet,

@@ -7,8 +7,8 @@ with the note :data:`SIMULATED_NOTE` and a client id derived from the job and th
 second run records nothing twice. The annotator's name marks every label it gave: the
 refined set's provenance and the labels export name ``simulated-annotator`` among a human
 label's annotators, and the benchmark datasheet opens with a warning
-(:func:`simulated_judgments_count`). The truth file must lie in a folder of
-``DREAM_SIMULATION_DIRS``, as the simulated debaters' must.
+(:func:`assess.review.simulated_marks.simulated_judgments_count`). The truth file must lie
+in a folder of ``DREAM_SIMULATION_DIRS``, as the simulated debaters' must.
 """
 
 from __future__ import annotations
@@ -150,7 +150,9 @@ def simulated_judgments_record(
     if limit is not None and limit < 0:
         raise SimulationError(f"limit: must be 0 or more, got {limit}")
     annotator = simulated_annotator_ensure()
-    already = simulated_judgments_count(jobs=[job.pk])
+    already = Judgment.objects.filter(  # on this job's own items, by earlier runs
+        item__debate__job=job, annotator=annotator, undone_at__isnull=True
+    ).count()
     items = list(_open_items(job, annotator))
     judged = flipped = busy = elsewhere = 0
     for item in items[:limit] if limit is not None else items:
@@ -182,13 +184,3 @@ def simulated_judgments_record(
     return SimulatedJudging(
         judged=judged, flipped=flipped, already=already, busy=busy, elsewhere=elsewhere
     )
-
-
-def simulated_judgments_count(*, jobs: Iterable[int]) -> int:
-    """The live judgments :data:`SIMULATED_ANNOTATOR` gave on the debate items of the jobs
-    with ids ``jobs`` (0: none; the datasheet warns when there is any)."""
-    return Judgment.objects.filter(
-        item__debate__job_id__in=list(jobs),
-        annotator__username=SIMULATED_ANNOTATOR,
-        undone_at__isnull=True,
-    ).count()

@@ -10,7 +10,10 @@ judgment of the simulated annotator (:data:`assess.models.simulated.SIMULATED_AN
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.contrib.auth import get_user_model
+from django.db.models import Q
 
 from debates.models import Debate, DebateJob
 
@@ -40,17 +43,28 @@ def job_simulated_labels(*, job: DebateJob) -> dict[str, int]:
     """``{"debate": n, "human": m}``: ``job``'s simulated labels, as
     :func:`assess.models.simulated.simulated_sentence` says them: its agreed debate labels
     (a stage-0 label is no debater's, so left out) when its agents are simulated, and the
-    simulated annotator's live judgments of its review items."""
+    simulated annotator's live judgments behind its human labels
+    (:func:`simulated_judgments_count`)."""
     debate = 0
     if job_simulated(job):
         agreed = Debate.objects.filter(job=job, status=Debate.Status.AGREED)
         debate = agreed.exclude(settled_by="stage0").count()
-    human = Judgment.objects.filter(
-        item__debate__job=job,
+    return {"debate": debate, "human": simulated_judgments_count(jobs=[job.pk])}
+
+
+def simulated_judgments_count(*, jobs: Iterable[int]) -> int:
+    """The simulated annotator's live judgments behind the human labels of the jobs with ids
+    ``jobs``: those given on their debate items, and those of the items theirs took the answer
+    of (``ReviewItem.answered_by``: a second job's audit or reused escalation takes the first
+    job's answer, simulated if the first job's was; :mod:`assess.review.answered`). Each
+    judgment counts once, however many of the jobs read it."""
+    jobs = list(jobs)
+    taken = ReviewItem.objects.filter(debate__job_id__in=jobs, answered_by__isnull=False)
+    return Judgment.objects.filter(
+        Q(item__debate__job_id__in=jobs) | Q(item__in=taken.values("answered_by_id")),
         undone_at__isnull=True,
         annotator__username=SIMULATED_ANNOTATOR,
     ).count()
-    return {"debate": debate, "human": human}
 
 
 def consensus_simulated(*, item: ReviewItem) -> bool:

@@ -1,0 +1,59 @@
+"""A second job on a pool takes the human answers people gave in the first job (a reused
+escalation, an audit item answered by the first job's item, as here: assess.review.answered). When
+those answers are the simulated annotator's, the second job's labels are simulated too: its
+SIMULATED line (job page, API, `debate_job ID progress`) and the benchmark zip's datasheet
+counted only the judgments given on the job's own items, so they said nothing of the
+simulated human labels the second job took."""
+
+import uuid
+
+import pytest
+
+from assess.models import Judgment, ReviewItem
+from assess.models.simulated import SIMULATED_ANNOTATOR
+from assess.review.services import review_items_sync
+from assess.review.simulated_marks import job_simulated_labels, simulated_judgments_count
+from core.roles import Role, user_ensure
+from corpora.models import Document, Pair, Query
+from debates.models import Debate, DebateJob
+
+
+@pytest.mark.django_db
+def test_the_answers_a_second_job_takes_from_the_simulated_annotator_are_counted(
+    make_finished_job,
+):
+    first = make_finished_job(slug="taken", pk=8201)
+    second = DebateJob.objects.create(
+        pk=8202,
+        pool=first.pool,
+        agent_a=first.agent_a,
+        agent_b=first.agent_b,
+        rounds=2,
+        prompt_version="test",
+        status=DebateJob.Status.FINISHED,
+        audit_share=1.0,  # every agreed label audited
+    )
+    dataset = first.pool.dataset
+    for i in range(3):
+        query = Query.objects.create(dataset=dataset, query_id=f"q{i}", text="q")
+        document = Document.objects.create(dataset=dataset, doc_id=f"d{i}", title="t", text="x")
+        pair = Pair.objects.create(pool=first.pool, query=query, document=document)
+        Debate.objects.create(job=first, pair=pair, status=Debate.Status.ESCALATED)
+        Debate.objects.create(
+            job=second, pair=pair, status=Debate.Status.AGREED, final_label=0, consensus_round=1
+        )
+    review_items_sync(job=first)
+    simulated, _created, _password = user_ensure(username=SIMULATED_ANNOTATOR, role=Role.ANNOTATOR)
+    for item in ReviewItem.objects.filter(debate__job=first):
+        Judgment.objects.create(item=item, annotator=simulated, label=1, client_id=uuid.uuid4())
+        ReviewItem.objects.filter(pk=item.pk).update(judgments_done=item.judgments_needed)
+
+    review_items_sync(job=second)
+
+    taken = ReviewItem.objects.filter(debate__job=second, answered_by__isnull=False)
+    assert taken.count() == 3
+    assert not Judgment.objects.filter(item__debate__job=second).exists()
+    assert job_simulated_labels(job=second)["human"] == 3
+    assert simulated_judgments_count(jobs=[second.pk]) == 3
+    # The first and second jobs together: each judgment once.
+    assert simulated_judgments_count(jobs=[first.pk, second.pk]) == 3
