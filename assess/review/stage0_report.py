@@ -42,7 +42,9 @@ class Stage0Report:
     """One job's stage 0, measured (see the module docstring).
 
     ``pairs`` the job's debates; ``relevant``/``not_relevant`` the labels stage 0 settled on
-    each side; ``calls``: the job's LLM calls (stage 0 makes none); ``alpha``, ``delta``,
+    each side; ``reused`` the pairs that took an earlier job's outcome (no debate, no LLM
+    call: :mod:`debates.services.reuse`); ``note`` the job's stage-0 note; ``calls``: the
+    job's LLM calls (stage 0 makes none); ``alpha``, ``delta``,
     ``band_labels``: the guarantee and the human labels its band was set on (0 before
     routing); ``sampled`` stage-0 labels drawn for the audit, ``error`` the audited error
     rate of the judged ones (``n`` 0: none judged yet); ``not_relevant_audited`` the judged
@@ -64,6 +66,8 @@ class Stage0Report:
     found_relevant: int
     lost: tuple[float, float, float] | None
     simulated_human: int
+    reused: int = 0
+    note: str = ""
 
     @property
     def settled(self) -> int:
@@ -72,8 +76,9 @@ class Stage0Report:
 
     @property
     def debated(self) -> int:
-        """The job's pairs stage 0 left to the debaters."""
-        return self.pairs - self.settled
+        """The job's pairs debated: neither settled by stage 0 nor reused from an earlier
+        job."""
+        return self.pairs - self.settled - self.reused
 
     @property
     def calls_per_pair(self) -> float | None:
@@ -92,7 +97,7 @@ class Stage0Report:
 
     def as_json(self) -> dict[str, Any]:
         """The API's ``stage0_report``: ``{"pairs", "settled": {"relevant",
-        "not_relevant"}, "debated", "llm_calls_per_pair", "llm_calls_per_debated_pair",
+        "not_relevant"}, "reused", "debated", "llm_calls_per_pair", "llm_calls_per_debated_pair",
         "alpha", "delta", "band_labels", "audit": {"sampled", "error": {"successes", "n",
         "estimate", "low", "high", "confidence", "weighted"}, "within_alpha"},
         "not_relevant_audited", "found_relevant", "lost_relevant": {"estimate", "low",
@@ -101,6 +106,7 @@ class Stage0Report:
         return {
             "pairs": self.pairs,
             "settled": {"relevant": self.relevant, "not_relevant": self.not_relevant},
+            "reused": self.reused,
             "debated": self.debated,
             "llm_calls_per_pair": self.calls_per_pair,
             "llm_calls_per_debated_pair": self.calls_per_debated_pair,
@@ -142,6 +148,7 @@ def job_stage0_report(*, job: DebateJob) -> Stage0Report | None:
         pairs=Count("pk"),
         relevant=Count("pk", filter=stage0 & Q(final_label__gte=1)),
         not_relevant=Count("pk", filter=stage0 & Q(final_label=0)),
+        reused=Count("pk", filter=Q(settled_by="reused")),
         calls=Sum("calls"),
     )
     audits = ReviewItem.objects.filter(
@@ -186,6 +193,8 @@ def job_stage0_report(*, job: DebateJob) -> Stage0Report | None:
         found_relevant=sum(1 for h, _, _ in negatives if h == 1),
         lost=lost,
         simulated_human=simulated,
+        reused=int(counts["reused"]),
+        note=job.stage0_note,
     )
 
 
@@ -196,7 +205,8 @@ def stage0_report_lines(report: Stage0Report) -> list[str]:
     lines = [
         f"stage 0: settled {report.settled:,} of {report.pairs:,} pairs "
         f"({report.not_relevant:,} not relevant, {report.relevant:,} relevant), "
-        f"{report.debated:,} debated; LLM calls per pair {_rate(report.calls_per_pair)} over "
+        + (f"{report.reused:,} reused from an earlier job (no LLM call), " if report.reused else "")
+        + f"{report.debated:,} debated; LLM calls per pair {_rate(report.calls_per_pair)} over "
         f"all pairs, {_rate(report.calls_per_debated_pair)} over the debated ones"
     ]
     error = report.error
@@ -216,6 +226,8 @@ def stage0_report_lines(report: Stage0Report) -> list[str]:
     else:
         lines.append(f"stage 0 audit: {report.sampled:,} stage-0 labels sampled, none judged yet")
     lines.append(f"stage 0 holes: {GUARANTEE_SCOPE}; {holes_sentence(report)}")
+    if report.note:  # why it settled what it did (the job page shows it at the top)
+        lines.append(f"stage 0 note: {report.note}")
     return lines
 
 
