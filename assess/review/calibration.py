@@ -37,9 +37,10 @@ from debates.llm.config import AgentConfig
 from debates.models import Debate, DebateJob, Turn
 
 from ..models import Adjudication, GoldPair, ReviewItem
-from ..models.simulated import SIMULATED_ANNOTATOR, agents_simulated
+from ..models.simulated import agents_simulated
 from .agreement import majority_label
 from .human_labels import answers_taken, live_labels
+from .simulated_marks import simulated_items_count
 
 CALIBRATION_BINS = 10
 # The source of the method, shown beside the figures.
@@ -260,12 +261,9 @@ def job_calibration_panel(request: HttpRequest, job: DebateJob) -> str:
     ]
     # Audited pairs the simulated annotator labelled: the figures are then scored against
     # simulated labels, which the panel says as every report of them does.
-    simulated = ReviewItem.objects.filter(
-        debate__job=job,
-        kind=ReviewItem.Kind.AUDIT,
-        judgments__annotator__username=SIMULATED_ANNOTATOR,
-        judgments__undone_at__isnull=True,
-    ).count()
+    simulated = simulated_items_count(
+        items=ReviewItem.objects.filter(debate__job=job, kind=ReviewItem.Kind.AUDIT)
+    )
     return render_to_string(
         "assess/partials/job_calibration_panel.html",
         {

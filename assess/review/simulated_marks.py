@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.contrib.auth import get_user_model
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from debates.models import Debate, DebateJob
 
@@ -75,3 +75,15 @@ def consensus_simulated(*, item: ReviewItem) -> bool:
     if debate is None or debate.final_label is None or debate.settled_by == "stage0":
         return False
     return job_simulated(debate.job)
+
+
+def simulated_items_count(*, items: QuerySet[ReviewItem]) -> int:
+    """How many of ``items`` hold a human label the simulated annotator gave: a live judgment
+    of its on the item, or on the item it took its answer from (``answered_by``, another
+    job's item of the same pair: :mod:`assess.review.answered`)."""
+    by_simulated = Judgment.objects.filter(
+        undone_at__isnull=True, annotator__username=SIMULATED_ANNOTATOR
+    )
+    own = Exists(by_simulated.filter(item=OuterRef("pk")))
+    taken = Exists(by_simulated.filter(item=OuterRef("answered_by_id")))
+    return items.filter(own | taken).count()

@@ -31,10 +31,10 @@ from django.template.loader import render_to_string
 from debates.models import Debate, DebateJob
 from debates.stage0_band import band_load
 
-from ..models import Judgment, ReviewItem
-from ..models.simulated import SIMULATED_ANNOTATOR
+from ..models import ReviewItem
 from .agreement import Proportion, audit_error_rate
 from .human_labels import review_final_labels
+from .simulated_marks import simulated_items_count
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,13 +172,7 @@ def job_stage0_report(*, job: DebateJob) -> Stage0Report | None:
     if side.estimate is not None and side.low is not None and side.high is not None:
         lost = (side.estimate * n0, side.low * n0, side.high * n0)
     band = band_load(job.stage0_band) if job.stage0_band else None
-    simulated = (
-        Judgment.objects.filter(
-            item__in=audits, undone_at__isnull=True, annotator__username=SIMULATED_ANNOTATOR
-        ).count()
-        if judged
-        else 0
-    )
+    simulated = simulated_items_count(items=audits) if judged else 0
     return Stage0Report(
         pairs=int(counts["pairs"]),
         relevant=int(counts["relevant"]),

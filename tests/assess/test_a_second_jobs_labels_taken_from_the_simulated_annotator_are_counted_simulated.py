@@ -12,7 +12,11 @@ import pytest
 from assess.models import Judgment, ReviewItem
 from assess.models.simulated import SIMULATED_ANNOTATOR
 from assess.review.services import review_items_sync
-from assess.review.simulated_marks import job_simulated_labels, simulated_judgments_count
+from assess.review.simulated_marks import (
+    job_simulated_labels,
+    simulated_items_count,
+    simulated_judgments_count,
+)
 from core.roles import Role, user_ensure
 from corpora.models import Document, Pair, Query
 from debates.models import Debate, DebateJob
@@ -57,3 +61,6 @@ def test_the_answers_a_second_job_takes_from_the_simulated_annotator_are_counted
     assert simulated_judgments_count(jobs=[second.pk]) == 3
     # The first and second jobs together: each judgment once.
     assert simulated_judgments_count(jobs=[first.pk, second.pk]) == 3
+    # The calibration panel's count of audited pairs with simulated human labels, too.
+    audits = ReviewItem.objects.filter(debate__job=second, kind=ReviewItem.Kind.AUDIT)
+    assert simulated_items_count(items=audits) == 3
