@@ -261,10 +261,11 @@ class JobDetailOut(JobOut):
     #: "missing"}]}; ece and brier null (n 0) where no label probability is known.
     calibration: dict[str, Any] = {}
     #: What stage 0 did (null for a job without it; :func:`assess.review.stage0_report.
-    #: job_stage0_report`): {"pairs", "settled": {"relevant", "not_relevant"}, "debated",
-    #: "llm_calls_per_pair", "llm_calls_per_debated_pair", "alpha", "delta", "band_labels",
-    #: "audit": {"sampled", "error": {"successes", "n", "estimate", "low", "high",
-    #: "confidence", "weighted"}, "within_alpha"}, "not_relevant_audited", "found_relevant",
+    #: job_stage0_report`): {"pairs", "settled": {"relevant", "not_relevant"}, "reused",
+    #: "debated", "llm_calls_per_pair", "llm_calls_per_debated_pair", "alpha", "delta",
+    #: "band_labels", "audit": {"sampled", "error": {"successes", "n", "estimate", "low",
+    #: "high", "confidence", "weighted", "n_effective"}, "within_alpha"},
+    #: "not_relevant_audited", "found_relevant",
     #: "lost_relevant": {"estimate", "low", "high"} | null, "simulated_human_labels",
     #: "guarantee"}: the audited error of its labels against alpha, and the relevant pairs
     #: (holes) its "not relevant" labels lost, which the guarantee does not bound.

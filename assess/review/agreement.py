@@ -115,7 +115,8 @@ def krippendorff_alpha(
 class Proportion:
     """``successes`` of ``n`` with its point estimate and a confidence interval (shares);
     ``weighted``: the estimate weighs each item by 1 / its inclusion probability, so it is not
-    ``successes / n`` (:func:`audit_error_rate`)."""
+    ``successes / n``, and the interval is taken at ``n_effective`` (Kish's effective sample
+    size; None when not weighted) instead of ``n`` (:func:`audit_error_rate`)."""
 
     successes: int
     n: int
@@ -124,6 +125,7 @@ class Proportion:
     high: float | None
     confidence: float = 0.95
     weighted: bool = False
+    n_effective: float | None = None
 
 
 def wilson_interval(successes: int, n: int, *, z: float = Z_95) -> Proportion:
@@ -180,13 +182,18 @@ def audit_error_rate(
     share = sum(w for w, e in zip(weights, errors, strict=True) if e) / total
     n_eff = total * total / sum(w * w for w in weights)
     low, high = _wilson_bounds(share, n_eff)
-    return Proportion(raw.successes, raw.n, share, low, high, weighted=True)
+    return Proportion(raw.successes, raw.n, share, low, high, weighted=True, n_effective=n_eff)
 
 
 def weighting_note(p: Proportion) -> str:
-    """``", weighted by 1 / inclusion"`` for a weighted proportion, else ``""``: what a page
-    adds after the counts so that an estimate unlike successes / n is not a mystery."""
-    return ", weighted by 1 / inclusion" if p.weighted else ""
+    """``", weighted by 1 / inclusion; interval at effective n 118.3"`` for a weighted
+    proportion, else ``""``: what a page adds after the counts so that an estimate unlike
+    successes / n, and an interval taken at another n, are not a mystery."""
+    if not p.weighted:
+        return ""
+    if p.n_effective is None:
+        return ", weighted by 1 / inclusion"
+    return f", weighted by 1 / inclusion; interval at effective n {p.n_effective:,.1f}"
 
 
 def majority_label(labels: Sequence[int]) -> int | None:

@@ -578,7 +578,7 @@ def job_review_notes(job: DebateJob) -> list[str]:
     if error.n:
         lines.append(
             f"audit: estimated error rate of consensus labels {error.estimate:.3f} "
-            f"({error.successes} of {error.n} audited pairs{agreement.weighting_note(error)}), "
+            f"({error.successes:,} of {error.n:,} audited pairs{agreement.weighting_note(error)}), "
             "95% Wilson interval "
             f"{error.low:.3f}-{error.high:.3f}"
         )

@@ -32,7 +32,7 @@ from debates.models import Debate, DebateJob
 from debates.stage0_band import band_load
 
 from ..models import ReviewItem
-from .agreement import Proportion, audit_error_rate
+from .agreement import Proportion, audit_error_rate, weighting_note
 from .human_labels import review_final_labels
 from .simulated_marks import simulated_items_count
 
@@ -99,7 +99,7 @@ class Stage0Report:
         """The API's ``stage0_report``: ``{"pairs", "settled": {"relevant",
         "not_relevant"}, "reused", "debated", "llm_calls_per_pair", "llm_calls_per_debated_pair",
         "alpha", "delta", "band_labels", "audit": {"sampled", "error": {"successes", "n",
-        "estimate", "low", "high", "confidence", "weighted"}, "within_alpha"},
+        "estimate", "low", "high", "confidence", "weighted", "n_effective"}, "within_alpha"},
         "not_relevant_audited", "found_relevant", "lost_relevant": {"estimate", "low",
         "high"} | null, "simulated_human_labels", "guarantee"}``."""
         lost = self.lost
@@ -208,7 +208,7 @@ def stage0_report_lines(report: Stage0Report) -> list[str]:
         within = "within" if report.within_alpha else "ABOVE"
         lines.append(
             f"stage 0 audit: error rate of stage-0 labels {error.estimate:.4f} ({error.successes:,}"
-            f" of {error.n:,} audited{', weighted by 1 / inclusion' if error.weighted else ''})"
+            f" of {error.n:,} audited{weighting_note(error)})"
             f", 95% Wilson interval {error.low:.4f}-{error.high:.4f}, {within} alpha "
             f"{report.alpha:g}"
             + (
