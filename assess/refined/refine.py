@@ -76,9 +76,16 @@ def open_disagreements_count(by_reason: Mapping[str, int] | None) -> int:
 
 
 def open_disagreements_sentence(count: int) -> str:
-    """The sentence every interface gives after refining: how many disagreements are open."""
+    """The sentence every interface gives after refining: how many escalated pairs no human
+    settled yet (``count``). With none it says so without claiming no disagreement is open:
+    the Disagreements page may still list pairs whose human answers disagree with each other
+    or with the consensus, which the set takes the human label of until adjudicated."""
     if not count:
-        return "No disagreements are open: every escalated pair has been settled by humans."
+        return (
+            "No escalated pair is still open: humans settled every one. Pairs whose human "
+            "answers disagree with each other or with the consensus stay on the Disagreements "
+            "page until an admin adjudicates them; meanwhile the human label stands."
+        )
     pairs = "1 disagreement is" if count == 1 else f"{count:,} disagreements are"
     return (
         f"{pairs} still open (escalated pairs no human has settled yet): they stay unjudged "

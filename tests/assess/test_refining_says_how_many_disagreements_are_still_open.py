@@ -36,7 +36,7 @@ def test_the_count_takes_only_escalated_pairs_no_human_settled():
     }
     assert open_disagreements_count(by_reason) == 7
     assert open_disagreements_count(None) == 0
-    assert open_disagreements_sentence(0).startswith("No disagreements are open")
+    assert open_disagreements_sentence(0).startswith("No escalated pair is still open")
 
 
 @pytest.mark.django_db
