@@ -18,35 +18,19 @@ from assess.review.simulated_marks import (
     simulated_judgments_count,
 )
 from core.roles import Role, user_ensure
-from corpora.models import Document, Pair, Query
-from debates.models import Debate, DebateJob
 
 
 @pytest.mark.django_db
 def test_the_answers_a_second_job_takes_from_the_simulated_annotator_are_counted(
-    make_finished_job,
+    make_two_jobs_on_one_pool,
 ):
-    first = make_finished_job(slug="taken", pk=8201)
-    second = DebateJob.objects.create(
-        pk=8202,
-        pool=first.pool,
-        agent_a=first.agent_a,
-        agent_b=first.agent_b,
-        rounds=2,
-        prompt_version="test",
-        status=DebateJob.Status.FINISHED,
+    first, second = make_two_jobs_on_one_pool(
+        slug="taken",
+        pk=8201,
+        pairs=3,
+        second_label=0,
         audit_share=1.0,  # every agreed label audited
     )
-    dataset = first.pool.dataset
-    for i in range(3):
-        query = Query.objects.create(dataset=dataset, query_id=f"q{i}", text="q")
-        document = Document.objects.create(dataset=dataset, doc_id=f"d{i}", title="t", text="x")
-        pair = Pair.objects.create(pool=first.pool, query=query, document=document)
-        Debate.objects.create(job=first, pair=pair, status=Debate.Status.ESCALATED)
-        Debate.objects.create(
-            job=second, pair=pair, status=Debate.Status.AGREED, final_label=0, consensus_round=1
-        )
-    review_items_sync(job=first)
     simulated, _created, _password = user_ensure(username=SIMULATED_ANNOTATOR, role=Role.ANNOTATOR)
     for item in ReviewItem.objects.filter(debate__job=first):
         Judgment.objects.create(item=item, annotator=simulated, label=1, client_id=uuid.uuid4())

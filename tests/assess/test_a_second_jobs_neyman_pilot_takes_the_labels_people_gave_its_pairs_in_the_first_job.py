@@ -14,38 +14,8 @@ from assess.review.agreement import audit_draw
 from assess.review.audit import audit_pilot_done, audit_pilot_waiting, audit_tallies
 from assess.review.selectors import job_review_notes
 from assess.review.services import review_item_claim, review_items_sync
-from corpora.models import Document, Pair, Query
-from debates.models import Debate, DebateJob
 
 UNIT = "label 1, round 1, below 10"
-
-
-def _two_jobs(make_finished_job, *, needed: int):
-    """The first job (pk 8001) escalated 40 pairs, each wanting ``needed`` judgments; the
-    second (pk 8002, Neyman, share 0.5) agreed on label 1 in round 1 on the same pairs."""
-    first = make_finished_job(slug="second", pk=8001, judgments_per_pair=needed)
-    second = DebateJob.objects.create(
-        pk=8002,
-        pool=first.pool,
-        agent_a=first.agent_a,
-        agent_b=first.agent_b,
-        rounds=2,
-        prompt_version="test",
-        status=DebateJob.Status.FINISHED,
-        audit_share=0.5,
-        audit_allocation="neyman",
-    )
-    dataset = first.pool.dataset
-    for i in range(40):
-        query = Query.objects.create(dataset=dataset, query_id=f"q{i:03d}", text="q")
-        document = Document.objects.create(dataset=dataset, doc_id=f"d{i:03d}", title="t", text="x")
-        pair = Pair.objects.create(pk=8001 + i, pool=first.pool, query=query, document=document)
-        Debate.objects.create(job=first, pair=pair, status=Debate.Status.ESCALATED)
-        Debate.objects.create(
-            job=second, pair=pair, status=Debate.Status.AGREED, final_label=1, consensus_round=1
-        )
-    review_items_sync(job=first)
-    return first, second
 
 
 def _judge(items, annotator, label):
@@ -60,9 +30,11 @@ def _drawn(job, below):
 
 @pytest.mark.django_db
 def test_the_pilot_takes_the_first_jobs_answers_and_the_neyman_phase_follows(
-    make_finished_job, annotators
+    make_two_jobs_on_one_pool, annotators
 ):
-    first, second = _two_jobs(make_finished_job, needed=1)
+    first, second = make_two_jobs_on_one_pool(
+        slug="second", pk=8001, pairs=40, pair_pks=True, audit_share=0.5, audit_allocation="neyman"
+    )
     (annotator,) = annotators(1)
     _judge(ReviewItem.objects.filter(debate__job=first), annotator, 0)  # people: all 0
 
@@ -98,8 +70,16 @@ def test_the_pilot_takes_the_first_jobs_answers_and_the_neyman_phase_follows(
 
 
 @pytest.mark.django_db
-def test_a_pilot_item_nobody_may_be_given_is_said_in_words(make_finished_job, annotators):
-    first, second = _two_jobs(make_finished_job, needed=2)
+def test_a_pilot_item_nobody_may_be_given_is_said_in_words(make_two_jobs_on_one_pool, annotators):
+    first, second = make_two_jobs_on_one_pool(
+        slug="second",
+        pk=8001,
+        pairs=40,
+        judgments_per_pair=2,
+        pair_pks=True,
+        audit_share=0.5,
+        audit_allocation="neyman",
+    )
     (annotator,) = annotators(1)
     # The one annotator judged every pair once in the first job, which wants two judgments:
     # no answer there, and the rule keeps them from the second job's items of those pairs.

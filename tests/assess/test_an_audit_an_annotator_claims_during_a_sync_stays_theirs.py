@@ -13,36 +13,14 @@ from assess.models import ReviewItem
 from assess.review import answered
 from assess.review.human_labels import review_final_labels
 from assess.review.services import judgment_record, review_item_claim, review_items_sync
-from corpora.models import Document, Pair, Query
-from debates.models import Debate, DebateJob
 
 pytestmark = pytest.mark.django_db
 
 
 def test_an_item_claimed_while_the_sync_runs_is_left_to_its_annotator(
-    make_finished_job, annotators, monkeypatch
+    make_two_jobs_on_one_pool, annotators, monkeypatch
 ):
-    first = make_finished_job(slug="claimed", pk=8201)
-    second = DebateJob.objects.create(
-        pk=8202,
-        pool=first.pool,
-        agent_a=first.agent_a,
-        agent_b=first.agent_b,
-        rounds=2,
-        prompt_version="test",
-        status=DebateJob.Status.FINISHED,
-        audit_share=1.0,
-    )
-    dataset = first.pool.dataset
-    for i in range(3):
-        query = Query.objects.create(dataset=dataset, query_id=f"q{i}", text="q")
-        document = Document.objects.create(dataset=dataset, doc_id=f"d{i}", title="t", text="x")
-        pair = Pair.objects.create(pool=first.pool, query=query, document=document)
-        Debate.objects.create(job=first, pair=pair, status=Debate.Status.ESCALATED)
-        Debate.objects.create(
-            job=second, pair=pair, status=Debate.Status.AGREED, final_label=1, consensus_round=1
-        )
-    review_items_sync(job=first)
+    first, second = make_two_jobs_on_one_pool(slug="claimed", pk=8201, pairs=3, audit_share=1.0)
     review_items_sync(job=second)  # every pair audited; nobody answered yet
     audits = ReviewItem.objects.filter(debate__job=second)
     assert audits.count() == 3 and not audits.filter(answered_by__isnull=False).exists()

@@ -19,38 +19,8 @@ from assess.review.services import (
     review_item_claim,
     review_items_sync,
 )
-from corpora.models import Document, Pair, Query
-from debates.models import Debate, DebateJob
 
 pytestmark = pytest.mark.django_db
-
-
-def _two_jobs(make_finished_job):
-    """Job 8101 escalated 40 pairs, each wanting two judgments; job 8102 (Neyman, share 0.5)
-    agreed on label 1 in round 1 on the same pairs."""
-    first = make_finished_job(slug="ties", pk=8101, judgments_per_pair=2)
-    second = DebateJob.objects.create(
-        pk=8102,
-        pool=first.pool,
-        agent_a=first.agent_a,
-        agent_b=first.agent_b,
-        rounds=2,
-        prompt_version="test",
-        status=DebateJob.Status.FINISHED,
-        audit_share=0.5,
-        audit_allocation="neyman",
-    )
-    dataset = first.pool.dataset
-    for i in range(40):
-        query = Query.objects.create(dataset=dataset, query_id=f"q{i:03d}", text="q")
-        document = Document.objects.create(dataset=dataset, doc_id=f"d{i:03d}", title="t", text="x")
-        pair = Pair.objects.create(pk=8101 + i, pool=first.pool, query=query, document=document)
-        Debate.objects.create(job=first, pair=pair, status=Debate.Status.ESCALATED)
-        Debate.objects.create(
-            job=second, pair=pair, status=Debate.Status.AGREED, final_label=1, consensus_round=1
-        )
-    review_items_sync(job=first)
-    return first, second
 
 
 def _pilot(job):
@@ -66,8 +36,18 @@ def _judge(items, annotator, label):
         judgment_record(item=item, annotator=annotator, label=label, client_id=uuid.uuid4())
 
 
-def test_a_tied_answer_is_not_taken_and_the_pilot_waits_for_people(make_finished_job, annotators):
-    first, second = _two_jobs(make_finished_job)
+def test_a_tied_answer_is_not_taken_and_the_pilot_waits_for_people(
+    make_two_jobs_on_one_pool, annotators
+):
+    first, second = make_two_jobs_on_one_pool(
+        slug="ties",
+        pk=8101,
+        pairs=40,
+        judgments_per_pair=2,
+        pair_pks=True,
+        audit_share=0.5,
+        audit_allocation="neyman",
+    )
     alice, bob = annotators(2)
     items = ReviewItem.objects.filter(debate__job=first)
     _judge(items, alice, 1)
@@ -90,8 +70,18 @@ def test_a_tied_answer_is_not_taken_and_the_pilot_waits_for_people(make_finished
     assert claimed is not None and claimed.debate.job_id == second.pk
 
 
-def test_an_answer_that_becomes_a_tie_is_given_back_to_people(make_finished_job, annotators):
-    first, second = _two_jobs(make_finished_job)
+def test_an_answer_that_becomes_a_tie_is_given_back_to_people(
+    make_two_jobs_on_one_pool, annotators
+):
+    first, second = make_two_jobs_on_one_pool(
+        slug="ties",
+        pk=8101,
+        pairs=40,
+        judgments_per_pair=2,
+        pair_pks=True,
+        audit_share=0.5,
+        audit_allocation="neyman",
+    )
     alice, bob = annotators(2)
     items = ReviewItem.objects.filter(debate__job=first)
     _judge(items, alice, 0)

@@ -13,36 +13,14 @@ from assess.models import ReviewItem
 from assess.review.audit import audit_tallies
 from assess.review.calibration import human_labels_of
 from assess.review.services import judgment_record, review_items_sync
-from corpora.models import Document, Pair, Query
-from debates.models import Debate, DebateJob
 
 pytestmark = pytest.mark.django_db
 
 
 def test_an_audit_answered_on_another_jobs_item_has_its_label_in_the_calibration(
-    make_finished_job, annotators
+    make_two_jobs_on_one_pool, annotators
 ):
-    first = make_finished_job(slug="calibrated", pk=8301)
-    second = DebateJob.objects.create(
-        pk=8302,
-        pool=first.pool,
-        agent_a=first.agent_a,
-        agent_b=first.agent_b,
-        rounds=2,
-        prompt_version="test",
-        status=DebateJob.Status.FINISHED,
-        audit_share=1.0,
-    )
-    dataset = first.pool.dataset
-    for i in range(4):
-        query = Query.objects.create(dataset=dataset, query_id=f"q{i}", text="q")
-        document = Document.objects.create(dataset=dataset, doc_id=f"d{i}", title="t", text="x")
-        pair = Pair.objects.create(pool=first.pool, query=query, document=document)
-        Debate.objects.create(job=first, pair=pair, status=Debate.Status.ESCALATED)
-        Debate.objects.create(
-            job=second, pair=pair, status=Debate.Status.AGREED, final_label=1, consensus_round=1
-        )
-    review_items_sync(job=first)
+    first, second = make_two_jobs_on_one_pool(slug="calibrated", pk=8301, pairs=4, audit_share=1.0)
     (alice,) = annotators(1)
     labels = {"d0": 0, "d1": 1, "d2": 0, "d3": 1}
     for item in ReviewItem.objects.filter(debate__job=first).select_related("debate__pair"):
