@@ -29,11 +29,6 @@ def simulated_annotator_id() -> int | None:
     return found.values_list("pk", flat=True).first()
 
 
-def is_simulated_annotator(username: str) -> bool:
-    """Whether ``username`` is the simulated annotator's (its labels are simulated)."""
-    return username == SIMULATED_ANNOTATOR
-
-
 def job_simulated(job: DebateJob) -> bool:
     """Whether ``job``'s debate labels are simulated (a simulated debater among its agents)."""
     return agents_simulated(job.agent_a, job.agent_b)
