@@ -24,7 +24,11 @@ the audit without a word.
 Why an audit may take it: whether a pair is audited is decided by its draw alone
 (:func:`assess.review.agreement.audit_draw`, a hash of the job and pair), never by its
 label or by whether people answered it, so the audited pairs stay a probability sample with
-the stored inclusion probabilities, whoever gave their labels. A fresh escalation (a debate
+the stored inclusion probabilities, whoever gave their labels. An audit is judged blind to
+the agents' consensus (:func:`assess.review.selectors.pair_view`) so that the person cannot
+anchor on it; an answer taken from another job's escalation was given with that job's debate
+in view, but an escalated debate is one whose agents did *not* agree: the person saw both
+stances argued and no consensus, so there was none to anchor on. A fresh escalation (a debate
 that disagreed in this job) is not concerned: it asks people as before, and the votes of
 both jobs merge in the refined qrels.
 
@@ -44,7 +48,7 @@ from corpora.models import Pair
 from debates.models import Debate, DebateJob
 
 from ..models import ReviewItem
-from .human_labels import items_decided, label_combiner
+from .human_labels import debate_pairs, items_decided, label_combiner
 
 # An item that may hold people's answer: adjudicated, or with all the judgments it wants (an
 # item answered by another wants none and holds none, so it is no answer itself). Whether the
@@ -130,7 +134,9 @@ def items_take_answers(*, job: DebateJob, items: Sequence[ReviewItem]) -> int:
         ).values_list("pk", flat=True)
     )
     concerned = [i for i in concerned if i.kind == ReviewItem.Kind.AUDIT or i.debate_id in reused]
-    pair_of = _pairs_of([i.debate_id for i in concerned if i.debate_id is not None])
+    pair_of = debate_pairs(
+        Debate.objects.filter(pk__in=[i.debate_id for i in concerned if i.debate_id is not None])
+    )
     answers = answered_items(job=job, pairs=pair_of.values())
     taken = 0
     for item in concerned:
@@ -143,14 +149,6 @@ def items_take_answers(*, job: DebateJob, items: Sequence[ReviewItem]) -> int:
 
 def _may_take(item: ReviewItem) -> bool:
     return item.kind in (ReviewItem.Kind.AUDIT, ReviewItem.Kind.ESCALATED)
-
-
-def _pairs_of(debate_ids: list[int]) -> dict[int, tuple[int, int]]:
-    """``{debate id: (query pk, document pk)}``."""
-    rows = Debate.objects.filter(pk__in=debate_ids).values_list(
-        "pk", "pair__query_id", "pair__document_id"
-    )
-    return {pk: (query, document) for pk, query, document in rows}
 
 
 def review_answers_refresh(*, job: DebateJob) -> tuple[int, int]:
@@ -188,7 +186,7 @@ def _take(job: DebateJob, items: QuerySet[ReviewItem], still: Q) -> list[int]:
     rows = list(items.values_list("pk", "debate_id"))
     if not rows:
         return []
-    pair_of = _pairs_of([debate_id for _, debate_id in rows])
+    pair_of = debate_pairs(Debate.objects.filter(pk__in=[debate_id for _, debate_id in rows]))
     answers = answered_items(job=job, pairs=pair_of.values())
     chosen = {
         pk: answers[pair_of[debate_id]]

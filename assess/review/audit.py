@@ -148,15 +148,27 @@ def audit_pilot_done(*, job: DebateJob) -> bool:
 
 def audit_pilot_waiting(*, job: DebateJob) -> str:
     """What a Neyman audit's next allocation (first the pilot's end) waits for, in words;
-    "" for a proportional audit or once nothing holds it back (:func:`audit_pilot_done`).
+    "" for a proportional audit or once nothing holds it back: the pilot is in
+    (:func:`audit_pilot_done`) and its second phase drawn (else the words say it waits for
+    the next review sync).
 
     "The Neyman audit waits for 3 of its 8 audit items to be judged: 2 can be given to an
     annotator; 1 to none (every annotator has judged its pair on another job's item): it
     needs a new annotator or an admin's adjudication", or, before any pair is drawn, that
     the pilot draws from agreed labels as the debates end. An item whose pair people
     answered on another job's item never waits (:mod:`assess.review.answered`)."""
-    if job.audit_allocation != "neyman" or audit_pilot_done(job=job):
+    if job.audit_allocation != "neyman":
         return ""
+    if audit_pilot_done(job=job):
+        if not _second_phase_waiting(job):
+            return ""
+        # Only the review sync draws the second phase: a page never writes, and the judgment
+        # that completed the pilot did not draw it either.
+        return (
+            "The Neyman audit's pilot is in; its second phase (the audits placed where the "
+            "debate errs most) is drawn at the next review sync: within a minute with Celery "
+            "beat running, or now with ./dream manage review_sync"
+        )
     audits = _audits(job)
     waiting = list(_waiting(job, audits).values_list("pk", "debate__pair__query_id",
                                                       "debate__pair__document_id"))  # fmt: skip
@@ -227,24 +239,7 @@ def audit_design_commit(*, job: DebateJob) -> tuple[AuditDesign, bool]:
     locked while the stored probabilities are merged, so two concurrent commits keep the
     larger of each."""
     design = job.audit_design
-    sizes = audit_unit_sizes(job=job)
-    neyman = design.allocation == "neyman"
-    tallies = audit_tallies(job=job, by_unit=True) if neyman else {}
-    strata = {
-        name: AuditStratum(
-            size=size,
-            committed=design.committed_of(name),
-            judged=tallies.get(name, (0, 0))[0],
-            wrong=tallies.get(name, (0, 0))[1],
-        )
-        for name, size in sizes.items()
-    }
-    allocated = audit_allocation(
-        strata,
-        share=design.share,
-        allocation=design.allocation,
-        pilot_done=neyman and audit_pilot_done(job=job),
-    )
+    allocated = _allocation_now(job, design)
     with transaction.atomic():
         stored = (
             DebateJob.objects.select_for_update()
@@ -267,6 +262,36 @@ def audit_design_commit(*, job: DebateJob) -> tuple[AuditDesign, bool]:
     )
     job.audit_inclusion = merged
     return job.audit_design, raised
+
+
+def _allocation_now(job: DebateJob, design: AuditDesign) -> dict[str, float]:
+    """``{audit unit: probability}`` the job's audit would commit now (reads only)."""
+    sizes = audit_unit_sizes(job=job)
+    neyman = design.allocation == "neyman"
+    tallies = audit_tallies(job=job, by_unit=True) if neyman else {}
+    strata = {
+        name: AuditStratum(
+            size=size,
+            committed=design.committed_of(name),
+            judged=tallies.get(name, (0, 0))[0],
+            wrong=tallies.get(name, (0, 0))[1],
+        )
+        for name, size in sizes.items()
+    }
+    return audit_allocation(
+        strata,
+        share=design.share,
+        allocation=design.allocation,
+        pilot_done=neyman and audit_pilot_done(job=job),
+    )
+
+
+def _second_phase_waiting(job: DebateJob) -> bool:
+    """True when a Neyman job's pilot is in but some audit unit's probability would rise at
+    the next commit (:func:`audit_design_commit`): the second phase is not drawn yet."""
+    design = job.audit_design
+    allocated = _allocation_now(job, design)
+    return any(p > design.committed_of(name) + 1e-12 for name, p in allocated.items())
 
 
 def audit_draws(

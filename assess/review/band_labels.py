@@ -26,7 +26,7 @@ from debates.models import Debate, DebateJob
 
 from ..models import ReviewItem
 from .audit import audit_unit_sizes
-from .human_labels import review_final_labels
+from .human_labels import debate_pairs, review_final_labels
 
 SETTLED = (Debate.Status.AGREED, Debate.Status.ESCALATED)
 
@@ -48,10 +48,7 @@ def dataset_band_labels(
     out: dict[tuple[int, int], tuple[int, float, float]] = {}
     taken: set[tuple[int, int]] = set()  # pairs a newer job settled
     for job in DebateJob.objects.filter(pool__dataset=dataset).order_by("-pk"):
-        settled = job.debates.filter(status__in=SETTLED).values_list(
-            "pk", "pair__query_id", "pair__document_id"
-        )
-        mine = {pk: (q, d) for pk, q, d in settled.iterator(chunk_size=5000)}
+        mine = debate_pairs(job.debates.filter(status__in=SETTLED))
         labels = {pk: v for pk, v in review_final_labels(job=job).items() if pk in mine}
         fresh = {pk for pk in labels if mine[pk] not in taken}
         taken.update(mine.values())

@@ -39,7 +39,7 @@ from debates.models import Debate, DebateJob, Turn
 from ..models import Adjudication, GoldPair, ReviewItem
 from ..models.simulated import agents_simulated
 from .agreement import majority_label
-from .human_labels import answers_taken, live_labels
+from .human_labels import answers_taken, debate_pairs, live_labels
 from .simulated_marks import simulated_items_count
 
 CALIBRATION_BINS = 10
@@ -136,11 +136,8 @@ def human_labels_of(*, job: DebateJob) -> dict[int, int]:
         )
     }
     if gold:
-        debates = Debate.objects.filter(job=job).values_list(
-            "pk", "pair__query_id", "pair__document_id"
-        )
-        for debate_id, query_id, document_id in debates.iterator(chunk_size=5000):
-            label = gold.get((query_id, document_id))
+        for debate_id, pair in debate_pairs(Debate.objects.filter(job=job)).items():
+            label = gold.get(pair)
             if label is not None:
                 out.setdefault(debate_id, int(label >= 1))
     return out

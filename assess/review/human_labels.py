@@ -9,12 +9,20 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
-from django.db.models import F
+from django.db.models import F, QuerySet
 
-from debates.models import DebateJob
+from debates.models import Debate, DebateJob
 
 from ..models import Adjudication, Judgment, ReviewItem
 from . import agreement
+
+
+def debate_pairs(debates: QuerySet[Debate]) -> dict[int, tuple[int, int]]:
+    """``{debate id: (query pk, document pk)}`` of ``debates`` (any filtered queryset of
+    :class:`Debate`), read in chunks so that a job of 100,000 debates is never held as model
+    objects. The one place that maps a debate to its pair for the review's label readers."""
+    rows = debates.values_list("pk", "pair__query_id", "pair__document_id")
+    return {pk: (query, document) for pk, query, document in rows.iterator(chunk_size=5000)}
 
 
 def live_labels(items) -> dict[int, list[tuple[int, int]]]:
@@ -30,8 +38,12 @@ def live_labels(items) -> dict[int, list[tuple[int, int]]]:
     return out
 
 
-def review_final_labels(*, job: DebateJob) -> dict[int, tuple[int, str]]:
-    """The human label of each decided review item of ``job``: ``{debate id: (label, source)}``.
+def review_final_labels(
+    *, job: DebateJob, items: QuerySet[ReviewItem] | None = None
+) -> dict[int, tuple[int, str]]:
+    """The human label of each decided review item of ``job``: ``{debate id: (label, source)}``;
+    of ``items`` only when given (a subset of the job's review items, so that a report on a few
+    items does not read the whole job's judgments).
 
     ``source`` is "adjudication" (an admin's label, which wins) or "human" (the majority of
     the live judgments, once the item has all it needs; the median grade on a graded job,
@@ -40,7 +52,7 @@ def review_final_labels(*, job: DebateJob) -> dict[int, tuple[int, str]]:
     its source. Items still open, or whose judgments tie, are left out.
     """
     combine = label_combiner(job)
-    items = ReviewItem.objects.filter(debate__job=job)
+    items = ReviewItem.objects.filter(debate__job=job) if items is None else items
     own = items_decided(items, combine)
     debate_of = dict(items.filter(pk__in=list(own)).values_list("pk", "debate_id"))
     out = {debate_of[item_id]: decided for item_id, decided in own.items()}
@@ -104,9 +116,7 @@ def dataset_human_labels(*, dataset, relevance_level: int = 1) -> dict[tuple[int
         if not labels:
             continue
         level = relevance_level if job.scale == DebateJob.Scale.GRADED else 1
-        pairs = job.debates.filter(pk__in=list(labels)).values_list(
-            "pk", "pair__query_id", "pair__document_id"
-        )
-        for debate_id, query_id, document_id in pairs:
-            out[(query_id, document_id)] = 1 if labels[debate_id][0] >= level else 0
+        pairs = debate_pairs(job.debates.filter(pk__in=list(labels)))
+        for debate_id, pair in pairs.items():
+            out[pair] = 1 if labels[debate_id][0] >= level else 0
     return out

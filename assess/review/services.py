@@ -42,6 +42,7 @@ from debates.models import Debate, DebateJob
 from ..models import Adjudication, Guidelines, Judgment, ReviewItem
 from . import answered, audit, budget
 from .active_time import (
+    JudgmentTimes,
     judgment_times,
     seconds_setting,
 )
@@ -497,6 +498,17 @@ def _judgment_refusal_check(locked: ReviewItem, annotator: Any, now: datetime) -
         )
 
 
+# A judgment nobody timed (the simulated annotator's): no seconds, never a click-through.
+UNTIMED = JudgmentTimes(0.0, None, False)
+
+
+def _times(
+    item: ReviewItem, annotator: Any, seconds: float, active: float | None, now: datetime
+) -> JudgmentTimes:
+    wall = _clean_seconds(seconds)
+    return judgment_times(item=item, annotator=annotator, wall=wall, page=active, now=now)
+
+
 def judgment_record(
     *,
     item: ReviewItem,
@@ -508,6 +520,7 @@ def judgment_record(
     active_seconds: float | None = None,
     guidelines: Guidelines | None = None,
     now: datetime | None = None,
+    timed: bool = True,
 ) -> Recorded:
     """Save ``annotator``'s ``label`` for ``item``: 1 relevant or 0 not, or on a graded
     job's pair a grade 0..G (:func:`review_item_top_grade`); one transaction.
@@ -525,6 +538,8 @@ def judgment_record(
     (:func:`assess.review.active_time.judgment_times` has the rules and settings).
     ``guidelines`` is the version of the
     guidelines the annotator had confirmed (:mod:`assess.review.guidelines`), stored with it.
+    ``timed=False`` records a judgment nobody timed (the simulated annotator's): no active
+    seconds and never a click-through, so it cannot count as a fast human answer.
 
     Raises JudgingConflict when another annotator holds a live lease on the pair, the pair
     already has the judgments it needs or an adjudication, or this annotator already judged
@@ -544,13 +559,7 @@ def judgment_record(
                 raise JudgingError("this submission id was already used for another pair")
             return Recorded(stored, False)
         _judgment_refusal_check(locked, annotator, now)
-        times = judgment_times(
-            item=locked,
-            annotator=annotator,
-            wall=_clean_seconds(seconds),
-            page=active_seconds,
-            now=now,
-        )
+        times = _times(locked, annotator, seconds, active_seconds, now) if timed else UNTIMED
         try:
             with transaction.atomic():
                 judgment = Judgment.objects.create(

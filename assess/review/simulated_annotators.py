@@ -173,6 +173,7 @@ def simulated_judgments_record(
                 label=label,
                 client_id=simulated_client_id(job=job, item=item),
                 note=SIMULATED_NOTE,
+                timed=False,  # answered by a program: no time on task, never a click-through
             )
         except JudgingConflict:
             busy += 1

@@ -155,7 +155,7 @@ def job_stage0_report(*, job: DebateJob) -> Stage0Report | None:
         debate__job=job, kind=ReviewItem.Kind.AUDIT, debate__settled_by="stage0"
     )
     rows = list(audits.values_list("debate_id", "debate__final_label", "inclusion"))
-    human = review_final_labels(job=job) if rows else {}
+    human = review_final_labels(job=job, items=audits) if rows else {}
     # (human 0/1, stage 0's label 0/1, inclusion) of each judged audit of a stage-0 label.
     judged = [
         (int(human[debate_id][0] >= 1), int(label >= 1), pi or job.audit_share or 1.0)

@@ -54,11 +54,17 @@ def test_the_pilot_takes_the_first_jobs_answers_and_the_neyman_phase_follows(
         )
     assert review_item_claim(annotator=annotator) is None  # nobody is asked again
     assert audit_pilot_done(job=second)
-    assert audit_pilot_waiting(job=second) == ""
+    # The pilot is in, but only the next review sync draws the Neyman phase: the words say so.
+    assert audit_pilot_waiting(job=second) == (
+        "The Neyman audit's pilot is in; its second phase (the audits placed where the "
+        "debate errs most) is drawn at the next review sync: within a minute with Celery "
+        "beat running, or now with ./dream manage review_sync"
+    )
     # The answers are the audit's labels: 11 judged, all contradicting the consensus.
     assert audit_tallies(job=second, by_unit=True) == {UNIT: (11, 11)}
 
     added = review_items_sync(job=second)  # the Neyman phase: the whole share, one unit
+    assert audit_pilot_waiting(job=second) == ""
 
     second.refresh_from_db()
     assert second.audit_inclusion == {UNIT: pytest.approx(0.5, rel=1e-12)}

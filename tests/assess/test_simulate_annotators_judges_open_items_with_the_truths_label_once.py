@@ -141,3 +141,25 @@ def test_a_pair_judged_in_another_job_is_left_to_others_and_said_so(energy, trut
             "pair once)"
         )
     )
+
+
+@pytest.mark.django_db
+def test_simulated_judgments_are_untimed_and_never_count_as_click_throughs(
+    energy, truth_dir, settings
+):
+    """A program answers in no time: were its judgments timed as a person's, every one would
+    be a "possible click-through" on the annotators page (a chunk of any length counts as
+    long here) and drag the median active time to zero."""
+    from assess.review.quality import annotator_quality
+
+    settings.DREAM_CLICK_THROUGH_WORDS = 0
+    job = _job(energy, truth_dir)
+    _simulate(job, truth_dir, "0")
+    judgments = Judgment.objects.filter(item__debate__job=job)
+    assert judgments.count() > 0
+    assert not judgments.filter(click_through=True).exists()
+    assert not judgments.filter(active_seconds__isnull=False).exists()
+    (quality,) = annotator_quality().values()
+    assert quality.username == "simulated-annotator"
+    assert quality.click_throughs == 0
+    assert quality.median_active_seconds is None
