@@ -24,7 +24,7 @@ from typing import Any
 from django.core.cache import cache
 from django.db.models import Count, Q
 
-from assess.models import LabelProvenance, Refinement
+from assess.models import Adjudication, Judgment, LabelProvenance, Refinement, ReviewItem
 from assess.models.simulated import simulated_label_counts, simulated_sentence
 from corpora.identical import skip_identical
 from corpora.models import QrelSet, Run
@@ -297,6 +297,28 @@ def refined_simulated(*, refined: QrelSet) -> dict[str, int]:
     return simulated_label_counts(rows=LabelProvenance.objects.filter(qrel_set=refined))
 
 
+def _answers_since_sentence(refined: QrelSet) -> str:
+    """ "; 2 human answers on this pool's audits and escalations came after this set was
+    refined: refine the pool again to use them" when people answered after the refinement
+    (a refined set is immutable, so its intervals never see later answers); "" otherwise."""
+    refinement = Refinement.objects.filter(qrel_set=refined).first()
+    if refinement is None:
+        return ""
+    items = ReviewItem.objects.filter(debate__pair__pool_id=refinement.pool_id)
+    later = (
+        Judgment.objects.filter(item__in=items, undone_at__isnull=True)
+        .filter(created__gt=refinement.created)
+        .count()
+    ) + Adjudication.objects.filter(item__in=items, created__gt=refinement.created).count()
+    if not later:
+        return ""
+    answers = "1 human answer" if later == 1 else f"{later:,} human answers"
+    return (
+        f"; {answers} on this pool's audits and escalations came after this set was refined: "
+        "refine the pool again to use them"
+    )
+
+
 def rebench_intervals(
     *,
     original: QrelSet,
@@ -354,7 +376,7 @@ def rebench_intervals(
             measures=("nDCG@10",), use_machine=False, best_rank=best_rank,
         )  # fmt: skip
     except iv.IntervalError as exc:
-        result.error = str(exc)
+        result.error = str(exc) + _answers_since_sentence(refined)
         result.ppi = result.human_only = None
         return result
     result.notes += result.ppi.notes

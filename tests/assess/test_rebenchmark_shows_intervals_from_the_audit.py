@@ -76,3 +76,31 @@ def test_no_audit_share_gets_words_not_a_number(refined):
     assert found.ppi is None
     assert "intervals need an audit share > 0" in found.error
     assert found.as_json()["error"] == found.error
+
+
+def test_a_set_refined_before_its_audit_was_judged_says_to_refine_again(refined):
+    """A refined set is immutable: answers given after it was made never reach its
+    intervals. Its "no interval" words then say so, and what to do, instead of leaving the
+    researcher to think nobody has judged anything."""
+    import uuid
+
+    from assess.models import Judgment, ReviewItem
+    from tests.fixtures.refine import user
+
+    audit = ReviewItem.objects.get(kind="audit", debate__job=refined.job)
+    Judgment.objects.filter(item=audit).delete()
+    ReviewItem.objects.filter(pk=audit.pk).update(judgments_done=0)
+    refined = refined_at_share(refined, 0.5)
+    found = rebench_intervals(original=refined.test, refined=refined.refined, runs=refined.runs)
+    assert found.error == (
+        "no audited pair has a human label yet (intervals need an audit share > 0 and some "
+        "audited pairs judged)"
+    )
+
+    Judgment.objects.create(item=audit, annotator=user("bob"), label=0, client_id=uuid.uuid4())
+    found = rebench_intervals(original=refined.test, refined=refined.refined, runs=refined.runs)
+    assert found.ppi is None
+    assert found.error.endswith(
+        "; 1 human answer on this pool's audits and escalations came after this set was "
+        "refined: refine the pool again to use them"
+    )
