@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import norm
 
 from .intervals import (
     Interval,
@@ -64,64 +65,65 @@ def pair_comparisons(intervals: SystemIntervals, measure: str = "nDCG@10") -> li
     ]
 
 
-def _covariance(
-    intervals: SystemIntervals, measure: str, systems: Sequence[str]
-) -> list[list[float]]:
-    """The estimators' covariance matrix over ``systems``: the GREG covariance with each
-    cell's model variance (Poisson design: sum (1 - pi_i) / pi_i^2 * slope_a,i * slope_b,i *
-    v_c), rescaled as D C D so that its diagonal is each system's variance as its interval
-    uses it (:func:`assess.evaluation.intervals.greg_variance`; D is diagonal and positive,
-    so the matrix stays positive semi-definite)."""
-    s = intervals.sample
-    weight = [
-        om * ip * ip * v for om, ip, v in zip(s.one_minus_pi, s.inv_pi, s.variance, strict=True)
-    ]
-    slopes = {name: intervals.slope[measure][name] for name in systems}
-    scale = {}
-    for name in systems:
-        model, used = greg_variance(slopes[name], s)
-        scale[name] = math.sqrt(used / model) if model > 0 else 1.0
-    return [
-        [
-            scale[a]
-            * scale[b]
-            * sum(w * x * y for w, x, y in zip(weight, slopes[a], slopes[b], strict=True))
-            for b in systems
-        ]
-        for a in systems
-    ]
-
-
 def kendall_tau_interval(
     intervals: SystemIntervals,
     original: Mapping[str, float],
     *,
     measure: str = "nDCG@10",
-    draws: int = 1000,
-    seed: int = 0,
+    level: float = 0.95,
 ) -> tuple[float, float, float] | None:
     """(tau-b, low, high): Kendall's tau-b (:func:`assess.evaluation.metrics.kendall_tau`)
     between the leaderboard under ``original`` scores ({system: score}, fixed) and the
-    refined estimates, with a 95% percentile interval from ``draws`` draws of the
-    estimators' joint normal distribution (a parametric bootstrap, Efron and Tibshirani, *An
-    Introduction to the Bootstrap*, 1993, sec. 6.5; the joint covariance comes from the
-    shared human sample). Seeded, so reproducible. None when tau is undefined (fewer than two
-    systems, or one side constant)."""
+    refined estimates, with an interval that holds with probability >= ``level`` (up to the
+    normal approximation of each difference).
+
+    The interval comes from simultaneous intervals on every system pair's difference
+    (:func:`difference_interval`'s GREG estimator and variance, at level ``1 - (1 -
+    level) / M`` each for the M pairs: Bonferroni, as in Dunn, "Multiple comparisons among
+    means", JASA 1961). With probability >= ``level`` every pair whose simultaneous interval
+    excludes 0 is ordered as its estimate says; tau is then at least the tau-b with every
+    other pair counted discordant with the original order and at most the one with every
+    other pair concordant. Pairs tied in ``original`` count for neither, as in tau-b; the
+    refined side is taken as untied (its estimates are continuous). Conservative by
+    construction: a percentile interval of tau over draws around the estimate does not cover
+    (tau is bounded and moves in steps; simulated with 20 systems 0.01 apart and standard
+    errors of 0.01, such an interval covered the true tau in 0-13% of cases). None when tau
+    is undefined (fewer than two systems, or one side constant)."""
     systems = sorted(s for s in intervals.by_system if s in original)
     before = {s: original[s] for s in systems}
-    centre = np.array([intervals.by_system[s][measure].estimate for s in systems])
-    tau, _ = kendall_tau(before, dict(zip(systems, centre.tolist(), strict=True)))
+    centre = {s: intervals.by_system[s][measure].estimate for s in systems}
+    tau, _ = kendall_tau(before, centre)
     if tau is None:
         return None
-    rng = np.random.default_rng(seed)
-    cov = np.array(_covariance(intervals, measure, systems))
-    taus = [
-        kendall_tau(before, dict(zip(systems, row.tolist(), strict=True)))[0]
-        for row in rng.multivariate_normal(centre, cov, size=draws, method="eigh")
-    ]
-    found = np.array([t for t in taus if t is not None])
-    low, high = np.percentile(found, [2.5, 97.5])
-    return tau, float(low), float(high)
+    pairs = [(a, b) for i, a in enumerate(systems) for b in systems[i + 1 :]]
+    z = float(norm.ppf(1 - (1 - level) / (2 * len(pairs))))
+    settled = untied = agree = 0
+    for a, b in pairs:
+        sign_before = (before[a] > before[b]) - (before[a] < before[b])
+        if sign_before == 0:
+            continue
+        untied += 1
+        found = _difference_at(intervals, a, b, measure, z)
+        if found.low > 0 or found.high < 0:
+            settled += 1
+            agree += 1 if (found.estimate > 0) == (sign_before > 0) else -1
+    open_pairs = untied - settled
+    # tau-b = (C - D) / sqrt((n0 - n1) * (n0 - n2)), n2 = 0 on the untied refined side.
+    scale = math.sqrt(untied * len(pairs)) if untied else 1.0
+    low = max(-1.0, (agree - open_pairs) / scale)
+    high = min(1.0, (agree + open_pairs) / scale)
+    return tau, min(low, tau), max(high, tau)
+
+
+def _difference_at(intervals: SystemIntervals, a: str, b: str, measure: str, z: float) -> Interval:
+    """The GREG estimate of ``a`` minus ``b`` (:func:`difference_interval`) with ``z``
+    standard errors on each side instead of 1.96, unclipped."""
+    sa, sb = intervals.slope[measure][a], intervals.slope[measure][b]
+    diff = [x - y for x, y in zip(sa, sb, strict=True)]
+    base = intervals.base[measure][a] - intervals.base[measure][b]
+    point = greg_interval(base, diff, intervals.sample).estimate
+    half = z * math.sqrt(greg_variance(diff, intervals.sample)[1])
+    return Interval(point, point - half, point + half, 0)
 
 
 # --------------------------------------------------------------------------- naive intervals

@@ -84,6 +84,9 @@ class RefinedIntervals:
     llm_only: dict[str, iv.Interval] = field(default_factory=dict)
     pairs: list[ic.PairComparison] = field(default_factory=list)
     tau: tuple[float, float, float] | None = None
+    # {run: nDCG@10 on the original qrels} as the estimator measures it (binary gains at the
+    # relevance level): what the refined estimates are compared with, by tau and the plot.
+    before: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     more_labels: int | None = None  # more audit labels for +-BUDGET_TARGET on nDCG@10
@@ -319,17 +322,38 @@ def _answers_since_sentence(refined: QrelSet) -> str:
     )
 
 
+def _binary_ndcg(
+    ranked: Mapping[str, metrics.Ranked],
+    fixed: Mapping[str, Mapping[str, int]],
+    queries: Sequence[str],
+    rel_level: int,
+) -> dict[str, float]:
+    """{run: mean nDCG@10 over ``queries`` under ``fixed`` with binary gains (grade >=
+    ``rel_level``)}: the estimator's own definition (:func:`assess.evaluation.intervals.
+    query_measure`), equal to trec_eval's on binary qrels."""
+    binary = {q: {d: int(g >= rel_level) for d, g in judged.items()} for q, judged in fixed.items()}
+    return {
+        name: sum(
+            iv.query_measure("nDCG@10", ranking.get(q, []), binary.get(q, {})) for q in queries
+        )
+        / max(len(queries), 1)
+        for name, ranking in ranked.items()
+    }
+
+
 def rebench_intervals(
     *,
     original: QrelSet,
     refined: QrelSet,
     runs: Sequence[Run],
     rel_level: int = 1,
-    original_scores: dict[str, float] | None = None,
+    with_tau: bool = False,
 ) -> RefinedIntervals:
     """95% intervals on each run's nDCG@10, P@10 and R@100 under the refined qrels, the
-    pair differences, the share of settled pairs and Kendall's tau against
-    ``original_scores`` ({run: nDCG@10 on the original qrels}), with the two naive
+    pair differences, the share of settled pairs and, ``with_tau``, Kendall's tau against
+    the runs' nDCG@10 on the original qrels (``before``: with binary gains at ``rel_level``,
+    as the estimates have them, so that graded qrels do not move tau by the change of gain
+    alone), with the two naive
     intervals beside them, the refined set's simulated labels counted, and a note when no
     judgment reaches ``rel_level`` (every measure is then 0). Never raises for a sample that
     cannot support an interval: ``error`` says what is missing instead."""
@@ -387,8 +411,9 @@ def rebench_intervals(
     result.more_labels = ic.labels_for_half_width(
         result.ppi, target=BUDGET_TARGET, pool_size=counts["agreed"]
     )
-    if original_scores and len(ranked) > 1:
-        result.tau = ic.kendall_tau_interval(result.ppi, original_scores)
+    result.before = _binary_ndcg(ranked, fixed, queries, rel_level)
+    if with_tau and len(ranked) > 1:
+        result.tau = ic.kendall_tau_interval(result.ppi, result.before)
     return result
 
 
@@ -404,7 +429,7 @@ def report_intervals(
         refined=refined,
         runs=rebench_runs(dataset=original.dataset, names=report.runs),
         rel_level=rel_level,
-        original_scores={r.system: r.scores[metrics.NDCG10] for r in report.result.before},
+        with_tau=True,
     )
     result = report.result
     found.agreement = result.agreement
@@ -479,7 +504,8 @@ def _summary_note(result: RefinedIntervals) -> str:
     sample = result.tau_sample()
     tau = (
         f" Kendall's tau {TAU_PPI} (nDCG@10) [95% interval]: {result.tau[0]:.3f} "
-        f"[{result.tau[1]:.3f}, {result.tau[2]:.3f}], n = {sample.text()} human labels "
+        f"[{result.tau[1]:.3f}, {result.tau[2]:.3f}] (bounds from simultaneous intervals on "
+        f"every system pair; binary nDCG on both sides), n = {sample.text()} human labels "
         "(not the tau-b of the ranking agreement, which ranks the runs on the refined "
         "qrels' debate labels)."
         if result.tau and sample
@@ -586,16 +612,22 @@ def interval_tables(result: RefinedIntervals) -> list[Table]:
             )
             for p in result.pairs
         ],
-        note="Paired over queries and the same human sample; each interval at 95% on its own.",
+        note=(
+            "Paired over queries and the same human sample; each interval at 95% on its own. "
+            "Conditional on these queries: 'settled' means label errors cannot reverse the "
+            "order on this query set, not that one system is better on queries at large "
+            "(that is the paired tests' question: Wilcoxon and t-test p of the rank changes)."
+        ),
         empty="No system pair to compare: one run only.",
         numeric=(False, False, False, False, True),
     )
     return [per_system, pairs]
 
 
-def intervals_plot(*, found: RefinedIntervals, before: Mapping[str, float]) -> str:
+def intervals_plot(*, found: RefinedIntervals) -> str:
     """The intervals plot (:func:`assess.evaluation.plots.intervals_svg`) of ``found``, which
-    must hold intervals, against each run's nDCG@10 on the original qrels (``before``): each
+    must hold intervals, against each run's nDCG@10 on the original qrels as the estimator
+    measures it (``found.before``: binary gains at the relevance level): each
     interval with every human label behind it, audited and escalated, and under the axes
     the simulated labels if any, the caveat and the notes."""
     assert found.ppi is not None, "intervals_plot needs intervals"
@@ -606,4 +638,6 @@ def intervals_plot(*, found: RefinedIntervals, before: Mapping[str, float]) -> s
         detail[system] = f"{sample.audited:,} audited, {sample.escalated:,} escalated"
     words = [found.simulated_line + "." if found.simulated_line else "", COVERAGE_CAVEAT]
     words += [f"Note: {note}." for note in found.notes]
-    return plots.intervals_svg(before, after, caveat=" ".join(w for w in words if w), detail=detail)
+    return plots.intervals_svg(
+        found.before, after, caveat=" ".join(w for w in words if w), detail=detail
+    )

@@ -27,7 +27,6 @@ from corpora.models import Dataset, QrelSet
 from corpora.services import dataset_get
 
 from . import plots
-from .metrics import NDCG10
 from .rag_eval import rag_generators, rag_stored_report
 from .rebench import (
     RebenchError,
@@ -204,8 +203,7 @@ def _intervals_svg(report: RebenchReport, choice: dict) -> str:
     )
     if found.ppi is None:
         raise Http404(f"No interval: {found.error}.")
-    before = {r.system: r.scores[NDCG10] for r in report.result.before}
-    return intervals_plot(found=found, before=before)
+    return intervals_plot(found=found)
 
 
 def _plot_url(request: HttpRequest, dataset: Dataset, plot: str, **extra: str) -> str:

@@ -5,7 +5,6 @@ SVG files that can be downloaded."""
 import pytest
 from django.urls import reverse
 
-from assess.evaluation.metrics import NDCG10
 from assess.evaluation.rebench import rebench_compute
 from assess.evaluation.refined_intervals import interval_tables, rebench_intervals
 from assess.evaluation.tables import rebench_tables
@@ -27,7 +26,7 @@ def test_the_page_tables_are_the_command_tables(refined, client_as):
         original=refined.test,
         refined=refined.refined,
         runs=refined.runs,
-        original_scores={r.system: r.scores[NDCG10] for r in report.result.before},
+        with_tau=True,
     )
     tables = rebench_tables(report.result)
     # The ranking agreement (last of the command's tables) follows the three main tables,

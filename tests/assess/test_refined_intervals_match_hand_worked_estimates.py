@@ -7,7 +7,6 @@ import pytest
 from scipy.stats import beta
 
 from assess.evaluation.interval_comparisons import (
-    _covariance,
     difference_interval,
     labels_for_half_width,
 )
@@ -16,7 +15,6 @@ from assess.evaluation.intervals import (
     IntervalError,
     PooledLabel,
     SystemIntervals,
-    greg_variance,
     query_measure,
     refined_intervals,
 )
@@ -329,21 +327,6 @@ def test_a_stratum_no_audit_reached_keeps_each_pairs_own_machine_label():
     ]
     found = one_query_p_at_10(pool, ["a", "b", "c", "e"])
     assert found.base["P@10"]["s"] == pytest.approx(0.2)
-
-
-def test_kendalls_covariance_has_each_systems_interval_variance_on_its_diagonal():
-    # b's audit disagrees (residual -1 against m = 0 in a one-pair cell): its own residual
-    # outweighs the Jeffreys floor, so the interval uses e^2; the covariance must too.
-    pool = [label("q", "b", 1, 0), label("q", "c", 0, 0), label("q", "d", 1, None, drawn=False)]
-    runs = {"s1": {"q": ["a", "b", "c", "d"]}, "s2": {"q": ["a", "c", "x", "b"]}}
-    found = refined_intervals(
-        runs=runs, fixed={"q": {"a": 1}}, pool=pool, queries=["q"], measures=("nDCG@10",)
-    )
-    cov = _covariance(found, "nDCG@10", ["s1", "s2"])
-    for i, system in enumerate(["s1", "s2"]):
-        _model, used = greg_variance(found.slope["nDCG@10"][system], found.sample)
-        assert cov[i][i] == pytest.approx(used)
-        assert used > 0
 
 
 def test_unanswered_audits_are_missing_at_random_within_pairs_drawn_alike_only():
