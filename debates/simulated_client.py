@@ -39,6 +39,7 @@ from corpora.formats import (
     FormatError,
     QrelRecord,
     is_qrels_header,
+    iter_lines,
     parse_beir_qrels,
     parse_trec_qrels,
 )
@@ -64,16 +65,19 @@ def normalised(text: str) -> str:
 
 
 def _truth_records(path: Path) -> list[QrelRecord]:
-    """The rows of a TREC or BEIR qrels file (the format told by the first data line's field
-    count or header). Raises PermanentLLMError naming the file (and line) it cannot read."""
+    """The rows of a TREC or BEIR qrels file, gzipped or not (the format told by the first
+    data line's field count or header). Raises PermanentLLMError naming the file (and line)
+    it cannot read."""
     try:
-        with path.open(encoding="utf-8") as handle:
-            first = next((line.split() for line in handle if line.strip()), [])
+        with path.open("rb"):
+            pass  # a missing or unreadable file gets its own words, before any line is read
+        # The sniff reads lines as the parsers do (gzip, UTF-8 checked with the line number).
+        first = next((text.split() for _, text in iter_lines(path) if text.strip()), [])
         beir = len(first) == 3 or is_qrels_header(first)
         return list((parse_beir_qrels if beir else parse_trec_qrels)(path))
     except OSError as exc:
         raise PermanentLLMError(f"truth {path}: cannot read the file ({exc.strerror})") from None
-    except (FormatError, UnicodeDecodeError) as exc:
+    except FormatError as exc:
         raise PermanentLLMError(f"truth {exc}") from None
 
 

@@ -92,13 +92,34 @@ def rebench_qrel_set(*, dataset: Dataset, name: str) -> QrelSet:
         ) from None
 
 
+def rebench_refined_from(*, refined: QrelSet) -> list[QrelSet]:
+    """The qrel sets ``refined`` was refined from, nearest first: its refinement's original,
+    that set's own original when it was refined too, and so on (empty: not refined)."""
+    chain: list[QrelSet] = []
+    made_from = getattr(refined, "refinement", None)
+    while made_from is not None and all(q.pk != made_from.original_id for q in chain):
+        chain.append(made_from.original)
+        made_from = getattr(made_from.original, "refinement", None)
+    return chain
+
+
 def rebench_original_check(*, original: QrelSet, refined: QrelSet) -> None:
-    """Refuse a refined set chosen as the original side of a re-benchmark (``rebenchmark
-    --original``, the page's "Original qrels"): the original side is the benchmark as it was
-    imported, the qrels a refined set is compared against. A refined set is accepted only as
-    the set ``refined`` was itself refined from (a pool built on a refined set). Raises
-    :class:`RebenchError` naming the set and the original it was refined from."""
+    """Refuse an original side of a re-benchmark (``rebenchmark --original``, the page's
+    "Original qrels") that ``refined`` is no refinement of. The original side is the
+    benchmark as it was imported, the qrels a refined set is compared against: an imported
+    set is accepted when ``refined`` was refined from it (directly or through refined sets)
+    or was not refined at all (two imported sets); a refined set only as the set ``refined``
+    was itself refined from (a pool built on a refined set). Scored against other qrels, a
+    refinement of a subset of the judgments reads as one that lowers every score. Raises
+    :class:`RebenchError` naming the sets."""
     if original.origin != QrelSet.Origin.REFINED:
+        origins = rebench_refined_from(refined=refined)
+        if origins and all(q.pk != original.pk for q in origins):
+            raise RebenchError(
+                f"qrel set {refined.name!r} was refined from {origins[0].name!r}, not from "
+                f"{original.name!r}: compare it with {origins[0].name!r}, the qrels it was "
+                "refined from"
+            )
         return
     made_from = getattr(refined, "refinement", None)
     if made_from is not None and made_from.original_id == original.pk:

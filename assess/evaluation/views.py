@@ -33,6 +33,7 @@ from .rebench import (
     RebenchReport,
     rebench_compute,
     rebench_original_check,
+    rebench_refined_from,
     rebench_runs,
 )
 from .refined_intervals import (
@@ -75,11 +76,15 @@ def _rebench_choice(request: HttpRequest, dataset: Dataset) -> dict:
         key=lambda q: q.created,
         reverse=True,
     )
-    default_original = by_name.get("test") or (imported[0] if imported else None)
-    original = by_name.get(request.GET.get("original", "")) or default_original
     chosen_refined = by_name.get(request.GET.get("refined", "")) or (
         refined[0] if refined else None
     )
+    # By default a refined set is compared with the qrels it was refined from.
+    origins = rebench_refined_from(refined=chosen_refined) if chosen_refined else []
+    default_original = (
+        origins[0] if origins else by_name.get("test") or (imported[0] if imported else None)
+    )
+    original = by_name.get(request.GET.get("original", "")) or default_original
     errors = []
     for field in ("original", "refined"):
         value = request.GET.get(field)

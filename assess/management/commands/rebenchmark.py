@@ -5,6 +5,7 @@ from assess.evaluation.rebench import (
     rebench_compute,
     rebench_original_check,
     rebench_qrel_set,
+    rebench_refined_from,
     rebench_runs,
 )
 from assess.evaluation.refined_intervals import (
@@ -26,7 +27,10 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("dataset", help="Dataset slug")
-        parser.add_argument("--original", default="test", help="Original qrel set (default test)")
+        parser.add_argument(
+            "--original",
+            help="Original qrel set (default: the one --refined was refined from, else test)",
+        )
         parser.add_argument("--refined", required=True, help="Refined qrel set")
         parser.add_argument(
             "--runs", help="Comma-separated run names (default: every finished run)"
@@ -56,8 +60,10 @@ class Command(BaseCommand):
         dataset = load_dataset(opts["dataset"])
         names = [n.strip() for n in (opts["runs"] or "").split(",") if n.strip()]
         try:
-            original = rebench_qrel_set(dataset=dataset, name=opts["original"])
             refined = rebench_qrel_set(dataset=dataset, name=opts["refined"])
+            origins = rebench_refined_from(refined=refined)
+            default = origins[0].name if origins else "test"
+            original = rebench_qrel_set(dataset=dataset, name=opts["original"] or default)
             _original_check(original, refined)
             runs = rebench_runs(dataset=dataset, names=names or None)
             report = rebench_compute(
