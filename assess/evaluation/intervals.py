@@ -415,7 +415,9 @@ def _design(
         design.notes.append(
             f"{unjudged} pooled pairs humans must decide have no human label yet: treated as "
             "missing at random among the escalated pairs (predicted at the judged ones' share "
-            "of relevant, their uncertainty in the interval)"
+            "of relevant, their uncertainty in the interval); an assumption, not a design: a "
+            "human budget serves escalations by their impact, so the judged ones are those "
+            "that weigh most"
         )
     machine_strata = [members for name, members in strata.items() if name != ESCALATED]
     if machine_strata and not any(m.human is not None for ms in machine_strata for m in ms):

@@ -4,11 +4,13 @@ A pair's **impact on the benchmark** is the sum, over the runs that retrieved it
 nDCG@10 discount 1/log2(rank + 1) for rank <= 10 (0 beyond): the weight its label carries in
 those runs' nDCG@10 (K. Järvelin and J. Kekäläinen, "Cumulated gain-based evaluation of IR
 techniques", ACM TOIS 20(4), 2002). With a budget of N pairs, the N pairs of highest impact
-go to humans, ties by query id then doc id (code-point order).
+go to humans, ties by query id then doc id (code-point order); an audit's place is kept but
+filled by a random audit (:func:`budget_order`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -33,23 +35,52 @@ def pair_impact(ranks: Iterable[int]) -> float:
 @dataclass(frozen=True, slots=True)
 class BudgetEntry:
     """One review item as the budget sees it: ``started`` when a human already holds or
-    judged it (it keeps its place), its impact and the pair's ids."""
+    judged it (it keeps its place), its impact and the pair's ids; ``audit`` for an audit
+    item, with ``draw``, a key independent of its labels (:func:`budget_draw`) that orders
+    the audits among themselves."""
 
     item_id: int
     impact: float
     query_id: str
     doc_id: str
     started: bool = False
+    audit: bool = False
+    draw: float = 0.0
+
+
+def budget_draw(job_id: int, pair_id: int) -> float:
+    """An audit item's place among the audits a human budget serves: the first 64 bits of
+    SHA-256 of ``"budget:<job id>:<pair id>"`` as a fraction of 2^64, uniform on [0, 1),
+    reproducible, and independent of the audit's own draw (another salt) and of any label."""
+    digest = hashlib.sha256(f"budget:{job_id}:{pair_id}".encode("ascii")).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
 
 
 def budget_order(entries: Sequence[BudgetEntry]) -> list[int]:
     """Item ids in budget order: started items first (a budget never takes back a pair a
-    human already has), then impact descending, query id, doc id, item id. Rank r (1-based)
-    in this list is within a budget N when r <= N."""
-    ordered = sorted(
-        entries, key=lambda e: (not e.started, -e.impact, e.query_id, e.doc_id, e.item_id)
+    human already has), then by impact descending, query id, doc id, item id; rank r
+    (1-based) in this list is within a budget N when r <= N.
+
+    The audits keep the places that order gives them, but which audit fills which place is
+    decided by ``draw`` (random), not by impact: the audit is a probability sample only if
+    the audits a budget leaves unjudged are missing at random. Served by impact, the judged
+    audits would be the high-impact pairs (more often relevant, and more often wrong in one
+    direction), and the intervals, which treat unjudged audits as missing at random within
+    their stratum, would be biased (Little and Rubin, *Statistical Analysis with Missing
+    Data*, 2nd ed., 2002, sec. 1.3). With the places kept, a budget serves as many audits as
+    before, and each waiting audit equally likely."""
+    waiting = sorted(
+        (e for e in entries if not e.started),
+        key=lambda e: (-e.impact, e.query_id, e.doc_id, e.item_id),
     )
-    return [e.item_id for e in ordered]
+    audits = iter(sorted((e for e in waiting if e.audit), key=lambda e: (e.draw, e.item_id)))
+    started = sorted(
+        (e for e in entries if e.started),
+        key=lambda e: (-e.impact, e.query_id, e.doc_id, e.item_id),
+    )
+    return [e.item_id for e in started] + [
+        next(audits).item_id if e.audit else e.item_id for e in waiting
+    ]
 
 
 def budget_coverage(impacts_in_order: Sequence[float], budget: int | None) -> float | None:

@@ -156,11 +156,13 @@ def _pair_impacts(pair_ids: set[int]) -> dict[int, float]:
 def review_budget_renumber(*, job: DebateJob, now: datetime | None = None) -> None:
     """Give every review item of ``job`` its ``budget_rank`` (1-based), in the budget order of
     :func:`assess.review.budget.budget_order`: items a human holds (live lease), judged or
-    adjudicated first, then impact descending, query id, doc id. The claim serves an item
-    only while its rank is within ``job.human_budget``, so raising the budget releases the
-    next items in this order. Writes only the ranks that changed. Renumberings of one job
-    run one at a time (a PostgreSQL advisory lock), each reading the items after the previous
-    one wrote, so two of them never leave two items with one rank."""
+    adjudicated first, then impact descending, query id, doc id, each audit's place filled
+    by an audit in :func:`assess.review.budget.budget_draw` order (so the audits a budget
+    leaves out are missing at random). The claim serves an item only while its rank is
+    within ``job.human_budget``, so raising the budget releases the next items in this
+    order. Writes only the ranks that changed. Renumberings of one job run one at a time (a
+    PostgreSQL advisory lock), each reading the items after the previous one wrote, so two
+    of them never leave two items with one rank."""
     now = now or timezone.now()
     with transaction.atomic():
         if connection.vendor == "postgresql":
@@ -182,11 +184,15 @@ def _budget_ranks_write(job: DebateJob, now: datetime) -> None:
         "lease_expires_at",
         "adjudication",
         "budget_rank",
+        "kind",
+        "debate__pair_id",
     )
     entries, current = [], {}
-    for pk, impact, query_id, doc_id, done, lease, adjudicated, rank in rows:
+    for pk, impact, query_id, doc_id, done, lease, adjudicated, rank, kind, pair in rows:
         started = bool(done) or adjudicated is not None or (lease is not None and lease > now)
-        entries.append(budget.BudgetEntry(pk, impact, query_id, doc_id, started))
+        audit = kind == ReviewItem.Kind.AUDIT
+        draw = budget.budget_draw(job.pk, pair) if audit else 0.0
+        entries.append(budget.BudgetEntry(pk, impact, query_id, doc_id, started, audit, draw))
         current[pk] = rank
     changed = [
         ReviewItem(pk=pk, budget_rank=rank)
