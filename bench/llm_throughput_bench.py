@@ -15,8 +15,9 @@ Printed per run: calls/s (server-counted requests / wall time), CPU ms per call 
 process for (a) and (b), the worker process for (c): user + system, the HTTP client
 included), the server's peak in flight, and requests counted at the server vs LLM calls
 stored in turns (lost = requests without a stored turn, repeated = the same messages asked
-twice). Then the ratios (b)/(a) and (c)/(a) of calls/s. Targets: >= 0.95 at C = 16, >= 0.8
-at C = 64; peak in flight = C; 0 lost, 0 repeated.
+twice). Then the ratios (b)/(a) and (c)/(a) of calls/s and of CPU per call. Targets: >= 0.95
+at C = 16, >= 0.8 at C = 64; CPU per call at most 2x the bare client's; peak in flight = C;
+0 lost, 0 repeated.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench \\
     CELERY_BROKER_URL=redis://127.0.0.1:6379/14 \\
@@ -29,20 +30,24 @@ dataset is deleted before and after.
 DEBUG is off unless the environment sets ``DEBUG=1`` (as deployed; the figures before
 2026-12-04 were taken with it on).
 
+The worker of (c) runs at ``--loglevel WARNING``, Celery's default and the documented
+worker's (``docs/production.md``); until 2026-12-05 the bench ran it at INFO, whose two log
+lines a task cost ~0.1 ms of CPU a call.
+
 ``--profile`` measures where the CPU goes at the concurrency that matters (the last level of
-``--concurrency``, e.g. ``--concurrency 64 --pairs 100 --skip-celery``): after a warm-up job,
-(b) and then (a) with the same number of requests, first unprofiled (their CPU ms per call,
-as above), then each under cProfile, one profiler per thread timed by that thread's own CPU
-clock (``time.thread_time``: waiting on the server or PostgreSQL is not overhead), merged.
-Printed for each: the top functions by own time and by cumulative time, in CPU ms per LLM
-call (the profiler's own overhead inflates them; compare them with each other).
+``--concurrency``, e.g. ``--concurrency 64 --pairs 100``; ``--skip-celery`` leaves (c) out):
+after a warm-up job, (b), (a) and (c) with the same number of requests, first unprofiled
+(their CPU ms per call, as above), then each under cProfile, one profiler per thread timed by
+that thread's own CPU clock (waiting on the server or PostgreSQL is not overhead), merged
+(``bench/_profiles.py``; the worker of (c) is started by it, its start-up left out). Printed
+for each: the top functions by own time and by cumulative time, in CPU ms per LLM call (the
+profiler's own overhead inflates them; compare them with each other).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import cProfile
 import gzip
 import json
 import os
@@ -50,7 +55,6 @@ import pstats
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from contextlib import nullcontext
 from pathlib import Path
@@ -68,6 +72,7 @@ os.environ.setdefault("SECRET_KEY", "bench-" + os.urandom(16).hex())
 from _common import drop_bench_data as _drop_bench_data  # noqa: E402
 from _common import jsonl_gz as _jsonl_gz  # noqa: E402
 from _common import prepare_database  # noqa: E402
+from _profiles import CLEAR_SIGNAL, ThreadProfiles, stats_print  # noqa: E402
 from latency_server import MODEL, LatencyServer  # noqa: E402
 
 SCIFACT = REPO / "data" / "scifact"
@@ -169,60 +174,6 @@ def prompts_of(pool, n: int) -> list[list[dict]]:
     return out
 
 
-class ThreadProfiles:
-    """While entered, cProfile in every thread: this one and each thread started meanwhile
-    (``threading.Thread.run`` wrapped), each profiler timed by its own thread's CPU clock, so
-    the merged profile adds up to the CPU the threads spent, not to wall time."""
-
-    def __init__(self) -> None:
-        self.profiles: list[cProfile.Profile] = []
-        self._lock = threading.Lock()
-        self._original_run = threading.Thread.run
-
-    def _profile(self) -> cProfile.Profile:
-        profile = cProfile.Profile(time.thread_time)
-        with self._lock:
-            self.profiles.append(profile)
-        return profile
-
-    def __enter__(self) -> ThreadProfiles:
-        original, new_profile = self._original_run, self._profile
-
-        def run(thread: threading.Thread) -> None:
-            profile = new_profile()
-            profile.enable()
-            try:
-                original(thread)
-            finally:
-                profile.disable()
-
-        threading.Thread.run = run  # type: ignore[method-assign]
-        self._main = self._profile()
-        self._main.enable()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._main.disable()
-        threading.Thread.run = self._original_run  # type: ignore[method-assign]
-
-    def print_top(self, title: str, calls: int, *, top: int = 30, dump: Path | None = None) -> None:
-        """The ``top`` functions by own and by cumulative CPU time, in ms per LLM call; the
-        merged profile also written to ``dump`` (pstats format) when given."""
-        merged = pstats.Stats(*self.profiles)
-        if dump is not None:
-            merged.dump_stats(dump)
-        stats = merged.stats  # type: ignore[attr-defined]
-        rows = [(tt, ct, nc, func) for func, (_, nc, tt, ct, _) in stats.items()]
-        total = sum(r[0] for r in rows)
-        print(f"{title}: {1000 * total / max(calls, 1):.2f} ms CPU per call under the profiler")
-        for key, name in ((0, "own"), (1, "cumulative")):
-            print(f"  by {name} time (ms per LLM call, function calls per LLM call):")
-            for tt, ct, nc, (path, line, func) in sorted(rows, key=lambda r: -r[key])[:top]:
-                where = f"{Path(path).name}:{line}({func})" if line else func
-                ms = 1000 * (tt, ct)[key] / max(calls, 1)
-                print(f"    {ms:7.3f}  {nc / max(calls, 1):7.2f}  {where}")
-
-
 def run_bare(
     server: LatencyServer,
     messages: list[list[dict]],
@@ -302,45 +253,64 @@ def run_inline(
     return {"wall": wall, "cpu": cpu, "calls": counters["requests"], "server": counters, "job": job}
 
 
-def run_celery(server: LatencyServer, pool, concurrency: int, log: Path) -> dict:
-    """(c): the job on a real ``-P threads -c C`` worker of the llm_remote queue."""
+def worker_command(concurrency: int, name: str, profile: Path | None) -> list[str]:
+    """The (c) worker: ``celery -A config worker -Q llm_remote -P threads -c C`` at the
+    documented worker's log level (WARNING, Celery's default; INFO logs two lines a task,
+    ~0.1 ms of CPU a call); run by ``bench/_profiles.py``, which writes its profile to
+    ``profile``, when given."""
+    args = [
+        "-A",
+        "config",
+        "worker",
+        "-Q",
+        "llm_remote",
+        "-P",
+        "threads",
+        "-c",
+        str(concurrency),
+        "--without-gossip",
+        "--without-mingle",
+        "--loglevel",
+        "WARNING",
+        "-n",
+        name,
+    ]
+    if profile is not None:
+        return [sys.executable, str(REPO / "bench" / "_profiles.py"), str(profile), *args]
+    return [sys.executable, "-m", "celery", *args]
+
+
+def worker_wait_ready(worker: subprocess.Popen, name: str, log: Path) -> None:
+    """Wait until worker ``name`` answers a ping (at WARNING it logs no "ready." line)."""
+    from config.celery import app
+
+    deadline = time.monotonic() + 120
+    while not app.control.ping(destination=[name], timeout=0.5):
+        if worker.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"worker did not start: {log.read_text()[-2000:]}")
+
+
+def run_celery(
+    server: LatencyServer, pool, concurrency: int, log: Path, *, profile: Path | None = None
+) -> dict:
+    """(c): the job on a real ``-P threads -c C`` worker of the llm_remote queue; with
+    ``profile``, every thread of the worker under cProfile from the job's start (see
+    :func:`worker_command`), the merged profile written to ``profile``."""
     import psutil
 
     from debates.models import DebateJob
     from debates.services import JobSpec, debate_job_begin, debate_job_launch
 
+    name = f"bench-{time.monotonic_ns()}@localhost"
     worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "-Q",
-            "llm_remote",
-            "-P",
-            "threads",
-            "-c",
-            str(concurrency),
-            "--without-gossip",
-            "--without-mingle",
-            "--loglevel",
-            "INFO",
-            "-n",
-            f"bench-{time.monotonic_ns()}@localhost",
-        ],
+        worker_command(concurrency, name, profile),
         cwd=REPO,
         env=dict(os.environ),
         stdout=log.open("wb"),
         stderr=subprocess.STDOUT,
     )
     try:
-        deadline = time.monotonic() + 120
-        while "ready." not in log.read_text(errors="replace"):
-            if worker.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"worker did not start: {log.read_text()[-2000:]}")
-            time.sleep(0.2)
+        worker_wait_ready(worker, name, log)
         a = agent(server)
         spec = JobSpec(
             pool=pool, agent_a=a, agent_b=a, rounds=2, concurrency=concurrency, reuse=False
@@ -348,6 +318,8 @@ def run_celery(server: LatencyServer, pool, concurrency: int, log: Path) -> dict
         job = debate_job_launch(spec=spec, start=False)
         server.reset()
         process = psutil.Process(worker.pid)
+        if profile is not None:
+            os.kill(worker.pid, CLEAR_SIGNAL)  # its start-up is not the LLM stage's cost
         before = process.cpu_times()
         wall = time.perf_counter()
         debate_job_begin(job=job)  # a broker is configured: enqueued
@@ -387,11 +359,19 @@ def line(name: str, result: dict, concurrency: int) -> str:
 
 
 def profile_both(
-    server: LatencyServer, dataset, *, pairs: int, concurrency: int, dump: Path | None
+    server: LatencyServer,
+    dataset,
+    *,
+    pairs: int,
+    concurrency: int,
+    dump: Path | None,
+    celery: bool,
+    tmp: Path,
 ) -> None:
-    """``--profile``: (b) and (a) at ``concurrency`` on ``pairs`` pairs, unprofiled and then
-    under :class:`ThreadProfiles`; prints their lines and both profiles (written to
-    ``dump``-product.prof and ``dump``-bare.prof when given)."""
+    """``--profile``: (b) and (a), and (c) when ``celery``, at ``concurrency`` on ``pairs``
+    pairs, unprofiled and then under :class:`ThreadProfiles` (the worker of (c) run by
+    ``bench/_profiles.py``); prints their lines and the profiles (also written to
+    ``dump``-product.prof, -bare.prof and -celery.prof when given)."""
     # A warm-up job first: the SDK's lazy imports and the first connections are not per-call
     # cost.
     run_inline(server, bench_pool(dataset, min(pairs, concurrency), "warm-up"), concurrency)
@@ -400,6 +380,9 @@ def profile_both(
     bare = run_bare(server, prompts_of(inline["job"].pool, inline["calls"]), concurrency)
     print(line("bare (a)", bare, concurrency))
     print(line("in-proc (b)", inline, concurrency))
+    if celery:
+        plain = run_celery(server, bench_pool(dataset, pairs, "celery"), concurrency, tmp / "w.log")
+        print(line("celery (c)", plain, concurrency))
     from debates.services.lane import lane_reset
     from debates.services.threads import helpers_reset
 
@@ -417,6 +400,12 @@ def profile_both(
     ):
         out = dump.with_name(f"{dump.name}-{name}.prof") if dump is not None else None
         profiles.print_top(title, calls, dump=out)
+    if celery:
+        out = dump.with_name(f"{dump.name}-celery.prof") if dump is not None else None
+        out = out or tmp / "celery.prof"
+        pool = bench_pool(dataset, pairs, "celery-profiled")
+        worker = run_celery(server, pool, concurrency, tmp / "w.log", profile=out)
+        stats_print(pstats.Stats(str(out)), "celery worker (c), profiled", worker["calls"])
 
 
 def main() -> None:
@@ -427,10 +416,12 @@ def main() -> None:
     parser.add_argument("--concurrency", default="1,16,64")
     parser.add_argument("--skip-celery", action="store_true")
     parser.add_argument(
-        "--profile", action="store_true", help="cProfile (b) and (a) at the last level"
+        "--profile", action="store_true", help="cProfile (b), (a) and (c) at the last level"
     )
     parser.add_argument(
-        "--profile-dump", type=Path, help="with --profile: write PATH-product.prof, -bare.prof"
+        "--profile-dump",
+        type=Path,
+        help="with --profile: write PATH-product.prof, -bare.prof, -celery.prof",
     )
     args = parser.parse_args()
     if not args.skip_celery and not os.environ.get("CELERY_BROKER_URL", "").startswith("redis"):
@@ -452,6 +443,8 @@ def main() -> None:
                     pairs=args.pairs,
                     concurrency=levels[-1],
                     dump=args.profile_dump,
+                    celery=not args.skip_celery,
+                    tmp=Path(tmp),
                 )
                 return
             print(
@@ -476,7 +469,14 @@ def main() -> None:
                     for k in results
                     if k != "bare (a)"
                 )
+                cpu = {k: v["cpu"] / max(v["calls"], 1) for k, v in results.items()}
+                cpu_ratios = ", ".join(
+                    f"{k.split()[-1]}/(a) = {cpu[k] / cpu['bare (a)']:.2f}"
+                    for k in results
+                    if k != "bare (a)"
+                )
                 print(f"  ratios: {ratios}  (load {os.getloadavg()[0]:.2f})")
+                print(f"  CPU per call: {cpu_ratios}  (target <= 2)")
         finally:
             drop_bench_data()
 

@@ -35,6 +35,7 @@ query/chunk blocks already open the user message).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Any, Protocol
@@ -113,11 +114,17 @@ def prompt_version_check(version: str, scale: str) -> str:
 
 def reply_json_schema(max_grade: int | None = None) -> dict[str, Any]:
     """The reply schema: :data:`REPLY_JSON_SCHEMA` itself when ``max_grade`` is None (binary),
-    else the same shape with ``label`` an integer enum 0..G. Raises ValueError for G outside
-    the rubric's range (:func:`debates.rubric.check_max_grade`)."""
+    else the same shape with ``label`` an integer enum 0..G, one object per G (a backend may
+    keep what it derives from a schema by the object: do not change it). Raises ValueError
+    for G outside the rubric's range (:func:`debates.rubric.check_max_grade`)."""
     if max_grade is None:
         return REPLY_JSON_SCHEMA
-    grades = list(range(rubric.check_max_grade(max_grade) + 1))
+    return _graded_reply_json_schema(rubric.check_max_grade(max_grade))
+
+
+@functools.lru_cache(maxsize=8)
+def _graded_reply_json_schema(max_grade: int) -> dict[str, Any]:
+    grades = list(range(max_grade + 1))
     properties = {**REPLY_JSON_SCHEMA["properties"], "label": {"type": "integer", "enum": grades}}
     return {**REPLY_JSON_SCHEMA, "properties": properties}
 

@@ -49,11 +49,12 @@ def run_debate(debate_id: int) -> str:
     """Run debate ``debate_id`` if it is pending and its job running; return its status
     after (``"missing"`` if it was deleted since it was queued)."""
     from .models import Debate
-    from .services.run import debate_run, debate_worker_gate
+    from .services.run import debate_run_status, debate_worker_gate
 
-    # debate_run loads the row itself (its claim is the first statement): no extra query.
+    # debate_run_status loads the row itself (its claim is the first statement) and reads
+    # nothing back once the outcome is stored: no extra query.
     try:
-        return debate_run(debate_id=debate_id, gate=debate_worker_gate()).status
+        return debate_run_status(debate_id=debate_id, gate=debate_worker_gate()).status
     except Debate.DoesNotExist:
         return "missing"
 

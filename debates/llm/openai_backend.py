@@ -51,6 +51,7 @@ from collections.abc import Callable
 from typing import Any
 
 import openai
+from openai.types.chat import ChatCompletion
 
 from debates.llm.base import (
     TOP_LOGPROBS,
@@ -184,6 +185,43 @@ def _strict_schema(schema: Any) -> tuple[Any, bool]:
         return out
 
     return walk(schema), strict
+
+
+def _response_format_build(mode: str, schema: Any) -> dict[str, Any]:
+    if mode == "json_schema":
+        strict_schema, strict = _strict_schema(schema)
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": "reply", "schema": strict_schema, "strict": strict},
+        }
+    if mode == "json_object_schema":
+        return {"type": "json_object", "schema": schema}
+    return {"type": "json_object"}
+
+
+# Built response formats by (mode, id(schema)), with the schema they were built from (an id
+# is only reused once its object is gone, and the entry keeps it alive): a debate's calls
+# pass one of a few schema objects (debates.prompts.reply_json_schema), and walking the schema
+# for its strict form on every call was a measurable share of a call's CPU.
+_FORMATS: dict[tuple[str, int], tuple[Any, dict[str, Any]]] = {}
+_FORMATS_MAX = 64
+
+
+def response_format(mode: str, schema: Any) -> dict[str, Any]:
+    """The ``response_format`` of a request in structured-output ``mode`` (one of
+    :data:`_SCHEMA_MODES`) for JSON ``schema``: built once per mode and schema object and
+    shared by every request after (never changed; the SDK serialises it as given). A schema
+    changed in place after its first use is not seen: schemas are constants
+    (:func:`debates.prompts.reply_json_schema`)."""
+    key = (mode, id(schema))
+    entry = _FORMATS.get(key)
+    if entry is not None and entry[0] is schema:
+        return entry[1]
+    built = _response_format_build(mode, schema)
+    if len(_FORMATS) >= _FORMATS_MAX:
+        _FORMATS.clear()  # schemas made per call by a caller: kept bounded, built again
+    _FORMATS[key] = (schema, built)
+    return built
 
 
 def _error_message(exc: openai.APIStatusError) -> str:
@@ -406,16 +444,7 @@ class OpenAIClient:
 
     @staticmethod
     def _response_format(mode: str, params: GenerationParams) -> dict[str, Any]:
-        schema = params.json_schema
-        if mode == "json_schema":
-            strict_schema, strict = _strict_schema(schema)
-            return {
-                "type": "json_schema",
-                "json_schema": {"name": "reply", "schema": strict_schema, "strict": strict},
-            }
-        if mode == "json_object_schema":
-            return {"type": "json_object", "schema": schema}
-        return {"type": "json_object"}
+        return response_format(mode, params.json_schema)
 
     def chat(self, messages: list[ChatMessage], params: GenerationParams) -> LLMResult:
         """Complete ``messages``; ``latency_ms`` is the wall time of the successful request.
@@ -431,7 +460,7 @@ class OpenAIClient:
                 kwargs["response_format"] = self._response_format(mode, params)
             start = time.perf_counter()
             try:
-                response = self._sdk.chat.completions.create(**kwargs)
+                response = self._post(kwargs)
             except openai.APIStatusError as exc:
                 if self._logprobs_refusal(exc, kwargs) or self._adapt_to_refusal(exc, kwargs):
                     continue
@@ -456,6 +485,23 @@ class OpenAIClient:
         if not response.choices:
             raise TransientLLMError(f"{self._where()}: response without choices")
         return self._result(response, messages, latency_ms)
+
+    def _post(self, kwargs: dict[str, Any]) -> ChatCompletion:
+        """POST one chat request (:meth:`_request`'s keyword arguments) as
+        ``chat.completions.create(**kwargs)`` would, through the SDK's public low-level
+        ``post``: the same path, JSON body, headers (bearer auth only, as ``create`` asks)
+        and parsed ``ChatCompletion``, without ``create``'s per-call ``maybe_transform`` of
+        the body, which only copies plain dicts like these (~0.45 ms of CPU a call at 64 in
+        flight, ``bench/llm_throughput_bench.py --profile``). ``extra_body`` is merged into
+        the body by the SDK, as for ``create``."""
+        body = dict(kwargs)
+        options: openai.RequestOptions = {"security": {"bearer_auth": True}}
+        extra = body.pop("extra_body", None)
+        if extra is not None:
+            options["extra_json"] = extra
+        return self._sdk.post(
+            "/chat/completions", cast_to=ChatCompletion, body=body, options=options, stream=False
+        )
 
     def _request(self, messages: list[ChatMessage], params: GenerationParams) -> dict[str, Any]:
         """The keyword arguments of one chat request (without ``response_format``)."""

@@ -2,34 +2,38 @@
 
 A debate is run by whoever claims it: :func:`lease_claim` turns it from pending to running
 with a random token and an expiry, only while its job runs, so a second delivery of the same
-task finds nothing to claim. Then, under that lease:
+task finds nothing to claim (on PostgreSQL the claim also reads the debate:
+:func:`debates.services.claimed.debate_claim_load`). Then, under that lease:
 
 - :func:`lease_renew` before every LLM call extends the expiry (and says whether the job was
   paused or cancelled, or another worker took the debate over after the lease expired);
-- :func:`lease_turn_store` stores each turn as soon as it is answered, with its cost;
-- the debate leaves "running" once, by one of :func:`lease_end` (agreed or escalated),
-  :func:`lease_fail` (a failed attempt: back to pending, or failed for good) or
-  :func:`lease_release` (given back, no attempt counted: the job stopped, or Ctrl-C).
+- :func:`lease_turns_store` stores answered turns with their cost, a round's two at once,
+  before the debate's next LLM call (when, is :mod:`debates.services.turn_writer`'s part);
+- the debate leaves "running" once, by one of :func:`lease_end` (agreed or escalated, with
+  the turns of its last round), :func:`lease_fail` (a failed attempt: back to pending, or
+  failed for good) or :func:`lease_release` (given back, no attempt counted: the job
+  stopped, or Ctrl-C).
 
-Every one of them is a single SQL statement, the same text on PostgreSQL and SQLite (the
-demo), checking the token in its WHERE clause: a worker that lost its lease writes nothing.
-The statements are named and documented together in :class:`LeaseSQL`; the statuses they
-compare and set are the models' choices, bound as parameters (:data:`LEASE_STATUSES`).
-They run once per LLM call or per debate, so they are written out rather than built by the
-ORM (whose compile step cost ~0.8 ms each, see ``bench/llm_throughput_bench.py``); datetimes
-go through the backend's adapter as the ORM's would. :class:`GuardedClient` wraps an agent's
-LLM client so that each call renews the lease, holds no database connection, retries
-transient errors and is metered (:class:`Meter`).
+Every write is a single SQL statement, or two in one transaction where turns are inserted,
+the same text on PostgreSQL and SQLite (the demo), checking the token in its WHERE clause: a
+worker that lost its lease writes nothing. The statements are named and documented together
+in :class:`LeaseSQL` (the INSERT of n turns by :func:`turns_insert_sql`); the statuses they
+compare and set are the models' choices, bound as parameters (:data:`LEASE_STATUSES`). They
+run once per LLM call or per debate, so they are written out rather than built by the ORM
+(whose compile step cost ~0.8 ms each, see ``bench/llm_throughput_bench.py``); datetimes go
+through the backend's adapter as the ORM's would. The client that renews the lease before
+each call is :class:`debates.services.guarded.GuardedClient`.
 """
 
 from __future__ import annotations
 
+import functools
 import json
-import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Sequence
 from contextlib import nullcontext
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from types import MappingProxyType
 from typing import Any
@@ -40,20 +44,16 @@ from django.utils import timezone
 
 from corpora.models import Pool
 from debates.engine import DebateOutcome, TurnRecord
-from debates.llm.base import ChatMessage, GenerationParams, LLMClient, LLMResult
 from debates.models import Debate, DebateJob, Turn, WebhookDelivery
-from debates.retry import call_with_retry
 from debates.services.common import (
     LOCAL_QUEUE,
     MAX_ATTEMPTS,
-    database_release,
     lease_seconds,
     retry_countdown,
     with_connection_retry,
 )
 from debates.services.lane import lane_run
 from debates.services.queue import debates_enqueue
-from debates.services.threads import LLMGate
 from debates.services.webhooks import webhook_job_event
 
 RENEWED_BY_STORE_S = 0.25  # a turn stored this recently renewed the lease (see Lease.renew)
@@ -147,9 +147,9 @@ WHERE id = %(debate_id)s AND status = %(debate_running)s AND lease_token = %(tok
 RETURNING (SELECT status FROM {_JOB} WHERE id = job_id)
 """  # noqa: S608
 
-    #: :func:`lease_turn_store`, first of two writes in one transaction: checks and locks
-    #: the lease, adds the turn's cost to the debate, extends the lease to ``expires`` and
-    #: returns the job's status (so a turn stored under a running job also renews the lease).
+    #: :func:`lease_turns_store`, first of two writes in one transaction: checks and locks
+    #: the lease, adds the turns' cost to the debate, extends the lease to ``expires`` and
+    #: returns the job's status (so turns stored under a running job also renew the lease).
     #: A duplicate turn (unique on debate, round, agent) rolls the cost back with it.
     #: (PostgreSQL could do both writes in one statement, SQLite cannot.)
     STORE_COST = f"""
@@ -163,21 +163,26 @@ WHERE id = %(debate_id)s AND status = %(debate_running)s AND lease_token = %(tok
 RETURNING (SELECT status FROM {_JOB} WHERE id = job_id)
 """  # noqa: S608
 
-    #: :func:`lease_turn_store`, second write: the turn itself, one named parameter a column
-    #: (:data:`TURN_COLUMNS`).
-    STORE_TURN = f"""
-INSERT INTO {_TURN} ({", ".join(TURN_COLUMNS)})
-VALUES ({", ".join(f"%({column})s" for column in TURN_COLUMNS)})
-"""  # noqa: S608
-
     #: :func:`lease_end`: the outcome stored (agreed or escalated), the lease cleared,
-    #: ``elapsed`` seconds added, while ``token`` holds the debate.
+    #: ``elapsed`` seconds added, with the cost of the turns stored beside it (as
+    #: :data:`STORE_COST` adds it; zeros when none), while ``token`` holds the debate. Returns
+    #: whether the job is a direct-call job on an adaptive pool (one that adds batches as its
+    #: debates end, :func:`debates.services.pool_batches.pool_batch_next`); no row: the lease
+    #: was lost and nothing is written.
     END = f"""
 UPDATE {_DEBATE} SET status = %(status)s, final_label = %(final_label)s,
     consensus_round = %(consensus_round)s, escalation_reason = %(escalation_reason)s,
     chunk_truncated = %(chunk_truncated)s, last_error = '', lease_token = '',
-    lease_expires_at = NULL, seconds = seconds + %(elapsed)s, finished = %(now)s
+    lease_expires_at = NULL, seconds = seconds + %(elapsed)s, finished = %(now)s,
+    calls = calls + %(attempts)s, prompt_tokens = prompt_tokens + %(prompt_tokens)s,
+    completion_tokens = completion_tokens + %(completion_tokens)s,
+    reasoning_tokens = reasoning_tokens + %(reasoning_tokens)s,
+    cached_tokens = cached_tokens + %(cached_tokens)s, latency_ms = latency_ms + %(latency_ms)s
 WHERE id = %(debate_id)s AND status = %(debate_running)s AND lease_token = %(token)s
+RETURNING (
+    SELECT NOT j.batch AND p.strategy IN (%(adaptive_a)s, %(adaptive_b)s)
+    FROM {_JOB} j JOIN {_POOL} p ON p.id = j.pool_id WHERE j.id = job_id
+)
 """  # noqa: S608
 
     #: :func:`lease_fail`: one more attempt counted; failed for good (finished ``now``) when
@@ -210,6 +215,17 @@ RETURNING callback_url
 """  # noqa: S608
 
 
+@functools.lru_cache(maxsize=8)
+def turns_insert_sql(rows: int) -> str:
+    """The INSERT of ``rows`` turns in one statement (the same text on PostgreSQL and SQLite),
+    row ``i``'s columns (:data:`TURN_COLUMNS`) bound by name with suffix ``_i``
+    (:func:`turn_params`), written by :func:`lease_turns_store` and :func:`lease_end`."""
+    values = ", ".join(
+        "(" + ", ".join(f"%({column}_{i})s" for column in TURN_COLUMNS) + ")" for i in range(rows)
+    )
+    return f"INSERT INTO {_TURN} ({', '.join(TURN_COLUMNS)}) VALUES {values}"  # noqa: S608
+
+
 def lease_claim(*, debate_id: int, seconds: float | None = None) -> Lease | None:
     """Claim a pending debate of a running job that is not in batch mode (a batch job's
     debates advance through batch files only, never by a direct call) with a new lease of
@@ -221,20 +237,25 @@ def lease_claim(*, debate_id: int, seconds: float | None = None) -> Lease | None
     token = uuid.uuid4().hex
 
     def claim() -> int:
-        now = timezone.now()
-        params = lease_params(
-            token=token,
-            expires=_stamp(now + timedelta(seconds=seconds)),
-            now=_stamp(now),
-            debate_id=debate_id,
-        )
         with connection.cursor() as cursor:
-            cursor.execute(LeaseSQL.CLAIM, params)
+            cursor.execute(LeaseSQL.CLAIM, lease_claim_params(debate_id, token, seconds))
             return cursor.rowcount
 
     if not with_connection_retry(claim):
         return None
     return Lease(debate_id, token, seconds)
+
+
+def lease_claim_params(debate_id: int, token: str, seconds: float) -> dict[str, Any]:
+    """The parameters of :data:`LeaseSQL.CLAIM` claiming ``debate_id`` with ``token`` for
+    ``seconds`` from now."""
+    now = timezone.now()
+    return lease_params(
+        token=token,
+        expires=_stamp(now + timedelta(seconds=seconds)),
+        now=_stamp(now),
+        debate_id=debate_id,
+    )
 
 
 def lease_renew(*, lease: Lease) -> None:
@@ -265,80 +286,134 @@ def lease_renew(*, lease: Lease) -> None:
     lease.confirmed_at = time.monotonic()
 
 
-def lease_turn_store(
-    *, lease: Lease, record: TurnRecord, prompt_version: str, meter: Meter | None = None
-) -> None:
-    """Store one new turn (with the prompt version it was asked with) and add its cost to the
-    debate, in one transaction, while ``lease`` holds the debate; a turn already stored for
-    (debate, round, agent) is never stored or counted twice. Raises LeaseLost (nothing
-    written) if the lease no longer holds. A connection the server closed during the LLM call
-    is reopened and the write tried again (the reply is never asked for again)."""
-    running = lane_run(
-        lambda: with_connection_retry(lambda: _turn_write(lease, record, prompt_version))
-    )
+def lease_turns_store(*, lease: Lease, records: Sequence[TurnRecord], prompt_version: str) -> None:
+    """Store new turns (each with the prompt version it was asked with; a round's two turns at
+    once) and add their cost to the debate, in one transaction, while ``lease`` holds the
+    debate; a turn already stored for (debate, round, agent) is never stored or counted twice.
+    Renews the lease when the job still runs (else the next renewal finds it stopped). Raises
+    LeaseLost (nothing written) if the lease no longer holds. A connection the server closed
+    during the LLM call is reopened and the write tried again (a reply is never asked for
+    again). Runs on the caller's thread: called on the database lane."""
+    if not records:
+        return
+    running = with_connection_retry(lambda: _turns_write(lease, records, prompt_version))
     lease.confirmed_at = time.monotonic() if running else None
-    if meter is not None:
-        meter.stored(record)
 
 
-def _turn_write(lease: Lease, record: TurnRecord, prompt_version: str) -> bool:
-    """The two writes of :func:`lease_turn_store`; True when the job is still running."""
+def _turns_write(lease: Lease, records: Sequence[TurnRecord], prompt_version: str) -> bool:
+    """The two writes of :func:`lease_turns_store`; True when the job is still running."""
     now = timezone.now()
-    counted = ("attempts", "prompt_tokens", "completion_tokens", "reasoning_tokens")
     cost = lease_params(
-        **{name: getattr(record, name) for name in counted},
-        cached_tokens=record.cached_tokens,
-        latency_ms=record.latency_ms,
-        chunk_truncated=record.chunk_truncated,
+        **turns_cost(records),
         expires=_stamp(now + timedelta(seconds=lease.seconds)),
         debate_id=lease.debate_id,
         token=lease.token,
     )
-    turn = {
-        "debate_id": lease.debate_id,
-        "round": record.round,
-        "agent": record.agent,
-        "stance": record.stance,
-        "label": record.label,
-        "argument": record.argument,
-        "evidence": json.dumps(list(record.evidence)),
-        "raw": record.raw,
-        "raw_attempts": json.dumps(list(record.raw_attempts)),
-        "prompt_version": prompt_version,
-        "parse_error": record.parse_error or "",
-        "model": record.model[:200],
-        "attempts": record.attempts,
-        "prompt_tokens": record.prompt_tokens,
-        "completion_tokens": record.completion_tokens,
-        "latency_ms": record.latency_ms,
-        "chunk_truncated": record.chunk_truncated,
-        "finish_reason": (record.finish_reason or "")[:20],
-        "reasoning": record.reasoning,
-        "reasoning_tokens": record.reasoning_tokens,
-        "cached_tokens": record.cached_tokens,
-        "cut_off": record.cut_off,
-        "attempt_log": json.dumps(list(record.attempt_log)),
-        "label_probability": record.label_probability,
-        "created": _stamp(now),
-    }
     try:
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(LeaseSQL.STORE_COST, cost)
             row = cursor.fetchone()
             if row is None:
                 raise LeaseLost(f"debate {lease.debate_id}: lease lost before storing a turn")
-            cursor.execute(LeaseSQL.STORE_TURN, turn)
+            cursor.execute(
+                turns_insert_sql(len(records)),
+                turn_params(lease.debate_id, records, prompt_version, now),
+            )
     except IntegrityError:
-        key = {"debate_id": lease.debate_id, "round": record.round, "agent": record.agent}
-        if not Turn.objects.filter(**key).exists():
+        if not _turns_stored_before(lease.debate_id, records):
             raise
         return False  # stored before (a retried write whose commit went through)
     return bool(row[0] == DebateJob.Status.RUNNING)
 
 
-def lease_end(*, lease: Lease, outcome: DebateOutcome, elapsed: float) -> bool:
+def _turns_stored_before(debate_id: int, records: Sequence[TurnRecord]) -> bool:
+    """Whether every one of ``records`` is stored (a write tried again after its commit went
+    through)."""
+    keys = {(record.round, record.agent) for record in records}
+    stored = set(
+        Turn.objects.filter(debate_id=debate_id, round__in={r for r, _ in keys}).values_list(
+            "round", "agent"
+        )
+    )
+    return keys <= stored
+
+
+def turns_cost(records: Sequence[TurnRecord]) -> dict[str, Any]:
+    """The cost ``records`` add to their debate: requests, tokens, latency, and whether a
+    chunk was cut (the parameters of :data:`LeaseSQL.STORE_COST` and :data:`LeaseSQL.END`
+    of that name)."""
+    return {
+        "attempts": sum(r.attempts for r in records),
+        "prompt_tokens": sum(r.prompt_tokens for r in records),
+        "completion_tokens": sum(r.completion_tokens for r in records),
+        "reasoning_tokens": sum(r.reasoning_tokens for r in records),
+        "cached_tokens": sum(r.cached_tokens for r in records),
+        "latency_ms": sum(r.latency_ms for r in records),
+        "chunk_truncated": any(r.chunk_truncated for r in records),
+    }
+
+
+def turn_params(
+    debate_id: int, records: Sequence[TurnRecord], prompt_version: str, now: datetime
+) -> dict[str, Any]:
+    """The parameters of :func:`turns_insert_sql` for ``records``, in order."""
+    params: dict[str, Any] = {}
+    created = _stamp(now)
+    for i, record in enumerate(records):
+        row = {
+            "debate_id": debate_id,
+            "round": record.round,
+            "agent": record.agent,
+            "stance": record.stance,
+            "label": record.label,
+            "argument": record.argument,
+            "evidence": json.dumps(list(record.evidence)),
+            "raw": record.raw,
+            "raw_attempts": json.dumps(list(record.raw_attempts)),
+            "prompt_version": prompt_version,
+            "parse_error": record.parse_error or "",
+            "model": record.model[:200],
+            "attempts": record.attempts,
+            "prompt_tokens": record.prompt_tokens,
+            "completion_tokens": record.completion_tokens,
+            "latency_ms": record.latency_ms,
+            "chunk_truncated": record.chunk_truncated,
+            "finish_reason": (record.finish_reason or "")[:20],
+            "reasoning": record.reasoning,
+            "reasoning_tokens": record.reasoning_tokens,
+            "cached_tokens": record.cached_tokens,
+            "cut_off": record.cut_off,
+            "attempt_log": json.dumps(list(record.attempt_log)),
+            "label_probability": record.label_probability,
+            "created": created,
+        }
+        params.update({f"{column}_{i}": value for column, value in row.items()})
+    return params
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseEnd:
+    """What :func:`lease_end` stored: ``stored`` False when the lease was lost (nothing
+    written); ``adds_batches`` when the debate's job is a direct-call job on an adaptive pool,
+    which may add its next batch now (:func:`debates.services.pool_batches.pool_batch_next`)."""
+
+    stored: bool
+    adds_batches: bool = False
+
+
+def lease_end(
+    *,
+    lease: Lease,
+    outcome: DebateOutcome,
+    elapsed: float,
+    turns: Sequence[TurnRecord] = (),
+    prompt_version: str = "",
+) -> LeaseEnd:
     """Store the debate's outcome (agreed or escalated, lease cleared, ``elapsed`` seconds
-    added) while ``lease`` still holds it; False, and nothing written, if it does not."""
+    added), with ``turns`` not stored yet (asked with ``prompt_version``) and their cost, in
+    one transaction, while ``lease`` still holds it; ``stored`` False, and nothing written,
+    if it does not. Runs on the caller's thread."""
+    now = timezone.now()
     params = lease_params(
         status=outcome.status,
         final_label=outcome.final_label,
@@ -346,17 +421,27 @@ def lease_end(*, lease: Lease, outcome: DebateOutcome, elapsed: float) -> bool:
         escalation_reason=outcome.escalation_reason or "",
         chunk_truncated=outcome.chunk_truncated,
         elapsed=elapsed,
-        now=_stamp(timezone.now()),
+        now=_stamp(now),
         debate_id=lease.debate_id,
         token=lease.token,
+        **{k: v for k, v in turns_cost(turns).items() if k != "chunk_truncated"},
     )
 
-    def end() -> bool:
-        with connection.cursor() as cursor:
+    def end() -> LeaseEnd:
+        # One statement needs no transaction; with turns the two writes commit together.
+        with transaction.atomic() if turns else nullcontext(), connection.cursor() as cursor:
             cursor.execute(LeaseSQL.END, params)
-            return bool(cursor.rowcount)
+            row = cursor.fetchone()
+            if row is None:
+                return LeaseEnd(stored=False)
+            if turns:
+                cursor.execute(
+                    turns_insert_sql(len(turns)),
+                    turn_params(lease.debate_id, turns, prompt_version, now),
+                )
+        return LeaseEnd(stored=True, adds_batches=bool(row[0]))
 
-    return bool(with_connection_retry(end))
+    return with_connection_retry(end)
 
 
 def lease_fail(
@@ -433,101 +518,3 @@ def job_finish_if_done(*, job_id: int) -> bool:
         if row is not None and row[0]:
             webhook_job_event(job_id=job_id, event=WebhookDelivery.Event.FINISHED)
     return row is not None
-
-
-# What a Meter counts: requests, then the token counts an LLMResult and a TurnRecord share.
-_METERED = ("calls", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens")
-
-
-class Meter:
-    """Every answered LLM request of one debate run, and the share already counted on the
-    debate through a stored turn, so answered requests whose turn was never stored (lease
-    lost, a later call failed, the job paused) are counted too (:meth:`unstored_count`)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.counts = dict.fromkeys(_METERED, 0)
-
-    def answered(self, result: LLMResult) -> None:
-        """Count one answered request."""
-        with self._lock:
-            self.counts["calls"] += 1
-            for name in _METERED[1:]:
-                self.counts[name] += getattr(result, name)
-
-    def stored(self, record: TurnRecord) -> None:
-        """Take a stored turn's requests off: the turn's write counted them on the debate."""
-        with self._lock:
-            self.counts["calls"] -= record.attempts
-            for name in _METERED[1:]:
-                self.counts[name] -= getattr(record, name)
-
-    @property
-    def calls(self) -> int:
-        """Answered requests not yet counted on the debate."""
-        return self.counts["calls"]
-
-    def unstored_count(self, *, debate_id: int) -> None:
-        """Add the answered requests whose turn was not stored to the debate's calls and
-        tokens (a provider bills them all); nothing when there are none."""
-        with self._lock:
-            counts, self.counts = self.counts, dict.fromkeys(_METERED, 0)
-        if counts["calls"] <= 0:
-            return
-        cost = {name: F(name) + max(value, 0) for name, value in counts.items()}
-        with_connection_retry(lambda: Debate.objects.filter(pk=debate_id).update(**cost))
-
-
-class GuardedClient:
-    """A client for one running debate: renews the lease before each call (stopping the debate
-    if the job was paused, the lease lost or ``stop`` set), closes the database connection for
-    the call's duration, retries transient errors with backoff, and meters every reply.
-
-    With ``gate``, each call holds one of the gate's slots (renewal and call only, not the
-    turn's write or a retry's wait): threads beyond the gate's size store their turns while
-    others' requests are in flight, and never more requests than slots are in flight."""
-
-    def __init__(
-        self,
-        inner: LLMClient,
-        *,
-        lease: Lease,
-        attempts: int,
-        sleep: Callable[[float], None],
-        meter: Meter | None = None,
-        stop: threading.Event | None = None,
-        gate: LLMGate | None = None,
-    ) -> None:
-        self.inner = inner
-        self._gate = gate
-        self.model = inner.model
-        self._lease, self._attempts, self._sleep = lease, attempts, sleep
-        self._meter = meter or Meter()
-        self._stop = stop
-
-    @property
-    def context_window(self) -> int:
-        """The inner client's context, read each time: the OpenAI client lowers it when a
-        server states a smaller one."""
-        return self.inner.context_window
-
-    def count_tokens(self, text: str) -> int:
-        """The inner client's token count of ``text``."""
-        return self.inner.count_tokens(text)
-
-    def chat(self, messages: list[ChatMessage], params: GenerationParams) -> LLMResult:
-        """One reply of the inner client, under the lease (see the class docstring)."""
-
-        def once() -> LLMResult:
-            with self._gate or nullcontext():
-                # Checked once a slot is free: a pause while this thread waited for one
-                # starts no new call.
-                if self._stop is not None and self._stop.is_set():
-                    raise JobStopped(f"debate {self._lease.debate_id}: the run is stopping")
-                lease_renew(lease=self._lease)
-                database_release()
-                result = self.inner.chat(messages, params)
-            self._meter.answered(result)
-            return result
-
-        return call_with_retry(once, attempts=self._attempts, sleep=self._sleep)

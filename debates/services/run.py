@@ -3,9 +3,11 @@ as one Celery task (:func:`debates.tasks.run_debate`) calling :func:`debate_run`
 - claims the debate with a conditional UPDATE (pending → running, only while the job is
   running) and a lease (a random token and an expiry), so a second delivery of the same
   message finds nothing to claim and does nothing;
-- stores every turn atomically as soon as the engine returns it (unique on (debate, round,
-  agent); see :mod:`debates.services.leases`), and passes the stored turns of a restarted
-  debate back to the engine as ``done_turns``, so no LLM call for a stored turn is repeated;
+- stores every turn atomically before the debate's next LLM call, a round's two turns in one
+  write and the last round's with the outcome (unique on (debate, round, agent); see
+  :mod:`debates.services.turn_writer` and :mod:`debates.services.leases`), and passes the
+  stored turns of a restarted debate back to the engine as ``done_turns``, so no LLM call
+  for a stored turn is repeated;
 - renews the lease before every LLM call and holds no transaction or database connection
   across the call; a worker that lost its lease (it was too slow and the debate was
   requeued) stops without writing, and a paused or cancelled job makes the debate go back to
@@ -28,6 +30,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent import futures
+from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 
@@ -43,7 +46,7 @@ from debates.llm.base import ContextTooLongError
 from debates.llm.config import AgentConfig
 from debates.models import Debate, DebateJob, Turn
 from debates.services import backends
-from debates.services.claimed import ClaimedDebate, claimed_debate_load
+from debates.services.claimed import ClaimedDebate, debate_claim_load
 from debates.services.common import (
     MAX_ATTEMPTS,
     MAX_CONCURRENCY,
@@ -52,19 +55,16 @@ from debates.services.common import (
     error_text,
     llm_retry_attempts,
 )
+from debates.services.guarded import GuardedClient, Meter
 from debates.services.lane import lane_release, lane_run
 from debates.services.leases import (
-    GuardedClient,
     JobStopped,
     Lease,
     LeaseLost,
-    Meter,
     job_finish_if_done,
-    lease_claim,
     lease_end,
     lease_fail,
     lease_release,
-    lease_turn_store,
 )
 from debates.services.pool_batches import pool_batch_next
 from debates.services.queue import debates_enqueue, debates_pending_ids
@@ -74,6 +74,7 @@ from debates.services.stage0_route import (
     stage0_waiting,
 )
 from debates.services.threads import LLMGate, helper_submit
+from debates.services.turn_writer import TurnWriter
 from debates.signals import debate_ended
 
 log = logging.getLogger(__name__)
@@ -166,13 +167,15 @@ def debate_run(
     """Run (or resume) debate ``debate_id`` to its end; idempotent. Returns the debate as
     stored after. Raises ``Debate.DoesNotExist`` if there is no such debate.
 
-    Claims the debate (:func:`~debates.services.leases.lease_claim`: pending → running, only
-    while its job is running); if it cannot be claimed (already running elsewhere, finished,
-    failed, or its job paused/cancelled) nothing happens. Stored turns are passed to
-    :func:`debates.engine.debate_pair` as done turns, each new turn is stored before the next
-    LLM call. On the outcome the debate becomes ``agreed`` (final label, consensus round) or
-    ``escalated`` (reason "disagreement", "unparsed" or "truncated"), the job ``finished``
-    when it was its last open debate, and :data:`debates.signals.debate_ended` is sent.
+    Claims the debate (:func:`~debates.services.claimed.debate_claim_load`: pending ->
+    running, only while its job is running); if it cannot be claimed (already running
+    elsewhere, finished, failed, or its job paused/cancelled) nothing happens. Stored turns
+    are passed to :func:`debates.engine.debate_pair` as done turns; every new turn is stored
+    before the next LLM call, a round's two turns in one write, the last round's with the
+    outcome (:mod:`debates.services.turn_writer`). On the outcome the debate becomes
+    ``agreed`` (final label, consensus round) or ``escalated`` (reason "disagreement",
+    "unparsed" or "truncated"), the job ``finished`` when it was its last open debate, and
+    :data:`debates.signals.debate_ended` is sent.
 
     Errors are recorded, never raised (:func:`_debate_give_up`): a TransientLLMError left
     after :func:`llm_retry_attempts` calls, or any other exception, is a failed attempt (see
@@ -194,48 +197,121 @@ def debate_run(
     lane (:mod:`debates.services.lane`), a few threads whose connections close when idle.
     Every answered request is counted in the debate's calls and tokens, stored or not.
     """
+    debate_run_status(debate_id=debate_id, requeue=requeue, sleep=sleep, stop=stop, gate=gate)
+    return lane_run(lambda: Debate.objects.get(pk=debate_id))
+
+
+@dataclass(frozen=True, slots=True)
+class DebateRunStatus:
+    """A debate's ``status`` and ``last_error`` right after :func:`debate_run_status` ran it."""
+
+    status: str
+    last_error: str
+
+
+def debate_run_status(
+    *,
+    debate_id: int,
+    requeue: bool = True,
+    sleep: Callable[[float], None] = time.sleep,
+    stop: threading.Event | None = None,
+    gate: LLMGate | None = None,
+) -> DebateRunStatus:
+    """:func:`debate_run` for the callers that only need the debate's status after (the
+    Celery task, the in-process runner): a debate whose outcome was stored is not read back
+    (its status is the outcome's, its error cleared by the write); any other ending is. Raises
+    ``Debate.DoesNotExist`` if there is no such debate."""
     # Every statement goes through the database lane (debates.services.lane): this thread,
     # which waits on the LLM, holds no connection.
-    lease = lane_run(lambda: lease_claim(debate_id=debate_id))
-    if lease is None:
-        return lane_run(lambda: Debate.objects.get(pk=debate_id))
-    row, done = lane_run(lambda: _debate_load(debate_id))
+    claimed = lane_run(lambda: _debate_claim(debate_id))
+    if claimed is None:
+        return lane_run(lambda: _status_read(debate_id))
+    row, lease, done = claimed
     started = time.monotonic()
     meter = Meter()
+    writer = TurnWriter(lease=lease, prompt_version=row.engine_config().prompt_version, meter=meter)
     try:
-        outcome = _debate_ask(row, done, lease, meter, sleep=sleep, stop=stop, gate=gate)
+        outcome = _debate_ask(row, done, lease, meter, writer, sleep=sleep, stop=stop, gate=gate)
     except BaseException as exc:
         elapsed = time.monotonic() - started
-        lane_run(partial(_debate_give_up, row, lease, meter, exc, elapsed, requeue=requeue))
+        cause = _turns_keep(writer, exc, debate_id)
+        lane_run(partial(_debate_give_up, row, lease, meter, cause, elapsed, requeue=requeue))
         if not isinstance(exc, Exception):
             raise  # Ctrl-C or exit: the debate was given back
-        return lane_run(lambda: Debate.objects.get(pk=debate_id))
+        return lane_run(lambda: _status_read(debate_id))
     elapsed = time.monotonic() - started
-    return lane_run(lambda: _debate_store(row, lease, outcome, elapsed))
+    with writer.taken() as turns:
+        stored = lane_run(lambda: _debate_store(row, lease, outcome, elapsed, turns, meter))
+    if stored:
+        return DebateRunStatus(status=outcome.status, last_error="")
+    return lane_run(lambda: _status_read(debate_id))
 
 
-def _debate_load(debate_id: int) -> tuple[ClaimedDebate, list[TurnRecord]]:
-    """The claimed debate with its job's settings and pair, and its stored turns as done
-    turns (asked for only when there are some: a debate's first attempt has none)."""
-    row = claimed_debate_load(debate_id=debate_id)
+def _status_read(debate_id: int) -> DebateRunStatus:
+    """The debate's stored status and last error. Raises ``Debate.DoesNotExist``."""
+    status, error = Debate.objects.values_list("status", "last_error").get(pk=debate_id)
+    return DebateRunStatus(status=status, last_error=error)
+
+
+def _debate_claim(debate_id: int) -> tuple[ClaimedDebate, Lease, list[TurnRecord]] | None:
+    """Claim and read the debate (:func:`~debates.services.claimed.debate_claim_load`), with
+    its stored turns as done turns (asked for only when there are some: a debate's first
+    attempt has none); None when it could not be claimed."""
+    claimed = debate_claim_load(debate_id=debate_id)
+    if claimed is None:
+        return None
+    lease, row = claimed
     if not row.turns_stored:
-        return row, []
+        return row, lease, []
     turns = Turn.objects.filter(debate_id=debate_id).order_by("round", "agent")
-    return row, [turn_record_build(turn=t) for t in turns]
+    return row, lease, [turn_record_build(turn=t) for t in turns]
+
+
+def _turns_keep(writer: TurnWriter, exc: BaseException, debate_id: int) -> BaseException:
+    """Before a run gives its debate up: write the turns answered but not written yet, so a
+    resumed debate reuses them. Returns what the give-up acts on: ``exc``, or the LeaseLost
+    the write met (then nothing more is written). A write that fails otherwise is raised,
+    unless the run is being interrupted (then logged; the give-up still runs)."""
+    try:
+        writer.flush()
+    except LeaseLost as lost:
+        return lost
+    except Exception:
+        if isinstance(exc, Exception):
+            raise
+        log.exception("debate %s: could not store its last turns", debate_id)
+    return exc
 
 
 def _debate_store(
-    row: ClaimedDebate, lease: Lease, outcome: engine.DebateOutcome, elapsed: float
-) -> Debate:
-    """Store ``outcome`` under ``lease`` (nothing if the lease was lost), then the debate. A
+    row: ClaimedDebate,
+    lease: Lease,
+    outcome: engine.DebateOutcome,
+    elapsed: float,
+    turns: list[TurnRecord],
+    meter: Meter,
+) -> bool:
+    """Store ``outcome`` with ``turns`` (not stored yet) under ``lease``; then the follow-up
+    work of a debate's end (:func:`_debate_ended`). True when stored; False (nothing written,
+    the turns' requests counted on the debate all the same) if the lease was lost. A
     check-judged job's consensus is compared with the original grade first
     (:func:`debates.check_judged.check_judged_outcome`)."""
     outcome = check_judged_outcome(outcome, original=row.original_to_check)
-    if not lease_end(lease=lease, outcome=outcome, elapsed=elapsed):
+    ended = lease_end(
+        lease=lease,
+        outcome=outcome,
+        elapsed=elapsed,
+        turns=turns,
+        prompt_version=row.engine_config().prompt_version,
+    )
+    if not ended.stored:
         log.warning("debate %s finished after losing its lease; not stored", row.debate_id)
-    else:
-        _debate_ended(row, outcome.status)
-    return Debate.objects.get(pk=row.debate_id)
+        meter.unstored_count(debate_id=row.debate_id)
+        return False
+    for record in turns:
+        meter.stored(record)
+    _debate_ended(row, outcome.status, adds_batches=ended.adds_batches)
+    return True
 
 
 def _debate_ask(
@@ -243,13 +319,15 @@ def _debate_ask(
     done: list[TurnRecord],
     lease: Lease,
     meter: Meter,
+    writer: TurnWriter,
     *,
     sleep: Callable[[float], None],
     stop: threading.Event | None,
     gate: LLMGate | None,
 ) -> engine.DebateOutcome:
     """The engine's debate of ``row``'s pair under ``lease``: each agent's client guarded by
-    the lease, the stored turns given back as done, each new turn stored as it comes."""
+    the lease, the stored turns given back as done, each new turn kept by ``writer`` and
+    stored before the next call."""
     config = row.engine_config()
     keys = api_keys_decrypt(token=row.api_keys_encrypted)
     client_a, client_b = (
@@ -261,6 +339,7 @@ def _debate_ask(
             meter=meter,
             stop=stop,
             gate=gate,
+            before_call=writer.before_call,
         )
         for agent, agent_config in zip(("A", "B"), row.agent_configs(), strict=True)
     )
@@ -270,12 +349,10 @@ def _debate_ask(
         client_b,
         config,
         done_turns=done,
-        on_turn=lambda record: lease_turn_store(
-            lease=lease, record=record, prompt_version=config.prompt_version, meter=meter
-        ),
+        on_turn=writer.add,
         # With a gate of slots the round's two requests can be in flight together; one
         # at a time (no gate) they stay one after the other.
-        pair_runner=_pair_runner if gate is not None else None,
+        pair_runner=writer.pair_runner(_pair_runner) if gate is not None else None,
     )
 
 
@@ -333,11 +410,14 @@ def _debate_failure_log(debate_id: int, exc: BaseException, status: str | None) 
     log.warning("debate %s attempt failed%s: %s", debate_id, now, error_text(exc))
 
 
-def _debate_ended(row: ClaimedDebate, status: str) -> None:
+def _debate_ended(row: ClaimedDebate, status: str, *, adds_batches: bool = True) -> None:
     """After a debate's outcome is stored: finish its job if it was the last open debate,
     and tell other apps (the review queue) through :data:`debates.signals.debate_ended`.
-    A job on an adaptive pool gets its next batch first (:func:`pool_batch_next`)."""
-    pool_batch_next(job_id=row.job_id)
+    A job on an adaptive pool gets its next batch first (:func:`pool_batch_next`); with
+    ``adds_batches`` False (the outcome's write said the job is no such job) that is not
+    asked."""
+    if adds_batches:
+        pool_batch_next(job_id=row.job_id)
     job_finish_if_done(job_id=row.job_id)
     debate_ended.send_robust(
         sender=Debate, debate_id=row.debate_id, job_id=row.job_id, status=status
@@ -425,7 +505,7 @@ def debate_worker_gate_install(*, slots: int) -> int:
     """Bound the LLM requests in flight in this worker process to ``slots`` (a thread pool
     worker's ``-c``) and return how many threads its pool should run (see :func:`_llm_gate`).
     Every :func:`~debates.tasks.run_debate` in this process then holds a slot for each call
-    only (see :class:`~debates.services.leases.GuardedClient`), as an in-process run does.
+    only (see :class:`~debates.services.guarded.GuardedClient`), as an in-process run does.
     Raises ValueError if ``slots`` < 1."""
     global _worker_gate
     if slots < 1:
@@ -463,11 +543,12 @@ def _run_batch(
                     pk = next(ids, None)
                 if pk is None:
                     return
-                debate = debate_run(debate_id=pk, requeue=False, stop=stop, gate=gate)
+                ran = debate_run_status(debate_id=pk, requeue=False, stop=stop, gate=gate)
                 if on_debate is not None:
+                    debate = lane_run(partial(Debate.objects.get, pk=pk))
                     with lock:
                         on_debate(debate)
-                if debate.status == Debate.Status.PENDING and not debate.last_error:
+                if ran.status == Debate.Status.PENDING and not ran.last_error:
                     stop.set()
         except BaseException as exc:  # re-raised by the calling thread
             stop.set()
