@@ -260,6 +260,52 @@ def _response_rates(members: Sequence[PooledLabel], name: str) -> dict[float, fl
     return {pi: _response_rate(ms, name) for pi, ms in classes.items()}
 
 
+def _collapse_unsampled(
+    strata: Mapping[str, Sequence[PooledLabel]],
+) -> tuple[dict[str, list[PooledLabel]], list[str]]:
+    """``strata`` with each machine-labelled stratum that has no human label merged into the
+    stratum of the same machine label that has the most (collapsed strata: Cochran,
+    *Sampling Techniques*, 3rd ed., 1977, sec. 5A.12), and one note per merge.
+
+    Why: a stratum the audit's draw missed (11 pairs at a 10% audit are all missed one time
+    in three) would keep its machine labels with no error and no variance, even when its
+    sibling's audit overturned every label it saw. Under the Poisson design every pair kept
+    its own inclusion probability, so the union is still a probability sample; its audited
+    pairs then speak for the merged pairs too (predicted at the union's rate of relevance,
+    their uncertainty in the interval). A stratum with no same-label sibling that has a human
+    label stays as it is (:func:`_strata_notes` names it)."""
+    out = {name: list(members) for name, members in strata.items()}
+    notes: list[str] = []
+
+    def label_of(members: Sequence[PooledLabel]) -> int | None:
+        labels = {m.machine for m in members}
+        return labels.pop() if len(labels) == 1 else None
+
+    def answered(members: Sequence[PooledLabel]) -> int:
+        return sum(1 for m in members if m.human is not None)
+
+    for name in sorted(strata):
+        members = out[name]
+        label = label_of(members)
+        if name == ESCALATED or answered(members) or label is None:
+            continue
+        siblings = [
+            (answered(ms), other)
+            for other, ms in out.items()
+            if other not in (name, ESCALATED) and answered(ms) and label_of(ms) == label
+        ]
+        if not siblings:
+            continue
+        _count, target = max(siblings)
+        out[target] += [replace(m, stratum=target) for m in members]
+        del out[name]
+        notes.append(
+            f"stratum {name!r} ({len(members):,} pairs) has no human label: collapsed with "
+            f"{target!r} (the same machine label), whose audited pairs speak for both"
+        )
+    return out, notes
+
+
 def _strata_notes(strata: Mapping[str, Sequence[PooledLabel]]) -> list[str]:
     """One line per stratum without a human label: under the Poisson design the estimate
     stays unbiased (the draw just missed it), but its errors, if any, are not seen. Raises
@@ -410,7 +456,8 @@ def _design(
             strata.setdefault(ESCALATED, []).append(replace(label, stratum=ESCALATED, drawn=True))
     if not strata:
         return design
-    design.notes = _strata_notes(strata)
+    strata, collapsed = _collapse_unsampled(strata)
+    design.notes = _strata_notes(strata) + collapsed
     if unjudged:
         design.notes.append(
             f"{unjudged} pooled pairs humans must decide have no human label yet: treated as "

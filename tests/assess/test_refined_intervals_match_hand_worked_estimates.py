@@ -263,9 +263,14 @@ def test_a_stratum_without_a_human_label_is_named_in_the_notes():
     found = refined_intervals(
         runs={"s": {"q": ["a", "b", "c", "d"]}}, fixed={"q": {"a": 1}}, pool=pool, queries=["q"]
     )
+    # Its same-label sibling has human labels: the stratum is collapsed with it, and the note
+    # says so (without a sibling it would keep its machine labels: the test below).
+    # d (rank 4) is the only pair of its rank band: the merged stratum is one model cell.
     assert found.notes == [
-        "stratum 'label 1, round 2' (1 pairs) has no human label: its machine labels' "
-        "errors, if any, are not seen by this sample"
+        "stratum 'label 1, round 2' (1 pairs) has no human label: collapsed with 'label 1, "
+        "round 1' (the same machine label), whose audited pairs speak for both",
+        "stratum 'label 1, round 1': a rank band has no audited pair, so the stratum's pairs "
+        "share one model",
     ]
 
 
@@ -343,3 +348,35 @@ def test_unanswered_audits_are_missing_at_random_within_pairs_drawn_alike_only()
     found = one_query_p_at_10(pool, ["a", "f1", "f2", "p1", "p2", "p3", "p4", "u"])
     # a and p1 relevant, p2 and u at 2/3: (2 + 4/3) / 10.
     assert found.base["P@10"]["s"] == pytest.approx((2 + 4 / 3) / 10)
+
+
+def test_a_stratum_the_audit_missed_is_collapsed_with_its_same_label_sibling():
+    # "label 1, round 1": b and c audited (pi = 1/2), both overturned (human 0). "label 1,
+    # round 2": d, same machine label, not drawn. Kept as it was, d would count relevant
+    # with no error and no variance (P@10 = a + d = 0.2). Collapsed with round 1, d is
+    # predicted at the union's rate of relevance, 0: P@10 = a alone = 0.1; the residuals are
+    # 0, so nothing is added.
+    def at(d, human, stratum, drawn=True):
+        return PooledLabel("q", d, 1, human, stratum, drawn, 0.5)
+
+    pool = [at("b", 0, "label 1, round 1"), at("c", 0, "label 1, round 1")]
+    pool += [at("d", None, "label 1, round 2", drawn=False)]
+    found = one_query_p_at_10(pool, ["a", "b", "c", "d"])
+    assert found.base["P@10"]["s"] == pytest.approx(0.1)
+    assert found.by_system["s"]["P@10"].estimate == pytest.approx(0.1)
+    assert (
+        "stratum 'label 1, round 2' (1 pairs) has no human label: collapsed with 'label 1, "
+        "round 1' (the same machine label), whose audited pairs speak for both"
+    ) in found.notes
+    # No same-label sibling with a human label: the stratum stays, and the note says so.
+    alone = [at("b", 0, "label 0, round 1"), at("d", None, "label 1, round 2", drawn=False)]
+    found = one_query_p_at_10([replace_machine(alone[0], 0), alone[1]], ["a", "b", "c", "d"])
+    assert found.base["P@10"]["s"] == pytest.approx(0.2)  # a and d, d at its machine label
+    assert any("'label 1, round 2' (1 pairs) has no human label: its machine" in n
+               for n in found.notes)  # fmt: skip
+
+
+def replace_machine(label: PooledLabel, machine: int) -> PooledLabel:
+    from dataclasses import replace
+
+    return replace(label, machine=machine)
