@@ -40,8 +40,10 @@ class LabelBudget:
     ``undecided_pairs``: the system pairs whose nDCG@10 order is not settled at 95%, each as
     :func:`~assess.evaluation.interval_reports.pair_json` (``a``, ``b``, the difference a -
     b with its interval and ``n``); ``pairs``: all system pairs compared; ``simulated``: the
-    refined set's simulated labels ``{"debate": n, "human": m}``; ``error``: what is
-    missing, "" when computed.
+    refined set's simulated labels ``{"debate": n, "human": m}``; ``unresolved``: the pool
+    pairs with no final label (beyond a pool's or a job's budget, failed, pending), which
+    count as not relevant and which no interval covers; ``error``: what is missing, "" when
+    computed.
     """
 
     refined: str = ""
@@ -56,6 +58,7 @@ class LabelBudget:
     measure: str = MEASURE
     notes: tuple[str, ...] = field(default=())
     simulated: Mapping[str, int] = field(default_factory=dict)
+    unresolved: int = 0
 
     @property
     def simulated_line(self) -> str:
@@ -67,8 +70,8 @@ class LabelBudget:
         "nDCG@10", "undecided_pairs": [{"a", "b", "difference", "low", "high", "settled",
         "n", "n_audited", "n_escalated"}], "n_human": int, "n_audited": int, "n_escalated":
         int, "simulated": bool, "simulated_labels": {"debate", "human"}, "notes": [str],
-        "error": str, "refined": str}`` (the API's ``budget``; ``n_human`` counts audited and
-        escalated human labels)."""
+        "error": str, "refined": str, "unresolved": int}`` (the API's ``budget``; ``n_human``
+        counts audited and escalated human labels)."""
         return {
             "more_human_labels": self.more_human_labels,
             "target_half_width": self.target_half_width,
@@ -82,6 +85,7 @@ class LabelBudget:
             "notes": list(self.notes),
             "error": self.error,
             "refined": self.refined,
+            "unresolved": self.unresolved,
         }
 
 
@@ -131,6 +135,7 @@ def job_budget(*, job: DebateJob, rel_level: int = 1) -> LabelBudget:
         pairs=len(found.pairs),
         notes=notes,
         simulated=found.simulated,
+        unresolved=found.counts.get("unresolved", 0),
     )
 
 

@@ -22,6 +22,7 @@ KEYS = {
     "notes",
     "error",
     "refined",
+    "unresolved",
 }
 PAIR_KEYS = {"a", "b", "difference", "low", "high", "settled", "n", "n_audited", "n_escalated"}
 
@@ -49,6 +50,7 @@ def test_the_job_detail_has_the_budget_of_the_newest_refined_set(refined, api_as
         ],
         "error": "",
         "refined": "test-dream",
+        "unresolved": 0,
     }
     # The same shape as the re-benchmark's pair comparisons.
     assert set(pair) == PAIR_KEYS

@@ -73,3 +73,25 @@ def test_a_changed_audit_share_is_seen_at_the_next_read_though_the_figures_are_c
     assert job_budget(job=refined.job).more_human_labels == 2
     refined = refined_at_share(refined, 0.0)
     assert "intervals need an audit share > 0" in job_budget(job=refined.job).error
+
+
+def test_pool_pairs_without_a_final_label_are_said_to_be_outside_every_interval(refined, client_as):
+    """A pool pair with no final label (here a failed debate; beyond a pool's budget the
+    same) counts as not relevant and no interval covers it: the planner says so, whatever it
+    says about the labels it does cover (a trial saw "within ±0.01 already" on a pool whose
+    88 of 118 pairs were never judged)."""
+    from assess.refined.refine import qrels_refine
+    from debates.models import DebateJob
+    from tests.fixtures.refine import settle
+
+    settle(refined.debate("q1", "d5"), "failed", minutes=2)
+    DebateJob.objects.filter(pk=refined.job.pk).update(audit_share=0.5)
+    refined.refined.delete()
+    qrels_refine(pool=refined.pool, name="test-dream", allow_partial=True, max_unresolved_share=1)
+    budget = job_budget(job=refined.job)
+    assert budget.error == "" and budget.unresolved == 1
+    assert budget.as_json()["unresolved"] == 1
+    assert (
+        "These intervals bound the label errors only: 1 pool pair has no final label (beyond "
+        "a budget, failed or still pending) and counts as not relevant, outside every interval."
+    ) in panel(client_as("researcher"), refined.job)
