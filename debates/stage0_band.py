@@ -61,6 +61,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import numpy as np
 from scipy.stats import binom
 
 # Candidate thresholds, most confident first: P(relevant) >= t for the relevant side,
@@ -230,14 +231,38 @@ def band_choose(
     if any(label not in (0, 1) for label in y):
         raise ValueError("human labels must be 0 or 1")
     level = delta / 2
-    high = _side(p, [label == 0 for label in y], HIGH_GRID, lambda s, t: s >= t, alpha, level)
-    low = _side(p, [label == 1 for label in y], LOW_GRID, lambda s, t: s <= t, alpha, level)
+    sides = {
+        "relevant": ([label == 0 for label in y], HIGH_GRID, lambda s, t: s >= t),
+        "non-relevant": ([label == 1 for label in y], LOW_GRID, lambda s, t: s <= t),
+    }
+    chosen, first = {}, {}
+    for name, (wrong, grid, beyond) in sides.items():
+        chosen[name] = _side(p, wrong, grid, beyond, alpha, level)
+        first[name] = _first_test(p, wrong, grid, beyond, alpha, level)
+    low, high = chosen["non-relevant"], chosen["relevant"]
     needed = labels_needed(alpha=alpha, delta=delta)
     band = Stage0Band(alpha, delta, len(p), low, high, needed, "")
-    return Stage0Band(alpha, delta, len(p), low, high, needed, _message(band))
+    return Stage0Band(alpha, delta, len(p), low, high, needed, _message(band, first))
 
 
-def _message(band: Stage0Band) -> str:
+def _first_test(
+    scores: Sequence[float],
+    wrong: Sequence[bool],
+    grid: Sequence[float],
+    beyond: Any,
+    alpha: float,
+    level: float,
+) -> tuple[int, int] | None:
+    """(pairs beyond, errors among them) at the first threshold of ``grid`` that
+    :func:`_side` tests (enough pairs beyond it); None when none is testable."""
+    for threshold in grid:
+        inside = [w for s, w in zip(scores, wrong, strict=True) if beyond(s, threshold)]
+        if (1 - alpha) ** len(inside) <= level:
+            return len(inside), sum(inside)
+    return None
+
+
+def _message(band: Stage0Band, first: dict[str, tuple[int, int] | None]) -> str:
     guarantee = (
         f"error <= {band.alpha:g} among settled labels with probability >= "
         f"{1 - band.delta:g} (fixed-sequence testing on {band.n:,} human labels)"
@@ -259,6 +284,53 @@ def _message(band: Stage0Band) -> str:
         )
     return (
         f"stage 0 settles nothing: on {band.n:,} human labels no threshold keeps its error "
-        f"<= {band.alpha:g} with probability >= {1 - band.delta:g}; it needs more human "
-        f"labels (at least {band.needed:,} agreeing ones beyond a threshold) or a better judge"
+        f"<= {band.alpha:g} with probability >= {1 - band.delta:g}; " + _outlook(band, first)
     )
+
+
+def _outlook(band: Stage0Band, first: dict[str, tuple[int, int] | None]) -> str:
+    """What would let a side settle, from what its first testable threshold saw: ``first``
+    is ``{side name: (pairs beyond it, errors among them)}`` (None: no threshold testable).
+    At an error rate below alpha, more labels at that rate reject the null: about how many
+    in all (the band sample grown in proportion); at or above it, no number of labels will."""
+    words, best = [], None
+    for name, seen in first.items():
+        if seen is None:
+            continue
+        n, k = seen
+        words.append(f"the {name} side saw {k:,} errors in {n:,} pairs ({k / n:.0%})")
+        m = _pairs_to_reject(n, k, band.alpha, band.delta / 2)
+        if m is not None:
+            total = math.ceil(band.n * m / n)
+            best = total if best is None else min(best, total)
+    if not words:
+        return (
+            f"it needs more human labels (at least {band.needed:,} agreeing ones beyond a "
+            "threshold) or a better judge"
+        )
+    seen_words = "beyond its most confident testable threshold " + " and ".join(words)
+    if best is None:
+        return (
+            f"{seen_words}: at those rates no number of human labels lets a side settle; it "
+            "needs a better judge"
+        )
+    return (
+        f"{seen_words}: at those rates about {best:,} human labels in all "
+        f"({max(best - band.n, 1):,} more) would let a side settle, or a better judge fewer"
+    )
+
+
+def _pairs_to_reject(n: int, k: int, alpha: float, level: float) -> int | None:
+    """The fewest pairs m >= n beyond a threshold that reject its null at ``level`` if their
+    errors keep the rate k/n (P(Bin(m, alpha) <= floor(m k / n)) <= level); None when k/n >=
+    alpha (no m does) or m would pass 10^7."""
+    if k / n >= alpha:
+        return None
+    # Every m in turn (the floor makes the tail jump up at each new allowed error, so the
+    # first m is not found by bisection), 100,000 at a time.
+    for start in range(n, 10**7, 100_000):
+        m = np.arange(start, start + 100_000)
+        hits = np.flatnonzero(binom.cdf((m * k) // n, m, alpha) <= level)
+        if hits.size:
+            return int(m[hits[0]])
+    return None

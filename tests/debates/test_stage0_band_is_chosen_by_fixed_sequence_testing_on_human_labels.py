@@ -96,3 +96,33 @@ def test_the_guarantee_holds_over_seeded_replications():
             failures += 1
     # delta = 0.1 bounds the failure rate; 300 replications: allow 3 binomial SDs above it.
     assert failures / reps <= delta + 3 * math.sqrt(delta * (1 - delta) / reps)
+
+
+def test_a_band_that_settles_nothing_says_how_many_labels_would_let_it_or_that_none_would():
+    """With enough labels to test but none rejected, the words say what each side saw beyond
+    its most confident testable threshold and, where that error rate is below alpha, about
+    how many human labels in all would reject at that rate: 2 errors in 29 (6.9%) need m =
+    215 pairs beyond the threshold, the first m with P(Bin(m, 0.1) <= floor(2 m / 29)) <=
+    0.05 (0.0496 with 14 errors; at 214, 0.0519), so 60 * 215 / 29 -> 445 labels in all,
+    385 more. A side at or above alpha needs a better judge, whatever the number of
+    labels."""
+    from scipy.stats import binom
+
+    p = [0.01 * i for i in range(1, 41)] + [0.9] * 20
+    y = [0] * 40 + [1] * 20
+    y[0] = y[3] = 1  # two errors among the most confident "non-relevant" pairs
+    tails = [binom.cdf(2 * m // 29, m, 0.1) for m in range(29, 216)]
+    assert tails[-1] <= 0.05 < min(tails[:-1])
+    band = band_choose(p, y)
+    assert not band.settles
+    assert band.message == (
+        "stage 0 settles nothing: on 60 human labels no threshold keeps its error <= 0.1 with "
+        "probability >= 0.9; beyond its most confident testable threshold the non-relevant "
+        "side saw 2 errors in 29 pairs (7%): at those rates about 445 human labels in all "
+        "(385 more) would let a side settle, or a better judge fewer"
+    )
+    y[5] = y[7] = 1  # 4 errors in 29 (14%): above alpha
+    assert band_choose(p, y).message.endswith(
+        "the non-relevant side saw 4 errors in 29 pairs (14%): at those rates no number of "
+        "human labels lets a side settle; it needs a better judge"
+    )
