@@ -4,7 +4,10 @@ The setting (docs/METHOD.md, "Intervals on refined metrics"): N pooled pairs car
 label (a debate's consensus, or a stage-0 label); pairs without one are judged by humans
 whatever happens (escalated pairs: a take-all stratum, inclusion probability 1); and a
 probability sample of the machine-labelled pairs also carries a human label (the audit: pair
-i audited with a known inclusion probability pi_i, drawn independently of its labels). The
+i audited with a known inclusion probability pi_i, drawn independently of its labels; under
+a two-phase Neyman audit the second phase's probabilities depend on the pilot's labels, so
+weighting the pilot's pairs by their final pi_i is an approximation, with a small bias that
+the variance floor below outweighs: docs/measured.md). The
 estimand is a system's mean measure over the evaluated queries under the qrels humans would
 give the same pool: the fixed judgments plus the human label of every pooled pair.
 
