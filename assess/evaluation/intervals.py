@@ -100,35 +100,17 @@ from .interval_expectations import (
     query_terms,
     rank_gains,
 )
+from .interval_strata import ESCALATED as ESCALATED
+from .interval_strata import IntervalError as IntervalError
+from .interval_strata import PooledLabel as PooledLabel
+from .interval_strata import (
+    response_rates,
+    strata_collapse,
+    strata_notes,
+    unjudged_escalations,
+)
 
 INTERVAL_MEASURES = ("nDCG@10", "P@10", "R@100")
-ESCALATED = "escalated"  # the stratum of the pairs humans decide (no machine label)
-
-
-class IntervalError(ValueError):
-    """The human sample cannot support an interval; the message says what is missing."""
-
-
-@dataclass(frozen=True)
-class PooledLabel:
-    """One pooled pair's labels.
-
-    ``machine``: the machine label (grade), or None for a pair with none (escalated: humans
-    decide it, inclusion 1). ``human``: the human label when the pair is in the human sample
-    and judged, else None. ``stratum``: the sampling stratum's name (e.g. ``"label 1, round
-    1"``). ``drawn``: True when the pair was drawn into the human sample (audit or
-    escalation), whether or not its human label is in yet. ``inclusion``: the design's
-    inclusion probability of the pair (its stratum's, or its own under an impact-weighted
-    design), in (0, 1] (escalated pairs: 1).
-    """
-
-    query_id: str
-    doc_id: str
-    machine: int | None
-    human: int | None
-    stratum: str
-    drawn: bool
-    inclusion: float
 
 
 @dataclass(frozen=True)
@@ -238,98 +220,6 @@ class _Design:
     notes: list[str]
 
 
-def _response_rate(members: Sequence[PooledLabel], name: str) -> float:
-    """The share of the stratum's drawn pairs that have their human label (missing at random
-    within the stratum: each pair's inclusion probability is scaled by it). Raises
-    IntervalError when a pair of the stratum could never be drawn (inclusion 0)."""
-    if any(m.inclusion <= 0 for m in members):
-        raise IntervalError(
-            f"stratum {name!r}: {len(members):,} machine-labelled pairs with audit share 0 "
-            "(intervals need an audit share > 0)"
-        )
-    drawn = sum(1 for m in members if m.drawn)
-    answered = sum(1 for m in members if m.drawn and m.human is not None)
-    return answered / drawn if drawn else 1.0
-
-
-def _response_rates(members: Sequence[PooledLabel], name: str) -> dict[float, float]:
-    """:func:`_response_rate` per weighting class: the stratum's pairs of one inclusion
-    probability (under a Neyman audit, one audit unit, whose pairs were drawn alike: a
-    stratum's units are drawn at different rates, and the queue serves them in its own
-    order, so missing at random is only plausible within a unit)."""
-    classes: dict[float, list[PooledLabel]] = {}
-    for m in members:
-        classes.setdefault(m.inclusion, []).append(m)
-    return {pi: _response_rate(ms, name) for pi, ms in classes.items()}
-
-
-def _collapse_unsampled(
-    strata: Mapping[str, Sequence[PooledLabel]],
-) -> tuple[dict[str, list[PooledLabel]], list[str]]:
-    """``strata`` with each machine-labelled stratum that has no human label merged into the
-    stratum of the same machine label that has the most (collapsed strata: Cochran,
-    *Sampling Techniques*, 3rd ed., 1977, sec. 5A.12), and one note per merge.
-
-    Why: a stratum the audit's draw missed (11 pairs at a 10% audit are all missed one time
-    in three) would keep its machine labels with no error and no variance, even when its
-    sibling's audit overturned every label it saw. Under the Poisson design every pair kept
-    its own inclusion probability, so the union is still a probability sample; its audited
-    pairs then speak for the merged pairs too (predicted at the union's rate of relevance,
-    their uncertainty in the interval). A stratum with no same-label sibling that has a human
-    label stays as it is (:func:`_strata_notes` names it)."""
-    out = {name: list(members) for name, members in strata.items()}
-    notes: list[str] = []
-
-    def label_of(members: Sequence[PooledLabel]) -> int | None:
-        labels = {m.machine for m in members}
-        return labels.pop() if len(labels) == 1 else None
-
-    def answered(members: Sequence[PooledLabel]) -> int:
-        return sum(1 for m in members if m.human is not None)
-
-    for name in sorted(strata):
-        members = out[name]
-        label = label_of(members)
-        if name == ESCALATED or answered(members) or label is None:
-            continue
-        siblings = [
-            (answered(ms), other)
-            for other, ms in out.items()
-            if other not in (name, ESCALATED) and answered(ms) and label_of(ms) == label
-        ]
-        if not siblings:
-            continue
-        _count, target = max(siblings)
-        out[target] += [replace(m, stratum=target) for m in members]
-        del out[name]
-        notes.append(
-            f"stratum {name!r} ({len(members):,} pairs) has no human label: collapsed with "
-            f"{target!r} (the same machine label), whose audited pairs speak for both"
-        )
-    return out, notes
-
-
-def _strata_notes(strata: Mapping[str, Sequence[PooledLabel]]) -> list[str]:
-    """One line per stratum without a human label: under the Poisson design the estimate
-    stays unbiased (the draw just missed it), but its errors, if any, are not seen. Raises
-    IntervalError when escalated pairs wait for humans and none of them is judged."""
-    notes = []
-    for name, members in sorted(strata.items()):
-        if name == ESCALATED and not any(m.human is not None for m in members):
-            # Nothing to predict the waiting pairs from, and counting them as not relevant
-            # would give an interval blind to them: refused, with what is missing.
-            raise IntervalError(
-                f"intervals need some escalated pairs judged: none of the {len(members):,} "
-                "escalated pairs has a human label yet"
-            )
-        if not any(m.human is not None for m in members):
-            notes.append(
-                f"stratum {name!r} ({len(members):,} pairs) has no human label: its machine "
-                "labels' errors, if any, are not seen by this sample"
-            )
-    return notes
-
-
 @dataclass
 class _Member:
     """One machine-labelled pair as the model sees it: its labels, its human label as 0/1
@@ -392,7 +282,7 @@ def _cell_add(
     pair at the cell's prediction, each audited one at its human label, with its weight and
     residual. A stratum that no audit reached (``m_group`` None) keeps each pair's machine
     label (0 in the human-only estimator) as the prediction: its errors are unseen
-    (_strata_notes names it)."""
+    (strata_notes names it)."""
     if m_group is None:
         for a in members:
             design.soft.setdefault(a.label.query_id, {})[a.label.doc_id] = a.machine
@@ -422,17 +312,12 @@ def _escalated_relevant(
     hard: dict[str, set[str]] = {
         q: {d for d, g in judged.items() if g >= rel_level} for q, judged in fixed.items()
     }
-    if _unjudged_escalations(pool):
+    if unjudged_escalations(pool):
         return hard
     for label in pool:
         if label.machine is None and label.human is not None and label.human >= rel_level:
             hard.setdefault(label.query_id, set()).add(label.doc_id)
     return hard
-
-
-def _unjudged_escalations(pool: Sequence[PooledLabel]) -> int:
-    """How many pairs without a machine label have no human label yet."""
-    return sum(1 for label in pool if label.machine is None and label.human is None)
 
 
 def _design(
@@ -450,7 +335,7 @@ def _design(
     (absent: not ranked). Raises IntervalError when an escalated pair has no human label or
     a stratum cannot be sampled."""
     design = _Design(_escalated_relevant(fixed, pool, rel_level), {}, [], HumanSample(), [])
-    unjudged = _unjudged_escalations(pool)
+    unjudged = unjudged_escalations(pool)
     strata: dict[str, list[PooledLabel]] = {}
     for label in pool:
         if label.machine is not None:
@@ -459,8 +344,8 @@ def _design(
             strata.setdefault(ESCALATED, []).append(replace(label, stratum=ESCALATED, drawn=True))
     if not strata:
         return design
-    strata, collapsed = _collapse_unsampled(strata)
-    design.notes = _strata_notes(strata) + collapsed
+    strata, collapsed = strata_collapse(strata)
+    design.notes = strata_notes(strata) + collapsed
     if unjudged:
         design.notes.append(
             f"{unjudged} pooled pairs humans must decide have no human label yet: treated as "
@@ -477,7 +362,7 @@ def _design(
         )
     groups: dict[str, list[_Member]] = {}
     for name, members in sorted(strata.items()):
-        response = _response_rates(members, name)
+        response = response_rates(members, name)
         for m in members:
             human = int(m.human >= rel_level) if m.drawn and m.human is not None else None
             machine = float(use_machine and (m.machine or 0) >= rel_level)
