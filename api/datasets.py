@@ -493,14 +493,14 @@ def pool_create(request: HttpRequest, slug: str, payload: PoolIn) -> Status[Oper
         raise HttpError(400, f"depth: must be at least 1, got {payload.depth}")
     if not QrelSet.objects.filter(dataset=dataset, name=payload.qrels).exists():
         raise HttpError(400, f"qrels: no qrel set {payload.qrels!r} in {dataset.slug}")
+    if payload.budget is not None and payload.budget >= 1 and payload.budget != int(payload.budget):
+        raise HttpError(400, f"budget: 1 or more is a number of pairs, got {payload.budget}")
     known = sorted(dataset.runs.values_list("name", flat=True))
     if missing := [name for name in payload.runs if name not in known]:
         names = ", ".join(repr(name) for name in missing)
         raise HttpError(
             400, f"runs: no run {names} in {dataset.slug} (known: {', '.join(known) or 'none'})"
         )
-    if payload.budget is not None and payload.budget >= 1 and payload.budget != int(payload.budget):
-        raise HttpError(400, f"budget: 1 or more is a number of pairs, got {payload.budget}")
     return _operation_start(
         request, kind=Operation.Kind.BUILD_POOL, params=payload.dict(), dataset=dataset
     )
