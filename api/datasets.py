@@ -7,10 +7,8 @@ operation to poll (``GET /api/v1/operations/<id>``); its errors are the commands
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from datetime import datetime
-from pathlib import PurePath
 from typing import Any, Literal
 
 from django.http import HttpRequest, StreamingHttpResponse
@@ -21,6 +19,7 @@ from ninja.errors import HttpError
 
 from core.fixes import error_worded
 from core.names import NameRefused, name_problem, text_clean, title_check
+from core.paths import source_shown
 from corpora import formats
 from corpora.models import Dataset, Operation, Pool, QrelSet, Run
 from corpora.pool_strategies import MAX_BUDGET
@@ -29,6 +28,11 @@ from corpora.selectors import dataset_counts_list
 from corpora.services import RunError, qrels_rows, run_create
 from corpora.services.operations import OperationError, operation_create
 from corpora.services.runs import run_start_background
+from corpora.simulated import (
+    qrel_set_simulated_counts,
+    simulated_filename,
+    simulated_response_mark,
+)
 
 from .common import (
     WRITE,
@@ -105,17 +109,6 @@ def _qrels_out(dataset: Dataset, stats: Any) -> QrelSetOut:
         relevant=stats.relevant,
         downloads={fmt: f"{base}?format={fmt}" for fmt in ("trec", "beir", "labels")},
     )
-
-
-def source_shown(source: str) -> str:
-    """A dataset's ``source`` as the API shows it: as given (a citation, "uploaded
-    corpus.jsonl, ..."), but a path on the server (an ``import_beir`` folder) only by its
-    last part, ``"imported from arguana"``: the server's folders are nobody's business."""
-    text = source.strip()
-    if not (text.startswith(("/", "~", "./", "../")) or re.match(r"\A[A-Za-z]:[\\/]", text)):
-        return source
-    name = PurePath(text.replace("\\", "/")).name
-    return f"imported from {name}" if name else "imported from a folder on the server"
 
 
 def _dataset_out(row: Any) -> DatasetOut:
@@ -329,12 +322,15 @@ def qrels_download(
     (byte-identical to ``export_qrels`` / ``export_labels``)."""
     dataset = dataset_or_404(slug)
     qrel_set = qrel_set_or_404(dataset, name)
-    stem = f"{dataset.slug}-{slugify(qrel_set.name) or 'qrels'}"
+    # A set with simulated labels says so in its file name and a header (corpora.simulated).
+    simulated = qrel_set_simulated_counts(qrel_set=qrel_set)
+    stem = simulated_filename(f"{dataset.slug}-{slugify(qrel_set.name) or 'qrels'}", simulated)
     if format == "labels":
         from assess.refined.export_rows import labels_lines
 
         lines: Iterator[str] = labels_lines(qrel_set=qrel_set)
         response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
+        simulated_response_mark(response, simulated)
         return _attachment(response, f"{stem}-labels.jsonl")
     line = formats.format_trec_qrel if format == "trec" else formats.format_beir_qrel
 
@@ -345,6 +341,7 @@ def qrels_download(
             yield line(query_id, doc_id, grade)
 
     response = StreamingHttpResponse(rows(), content_type="text/plain; charset=utf-8")
+    simulated_response_mark(response, simulated)
     return _attachment(response, f"{stem}{'.qrels' if format == 'trec' else '.tsv'}")
 
 
@@ -498,6 +495,12 @@ def pool_create(request: HttpRequest, slug: str, payload: PoolIn) -> Status[Oper
         raise HttpError(400, f"qrels: no qrel set {payload.qrels!r} in {dataset.slug}")
     if payload.budget is not None and payload.budget >= 1 and payload.budget != int(payload.budget):
         raise HttpError(400, f"budget: 1 or more is a number of pairs, got {payload.budget}")
+    known = sorted(dataset.runs.values_list("name", flat=True))
+    if missing := [name for name in payload.runs if name not in known]:
+        names = ", ".join(repr(name) for name in missing)
+        raise HttpError(
+            400, f"runs: no run {names} in {dataset.slug} (known: {', '.join(known) or 'none'})"
+        )
     return _operation_start(
         request, kind=Operation.Kind.BUILD_POOL, params=payload.dict(), dataset=dataset
     )

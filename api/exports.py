@@ -19,7 +19,9 @@ from assess.refined.exports import (
     export_get,
     export_path,
     export_request,
+    export_simulated_counts,
 )
+from corpora.simulated import simulated_response_mark
 
 from .common import RowId, dataset_or_404, qrel_set_or_404
 from .errors import error_responses
@@ -121,4 +123,5 @@ def export_download(request: HttpRequest, export_id: RowId) -> FileResponse:
         content_type=CONTENT_TYPE[export.kind],
     )
     response["X-Checksum-SHA256"] = export.sha256
+    simulated_response_mark(response, export_simulated_counts(export=export))
     return response

@@ -8,6 +8,7 @@ class AssessConfig(AppConfig):
     def ready(self) -> None:
         # debates cannot import assess (dependencies point one way), so assess adds its
         # review panel (queue, agreement, audit estimate) to the debate job page.
+        from corpora.simulated import simulated_label_counter_register
         from corpora.views import simulated_qrel_sets_register
         from debates.services.progress import job_notes_register
         from debates.services.reuse import human_answers_register
@@ -17,7 +18,7 @@ class AssessConfig(AppConfig):
         from . import tasks  # noqa: F401  (registers the tasks: services enqueue them by name)
         from .datasheet_intervals import refinement_intervals_sheet
         from .evaluation.budget import job_budget_panel
-        from .models.simulated import qrel_sets_simulated
+        from .models.simulated import qrel_set_simulated_labels, qrel_sets_simulated
         from .refined.benchmark_zip import benchmark_intervals_register
         from .refined.operations import refine_step_register
         from .refined.panels import job_costs_panel
@@ -58,6 +59,8 @@ class AssessConfig(AppConfig):
         # The dataset page lists every qrel set; only the refined side knows which hold
         # simulated labels, which the page must mark (corpora never imports assess).
         simulated_qrel_sets_register(qrel_sets_simulated)
+        # ... and every download of such a set must say so (its file name, a header).
+        simulated_label_counter_register(qrel_set_simulated_labels)
         # Stage 0 learns from people's labels too, which debates cannot read: assess gives them.
         stage0_human_labels_register(dataset_human_labels)
         # ... and sets its routing band on them, as a sample of pooled pairs: with the chance

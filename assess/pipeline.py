@@ -31,6 +31,7 @@ from corpora.services import (
     run_create,
     run_retrieve,
 )
+from corpora.simulated import simulated_filename
 from debates.llm.config import AgentConfig
 from debates.models import Debate, DebateJob
 from debates.services import (
@@ -179,7 +180,11 @@ def _job_ensure(*, pool: Pool, pairs: int, spec: PipelineSpec, echo: Echo) -> De
             f"debate job {job.pk}: {job.debates.count()} pairs, R = {options.rounds}"
             f"{job_scale_describe(job)}, "
             f"audit share {job.audit_share:.0%} of agreed labels"
-            + (f", human budget {budget:,} pairs" if budget is not None else "")
+            + (
+                f", human budget {budget:,} pair{'' if budget == 1 else 's'}"
+                if budget is not None
+                else ""
+            )
         )
         return job
     config = agent.dump()
@@ -207,7 +212,7 @@ def _human_side_set(job: DebateJob, spec: PipelineSpec, echo: Echo) -> None:
     budget = options.human_budget
     if "human_budget" in given and budget is not None and budget != job.human_budget:
         debate_job_budget_set(job=job, budget=budget)
-        echo(f"  human budget set to {budget:,} pairs")
+        echo(f"  human budget set to {budget:,} pair{'' if budget == 1 else 's'}")
 
 
 def _job_reuse_check(
@@ -492,7 +497,9 @@ def _refined_ensure(
         )
     pending = refinement_unresolved(refinement=refinement_get(qrel_set=refined)).count()
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"{pool.dataset.slug}-{name}.trec"
+    # A TREC file has no room for a comment: a set with simulated labels says so in its name.
+    simulated = refined_simulated(refined=refined)
+    path = out_dir / simulated_filename(f"{pool.dataset.slug}-{name}.trec", simulated)
     with path.open("w", encoding="utf-8", newline="\n") as handle:
         rows = qrels_export(qrel_set=refined, out=handle, fmt="trec")
     echo(

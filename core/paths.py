@@ -14,6 +14,8 @@ whatever directory a worker runs in.
 from __future__ import annotations
 
 import os
+import re
+from pathlib import PurePath
 
 #: The environment variable ``./dream`` sets to the directory it was started from.
 CALLER_DIR_ENV = "DREAM_CALLER_DIR"
@@ -38,3 +40,15 @@ def caller_path(value: str) -> str:
         return value
     path = os.path.expanduser(value)
     return os.path.normpath(os.path.join(caller_dir(), path))
+
+
+def source_shown(source: str) -> str:
+    """A stored ``source`` (a dataset's) as a user sees it, on every page, API answer and
+    export: as given (a citation, "uploaded corpus.jsonl, ..."), but a path on the server
+    (an ``import_beir`` folder) only by its last part, ``"imported from arguana"``: the
+    server's folders are nobody's business."""
+    text = source.strip()
+    if not (text.startswith(("/", "~", "./", "../")) or re.match(r"\A[A-Za-z]:[\\/]", text)):
+        return source
+    name = PurePath(text.replace("\\", "/")).name
+    return f"imported from {name}" if name else "imported from a folder on the server"

@@ -7,6 +7,8 @@ the database primary keys never leave the app.
 from django.conf import settings
 from django.db import models
 
+from core.paths import source_shown
+
 RELEVANCE_MIN = -127
 RELEVANCE_MAX = 127
 
@@ -37,6 +39,12 @@ class Dataset(models.Model):
 
     def __str__(self) -> str:
         return self.slug
+
+    @property
+    def source_shown(self) -> str:
+        """``source`` as users see it: a folder on the server by its last part only
+        (:func:`core.paths.source_shown`)."""
+        return source_shown(self.source)
 
 
 class Document(models.Model):
@@ -181,6 +189,15 @@ class ImportRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.dataset.slug} {self.kind} {self.path}"
+
+    @property
+    def kind_shown(self) -> str:
+        """The kind as the history shows it: a qrels import by its file's format ("BEIR
+        qrels (TSV)" when ``summary["format"]`` says ``beir``; "TREC qrels" otherwise, as
+        every import before the format was recorded was read as one)."""
+        if self.kind == self.Kind.QRELS and (self.summary or {}).get("format") == "beir":
+            return "BEIR qrels (TSV)"
+        return self.get_kind_display()
 
 
 class Run(models.Model):

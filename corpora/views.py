@@ -38,6 +38,7 @@ from .selectors import (
     documents_page,
 )
 from .services.datasets import dataset_get, qrel_set_get, qrels_rows
+from .simulated import qrel_set_simulated_counts, simulated_filename, simulated_response_mark
 
 READERS = (Role.RESEARCHER, Role.ADMIN)
 QRELS_DOWNLOADS = {
@@ -245,7 +246,11 @@ def qrels_download(request: HttpRequest, slug: str, name: str, fmt: str) -> Stre
             yield line(query_id, doc_id, relevance)
 
     response = StreamingHttpResponse(lines(), content_type="text/plain; charset=utf-8")
-    filename = f"{dataset.slug}-{slugify(qrel_set.name) or 'qrels'}{suffix}"
+    # A set with simulated labels says so in its file name and a header (.simulated).
+    simulated = qrel_set_simulated_counts(qrel_set=qrel_set)
+    simulated_response_mark(response, simulated)
+    stem = f"{dataset.slug}-{slugify(qrel_set.name) or 'qrels'}"
+    filename = simulated_filename(stem + suffix, simulated)
     disposition = content_disposition_header(True, filename)
     if disposition:  # None only for an inline response without a file name
         response["Content-Disposition"] = disposition

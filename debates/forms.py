@@ -102,10 +102,15 @@ def _model_path_field() -> forms.ChoiceField:
     )
 
 
+def _s(count: int) -> str:
+    # "budget 1 pair", "budget 2 pairs".
+    return "" if count == 1 else "s"
+
+
 class PoolChoiceField(forms.ModelChoiceField):
     def label_from_instance(self, obj: Pool) -> str:
         order = "" if obj.strategy == Pool.Strategy.DEPTH else f", {obj.strategy} order"
-        budget = "" if obj.budget is None else f", budget {obj.budget:,} pairs"
+        budget = "" if obj.budget is None else f", budget {obj.budget:,} pair{_s(obj.budget)}"
         return f"{obj.dataset.name} / {obj.name} (depth {obj.depth}{order}{budget})"
 
 

@@ -269,6 +269,10 @@ def job_budget(request: HttpRequest, pk: int) -> HttpResponse:
             messages.success(
                 request,
                 f"Job {job.pk}: human budget "
-                + (f"{budget:,} pairs." if budget is not None else "removed (no limit)."),
+                + (
+                    f"{budget:,} pair{'' if budget == 1 else 's'}."
+                    if budget is not None
+                    else "removed (no limit)."
+                ),
             )
     return redirect(reverse("debates:job_detail", kwargs={"pk": job.pk}))

@@ -19,7 +19,7 @@ from django.http import HttpRequest
 from django.template.loader import render_to_string
 
 from assess.models import Refinement
-from assess.models.simulated import simulated_sentence
+from assess.models.simulated import refined_simulated_scope, simulated_sentence
 from debates.models import DebateJob
 
 from .interval_reports import SampleSize, job_sources_note, pair_json, sources_note
@@ -63,7 +63,8 @@ class LabelBudget:
     @property
     def simulated_line(self) -> str:
         """ "SIMULATED labels: ..." when the refined set holds simulated labels, else ""."""
-        return simulated_sentence(self.simulated)
+        # The job page shows the job's own count too: say this one is the refined set's.
+        return simulated_sentence(self.simulated, scope=refined_simulated_scope(self.refined))
 
     def as_json(self) -> dict[str, Any]:
         """``{"more_human_labels": int | None, "target_half_width": 0.01, "measure":

@@ -52,6 +52,26 @@ def simulated_label_counts(*, rows: QuerySet[Any]) -> dict[str, int]:
     return {kind: int(found[kind] or 0) for kind in SIMULATED_KINDS}
 
 
+def qrel_set_simulated_labels(qrel_set: Any) -> dict[str, int]:
+    """``{"debate": n, "human": m}``: the simulated final labels of ``qrel_set`` (a
+    :class:`~corpora.models.QrelSet`; an imported one has none), for the marks every
+    download of it carries (registered with
+    :func:`corpora.simulated.simulated_label_counter_register`)."""
+    return simulated_label_counts(rows=LabelProvenance.objects.filter(qrel_set=qrel_set))
+
+
+def label_simulated(
+    *, source: str | None, models: Sequence[str], annotators: Sequence[str]
+) -> bool:
+    """Whether one final label is simulated, as :data:`SIMULATED_DEBATE_Q` and
+    :data:`SIMULATED_HUMAN_Q` tell it of a provenance row: a consensus whose agent
+    ``models`` include a simulated one, or a human label the simulated annotator is among
+    the ``annotators`` of. Pure."""
+    if source == "consensus":
+        return any(is_simulated_model(model) for model in models)
+    return source == "human" and SIMULATED_ANNOTATOR in annotators
+
+
 def qrel_sets_simulated(qrel_sets: Sequence[Any]) -> set[int]:
     """The ids of ``qrel_sets`` (:class:`~corpora.models.QrelSet` rows, refined or imported)
     whose refined labels hold a simulated one, in one query; an imported set has no
@@ -104,11 +124,13 @@ def simulated_counts(by_source: Mapping[str, int]) -> dict[str, int]:
     }
 
 
-def simulated_sentence(counts: Mapping[str, int]) -> str:
+def simulated_sentence(counts: Mapping[str, int], *, scope: str = "") -> str:
     """The loud line every report of simulated labels carries, e.g. "SIMULATED labels: 3
     debate labels from simulated debaters (backend simulated), 1 human label from the
     simulated annotator (simulate_annotators); for planning a study, never a benchmark";
-    "" when ``counts`` ({"debate", "human"}) has none."""
+    "" when ``counts`` ({"debate", "human"}) has none. ``scope`` says what was counted where
+    one page shows counts of different things ("SIMULATED labels in this job's debates and
+    reviews so far: ..." beside "... in the final labels of the refined set x: ...")."""
     parts = []
     debate, human = counts.get("debate", 0), counts.get("human", 0)
     if debate:
@@ -123,4 +145,20 @@ def simulated_sentence(counts: Mapping[str, int]) -> str:
         )
     if not parts:
         return ""
-    return f"SIMULATED labels: {', '.join(parts)}; for planning a study, never a benchmark"
+    where = f" {scope}" if scope else ""
+    return f"SIMULATED labels{where}: {', '.join(parts)}; for planning a study, never a benchmark"
+
+
+#: What a job's simulated labels (``assess.review.simulated_marks.job_simulated_labels``)
+#: count, as the job page and ``debate_job ID progress`` say it beside the refined set's.
+JOB_SIMULATED_SCOPE: Final = (
+    "in this job so far (its agreed debates, and the simulated annotator's judgments of its "
+    "review items)"
+)
+
+
+def refined_simulated_scope(name: str) -> str:
+    """What a refined set's simulated labels (:func:`simulated_label_counts` of its
+    provenance) count, for a page that also shows a job's: "in the final labels of the
+    refined set test-dream"."""
+    return f"in the final labels of the refined set {name}"

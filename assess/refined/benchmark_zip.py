@@ -37,13 +37,15 @@ from typing import Any
 
 from django.db.models import Count
 
-from corpora.models import Dataset, Document, QrelSet, Query
+from corpora.models import Dataset, Document, Pool, QrelSet, Query
 from corpora.ordering import code_point
 from corpora.services import qrels_export
+from corpora.simulated import simulated_filename
 from debates.llm.config import AgentConfig, backend_and_model
 from debates.models import Debate, DebateJob
 
 from ..models import LabelProvenance, Refinement
+from ..models.simulated import simulated_label_counts, simulated_sentence
 from ..review.calibration import job_calibration
 from ..review.selectors import job_agreement, job_audit
 from ..review.simulated_marks import simulated_judgments_count
@@ -61,6 +63,7 @@ from .datasheet import (
 )
 from .export_formats import label_source, write_jsonl
 from .export_rows import ExportError
+from .labels import NOT_DEBATED
 from .selectors import refined_costs
 
 BATCH_SIZE = 5000
@@ -206,11 +209,15 @@ def benchmark_datasheet(*, refinement: Refinement) -> Datasheet:
     pool = refinement.pool
     counts = refinement.counts or {}
     jobs = DebateJob.objects.filter(pk__in=list(refinement.jobs or [])).order_by("pk")
+    pool_pairs, by_source, by_reason = _pool_counts(refinement)
+    simulated = simulated_label_counts(rows=LabelProvenance.objects.filter(qrel_set=qrel_set))
+    # The qrels file's name carries the mark too: its split is what a loader names.
+    split = simulated_filename(zip_path_part(refinement.original.name, fallback="test"), simulated)
     return Datasheet(
         folder=zip_path_part(dataset.slug, fallback="dataset"),
-        split=zip_path_part(refinement.original.name, fallback="test"),
+        split=split,
         dataset_name=dataset.name,
-        dataset_source=dataset.source,
+        dataset_source=dataset.source_shown,
         dataset_licence=dataset.licence,
         exclude_identical_ids=dataset.exclude_identical_ids,
         documents=Document.objects.filter(dataset=dataset).count(),
@@ -229,9 +236,13 @@ def benchmark_datasheet(*, refinement: Refinement) -> Datasheet:
         pool_include_judged=pool.include_judged,
         pool_runs=tuple(RunSheet(r.name, r.system) for r in pool.runs.order_by("name")),
         pool_queries=tuple(str(q) for q in pool.query_ids or []),
+        # Depth-k is the canonical order the pool line already says: no line of its own.
+        pool_strategy="" if pool.strategy == Pool.Strategy.DEPTH else pool.get_strategy_display(),
+        pool_budget=pool.budget,
+        pool_pairs=pool_pairs,
         pairs=refinement.pairs,
-        by_source=dict(counts.get("by_source") or {}),
-        by_reason=dict(counts.get("by_reason") or {}),
+        by_source=by_source,
+        by_reason=by_reason,
         escalations=_escalations(qrel_set),
         overrides_consensus=int(counts.get("overrides_consensus") or 0),
         jobs=tuple(_job_sheet(job) for job in jobs),
@@ -241,7 +252,24 @@ def benchmark_datasheet(*, refinement: Refinement) -> Datasheet:
         intervals=_intervals_sheet(refinement),
         simulated_judgments=simulated_judgments_count(jobs=[job.pk for job in jobs]),
         corrections=int(counts.get("corrections") or 0),
+        simulated_labels=simulated_sentence(simulated, scope="in this set's final labels"),
     )
+
+
+def _pool_counts(refinement: Refinement) -> tuple[int, dict[str, int], dict[str, int]]:
+    """``(pool pairs, by_source, by_reason)``: every pair of the pool (each has a provenance
+    row), and the refinement's counts with the pairs it left out of them (a budgeted pool's
+    pairs no job debated: :data:`assess.refined.labels.NOT_DEBATED`) counted unresolved, as
+    the intervals count them."""
+    counts = refinement.counts or {}
+    by_source = dict(counts.get("by_source") or {})
+    by_reason = dict(counts.get("by_reason") or {})
+    pool_pairs = LabelProvenance.objects.filter(refinement=refinement).count()
+    left_out = pool_pairs - refinement.pairs
+    if left_out > 0:
+        by_source["unresolved"] = by_source.get("unresolved", 0) + left_out
+        by_reason[NOT_DEBATED] = by_reason.get(NOT_DEBATED, 0) + left_out
+    return max(pool_pairs, refinement.pairs), by_source, by_reason
 
 
 def _refinement(qrel_set: QrelSet) -> Refinement:

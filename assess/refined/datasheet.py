@@ -38,6 +38,10 @@ from .datasheet_ranking import ranking_lines
 _BREAKS = re.compile(r"[\t\n\v\f\r\x85\u2028\u2029]")
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+# The characters that can open an inline construct mid-line (emphasis, code, link, image,
+# autolink, raw HTML, entity, strikethrough, table cell) and the escape itself: "(", "'" or
+# "," can do nothing once "[", "]" and "<" are escaped.
+_INLINE = re.compile(r"([\\`*_\[\]<>&~|])")
 _BACKTICKS = re.compile(r"`+")
 # At most this many ids of a pool's query subset are listed (the rest are counted).
 QUERIES_LISTED = 50
@@ -53,6 +57,14 @@ def md_text(value: str) -> str:
     """``value`` as inert Markdown text: on one line, every ASCII punctuation character
     backslash-escaped (CommonMark allows escaping any of them), so it renders as itself."""
     return _PUNCTUATION.sub(r"\\\1", one_line(value))
+
+
+def md_inline(value: str) -> str:
+    """``value`` as inert Markdown text in the middle of a line (after a list item's words,
+    never where a heading, list or block could start): on one line, only the characters of
+    :data:`_INLINE` escaped, so a note reads as plain text too ("'label 1, round 2' (11
+    pairs)", not "\\'label 1\\, round 2\\' \\(11 pairs\\)")."""
+    return _INLINE.sub(r"\\\1", one_line(value))
 
 
 def _fence(text: str, *, at_least: int) -> str:
@@ -229,7 +241,11 @@ class Datasheet:
     ``intervals`` the refined measures' 95% intervals (None: not computed);
     ``simulated_judgments`` the live judgments of the jobs' items given by the simulated
     annotator (:mod:`assess.review.simulated_annotators`; any: a warning opens the sheet);
-    ``corrections`` the judged pairs a human verdict re-graded.
+    ``corrections`` the judged pairs a human verdict re-graded; ``pool_strategy`` the
+    pool's judging order (its label, "" for depth-k), ``pool_budget`` the pairs a job judges
+    at most (None: every pair), ``pool_pairs`` all the pool's pairs (0: ``pairs``, which then
+    counts only those within the budget); ``simulated_labels`` the "SIMULATED labels: ..."
+    line of the set's final labels ("" when none is simulated), first under the title.
     """
 
     folder: str
@@ -266,6 +282,10 @@ class Datasheet:
     intervals: IntervalsSheet | None = None
     simulated_judgments: int = 0
     corrections: int = 0
+    pool_strategy: str = ""
+    pool_budget: int | None = None
+    pool_pairs: int = 0
+    simulated_labels: str = ""
 
 
 SIMULATED_WARNING = (
@@ -286,7 +306,7 @@ SIMULATED_ANNOTATOR_WARNING = (
 def _simulated_lines(s: Datasheet) -> list[str]:
     """The loud warnings, each its own paragraph: when any job's agent is simulated, and
     when any judgment (``simulated_judgments``) came from the simulated annotator."""
-    lines = []
+    lines = [f"**{s.simulated_labels}.**", ""] if s.simulated_labels else []
     agents = (agent for job in s.jobs for agent in job.agents)
     if any(is_simulated_model(agent.model) for agent in agents):
         lines += [SIMULATED_WARNING, ""]
@@ -365,11 +385,13 @@ def _pool(s: Datasheet) -> list[str]:
         if s.pool_include_judged
         else "pairs judged in the original qrels left out"
     )
+    pairs = max(s.pool_pairs, s.pairs)
     lines = [
         "## Pool",
         "",
-        f"- Name: {md_code(s.pool_name)}: {_many(s.pairs, 'pair')}, the union of each run's "
+        f"- Name: {md_code(s.pool_name)}: {_many(pairs, 'pair')}, the union of each run's "
         f"top {s.pool_depth} documents per query; {judged}",
+        *_judging_order(s, pairs),
         f"- Runs ({len(s.pool_runs)}), each pooled to depth {s.pool_depth}:",
     ]
     for run in sorted(s.pool_runs, key=lambda r: r.name):
@@ -385,6 +407,23 @@ def _pool(s: Datasheet) -> list[str]:
         + (f" and {_count(more)} more" if more > 0 else "")
     )
     return lines
+
+
+def _judging_order(s: Datasheet, pairs: int) -> list[str]:
+    """The pool's judging order and budget, and how many pairs the budget left unjudged;
+    nothing for a depth-k pool without a budget (every pair judged in canonical order)."""
+    if not s.pool_strategy and s.pool_budget is None:
+        return []
+    line = f"- Judging order: {s.pool_strategy or 'depth-k'}"
+    if s.pool_budget is None:
+        return [line + "; no budget: every pair was put to the debate jobs"]
+    unjudged = pairs - s.pairs
+    return [
+        line + f"; budget {_many(s.pool_budget, 'pair')} a job judges at most, in that order: "
+        f"{_many(s.pairs, 'pair')} put to the debate jobs, {_many(unjudged, 'pair')} "
+        "never debated (beyond the budget) and left unjudged (not relevant in the qrels; "
+        "counted unresolved below, reason `not debated`)"
+    ]
 
 
 # Final-label sources in display order, with what each means.
@@ -496,7 +535,7 @@ def _job(job: JobSheet) -> list[str]:
 
 def _calibration_agent(c: CalibrationSheet) -> str:
     if c.ece is None or c.brier is None:
-        return f"agent {c.agent}: {md_text(c.missing)}"
+        return f"agent {c.agent}: {md_inline(c.missing)}"
     return (
         f"agent {c.agent} n = {_count(c.n)} of {_count(c.labelled)}, ECE {c.ece:.3f}, "
         f"Brier {c.brier:.3f}"
@@ -507,7 +546,7 @@ def _calibration(job: JobSheet) -> str:
     """The job's calibration line: per agent n, ECE and Brier, or what is missing."""
     if not job.calibration:
         missing = job.calibration_missing or "not computed"
-        return f"- Calibration ({CALIBRATION_SOURCES}): none, {md_text(missing)}"
+        return f"- Calibration ({CALIBRATION_SOURCES}): none, {md_inline(missing)}"
     agents = "; ".join(_calibration_agent(c) for c in job.calibration)
     return f"- Calibration ({CALIBRATION_SOURCES}): {agents}"
 
@@ -526,7 +565,7 @@ def _jobs(s: Datasheet) -> list[str]:
 
 
 def _intervals(s: Datasheet) -> list[str]:
-    return interval_lines(s.intervals, code=md_code, text=md_text, flat=one_line)
+    return interval_lines(s.intervals, code=md_code, text=md_inline, flat=one_line)
 
 
 def _ranking(s: Datasheet) -> list[str]:

@@ -32,6 +32,9 @@ LABEL_FIELDS = (
     "doc_id",
     "label",
     "source",
+    # True when "label" came from simulated debaters (backend simulated) or the simulated
+    # annotator: for planning a study, never a benchmark (assess.models.simulated).
+    "simulated",
     "assessed_label",
     "assessed_source",
     "original_label",

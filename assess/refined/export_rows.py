@@ -21,6 +21,7 @@ from debates.models import Debate, DebateJob, Turn
 from debates.prices import Price, llm_prices
 
 from ..models import Judgment, LabelProvenance, Refinement, ReviewItem
+from ..models.simulated import label_simulated
 from . import debate_cost
 from .corrections import correction_of
 from .debate_cost import needs_turns
@@ -276,6 +277,23 @@ def _probabilities_json(row: tuple) -> str:
     )
 
 
+@functools.lru_cache(maxsize=4096)
+def _simulated(source: str | None, models: str | None, annotators: str | None) -> bool:
+    """Whether a row's assessed label is simulated (:func:`assess.models.simulated.
+    label_simulated`), from its provenance's JSON text; rows repeat the same few lists."""
+    return label_simulated(
+        source=source,
+        models=json.loads(models) if models else [],
+        annotators=json.loads(annotators) if annotators else [],
+    )
+
+
+def _row_simulated(row: tuple) -> bool:
+    """The ``simulated`` field: the row's ``label`` is a simulated one (an applied label of
+    simulated debaters or of the simulated annotator); false for an original row."""
+    return bool(row[5]) and _simulated(row[4], row[11], row[13])
+
+
 def _label_record(row: tuple) -> dict:
     (query_id, doc_id, grade, label, source, applied, original, consensus_label) = row[:8]
     (consensus_round, job, debate, models, version, annotators, adjudicator, decided) = row[8:16]
@@ -286,6 +304,7 @@ def _label_record(row: tuple) -> dict:
         "doc_id": doc_id,
         "label": grade,
         "source": source if applied else "original",
+        "simulated": _row_simulated(row),
         "assessed_label": label if assessed else None,
         "assessed_source": source if assessed else None,
         "original_label": original,
@@ -383,6 +402,7 @@ def label_line(row: tuple) -> str:
         f'"query_id":{_encode(query_id)},'
         f'"reasoning_tokens":{_number(reasoning)},'
         f'"reused":{_text(row[31])},'
+        f'"simulated":{"true" if _row_simulated(row) else "false"},'
         f'"source":{_encode(source if applied else "original")}}}\n'
     )
 

@@ -44,6 +44,7 @@ from django.utils.text import slugify
 from corpora import formats
 from corpora.models import Pool, QrelSet
 from corpora.services import qrels_rows
+from corpora.simulated import qrel_set_simulated_counts, simulated_filename
 from debates.models import Debate, Turn
 from debates.prices import llm_prices, prices_stamp
 
@@ -58,7 +59,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 # Bump when an export's layout changes: old files then no longer count as current.
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 KINDS = tuple(ExportFile.Kind.values)
 QREL_KINDS = ("trec", "beir", "labels", "disagreements", "benchmark")
 # Kinds only a refined set has, and what the refusal calls them.
@@ -214,7 +215,18 @@ def _filename(kind: str, qrel_set: QrelSet | None, pool: Pool | None) -> str:
     else:
         assert qrel_set is not None  # checked by _check_source
         base = f"{qrel_set.dataset.slug}-{slugify(qrel_set.name) or 'qrels'}"
+        # A set with simulated labels says so in every file name (corpora.simulated).
+        base = simulated_filename(base, qrel_set_simulated_counts(qrel_set=qrel_set))
     return base + SUFFIX[kind]
+
+
+def export_simulated_counts(*, export: ExportFile) -> dict[str, int]:
+    """``{"debate": n, "human": m}``: the simulated labels of an export's qrel set, for the
+    header its download carries (:func:`corpora.simulated.simulated_response_mark`); both 0
+    for a pool's transcripts."""
+    if export.qrel_set is None:
+        return {"debate": 0, "human": 0}
+    return qrel_set_simulated_counts(qrel_set=export.qrel_set)
 
 
 def _stale_running(export: ExportFile) -> bool:

@@ -28,6 +28,7 @@ from core.roles import Role, role_required, user_has_role
 from corpora.models import Dataset, Operation
 from corpora.services import dataset_get
 from corpora.services.operations import operation_fix
+from corpora.simulated import simulated_response_mark
 
 from ..models import ExportFile, Refinement
 from ..models.simulated import simulated_sentence
@@ -39,6 +40,7 @@ from .exports import (
     export_path,
     export_refinement,
     export_request,
+    export_simulated_counts,
     exports_current,
 )
 from .forms import RefineForm
@@ -283,4 +285,5 @@ def export_download(request: HttpRequest, pk: int) -> FileResponse:
         content_type=CONTENT_TYPE[export.kind],
     )
     response["X-Checksum-SHA256"] = export.sha256
+    simulated_response_mark(response, export_simulated_counts(export=export))
     return response

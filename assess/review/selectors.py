@@ -22,7 +22,7 @@ from debates.models import Debate, DebateJob, Turn
 from debates.rubric import grade_names, rubric
 
 from ..models import Adjudication, GoldPair, Judgment, ReviewItem
-from ..models.simulated import simulated_sentence
+from ..models.simulated import JOB_SIMULATED_SCOPE, simulated_sentence
 from . import agreement
 from .agreement import Proportion
 from .audit import audit_pilot_waiting
@@ -560,7 +560,7 @@ def job_review_notes(job: DebateJob) -> list[str]:
     audit waits for (:func:`assess.review.audit.audit_pilot_waiting`)."""
     queue = job_queue_counts(job=job)
     audit = job_audit(job=job)
-    simulated = simulated_sentence(job_simulated_labels(job=job))
+    simulated = simulated_sentence(job_simulated_labels(job=job), scope=JOB_SIMULATED_SCOPE)
     lines = [f"{simulated}."] if simulated else []
     lines.append(
         f"human review: {queue.escalated:,} escalated ({queue.escalated_done:,} judged), "

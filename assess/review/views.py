@@ -31,7 +31,7 @@ from core.roles import Role, role_required, user_has_role
 from debates.models import DebateJob
 
 from ..models import Adjudication, ReviewItem
-from ..models.simulated import SIMULATED_ANNOTATOR, simulated_sentence
+from ..models.simulated import JOB_SIMULATED_SCOPE, SIMULATED_ANNOTATOR, simulated_sentence
 from .active_time import active_heartbeat_seconds, active_idle_seconds, review_item_active_add
 from .annotators import disagreements, human_answers
 from .audit import audit_pilot_waiting, audit_strata
@@ -385,7 +385,8 @@ def job_review_panel(request: HttpRequest, job: DebateJob) -> str:
             "budget": job_budget(job=job),
             "open_disagreements": len(disagreements(job=job, open_only=True)),
             "simulated": simulated,
-            "simulated_line": simulated_sentence(simulated),
+            # The budget panel beside it counts the refined set's: say this one is the job's.
+            "simulated_line": simulated_sentence(simulated, scope=JOB_SIMULATED_SCOPE),
             "is_admin": user_has_role(request.user, Role.ADMIN),
         },
         request=request,

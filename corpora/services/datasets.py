@@ -511,6 +511,7 @@ def qrels_import(
         )
         summary = dataset_summary(dataset=dataset)["qrels"][name]
         summary["unknown_ids_dropped_rows"] = unknown
+        summary["format"] = fmt  # the history names the file's format (kind_shown)
         ImportRecord.objects.create(
             dataset=dataset,
             kind=ImportRecord.Kind.QRELS,

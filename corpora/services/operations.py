@@ -315,13 +315,16 @@ def _build_pool(operation: Operation, root: Path | None) -> dict[str, Any]:
     try:
         qrel_set = qrel_set_get(dataset=dataset, name=params["qrels"])
     except QrelSet.DoesNotExist:
-        raise OperationError(f"qrels: no qrel set {params['qrels']!r}") from None
+        known = ", ".join(dataset.qrel_sets.values_list("name", flat=True)) or "none"
+        raise OperationError(f"qrels: no qrel set {params['qrels']!r} (known: {known})") from None
     runs = []
     for name in params["runs"]:
         try:
             runs.append(run_get(dataset=dataset, name=name))
         except Run.DoesNotExist:
-            raise OperationError(f"runs: no run {name!r}") from None
+            # As build_pool says it: the caller sees which names would do.
+            known = ", ".join(dataset.runs.order_by("name").values_list("name", flat=True))
+            raise OperationError(f"runs: no run {name!r} (known: {known or 'none'})") from None
     _stage(operation, f"pooling {len(runs)} run(s) at depth {params['depth']}")
     report = pool_build(
         dataset=dataset,

@@ -50,7 +50,7 @@ def test_the_calibration_line_gives_n_ece_and_brier_or_what_is_missing():
     line = datasheet._calibration(sheet)
     assert line == (
         f"- Calibration ({CALIBRATION_SOURCES}): agent A n = 4 of 4, ECE 0.300, Brier 0.125; "
-        r"agent B: no P\(label\)\: the server sent no logprobs"
+        "agent B: no P(label): the server sent no logprobs"
     )
     missing = datasheet._calibration(_job(calibration_missing="calibration needs gold"))
     assert missing.endswith("): none, calibration needs gold")
@@ -73,4 +73,4 @@ def test_the_readme_holds_the_jobs_calibration_from_its_audited_pairs(refined):
     assert (agent_b.n, agent_b.ece) == (0, None)
     readme = datasheet_render(sheet=sheet)
     # The missing words come from the database, so they are escaped as Markdown text.
-    assert r"agent A n = 1 of 1, ECE 0.800, Brier 0.640; agent B: no P\(label\)\:" in readme
+    assert "agent A n = 1 of 1, ECE 0.800, Brier 0.640; agent B: no P(label):" in readme

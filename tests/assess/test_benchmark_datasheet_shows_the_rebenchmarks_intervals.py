@@ -90,12 +90,12 @@ def test_hostile_run_names_and_errors_stay_inert():
     lines = [line for line in text.splitlines() if "javascript" in line or "label 1" in line]
     assert lines == [
         "  - `[x](javascript:alert(1)) # H`: `nDCG@10` 0.5000 [0.4000, 0.6000] (n = 3)",
-        r"- Note: stratum \'\<b\>label 1\<\/b\>\' has no human label",
+        r"- Note: stratum '\<b\>label 1\</b\>' has no human label",
     ]
     html = render_html(text)
     assert "<a " not in html and "<b>" not in html and "<h1>H" not in html
     failed = _render(IntervalsSheet(error="query 'q1' document '`d`' has no human label"))
-    assert r"- No interval: query \'q1\' document \'\`d\`\' has no human label" in failed
+    assert r"- No interval: query 'q1' document '\`d\`' has no human label" in failed
 
 
 def _render(intervals: IntervalsSheet) -> str:

@@ -63,6 +63,7 @@ def test_each_judged_pair_is_one_line_in_canonical_order(refined):
         "label_source": "original",
         "human_judgments": [],
         "reused": None,
+        "simulated": False,
     }
     consensus = lines[3]
     assert consensus["consensus_round"] == 2
@@ -147,7 +148,8 @@ def test_the_line_format_is_sorted_keys_compact_utf8(refined):
     first = out.getvalue().splitlines()[0]
     assert first.startswith('{"adjudicator":null,"annotators":[],"assessed_label":null,')
     assert first.endswith(
-        '"query_id":"q1","reasoning_tokens":null,"reused":null,"source":"original"}'
+        '"query_id":"q1","reasoning_tokens":null,"reused":null,"simulated":false,'
+        '"source":"original"}'
     )
 
 

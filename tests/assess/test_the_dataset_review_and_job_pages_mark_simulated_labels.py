@@ -31,9 +31,10 @@ AGENT = {
     "seed": 1,
 }
 JOB_LINE = (
-    "SIMULATED labels: 3 debate labels from simulated debaters (backend simulated), 1 human "
-    "label from the simulated annotator (simulate_annotators); for planning a study, never a "
-    "benchmark."
+    "SIMULATED labels in this job so far (its agreed debates, and the simulated annotator's "
+    "judgments of its review items): 3 debate labels from simulated debaters (backend "
+    "simulated), 1 human label from the simulated annotator (simulate_annotators); for "
+    "planning a study, never a benchmark."
 )
 DISAGREEMENTS_LINE = (
     "SIMULATED labels: 1 debate label from simulated debaters (backend simulated), 1 human "

@@ -9,6 +9,7 @@ from assess.refined.exports import KINDS, ExportError, export_file_write, export
 from core.paths import caller_path
 from corpora.management.commands._common import load_dataset
 from corpora.models import Pool, QrelSet
+from corpora.simulated import qrel_set_simulated_counts, simulated_note
 
 
 class Command(BaseCommand):
@@ -68,3 +69,7 @@ class Command(BaseCommand):
         except ExportError as exc:
             raise CommandError(str(exc)) from None
         self.stderr.write(f"wrote {rows:,} rows ({size:,} bytes) to {target}; sha256 {digest}")
+        if qrel_set is not None and kind != "transcripts":
+            counts = qrel_set_simulated_counts(qrel_set=qrel_set)
+            if note := simulated_note(qrel_set=qrel_set, counts=counts):
+                self.stderr.write(note)

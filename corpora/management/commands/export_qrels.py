@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from core.paths import caller_path
 from corpora.models import QrelSet
 from corpora.services.datasets import qrel_set_get, qrels_export
+from corpora.simulated import qrel_set_simulated_counts, simulated_note
 
 from ._common import load_dataset
 
@@ -33,3 +34,9 @@ class Command(BaseCommand):
             with open(opts["out"], "w", encoding="utf-8", newline="\n") as out:
                 rows = qrels_export(qrel_set=qrel_set, out=out, fmt=opts["format"])
         self.stderr.write(f"{rows:,} rows written to {opts['out']}")
+        # A TREC file has no room for a comment: the printout says what the file holds.
+        note = simulated_note(
+            qrel_set=qrel_set, counts=qrel_set_simulated_counts(qrel_set=qrel_set)
+        )
+        if note:
+            self.stderr.write(note)

@@ -1,0 +1,54 @@
+"""A benchmark zip's datasheet of a budgeted pool names the pool's judging order and budget,
+and how many of its pairs were put to the debate jobs and how many never were (beyond the
+budget, left unjudged); its unresolved count holds those, as the intervals' note counts
+them ("N pool pairs have no final label").
+
+The ``holes`` world of tests/fixtures/refine.py ordered by the bandit with a budget of 3
+pairs, whose (q1, d5) no job debated: 4 pool pairs, 3 debated, 1 never."""
+
+import zipfile
+
+import pytest
+
+from assess.refined.exports import export_file_write
+from assess.refined.refine import qrels_refine
+from tests.fixtures.refine import settle_all
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def budgeted(holes):
+    settle_all(holes)
+    holes.debate("q1", "d5").delete()
+    holes.pool.strategy, holes.pool.budget = "bandit", 3
+    holes.pool.save(update_fields=["strategy", "budget"])
+    holes.refined = qrels_refine(pool=holes.pool, name="test-bandit", allow_partial=True).qrel_set
+    return holes
+
+
+def readme(world, tmp_path) -> str:
+    export_file_write(kind="benchmark", path=tmp_path / "b.zip", qrel_set=world.refined)
+    with zipfile.ZipFile(tmp_path / "b.zip") as archive:
+        return archive.read("holes/README.md").decode()
+
+
+def test_the_pool_section_names_order_budget_and_unjudged_pairs(budgeted, tmp_path):
+    text = readme(budgeted, tmp_path)
+    assert "- Name: `p`: 4 pairs, the union of each run's top 3 documents per query" in text
+    assert (
+        "- Judging order: bandit (MaxMean over runs); budget 3 pairs a job judges at most, in "
+        "that order: 3 pairs put to the debate jobs, 1 pair never debated (beyond the budget) "
+        "and left unjudged"
+    ) in text
+
+
+def test_the_unresolved_count_holds_the_unjudged_pairs(budgeted, tmp_path):
+    text = readme(budgeted, tmp_path)
+    assert "- Unresolved (no label, so not in the qrels): 1\n  - `not debated`: 1" in text
+
+
+def test_a_depth_pool_without_budget_has_no_order_line(refined, tmp_path):
+    text = readme(refined, tmp_path)
+    assert "Judging order" not in text
+    assert "- Unresolved (no label, so not in the qrels): 0" in text
