@@ -179,7 +179,11 @@ def labels_for_half_width(
     scales as (1 - pi) / pi, so the needed share is pi' = 1 / (1 + (1 - pi)/pi * (target/h)^2)
     for the current half-width h (Cochran, *Sampling Techniques*, 1977, sec. 4.4). 0 when
     every interval is already narrow enough. An estimate from the sample so far: its own
-    uncertainty is large while few labels are in."""
+    uncertainty is large while few labels are in. Where a cell's variance floor (the
+    Jeffreys point of an audit that saw few disagreements) dominates, the variance falls
+    faster than (1 - pi) / pi as labels come in, so the figure is then an upper estimate (a
+    reviewer's example: 400 more labels said where about 170 would do); and the uncertainty
+    of escalated pairs still unjudged, which a larger audit cannot shrink, is not in it."""
     n = intervals.n_human
     if not n or pool_size <= 0:
         return 0
