@@ -93,3 +93,14 @@ def test_a_chain_of_refinements_and_two_imported_sets_are_still_compared(other):
             "--no-intervals",
         )
     call_command("rebenchmark", "holes", "--original", "test", "--refined", "other")
+
+
+def test_rag_eval_refuses_it_too(other):
+    """rag_eval compares answer accuracy on the original and the refined qrels: the same
+    refusal, before any answer is generated."""
+    with pytest.raises(CommandError) as refused:
+        call_command(
+            "rag_eval", "holes", "--runs", "alpha", "--original", "other", "--refined",
+            "test-dream",
+        )  # fmt: skip
+    assert str(refused.value) == REFUSAL

@@ -3,7 +3,13 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from assess.evaluation.rag_eval import RagError, rag_evaluate
-from assess.evaluation.rebench import RebenchError, rebench_qrel_set, rebench_runs
+from assess.evaluation.rebench import (
+    RebenchError,
+    rebench_original_check,
+    rebench_qrel_set,
+    rebench_refined_from,
+    rebench_runs,
+)
 from assess.evaluation.tables import format_table, rag_table
 from core.paths import caller_path
 from corpora.management.commands._common import load_dataset
@@ -64,7 +70,10 @@ class Command(BaseCommand):
         parser.add_argument("--base-url", help="Server URL (openai backend)")
         parser.add_argument("--api-key-env", help="Environment variable holding the API key")
         parser.add_argument("--limit", type=int, help="Only the first N evaluation queries")
-        parser.add_argument("--original", default="test", help="Original qrel set (default test)")
+        parser.add_argument(
+            "--original",
+            help="Original qrel set (default: the set --refined was refined from, else test)",
+        )
         parser.add_argument("--refined", help="Refined qrel set")
         parser.add_argument(
             "--concurrency",
@@ -77,10 +86,15 @@ class Command(BaseCommand):
         dataset = load_dataset(opts["dataset"])
         names = [n.strip() for n in opts["runs"].split(",") if n.strip()]
         try:
-            original = rebench_qrel_set(dataset=dataset, name=opts["original"])
             refined = (
                 rebench_qrel_set(dataset=dataset, name=opts["refined"]) if opts["refined"] else None
             )
+            # As rebenchmark: a refined set is compared with the qrels it was refined from.
+            origins = rebench_refined_from(refined=refined) if refined is not None else []
+            default = origins[0].name if origins else "test"
+            original = rebench_qrel_set(dataset=dataset, name=opts["original"] or default)
+            if refined is not None:
+                rebench_original_check(original=original, refined=refined)
             runs = rebench_runs(dataset=dataset, names=names)
         except RebenchError as exc:
             raise CommandError(str(exc)) from None
