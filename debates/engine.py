@@ -456,8 +456,9 @@ def _ask_turn(
     round: int,
     previous: dict[str, TurnRecord],
 ) -> TurnRecord:
-    """Ask ``agent`` ("A" or "B") for its turn of ``round`` and store it (``on_turn``) the
-    moment it arrives: a crash, even mid-round, then loses only the requests in flight."""
+    """Ask ``agent`` ("A" or "B") for its turn of ``round`` and hand it to ``on_turn`` the
+    moment it arrives (the service's writer stores it before the next round's calls: a
+    crash then repeats at most the calls of the round it was in)."""
     build = debate_builder(
         pair=pair,
         agent=agent,

@@ -2,8 +2,9 @@
 requests (:class:`Meter`).
 
 Each call of a :class:`GuardedClient` first writes the debate's turns not stored yet (its
-``before_call``: :meth:`debates.services.turn_writer.TurnWriter.flush`), so every turn is
-stored before the next LLM call, then takes a slot of the gate, renews the lease
+``before_call``: :meth:`debates.services.turn_writer.TurnWriter.flush`; within a paired
+round, the partner's turn waits for its own, at most a second), so every turn is stored
+before the next round's LLM calls, then takes a slot of the gate, renews the lease
 (:func:`~debates.services.leases.lease_renew`), holds no database connection through the
 call, retries transient errors (:func:`debates.retry.call_with_retry`) and meters the reply.
 """

@@ -8,7 +8,8 @@ task finds nothing to claim (on PostgreSQL the claim also reads the debate:
 - :func:`lease_renew` before every LLM call extends the expiry (and says whether the job was
   paused or cancelled, or another worker took the debate over after the lease expired);
 - :func:`lease_turns_store` stores answered turns with their cost, a round's two at once,
-  before the debate's next LLM call (when, is :mod:`debates.services.turn_writer`'s part);
+  before the debate's next round's LLM calls (when, is
+  :mod:`debates.services.turn_writer`'s part);
 - the debate leaves "running" once, by one of :func:`lease_end` (agreed or escalated, with
   the turns of its last round), :func:`lease_fail` (a failed attempt: back to pending, or
   failed for good) or :func:`lease_release` (given back, no attempt counted: the job

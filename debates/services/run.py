@@ -171,8 +171,8 @@ def debate_run(
     running, only while its job is running); if it cannot be claimed (already running
     elsewhere, finished, failed, or its job paused/cancelled) nothing happens. Stored turns
     are passed to :func:`debates.engine.debate_pair` as done turns; every new turn is stored
-    before the next LLM call, a round's two turns in one write, the last round's with the
-    outcome (:mod:`debates.services.turn_writer`). On the outcome the debate becomes
+    before the next round's LLM calls, a round's two turns in one write, the last round's
+    with the outcome (:mod:`debates.services.turn_writer`). On the outcome the debate becomes
     ``agreed`` (final label, consensus round) or ``escalated`` (reason "disagreement",
     "unparsed" or "truncated"), the job ``finished`` when it was its last open debate, and
     :data:`debates.signals.debate_ended` is sent.
@@ -229,21 +229,26 @@ def debate_run_status(
     row, lease, done = claimed
     started = time.monotonic()
     meter = Meter()
-    writer = TurnWriter(lease=lease, prompt_version=row.engine_config().prompt_version, meter=meter)
+    writer: TurnWriter | None = None
     try:
+        # Inside the try: a stored config this worker cannot read (a prompt version from
+        # other code) is a failed attempt recorded now, not a lease left to expire.
+        writer = TurnWriter(
+            lease=lease, prompt_version=row.engine_config().prompt_version, meter=meter
+        )
         outcome = _debate_ask(row, done, lease, meter, writer, sleep=sleep, stop=stop, gate=gate)
+        elapsed = time.monotonic() - started
+        with writer.taken() as turns:
+            stored = lane_run(lambda: _debate_store(row, lease, outcome, elapsed, turns, meter))
     except BaseException as exc:
         elapsed = time.monotonic() - started
-        cause = _turns_keep(writer, exc, debate_id)
+        cause = _turns_keep(writer, exc, debate_id) if writer is not None else exc
         lane_run(partial(_debate_give_up, row, lease, meter, cause, elapsed, requeue=requeue))
         if not isinstance(exc, Exception):
             raise  # Ctrl-C or exit: the debate was given back
         return lane_run(lambda: _status_read(debate_id))
-    elapsed = time.monotonic() - started
-    with writer.taken() as turns:
-        stored = lane_run(lambda: _debate_store(row, lease, outcome, elapsed, turns, meter))
-    if stored:
-        return DebateRunStatus(status=outcome.status, last_error="")
+    if stored is not None:
+        return DebateRunStatus(status=stored, last_error="")
     return lane_run(lambda: _status_read(debate_id))
 
 
@@ -270,15 +275,14 @@ def _debate_claim(debate_id: int) -> tuple[ClaimedDebate, Lease, list[TurnRecord
 def _turns_keep(writer: TurnWriter, exc: BaseException, debate_id: int) -> BaseException:
     """Before a run gives its debate up: write the turns answered but not written yet, so a
     resumed debate reuses them. Returns what the give-up acts on: ``exc``, or the LeaseLost
-    the write met (then nothing more is written). A write that fails otherwise is raised,
-    unless the run is being interrupted (then logged; the give-up still runs)."""
+    the write met (then nothing more is written). A write that fails otherwise is logged and
+    the give-up still runs (the turns' requests stay on the meter, counted on the debate by
+    the give-up; the next attempt asks them again, within the round's calls)."""
     try:
         writer.flush()
     except LeaseLost as lost:
         return lost
     except Exception:
-        if isinstance(exc, Exception):
-            raise
         log.exception("debate %s: could not store its last turns", debate_id)
     return exc
 
@@ -290,12 +294,13 @@ def _debate_store(
     elapsed: float,
     turns: list[TurnRecord],
     meter: Meter,
-) -> bool:
+) -> str | None:
     """Store ``outcome`` with ``turns`` (not stored yet) under ``lease``; then the follow-up
-    work of a debate's end (:func:`_debate_ended`). True when stored; False (nothing written,
-    the turns' requests counted on the debate all the same) if the lease was lost. A
-    check-judged job's consensus is compared with the original grade first
-    (:func:`debates.check_judged.check_judged_outcome`)."""
+    work of a debate's end (:func:`_debate_ended`). The status stored when stored; None
+    (nothing written, the turns' requests counted on the debate all the same) if the lease
+    was lost. A check-judged job's consensus is compared with the original grade first
+    (:func:`debates.check_judged.check_judged_outcome`), so the status may differ from
+    ``outcome``'s."""
     outcome = check_judged_outcome(outcome, original=row.original_to_check)
     ended = lease_end(
         lease=lease,
@@ -307,11 +312,11 @@ def _debate_store(
     if not ended.stored:
         log.warning("debate %s finished after losing its lease; not stored", row.debate_id)
         meter.unstored_count(debate_id=row.debate_id)
-        return False
+        return None
     for record in turns:
         meter.stored(record)
     _debate_ended(row, outcome.status, adds_batches=ended.adds_batches)
-    return True
+    return outcome.status
 
 
 def _debate_ask(
@@ -327,7 +332,7 @@ def _debate_ask(
 ) -> engine.DebateOutcome:
     """The engine's debate of ``row``'s pair under ``lease``: each agent's client guarded by
     the lease, the stored turns given back as done, each new turn kept by ``writer`` and
-    stored before the next call."""
+    stored before the next round's calls."""
     config = row.engine_config()
     keys = api_keys_decrypt(token=row.api_keys_encrypted)
     client_a, client_b = (

@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from debates.engine import PairRunner, TurnRecord
 from debates.services.guarded import Meter
 from debates.services.lane import lane_run
-from debates.services.leases import Lease, lease_turns_store
+from debates.services.leases import Lease, LeaseLost, lease_turns_store
 
 PARTNER_WAIT_S = 1.0  # the longest a paired round's first turn waits for its partner
 
@@ -130,25 +130,40 @@ class TurnWriter:
     def flush(self) -> None:
         """Write the pending turns now, in one write under the lease (on the database lane),
         after any write in progress. Raises LeaseLost (nothing written) if the lease was
-        lost; the turns then stay unwritten and their requests on the meter."""
+        lost; the turns then stay unwritten and their requests on the meter. Another error
+        (the database away after its retries) puts the turns back, first, so a later flush
+        (the give-up's) can still write them, and is raised."""
         with self._writing:
             with self._changed:
                 records, self._pending = self._pending, []
             if not records:
                 return
-            lane_run(
-                lambda: lease_turns_store(
-                    lease=self._lease, records=records, prompt_version=self._version
+            try:
+                lane_run(
+                    lambda: lease_turns_store(
+                        lease=self._lease, records=records, prompt_version=self._version
+                    )
                 )
-            )
+            except LeaseLost:
+                raise  # nothing will ever be written under this lease
+            except BaseException:
+                with self._changed:
+                    self._pending[:0] = records
+                raise
             for record in records:
                 self._meter.stored(record)
 
     @contextmanager
     def taken(self) -> Iterator[list[TurnRecord]]:
         """The pending turns, for the caller to write with the outcome, while no other write
-        runs; the caller takes them off the meter once they are written."""
+        runs; the caller takes them off the meter once they are written. If the write raises,
+        they are put back (for the give-up's :meth:`flush`)."""
         with self._writing:
             with self._changed:
                 records, self._pending = self._pending, []
-            yield records
+            try:
+                yield records
+            except BaseException:
+                with self._changed:
+                    self._pending[:0] = records
+                raise
