@@ -14,26 +14,13 @@ import html
 import io
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from assess.models.simulated import SIMULATED_ANNOTATOR
-from debates.models import DebateJob
-from tests.fixtures.refine import refined_at_share
+from tests.fixtures.refine import HOLES_SIMULATED_AGENT, refined_at_share, simulated_world
 
 pytestmark = pytest.mark.django_db
 
-# A simulated agent as a job stores it (the truth file is never read here).
-AGENT = {
-    "backend": "simulated",
-    "model": "simulated:sens0.9-spec0.8-pers0.3-seed1",
-    "truth": "/nowhere/holes.qrels",
-    "dataset": "holes",
-    "sensitivity": 0.9,
-    "specificity": 0.8,
-    "persistence": 0.3,
-    "seed": 1,
-}
+AGENT = HOLES_SIMULATED_AGENT
 LINE = (
     "SIMULATED labels: 2 debate labels from simulated debaters (backend simulated), 1 human "
     "label from the simulated annotator (simulate_annotators); for planning a study, never a "
@@ -45,8 +32,7 @@ SOURCES = {"consensus (simulated)": 2, "human": 1, "human (simulated)": 1}
 
 @pytest.fixture
 def simulated(refined):
-    DebateJob.objects.filter(pk=refined.job.pk).update(agent_a=AGENT, agent_b=AGENT)
-    get_user_model().objects.filter(username="alice").update(username=SIMULATED_ANNOTATOR)
+    simulated_world(refined, annotator="alice")
     return refined_at_share(refined, 0.5)
 
 

@@ -16,34 +16,21 @@ import json
 import zipfile
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from assess.models.simulated import SIMULATED_ANNOTATOR
 from assess.refined.export_rows import labels_records
 from assess.refined.exports import export_file_write, export_request
-from debates.models import DebateJob
-from tests.fixtures.refine import refined_at_share
+from tests.fixtures.refine import HOLES_SIMULATED_AGENT, refined_at_share, simulated_world
 
 pytestmark = pytest.mark.django_db
 
-AGENT = {
-    "backend": "simulated",
-    "model": "simulated:sens0.9-spec0.8-pers0.3-seed1",
-    "truth": "/nowhere/holes.qrels",
-    "dataset": "holes",
-    "sensitivity": 0.9,
-    "specificity": 0.8,
-    "persistence": 0.3,
-    "seed": 1,
-}
+AGENT = HOLES_SIMULATED_AGENT
 HEADER = "X-DREAM-Simulated-Labels"
 
 
 @pytest.fixture
 def simulated(refined):
-    DebateJob.objects.filter(pk=refined.job.pk).update(agent_a=AGENT, agent_b=AGENT)
-    get_user_model().objects.filter(username="alice").update(username=SIMULATED_ANNOTATOR)
+    simulated_world(refined, annotator="alice")
     return refined_at_share(refined, 0.5)
 
 

@@ -14,19 +14,11 @@ from django.contrib.auth import get_user_model
 from assess.models.simulated import SIMULATED_ANNOTATOR
 from assess.review.calibration import job_calibration
 from debates.models import DebateJob
+from tests.fixtures.refine import HOLES_SIMULATED_AGENT, simulated_world
 
 pytestmark = pytest.mark.django_db
 
-AGENT = {
-    "backend": "simulated",
-    "model": "simulated:sens0.9-spec0.8-pers0.3-seed1",
-    "truth": "/nowhere/holes.qrels",
-    "dataset": "holes",
-    "sensitivity": 0.9,
-    "specificity": 0.8,
-    "persistence": 0.3,
-    "seed": 1,
-}
+AGENT = HOLES_SIMULATED_AGENT
 SIMULATED = (
     "a SIMULATED debater (backend simulated) answers from a qrels file and states no "
     "probabilities: no P(label) to calibrate"
@@ -34,7 +26,7 @@ SIMULATED = (
 
 
 def test_a_simulated_debater_is_said_to_state_no_probabilities(refined, client_as, api_as):
-    DebateJob.objects.filter(pk=refined.job.pk).update(agent_a=AGENT, agent_b=AGENT)
+    simulated_world(refined)
     job = DebateJob.objects.get(pk=refined.job.pk)
     agents = job_calibration(job=job).agents
     assert [(a.agent, a.labelled, a.figures, a.missing) for a in agents] == [

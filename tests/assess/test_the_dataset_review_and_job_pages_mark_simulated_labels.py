@@ -12,24 +12,15 @@ counted in the panel's line."""
 import html
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from assess.models.simulated import SIMULATED_ANNOTATOR
 from assess.refined.refine import qrels_refine
-from debates.models import Debate, DebateJob
+from debates.models import Debate
+from tests.fixtures.refine import HOLES_SIMULATED_AGENT, simulated_world
 
 pytestmark = pytest.mark.django_db
 
-AGENT = {
-    "backend": "simulated",
-    "model": "simulated:sens0.9-spec0.8-pers0.3-seed1",
-    "truth": "/nowhere/holes.qrels",
-    "dataset": "holes",
-    "sensitivity": 0.9,
-    "specificity": 0.8,
-    "persistence": 0.3,
-    "seed": 1,
-}
+AGENT = HOLES_SIMULATED_AGENT
 JOB_LINE = (
     "SIMULATED labels in this job so far (its agreed debates, and the simulated annotator's "
     "judgments of its review items): 3 debate labels from simulated debaters (backend "
@@ -45,8 +36,7 @@ DISAGREEMENTS_LINE = (
 
 @pytest.fixture
 def simulated(refined):
-    DebateJob.objects.filter(pk=refined.job.pk).update(agent_a=AGENT, agent_b=AGENT)
-    get_user_model().objects.filter(username="bob").update(username=SIMULATED_ANNOTATOR)
+    simulated_world(refined, annotator="bob")
     refined.refined.delete()
     refined.refined = qrels_refine(pool=refined.pool, name="test-dream").qrel_set
     return refined

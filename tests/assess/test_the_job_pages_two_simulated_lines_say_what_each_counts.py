@@ -12,25 +12,14 @@ label of the simulated annotator."""
 import html
 
 import pytest
-from django.contrib.auth import get_user_model
 
-from assess.models.simulated import SIMULATED_ANNOTATOR
 from assess.review.selectors import job_review_notes
 from debates.models import DebateJob
-from tests.fixtures.refine import refined_at_share
+from tests.fixtures.refine import HOLES_SIMULATED_AGENT, refined_at_share, simulated_world
 
 pytestmark = pytest.mark.django_db
 
-AGENT = {
-    "backend": "simulated",
-    "model": "simulated:sens0.9-spec0.8-pers0.3-seed1",
-    "truth": "/nowhere/holes.qrels",
-    "dataset": "holes",
-    "sensitivity": 0.9,
-    "specificity": 0.8,
-    "persistence": 0.3,
-    "seed": 1,
-}
+AGENT = HOLES_SIMULATED_AGENT
 JOB = (
     "SIMULATED labels in this job so far (its agreed debates, and the simulated annotator's "
     "judgments of its review items): 3 debate labels from simulated debaters (backend "
@@ -46,8 +35,7 @@ REFINED = (
 
 @pytest.fixture
 def simulated(refined):
-    DebateJob.objects.filter(pk=refined.job.pk).update(agent_a=AGENT, agent_b=AGENT)
-    get_user_model().objects.filter(username="bob").update(username=SIMULATED_ANNOTATOR)
+    simulated_world(refined, annotator="bob")
     return refined_at_share(refined, 0.5)
 
 

@@ -13,20 +13,11 @@ from assess.evaluation.rag_eval import rag_evaluate
 from assess.refined.refine import qrels_refine
 from debates.llm.scripted import RuleClient
 from debates.models import DebateJob
-from tests.fixtures.refine import rag_rule
+from tests.fixtures.refine import HOLES_SIMULATED_AGENT, rag_rule
 
 pytestmark = pytest.mark.django_db
 
-AGENT = {
-    "backend": "simulated",
-    "model": "simulated:sens0.9-spec0.8-pers0.3-seed1",
-    "truth": "/nowhere/holes.qrels",
-    "dataset": "holes",
-    "sensitivity": 0.9,
-    "specificity": 0.8,
-    "persistence": 0.3,
-    "seed": 1,
-}
+AGENT = HOLES_SIMULATED_AGENT
 LINE = (
     "SIMULATED labels: 2 debate labels from simulated debaters (backend simulated); for "
     "planning a study, never a benchmark."
