@@ -31,6 +31,13 @@ def _pilot(job):
     return pilot
 
 
+# Two Neyman jobs on one pool of 40 pairs, each pair wanting two judgments.
+TWO_JOBS = dict(
+    slug="ties", pk=8101, pairs=40, judgments_per_pair=2, pair_pks=True, audit_share=0.5,
+    audit_allocation="neyman",
+)  # fmt: skip
+
+
 def _judge(items, annotator, label):
     for item in items:
         judgment_record(item=item, annotator=annotator, label=label, client_id=uuid.uuid4())
@@ -39,15 +46,7 @@ def _judge(items, annotator, label):
 def test_a_tied_answer_is_not_taken_and_the_pilot_waits_for_people(
     make_two_jobs_on_one_pool, annotators
 ):
-    first, second = make_two_jobs_on_one_pool(
-        slug="ties",
-        pk=8101,
-        pairs=40,
-        judgments_per_pair=2,
-        pair_pks=True,
-        audit_share=0.5,
-        audit_allocation="neyman",
-    )
+    first, second = make_two_jobs_on_one_pool(**TWO_JOBS)
     alice, bob = annotators(2)
     items = ReviewItem.objects.filter(debate__job=first)
     _judge(items, alice, 1)
@@ -73,15 +72,7 @@ def test_a_tied_answer_is_not_taken_and_the_pilot_waits_for_people(
 def test_an_answer_that_becomes_a_tie_is_given_back_to_people(
     make_two_jobs_on_one_pool, annotators
 ):
-    first, second = make_two_jobs_on_one_pool(
-        slug="ties",
-        pk=8101,
-        pairs=40,
-        judgments_per_pair=2,
-        pair_pks=True,
-        audit_share=0.5,
-        audit_allocation="neyman",
-    )
+    first, second = make_two_jobs_on_one_pool(**TWO_JOBS)
     alice, bob = annotators(2)
     items = ReviewItem.objects.filter(debate__job=first)
     _judge(items, alice, 0)
