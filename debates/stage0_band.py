@@ -192,24 +192,27 @@ def _side(
     beyond: Any,
     alpha: float,
     level: float,
-) -> BandSide:
+) -> tuple[BandSide, tuple[int, int] | None]:
     """Fixed-sequence testing along ``grid``: the last threshold whose null is rejected.
 
     A threshold with fewer calibration pairs beyond it than any rejection needs
     (``(1 - alpha)^n > level`` even with no error) is passed over, not tested: which
     thresholds those are depends on the scores alone, so given the scores the order of the
-    tests is still fixed before the labels are read, as the procedure requires."""
-    chosen = BandSide(None, 0, 0, None)
+    tests is still fixed before the labels are read, as the procedure requires. Also returns
+    (pairs beyond, errors among them) at the first threshold tested (None: none testable),
+    for the words of a side that settles nothing."""
+    chosen, first = BandSide(None, 0, 0, None), None
     for threshold in grid:
         inside = [w for s, w in zip(scores, wrong, strict=True) if beyond(s, threshold)]
         n, k = len(inside), sum(inside)
         if (1 - alpha) ** n > level:
             continue
+        first = first or (n, k)
         p_value = float(binom.cdf(k, n, alpha))
         if p_value > level:
             break
         chosen = BandSide(threshold, n, k, p_value)
-    return chosen
+    return chosen, first
 
 
 def band_choose(
@@ -237,29 +240,11 @@ def band_choose(
     }
     chosen, first = {}, {}
     for name, (wrong, grid, beyond) in sides.items():
-        chosen[name] = _side(p, wrong, grid, beyond, alpha, level)
-        first[name] = _first_test(p, wrong, grid, beyond, alpha, level)
+        chosen[name], first[name] = _side(p, wrong, grid, beyond, alpha, level)
     low, high = chosen["non-relevant"], chosen["relevant"]
     needed = labels_needed(alpha=alpha, delta=delta)
     band = Stage0Band(alpha, delta, len(p), low, high, needed, "")
     return Stage0Band(alpha, delta, len(p), low, high, needed, _message(band, first))
-
-
-def _first_test(
-    scores: Sequence[float],
-    wrong: Sequence[bool],
-    grid: Sequence[float],
-    beyond: Any,
-    alpha: float,
-    level: float,
-) -> tuple[int, int] | None:
-    """(pairs beyond, errors among them) at the first threshold of ``grid`` that
-    :func:`_side` tests (enough pairs beyond it); None when none is testable."""
-    for threshold in grid:
-        inside = [w for s, w in zip(scores, wrong, strict=True) if beyond(s, threshold)]
-        if (1 - alpha) ** len(inside) <= level:
-            return len(inside), sum(inside)
-    return None
 
 
 def _message(band: Stage0Band, first: dict[str, tuple[int, int] | None]) -> str:

@@ -32,11 +32,18 @@ def difference_interval(intervals: SystemIntervals, a: str, b: str, measure: str
     difference, with slopes slope_a - slope_b; see :mod:`assess.evaluation.intervals`), kept
     within [-1, 1] (:func:`bounded`: the whole range when the estimate left it). Raises
     KeyError for an unknown system or measure."""
-    sa, sb = intervals.slope[measure][a], intervals.slope[measure][b]
-    base = intervals.base[measure][a] - intervals.base[measure][b]
-    diff = [x - y for x, y in zip(sa, sb, strict=True)]
+    base, diff = _difference_terms(intervals, a, b, measure)
     # A difference of two means of values in [0, 1] lies in [-1, 1].
     return bounded(greg_interval(base, diff, intervals.sample), -1, 1)
+
+
+def _difference_terms(
+    intervals: SystemIntervals, a: str, b: str, measure: str
+) -> tuple[float, list[float]]:
+    """(F_a(x) - F_b(x), slope_a - slope_b per sampled pair): the GREG terms of a - b."""
+    sa, sb = intervals.slope[measure][a], intervals.slope[measure][b]
+    base = intervals.base[measure][a] - intervals.base[measure][b]
+    return base, [x - y for x, y in zip(sa, sb, strict=True)]
 
 
 @dataclass(frozen=True)
@@ -118,9 +125,7 @@ def kendall_tau_interval(
 def _difference_at(intervals: SystemIntervals, a: str, b: str, measure: str, z: float) -> Interval:
     """The GREG estimate of ``a`` minus ``b`` (:func:`difference_interval`) with ``z``
     standard errors on each side instead of 1.96, unclipped."""
-    sa, sb = intervals.slope[measure][a], intervals.slope[measure][b]
-    diff = [x - y for x, y in zip(sa, sb, strict=True)]
-    base = intervals.base[measure][a] - intervals.base[measure][b]
+    base, diff = _difference_terms(intervals, a, b, measure)
     point = greg_interval(base, diff, intervals.sample).estimate
     half = z * math.sqrt(greg_variance(diff, intervals.sample)[1])
     return Interval(point, point - half, point + half, 0)

@@ -264,8 +264,11 @@ def audit_design_commit(*, job: DebateJob) -> tuple[AuditDesign, bool]:
     return job.audit_design, raised
 
 
-def _allocation_now(job: DebateJob, design: AuditDesign) -> dict[str, float]:
-    """``{audit unit: probability}`` the job's audit would commit now (reads only)."""
+def _allocation_now(
+    job: DebateJob, design: AuditDesign, *, pilot_done: bool | None = None
+) -> dict[str, float]:
+    """``{audit unit: probability}`` the job's audit would commit now (reads only);
+    ``pilot_done`` when the caller already knows it (None: read)."""
     sizes = audit_unit_sizes(job=job)
     neyman = design.allocation == "neyman"
     tallies = audit_tallies(job=job, by_unit=True) if neyman else {}
@@ -282,15 +285,16 @@ def _allocation_now(job: DebateJob, design: AuditDesign) -> dict[str, float]:
         strata,
         share=design.share,
         allocation=design.allocation,
-        pilot_done=neyman and audit_pilot_done(job=job),
+        pilot_done=neyman and (audit_pilot_done(job=job) if pilot_done is None else pilot_done),
     )
 
 
 def _second_phase_waiting(job: DebateJob) -> bool:
-    """True when a Neyman job's pilot is in but some audit unit's probability would rise at
-    the next commit (:func:`audit_design_commit`): the second phase is not drawn yet."""
+    """True when a Neyman job's pilot is in (the caller checked) but some audit unit's
+    probability would rise at the next commit (:func:`audit_design_commit`): the second
+    phase is not drawn yet."""
     design = job.audit_design
-    allocated = _allocation_now(job, design)
+    allocated = _allocation_now(job, design, pilot_done=True)
     return any(p > design.committed_of(name) + 1e-12 for name, p in allocated.items())
 
 

@@ -69,15 +69,12 @@ def budget_order(entries: Sequence[BudgetEntry]) -> list[int]:
     their stratum, would be biased (Little and Rubin, *Statistical Analysis with Missing
     Data*, 2nd ed., 2002, sec. 1.3). With the places kept, a budget serves as many audits as
     before, and each waiting audit equally likely."""
-    waiting = sorted(
-        (e for e in entries if not e.started),
-        key=lambda e: (-e.impact, e.query_id, e.doc_id, e.item_id),
+    ordered = sorted(
+        entries, key=lambda e: (not e.started, -e.impact, e.query_id, e.doc_id, e.item_id)
     )
+    started = [e for e in ordered if e.started]
+    waiting = [e for e in ordered if not e.started]
     audits = iter(sorted((e for e in waiting if e.audit), key=lambda e: (e.draw, e.item_id)))
-    started = sorted(
-        (e for e in entries if e.started),
-        key=lambda e: (-e.impact, e.query_id, e.doc_id, e.item_id),
-    )
     return [e.item_id for e in started] + [
         next(audits).item_id if e.audit else e.item_id for e in waiting
     ]
