@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 from celery import current_app
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Q
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -45,10 +45,12 @@ from corpora import formats
 from corpora.models import Pool, QrelSet
 from corpora.services import qrels_rows
 from corpora.simulated import qrel_set_simulated_counts, simulated_filename
-from debates.models import Debate, Turn
+from debates.llm.config import SIMULATED_MODEL_PREFIX
+from debates.models import Debate, DebateJob, Turn
 from debates.prices import llm_prices, prices_stamp
 
 from ..models import ExportFile, Refinement
+from ..models.simulated import agents_simulated
 from . import export_formats
 from .benchmark_zip import benchmark_stamp, benchmark_zip_write
 from .export_rows import ExportError, disagreement_rows, labels_write, transcripts_records
@@ -212,6 +214,8 @@ def _filename(kind: str, qrel_set: QrelSet | None, pool: Pool | None) -> str:
     if kind == "transcripts":
         assert pool is not None  # checked by _check_source
         base = f"{pool.dataset.slug}-{slugify(pool.name) or 'pool'}"
+        # Turns of simulated debaters say so in the name, as a set's simulated labels do.
+        base = simulated_filename(base, pool_simulated_counts(pool=pool))
     else:
         assert qrel_set is not None  # checked by _check_source
         base = f"{qrel_set.dataset.slug}-{slugify(qrel_set.name) or 'qrels'}"
@@ -220,12 +224,27 @@ def _filename(kind: str, qrel_set: QrelSet | None, pool: Pool | None) -> str:
     return base + SUFFIX[kind]
 
 
+def pool_simulated_counts(*, pool: Pool) -> dict[str, int]:
+    """``{"debate": n, "human": 0}``: ``n`` = the debates of ``pool`` with turns whose
+    debaters are simulated (a job with a simulated agent, or a turn's model named
+    ``simulated:...``: the ``simulated`` backend), i.e. the debates whose transcripts are
+    simulated; a transcript holds no human label."""
+    jobs = DebateJob.objects.filter(pool=pool).only("agent_a", "agent_b")
+    simulated_jobs = [job.pk for job in jobs if agents_simulated(job.agent_a, job.agent_b)]
+    simulated = Debate.objects.filter(pair__pool=pool, turns__isnull=False).filter(
+        Q(job_id__in=simulated_jobs) | Q(turns__model__startswith=SIMULATED_MODEL_PREFIX)
+    )
+    return {"debate": simulated.values("pk").distinct().count(), "human": 0}
+
+
 def export_simulated_counts(*, export: ExportFile) -> dict[str, int]:
-    """``{"debate": n, "human": m}``: the simulated labels of an export's qrel set, for the
-    header its download carries (:func:`corpora.simulated.simulated_response_mark`); both 0
-    for a pool's transcripts."""
+    """``{"debate": n, "human": m}``: the simulated labels of an export's qrel set, or the
+    simulated debates of a pool's transcripts (:func:`pool_simulated_counts`), for the
+    header its download carries (:func:`corpora.simulated.simulated_response_mark`)."""
     if export.qrel_set is None:
-        return {"debate": 0, "human": 0}
+        if export.pool is None:
+            return {"debate": 0, "human": 0}
+        return pool_simulated_counts(pool=export.pool)
     return qrel_set_simulated_counts(qrel_set=export.qrel_set)
 
 

@@ -143,3 +143,23 @@ def test_export_qrels_prints_the_count_beside_the_file(simulated, tmp_path):
     err = io.StringIO()
     call_command("export_qrels", "holes", "test", "--out", str(out), stderr=err)
     assert "SIMULATED" not in err.getvalue()
+
+
+def test_a_pools_transcripts_of_simulated_debaters_are_named_and_headed_simulated(
+    simulated, var_dir, django_capture_on_commit_callbacks, client_as
+):
+    from debates.models import Debate
+
+    debated = Debate.objects.filter(job=simulated.job, turns__isnull=False).distinct().count()
+    with django_capture_on_commit_callbacks(execute=True):
+        export, _ = export_request(kind="transcripts", pool=simulated.pool)
+    export.refresh_from_db()
+    assert export.filename == "SIMULATED-holes-p.transcripts.jsonl"
+    response = client_as("researcher").get(f"/exports/{export.pk}/download/")
+    assert attachment_name(response) == "SIMULATED-holes-p.transcripts.jsonl"
+    assert response[HEADER] == f"debate={debated}; human=0"
+
+
+def test_a_pools_real_transcripts_keep_their_name(refined, var_dir):
+    export, _ = export_request(kind="transcripts", pool=refined.pool)
+    assert export.filename == "holes-p.transcripts.jsonl"

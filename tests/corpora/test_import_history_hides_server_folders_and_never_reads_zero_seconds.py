@@ -1,5 +1,6 @@
 """The dataset page's import history names an uploaded file as it was uploaded (never the
-server's upload folder) and a command's import by the path it was given; a quick import reads
+server's upload folder) and a command's import by its file or folder name only (the server's
+folders are the operator's, not the readers'); a quick import reads
 "under 0.1" seconds, never "0.0". The operation page never repeats its state ("done done")."""
 
 from pathlib import Path
@@ -13,7 +14,7 @@ from corpora.views import import_file_shown, seconds_shown
 UPLOADS = Path("/srv/dream/var/uploads")
 
 
-def test_upload_paths_lose_their_folders_and_a_commands_path_stays_as_given():
+def test_upload_paths_lose_their_folders_and_a_commands_path_keeps_only_its_name():
     upload = UPLOADS / "0f3a9c" / "beir"
     assert import_file_shown(str(upload), UPLOADS) == "uploaded files"
     assert import_file_shown(str(UPLOADS / "0f3a9c/qrels/extra.qrels"), UPLOADS) == (
@@ -21,8 +22,9 @@ def test_upload_paths_lose_their_folders_and_a_commands_path_stays_as_given():
     )
     unpacked = UPLOADS / "0f3a9c/unpacked/scifact/qrels/test.tsv"
     assert import_file_shown(str(unpacked), UPLOADS) == "uploaded scifact/qrels/test.tsv"
-    assert import_file_shown("/home/ops/benchmarks/scifact", UPLOADS) == (
-        "/home/ops/benchmarks/scifact"
+    assert import_file_shown("/home/ops/benchmarks/scifact", UPLOADS) == ("scifact (on the server)")
+    assert import_file_shown("/data/nfcorpus/qrels/test.tsv", UPLOADS) == (
+        "test.tsv (on the server)"
     )
 
 
