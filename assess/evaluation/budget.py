@@ -42,8 +42,11 @@ class LabelBudget:
     b with its interval and ``n``); ``pairs``: all system pairs compared; ``simulated``: the
     refined set's simulated labels ``{"debate": n, "human": m}``; ``unresolved``: the pool
     pairs with no final label (beyond a pool's or a job's budget, failed, pending), which
-    count as not relevant and which no interval covers; ``error``: what is missing, "" when
-    computed.
+    count as not relevant and which no interval covers; ``queries``: the evaluated queries
+    (every interval is on the mean over them, conditional on them); ``pooled_queries``: how
+    many of them hold a pooled pair, the only ones whose scores label errors can move (a
+    pool over a few queries of many gives narrow intervals on the mean for that reason);
+    ``error``: what is missing, "" when computed.
     """
 
     refined: str = ""
@@ -59,6 +62,8 @@ class LabelBudget:
     notes: tuple[str, ...] = field(default=())
     simulated: Mapping[str, int] = field(default_factory=dict)
     unresolved: int = 0
+    queries: int = 0
+    pooled_queries: int = 0
 
     @property
     def simulated_line(self) -> str:
@@ -71,8 +76,9 @@ class LabelBudget:
         "nDCG@10", "undecided_pairs": [{"a", "b", "difference", "low", "high", "settled",
         "n", "n_audited", "n_escalated"}], "n_human": int, "n_audited": int, "n_escalated":
         int, "simulated": bool, "simulated_labels": {"debate", "human"}, "notes": [str],
-        "error": str, "refined": str, "unresolved": int}`` (the API's ``budget``; ``n_human``
-        counts audited and escalated human labels)."""
+        "error": str, "refined": str, "unresolved": int, "queries": int, "pooled_queries":
+        int}`` (the API's ``budget``; ``n_human`` counts audited and escalated human
+        labels)."""
         return {
             "more_human_labels": self.more_human_labels,
             "target_half_width": self.target_half_width,
@@ -87,6 +93,8 @@ class LabelBudget:
             "error": self.error,
             "refined": self.refined,
             "unresolved": self.unresolved,
+            "queries": self.queries,
+            "pooled_queries": self.pooled_queries,
         }
 
 
@@ -137,6 +145,8 @@ def job_budget(*, job: DebateJob, rel_level: int = 1) -> LabelBudget:
         notes=notes,
         simulated=found.simulated,
         unresolved=found.counts.get("unresolved", 0),
+        queries=found.queries,
+        pooled_queries=found.pooled_queries,
     )
 
 

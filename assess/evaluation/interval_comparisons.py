@@ -147,22 +147,24 @@ def machine_only_intervals(
 ) -> dict[str, Interval]:
     """The naive interval from the machine labels alone: each system's mean ``measure`` with
     every pooled pair at its machine label (escalated pairs at their human label, as a
-    refined qrels file has them), and a 95% percentile bootstrap over queries (Efron and
-    Tibshirani 1993, ch. 13). It ignores the machine labels' errors, so it need not cover
-    the human-completed value: shown beside the prediction-powered interval for contrast.
-    Pairs with neither label count as non-relevant."""
-    labels: dict[str, dict[str, int]] = {q: dict(j) for q, j in fixed.items()}
+    refined qrels file has them), and a 95% percentile bootstrap over the ``queries`` (Efron
+    and Tibshirani 1993, ch. 13; its sample is the queries, not human labels: the returned
+    intervals' ``n_human`` is 0). It ignores the machine labels' errors, so it need not
+    cover the human-completed value: shown beside the prediction-powered interval for
+    contrast. Every grade is made binary at ``rel_level`` first (grade >= ``rel_level`` is
+    relevant), the prediction-powered estimate's own definition, so the two columns measure
+    the same nDCG@10. Pairs with neither label count as non-relevant."""
+    labels: dict[str, dict[str, int]] = {
+        q: {d: int(g >= rel_level) for d, g in j.items()} for q, j in fixed.items()
+    }
     for label in pool:
         value = label.machine if label.machine is not None else label.human
-        labels.setdefault(label.query_id, {})[label.doc_id] = value or 0
+        labels.setdefault(label.query_id, {})[label.doc_id] = int((value or 0) >= rel_level)
     draws = np.random.default_rng(seed).integers(0, len(queries), size=(resamples, len(queries)))
     out: dict[str, Interval] = {}
     for system, ranked in sorted(runs.items()):
         values = np.array(
-            [
-                query_measure(measure, ranked.get(q, []), labels.get(q, {}), rel_level=rel_level)
-                for q in queries
-            ]
+            [query_measure(measure, ranked.get(q, []), labels.get(q, {})) for q in queries]
         )
         means = np.sort(values[draws].mean(axis=1))
         point = float(values.mean())

@@ -94,6 +94,10 @@ class RefinedIntervals:
     rbp: dict[str, tuple[RbpScore, RbpScore]] = field(default_factory=dict)
     simulated: dict[str, int] = field(default_factory=dict)
     sources: list[SampleSource] = field(default_factory=list)
+    # The evaluated queries (every mean is over them; the LLM-only bootstrap resamples them)
+    # and how many of them hold a pooled pair (the only ones label errors can move).
+    queries: int = 0
+    pooled_queries: int = 0
 
     @property
     def settled_share(self) -> float | None:
@@ -122,8 +126,8 @@ class RefinedIntervals:
         """The API's ``intervals``, at 95%: ``{"method", "level", "caveat", "error",
         "counts", "notes", "simulated", "simulated_labels", "sample_sources": [{"job",
         "audit_share", "audited", "escalated", "reused", "on_pool"}], "systems": {system: {measure:
-        INTERVAL}}, "naive": {"llm_only": {system: INTERVAL}, "human_only": {...}}, "pairs":
-        [PAIR], "settled_share", "budget": {"measure", "target_half_width",
+        INTERVAL}}, "naive": {"llm_only": {system: INTERVAL + "n_queries"}, "human_only":
+        {...}}, "pairs": [PAIR], "settled_share", "budget": {"measure", "target_half_width",
         "more_human_labels", "undecided_pairs": [PAIR]}, "kendall_tau_original_vs_ppi":
         {"tau", "low", "high", "n", "n_audited", "n_escalated", "systems", "compares"},
         "kendall_tau": the same}``, INTERVAL as
@@ -152,7 +156,9 @@ class RefinedIntervals:
             s: {m: one(i) for m, i in by.items()} for s, by in self.ppi.by_system.items()
         }
         out["naive"] = {
-            "llm_only": {s: one(i) for s, i in self.llm_only.items()},
+            "llm_only": {
+                s: {**one(i), "n_queries": self.queries} for s, i in self.llm_only.items()
+            },
             "human_only": (
                 {s: one(by["nDCG@10"]) for s, by in self.human_only.by_system.items()}
                 if self.human_only
@@ -382,6 +388,8 @@ def rebench_intervals(
             )
         )
     queries = sorted(q for q, judged in fixed.items() if judged)
+    result.queries = len(queries)
+    result.pooled_queries = len({label.query_id for label in labels} & set(queries))
     # The same entries the re-benchmark scores: a query's own document skipped when the
     # dataset excludes identical ids.
     exclude_self = original.dataset.exclude_identical_ids
@@ -498,6 +506,13 @@ def _cell(interval: iv.Interval, sample: SampleSize | None = None) -> str:
     return cell if sample is None else f"{cell} (n = {sample.total:,})"
 
 
+def _llm_only_cell(interval: iv.Interval, result: RefinedIntervals) -> str:
+    """``0.6652 [0.6198, 0.7080] (n = 1; 300 queries resampled)``: the LLM-only interval's
+    human labels (escalated pairs only) and the queries its bootstrap resamples, its sample."""
+    cell = _cell(interval, result.sample(interval))
+    return f"{cell[:-1]}; {result.queries:,} queries resampled)"
+
+
 def _summary_note(result: RefinedIntervals) -> str:
     """The per-system table's closing sentences: Kendall's tau of the original scores and the
     PPI estimates, the settled and undecided pairs, the budget and the notes."""
@@ -574,7 +589,7 @@ def interval_tables(result: RefinedIntervals) -> list[Table]:
             (
                 system,
                 *(_cell(by[m]) for m in iv.INTERVAL_MEASURES),
-                _cell(llm, result.sample(llm)) if llm else "n/a",
+                _llm_only_cell(llm, result) if llm else "n/a",
                 _cell(human, result.sample(human)) if human else "n/a",
                 result.sample(by["nDCG@10"]).text(),
             )

@@ -23,6 +23,8 @@ KEYS = {
     "error",
     "refined",
     "unresolved",
+    "queries",
+    "pooled_queries",
 }
 PAIR_KEYS = {"a", "b", "difference", "low", "high", "settled", "n", "n_audited", "n_escalated"}
 
@@ -51,6 +53,9 @@ def test_the_job_detail_has_the_budget_of_the_newest_refined_set(refined, api_as
         "error": "",
         "refined": "test-dream",
         "unresolved": 0,
+        # Both evaluated queries hold pooled pairs.
+        "queries": 2,
+        "pooled_queries": 2,
     }
     # The same shape as the re-benchmark's pair comparisons.
     assert set(pair) == PAIR_KEYS

@@ -39,7 +39,8 @@ def test_the_printout_gives_each_system_and_each_pair_its_n_with_the_split(audit
         assert row[-1] == "2 (1 audited, 1 escalated)"
         # The naive intervals carry theirs: the debate labels alone rest on the escalated
         # pair's human label only; the humans-only one on both.
-        assert row[4].endswith("(n = 1)") and row[5].endswith("(n = 2)")
+        # The LLM-only bootstrap's own sample is the queries it resamples.
+        assert row[4].endswith("(n = 1; 2 queries resampled)") and row[5].endswith("(n = 2)")
     pairs = rows(text, "System pairs: nDCG@10 difference on the refined qrels (a - b)")
     assert pairs[0][:2] == ["alpha", "beta"] and pairs[0][-1] == "2 (1 audited, 1 escalated)"
     assert "n = 2 (1 audited, 1 escalated) human labels" in text  # Kendall's tau
@@ -52,7 +53,7 @@ def test_the_api_gives_every_interval_its_n_with_the_split(audited, api_as):
         for cell in by.values():
             assert {k: cell[k] for k in SPLIT} == SPLIT and cell["n_human"] == 2
     llm = intervals["naive"]["llm_only"]["alpha"]
-    assert (llm["n"], llm["n_audited"], llm["n_escalated"]) == (1, 0, 1)
+    assert (llm["n"], llm["n_audited"], llm["n_escalated"], llm["n_queries"]) == (1, 0, 1, 2)
     assert {k: intervals["naive"]["human_only"]["alpha"][k] for k in SPLIT} == SPLIT
     (pair,) = intervals["pairs"]
     assert {k: pair[k] for k in SPLIT} == SPLIT

@@ -48,6 +48,37 @@ def test_the_panel_says_how_many_more_labels_and_which_pairs_are_undecided(refin
         "1 escalated)"
     ) in text
     assert "read them as approximate" in text
+    assert (
+        "Each interval is on the mean over the 2 evaluated queries, of which 2 hold pooled "
+        "pairs: label errors move only those."
+    ) in text
+
+
+def test_a_pool_over_a_few_of_many_queries_is_said_to_narrow_the_intervals():
+    from django.template.loader import render_to_string
+
+    from assess.evaluation.budget import LabelBudget
+
+    budget = LabelBudget(refined="r", more_human_labels=0, n_human=2, queries=300, pooled_queries=1)
+    text = re.sub(
+        r"\s+",
+        " ",
+        re.sub(
+            r"<[^>]+>",
+            "",
+            render_to_string(
+                "assess/partials/job_budget_panel.html", {"budget": budget, "caveat": ""}
+            ),
+        ),
+    )
+    assert (
+        "Every system's nDCG@10 interval is within ±0.01 already, from the 2 human labels"
+    ) in text
+    assert (
+        "Each interval is on the mean over the 300 evaluated queries, of which 1 holds pooled "
+        "pairs: label errors move only those, so the others narrow the intervals on the mean; "
+        "a pool over more queries needs more labels for the same width."
+    ) in text
 
 
 def test_without_a_refined_set_or_an_audit_the_panel_says_what_is_missing(holes, client_as):

@@ -55,3 +55,20 @@ def test_rebenchmark_tests_each_toy_system_on_its_per_query_ndcg():
     assert result.significance["beta"].mean_delta == pytest.approx(0.471843, abs=1e-6)
     assert result.significance["gamma"].wilcoxon_p == pytest.approx(0.5)
     assert result.significance["gamma"].n == 3
+
+
+def test_one_changed_query_among_many_gets_the_exact_wilcoxon_p():
+    # One nonzero difference: the exact two-sided p of the signed-rank test is 1 (both
+    # signs equally likely). Given the 299 zeros too, scipy would count n = 300 and use its
+    # normal approximation, p = 0.3173.
+    found = paired_test([0.5] * 300, [0.5] * 299 + [0.55])
+    assert found.wilcoxon_p == 1.0
+
+
+def test_three_changed_queries_get_the_exact_p_whatever_the_unchanged_ones():
+    # Differences +0.05, +0.1, -0.02: ranks 2, 3 and 1; W = 1 (the negative rank sum). Of the
+    # 8 equally likely sign patterns, 4 give a statistic of 1 or less on either side, so the
+    # exact two-sided p is 4 / 8 = 0.5, with or without 100 unchanged queries.
+    alone = paired_test([0.5, 0.5, 0.5], [0.55, 0.6, 0.48])
+    among = paired_test([0.5] * 103, [0.55, 0.6, 0.48] + [0.5] * 100)
+    assert alone.wilcoxon_p == among.wilcoxon_p == pytest.approx(0.5)
