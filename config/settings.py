@@ -129,6 +129,11 @@ CSRF_COOKIE_SECURE = not DEBUG
 # Celery: with no broker configured, tasks run in-process so the quickstart needs no Redis.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+# A redis:// broker through kombu's Redis transport with one client per channel instead of one
+# per command (config/redis_transport.py); other brokers through kombu's own transport.
+CELERY_BROKER_TRANSPORT = (
+    "config.redis_transport:Transport" if CELERY_BROKER_URL.startswith("redis://") else None
+)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True
