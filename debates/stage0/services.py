@@ -2,8 +2,9 @@
 
 :func:`stage0_judge_train` collects the labelled pairs (:mod:`debates.stage0.labels`), splits
 them by query (:func:`debates.stage0.fit.query_split`: 60% training, 20% calibration, 20%
-held-out test queries), fits the classifier on the training queries' pairs, Platt-scales it
-on the calibration queries' pairs, scores the test queries' pairs and stores everything on a
+held-out test queries), fits the classifier on the training queries' pairs (their pool-like
+pairs alone when there are enough: :func:`examples_split`), Platt-scales it on the
+calibration queries' pairs (likewise), scores the test queries' pairs and stores everything on a
 :class:`debates.models.Stage0Judge`. LLM consensus labels train and calibrate but are never
 held-out gold: the held-out set holds the test queries' pairs labelled by qrels, people, or
 an assumed negative (``unjudged``, ``cross``), each row naming its source.
