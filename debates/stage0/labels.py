@@ -9,10 +9,14 @@ default, as :func:`debates.assessment.gold_label` reads qrels):
   (``assess`` registers :func:`stage0_human_labels_register` in its ``AppConfig.ready``;
   debates may not import it).
 - ``consensus``: the settled labels (status agreed) of debates on the dataset's pairs.
-- ``unjudged``: on a dataset whose judgments are dense
-  (:data:`debates.assessment.DENSE_JUDGMENT_DATASETS`), the unjudged pairs in the top
-  :data:`UNJUDGED_DEPTH` of its newest finished run, for a query with a judgment, as
-  ``evaluate_assessor`` takes them: negatives.
+- ``unjudged``: for a *densely judged* query (at least :data:`DENSE_QUERY_JUDGED` qrels
+  rows: NFCorpus judges about 38 documents a query, SciFact about one), the unjudged pairs
+  any finished run of the dataset ranks within :data:`NEAR_RANKS`, never a pair of one of
+  the dataset's pools: negatives. Such a query's judges saw most of what a retriever finds
+  for it, so an unjudged document ranked just below a pool's depth is most likely
+  non-relevant (the study's hidden holes there: 8% relevant on NFCorpus); a pooled pair
+  is left out because it is what stage 0 will be asked to judge, and a relevant hole
+  labelled 0 would teach it the wrong answer.
 - ``cross``: cross-query negatives: per query with a relevant pair,
   :data:`CROSS_NEGATIVES` documents relevant to OTHER queries, drawn with
   ``random.Random("<seed>:<query id>")`` from the canonical (code-point) order.
@@ -25,6 +29,16 @@ The human labels of pooled pairs also come with the probability their pair went 
 A pair labelled by several sources keeps the first of :data:`SOURCE_ORDER` (a person over
 the qrels over the LLMs over assumed negatives). A dataset that excludes identical ids never
 gives a pair of a query with its own document.
+
+Pool-like pairs (:attr:`Example.near`): the pairs of densely judged queries ranked within
+:data:`NEAR_RANKS` by a run (judged or not, never pooled). Both classes there were found
+by the same retrievers, as a pool's pairs are; the qrels at large were not (measured on
+NFCorpus: its relevant qrels rows lie farther from their queries than the pooled
+non-relevant pairs, so a judge fitted on them ranks pooled pairs worse than the bare cosine;
+docs/measured.md, "Stage 0"). :mod:`debates.stage0.services` fits on them alone when they
+suffice. Consensus labels of pooled pairs are pool-like too but not counted: where a pool is
+mostly non-relevant, the LLMs' false positives outnumber its relevant pairs (measured on
+SciFact: a judge fitted on consensus labels alone ranked pooled pairs at chance).
 """
 
 from __future__ import annotations
@@ -33,13 +47,17 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from corpora.models import Dataset, QrelSet, Run, RunEntry
+from corpora.models import Dataset, Pair, QrelSet, Run, RunEntry
 from corpora.selectors import excluded_pk_pairs
-from debates.assessment import DENSE_JUDGMENT_DATASETS
 from debates.models import Debate, DebateJob
 
 CROSS_NEGATIVES = 8
-UNJUDGED_DEPTH = 10
+#: The qrels rows from which a query counts as densely judged.
+DENSE_QUERY_JUDGED = 10
+#: The run ranks (first, last) whose pairs are pool-like: just below a depth-10 pool, the
+#: depth the studies pool at. A rank only chooses training pairs; it is never a feature, so
+#: scoring a pair does not depend on which runs built its pool.
+NEAR_RANKS = (11, 30)
 SOURCE_ORDER = ("human", "qrels", "consensus", "unjudged", "cross")
 #: Sources of labels a person gave (or that stand for one): the held-out set's gold.
 JUDGED_SOURCES = ("human", "qrels", "consensus")
@@ -93,6 +111,7 @@ class Example:
     source: str
     query_pk: int
     doc_pk: int
+    near: bool = False
 
 
 def _binary(grade: int, level: int) -> int:
@@ -127,17 +146,30 @@ def _consensus(dataset: Dataset, level: int, *, stage0: bool = False) -> dict[tu
     return out
 
 
-def _unjudged(dataset: Dataset, judged: set[tuple[int, int]]) -> dict[tuple[int, int], int]:
-    if dataset.slug not in DENSE_JUDGMENT_DATASETS:
-        return {}
-    run = Run.objects.filter(dataset=dataset, status=Run.Status.DONE).order_by("-pk").first()
-    if run is None:
-        return {}
-    queries = {q for q, _ in judged}
-    rows = RunEntry.objects.filter(run=run, rank__lte=UNJUDGED_DEPTH).values_list(
-        "query_id", "document_id"
+def near_pairs(*, dataset: Dataset, qrels: dict[tuple[int, int], int]) -> set[tuple[int, int]]:
+    """The pool-like pairs of densely judged queries (module docstring): ``(query pk,
+    document pk)`` ranked within :data:`NEAR_RANKS` by any finished run of ``dataset``, for
+    a query with at least :data:`DENSE_QUERY_JUDGED` rows in ``qrels``, but no pooled pair."""
+    per_query: dict[int, int] = {}
+    for q, _ in qrels:
+        per_query[q] = per_query.get(q, 0) + 1
+    dense = {q for q, n in per_query.items() if n >= DENSE_QUERY_JUDGED}
+    if not dense:
+        return set()
+    first, last = NEAR_RANKS
+    rows = RunEntry.objects.filter(
+        run__dataset=dataset,
+        run__status=Run.Status.DONE,
+        rank__gte=first,
+        rank__lte=last,
+        query_id__in=dense,
+    ).values_list("query_id", "document_id")
+    pooled = set(
+        Pair.objects.filter(pool__dataset=dataset, query_id__in=dense).values_list(
+            "query_id", "document_id"
+        )
     )
-    return {(q, d): 0 for q, d in rows if q in queries and (q, d) not in judged}
+    return {key for key in rows if key not in pooled}
 
 
 def _cross(
@@ -179,7 +211,7 @@ def labels_known(
 
 def examples_collect(*, dataset: Dataset, relevance_level: int = 1, seed: int = 0) -> list[Example]:
     """Every labelled pair of ``dataset`` (module docstring), one per pair, in canonical
-    order (query id, doc id by code point)."""
+    order (query id, doc id by code point), each marked ``near`` when it is pool-like."""
     from corpora.models import Document, Query
 
     by_source: dict[str, dict[tuple[int, int], int]] = {
@@ -195,9 +227,9 @@ def examples_collect(*, dataset: Dataset, relevance_level: int = 1, seed: int = 
         for key, y in by_source[name].items():
             if key not in labels and key not in excluded:
                 labels[key] = (y, name)
-    judged = set(labels)
-    for key in _unjudged(dataset, judged):
-        if key not in excluded:
+    near = near_pairs(dataset=dataset, qrels=by_source["qrels"])
+    for key in near:
+        if key not in labels and key not in excluded:
             labels[key] = (0, "unjudged")
     query_pks = {q for q, _ in labels}
     query_ids = dict(Query.objects.filter(pk__in=query_pks).values_list("pk", "query_id"))
@@ -209,5 +241,6 @@ def examples_collect(*, dataset: Dataset, relevance_level: int = 1, seed: int = 
         if key not in excluded:
             labels[key] = (0, "cross")
     return sorted(
-        Example(query_ids[q], doc_ids[d], y, source, q, d) for (q, d), (y, source) in labels.items()
+        Example(query_ids[q], doc_ids[d], y, source, q, d, (q, d) in near)
+        for (q, d), (y, source) in labels.items()
     )
