@@ -45,7 +45,7 @@ from .vectors import dataset_windowing, encoder_identity, pair_vectors
 #: The fewest judged pairs (qrels, human or consensus labels) a judge is trained on.
 MIN_JUDGED = 20
 #: The fewest relevant pool-like pairs among the training queries for the judge to be
-#: fitted and calibrated on pool-like pairs alone (:func:`_parts`).
+#: fitted and calibrated on pool-like pairs alone (:func:`examples_split`).
 MIN_NEAR_RELEVANT = 20
 Progress = Callable[[str, int, int], None]
 
@@ -96,7 +96,7 @@ def examples_split(
 
 
 def fitted_on(parts: dict[str, list[Example]]) -> str:
-    """``"pool-like pairs"`` when :func:`_parts` kept those alone for fitting, else
+    """``"pool-like pairs"`` when :func:`examples_split` kept those alone for fitting, else
     ``"every labelled pair"``."""
     fitted = parts[fit.TRAIN] + parts[fit.CALIBRATION]
     return "pool-like pairs" if fitted and all(e.near for e in fitted) else "every labelled pair"
