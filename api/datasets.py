@@ -22,7 +22,7 @@ from core.names import NameRefused, name_problem, text_clean, title_check
 from core.paths import source_shown
 from corpora import formats
 from corpora.models import Dataset, Operation, Pool, QrelSet, Run
-from corpora.pool_strategies import MAX_BUDGET
+from corpora.pool_strategies import MAX_BUDGET, PoolStrategyName
 from corpora.retrieval import BM25_B, BM25_K1
 from corpora.selectors import dataset_counts_list
 from corpora.services import RunError, qrels_rows, run_create
@@ -81,7 +81,7 @@ class PoolOut(Schema):
     runs: list[str]
     query_ids: list[str] | None
     pairs: int
-    strategy: Literal["depth", "rbp", "rrf", "bandit", "mtc"] = "depth"
+    strategy: PoolStrategyName = "depth"
     budget: int | None = None
     strategy_parameters: dict[str, Any] = {}
 
@@ -468,7 +468,7 @@ class PoolIn(StrictIn):
     include_judged: bool = False
     name: str = Field("", max_length=100, pattern=r"^[-a-zA-Z0-9_]*$")
     queries: list[str] | None = None
-    strategy: Literal["depth", "rbp", "rrf", "bandit", "mtc"] = Field(
+    strategy: PoolStrategyName = Field(
         "depth", description="Judging order: depth, rbp, rrf, bandit (MaxMean) or mtc"
     )
     budget: float | None = Field(

@@ -28,10 +28,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-STRATEGIES = ("depth", "rbp", "rrf", "bandit", "mtc")
-
 
 def main() -> None:
+    from corpora.pool_strategies import STRATEGIES  # pure: no Django needed yet
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("datasets", nargs="+")
     parser.add_argument("--qrels", default="test")

@@ -9,6 +9,8 @@ from django.db import models
 
 from core.paths import source_shown
 
+from .pool_strategies import ADAPTIVE
+
 RELEVANCE_MIN = -127
 RELEVANCE_MAX = 127
 
@@ -360,7 +362,7 @@ class Pool(models.Model):
     @property
     def adaptive(self) -> bool:
         """Whether the strategy reorders the pairs as labels arrive (bandit, mtc)."""
-        return self.strategy in (self.Strategy.BANDIT, self.Strategy.MTC)
+        return self.strategy in ADAPTIVE
 
 
 class Pair(models.Model):

@@ -50,7 +50,7 @@ import heapq
 import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Generic, Literal, TypeVar, get_args
 
 from .pooling import SortKey
 
@@ -58,7 +58,11 @@ R = TypeVar("R", bound=SortKey)  # run key
 Q = TypeVar("Q", bound=SortKey)  # query key
 D = TypeVar("D", bound=SortKey)  # document key
 
-STRATEGIES = ("depth", "rbp", "rrf", "bandit", "mtc")
+#: The strategies' names, declared here once: the pool model's choices, the API's schemas
+#: and the study bench read them from here (a test holds the model's choices to them).
+PoolStrategyName = Literal["depth", "rbp", "rrf", "bandit", "mtc"]
+STRATEGIES: tuple[str, ...] = get_args(PoolStrategyName)
+#: The strategies that reorder the pairs as labels arrive.
 ADAPTIVE = frozenset({"bandit", "mtc"})
 RBP_P = 0.8
 RRF_K = 60
