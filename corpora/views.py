@@ -135,15 +135,18 @@ def import_file_shown(path: str, uploads: Path) -> str:
     """What the import history shows of an import's ``path``: an uploaded file as "uploaded
     NAME" (its place under the ``uploads`` folder, the upload's own folder and layout left
     out: the folder is temporary and the server's own); a command's path by its last part,
-    "NAME (on the server)": the page's readers are not the server's operator, and its folders
-    are not theirs to know."""
+    "NAME (on the server)" ("DATASET/qrels/NAME" for a BEIR qrels file): the page's readers
+    are not the server's operator, and its folders are not theirs to know."""
     file = Path(path)
     if file.is_relative_to(uploads):
         parts = list(file.relative_to(uploads).parts[1:])  # [0]: the upload's own folder
         while parts and parts[0] in _UPLOAD_LAYOUT:
             parts.pop(0)
         return f"uploaded {'/'.join(parts)}" if parts else "uploaded files"
-    return f"{file.name or path} (on the server)"
+    # A BEIR file keeps its dataset's folder ("scifact/qrels/test.tsv"), so that two
+    # datasets' test.tsv stay apart, as an upload's do.
+    shown = "/".join(file.parts[-3:]) if file.parent.name == "qrels" else file.name
+    return f"{shown or path} (on the server)"
 
 
 def seconds_shown(seconds: float) -> str:

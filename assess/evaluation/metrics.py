@@ -522,13 +522,11 @@ def paired_test(before: list[float], after: list[float]) -> PairedTest:
 
     Every score, and every difference, is first rounded to :data:`SCORE_DECIMALS` (1e-9), so
     floating-point noise is no change: per-query 0.1 + 0.2 against 0.3 is "no query changed".
-    Wilcoxon signed-rank (scipy.stats.wilcoxon on the nonzero differences: zero differences
-    dropped as in Wilcoxon's original method, before scipy chooses its method, so the p value
-    is exact whenever at most 50 queries changed, and the normal approximation only beyond;
-    given every difference, scipy counts the unchanged queries towards its n <= 50 rule and
-    approximates: one changed query of 300 would read p = 0.32 where the exact p is 1):
-    per-query IR scores are bounded and far from normal, and most queries are unchanged by a
-    refinement. The paired t-test
+    Wilcoxon signed-rank (scipy.stats.wilcoxon on the nonzero differences, Wilcoxon's
+    original method, so that p is exact when at most 50 queries changed: given the zeros too,
+    scipy counts them towards its n <= 50 rule and approximates, one changed query of 300
+    reading p = 0.32 for an exact 1): IR scores are bounded and far from normal, and most
+    queries are unchanged by a refinement. The paired t-test
     (scipy.stats.ttest_rel, computed as ttest_1samp of the rounded differences) is reported
     too, since Smucker, Allan & Carterette (CIKM 2007) found it reliable for IR measures.
     When every difference is zero both tests are undefined (scipy's wilcoxon raises) and we

@@ -224,17 +224,30 @@ def _filename(kind: str, qrel_set: QrelSet | None, pool: Pool | None) -> str:
     return base + SUFFIX[kind]
 
 
-def pool_simulated_counts(*, pool: Pool) -> dict[str, int]:
+def pool_simulated_counts(*, pool: Pool, last_turn: int | None = None) -> dict[str, int]:
     """``{"debate": n, "human": 0}``: ``n`` = the debates of ``pool`` with turns whose
     debaters are simulated (a job with a simulated agent, or a turn's model named
     ``simulated:...``: the ``simulated`` backend), i.e. the debates whose transcripts are
-    simulated; a transcript holds no human label."""
+    simulated; a transcript holds no human label. With ``last_turn`` (a turn id), only the
+    turns up to it count: those a transcripts file written then holds."""
     jobs = DebateJob.objects.filter(pool=pool).only("agent_a", "agent_b")
     simulated_jobs = [job.pk for job in jobs if agents_simulated(job.agent_a, job.agent_b)]
-    simulated = Debate.objects.filter(pair__pool=pool, turns__isnull=False).filter(
+    turns = Q() if last_turn is None else Q(turns__pk__lte=last_turn)
+    simulated = Debate.objects.filter(turns, pair__pool=pool, turns__isnull=False).filter(
         Q(job_id__in=simulated_jobs) | Q(turns__model__startswith=SIMULATED_MODEL_PREFIX)
     )
     return {"debate": simulated.values("pk").distinct().count(), "human": 0}
+
+
+def _key_last_turn(key: str) -> int | None:
+    """The last turn id a transcripts export's key (:func:`export_key`) records, None when
+    the key does not have one."""
+    parts = key.split(":")
+    return (
+        int(parts[5])
+        if len(parts) > 5 and parts[1] == "transcripts" and parts[5].isdigit()
+        else None
+    )
 
 
 def export_simulated_counts(*, export: ExportFile) -> dict[str, int]:
@@ -244,7 +257,9 @@ def export_simulated_counts(*, export: ExportFile) -> dict[str, int]:
     if export.qrel_set is None:
         if export.pool is None:
             return {"debate": 0, "human": 0}
-        return pool_simulated_counts(pool=export.pool)
+        # The file's own turns, as its key froze them: a debate of a simulated job that ran
+        # on the pool after the file was written is not in it.
+        return pool_simulated_counts(pool=export.pool, last_turn=_key_last_turn(export.key))
     return qrel_set_simulated_counts(qrel_set=export.qrel_set)
 
 

@@ -9,8 +9,12 @@ default, as :func:`debates.assessment.gold_label` reads qrels):
   (``assess`` registers :func:`stage0_human_labels_register` in its ``AppConfig.ready``;
   debates may not import it).
 - ``consensus``: the settled labels (status agreed) of debates on the dataset's pairs.
-- ``unjudged``: for a *densely judged* query (at least :data:`DENSE_QUERY_JUDGED` qrels
-  rows: NFCorpus judges about 38 documents a query, SciFact about one), the unjudged pairs
+- ``unjudged``: for a *densely judged* query (of a dataset known for dense judgments,
+  :data:`debates.assessment.DENSE_JUDGMENT_DATASETS`, as ``evaluate_assessor`` takes its
+  unjudged negatives, and with at least :data:`DENSE_QUERY_JUDGED` qrels rows: NFCorpus
+  judges about 38 documents a query, SciFact about one; a depth-pooled TREC collection has
+  many rows a query but unjudged documents just below its pools that are far less often
+  non-relevant, so the row count alone does not make a query dense), the unjudged pairs
   any finished run of the dataset ranks within :data:`NEAR_RANKS`, never a pair of one of
   the dataset's pools: negatives. Such a query's judges saw most of what a retriever finds
   for it, so an unjudged document ranked just below a pool's depth is most likely
@@ -49,6 +53,7 @@ from dataclasses import dataclass
 
 from corpora.models import Dataset, Pair, QrelSet, Run, RunEntry
 from corpora.selectors import excluded_pk_pairs
+from debates.assessment import DENSE_JUDGMENT_DATASETS
 from debates.models import Debate, DebateJob
 
 CROSS_NEGATIVES = 8
@@ -149,7 +154,10 @@ def _consensus(dataset: Dataset, level: int, *, stage0: bool = False) -> dict[tu
 def near_pairs(*, dataset: Dataset, qrels: dict[tuple[int, int], int]) -> set[tuple[int, int]]:
     """The pool-like pairs of densely judged queries (module docstring): ``(query pk,
     document pk)`` ranked within :data:`NEAR_RANKS` by any finished run of ``dataset``, for
-    a query with at least :data:`DENSE_QUERY_JUDGED` rows in ``qrels``, but no pooled pair."""
+    a query with at least :data:`DENSE_QUERY_JUDGED` rows in ``qrels`` of a dataset known
+    for dense judgments, but no pooled pair; none on any other dataset."""
+    if dataset.slug not in DENSE_JUDGMENT_DATASETS:
+        return set()
     per_query: dict[int, int] = {}
     for q, _ in qrels:
         per_query[q] = per_query.get(q, 0) + 1

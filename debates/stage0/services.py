@@ -5,9 +5,11 @@ them by query (:func:`debates.stage0.fit.query_split`: 60% training, 20% calibra
 held-out test queries), fits the classifier on the training queries' pairs (their pool-like
 pairs alone when there are enough: :func:`examples_split`), Platt-scales it on the
 calibration queries' pairs (likewise), scores the test queries' pairs and stores everything on a
-:class:`debates.models.Stage0Judge`. LLM consensus labels train and calibrate but are never
-held-out gold: the held-out set holds the test queries' pairs labelled by qrels, people, or
-an assumed negative (``unjudged``, ``cross``), each row naming its source.
+:class:`debates.models.Stage0Judge`. LLM consensus labels train and calibrate when the judge
+is fitted on every labelled pair (never when it is fitted on pool-like pairs alone: a pooled
+pair is never pool-like), and are never held-out gold: the held-out set holds the test
+queries' pairs labelled by qrels, people, or an assumed negative (``unjudged``, ``cross``),
+each row naming its source.
 
 Human labels of pooled pairs (:func:`debates.stage0.labels.band_labels_collect`), of any
 query, are never fitted or Platt-scaled on, in any form (neither the person's label nor the
@@ -65,7 +67,7 @@ def stage0_judge_current(*, dataset: Dataset) -> Stage0Judge | None:
 
 
 def examples_split(
-    examples: Sequence[Example], seed: int, band: Collection[tuple[int, int]] = ()
+    examples: Sequence[Example], *, seed: int, band: Collection[tuple[int, int]] = ()
 ) -> dict[str, list[Example]]:
     """The examples by part of the split; a pair of ``band`` (human labels of pooled pairs,
     ``(query pk, document pk)``) is never in a part that is fitted (training, calibration).
@@ -95,11 +97,27 @@ def examples_split(
     return parts
 
 
-def fitted_on(parts: dict[str, list[Example]]) -> str:
+def fitted_on(*, parts: dict[str, list[Example]]) -> str:
     """``"pool-like pairs"`` when :func:`examples_split` kept those alone for fitting, else
     ``"every labelled pair"``."""
     fitted = parts[fit.TRAIN] + parts[fit.CALIBRATION]
     return "pool-like pairs" if fitted and all(e.near for e in fitted) else "every labelled pair"
+
+
+def _pool_like_metrics(
+    parts: dict[str, list[Example]], p: Sequence[float], threshold: float
+) -> dict[str, Any] | None:
+    """The held-out figures on the test part's pool-like pairs alone (``p``: the test part's
+    probabilities, in its order), the mix a judge fitted on pool-like pairs was calibrated
+    on; None when it was fitted on every labelled pair or they lack a class. The figures
+    on every source stay the judge's ``heldout`` ones."""
+    if fitted_on(parts=parts) != "pool-like pairs":
+        return None
+    near = [(pi, e.label) for e, pi in zip(parts[fit.TEST], p, strict=True) if e.near]
+    if len({label for _, label in near}) < 2:
+        return None
+    found = fit.heldout_metrics([pi for pi, _ in near], [y for _, y in near], threshold=threshold)
+    return found.as_dict()
 
 
 def _band_rows(
@@ -201,7 +219,7 @@ def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) 
 
     stage("collecting labels")
     examples = examples_collect(dataset=dataset, seed=seed)
-    parts = examples_split(examples, seed, band_labels_collect(dataset=dataset))
+    parts = examples_split(examples, seed=seed, band=band_labels_collect(dataset=dataset))
     # LLM labels are never held-out gold: the held-out figures rest on the rest.
     parts[fit.TEST] = [e for e in parts[fit.TEST] if e.source != "consensus"]
     _check(examples, parts)
@@ -255,7 +273,8 @@ def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) 
             "encoder": encoder_identity(),
             "windowing": windowing,
             "threshold": threshold,
-            "fitted_on": fitted_on(parts),
+            "fitted_on": fitted_on(parts=parts),
+            "heldout_pool_like": _pool_like_metrics(parts, p.tolist(), threshold),
             "split": {"seed": seed, "fractions": list(fit.SPLIT_FRACTIONS)},
             "counts": {**_counts(parts), "band": len(band)},
             "seconds": round(time.monotonic() - started, 2),
@@ -267,13 +286,17 @@ def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) 
 
 def stage0_judge_stale(*, judge: Stage0Judge) -> bool:
     """Whether ``judge``'s dataset now has other labels to learn from than it was trained on
-    (a human label or a settled debate since, a qrels file imported): the data hash of the
-    training and calibration examples it would collect now differs from its own, or its
+    (a human label or a settled debate since, a qrels file imported, and on a dataset with
+    densely judged queries a run finished, added or deleted or a pool built or deleted, as
+    these change its pool-like pairs): the data hash of the training and calibration
+    examples it would collect now differs from its own, or its
     held-out people's labels, or its band's human labels (with their sampling
     probabilities). Reads the labels only (no vectors): seconds on a large dataset."""
     seed = int((judge.metrics.get("split") or {}).get("seed", 0))
     band = band_labels_collect(dataset=judge.dataset)
-    parts = examples_split(examples_collect(dataset=judge.dataset, seed=seed), seed, band)
+    parts = examples_split(
+        examples_collect(dataset=judge.dataset, seed=seed), seed=seed, band=band
+    )
     data = fit.data_hash(
         (e.query_id, e.doc_id, e.label, e.source) for e in parts[fit.TRAIN] + parts[fit.CALIBRATION]
     )

@@ -158,6 +158,11 @@ def test_a_pools_transcripts_of_simulated_debaters_are_named_and_headed_simulate
     response = client_as("researcher").get(f"/exports/{export.pk}/download/")
     assert attachment_name(response) == "SIMULATED-holes-p.transcripts.jsonl"
     assert response[HEADER] == f"debate={debated}; human=0"
+    # The header counts the file's own turns (up to the last one its key records): none
+    # before the first turn.
+    from assess.refined.exports import pool_simulated_counts
+
+    assert pool_simulated_counts(pool=simulated.pool, last_turn=0) == {"debate": 0, "human": 0}
 
 
 def test_a_pools_real_transcripts_keep_their_name(refined, var_dir):

@@ -24,8 +24,9 @@ def test_upload_paths_lose_their_folders_and_a_commands_path_keeps_only_its_name
     assert import_file_shown(str(unpacked), UPLOADS) == "uploaded scifact/qrels/test.tsv"
     assert import_file_shown("/home/ops/benchmarks/scifact", UPLOADS) == ("scifact (on the server)")
     assert import_file_shown("/data/nfcorpus/qrels/test.tsv", UPLOADS) == (
-        "test.tsv (on the server)"
+        "nfcorpus/qrels/test.tsv (on the server)"
     )
+    assert import_file_shown("/data/runs/bm25.trec", UPLOADS) == "bm25.trec (on the server)"
 
 
 def test_seconds_under_a_tenth_say_so():

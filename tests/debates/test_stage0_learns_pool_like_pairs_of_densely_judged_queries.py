@@ -1,6 +1,7 @@
 """A densely judged query's pairs ranked just below a pool (ranks 11-30 of a run), but never
 a pooled pair, are pool-like: unjudged ones are negatives, judged ones keep their qrels label;
-a sparsely judged query gives none. The judge fits and calibrates on the pool-like pairs
+a sparsely judged query, or any query of a dataset not known for dense judgments, gives
+none. The judge fits and calibrates on the pool-like pairs
 alone once its training queries hold 20 relevant ones and its calibration queries both
 classes; the held-out test part keeps every source."""
 
@@ -29,7 +30,8 @@ def _write(tmp_path):
 def test_ranks_11_to_30_of_a_dense_query_are_pool_like_and_a_pooled_pair_is_left_out(tmp_path):
     from corpora.services import dataset_import_beir
 
-    dataset = dataset_import_beir(path=_write(tmp_path), name="near", slug="near")
+    # A dataset known for dense judgments (debates.assessment.DENSE_JUDGMENT_DATASETS).
+    dataset = dataset_import_beir(path=_write(tmp_path), name="nfcorpus", slug="nfcorpus")
     docs = {d.doc_id: d for d in dataset.documents.all()}
     q0, q1 = dataset.queries.get(query_id="q0"), dataset.queries.get(query_id="q1")
     run = Run.objects.create(dataset=dataset, name="r", status=Run.Status.DONE)
@@ -52,6 +54,12 @@ def test_ranks_11_to_30_of_a_dense_query_are_pool_like_and_a_pooled_pair_is_left
     assert near == expected
     assert not any(e.source == "unjudged" and not e.near for e in examples)
     assert labels.near_pairs(dataset=dataset, qrels={(q1.pk, docs["s0"].pk): 1}) == set()
+    # The same rows on a dataset not known for dense judgments (a depth-pooled TREC
+    # collection has many rows a query too): no pool-like pair, no assumed negative.
+    type(dataset).objects.filter(pk=dataset.pk).update(slug="near")
+    dataset.refresh_from_db()
+    examples = labels.examples_collect(dataset=dataset)
+    assert not any(e.near or e.source == "unjudged" for e in examples)
 
 
 def _example(query: str, doc: str, label: int, near: bool, source: str = "qrels"):
@@ -70,17 +78,17 @@ def test_training_and_calibration_keep_their_pool_like_pairs_once_there_are_enou
     rows += [_example(calibration, "r", 1, True), _example(calibration, "n", 0, True, "unjudged")]
     rows += [_example(calibration, "c", 0, False, "cross")]
     rows += [_example(test, "far", 1, False), _example(test, "c", 0, False, "cross")]
-    parts = examples_split(rows, 0)
+    parts = examples_split(rows, seed=0)
     assert len(parts[fit.TRAIN]) == MIN_NEAR_RELEVANT + 1  # 20 relevant, 1 unjudged
     assert all(e.near for e in parts[fit.TRAIN] + parts[fit.CALIBRATION])
     assert [e.doc_id for e in parts[fit.CALIBRATION]] == ["r", "n"]
     assert [e.doc_id for e in parts[fit.TEST]] == ["far", "c"]  # every source held out
-    assert fitted_on(parts) == "pool-like pairs"
+    assert fitted_on(parts=parts) == "pool-like pairs"
     # One relevant pool-like pair fewer among the training queries: everything is fitted.
-    parts = examples_split(rows[1:], 0)
+    parts = examples_split(rows[1:], seed=0)
     assert len(parts[fit.TRAIN]) == MIN_NEAR_RELEVANT + 2
     assert len(parts[fit.CALIBRATION]) == 3
-    assert fitted_on(parts) == "every labelled pair"
+    assert fitted_on(parts=parts) == "every labelled pair"
     # Calibration queries with one class of pool-like pairs: everything is fitted too.
-    parts = examples_split([r for r in rows if r.doc_id != "n"], 0)
-    assert fitted_on(parts) == "every labelled pair"
+    parts = examples_split([r for r in rows if r.doc_id != "n"], seed=0)
+    assert fitted_on(parts=parts) == "every labelled pair"
