@@ -294,9 +294,7 @@ def stage0_judge_stale(*, judge: Stage0Judge) -> bool:
     probabilities). Reads the labels only (no vectors): seconds on a large dataset."""
     seed = int((judge.metrics.get("split") or {}).get("seed", 0))
     band = band_labels_collect(dataset=judge.dataset)
-    parts = examples_split(
-        examples_collect(dataset=judge.dataset, seed=seed), seed=seed, band=band
-    )
+    parts = examples_split(examples_collect(dataset=judge.dataset, seed=seed), seed=seed, band=band)
     data = fit.data_hash(
         (e.query_id, e.doc_id, e.label, e.source) for e in parts[fit.TRAIN] + parts[fit.CALIBRATION]
     )
