@@ -32,6 +32,15 @@ from typing import TypeGuard
 # assessor").
 DENSE_JUDGMENT_DATASETS = ("nfcorpus-test", "nfcorpus", "cranfield", "cisi", "med", "vaswani")
 
+
+def dense_judgments(slug: str) -> bool:
+    """Whether the dataset ``slug`` is known for dense judgments: one of
+    :data:`DENSE_JUDGMENT_DATASETS`, or a copy of one named after it with a suffix
+    (``nfcorpus-test-half``, the stage-0 study's import with half its relevant rows
+    hidden). Its unjudged top-ranked pairs of judged queries may be taken as irrelevant."""
+    return any(slug == name or slug.startswith(name + "-") for name in DENSE_JUDGMENT_DATASETS)
+
+
 ESCALATED = "escalated"
 FAILED = "failed"
 

@@ -172,7 +172,7 @@ def _unjudged_negatives(
     score)}, excluded self-pairs among the ranked ones)."""
     from corpora.models import RunEntry
 
-    if not (allowed or dataset.slug in DENSE_JUDGMENT_DATASETS):
+    if not (allowed or assessment.dense_judgments(dataset.slug)):
         raise DebateJobError(
             f"qrels {qrel_set.name!r} of {dataset.slug!r} judge no pair non-relevant, and "
             "unjudged pairs count as irrelevant only where judgments are dense "

@@ -10,7 +10,7 @@ default, as :func:`debates.assessment.gold_label` reads qrels):
   debates may not import it).
 - ``consensus``: the settled labels (status agreed) of debates on the dataset's pairs.
 - ``unjudged``: for a *densely judged* query (of a dataset known for dense judgments,
-  :data:`debates.assessment.DENSE_JUDGMENT_DATASETS`, as ``evaluate_assessor`` takes its
+  :func:`debates.assessment.dense_judgments`, as ``evaluate_assessor`` takes its
   unjudged negatives, and with at least :data:`DENSE_QUERY_JUDGED` qrels rows: NFCorpus
   judges about 38 documents a query, SciFact about one; a depth-pooled TREC collection has
   many rows a query but unjudged documents just below its pools that are far less often
@@ -53,7 +53,7 @@ from dataclasses import dataclass
 
 from corpora.models import Dataset, Pair, QrelSet, Run, RunEntry
 from corpora.selectors import excluded_pk_pairs
-from debates.assessment import DENSE_JUDGMENT_DATASETS
+from debates.assessment import dense_judgments
 from debates.models import Debate, DebateJob
 
 CROSS_NEGATIVES = 8
@@ -156,7 +156,7 @@ def near_pairs(*, dataset: Dataset, qrels: dict[tuple[int, int], int]) -> set[tu
     document pk)`` ranked within :data:`NEAR_RANKS` by any finished run of ``dataset``, for
     a query with at least :data:`DENSE_QUERY_JUDGED` rows in ``qrels`` of a dataset known
     for dense judgments, but no pooled pair; none on any other dataset."""
-    if dataset.slug not in DENSE_JUDGMENT_DATASETS:
+    if not dense_judgments(dataset.slug):
         return set()
     per_query: dict[int, int] = {}
     for q, _ in qrels:

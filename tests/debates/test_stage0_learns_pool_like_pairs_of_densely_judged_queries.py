@@ -56,7 +56,7 @@ def test_ranks_11_to_30_of_a_dense_query_are_pool_like_and_a_pooled_pair_is_left
     assert labels.near_pairs(dataset=dataset, qrels={(q1.pk, docs["s0"].pk): 1}) == set()
     # The same rows on a dataset not known for dense judgments (a depth-pooled TREC
     # collection has many rows a query too): no pool-like pair, no assumed negative.
-    type(dataset).objects.filter(pk=dataset.pk).update(slug="near")
+    type(dataset).objects.filter(pk=dataset.pk).update(slug="trec-covid")
     dataset.refresh_from_db()
     examples = labels.examples_collect(dataset=dataset)
     assert not any(e.near or e.source == "unjudged" for e in examples)
@@ -92,3 +92,20 @@ def test_training_and_calibration_keep_their_pool_like_pairs_once_there_are_enou
     # Calibration queries with one class of pool-like pairs: everything is fitted too.
     parts = examples_split([r for r in rows if r.doc_id != "n"], seed=0)
     assert fitted_on(parts=parts) == "every labelled pair"
+
+
+def test_a_dense_dataset_is_one_of_the_known_ones_or_a_copy_named_after_one():
+    from debates.assessment import dense_judgments
+
+    assert [dense_judgments(s) for s in ("nfcorpus", "nfcorpus-test-half", "cisi", "med-2")] == [
+        True,
+        True,
+        True,
+        True,
+    ]
+    assert [dense_judgments(s) for s in ("scifact", "trec-covid", "nfcorpusx", "medline")] == [
+        False,
+        False,
+        False,
+        False,
+    ]

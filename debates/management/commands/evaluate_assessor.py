@@ -10,6 +10,7 @@ from corpora.management.commands._common import load_dataset
 from corpora.models import QrelSet, Run
 from corpora.selectors import qrels_top_grade
 from corpora.services import RunError, qrel_set_get, run_create, run_get, run_retrieve
+from debates.assessment import dense_judgments
 from debates.services.assessor import (
     DENSE_JUDGMENT_DATASETS,
     assessor_evaluate,
@@ -400,7 +401,7 @@ class Command(BaseCommand):
             raise CommandError(f"no qrel set {opts['qrels']!r} (known: {names})") from None
         run = None
         if not qrel_set.qrels.filter(relevance__lte=0).exists() and (
-            opts["unjudged_negatives"] or dataset.slug in DENSE_JUDGMENT_DATASETS
+            opts["unjudged_negatives"] or dense_judgments(dataset.slug)
         ):
             run = self._negatives_run(dataset, qrel_set, opts["run"])
         stage0 = opts["backend"] == STAGE0
