@@ -29,9 +29,9 @@ and a drift in the machine's load hits the three alike; each run prints as above
 level's summary: for each ratio to (a), in-process and Celery, its median over the K runs and
 its range (min-max), the target's verdict on the median and how many runs met it, and any run
 that missed peak = C, 0 lost, 0 repeated or 0 failed. Medians, because one run is not enough
-to call the CPU target: single runs of the same code on this shared 2-core machine gave
-1.45-2.03x the bare client's CPU per call through Celery (docs/measured.md), a spread of
-about +-0.2x around a bar of 2x; the median of K interleaved runs is not moved by one run
+to call the CPU target: four single runs of one version on this shared 2-core machine gave
+1.59-2.14x the bare client's CPU per call through Celery (docs/measured.md), a spread of
+about +-0.2x or more around a bar of 2x; the median of K interleaved runs is not moved by one run
 that a neighbour's burst of work slowed, and the range shows the spread it hides. A ratio is
 taken within a run (against that run's bare client), never between runs.
 
