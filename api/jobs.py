@@ -45,9 +45,9 @@ from assess.review.selectors import job_agreement, job_audit, job_queue_counts
 from assess.review.simulated_marks import job_simulated_labels
 from assess.review.stage0_report import job_stage0_report
 from core.fixes import error_worded
+from corpora.formats import RELEVANCE_MAX
 from debates.models import DebateJob
 from debates.reuse import key_short
-from debates.rubric import MAX_GRADE
 from debates.services import (
     DebateJobError,
     JobSpec,
@@ -471,7 +471,7 @@ class RefineIn(StrictIn):
     name: str = Field(..., max_length=100)
     allow_partial: bool = False
     max_unresolved: float = Field(0.05, ge=0.0, le=1.0)
-    relevant_grade: Whole = Field(1, ge=1, le=MAX_GRADE)
+    relevant_grade: Whole = Field(1, ge=1, le=RELEVANCE_MAX)
     exclude_flagged: bool = False  # leave out annotators flagged under the gold floor
 
 
@@ -572,7 +572,7 @@ def refined_rebenchmark(
     request: HttpRequest,
     slug: str,
     name: str,
-    rel_level: int = Query(1, ge=1, le=MAX_GRADE, description="Lowest grade counted relevant."),
+    rel_level: int = Query(1, ge=1, le=RELEVANCE_MAX, description="Lowest grade counted relevant."),
 ) -> dict[str, Any]:
     """Every finished run scored on the original and the refined qrels (leaderboard, rank
     changes, per-query deltas, then the ranking agreement) as JSON tables: ``title``,
