@@ -31,7 +31,7 @@ from pydantic import create_model
 from assess.evaluation.budget import job_budget
 from assess.evaluation.rebench import RebenchError, rebench_compute
 from assess.evaluation.refined_intervals import report_intervals
-from assess.evaluation.tables import ranking_json, rebench_tables
+from assess.evaluation.tables import leaderboards_json, ranking_json, rebench_tables
 from assess.refined.operations import refinement_start
 from assess.refined.refine import (
     RefineError,
@@ -45,9 +45,9 @@ from assess.review.selectors import job_agreement, job_audit, job_queue_counts
 from assess.review.simulated_marks import job_simulated_labels
 from assess.review.stage0_report import job_stage0_report
 from core.fixes import error_worded
+from corpora.formats import RELEVANCE_MAX
 from debates.models import DebateJob
 from debates.reuse import key_short
-from debates.rubric import MAX_GRADE
 from debates.services import (
     DebateJobError,
     JobSpec,
@@ -471,7 +471,7 @@ class RefineIn(StrictIn):
     name: str = Field(..., max_length=100)
     allow_partial: bool = False
     max_unresolved: float = Field(0.05, ge=0.0, le=1.0)
-    relevant_grade: Whole = Field(1, ge=1, le=MAX_GRADE)
+    relevant_grade: Whole = Field(1, ge=1, le=RELEVANCE_MAX)
     exclude_flagged: bool = False  # leave out annotators flagged under the gold floor
 
 
@@ -572,22 +572,23 @@ def refined_rebenchmark(
     request: HttpRequest,
     slug: str,
     name: str,
-    rel_level: int = Query(1, ge=1, le=MAX_GRADE, description="Lowest grade counted relevant."),
+    rel_level: int = Query(1, ge=1, le=RELEVANCE_MAX, description="Lowest grade counted relevant."),
 ) -> dict[str, Any]:
-    """Every finished run scored on the original and the refined qrels (leaderboard, rank
-    changes, per-query deltas, then the ranking agreement) as JSON tables: ``title``,
-    ``header``, ``rows``, ``note``; the ranking measures between the original and the
-    refined nDCG@10 leaderboard, ``kendall_tau_b``, ``tauap_b`` and ``kendall@10`` (as
-    autojudge-evaluate names them), ``rbo`` (p = 0.9), each ``{"value", "n", ...}``; per run
-    ``rbp`` (refined qrels) and ``rbp_original``: ``{"p": 0.8, "base", "residual"}``; and
-    ``intervals``: 95% intervals on each run's refined nDCG@10, P@10 and R@100 from the
-    audit's human labels (prediction-powered), the naive ones beside them, every run pair's
-    difference, the share of settled pairs and Kendall's tau with its interval; when the
-    human sample cannot support them, ``intervals.error`` says what is missing. When the
+    """Every finished run scored on the original and the refined qrels (leaderboard, rank changes,
+    per-query deltas, then the ranking agreement) as JSON tables: ``title``, ``header``,
+    ``rows`` (display strings), ``note``; the same leaderboards as numbers under
+    ``leaderboards`` (:func:`assess.evaluation.tables.leaderboards_json`); the ranking measures
+    between the original and the refined nDCG@10 leaderboard, ``kendall_tau_b``, ``tauap_b`` and
+    ``kendall@10`` (as autojudge-evaluate names them), ``rbo`` (p = 0.9), each ``{"value", "n",
+    ...}``; per run ``rbp`` (refined qrels) and ``rbp_original``: ``{"p": 0.8, "base",
+    "residual"}``; and ``intervals``: 95% intervals on each run's refined nDCG@10, P@10 and
+    R@100 from the audit's human labels (prediction-powered), the naive ones beside them, every
+    run pair's difference, the share of settled pairs and Kendall's tau with its interval; when
+    the human sample cannot support them, ``intervals.error`` says what is missing. When the
     refined set corrects original grades, ``effects`` holds the leaderboards on the original
     with the corrections only, the holes only and both (its table comes last); else null.
-    ``simulated`` (bool) and ``simulated_labels`` ``{"debate": n, "human": m}`` say whether
-    the refined set's labels came from simulated debaters or the simulated annotator."""
+    ``simulated`` (bool) and ``simulated_labels`` ``{"debate": n, "human": m}`` say whether the
+    refined set's labels came from simulated debaters or the simulated annotator."""
     dataset = dataset_or_404(slug)
     refined = qrel_set_or_404(dataset, name)
     refinement = getattr(refined, "refinement", None)
@@ -606,6 +607,7 @@ def refined_rebenchmark(
     intervals = found.as_json()
     return {
         **ranking_json(report.result),
+        "leaderboards": leaderboards_json(report.result),
         # Said at the top as well as under "intervals": the tables rest on them too.
         "simulated": intervals["simulated"],
         "simulated_labels": intervals["simulated_labels"],

@@ -22,6 +22,7 @@ from django.db.models import Count, F
 from tqdm import tqdm
 
 from core.broker import tasks_run_in_process
+from corpora.formats import relevance_level_check
 from corpora.models import Dataset, Pool, QrelSet, Run
 from corpora.services import (
     PoolError,
@@ -391,13 +392,19 @@ def _options_check(
             f"dataset {dataset.slug!r} has no qrel set {qrels!r} (it has: {names or 'none'})"
         ) from None
     top = max(qrel_set.grade_max or 1, 1)
-    if isinstance(relevant_grade, bool) or not 1 <= relevant_grade <= top:
-        raise RefineError(
-            f"the relevant grade must be from 1 to {top}, the top grade of qrels {qrels!r} "
-            f"(grades {qrel_set.grades_text}), got {relevant_grade}"
+    try:
+        relevance_level_check(
+            relevant_grade,
+            what="the relevant grade",
+            top=top,
+            source=f"the top grade of qrels {qrels!r}",
         )
-    if isinstance(rel_level, bool) or rel_level < 1:
-        raise RebenchError(f"the relevance level must be an integer >= 1, got {rel_level}")
+    except ValueError as exc:
+        raise RefineError(str(exc)) from None
+    try:
+        relevance_level_check(rel_level)
+    except ValueError as exc:
+        raise RebenchError(str(exc)) from None
     return qrel_set
 
 

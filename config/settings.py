@@ -102,8 +102,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite serialises writers; a generous timeout lets the web server and an in-process
     # job share the file without "database is locked". IMMEDIATE transactions take the write
     # lock at BEGIN, so two writers queue instead of failing on a read-to-write upgrade
-    # (e.g. a double-clicked "Refine").
-    DATABASES["default"].setdefault("OPTIONS", {}).update(timeout=30, transaction_mode="IMMEDIATE")
+    # (e.g. a double-clicked "Refine"). Write-ahead logging lets readers go on while a
+    # writer writes (in the default rollback journal, a writer that spills or commits locks
+    # out readers too, and a page polling a refinement got "database is locked"); the mode
+    # is stored in the file, so setting it on each connection costs nothing after the first.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        timeout=30, transaction_mode="IMMEDIATE", init_command="PRAGMA journal_mode=WAL"
+    )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

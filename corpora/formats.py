@@ -29,6 +29,24 @@ if TYPE_CHECKING:
 
 RELEVANCE_MIN = -127
 RELEVANCE_MAX = 127
+
+
+def relevance_level_check(
+    value: object, *, what: str = "the relevance level", top: int = RELEVANCE_MAX, source: str = ""
+) -> int:
+    """``value`` if it is a whole number from 1 to ``top`` (booleans excluded), the one rule
+    for a relevance level (the lowest grade a binary measure counts relevant) and for the
+    grade a binary "relevant" label is written as (``what="the relevant grade"``). ``top``
+    is :data:`RELEVANCE_MAX` (the highest grade a qrels row can hold) unless the qrels' own
+    top grade is known, which ``source`` then names ("the top grade of qrels 'test', grades
+    0-2"). Raises ValueError worded, wherever it is refused (page, command, API), as
+    "the relevance level must be a whole number from 1 to 127, got 0"."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= top:
+        rule = "must be 1" if top == 1 else f"must be a whole number from 1 to {top}"
+        raise ValueError(f"{what} {rule}{f' ({source})' if source else ''}, got {value!r}")
+    return value
+
+
 ID_MAX_LENGTH = 200
 DUPLICATE_POLICIES = ("keep-max", "keep-last")
 # What an import does with a qrels or run row naming an id absent from the dataset: reject the

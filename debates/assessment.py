@@ -18,7 +18,9 @@ pairs are labelled by humans):
 
 Balanced accuracy is the mean of the two recalls (Brodersen et al., "The balanced accuracy
 and its posterior distribution", ICPR 2010); it is undefined (None) when a class has no
-pair to measure.
+pair to measure. Each recall has its 95% Wilson interval and the balanced accuracy the
+MOVER interval built from them (:mod:`core.proportions`): a sample of 40 pairs leaves
+them wide, and the interval says how wide.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TypeGuard
+
+from core.proportions import Proportion, mean_interval, wilson_interval
 
 # Benchmarks whose judgments are dense enough that an unjudged, top-ranked document of a
 # judged query may be taken as irrelevant (see docs/debates-and-backends.md, "Measuring the
@@ -49,16 +53,43 @@ Outcome = int | str  # 1, 0, ESCALATED or FAILED
 
 @dataclass(frozen=True, slots=True)
 class Recalls:
-    """Recall of the irrelevant (0) and relevant (1) class and their mean; None if undefined."""
+    """Recall of the irrelevant (0) and relevant (1) class and their mean, each None when
+    undefined, from the counts behind them: ``*_right`` of ``*_n`` pairs of that gold class
+    labelled right. Each recall comes with its 95% Wilson interval and the balanced accuracy
+    with the MOVER interval of a mean of two independent shares
+    (:func:`core.proportions.mean_interval`): the two recalls are measured on disjoint pairs."""
 
-    irrelevant: float | None
-    relevant: float | None
+    irrelevant_right: int
+    irrelevant_n: int
+    relevant_right: int
+    relevant_n: int
+
+    @property
+    def irrelevant(self) -> float | None:
+        return _ratio(self.irrelevant_right, self.irrelevant_n)
+
+    @property
+    def relevant(self) -> float | None:
+        return _ratio(self.relevant_right, self.relevant_n)
 
     @property
     def balanced_accuracy(self) -> float | None:
         if self.irrelevant is None or self.relevant is None:
             return None
         return (self.irrelevant + self.relevant) / 2
+
+    @property
+    def irrelevant_interval(self) -> Proportion:
+        return wilson_interval(self.irrelevant_right, self.irrelevant_n)
+
+    @property
+    def relevant_interval(self) -> Proportion:
+        return wilson_interval(self.relevant_right, self.relevant_n)
+
+    @property
+    def balanced_accuracy_interval(self) -> tuple[float, float] | None:
+        """(low, high) at 95%, or None when a class has no pair to measure."""
+        return mean_interval(self.irrelevant_interval, self.relevant_interval)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,12 +154,9 @@ def assessor_scores(rows: Iterable[tuple[int, Outcome]], *, calls: int = 0) -> A
         settled_count=settled[0] + settled[1],
         escalated=escalated[0] + escalated[1],
         failed=failed[0] + failed[1],
-        settled=Recalls(
-            irrelevant=_ratio(correct[0], settled[0]), relevant=_ratio(correct[1], settled[1])
-        ),
+        settled=Recalls(correct[0], settled[0], correct[1], settled[1]),
         with_humans=Recalls(
-            irrelevant=_ratio(correct[0] + escalated[0], total[0]),
-            relevant=_ratio(correct[1] + escalated[1], total[1]),
+            correct[0] + escalated[0], total[0], correct[1] + escalated[1], total[1]
         ),
         coverage=_ratio(settled[0] + settled[1], pairs) or 0.0,
         escalation_rate=_ratio(escalated[0] + escalated[1], pairs) or 0.0,
@@ -256,10 +284,7 @@ def graded_scores(
         failed=sum(failed),
         exact_accuracy=_ratio(exact, settled),
         within_one_accuracy=_ratio(near, settled),
-        binary=Recalls(
-            irrelevant=_ratio(side_right[False], side_total[False]),
-            relevant=_ratio(side_right[True], side_total[True]),
-        ),
+        binary=Recalls(side_right[False], side_total[False], side_right[True], side_total[True]),
         confusion=tuple(tuple(row) for row in confusion),
         escalated_by_gold=tuple(escalated),
         failed_by_gold=tuple(failed),

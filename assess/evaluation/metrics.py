@@ -30,6 +30,8 @@ import ir_measures
 from ir_measures import Judged, P, R, Success, nDCG
 from scipy import stats
 
+from corpora.formats import relevance_level_check
+
 from . import ranking
 from .ranking import RankingAgreement, RbpScore
 
@@ -46,10 +48,9 @@ HOLE10 = "Hole@10"
 
 
 def check_rel_level(rel_level: int) -> int:
-    """``rel_level`` if it is an integer >= 1 (booleans excluded); ValueError otherwise."""
-    if isinstance(rel_level, bool) or not isinstance(rel_level, int) or rel_level < 1:
-        raise ValueError(f"the relevance level must be an integer >= 1, got {rel_level!r}")
-    return rel_level
+    """``rel_level`` if it is a whole number from 1 to 127 (booleans excluded); ValueError
+    otherwise, in the words of :func:`corpora.formats.relevance_level_check`."""
+    return relevance_level_check(rel_level)
 
 
 def exp_gains(grades: Iterable[int]) -> dict[int, int]:

@@ -25,6 +25,8 @@ from typing import Literal
 
 from scipy import stats
 
+from corpora.formats import relevance_level_check
+
 Leaderboard = Mapping[str, float]  # {system: score}, higher = better
 Qrels = Mapping[str, Mapping[str, int]]  # {query_id: {doc_id: grade}}
 
@@ -326,8 +328,7 @@ def rbp(
     """
     if isinstance(p, bool) or not isinstance(p, int | float) or not 0 < p < 1:
         raise ValueError(f"the persistence p must be strictly between 0 and 1, got {p!r}")
-    if isinstance(rel_level, bool) or not isinstance(rel_level, int) or rel_level < 1:
-        raise ValueError(f"the relevance level must be an integer >= 1, got {rel_level!r}")
+    relevance_level_check(rel_level)
     if queries is None:
         queries = [q for q, judged in qrels.items() if judged]
     per_query: dict[str, RbpScore] = {}

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .interval_reports import TAU_DEBATE_LABELS
-from .metrics import HOLE10, NDCG10, NDCG10_EXP, PAPER_NDCG10, RebenchResult
+from .metrics import HOLE10, NDCG10, NDCG10_EXP, PAPER_NDCG10, LeaderboardRow, RebenchResult
 from .ranking import RBP_P, RankingAgreement, RbpScore, ranking_agreement
 
 
@@ -245,6 +245,27 @@ def ranking_json(result: RebenchResult) -> dict[str, object]:
         "rbp": rbp(result.rbp_after),
         "rbp_original": rbp(result.rbp_before),
     }
+
+
+def leaderboards_json(result: RebenchResult) -> dict[str, list[dict[str, object]]]:
+    """The two leaderboards as numbers, for a program (the tables' ``rows`` hold display
+    strings rounded to four places): ``{"original": [ROW], "refined": [ROW]}`` in
+    leaderboard order, ROW ``{"rank", "system", "scores": {measure: mean}}`` with every
+    measure of the table's header (means over the evaluation queries, unrounded); the
+    refined rows' ``scores`` also hold Hole@10, as the refined table does."""
+
+    def rows(
+        board: Sequence[LeaderboardRow], holes: Mapping[str, float] | None
+    ) -> list[dict[str, object]]:
+        out: list[dict[str, object]] = []
+        for row in board:
+            scores = {m: row.scores[m] for m in result.measures}
+            if holes is not None:
+                scores[HOLE10] = holes[row.system]
+            out.append({"rank": row.rank, "system": row.system, "scores": scores})
+        return out
+
+    return {"original": rows(result.before, None), "refined": rows(result.after, result.holes)}
 
 
 def per_query_delta_table(result: RebenchResult, *, measures: Sequence[str] | None = None) -> Table:

@@ -23,6 +23,7 @@ from django.views.decorators.http import require_GET
 
 from assess.models.simulated import qrel_sets_simulated, simulated_sentence
 from core.roles import Role, role_required
+from corpora.formats import relevance_level_check
 from corpora.models import Dataset, QrelSet
 from corpora.services import dataset_get
 
@@ -96,9 +97,12 @@ def _rebench_choice(request: HttpRequest, dataset: Dataset) -> dict:
         except RebenchError as exc:
             errors.append(f"Original qrels: {exc}.")
     rel = request.GET.get("rel", "") or "1"
-    valid = rel.isdigit() and 1 <= int(rel) <= 127
-    if not valid:
-        errors.append(f"The relevance level must be a whole number from 1 to 127, not {rel!r}.")
+    valid = True
+    try:
+        relevance_level_check(int(rel) if rel.isdigit() else rel)
+    except ValueError as exc:
+        valid = False
+        errors.append(f"{str(exc)[0].upper()}{str(exc)[1:]}.")  # a sentence on the page
     return {
         "qrel_sets": qrel_sets,
         "original": original,

@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TypedDict
 
+from corpora.formats import relevance_level_check
 from debates.llm.config import backend_and_model
 
 from ..review.agreement import majority_label, median_grade
@@ -491,17 +492,9 @@ def summarise(labels: Iterable[FinalLabel]) -> ResolutionSummary:
 
 
 def check_relevant_grade(relevant_grade: object) -> int:
-    """``relevant_grade`` if it is an integer in 1..127 (booleans excluded); ValueError
-    otherwise."""
-    if (
-        isinstance(relevant_grade, bool)
-        or not isinstance(relevant_grade, int)
-        or not 1 <= relevant_grade <= 127
-    ):
-        raise ValueError(
-            f"the relevant grade must be an integer from 1 to 127, got {relevant_grade!r}"
-        )
-    return relevant_grade
+    """``relevant_grade`` if it is a whole number from 1 to 127 (booleans excluded);
+    ValueError otherwise, in the words of :func:`corpora.formats.relevance_level_check`."""
+    return relevance_level_check(relevant_grade, what="the relevant grade")
 
 
 def final_grade(label: FinalLabel, relevant_grade: int = 1) -> int | None:

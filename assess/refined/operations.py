@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from django.db import connections
+from django.db import connection, connections
 
 from corpora.models import Dataset, Operation, Pool
 from corpora.services.operations import operation_create, operation_step_register
@@ -114,20 +114,44 @@ def refine_step(operation: Operation, root: Path | None) -> dict[str, Any]:
     }
 
 
+def stage_on_own_connection(*, vendor: str, in_transaction: bool) -> bool:
+    """Whether a stage is written on a database connection of its own (True) or on the
+    caller's (False), for a connection of ``vendor`` (Django's ``connection.vendor``:
+    "postgresql", "sqlite", ...) that is ``in_transaction`` or not.
+
+    Inside a transaction on PostgreSQL, a second connection commits the stage at once, so
+    the polling page sees it while the refinement runs (row locks: the refinement never
+    writes the operation row). SQLite locks the whole file for one writer, so a second
+    connection would wait on the refinement's own write lock until its ``timeout`` (30 s
+    in ``config.settings``) and then fail: there the stage goes on the caller's connection,
+    seen once the transaction commits. Outside a transaction the caller's connection
+    commits at once anyway."""
+    return in_transaction and vendor != "sqlite"
+
+
 def operation_stage_record(*, operation_id: int, stage: str) -> None:
-    """Store ``stage`` (at most 200 characters) on operation ``operation_id`` at once,
-    committed on a database connection of its own: the refinement runs in one transaction,
-    whose own writes nobody else sees before it commits, so a stage written on its
-    connection would reach the polling page only at the end. (The refinement never writes
-    the operation row, so this cannot wait on its locks.)"""
+    """Store ``stage`` (at most 200 characters) on operation ``operation_id``: committed at
+    once on a connection of its own when the caller is inside a transaction (the
+    refinement runs in one, whose own writes nobody else sees before it commits), except on
+    SQLite, where it is written on the caller's connection (:func:`stage_on_own_connection`
+    says why)."""
 
     def write() -> None:
+        Operation.objects.filter(pk=operation_id).update(stage=stage[:200])
+
+    if not stage_on_own_connection(
+        vendor=connection.vendor, in_transaction=connection.in_atomic_block
+    ):
+        write()
+        return
+
+    def write_and_close() -> None:
         try:
-            Operation.objects.filter(pk=operation_id).update(stage=stage[:200])
+            write()
         finally:
             connections.close_all()  # this thread's connections only
 
-    thread = threading.Thread(target=write, name=f"operation-{operation_id}-stage")
+    thread = threading.Thread(target=write_and_close, name=f"operation-{operation_id}-stage")
     thread.start()
     thread.join()
 

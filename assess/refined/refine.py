@@ -19,6 +19,7 @@ from django.db.models import QuerySet
 
 from core.fixes import FixableError, OptionFix
 from core.names import name_problem
+from corpora.formats import relevance_level_check
 from corpora.identical import skip_identical
 from corpora.models import Dataset, Pool, Qrel, QrelSet
 from corpora.ordering import code_point
@@ -240,11 +241,15 @@ def _refine_target_check(pool: Pool, name: str, relevant_grade: int) -> None:
     if QrelSet.objects.filter(dataset=dataset, name=name).exists():
         raise _name_taken(name, dataset)
     top = max(original.grade_max or 1, 1)
-    if relevant_grade > top:
-        raise RefineError(
-            f"the relevant grade {relevant_grade} is above the top grade {top} of qrels "
-            f"{original.name!r} (grades {original.grades_text}); choose 1..{top}"
+    try:
+        relevance_level_check(
+            relevant_grade,
+            what="the relevant grade",
+            top=top,
+            source=f"the top grade of qrels {original.name!r}",
         )
+    except ValueError as exc:
+        raise RefineError(str(exc)) from None
 
 
 def _refine_arguments_check(name: str, relevant_grade: int, max_unresolved_share: float) -> None:

@@ -9,9 +9,10 @@
   Bulletin 70(4), 1968), from scikit-learn's ``cohen_kappa_score(weights="quadratic")``:
   for grades, a disagreement of two grades costs four times one of one grade.
 - The Wilson score interval (E. B. Wilson, "Probable inference, the law of succession, and
-  statistical inference", JASA 22(158), 1927) for a binomial proportion: used for the share
-  of audited consensus labels a human found wrong. Unlike the normal (Wald) interval it
-  stays inside [0, 1] and is not empty when no error was found.
+  statistical inference", JASA 22(158), 1927; :mod:`core.proportions`) for a binomial
+  proportion: used for the share of audited consensus labels a human found wrong. Unlike
+  the normal (Wald) interval it stays inside [0, 1] and is not empty when no error was
+  found.
 
 Labels are binary (1 relevant, 0 not relevant) or grades 0..G (graded jobs). The
 nominal figures treat every two different labels as equally far apart; the ordinal ones
@@ -26,14 +27,13 @@ import math
 import warnings
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Literal, TypeVar
 
 import krippendorff
 import numpy as np
 from sklearn.metrics import cohen_kappa_score
 
-Z_95 = 1.959963984540054  # two-sided 95% quantile of the standard normal
+from core.proportions import Proportion, wilson_bounds, wilson_interval
 
 _Unit = TypeVar("_Unit", bound=Hashable)
 _Rater = TypeVar("_Rater", bound=Hashable)
@@ -111,53 +111,6 @@ def krippendorff_alpha(
     return float(alpha) if math.isfinite(alpha) else None
 
 
-@dataclass(frozen=True, slots=True)
-class Proportion:
-    """``successes`` of ``n`` with its point estimate and a confidence interval (shares);
-    ``weighted``: the estimate weighs each item by 1 / its inclusion probability, so it is not
-    ``successes / n``, and the interval is taken at ``n_effective`` (Kish's effective sample
-    size; None when not weighted) instead of ``n`` (:func:`audit_error_rate`)."""
-
-    successes: int
-    n: int
-    estimate: float | None
-    low: float | None
-    high: float | None
-    confidence: float = 0.95
-    weighted: bool = False
-    n_effective: float | None = None
-
-
-def wilson_interval(successes: int, n: int, *, z: float = Z_95) -> Proportion:
-    """The share ``successes / n`` with its Wilson score interval (default 95%, z = 1.96).
-
-    centre = (p + z^2 / 2n) / (1 + z^2 / n),
-    half width = z / (1 + z^2 / n) * sqrt(p (1 - p) / n + z^2 / 4n^2).
-    ``n = 0`` gives an estimate and interval of None. Raises ValueError unless
-    0 <= successes <= n.
-    """
-    if n < 0 or not 0 <= successes <= n:
-        raise ValueError(f"need 0 <= successes <= n, got {successes} of {n}")
-    if n == 0:
-        return Proportion(successes, n, None, None, None)
-    p = successes / n
-    return Proportion(successes, n, p, *_wilson_bounds(p, n, z))
-
-
-def _wilson_bounds(p: float, n: float, z: float = Z_95) -> tuple[float, float]:
-    """The Wilson score interval's ends for a share ``p`` of ``n`` (n > 0, not necessarily
-    whole: an effective sample size), clipped to [0, 1]; exactly 0 at p = 0, 1 at p = 1."""
-    z2 = z * z
-    denominator = 1 + z2 / n
-    centre = (p + z2 / (2 * n)) / denominator
-    half = z / denominator * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-    # At p = 0 (or 1) the bound is exactly 0 (or 1): centre and half width are then equal,
-    # but their floating-point difference can leave 3e-18 where a page or the API should read 0.
-    low = 0.0 if p == 0 else max(0.0, centre - half)
-    high = 1.0 if p == 1 else min(1.0, centre + half)
-    return low, high
-
-
 def audit_error_rate(
     human_and_consensus: Sequence[tuple[int, int]], *, inclusion: Sequence[float] | None = None
 ) -> Proportion:
@@ -181,7 +134,7 @@ def audit_error_rate(
     total = sum(weights)
     share = sum(w for w, e in zip(weights, errors, strict=True) if e) / total
     n_eff = total * total / sum(w * w for w in weights)
-    low, high = _wilson_bounds(share, n_eff)
+    low, high = wilson_bounds(share, n_eff)
     return Proportion(raw.successes, raw.n, share, low, high, weighted=True, n_effective=n_eff)
 
 

@@ -149,7 +149,11 @@ def next_item(request: HttpRequest) -> ReviewItem | None:
 @htmx_view(no_store=True)
 @role_required(Role.ANNOTATOR)
 def judge(request: HttpRequest) -> HttpResponse:
-    """The judging page: the pair this annotator holds, or the next one claimed for them."""
+    """The judging page: the pair this annotator holds, or the next one claimed for them.
+
+    The one page whose GET writes (CONTRIBUTING names it): opening it asks for work, so it
+    leases a pair, as Label Studio's "next task" request locks its task; a reload gets the
+    held pair back, and an unused lease runs out by itself."""
     return render_judge(request, next_item(request))
 
 

@@ -11,7 +11,8 @@ import math
 
 import pytest
 
-from assess.review.agreement import Z_95, audit_error_rate, wilson_interval
+from assess.review.agreement import audit_error_rate
+from core.proportions import Z_95, wilson_interval
 
 
 def test_no_error_in_ten_gives_zero_to_0_2775():

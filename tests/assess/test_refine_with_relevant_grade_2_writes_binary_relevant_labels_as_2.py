@@ -95,8 +95,14 @@ def test_the_default_writes_grade_1(graded_holes):
 
 
 def test_a_grade_above_the_original_top_grade_is_refused(graded_holes):
-    with pytest.raises(CommandError, match=r"relevant grade 3 is above the top grade 2"):
+    with pytest.raises(
+        CommandError,
+        match=r"the relevant grade must be a whole number from 1 to 2 \(the top grade of qrels "
+        r"'test'\), got 3",
+    ):
         refine("--name", "g3", "--relevant-grade", "3")
-    with pytest.raises(CommandError, match=r"relevant grade must be an integer from 1 to 127"):
+    with pytest.raises(
+        CommandError, match=r"the relevant grade must be a whole number from 1 to 127, got 0"
+    ):
         refine("--name", "g0", "--relevant-grade", "0")
     assert not QrelSet.objects.filter(name__in=["g3", "g0"]).exists()

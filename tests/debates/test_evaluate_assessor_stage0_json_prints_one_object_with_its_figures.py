@@ -33,6 +33,11 @@ def test_one_json_object_with_balanced_accuracy_recalls_and_n(stage0_dataset):
     for key in ("balanced_accuracy", "recall_relevant", "recall_nonrelevant", "n", "ece", "brier"):
         assert key in body
     assert body["n"] == 6 and (body["relevant"], body["irrelevant"]) == (3, 3)
+    # Every figure with its interval and the pairs behind it (all 6 settled by stage 0).
+    assert body["recall_relevant_interval"]["n"] == 3
+    assert body["recall_nonrelevant_interval"]["n"] == 3
+    low, high = (body["balanced_accuracy_interval"][k] for k in ("low", "high"))
+    assert 0 <= low <= body["balanced_accuracy"] <= high <= 1 and high - low > 0.2
     assert body["assessors"]["stage0"]["n"] == 6
     assert body["assessors"]["stage0"]["balanced_accuracy"] == body["balanced_accuracy"]
     assert (body["assessor"], body["model_hash"]) == ("stage0", judge.model_hash)
@@ -44,4 +49,5 @@ def test_one_json_object_with_balanced_accuracy_recalls_and_n(stage0_dataset):
     text = io.StringIO()
     call_command("evaluate_assessor", "stage0", "--backend", "stage0", "--sample", "6", stdout=text)
     assert "stage 0, P(relevant) >=" in text.getvalue()
+    assert "95% intervals, stage 0: rec.irr " in text.getvalue()
     assert Stage0Judge.objects.count() == 1  # the ready judge is reused

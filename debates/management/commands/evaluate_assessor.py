@@ -69,7 +69,10 @@ def format_report(sample, job, report, *, seconds: float) -> str:
         f"{'escal.':>7} {'failed':>6} {'calls/pair':>10}",
     ]
 
+    intervals: list[str] = []
+
     def row(name, scores, recalls, *, settled=True):
+        intervals.append(format_intervals(name, recalls))
         lines.append(
             f"{name:<36} {_pct(recalls.irrelevant):>7} {_pct(recalls.relevant):>7} "
             f"{_pct(recalls.balanced_accuracy):>7} "
@@ -91,7 +94,7 @@ def format_report(sample, job, report, *, seconds: float) -> str:
         "recalls and balanced accuracy in %; 'settled' = share labelled by the LLMs; escalated "
         "pairs are not labelled on settled pairs, and labelled right in the last line"
     )
-    return "\n".join(lines)
+    return "\n".join([*lines, *intervals, f"  (recalls: Wilson; bal.acc: {MOVER})"])
 
 
 def format_confusion(scores) -> list[str]:
@@ -195,13 +198,36 @@ def _stage0_choice_add(parser) -> None:
             action.help += "; stage0: the dataset's stage-0 judge, on its held-out queries"
 
 
-def _recalls_json(recalls, scores, **extra) -> dict:
+def _share_interval_json(share) -> dict | None:
+    """A recall's 95% Wilson interval: ``{"right", "n", "low", "high", "confidence"}``
+    (``n`` the pairs of that class measured); None when none was."""
+    if share.n == 0:
+        return None
+    return {
+        "right": share.successes,
+        "n": share.n,
+        "low": share.low,
+        "high": share.high,
+        "confidence": share.confidence,
+    }
+
+
+def recalls_json(recalls, scores, **extra) -> dict:
     """One assessor's figures: balanced accuracy and recall per class (None: undefined) on
-    ``n`` pairs, with its settled share, escalation rate and calls per pair."""
+    ``n`` pairs, each with its 95% interval beside it (``*_interval``: a recall's Wilson
+    interval with the pairs behind it, the balanced accuracy's MOVER interval ``{"low",
+    "high", "confidence", "method"}``; see :class:`debates.assessment.Recalls`), with its
+    settled share, escalation rate and calls per pair."""
+    balanced = recalls.balanced_accuracy_interval
     return {
         "balanced_accuracy": recalls.balanced_accuracy,
+        "balanced_accuracy_interval": None
+        if balanced is None
+        else {"low": balanced[0], "high": balanced[1], "confidence": 0.95, "method": MOVER},
         "recall_relevant": recalls.relevant,
+        "recall_relevant_interval": _share_interval_json(recalls.relevant_interval),
         "recall_nonrelevant": recalls.irrelevant,
+        "recall_nonrelevant_interval": _share_interval_json(recalls.irrelevant_interval),
         "n": scores.pairs,
         "settled": scores.coverage,
         "escalation_rate": scores.escalation_rate,
@@ -209,6 +235,27 @@ def _recalls_json(recalls, scores, **extra) -> dict:
         "calls_per_pair": scores.calls_per_pair,
         **extra,
     }
+
+
+#: How the balanced accuracy's interval is made (named in the JSON and the printout).
+MOVER = "MOVER of the two recalls' Wilson intervals (Zou and Donner 2008)"
+
+
+def format_intervals(name: str, recalls) -> str:
+    """One line of 95% intervals for a row of the report: each recall as right/n with its
+    Wilson interval, the balanced accuracy with its MOVER interval, in %."""
+
+    def share(p) -> str:
+        if p.n == 0:
+            return "-"
+        return f"{p.successes}/{p.n}, {_pct(p.low)}-{_pct(p.high)}"
+
+    balanced = recalls.balanced_accuracy_interval
+    ba = "-" if balanced is None else f"{_pct(balanced[0])}-{_pct(balanced[1])}"
+    return (
+        f"  95% intervals, {name}: rec.irr {share(recalls.irrelevant_interval)}; rec.rel "
+        f"{share(recalls.relevant_interval)}; bal.acc {ba}"
+    )
 
 
 def _sample_json(sample) -> dict:
@@ -228,11 +275,11 @@ def debates_json(sample, job, report, sampling: dict | None = None) -> dict:
     top, and under ``assessors`` DREAM (``dream``), DREAM with humans right on escalated
     pairs (``dream_with_humans``) and the single judge (``single``, when run; with
     ``--samples`` n > 1 also ``sampling``: :func:`sampling_json`)."""
-    assessors = {"dream": _recalls_json(report.debate.settled, report.debate)}
-    assessors["dream_with_humans"] = _recalls_json(report.debate.with_humans, report.debate)
+    assessors = {"dream": recalls_json(report.debate.settled, report.debate)}
+    assessors["dream_with_humans"] = recalls_json(report.debate.with_humans, report.debate)
     if report.single is not None:
         extra = {"sampling": sampling} if sampling else {}
-        assessors["single"] = _recalls_json(report.single.settled, report.single, **extra)
+        assessors["single"] = recalls_json(report.single.settled, report.single, **extra)
     top = {k: assessors["dream"][k] for k in _TOP_KEYS}
     return {
         **top,
@@ -247,8 +294,8 @@ def stage0_json(sample, judge, evaluation) -> dict:
     """The ``--json`` object of ``--backend stage0``: its figures on the sample (held-out
     test queries only), with ECE and Brier, and the judge's own held-out figures."""
     scores, metrics = evaluation.scores, evaluation.metrics
-    figures = _recalls_json(scores.settled, scores, ece=metrics.ece, brier=metrics.brier)
-    heldout = {k: judge.metrics.get(k) for k in (*_TOP_KEYS, "ece", "brier")}
+    figures = recalls_json(scores.settled, scores, ece=metrics.ece, brier=metrics.brier)
+    heldout = {k: judge.metrics.get(k) for k in (*_HELDOUT_KEYS, "ece", "brier")}
     return {
         **{k: figures[k] for k in (*_TOP_KEYS, "ece", "brier")},
         "assessor": STAGE0,
@@ -261,7 +308,16 @@ def stage0_json(sample, judge, evaluation) -> dict:
     }
 
 
-_TOP_KEYS = ("balanced_accuracy", "recall_relevant", "recall_nonrelevant", "n")
+_HELDOUT_KEYS = ("balanced_accuracy", "recall_relevant", "recall_nonrelevant", "n")
+_TOP_KEYS = (
+    "balanced_accuracy",
+    "balanced_accuracy_interval",
+    "recall_relevant",
+    "recall_relevant_interval",
+    "recall_nonrelevant",
+    "recall_nonrelevant_interval",
+    "n",
+)
 
 
 def format_stage0_report(sample, judge, evaluation, *, seconds: float) -> str:
@@ -291,6 +347,8 @@ def format_stage0_report(sample, judge, evaluation, *, seconds: float) -> str:
             f"{_pct(scores.coverage):>7} {_pct(scores.escalation_rate):>7} {scores.failed:>6} "
             f"{scores.calls_per_pair:>10.2f}",
             "recalls and balanced accuracy in %",
+            format_intervals("stage 0", recalls),
+            f"  (recalls: Wilson; bal.acc: {MOVER})",
             f"calibration on these pairs: ECE {num(metrics.ece)}, Brier {num(metrics.brier)}; "
             f"on the judge's held-out set ({held.get('n')} pairs): balanced accuracy "
             f"{_pct(held.get('balanced_accuracy'))}%, ECE {num(held.get('ece'))}, Brier "
@@ -369,7 +427,8 @@ class Command(BaseCommand):
             "--json",
             action="store_true",
             help="Print one JSON object on stdout (balanced_accuracy, recall_relevant, "
-            "recall_nonrelevant, n, and 'assessors' with each assessor run); progress on stderr",
+            "recall_nonrelevant, each with its 95%% interval (*_interval), n, and 'assessors' "
+            "with each assessor run); progress on stderr",
         )
         parser.add_argument("--no-progress", action="store_true")
 
