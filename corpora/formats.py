@@ -38,9 +38,9 @@ def relevance_level_check(
     for a relevance level (the lowest grade a binary measure counts relevant) and for the
     grade a binary "relevant" label is written as (``what="the relevant grade"``). ``top``
     is :data:`RELEVANCE_MAX` (the highest grade a qrels row can hold) unless the qrels' own
-    top grade is known, which ``source`` then names ("the top grade of qrels 'test', grades
-    0-2"). Raises ValueError worded, wherever it is refused (page, command, API), as
-    "the relevance level must be a whole number from 1 to 127, got 0"."""
+    top grade is known, which ``source`` then names ("the top grade of qrels 'test'").
+    Raises ValueError worded, wherever it is refused (page, command, API), as "the relevance
+    level must be a whole number from 1 to 127, got 0"."""
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= top:
         rule = "must be 1" if top == 1 else f"must be a whole number from 1 to {top}"
         raise ValueError(f"{what} {rule}{f' ({source})' if source else ''}, got {value!r}")

@@ -66,10 +66,12 @@ class Recalls:
 
     @property
     def irrelevant(self) -> float | None:
+        """Recall of the non-relevant pairs (right / n), None without one."""
         return _ratio(self.irrelevant_right, self.irrelevant_n)
 
     @property
     def relevant(self) -> float | None:
+        """Recall of the relevant pairs (right / n), None without one."""
         return _ratio(self.relevant_right, self.relevant_n)
 
     @property
@@ -80,10 +82,12 @@ class Recalls:
 
     @property
     def irrelevant_interval(self) -> Proportion:
+        """The 95% Wilson interval of :attr:`irrelevant` (Wilson, JASA 1927)."""
         return wilson_interval(self.irrelevant_right, self.irrelevant_n)
 
     @property
     def relevant_interval(self) -> Proportion:
+        """The 95% Wilson interval of :attr:`relevant` (Wilson, JASA 1927)."""
         return wilson_interval(self.relevant_right, self.relevant_n)
 
     @property

@@ -68,7 +68,7 @@ def measures_at(*, rel_level: int = 1, exp_gain_grades: Collection[int] = ()) ->
     >= 2). nDCG@10 keeps the grades as gains (trec_eval's linear gain) and Judged@10 any
     judged grade. With ``exp_gain_grades`` (the grades found in the qrels) the labelled
     :data:`NDCG10_EXP` is added: nDCG@10 with gains 2^g - 1 (:func:`exp_gains`, through
-    ir_measures' ``nDCG(gains=...)``). Raises ValueError for a ``rel_level`` below 1.
+    ir_measures' ``nDCG(gains=...)``). Raises ValueError for a ``rel_level`` outside 1..127.
     """
     rel = check_rel_level(rel_level)
     measures: dict[str, Any] = {
@@ -636,7 +636,7 @@ def rebenchmark(
     binary measures count as relevant; Hole@10 counts the same) and, with ``exp_gain``, the
     exponential-gain nDCG@10 over the grades of both qrel sets.
     Returns a :class:`RebenchResult`. Raises ValueError for an empty ``runs`` or a bad run
-    (as :func:`rank_run`), a ``rel_level`` below 1; ``measures`` must include nDCG@10.
+    (as :func:`rank_run`), a ``rel_level`` outside 1..127; ``measures`` must include nDCG@10.
     """
     if not runs:
         raise ValueError("rebenchmark needs at least one run")

@@ -192,7 +192,7 @@ def rebench_compute(
     refined set corrects original grades, ``effects`` ranks the runs on the corrections
     only and the filled holes only too (:mod:`assess.evaluation.effects`). Raises
     :class:`RebenchError` when a qrel set or run belongs to another dataset, there is no
-    run, or ``rel_level`` is below 1.
+    run, or ``rel_level`` is outside 1..127.
     """
     try:
         metrics.check_rel_level(rel_level)

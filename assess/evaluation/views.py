@@ -98,8 +98,12 @@ def _rebench_choice(request: HttpRequest, dataset: Dataset) -> dict:
             errors.append(f"Original qrels: {exc}.")
     rel = request.GET.get("rel", "") or "1"
     valid = True
+    # Only ASCII digits of a plausible length are read as a number ("²" is a digit to
+    # str.isdigit but not to int, and a 5,000-digit number is refused by int itself): the
+    # rest reaches the check as text, which it refuses in its own words.
+    level = int(rel) if rel.isascii() and rel.isdigit() and len(rel) <= 4 else rel
     try:
-        relevance_level_check(int(rel) if rel.isdigit() else rel)
+        relevance_level_check(level)
     except ValueError as exc:
         valid = False
         errors.append(f"{str(exc)[0].upper()}{str(exc)[1:]}.")  # a sentence on the page

@@ -3,6 +3,8 @@ label is written as follow one rule, a whole number from 1 to 127 (the highest g
 row holds), or to the qrels' own top grade where refining; the page, the commands and the
 API word a refusal alike (corpora.formats.relevance_level_check)."""
 
+import html
+
 import pytest
 from django.core.management import CommandError, call_command
 
@@ -25,6 +27,25 @@ def test_the_rule_and_its_words():
 def test_the_page_says_it_in_the_same_words(holes, client_as):
     page = client_as("researcher").get("/datasets/holes/rebenchmark/", {"rel": "0"})
     assert "The relevance level must be a whole number from 1 to 127, got 0." in page.text
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("rel", ["²", "9" * 5000])
+def test_the_page_refuses_odd_digits_in_the_same_words(holes, client_as, rel):
+    # "²" is a digit to str.isdigit but not to int; 5,000 digits exceed int's own limit:
+    # neither may surface Python's words.
+    page = client_as("researcher").get("/datasets/holes/rebenchmark/", {"rel": rel})
+    text = html.unescape(page.text)
+    assert "The relevance level must be a whole number from 1 to 127, got '" in text
+    assert "int()" not in text and "Exceeds the limit" not in text
+
+
+@pytest.mark.django_db
+def test_the_pool_study_command_says_it_in_the_same_words(holes):
+    with pytest.raises(
+        CommandError, match="--rel-level: the relevance level must be a whole number from 1 to 127"
+    ):
+        call_command("pool_study", "holes", "--runs", "alpha,beta", "--rel-level", "200")
 
 
 @pytest.mark.django_db

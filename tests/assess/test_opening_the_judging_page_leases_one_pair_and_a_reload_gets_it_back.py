@@ -1,7 +1,7 @@
-"""The one GET that writes (CONTRIBUTING names it): opening the judging page leases the
-annotator's next pair, as Label Studio's "next task" request locks its task. Its bounds are
-what make that safe: a reload gets the held pair back, so an annotator never holds two
-pairs, and the GET creates no review item."""
+"""The one page whose GET writes (CONTRIBUTING names it, with the API token's stamp):
+opening the judging page leases the annotator's next pair, as Label Studio's "next task"
+request locks its task. Its bounds are what make that safe: a reload gets the held pair
+back, so an annotator never holds two pairs, and the GET creates no review item."""
 
 import re
 

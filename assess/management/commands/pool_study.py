@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from assess.evaluation.pool_study import pool_replay
 from assess.evaluation.pool_study_inputs import pool_study_inputs
 from assess.evaluation.rebench import RebenchError
+from corpora.formats import relevance_level_check
 from corpora.management.commands._common import budget_type, load_dataset
 from corpora.models import Pool
 from corpora.pool_strategies import StrategyParams
@@ -43,8 +44,10 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         if opts["depth"] < 1:
             raise CommandError(f"--depth: must be at least 1, got {opts['depth']}")
-        if opts["rel_level"] < 1:
-            raise CommandError(f"--rel-level: must be at least 1, got {opts['rel_level']}")
+        try:
+            relevance_level_check(opts["rel_level"])
+        except ValueError as exc:
+            raise CommandError(f"--rel-level: {exc}") from None
         dataset = load_dataset(opts["dataset"])
         names = [n.strip() for n in (opts["runs"] or "").split(",") if n.strip()]
         try:
