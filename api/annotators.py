@@ -31,16 +31,7 @@ router = Router(tags=["annotators"])
 
 
 def _proportion(value: Proportion | None) -> dict[str, Any] | None:
-    if value is None:
-        return None
-    return {
-        "successes": value.successes,
-        "n": value.n,
-        "estimate": value.estimate,
-        "low": value.low,
-        "high": value.high,
-        "confidence": value.confidence,
-    }
+    return None if value is None else value.as_json()
 
 
 def _row_out(row: AnnotatorTableRow) -> dict[str, Any]:

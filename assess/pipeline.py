@@ -61,7 +61,12 @@ from .evaluation.refined_intervals import interval_tables, refined_simulated, re
 from .evaluation.tables import format_text, rebench_tables, relevance_note
 from .models.simulated import simulated_sentence
 from .refined.cost import format_costs
-from .refined.refine import RefineError, qrels_refine, refinement_get, refinement_unresolved
+from .refined.refine import (
+    qrels_refine,
+    refinement_get,
+    refinement_unresolved,
+    relevant_grade_check,
+)
 from .refined.selectors import refined_costs
 
 Echo = Callable[[str], None]
@@ -391,16 +396,7 @@ def _options_check(
         raise PoolError(
             f"dataset {dataset.slug!r} has no qrel set {qrels!r} (it has: {names or 'none'})"
         ) from None
-    top = max(qrel_set.grade_max or 1, 1)
-    try:
-        relevance_level_check(
-            relevant_grade,
-            what="the relevant grade",
-            top=top,
-            source=f"the top grade of qrels {qrels!r}",
-        )
-    except ValueError as exc:
-        raise RefineError(str(exc)) from None
+    relevant_grade_check(original=qrel_set, relevant_grade=relevant_grade)
     try:
         relevance_level_check(rel_level)
     except ValueError as exc:

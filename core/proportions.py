@@ -39,6 +39,18 @@ class Proportion:
     weighted: bool = False
     n_effective: float | None = None
 
+    def as_json(self) -> dict[str, int | float | None]:
+        """``{"successes", "n", "estimate", "low", "high", "confidence"}``: the shape every
+        API answer and ``--json`` printout gives a share in."""
+        return {
+            "successes": self.successes,
+            "n": self.n,
+            "estimate": self.estimate,
+            "low": self.low,
+            "high": self.high,
+            "confidence": self.confidence,
+        }
+
 
 def wilson_interval(successes: int, n: int, *, z: float = Z_95) -> Proportion:
     """The share ``successes / n`` with its Wilson score interval (default 95%, z = 1.96).

@@ -240,12 +240,18 @@ def _refine_target_check(pool: Pool, name: str, relevant_grade: int) -> None:
     dataset, original = pool.dataset, pool.qrel_set
     if QrelSet.objects.filter(dataset=dataset, name=name).exists():
         raise _name_taken(name, dataset)
-    top = max(original.grade_max or 1, 1)
+    relevant_grade_check(original=original, relevant_grade=relevant_grade)
+
+
+def relevant_grade_check(*, original: QrelSet, relevant_grade: int) -> None:
+    """Raise :class:`RefineError` unless ``relevant_grade`` (the grade a binary "relevant"
+    label is written as) is a whole number from 1 to the top grade of the ``original``
+    qrels (1 for binary ones), in :func:`corpora.formats.relevance_level_check`'s words."""
     try:
         relevance_level_check(
             relevant_grade,
             what="the relevant grade",
-            top=top,
+            top=max(original.grade_max or 1, 1),
             source=f"the top grade of qrels {original.name!r}",
         )
     except ValueError as exc:

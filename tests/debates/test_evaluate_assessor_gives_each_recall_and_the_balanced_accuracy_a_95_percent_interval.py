@@ -46,7 +46,7 @@ def test_the_json_keeps_its_keys_and_adds_the_intervals_beside_them():
         0.75,
         9,
     )
-    assert body["recall_relevant_interval"]["right"] == 3
+    assert body["recall_relevant_interval"]["successes"] == 3
     assert body["recall_relevant_interval"]["n"] == 4
     assert body["recall_nonrelevant_interval"]["n"] == 3
     assert body["recall_relevant_interval"]["low"] == pytest.approx(0.30064, abs=1e-5)

@@ -199,17 +199,10 @@ def _stage0_choice_add(parser) -> None:
 
 
 def _share_interval_json(share) -> dict | None:
-    """A recall's 95% Wilson interval: ``{"right", "n", "low", "high", "confidence"}``
-    (``n`` the pairs of that class measured); None when none was."""
-    if share.n == 0:
-        return None
-    return {
-        "right": share.successes,
-        "n": share.n,
-        "low": share.low,
-        "high": share.high,
-        "confidence": share.confidence,
-    }
+    """A recall's 95% Wilson interval as every share is given
+    (:meth:`core.proportions.Proportion.as_json`; ``n`` the pairs of that class measured);
+    None when none was."""
+    return share.as_json() if share.n else None
 
 
 def recalls_json(recalls, scores, **extra) -> dict:
