@@ -32,6 +32,9 @@ _RC: dict[RcKeyType, Any] = {
     "svg.fonttype": "none",
     "font.family": "DejaVu Sans",
     "font.size": 9,
+    # Names in the plots are the users' (runs, qrel sets): a "$...$" in one must print as
+    # typed, not be parsed as mathtext (which renders markup or raises on a bad command).
+    "text.parse_math": False,
 }
 _UP, _DOWN, _SAME = "#1b7837", "#b2182b", "#777777"
 _BEFORE, _AFTER = "#777777", "#2166ac"

@@ -52,3 +52,9 @@ def test_system_names_are_escaped_as_xml():
     svg = rank_slope_svg({"bm25 <rm3> & co": RankChange(1, 1, 0)})
 
     assert "1. bm25 &lt;rm3&gt; &amp; co" in svg
+
+
+def test_a_dollar_sign_in_a_system_name_prints_as_typed_not_as_mathtext():
+    svg = rank_slope_svg({r"bm25 $\frac{a}{b}$ $\nosuchcommand$": RankChange(1, 1, 0)})
+
+    assert r"1. bm25 $\frac{a}{b}$ $\nosuchcommand$" in svg
