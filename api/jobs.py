@@ -433,8 +433,9 @@ def job_review(request: HttpRequest, job_id: RowId) -> dict[str, Any]:
     """The job's human review: queue sizes (escalated and audit items, done, leased),
     agreement among annotators (Cohen's kappa, Krippendorff's alpha), the audit's
     estimate of the consensus error rate with its Wilson interval, and ``simulated`` with
-    ``simulated_labels`` ({"debate", "human"}: the job's labels from simulated debaters and
-    from the simulated annotator)."""
+    ``simulated_labels`` ({"debate", "human", "stage0"}: the job's labels from simulated
+    debaters, from the simulated annotator, and from a stage-0 judge that learnt from
+    simulated labels)."""
     job = _job_or_404(job_id)
     agreement = job_agreement(job=job)
     audit = job_audit(job=job)
@@ -525,7 +526,7 @@ class RefinedPage(Schema):
 def refined_list(request: HttpRequest, slug: str, page: PageNumber = 1) -> RefinedPage:
     """The dataset's refined qrel sets with their counts, cost and download URLs, a page
     at a time. Simulated labels are said: ``simulated`` (bool), ``simulated_labels``
-    ``{"debate": n, "human": m}`` and, in ``counts.by_source``, keys of their own
+    ``{"debate": n, "human": m, "stage0": k}`` and, in ``counts.by_source``, keys of their own
     (``"consensus (simulated)"``, ``"human (simulated)"``)."""
     refinements = refinements_of(dataset=dataset_or_404(slug))
     start, stop = page_bounds(page)
@@ -587,8 +588,8 @@ def refined_rebenchmark(
     the human sample cannot support them, ``intervals.error`` says what is missing. When the
     refined set corrects original grades, ``effects`` holds the leaderboards on the original
     with the corrections only, the holes only and both (its table comes last); else null.
-    ``simulated`` (bool) and ``simulated_labels`` ``{"debate": n, "human": m}`` say whether the
-    refined set's labels came from simulated debaters or the simulated annotator."""
+    ``simulated`` (bool) and ``simulated_labels`` ``{"debate": n, "human": m, "stage0": k}``
+    say whether the refined set's labels (copied ones included) are simulated."""
     dataset = dataset_or_404(slug)
     refined = qrel_set_or_404(dataset, name)
     refinement = getattr(refined, "refinement", None)

@@ -12,7 +12,11 @@ class AssessConfig(AppConfig):
         from corpora.views import simulated_qrel_sets_register
         from debates.services.progress import job_notes_register
         from debates.services.reuse import human_answers_register
-        from debates.stage0 import stage0_band_labels_register, stage0_human_labels_register
+        from debates.stage0 import (
+            stage0_band_labels_register,
+            stage0_human_labels_register,
+            stage0_simulated_human_register,
+        )
         from debates.views import job_panel_register
 
         from . import tasks  # noqa: F401  (registers the tasks: services enqueue them by name)
@@ -28,6 +32,7 @@ class AssessConfig(AppConfig):
         from .review.calibration import job_calibration_panel
         from .review.human_labels import dataset_human_labels
         from .review.selectors import job_review_notes
+        from .review.simulated_marks import dataset_simulated_human_pairs
         from .review.stage0_report import job_stage0_notes, job_stage0_panel
         from .review.views import job_review_panel
 
@@ -66,6 +71,9 @@ class AssessConfig(AppConfig):
         # ... and sets its routing band on them, as a sample of pooled pairs: with the chance
         # each pair went to people (escalated or audited), which only the review knows.
         stage0_band_labels_register(dataset_band_labels)
+        # ... and counts the simulated annotator's among both, which marks its own labels
+        # simulated (it learns from them all the same: the cascade study's design).
+        stage0_simulated_human_register(dataset_simulated_human_pairs)
         # Label reuse leaves an escalated pair people have answered to them (no LLM call);
         # only the review knows which pairs people answered.
         human_answers_register(human_answered_pairs)

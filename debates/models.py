@@ -215,6 +215,12 @@ class DebateJob(models.Model):
     stage0_claimed = models.DateTimeField(
         null=True, blank=True, help_text="When a process took the stage-0 step."
     )
+    stage0_simulated_labels = models.PositiveIntegerField(
+        default=0,
+        help_text="Simulated labels behind this job's stage-0 labels: those its judge was "
+        "trained and calibrated on plus the simulated human labels its band was set on; "
+        "above 0, every stage-0 label of the job counts as simulated.",
+    )
     check_judged = models.BooleanField(
         default=False,
         help_text="Checks the qrels: debates only the pool's judged pairs, never showing the "
@@ -623,7 +629,10 @@ class Stage0Judge(models.Model):
     counts per source and part. ``band_calibration`` lists the human labels of pooled pairs
     (any query) with their calibrated probability and sampling probabilities, ``[{"query_id",
     "doc_id", "p", "label", "inclusion", "floor"}]``: never fitted on, they set the routing
-    band (:mod:`debates.stage0_band`).
+    band (:mod:`debates.stage0_band`); a row the simulated annotator labelled says
+    ``"simulated": true``. ``simulated_labels`` and ``band_simulated`` count the simulated
+    labels it learnt from and holds for the band: a job whose stage 0 used any marks its
+    stage-0 labels simulated (``DebateJob.stage0_simulated_labels``).
     """
 
     class Status(models.TextChoices):
@@ -640,6 +649,14 @@ class Stage0Judge(models.Model):
     n_train = models.PositiveIntegerField(default=0, help_text="Examples the classifier fit.")
     heldout = models.JSONField(default=list, blank=True)
     band_calibration = models.JSONField(default=list, blank=True)
+    simulated_labels = models.PositiveIntegerField(
+        default=0,
+        help_text="Simulated labels among the training and calibration examples (consensus "
+        "of simulated debaters, human labels the simulated annotator gave).",
+    )
+    band_simulated = models.PositiveIntegerField(
+        default=0, help_text="Simulated human labels among band_calibration's rows."
+    )
     metrics = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
     created = models.DateTimeField(auto_now_add=True)

@@ -98,7 +98,10 @@ class Stage0Band:
     """The band chosen on ``n`` calibration pairs at ``alpha`` (the error rate allowed among
     settled labels) and ``delta`` (the chance the guarantee fails). ``low``/``high`` are the
     two sides; ``message`` says in words what stage 0 will do, and why not when it settles
-    nothing (how many more human labels it needs)."""
+    nothing (how many more human labels it needs). ``simulated``: how many of the ``n`` are
+    simulated human labels (the simulated annotator's), set by whoever knows
+    (:func:`debates.services.stage0_route.stage0_band_for`); a band set on any makes its
+    stage-0 labels simulated."""
 
     alpha: float
     delta: float
@@ -107,6 +110,7 @@ class Stage0Band:
     high: BandSide
     needed: int
     message: str
+    simulated: int = 0
 
     @property
     def settles(self) -> bool:
@@ -141,13 +145,15 @@ class BandLabel:
     ("<query id>\t<doc id>"), ``p`` is stage 0's calibrated P(relevant) of it, ``label``
     the person's (0/1), ``inclusion`` the probability its pair went to people (1 for an
     escalation; an audit's stratum probability) and ``floor`` the smallest such probability
-    over the settled pairs of its job (0 when an agreed stratum was never audited)."""
+    over the settled pairs of its job (0 when an agreed stratum was never audited);
+    ``simulated``: the simulated annotator gave the label."""
 
     key: str
     p: float
     label: int
     inclusion: float
     floor: float
+    simulated: bool = False
 
 
 def band_draw(key: str) -> float:

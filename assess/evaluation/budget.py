@@ -40,13 +40,13 @@ class LabelBudget:
     ``undecided_pairs``: the system pairs whose nDCG@10 order is not settled at 95%, each as
     :func:`~assess.evaluation.interval_reports.pair_json` (``a``, ``b``, the difference a -
     b with its interval and ``n``); ``pairs``: all system pairs compared; ``simulated``: the
-    refined set's simulated labels ``{"debate": n, "human": m}``; ``unresolved``: the pool
-    pairs with no final label (beyond a pool's or a job's budget, failed, pending), which
-    count as not relevant and which no interval covers; ``queries``: the evaluated queries
-    (every interval is on the mean over them, conditional on them); ``pooled_queries``: how
-    many of them hold a pooled pair, the only ones whose scores label errors can move (a
-    pool over a few queries of many gives narrow intervals on the mean for that reason);
-    ``error``: what is missing, "" when computed.
+    refined set's simulated labels ``{"debate": n, "human": m, "stage0": k}``;
+    ``unresolved``: the pool pairs with no final label (beyond a pool's or a job's budget,
+    failed, pending), which count as not relevant and which no interval covers;
+    ``queries``: the evaluated queries (every interval is on the mean over them, conditional
+    on them); ``pooled_queries``: how many of them hold a pooled pair, the only ones whose
+    scores label errors can move (a pool over a few queries of many gives narrow intervals
+    on the mean for that reason); ``error``: what is missing, "" when computed.
     """
 
     refined: str = ""

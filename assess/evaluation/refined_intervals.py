@@ -25,7 +25,7 @@ from django.core.cache import cache
 from django.db.models import Count, Q
 
 from assess.models import Adjudication, Judgment, LabelProvenance, Refinement, ReviewItem
-from assess.models.simulated import simulated_label_counts, simulated_sentence
+from assess.models.simulated import qrel_set_simulated_labels, simulated_sentence
 from corpora.identical import skip_identical
 from corpora.models import QrelSet, Run
 from corpora.selectors import pool_pair_ranks
@@ -74,9 +74,9 @@ class RefinedIntervals:
     """Every interval a re-benchmark shows, or ``error`` saying what is missing; and, from
     :func:`report_intervals`, the re-benchmark's own ranking ``agreement`` and per run
     ``rbp`` (RBP on the original, on the refined qrels), which the datasheet shows too.
-    ``simulated``: the refined set's simulated final labels, ``{"debate": n, "human": m}``
-    (:mod:`assess.models.simulated`); ``sources``: the jobs whose reviews gave the human
-    sample (:func:`sample_sources`)."""
+    ``simulated``: the refined set's simulated labels, ``{"debate": n, "human": m,
+    "stage0": k}`` (:mod:`assess.models.simulated`); ``sources``: the jobs whose reviews
+    gave the human sample (:func:`sample_sources`)."""
 
     error: str = ""
     ppi: iv.SystemIntervals | None = None
@@ -300,10 +300,11 @@ def sample_sources(*, refined: QrelSet) -> list[SampleSource]:
 
 
 def refined_simulated(*, refined: QrelSet) -> dict[str, int]:
-    """The simulated final labels of ``refined``'s provenance, ``{"debate": n, "human": m}``
-    (:func:`assess.models.simulated.simulated_label_counts`; both 0 for a set without
-    provenance, e.g. an imported one)."""
-    return simulated_label_counts(rows=LabelProvenance.objects.filter(qrel_set=refined))
+    """The simulated labels of ``refined``, ``{"debate": n, "human": m, "stage0": k}``,
+    those it copied from the refined sets it was made from included
+    (:func:`assess.models.simulated.qrel_set_simulated_labels`; all 0 for an imported
+    set)."""
+    return qrel_set_simulated_labels(refined)
 
 
 def _answers_since_sentence(refined: QrelSet) -> str:

@@ -45,7 +45,12 @@ from debates.llm.config import AgentConfig, backend_and_model
 from debates.models import Debate, DebateJob
 
 from ..models import LabelProvenance, Refinement
-from ..models.simulated import simulated_label_counts, simulated_sentence
+from ..models.simulated import (
+    qrel_set_simulated_rows,
+    refinement_chain,
+    simulated_rows_counts,
+    simulated_rows_sentence,
+)
 from ..review.calibration import job_calibration
 from ..review.selectors import job_agreement, job_audit
 from ..review.simulated_marks import simulated_judgments_count
@@ -210,7 +215,8 @@ def benchmark_datasheet(*, refinement: Refinement) -> Datasheet:
     counts = refinement.counts or {}
     jobs = DebateJob.objects.filter(pk__in=list(refinement.jobs or [])).order_by("pk")
     pool_pairs, by_source, by_reason = _pool_counts(refinement)
-    simulated = simulated_label_counts(rows=LabelProvenance.objects.filter(qrel_set=qrel_set))
+    simulated_rows = qrel_set_simulated_rows(qrel_set=qrel_set)
+    simulated = simulated_rows_counts(simulated_rows)
     # The qrels file's name carries the mark too: its split is what a loader names.
     split = simulated_filename(zip_path_part(refinement.original.name, fallback="test"), simulated)
     return Datasheet(
@@ -250,10 +256,20 @@ def benchmark_datasheet(*, refinement: Refinement) -> Datasheet:
         human_sources=_human_sources(refinement),
         excluded_annotators=tuple(refinement.excluded_annotators or ()),
         intervals=_intervals_sheet(refinement),
-        simulated_judgments=simulated_judgments_count(jobs=[job.pk for job in jobs]),
+        simulated_judgments=simulated_judgments_count(jobs=_chain_jobs(qrel_set)),
         corrections=int(counts.get("corrections") or 0),
-        simulated_labels=simulated_sentence(simulated, scope="in this set's final labels"),
+        simulated_labels=simulated_rows_sentence(
+            simulated_rows, name=qrel_set.name, scope="in this set's final labels"
+        ),
     )
+
+
+def _chain_jobs(qrel_set: QrelSet) -> list[int]:
+    """The debate job ids of the refinements that made ``qrel_set`` and the refined sets it
+    was refined from (:func:`assess.models.simulated.refinement_chain`): the rows it copied
+    from those sets are their jobs' labels."""
+    chain = Refinement.objects.filter(qrel_set__in=[q.pk for q in refinement_chain(qrel_set)])
+    return sorted({job for jobs in chain.values_list("jobs", flat=True) for job in jobs or []})
 
 
 def _pool_counts(refinement: Refinement) -> tuple[int, dict[str, int], dict[str, int]]:

@@ -32,9 +32,15 @@ LABEL_FIELDS = (
     "doc_id",
     "label",
     "source",
-    # True when "label" came from simulated debaters (backend simulated) or the simulated
-    # annotator: for planning a study, never a benchmark (assess.models.simulated).
+    # True when the row is a simulated label (assess.models.simulated.qrel_set_simulated_rows):
+    # a final label of simulated debaters, of the simulated annotator or of a stage-0 judge
+    # that learnt from simulated labels, the set's own or copied with the rows of the
+    # refined set it was refined from (then "source" is "original"); for planning a study,
+    # never a benchmark.
     "simulated",
+    # The name of the refined set whose final label the simulated row is (this set, or one
+    # it was refined from); null when the row is not simulated.
+    "simulated_from",
     "assessed_label",
     "assessed_source",
     "original_label",

@@ -21,7 +21,7 @@ from debates.models import Debate, DebateJob, Turn
 from debates.prices import Price, llm_prices
 
 from ..models import Judgment, LabelProvenance, Refinement, ReviewItem
-from ..models.simulated import label_simulated
+from ..models.simulated import SimulatedRow, qrel_set_simulated_rows
 from . import debate_cost
 from .corrections import correction_of
 from .debate_cost import needs_turns
@@ -41,10 +41,12 @@ def _iso(value) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-# Columns of one labels row, as :func:`_label_rows` reads them (it appends one more, the
-# debate's LLM money: :func:`_with_money`; so row[28] is the inclusion, row[29] and row[30]
-# the label probabilities of agent A's and B's final-round turns, row[31] the reuse note,
-# row[32] the money).
+# Columns of one labels row, as :func:`_label_rows` reads them (it appends two more, the
+# debate's LLM money, :func:`_with_money`, and the row's simulated label or None,
+# :func:`_row_simulated`; so row[28] is the inclusion, row[29] and row[30] the label
+# probabilities of agent A's and B's final-round turns, row[31] the reuse note, row[32] and
+# row[33] the query's and document's primary keys, row[34] the money, row[35] the
+# simulated label).
 _LABEL_SQL = """
 SELECT q.query_id, d.doc_id, r.relevance, p.label, p.source, p.applied,
        p.original_relevance, p.consensus_label, p.consensus_round, p.job_id, p.debate_id,
@@ -63,7 +65,7 @@ SELECT q.query_id, d.doc_id, r.relevance, p.label, p.source, p.applied,
            AND t.agent = 'A' ORDER BY t.round DESC LIMIT 1),
        (SELECT t.label_probability FROM {turn} t WHERE t.debate_id = p.debate_id
            AND t.agent = 'B' ORDER BY t.round DESC LIMIT 1),
-       p.reused
+       p.reused, r.query_id, r.document_id
 FROM {qrel} r
 JOIN {query} q ON q.id = r.query_id
 JOIN {document} d ON d.id = r.document_id
@@ -108,9 +110,11 @@ def _label_rows(qrel_set: QrelSet) -> Iterator[tuple]:
     the ORM's per-row JSON and datetime conversions cost more than the export itself; so
     rows are read a batch of whole queries at a time (batches follow query-id order), each
     batch sorted by the database in code-point order, keeping memory bounded by the batch.
-    Each row gets the LLM money of its debate appended (:func:`_with_money`).
+    Each row gets the LLM money of its debate appended (:func:`_with_money`), then its
+    simulated label (:func:`assess.models.simulated.qrel_set_simulated_rows`, read once).
     """
     prices = llm_prices()
+    simulated = qrel_set_simulated_rows(qrel_set=qrel_set)
     pairs: dict[tuple, AgentPrices] = {}  # agent prices per distinct (agent A, agent B) text
     tables = {
         "qrel": Qrel._meta.db_table,
@@ -134,7 +138,8 @@ def _label_rows(qrel_set: QrelSet) -> Iterator[tuple]:
                 sql = _LABEL_SQL.format(members=f"IN ({marks})", collate="", **tables)
                 params = [qrel_set.pk, *batch] * 2
             cursor.execute(sql, params)
-            yield from _with_money(cursor.fetchall(), prices, pairs)
+            for row in _with_money(cursor.fetchall(), prices, pairs):
+                yield (*row, simulated.get((row[32], row[33])))
 
 
 AgentPrices = tuple[Price | None, Price | None]
@@ -277,21 +282,11 @@ def _probabilities_json(row: tuple) -> str:
     )
 
 
-@functools.lru_cache(maxsize=4096)
-def _simulated(source: str | None, models: str | None, annotators: str | None) -> bool:
-    """Whether a row's assessed label is simulated (:func:`assess.models.simulated.
-    label_simulated`), from its provenance's JSON text; rows repeat the same few lists."""
-    return label_simulated(
-        source=source,
-        models=json.loads(models) if models else [],
-        annotators=json.loads(annotators) if annotators else [],
-    )
-
-
-def _row_simulated(row: tuple) -> bool:
-    """The ``simulated`` field: the row's ``label`` is a simulated one (an applied label of
-    simulated debaters or of the simulated annotator); false for an original row."""
-    return bool(row[5]) and _simulated(row[4], row[11], row[13])
+def _row_simulated(row: tuple) -> SimulatedRow | None:
+    """The row's simulated label (the ``simulated`` and ``simulated_from`` fields), None when
+    it is not one (:func:`assess.models.simulated.qrel_set_simulated_rows`: an own final
+    label or one copied from the refined set this one was refined from)."""
+    return row[35]
 
 
 def _label_record(row: tuple) -> dict:
@@ -299,12 +294,14 @@ def _label_record(row: tuple) -> dict:
     (consensus_round, job, debate, models, version, annotators, adjudicator, decided) = row[8:16]
     (calls, prompt_tokens, completion_tokens, human_seconds, cached, reasoning) = row[16:22]
     assessed = source is not None
+    simulated = _row_simulated(row)
     return {
         "query_id": query_id,
         "doc_id": doc_id,
         "label": grade,
         "source": source if applied else "original",
-        "simulated": _row_simulated(row),
+        "simulated": simulated is not None,
+        "simulated_from": simulated.made_in if simulated is not None else None,
         "assessed_label": label if assessed else None,
         "assessed_source": source if assessed else None,
         "original_label": original,
@@ -326,7 +323,7 @@ def _label_record(row: tuple) -> dict:
         "generation": json.loads(_generation_json(*row[22:26])),
         "human_seconds": _seconds(human_seconds),
         "inclusion": row[28],
-        "llm_money": row[32],
+        "llm_money": row[34],
         "reused": row[31] or None,
         "label_probabilities": _probabilities(row),
         "label_source": _label_source(source if applied else None, row[27]),
@@ -345,7 +342,10 @@ def labels_records(*, qrel_set: QrelSet) -> Iterator[dict]:
     human verdict replaced that grade (``label`` is then the corrected grade). ``llm_money``
     is the money of the debate behind the row (the one its ``llm_calls`` count) at
     ``DREAM_LLM_PRICES``, batch prices for a batch-mode job; null for a row without a debate
-    (original rows) or when a price is unknown.
+    (original rows) or when a price is unknown. ``simulated`` is true for a simulated
+    label, copied rows included (then ``source`` is "original" and ``simulated_from`` names
+    the refined set whose final label it was: :func:`assess.models.simulated.
+    qrel_set_simulated_rows`).
     """
     for row in _label_rows(qrel_set):
         yield _label_record(row)
@@ -367,6 +367,7 @@ def label_line(row: tuple) -> str:
     (consensus_round, job, debate, models, version, annotators, adjudicator, decided) = row[8:16]
     (calls, prompt_tokens, completion_tokens, human_seconds, cached, reasoning) = row[16:22]
     seconds = _seconds(human_seconds)
+    simulated = _row_simulated(row)
     corrected = "true" if correction_of(applied=applied, original=original) else "false"
     if source is None:
         assessed_label = assessed_source = "null"
@@ -394,7 +395,7 @@ def label_line(row: tuple) -> str:
         f'"label_probabilities":{_probabilities_json(row)},'
         f'"label_source":{_encode(_label_source(source if applied else None, row[27]))},'
         f'"llm_calls":{_number(calls)},'
-        f'"llm_money":{"null" if row[32] is None else repr(row[32])},'
+        f'"llm_money":{"null" if row[34] is None else repr(row[34])},'
         f'"models":{_canonical_json(models)},'
         f'"original_label":{_number(original)},'
         f'"prompt_tokens":{_number(prompt_tokens)},'
@@ -402,7 +403,8 @@ def label_line(row: tuple) -> str:
         f'"query_id":{_encode(query_id)},'
         f'"reasoning_tokens":{_number(reasoning)},'
         f'"reused":{_text(row[31])},'
-        f'"simulated":{"true" if _row_simulated(row) else "false"},'
+        f'"simulated":{"false" if simulated is None else "true"},'
+        f'"simulated_from":{"null" if simulated is None else _encode(simulated.made_in)},'
         f'"source":{_encode(source if applied else "original")}}}\n'
     )
 

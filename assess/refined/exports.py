@@ -225,18 +225,19 @@ def _filename(kind: str, qrel_set: QrelSet | None, pool: Pool | None) -> str:
 
 
 def pool_simulated_counts(*, pool: Pool, last_turn: int | None = None) -> dict[str, int]:
-    """``{"debate": n, "human": 0}``: ``n`` = the debates of ``pool`` with turns whose
+    """``{"debate": n, "human": 0, "stage0": 0}``: ``n`` = the debates of ``pool`` with turns whose
     debaters are simulated (a job with a simulated agent, or a turn's model named
     ``simulated:...``: the ``simulated`` backend), i.e. the debates whose transcripts are
-    simulated; a transcript holds no human label. With ``last_turn`` (a turn id), only the
-    turns up to it count: those a transcripts file written then holds."""
+    simulated; a transcript holds no human label, nor a stage-0 one (no turn). With
+    ``last_turn`` (a turn id), only the turns up to it count: those a transcripts file
+    written then holds."""
     jobs = DebateJob.objects.filter(pool=pool).only("agent_a", "agent_b")
     simulated_jobs = [job.pk for job in jobs if agents_simulated(job.agent_a, job.agent_b)]
     turns = Q() if last_turn is None else Q(turns__pk__lte=last_turn)
     simulated = Debate.objects.filter(turns, pair__pool=pool, turns__isnull=False).filter(
         Q(job_id__in=simulated_jobs) | Q(turns__model__startswith=SIMULATED_MODEL_PREFIX)
     )
-    return {"debate": simulated.values("pk").distinct().count(), "human": 0}
+    return {"debate": simulated.values("pk").distinct().count(), "human": 0, "stage0": 0}
 
 
 def _key_last_turn(key: str) -> int | None:
@@ -251,12 +252,13 @@ def _key_last_turn(key: str) -> int | None:
 
 
 def export_simulated_counts(*, export: ExportFile) -> dict[str, int]:
-    """``{"debate": n, "human": m}``: the simulated labels of an export's qrel set, or the
-    simulated debates of a pool's transcripts (:func:`pool_simulated_counts`), for the
-    header its download carries (:func:`corpora.simulated.simulated_response_mark`)."""
+    """``{"debate": n, "human": m, "stage0": k}``: the simulated labels of an export's qrel
+    set (:func:`corpora.simulated.qrel_set_simulated_counts`), or the simulated debates of
+    a pool's transcripts (:func:`pool_simulated_counts`), for the header its download
+    carries (:func:`corpora.simulated.simulated_response_mark`)."""
     if export.qrel_set is None:
         if export.pool is None:
-            return {"debate": 0, "human": 0}
+            return {"debate": 0, "human": 0, "stage0": 0}
         # The file's own turns, as its key froze them: a debate of a simulated job that ran
         # on the pool after the file was written is not in it.
         return pool_simulated_counts(pool=export.pool, last_turn=_key_last_turn(export.key))

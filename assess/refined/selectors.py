@@ -16,7 +16,12 @@ from corpora.models import Dataset, Pool, QrelSet
 from debates.models import Debate
 
 from ..models import Judgment, LabelProvenance, Refinement
-from ..models.simulated import simulated_label_counts, sources_split
+from ..models.simulated import (
+    qrel_set_simulated_labels,
+    qrel_set_simulated_rows,
+    simulated_label_counts,
+    sources_split,
+)
 from . import cost, debate_cost
 from .refine import NAME_MAX, RefineError, refined_name_check
 
@@ -37,12 +42,10 @@ def refinements_of(*, dataset: Dataset) -> QuerySet[Refinement]:
 
 def refinements_simulated(*, refinements: QuerySet[Refinement]) -> set[int]:
     """The ids of ``refinements`` whose refined set holds simulated labels (debates of the
-    ``simulated`` backend, or the simulated annotator's), one query per refinement."""
-    return {
-        r.pk
-        for r in refinements
-        if any(simulated_label_counts(rows=r.qrel_set.provenance.all()).values())
-    }
+    ``simulated`` backend, the simulated annotator's, stage 0's of a judge that learnt from
+    them, or rows copied from a set holding such:
+    :func:`assess.models.simulated.qrel_set_simulated_rows`)."""
+    return {r.pk for r in refinements if qrel_set_simulated_rows(qrel_set=r.qrel_set)}
 
 
 def dataset_has_pools(*, dataset: Dataset) -> bool:
@@ -182,10 +185,12 @@ def refined_costs(*, qrel_set: QrelSet) -> dict[str, cost.SourceCost]:
 
 def refined_sources(*, refinement: Refinement) -> tuple[dict[str, int], dict[str, int]]:
     """``(by_source, simulated)``: the refined set's pairs by final-label source as its
-    refinement counted them, with its simulated labels under keys of their own
-    (``"consensus (simulated)"``, ``"human (simulated)"``:
-    :func:`assess.models.simulated.sources_split`), and those simulated labels counted,
-    ``{"debate": n, "human": m}``, from its provenance (one query). Reads only."""
-    simulated = simulated_label_counts(rows=LabelProvenance.objects.filter(refinement=refinement))
+    refinement counted them, with its own simulated labels under keys of their own
+    (``"consensus (simulated)"``, ``"human (simulated)"``, ``"stage0 (simulated)"``:
+    :func:`assess.models.simulated.sources_split`), and the set's simulated labels counted,
+    ``{"debate": n, "human": m, "stage0": k}``, those copied from the refined set it was
+    made from included (:func:`assess.models.simulated.qrel_set_simulated_labels`). Reads
+    only."""
+    own = simulated_label_counts(rows=LabelProvenance.objects.filter(refinement=refinement))
     stored = (refinement.counts or {}).get("by_source") or {}
-    return sources_split(stored, simulated), simulated
+    return sources_split(stored, own), qrel_set_simulated_labels(refinement.qrel_set)

@@ -2,10 +2,11 @@
 it appears (the job page's human-review panel, the disagreements page, the annotators'
 pages), as the refined sets and re-benchmarks mark theirs (:mod:`assess.models.simulated`).
 
-Two kinds, the same as a refined label's provenance: a debate label of a job whose agents
-include a simulated debater (:func:`assess.models.simulated.agents_simulated`), and a
-judgment of the simulated annotator (:data:`assess.models.simulated.SIMULATED_ANNOTATOR`,
-``simulate_annotators``). Reads only.
+Three kinds, the same as a refined label's provenance: a debate label of a job whose agents
+include a simulated debater (:func:`assess.models.simulated.agents_simulated`), a judgment
+of the simulated annotator (:data:`assess.models.simulated.SIMULATED_ANNOTATOR`,
+``simulate_annotators``), and a stage-0 label of a job whose judge or band used simulated
+labels (``DebateJob.stage0_simulated_labels``). Reads only.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from debates.models import Debate, DebateJob
 
-from ..models import Judgment, ReviewItem
+from ..models import Adjudication, Judgment, ReviewItem
 from ..models.simulated import SIMULATED_ANNOTATOR, agents_simulated
 
 
@@ -35,16 +36,20 @@ def job_simulated(job: DebateJob) -> bool:
 
 
 def job_simulated_labels(*, job: DebateJob) -> dict[str, int]:
-    """``{"debate": n, "human": m}``: ``job``'s simulated labels, as
+    """``{"debate": n, "human": m, "stage0": k}``: ``job``'s simulated labels, as
     :func:`assess.models.simulated.simulated_sentence` says them: its agreed debate labels
-    (a stage-0 label is no debater's, so left out) when its agents are simulated, and the
+    (a stage-0 label is no debater's, so left out) when its agents are simulated, the
     simulated annotator's live judgments behind its human labels
-    (:func:`simulated_judgments_count`)."""
-    debate = 0
+    (:func:`simulated_judgments_count`), and its stage-0 labels when its judge or band used
+    simulated labels."""
+    debate = stage0 = 0
+    agreed = Debate.objects.filter(job=job, status=Debate.Status.AGREED)
     if job_simulated(job):
-        agreed = Debate.objects.filter(job=job, status=Debate.Status.AGREED)
         debate = agreed.exclude(settled_by="stage0").count()
-    return {"debate": debate, "human": simulated_judgments_count(jobs=[job.pk])}
+    if job.stage0_simulated_labels:
+        stage0 = agreed.filter(settled_by="stage0").count()
+    human = simulated_judgments_count(jobs=[job.pk])
+    return {"debate": debate, "human": human, "stage0": stage0}
 
 
 def simulated_judgments_count(*, jobs: Iterable[int]) -> int:
@@ -63,13 +68,33 @@ def simulated_judgments_count(*, jobs: Iterable[int]) -> int:
 
 
 def consensus_simulated(*, item: ReviewItem) -> bool:
-    """Whether the label ``item``'s debate agreed on is simulated debaters': its job's agents
-    are simulated and the label is a debate's (stage 0's, which no debater gave, is not);
+    """Whether the label ``item``'s debate agreed on is simulated: a debate's of a job whose
+    agents are simulated, or stage 0's of a job whose judge or band used simulated labels;
     False for an escalated debate (no label) or a known-answer item (no debate)."""
     debate = item.debate
-    if debate is None or debate.final_label is None or debate.settled_by == "stage0":
+    if debate is None or debate.final_label is None:
         return False
+    if debate.settled_by == "stage0":
+        return bool(debate.job.stage0_simulated_labels)
     return job_simulated(debate.job)
+
+
+def dataset_simulated_human_pairs(*, dataset) -> set[tuple[int, int]]:
+    """``{(query pk, document pk)}`` of ``dataset``'s debated pairs whose human label the
+    simulated annotator took part in: a review item of theirs not adjudicated (an admin's
+    label is never simulated) with a live judgment of its, or whose answer came from an
+    item with one (``answered_by``). What stage 0 counts as simulated among the human
+    labels it learns from and sets its band on (registered with
+    :func:`debates.stage0.stage0_simulated_human_register`)."""
+    by_simulated = Judgment.objects.filter(
+        undone_at__isnull=True, annotator__username=SIMULATED_ANNOTATOR
+    )
+    items = ReviewItem.objects.filter(debate__pair__pool__dataset=dataset).filter(
+        Exists(by_simulated.filter(item=OuterRef("pk")))
+        | Exists(by_simulated.filter(item=OuterRef("answered_by_id")))
+    )
+    items = items.exclude(Exists(Adjudication.objects.filter(item=OuterRef("pk"))))
+    return set(items.values_list("debate__pair__query_id", "debate__pair__document_id"))
 
 
 def simulated_items_count(*, items: QuerySet[ReviewItem]) -> int:

@@ -559,6 +559,18 @@ def backend_and_model(raw: dict[str, Any] | None) -> tuple[str, str]:
     return str(raw.get("backend", "")), str(raw.get("model", "") or "")
 
 
+def agents_simulated(*agents: dict[str, Any] | None) -> bool:
+    """Whether any of ``agents`` (agent configs as a job stores them, ``DebateJob.agent_a``
+    and ``agent_b``) is a simulated debater: backend ``simulated``, or a model named with
+    :data:`SIMULATED_MODEL_PREFIX`. Read without validating the configs, as provenance reads
+    them: a consensus one simulated agent took part in is simulated."""
+    for raw in agents:
+        backend, model = backend_and_model(dict(raw) if raw else None)
+        if backend == SIMULATED_BACKEND or is_simulated_model(model):
+            return True
+    return False
+
+
 @functools.lru_cache(maxsize=256)
 def _stored(text: str) -> AgentConfig:
     raw = json.loads(text)

@@ -15,7 +15,10 @@ with a broker, the in-process runner without one):
    (:func:`debates.stage0_band.band_choose`); every
    pending pair is scored, and a pair whose calibrated P(relevant) lies outside the band is
    settled: agreed, ``settled_by`` "stage0", round 0, no LLM call. Its audit stratum is
-   "label L, round 0", audited at the job's audit share like any agreed label;
+   "label L, round 0", audited at the job's audit share like any agreed label. The simulated
+   labels the judge was trained on and the band set on are recorded first
+   (``DebateJob.stage0_simulated_labels``): when there are any, every stage-0 label of the
+   job counts as simulated (:mod:`assess.models.simulated`) and the note says so;
 3. *done*: the job's note says what stage 0 did, or why it settled nothing (too few human
    labels: how many more; a judge that could not be trained: why). The debates then start.
 
@@ -123,6 +126,7 @@ def stage0_band_for(*, job: DebateJob, judge: Stage0Judge) -> Stage0Band:
             label=1 if int(row["label"]) > 0 else 0,
             inclusion=float(row["inclusion"]),
             floor=float(row["floor"]),
+            simulated=bool(row.get("simulated")),
         )
         for row in judge.band_calibration or []
     ]
@@ -133,11 +137,25 @@ def stage0_band_for(*, job: DebateJob, judge: Stage0Judge) -> Stage0Band:
         alpha=job.stage0_alpha,
         delta=job.stage0_delta,
     )
+    simulated = sum(1 for row in kept if row.simulated)
     sample = (
         f"band set on {len(kept):,} of {len(rows):,} human labels of pooled pairs (an "
         f"equal-probability sample at rate {rate:.3g})"
     )
-    return replace(band, message=f"{band.message}; {sample}")
+    return replace(band, message=f"{band.message}; {sample}", simulated=simulated)
+
+
+def stage0_simulated_sentence(*, trained: int, band: int) -> str:
+    """What a stage-0 judge's simulated labels were, for the job's stage-0 line: "SIMULATED:
+    the judge was trained on 12 simulated labels and its band set on 3 simulated human
+    labels, so its labels count as simulated"; "" when both counts are 0."""
+    if not trained and not band:
+        return ""
+    return (
+        f"SIMULATED: the judge was trained on {trained:,} simulated "
+        f"label{'s' if trained != 1 else ''} and its band set on {band:,} simulated human "
+        f"label{'s' if band != 1 else ''}, so its labels count as simulated"
+    )
 
 
 def _settle(job: DebateJob, judge: Stage0Judge, band: Stage0Band) -> tuple[int, int]:
@@ -219,13 +237,19 @@ def _route(job: DebateJob, progress: Callable[[str], None] | None) -> str:
         judge = _judge_ready(job, progress)
         _note(job, "choosing the band and scoring the pairs", Stage0State.ROUTING)
         band = stage0_band_for(job=job, judge=judge)
+        # Recorded before any label is settled: a stage-0 label is never without its mark.
         DebateJob.objects.filter(pk=job.pk).update(
-            stage0_band=band.dump(), stage0_model_hash=judge.model_hash
+            stage0_band=band.dump(),
+            stage0_model_hash=judge.model_hash,
+            stage0_simulated_labels=judge.simulated_labels + band.simulated,
         )
         scored, settled = _settle(job, judge, band) if band.settles else (0, 0)
+        said = band.message
         if band.settles:
-            return f"{band.message}; it settled {settled:,} of {scored:,} pairs"
-        return band.message
+            said = f"{band.message}; it settled {settled:,} of {scored:,} pairs"
+        simulated = stage0_simulated_sentence(trained=judge.simulated_labels, band=band.simulated)
+        # First: the note is cut at 500 characters, and the mark must never be what is cut.
+        return f"{simulated}. {said}" if simulated else said
     except Stage0RouteError as exc:
         return f"stage 0 settled nothing: {exc}"
 

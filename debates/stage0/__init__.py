@@ -13,7 +13,11 @@ hash of the query id, so a query's pairs are in one part only).
 May import: core, corpora, debates.
 """
 
-from .labels import stage0_band_labels_register, stage0_human_labels_register
+from .labels import (
+    stage0_band_labels_register,
+    stage0_human_labels_register,
+    stage0_simulated_human_register,
+)
 from .services import (
     Stage0Error,
     stage0_judge_current,
@@ -33,5 +37,6 @@ __all__ = [
     "stage0_judge_train",
     "stage0_judge_train_start",
     "stage0_pairs_score",
+    "stage0_simulated_human_register",
     "stage0_step_register",
 ]

@@ -30,6 +30,13 @@ The human labels of pooled pairs also come with the probability their pair went 
 :func:`stage0_band_labels_register`): those calibrate the routing band
 (:mod:`debates.stage0_band`) and are never fitted on.
 
+Simulated labels (a consensus of simulated debaters, :func:`debates.llm.config.
+agents_simulated`; a human label the simulated annotator gave, through a third hook
+``assess`` registers, :func:`stage0_simulated_human_register`) are learnt from like any
+other: the cascade study (``bench/stage0_cascade_study.py``) trains stage 0 on nothing else.
+Each :class:`Example` says whether its label is simulated, so that the judge counts them and
+its stage-0 labels are marked simulated (``Stage0Judge.simulated_labels``).
+
 A pair labelled by several sources keeps the first of :data:`SOURCE_ORDER` (a person over
 the qrels over the LLMs over assumed negatives). A dataset that excludes identical ids never
 gives a pair of a query with its own document.
@@ -54,6 +61,7 @@ from dataclasses import dataclass
 from corpora.models import Dataset, Pair, QrelSet, Run, RunEntry
 from corpora.selectors import excluded_pk_pairs
 from debates.assessment import dense_judgments
+from debates.llm.config import agents_simulated
 from debates.models import Debate, DebateJob
 
 CROSS_NEGATIVES = 8
@@ -106,9 +114,32 @@ def band_labels_collect(
     return {key: row for key, row in out.items() if key not in excluded}
 
 
+#: ``f(dataset=...) -> {(query pk, document pk)}``: the pairs whose human label the simulated
+#: annotator gave (among its live judgments).
+SimulatedHumanPairs = Callable[..., set[tuple[int, int]]]
+_SIMULATED_HUMAN: list[SimulatedHumanPairs] = []
+
+
+def stage0_simulated_human_register(source: SimulatedHumanPairs) -> None:
+    """Add ``source`` of the pairs whose human label is simulated (``assess`` registers its
+    review's). Registering the same function again does nothing."""
+    if source not in _SIMULATED_HUMAN:
+        _SIMULATED_HUMAN.append(source)
+
+
+def simulated_human_pairs(*, dataset: Dataset) -> set[tuple[int, int]]:
+    """``{(query pk, document pk)}`` of ``dataset``'s pairs whose human label the simulated
+    annotator gave, as every registered source says (empty when none is registered)."""
+    out: set[tuple[int, int]] = set()
+    for source in _SIMULATED_HUMAN:
+        out |= source(dataset=dataset)
+    return out
+
+
 @dataclass(frozen=True, order=True)
 class Example:
-    """One labelled pair: natural ids first (so a sort is the canonical order)."""
+    """One labelled pair: natural ids first (so a sort is the canonical order);
+    ``simulated`` when its label is a simulated one (module docstring)."""
 
     query_id: str
     doc_id: str
@@ -117,6 +148,7 @@ class Example:
     query_pk: int
     doc_pk: int
     near: bool = False
+    simulated: bool = False
 
 
 def _binary(grade: int, level: int) -> int:
@@ -135,6 +167,14 @@ def _qrels(dataset: Dataset, level: int) -> dict[tuple[int, int], int]:
 
 
 def _consensus(dataset: Dataset, level: int, *, stage0: bool = False) -> dict[tuple[int, int], int]:
+    return {key: label for key, (label, _) in _consensus_labels(dataset, level, stage0).items()}
+
+
+def _consensus_labels(
+    dataset: Dataset, level: int, stage0: bool
+) -> dict[tuple[int, int], tuple[int, bool]]:
+    """``{(query pk, document pk): (label 1/0, simulated)}``: each pair's newest agreed
+    label, and whether its job's debaters are simulated."""
     # Stage 0's own labels are left out of its training: a judge learning from its
     # predecessor's most confident guesses would grow more confident, not more right.
     rows = Debate.objects.filter(
@@ -142,12 +182,17 @@ def _consensus(dataset: Dataset, level: int, *, stage0: bool = False) -> dict[tu
     )
     if not stage0:
         rows = rows.exclude(settled_by="stage0")
-    found = rows.values_list("pair__query_id", "pair__document_id", "final_label", "job__scale")
-    out: dict[tuple[int, int], int] = {}
-    for q, d, label, scale in found.order_by("pk"):
+    jobs = DebateJob.objects.filter(pool__dataset=dataset).values_list("pk", "agent_a", "agent_b")
+    simulated = {pk for pk, a, b in jobs if agents_simulated(a, b)}
+    found = rows.values_list(
+        "pair__query_id", "pair__document_id", "final_label", "job__scale", "job_id"
+    )
+    out: dict[tuple[int, int], tuple[int, bool]] = {}
+    for q, d, label, scale, job in found.order_by("pk"):
         assert label is not None  # filtered above
         # A binary job's label is 1/0; a graded job's is a grade, read at the level.
-        out[(q, d)] = _binary(label, level if scale == DebateJob.Scale.GRADED else 1)
+        binary = _binary(label, level if scale == DebateJob.Scale.GRADED else 1)
+        out[(q, d)] = (binary, job in simulated)
     return out
 
 
@@ -219,16 +264,22 @@ def labels_known(
 
 def examples_collect(*, dataset: Dataset, relevance_level: int = 1, seed: int = 0) -> list[Example]:
     """Every labelled pair of ``dataset`` (module docstring), one per pair, in canonical
-    order (query id, doc id by code point), each marked ``near`` when it is pool-like."""
+    order (query id, doc id by code point), each marked ``near`` when it is pool-like and
+    ``simulated`` when its label is."""
     from corpora.models import Document, Query
 
+    consensus = _consensus_labels(dataset, relevance_level, False)
     by_source: dict[str, dict[tuple[int, int], int]] = {
         "qrels": _qrels(dataset, relevance_level),
-        "consensus": _consensus(dataset, relevance_level),
+        "consensus": {key: label for key, (label, _) in consensus.items()},
         "human": {},
     }
     for source in _HUMAN_LABELS:
         by_source["human"].update(source(dataset=dataset, relevance_level=relevance_level))
+    simulated = {
+        "consensus": {key for key, (_, fake) in consensus.items() if fake},
+        "human": simulated_human_pairs(dataset=dataset) if by_source["human"] else set(),
+    }
     excluded = excluded_pk_pairs(dataset=dataset)
     labels: dict[tuple[int, int], tuple[int, str]] = {}
     for name in ("human", "qrels", "consensus"):
@@ -249,6 +300,15 @@ def examples_collect(*, dataset: Dataset, relevance_level: int = 1, seed: int = 
         if key not in excluded:
             labels[key] = (0, "cross")
     return sorted(
-        Example(query_ids[q], doc_ids[d], y, source, q, d, (q, d) in near)
+        Example(
+            query_ids[q],
+            doc_ids[d],
+            y,
+            source,
+            q,
+            d,
+            (q, d) in near,
+            (q, d) in simulated.get(source, ()),
+        )
         for (q, d), (y, source) in labels.items()
     )

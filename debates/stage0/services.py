@@ -41,7 +41,13 @@ from debates.models import Stage0Judge
 from debates.services.common import pairs_in_order
 
 from . import fit
-from .labels import JUDGED_SOURCES, Example, band_labels_collect, examples_collect
+from .labels import (
+    JUDGED_SOURCES,
+    Example,
+    band_labels_collect,
+    examples_collect,
+    simulated_human_pairs,
+)
 from .vectors import dataset_windowing, encoder_identity, pair_vectors
 
 #: The fewest judged pairs (qrels, human or consensus labels) a judge is trained on.
@@ -124,10 +130,12 @@ def _band_rows(
     dataset: Dataset, classifier: Any, calibrator: Any, windowing: str
 ) -> list[dict[str, Any]]:
     """The judge's ``band_calibration``: every human label of a pooled pair with its
-    calibrated P, in canonical order (query id, doc id)."""
+    calibrated P, in canonical order (query id, doc id), each saying whether the simulated
+    annotator gave it."""
     band = band_labels_collect(dataset=dataset)
     if not band:
         return []
+    simulated = simulated_human_pairs(dataset=dataset)
     query_ids, doc_ids = _natural_ids(band)
     keys = sorted(band, key=lambda k: (query_ids[k[0]], doc_ids[k[1]]))
     queries, documents = pair_vectors(dataset=dataset, pairs=keys, windowing=windowing)
@@ -140,6 +148,7 @@ def _band_rows(
             "label": band[key][0],
             "inclusion": band[key][1],
             "floor": band[key][2],
+            "simulated": key in simulated,
         }
         for key, pi in zip(keys, p, strict=True)
     ]
@@ -265,6 +274,10 @@ def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) 
             for e, pi in zip(test, p, strict=True)
         ]
         judge.band_calibration = band
+        # Simulated labels are learnt from (the cascade study's design); counted, so that
+        # the labels this judge settles are marked simulated wherever labels are counted.
+        judge.simulated_labels = sum(e.simulated for e in parts[fit.TRAIN] + calibration)
+        judge.band_simulated = sum(1 for row in band if row["simulated"])
         judge.metrics = {
             **metrics.as_dict(),
             "calibration": "platt",

@@ -45,7 +45,7 @@ def test_the_job_detail_has_the_budget_of_the_newest_refined_set(refined, api_as
         "n_audited": 1,
         "n_escalated": 1,
         "simulated": False,
-        "simulated_labels": {"debate": 0, "human": 0},
+        "simulated_labels": {"debate": 0, "human": 0, "stage0": 0},
         "notes": [
             "stratum 'label 0, round 2' (1 pairs) has no human label: its machine labels' "
             "errors, if any, are not seen by this sample"

@@ -26,7 +26,7 @@ LINE = (
     "label from the simulated annotator (simulate_annotators); for planning a study, never a "
     "benchmark."
 )
-COUNTS = {"debate": 2, "human": 1}
+COUNTS = {"debate": 2, "human": 1, "stage0": 0}
 SOURCES = {"consensus (simulated)": 2, "human": 1, "human (simulated)": 1}
 
 
@@ -96,7 +96,7 @@ def test_real_labels_are_not_marked(refined, api_as, client_as):
     body = api_as("researcher").get("/api/v1/datasets/holes/refined/test-dream/rebenchmark")
     assert (body.json()["simulated"], body.json()["simulated_labels"]) == (
         False,
-        {"debate": 0, "human": 0},
+        {"debate": 0, "human": 0, "stage0": 0},
     )
     (item,) = api_as("researcher").get("/api/v1/datasets/holes/refined").json()["items"]
     assert item["counts"]["by_source"] == {"consensus": 2, "human": 2}

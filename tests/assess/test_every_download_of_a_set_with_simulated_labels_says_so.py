@@ -1,9 +1,9 @@
 """Every download of a refined set holding simulated labels says so, so that no file of it
 can pass as a real benchmark once saved: its file name starts with ``SIMULATED-`` (the TREC
 and BEIR qrels, the labels JSONL, the export jobs' files, the benchmark zip and the qrels
-file inside it), the HTTP response carries ``X-DREAM-Simulated-Labels: debate=N; human=M``,
-each labels JSONL row says ``"simulated"``, the benchmark's datasheet opens with the count,
-and ``export_qrels`` prints it beside the TREC file (which has no room for a comment).
+file inside it), the HTTP response carries ``X-DREAM-Simulated-Labels: debate=N; human=M;
+stage0=K``, each labels JSONL row says ``"simulated"``, the benchmark's datasheet opens with
+the count, and ``export_qrels`` prints it beside the TREC file (which has no room for a comment).
 A set without simulated labels keeps its names and gets no header.
 
 The ``holes`` world of tests/fixtures/refine.py with simulated debaters and alice (who
@@ -51,7 +51,7 @@ def test_the_api_download_is_named_and_headed_simulated(simulated, api_as, fmt, 
     response = api_as("researcher").get(url)
     assert response.status_code == 200
     assert attachment_name(response) == name
-    assert response[HEADER] == "debate=2; human=1"
+    assert response[HEADER] == "debate=2; human=1; stage0=0"
 
 
 @pytest.mark.parametrize("fmt", ["trec", "beir"])
@@ -59,7 +59,7 @@ def test_the_pages_download_is_named_and_headed_simulated(simulated, client_as, 
     response = client_as("researcher").get(f"/datasets/holes/qrels/test-dream/{fmt}")
     suffix = ".qrels" if fmt == "trec" else ".tsv"
     assert attachment_name(response) == f"SIMULATED-holes-test-dream{suffix}"
-    assert response[HEADER] == "debate=2; human=1"
+    assert response[HEADER] == "debate=2; human=1; stage0=0"
 
 
 def test_a_real_set_keeps_its_names_and_gets_no_header(refined, api_as, client_as):
@@ -86,7 +86,7 @@ def test_the_export_files_are_named_simulated_and_their_downloads_headed(
     for response in (page, api):
         assert response.status_code == 200
         assert attachment_name(response) == "SIMULATED-holes-test-dream.qrels"
-        assert response[HEADER] == "debate=2; human=1"
+        assert response[HEADER] == "debate=2; human=1; stage0=0"
     benchmark, _ = export_request(kind="benchmark", qrel_set=simulated.refined)
     assert benchmark.filename == "SIMULATED-holes-test-dream.benchmark.zip"
 
@@ -137,8 +137,8 @@ def test_export_qrels_prints_the_count_beside_the_file(simulated, tmp_path):
     out = tmp_path / "x.qrels"
     call_command("export_qrels", "holes", "test-dream", "--out", str(out), stderr=err)
     assert (
-        "SIMULATED labels in qrel set 'test-dream': debate=2; human=1 (for planning a study, "
-        "never a benchmark)"
+        "SIMULATED labels in qrel set 'test-dream': debate=2; human=1; stage0=0 (for planning "
+        "a study, never a benchmark)"
     ) in err.getvalue()
     err = io.StringIO()
     call_command("export_qrels", "holes", "test", "--out", str(out), stderr=err)
@@ -157,12 +157,16 @@ def test_a_pools_transcripts_of_simulated_debaters_are_named_and_headed_simulate
     assert export.filename == "SIMULATED-holes-p.transcripts.jsonl"
     response = client_as("researcher").get(f"/exports/{export.pk}/download/")
     assert attachment_name(response) == "SIMULATED-holes-p.transcripts.jsonl"
-    assert response[HEADER] == f"debate={debated}; human=0"
+    assert response[HEADER] == f"debate={debated}; human=0; stage0=0"
     # The header counts the file's own turns (up to the last one its key records): none
     # before the first turn.
     from assess.refined.exports import pool_simulated_counts
 
-    assert pool_simulated_counts(pool=simulated.pool, last_turn=0) == {"debate": 0, "human": 0}
+    assert pool_simulated_counts(pool=simulated.pool, last_turn=0) == {
+        "debate": 0,
+        "human": 0,
+        "stage0": 0,
+    }
 
 
 def test_a_pools_real_transcripts_keep_their_name(refined, var_dir):

@@ -64,6 +64,7 @@ def test_each_judged_pair_is_one_line_in_canonical_order(refined):
         "human_judgments": [],
         "reused": None,
         "simulated": False,
+        "simulated_from": None,
     }
     consensus = lines[3]
     assert consensus["consensus_round"] == 2
@@ -149,7 +150,7 @@ def test_the_line_format_is_sorted_keys_compact_utf8(refined):
     assert first.startswith('{"adjudicator":null,"annotators":[],"assessed_label":null,')
     assert first.endswith(
         '"query_id":"q1","reasoning_tokens":null,"reused":null,"simulated":false,'
-        '"source":"original"}'
+        '"simulated_from":null,"source":"original"}'
     )
 
 

@@ -22,10 +22,10 @@ pytestmark = pytest.mark.django_db
 
 AGENT = HOLES_SIMULATED_AGENT
 JOB_LINE = (
-    "SIMULATED labels in this job so far (its agreed debates, and the simulated annotator's "
-    "judgments of its review items): 3 debate labels from simulated debaters (backend "
-    "simulated), 1 human label from the simulated annotator (simulate_annotators); for "
-    "planning a study, never a benchmark."
+    "SIMULATED labels in this job so far (its agreed debates and stage-0 labels, and the "
+    "simulated annotator's judgments of its review items): 3 debate labels from simulated "
+    "debaters (backend simulated), 1 human label from the simulated annotator "
+    "(simulate_annotators); for planning a study, never a benchmark."
 )
 DISAGREEMENTS_LINE = (
     "SIMULATED labels: 1 debate label from simulated debaters (backend simulated), 1 human "
@@ -108,7 +108,10 @@ def test_the_job_pages_review_panel_says_its_labels_are_simulated(simulated, cli
         in shown
     )
     review = api_as("researcher").get(f"/api/v1/jobs/{simulated.job.pk}/review").json()
-    assert (review["simulated"], review["simulated_labels"]) == (True, {"debate": 3, "human": 1})
+    assert (review["simulated"], review["simulated_labels"]) == (
+        True,
+        {"debate": 3, "human": 1, "stage0": 0},
+    )
 
 
 def test_real_labels_stay_unmarked_on_those_pages(refined, client_as, api_as):
@@ -119,4 +122,7 @@ def test_real_labels_stay_unmarked_on_those_pages(refined, client_as, api_as):
     assert '<td class="id">d6</td>' in disagreements and "SIMULATED" not in disagreements
     assert "SIMULATED" not in page(client_as("researcher"), f"/jobs/{refined.job.pk}/")
     review = api_as("researcher").get(f"/api/v1/jobs/{refined.job.pk}/review").json()
-    assert (review["simulated"], review["simulated_labels"]) == (False, {"debate": 0, "human": 0})
+    assert (review["simulated"], review["simulated_labels"]) == (
+        False,
+        {"debate": 0, "human": 0, "stage0": 0},
+    )

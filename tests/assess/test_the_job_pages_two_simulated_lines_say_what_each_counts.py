@@ -21,10 +21,10 @@ pytestmark = pytest.mark.django_db
 
 AGENT = HOLES_SIMULATED_AGENT
 JOB = (
-    "SIMULATED labels in this job so far (its agreed debates, and the simulated annotator's "
-    "judgments of its review items): 3 debate labels from simulated debaters (backend "
-    "simulated), 1 human label from the simulated annotator (simulate_annotators); for "
-    "planning a study, never a benchmark."
+    "SIMULATED labels in this job so far (its agreed debates and stage-0 labels, and the "
+    "simulated annotator's judgments of its review items): 3 debate labels from simulated "
+    "debaters (backend simulated), 1 human label from the simulated annotator "
+    "(simulate_annotators); for planning a study, never a benchmark."
 )
 REFINED = (
     "SIMULATED labels in the final labels of the refined set test-dream: 2 debate labels "
