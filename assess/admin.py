@@ -6,12 +6,38 @@ and RAG generations are read-only too; deleting one is allowed, and only makes t
 request write the file, or ``rag_eval`` generate the answer, again.
 """
 
+from typing import Any
+
 from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.forms import UserChangeForm
 
 from corpora.admin import WholeSetRowsAdmin
 
 from .models import Adjudication, Judgment, ReviewItem
 from .models.refined import ExportFile, LabelProvenance, RagGeneration, Refinement
+from .review.simulated_annotators import simulated_annotator_name_check
+
+
+class GuardedUserChangeForm(UserChangeForm):
+    """Django's user change form, refusing a rename that would unmark the simulated
+    annotator's labels or mark a person's (:func:`simulated_annotator_name_check`) with an
+    error on the field instead of the save's exception."""
+
+    def clean_username(self) -> Any:
+        username = self.cleaned_data["username"]
+        stored = self.instance.get_username() if self.instance.pk else None
+        simulated_annotator_name_check(stored=stored, new=username)
+        return username
+
+
+class GuardedUserAdmin(UserAdmin):
+    form = GuardedUserChangeForm
+
+
+admin.site.unregister(get_user_model())
+admin.site.register(get_user_model(), GuardedUserAdmin)
 
 
 @admin.register(ReviewItem)

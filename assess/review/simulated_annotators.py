@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.db.models import Exists, F
 
 from core.roles import Role, user_ensure
@@ -87,6 +88,38 @@ def simulated_annotator_ensure() -> Any:
     user.set_unusable_password()
     user.save(update_fields=["password"])
     return user
+
+
+def simulated_annotator_name_check(*, stored: str | None, new: str) -> None:
+    """Refuse a change of user name that would unmark or falsely mark labels: the simulated
+    annotator's labels are recognised as simulated by its name (:data:`SIMULATED_ANNOTATOR`),
+    so it may not be renamed (its labels would pass as a person's), and no other user may
+    take the name (a person's labels would pass as simulated). ``stored`` is the name in the
+    database (None for a new user), ``new`` the name about to be saved.
+
+    Raises ValidationError naming the rule."""
+    if stored == new:
+        return
+    if stored == SIMULATED_ANNOTATOR:
+        raise ValidationError(
+            f"{SIMULATED_ANNOTATOR} cannot be renamed: its name is what marks its labels as "
+            "simulated, and renamed they would pass as a person's."
+        )
+    if new == SIMULATED_ANNOTATOR and stored is not None:
+        raise ValidationError(
+            f"no user can be renamed {SIMULATED_ANNOTATOR}: that name marks labels as "
+            "simulated, and this user's real labels would be marked so."
+        )
+
+
+def on_user_save(sender: Any, *, instance: Any, raw: bool = False, **kwargs: Any) -> None:
+    """``pre_save`` of the user model: :func:`simulated_annotator_name_check` against the
+    stored name, whatever saves the user (the admin, the shell, a command)."""
+    if raw or instance.pk is None:
+        return
+    User = type(instance)
+    stored = User.objects.filter(pk=instance.pk).values_list(User.USERNAME_FIELD, flat=True).first()
+    simulated_annotator_name_check(stored=stored, new=instance.get_username())
 
 
 def simulated_client_id(*, job: DebateJob, item: ReviewItem) -> uuid.UUID:
