@@ -111,8 +111,8 @@ def qrel_set_simulated_rows(*, qrel_set: Any) -> dict[tuple[int, int], Simulated
     :class:`~corpora.models.QrelSet`), the one definition of which are (module docstring).
 
     Along the refinement chain (:func:`refinement_chain`), oldest first: a set's own
-    simulated final labels (its provenance rows matching :data:`SIMULATED_Q`, written or
-    not: a judged pair whose original grade was kept was still labelled by them), over the
+    simulated final labels written to it (its applied provenance rows matching
+    :data:`SIMULATED_Q`; a judged pair keeps its original, real grade), over the
     simulated rows of the set before it that it copied (a pair with a qrels row there), but
     for those it wrote a real label of its own over (an applied provenance row that is not
     simulated). Empty for an imported set. About three queries per refined set in the chain.
@@ -126,7 +126,9 @@ def qrel_set_simulated_rows(*, qrel_set: Any) -> dict[tuple[int, int], Simulated
             relabelled = provenance.filter(applied=True).exclude(SIMULATED_Q)
             for key in relabelled.values_list("query_id", "document_id"):
                 found.pop(key, None)
-        own = provenance.filter(SIMULATED_Q).annotate(simulated_kind=_KIND_OF_ROW)
+        # Only labels written to the set: on a pair the original qrels judged, the original
+        # (real) grade is kept whatever simulated debaters said (applied False).
+        own = provenance.filter(SIMULATED_Q, applied=True).annotate(simulated_kind=_KIND_OF_ROW)
         for q, d, kind, qrel in own.values_list(
             "query_id", "document_id", "simulated_kind", "qrel_id"
         ):

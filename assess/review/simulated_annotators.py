@@ -100,12 +100,13 @@ def simulated_annotator_name_check(*, stored: str | None, new: str) -> None:
     Raises ValidationError naming the rule."""
     if stored == new:
         return
-    if stored == SIMULATED_ANNOTATOR:
+    # Caselessly: the provenance test matches the name in any case (a JSON text search).
+    if stored is not None and stored.casefold() == SIMULATED_ANNOTATOR.casefold():
         raise ValidationError(
             f"{SIMULATED_ANNOTATOR} cannot be renamed: its name is what marks its labels as "
             "simulated, and renamed they would pass as a person's."
         )
-    if new == SIMULATED_ANNOTATOR and stored is not None:
+    if new.casefold() == SIMULATED_ANNOTATOR.casefold() and stored is not None:
         raise ValidationError(
             f"no user can be renamed {SIMULATED_ANNOTATOR}: that name marks labels as "
             "simulated, and this user's real labels would be marked so."

@@ -253,9 +253,7 @@ def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) 
     band = _band_rows(dataset, classifier, calibrator, windowing)
     stage("storing")
     fitted = fit.fitted_dump(classifier, calibrator)
-    data = fit.data_hash(
-        (e.query_id, e.doc_id, e.label, e.source) for e in parts[fit.TRAIN] + calibration
-    )
+    data = fit.data_hash(_hashed(e) for e in parts[fit.TRAIN] + calibration)
     weights = fit.weights_hash(encoder_identity(), fitted)
     with transaction.atomic():
         judge.status = Stage0Judge.Status.READY
@@ -297,6 +295,14 @@ def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) 
     return judge
 
 
+def _hashed(example: Example) -> tuple[str, str, int, str]:
+    # A simulated label hashes apart from a real one with the same value: a judge trained
+    # before simulated labels were counted is stale, and retrains with its count recorded;
+    # a judge on real labels only keeps its hash.
+    source = f"{example.source} (simulated)" if example.simulated else example.source
+    return (example.query_id, example.doc_id, example.label, source)
+
+
 def stage0_judge_stale(*, judge: Stage0Judge) -> bool:
     """Whether ``judge``'s dataset now has other labels to learn from than it was trained on
     (a human label or a settled debate since, a qrels file imported, and on a dataset with
@@ -308,9 +314,7 @@ def stage0_judge_stale(*, judge: Stage0Judge) -> bool:
     seed = int((judge.metrics.get("split") or {}).get("seed", 0))
     band = band_labels_collect(dataset=judge.dataset)
     parts = examples_split(examples_collect(dataset=judge.dataset, seed=seed), seed=seed, band=band)
-    data = fit.data_hash(
-        (e.query_id, e.doc_id, e.label, e.source) for e in parts[fit.TRAIN] + parts[fit.CALIBRATION]
-    )
+    data = fit.data_hash(_hashed(e) for e in parts[fit.TRAIN] + parts[fit.CALIBRATION])
     # The held-out human labels too: a routing band is chosen on them (new audits of
     # held-out queries must reach it).
     people = ("qrels", "human")

@@ -24,9 +24,16 @@ from assess.refined.exports import export_file_write
 from assess.refined.refine import qrels_refine
 from corpora.services import pool_build
 from corpora.simulated import qrel_set_simulated_counts
-from debates.models import Debate
+from debates.models import Debate, DebateJob
 from debates.services import JobSpec, debate_job_launch
-from tests.fixtures.refine import AGENT, refined_at_share, review, settle, simulated_world
+from tests.fixtures.refine import (
+    AGENT,
+    HOLES_SIMULATED_AGENT,
+    refined_at_share,
+    review,
+    settle,
+    simulated_world,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -34,7 +41,7 @@ HEADER = "X-DREAM-Simulated-Labels"
 TWO = {"debate": 2, "human": 0, "stage0": 0}
 
 
-def _refine_on(world, qrel_set, *, pool: str, name: str, corrected=()):
+def _refine_on(world, qrel_set, *, pool: str, name: str, corrected=(), simulated=False):
     """Refine a pool ``pool`` built on ``qrel_set`` (depth 3, judged pairs included) after a
     real job agreed 1 on every pair; each pair of ``corrected`` audited by carol, who says
     1 (a correction where the set held 0)."""
@@ -48,6 +55,9 @@ def _refine_on(world, qrel_set, *, pool: str, name: str, corrected=()):
     ).pool
     spec = JobSpec(pool=built, agent_a=AGENT, agent_b=AGENT, prompt_version="dream-v1")
     job = debate_job_launch(spec=spec, start=False)
+    if simulated:  # as simulated_world stores them (the truth file is never read here)
+        agent = HOLES_SIMULATED_AGENT
+        DebateJob.objects.filter(pk=job.pk).update(agent_a=agent, agent_b=agent)
     for debate in Debate.objects.filter(job=job).select_related("pair__query", "pair__document"):
         settle(debate, "agreed", label=1, round=1, minutes=20)
         if (debate.pair.query.query_id, debate.pair.document.doc_id) in corrected:
@@ -139,3 +149,16 @@ def test_a_real_correction_over_a_copied_simulated_row_ends_its_mark(refined):
     flags = _flags(b)
     assert flags[("q1", "d5")] == (1, "human", False, None)
     assert flags[("q1", "d3")] == (1, "original", True, "test-dream")
+
+
+def test_simulated_debaters_agreeing_on_judged_pairs_leave_their_real_grades_unmarked(second):
+    """A pool on B with its judged pairs, debated by simulated agents agreeing 1 on every
+    pair: each pair keeps B's grade (the original's, never the debate's), so the new set
+    marks only the two rows that were simulated already, not the real grades beside them."""
+    third = _refine_on(second, second.second, pool="p3", name="third", simulated=True)
+
+    assert qrel_set_simulated_counts(qrel_set=third) == TWO
+    flags = _flags(third)
+    assert flags[("q1", "d2")] == (0, "original", False, None)  # real 0, the debate said 1
+    assert flags[("q1", "d1")][2:] == (False, None)
+    assert flags[("q1", "d3")][2:] == (True, "test-dream")

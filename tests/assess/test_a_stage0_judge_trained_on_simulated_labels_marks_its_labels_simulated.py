@@ -95,3 +95,25 @@ def test_a_judge_trained_on_real_labels_only_marks_nothing(stage0_dataset, monke
     assert job_simulated_labels(job=job) == {"debate": 0, "human": 0, "stage0": 0}
     refined = qrels_refine(pool=job.pool, name="staged").qrel_set
     assert qrel_set_simulated_counts(qrel_set=refined) == {"debate": 0, "human": 0, "stage0": 0}
+
+
+def test_a_judge_whose_labels_turn_out_simulated_is_stale_and_retrains_with_its_count(
+    stage0_dataset,
+):
+    """The same labels, now known to be simulated (the first job's debaters), hash apart:
+    a judge trained before they were counted (as every judge before the counts existed) is
+    stale, so it is retrained, and the new one counts them."""
+    import debates.stage0 as stage0
+
+    first = pool_of(stage0_dataset, [(f"q{i}", f"d{(i + 1) % 40}a") for i in range(40)])
+    job = debate_job_launch(spec=JobSpec(pool=first, agent_a=AGENT, agent_b=AGENT), start=False)
+    for debate in Debate.objects.filter(job=job):
+        settle(debate, "agreed", label=0, round=1)
+    judge = stage0.stage0_judge_train(dataset=stage0_dataset)
+    assert stage0.stage0_judge_stale(judge=judge) is False
+
+    agent = HOLES_SIMULATED_AGENT
+    DebateJob.objects.filter(pk=job.pk).update(agent_a=agent, agent_b=agent)
+
+    assert stage0.stage0_judge_stale(judge=judge) is True
+    assert stage0.stage0_judge_train(dataset=stage0_dataset).simulated_labels == 31

@@ -33,6 +33,15 @@ def test_a_person_cannot_be_renamed_to_the_simulated_annotator():
 
 
 @pytest.mark.django_db
+def test_a_person_cannot_take_the_name_in_another_case_either():
+    person = get_user_model().objects.create_user(username="dora", password="x")
+    person.username = SIMULATED_ANNOTATOR.title()
+
+    with pytest.raises(ValidationError, match="real labels would be marked"):
+        person.save()
+
+
+@pytest.mark.django_db
 def test_other_saves_of_the_simulated_annotator_and_of_people_go_through():
     user = simulated_annotator_ensure()
     user.first_name = "Simulated"
