@@ -57,6 +57,10 @@ class QrelSetOut(Schema):
     rows: int
     queries: int
     relevant: int
+    # Whether the set holds simulated labels, and how many of each kind (rows copied from
+    # a refined set it was refined from included): never a benchmark when true.
+    simulated: bool
+    simulated_labels: dict[str, int]
     downloads: dict[str, str]
 
 
@@ -101,12 +105,15 @@ class DatasetOut(Schema):
 
 def _qrels_out(dataset: Dataset, stats: Any) -> QrelSetOut:
     base = f"/api/v1/datasets/{dataset.slug}/qrels/{stats.qrel_set.name}/download"
+    simulated = qrel_set_simulated_counts(qrel_set=stats.qrel_set)
     return QrelSetOut(
         name=stats.qrel_set.name,
         origin=stats.qrel_set.origin,
         rows=stats.rows,
         queries=stats.queries,
         relevant=stats.relevant,
+        simulated=any(simulated.values()),
+        simulated_labels=simulated,
         downloads={fmt: f"{base}?format={fmt}" for fmt in ("trec", "beir", "labels")},
     )
 

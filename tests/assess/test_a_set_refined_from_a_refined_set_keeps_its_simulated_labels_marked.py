@@ -162,3 +162,14 @@ def test_simulated_debaters_agreeing_on_judged_pairs_leave_their_real_grades_unm
     assert flags[("q1", "d2")] == (0, "original", False, None)  # real 0, the debate said 1
     assert flags[("q1", "d1")][2:] == (False, None)
     assert flags[("q1", "d3")][2:] == (True, "test-dream")
+
+
+def test_the_apis_lists_of_qrel_sets_mark_the_sets_holding_simulated_labels(second, api_as):
+    listed = api_as("researcher").get("/api/v1/datasets/holes/qrels").json()["items"]
+    marks = {row["name"]: (row["simulated"], row["simulated_labels"]) for row in listed}
+
+    assert marks["test"] == (False, {"debate": 0, "human": 0, "stage0": 0})
+    assert marks["test-dream"] == (True, TWO)
+    assert marks["second"] == (True, TWO)  # copied rows count
+    dataset = api_as("researcher").get("/api/v1/datasets/holes").json()
+    assert {q["name"]: q["simulated"] for q in dataset["qrel_sets"]}["second"] is True
