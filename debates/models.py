@@ -654,9 +654,6 @@ class Stage0Judge(models.Model):
         help_text="Simulated labels among the training and calibration examples (consensus "
         "of simulated debaters, human labels the simulated annotator gave).",
     )
-    band_simulated = models.PositiveIntegerField(
-        default=0, help_text="Simulated human labels among band_calibration's rows."
-    )
     metrics = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
     created = models.DateTimeField(auto_now_add=True)
@@ -668,3 +665,9 @@ class Stage0Judge(models.Model):
 
     def __str__(self) -> str:
         return f"stage-0 judge {self.pk} of dataset {self.dataset_id} ({self.status})"
+
+    @property
+    def band_simulated(self) -> int:
+        """Simulated human labels among ``band_calibration``'s rows (those saying
+        ``"simulated": true``)."""
+        return sum(1 for row in self.band_calibration or [] if row.get("simulated"))

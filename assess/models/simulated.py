@@ -28,19 +28,19 @@ from typing import Any, Final
 
 from django.db.models import Case, Count, Q, QuerySet, Value, When
 
+from corpora.simulated import SIMULATED_KINDS
 from debates.llm.config import SIMULATED_MODEL_PREFIX, agents_simulated
 
 from .refined import LabelProvenance, Refinement
 
-__all__ = ["agents_simulated"]  # re-exported: assess reads whether a job's agents are simulated
+# Re-exported: assess reads whether a job's agents are simulated, and the kinds a count gives
+# ({"debate": n, "human": m, "stage0": k}, declared once beside the downloads' header).
+__all__ = ["SIMULATED_KINDS", "agents_simulated"]
 
 #: The simulated annotator's username (``assess.review.simulated_annotators`` creates it).
 SIMULATED_ANNOTATOR: Final = "simulated-annotator"
 #: Appended to a final-label source whose labels are simulated: "consensus (simulated)".
 SIMULATED_SUFFIX: Final = " (simulated)"
-#: The kinds of simulated labels, as reports count them: {"debate": n, "human": m,
-#: "stage0": k}.
-SIMULATED_KINDS: Final = ("debate", "human", "stage0")
 #: The final-label source of each kind, in :data:`SIMULATED_KINDS` order.
 SIMULATED_SOURCES: Final = ("consensus", "human", "stage0")
 

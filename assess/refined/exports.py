@@ -50,7 +50,7 @@ from debates.models import Debate, DebateJob, Turn
 from debates.prices import llm_prices, prices_stamp
 
 from ..models import ExportFile, Refinement
-from ..models.simulated import agents_simulated
+from ..models.simulated import agents_simulated, no_simulated_labels
 from . import export_formats
 from .benchmark_zip import benchmark_stamp, benchmark_zip_write
 from .export_rows import ExportError, disagreement_rows, labels_write, transcripts_records
@@ -225,8 +225,8 @@ def _filename(kind: str, qrel_set: QrelSet | None, pool: Pool | None) -> str:
 
 
 def pool_simulated_counts(*, pool: Pool, last_turn: int | None = None) -> dict[str, int]:
-    """``{"debate": n, "human": 0, "stage0": 0}``: ``n`` = the debates of ``pool`` with turns whose
-    debaters are simulated (a job with a simulated agent, or a turn's model named
+    """``{"debate": n, "human": 0, "stage0": 0}``: ``n`` = the debates of ``pool`` with
+    turns whose debaters are simulated (a job with a simulated agent, or a turn's model named
     ``simulated:...``: the ``simulated`` backend), i.e. the debates whose transcripts are
     simulated; a transcript holds no human label, nor a stage-0 one (no turn). With
     ``last_turn`` (a turn id), only the turns up to it count: those a transcripts file
@@ -237,7 +237,7 @@ def pool_simulated_counts(*, pool: Pool, last_turn: int | None = None) -> dict[s
     simulated = Debate.objects.filter(turns, pair__pool=pool, turns__isnull=False).filter(
         Q(job_id__in=simulated_jobs) | Q(turns__model__startswith=SIMULATED_MODEL_PREFIX)
     )
-    return {"debate": simulated.values("pk").distinct().count(), "human": 0, "stage0": 0}
+    return {**no_simulated_labels(), "debate": simulated.values("pk").distinct().count()}
 
 
 def _key_last_turn(key: str) -> int | None:
@@ -258,7 +258,7 @@ def export_simulated_counts(*, export: ExportFile) -> dict[str, int]:
     carries (:func:`corpora.simulated.simulated_response_mark`)."""
     if export.qrel_set is None:
         if export.pool is None:
-            return {"debate": 0, "human": 0, "stage0": 0}
+            return no_simulated_labels()
         # The file's own turns, as its key froze them: a debate of a simulated job that ran
         # on the pool after the file was written is not in it.
         return pool_simulated_counts(pool=export.pool, last_turn=_key_last_turn(export.key))

@@ -86,24 +86,24 @@ def dataset_simulated_human_pairs(*, dataset) -> set[tuple[int, int]]:
     item with one (``answered_by``). What stage 0 counts as simulated among the human
     labels it learns from and sets its band on (registered with
     :func:`debates.stage0.stage0_simulated_human_register`)."""
-    by_simulated = Judgment.objects.filter(
-        undone_at__isnull=True, annotator__username=SIMULATED_ANNOTATOR
-    )
-    items = ReviewItem.objects.filter(debate__pair__pool__dataset=dataset).filter(
-        Exists(by_simulated.filter(item=OuterRef("pk")))
-        | Exists(by_simulated.filter(item=OuterRef("answered_by_id")))
-    )
+    items = simulated_items(items=ReviewItem.objects.filter(debate__pair__pool__dataset=dataset))
     items = items.exclude(Exists(Adjudication.objects.filter(item=OuterRef("pk"))))
     return set(items.values_list("debate__pair__query_id", "debate__pair__document_id"))
 
 
-def simulated_items_count(*, items: QuerySet[ReviewItem]) -> int:
-    """How many of ``items`` hold a human label the simulated annotator gave: a live judgment
-    of its on the item, or on the item it took its answer from (``answered_by``, another
-    job's item of the same pair: :mod:`assess.review.answered`)."""
+def simulated_items(*, items: QuerySet[ReviewItem]) -> QuerySet[ReviewItem]:
+    """Those of ``items`` that hold a human label the simulated annotator gave: a live
+    judgment of its on the item, or on the item it took its answer from (``answered_by``,
+    another job's item of the same pair: :mod:`assess.review.answered`)."""
     by_simulated = Judgment.objects.filter(
         undone_at__isnull=True, annotator__username=SIMULATED_ANNOTATOR
     )
     own = Exists(by_simulated.filter(item=OuterRef("pk")))
     taken = Exists(by_simulated.filter(item=OuterRef("answered_by_id")))
-    return items.filter(own | taken).count()
+    return items.filter(own | taken)
+
+
+def simulated_items_count(*, items: QuerySet[ReviewItem]) -> int:
+    """How many of ``items`` hold a human label the simulated annotator gave
+    (:func:`simulated_items`)."""
+    return simulated_items(items=items).count()

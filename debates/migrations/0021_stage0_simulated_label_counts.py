@@ -17,11 +17,6 @@ class Migration(migrations.Migration):
         ),
         migrations.AddField(
             model_name='stage0judge',
-            name='band_simulated',
-            field=models.PositiveIntegerField(default=0, help_text="Simulated human labels among band_calibration's rows."),
-        ),
-        migrations.AddField(
-            model_name='stage0judge',
             name='simulated_labels',
             field=models.PositiveIntegerField(default=0, help_text='Simulated labels among the training and calibration examples (consensus of simulated debaters, human labels the simulated annotator gave).'),
         ),

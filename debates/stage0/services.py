@@ -275,7 +275,6 @@ def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) 
         # Simulated labels are learnt from (the cascade study's design); counted, so that
         # the labels this judge settles are marked simulated wherever labels are counted.
         judge.simulated_labels = sum(e.simulated for e in parts[fit.TRAIN] + calibration)
-        judge.band_simulated = sum(1 for row in band if row["simulated"])
         judge.metrics = {
             **metrics.as_dict(),
             "calibration": "platt",
