@@ -135,6 +135,7 @@ def run_job(
     seed: int,
     alpha: float = 0.1,
     delta: float = 0.1,
+    beta: float = 0.1,
 ):
     from assess.review.services import review_items_sync
     from assess.review.simulated_annotators import simulated_judgments_record
@@ -142,7 +143,7 @@ def run_job(
 
     spec = JobSpec(
         pool=pool, agent_a=agent, agent_b=agent, audit_share=audit_share, stage0=stage0,
-        stage0_alpha=alpha, stage0_delta=delta,
+        stage0_alpha=alpha, stage0_delta=delta, stage0_beta=beta,
         allow_duplicate=True, concurrency=8, note="stage0 cascade study (simulated)",
         reuse=False,  # each arm asks its own debates: no call saved by an earlier arm
     )  # fmt: skip
@@ -194,8 +195,9 @@ def study(name: str, args: argparse.Namespace) -> dict:
     kw = {"audit_share": args.audit_share, "truth": truth, "error": args.annotator_error}
     calibration = run_job(pools["calibration"], agent, stage0=False, seed=1, **kw)
     cascade = run_job(
-        pools["evaluation"], agent, stage0=True, seed=2, alpha=args.alpha, delta=args.delta, **kw
-    )
+        pools["evaluation"], agent, stage0=True, seed=2, alpha=args.alpha, delta=args.delta,
+        beta=args.beta, **kw
+    )  # fmt: skip
     debate_only = run_job(pools["evaluation"], agent, stage0=False, seed=3, **kw)
     pairs = pools["evaluation"].pairs.count()
     out = {
@@ -209,6 +211,7 @@ def study(name: str, args: argparse.Namespace) -> dict:
         "calibration_job": calibration.pk,
         "stage0_alpha": cascade.stage0_alpha,
         "stage0_delta": cascade.stage0_delta,
+        "stage0_beta": cascade.stage0_beta,
         "cascade": arm_figures(cascade, truth, pairs),
         "debate_only": arm_figures(debate_only, truth, pairs),
         "seconds": round(time.monotonic() - started, 1),
@@ -229,6 +232,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--alpha", type=float, default=0.1, help="stage 0's alpha")
     parser.add_argument("--delta", type=float, default=0.1, help="stage 0's delta")
+    parser.add_argument(
+        "--beta", type=float, default=0.1, help="stage 0's beta (share of holes; 1: no bound)"
+    )
     parser.add_argument("--work", default=tempfile.gettempdir())
     args = parser.parse_args()
     os.environ.setdefault("DREAM_SIMULATION_DIRS", str(SHARED))

@@ -359,6 +359,14 @@ class JobLaunchForm(forms.Form):
         help_text="The chance allowed that the bound above fails (chosen on held-out human "
         "labels by fixed-sequence testing).",
     )
+    stage0_beta = forms.FloatField(
+        required=False,
+        min_value=STAGE0_LEVEL_MIN,
+        max_value=1.0,
+        label="Stage 0: holes given up (beta)",
+        help_text="At most this share of the relevant pairs may be settled not relevant "
+        "(bounded with the error, at the same risk); 1: not bounded.",
+    )
     note = StorableCharField(required=False, max_length=200)
     allow_duplicate = forms.BooleanField(
         required=False,

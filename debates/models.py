@@ -27,6 +27,7 @@ from debates.audit_design import ALLOCATIONS, AuditDesign
 from debates.engine import DEFAULT_ROUNDS, DEFAULT_TEMPERATURE
 from debates.llm.config import AgentConfig
 from debates.stage0_band import DEFAULT_ALPHA as STAGE0_ALPHA
+from debates.stage0_band import DEFAULT_BETA as STAGE0_BETA
 from debates.stage0_band import DEFAULT_DELTA as STAGE0_DELTA
 
 # A new job's human side (debates.services.launch.JobOptions takes them from here): one
@@ -180,8 +181,8 @@ class DebateJob(models.Model):
     stage0 = models.BooleanField(
         default=False,
         help_text="Stage 0 first: the dataset's cheap calibrated judge settles the pairs it is "
-        "sure of (within the band chosen at stage0_alpha, stage0_delta); the rest are debated "
-        "(debates.services.stage0_route).",
+        "sure of (within the band chosen at stage0_alpha, stage0_beta, stage0_delta); the rest "
+        "are debated (debates.services.stage0_route).",
     )
     stage0_alpha = models.FloatField(
         default=STAGE0_ALPHA,
@@ -190,6 +191,12 @@ class DebateJob(models.Model):
     stage0_delta = models.FloatField(
         default=STAGE0_DELTA,
         help_text="The chance allowed that the stage-0 error bound fails.",
+    )
+    stage0_beta = models.FloatField(
+        default=STAGE0_BETA,
+        help_text="The share of the relevant pairs (holes) stage 0 may settle as not "
+        "relevant, bounded with the error at delta; 1: not bounded (jobs made before this "
+        "bound existed).",
     )
     stage0_state = models.CharField(
         max_length=10,

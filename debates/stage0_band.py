@@ -24,6 +24,25 @@ every settled label <= alpha with probability >= 1 - delta (a union bound). A si
 cannot reject even its most confident threshold settles nothing; with no error at all a
 side needs :func:`labels_needed` calibration pairs beyond its threshold.
 
+**Holes given up (``beta``).** An error rate bounds wrong labels, not lost relevant pairs: on
+a pool of holes a few percent relevant, the non-relevant side can keep its error under alpha
+and still label a third of the relevant holes "non-relevant" (measured on NFCorpus,
+docs/measured.md), and a benchmark refined to find holes would hide them as judged. So the
+non-relevant side may also bound its *miss rate*: the share of the relevant pairs whose P
+lies at or below the threshold. At threshold t its second null is "more than beta of the
+relevant pairs fall at or below t"; with m relevant calibration pairs, j of them at or below
+t, its p-value is P(Bin(m, beta) <= j) (the relevant calibration pairs are a simple random
+sample of the pool's relevant pairs, since the band sample is an equal-probability sample
+of the pool). The side rejects at t only when both nulls are rejected at level delta/2: an
+intersection-union test (Berger, "Multiparameter hypothesis testing and acceptance
+sampling", Technometrics 1982), which needs no further split of the level, its p-value the
+larger of the two. Walking the same fixed sequence, the side's bound then keeps both its
+error <= alpha and its miss rate <= beta with probability >= 1 - delta/2. With no relevant
+pair below the threshold it needs :func:`relevant_needed` relevant calibration pairs (29 at
+beta 0.1, delta 0.1): a pool with few relevant pairs may never let this side settle, which is
+the honest answer when nothing shows how many holes settling would give up. ``beta`` >= 1
+turns the bound off (the side then bounds its error only, as before this bound existed).
+
 Which labels calibrate (:func:`band_sample`). The guarantee holds for the pairs the band is
 applied to only if the calibration pairs are exchangeable with them, and stage 0 settles a
 job's *pooled* pairs before any debate: a pool's holes, of which only a few percent are
@@ -58,7 +77,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -71,6 +90,8 @@ HIGH_GRID: tuple[float, ...] = tuple(round(0.995 - 0.005 * i, 3) for i in range(
 LOW_GRID: tuple[float, ...] = tuple(round(1.0 - t, 3) for t in HIGH_GRID)
 DEFAULT_ALPHA = 0.1
 DEFAULT_DELTA = 0.1
+#: The share of the relevant pairs the non-relevant side may give up (1: no bound).
+DEFAULT_BETA = 0.1
 
 
 def labels_needed(*, alpha: float, delta: float) -> int:
@@ -81,16 +102,30 @@ def labels_needed(*, alpha: float, delta: float) -> int:
     return math.ceil(math.log(delta / 2) / math.log(1 - alpha))
 
 
+def relevant_needed(*, beta: float, delta: float) -> int:
+    """The fewest relevant calibration pairs the non-relevant side needs, none of them at or
+    below its threshold, to reject its miss-rate null at level ``delta / 2``: the smallest m
+    with (1 - beta)^m <= delta / 2. For beta = delta = 0.1: 29; 0 when ``beta`` >= 1 (no
+    bound)."""
+    if beta >= 1.0:
+        return 0
+    return labels_needed(alpha=beta, delta=delta)
+
+
 @dataclass(frozen=True)
 class BandSide:
     """One side of the band. ``bound``: the threshold chosen (None: this side settles
     nothing); ``settled``: calibration pairs beyond it; ``errors``: those of them humans
-    labelled otherwise; ``p_value``: the binomial p-value at the bound (None when none)."""
+    labelled otherwise; ``p_value``: the test's p-value at the bound (None when none; with
+    a miss-rate bound, the larger of the two). ``missed``: on the non-relevant side with a
+    miss-rate bound, the relevant calibration pairs at or below the bound (the holes it
+    would give up; None otherwise)."""
 
     bound: float | None
     settled: int
     errors: int
     p_value: float | None
+    missed: int | None = None
 
 
 @dataclass(frozen=True)
@@ -101,7 +136,9 @@ class Stage0Band:
     nothing (how many more human labels it needs). ``simulated``: how many of the ``n`` are
     simulated human labels (the simulated annotator's), set by whoever knows
     (:func:`debates.services.stage0_route.stage0_band_for`); a band set on any makes its
-    stage-0 labels simulated."""
+    stage-0 labels simulated. ``beta``: the share of the relevant pairs the non-relevant
+    side may give up (None or >= 1: not bounded; None on bands stored before the bound
+    existed); ``relevant``: the relevant pairs among the ``n``."""
 
     alpha: float
     delta: float
@@ -111,6 +148,13 @@ class Stage0Band:
     needed: int
     message: str
     simulated: int = 0
+    beta: float | None = None
+    relevant: int = 0
+
+    @property
+    def holes_bounded(self) -> bool:
+        """Whether the non-relevant side also bounds the share of relevant pairs it gives up."""
+        return self.beta is not None and self.beta < 1.0
 
     @property
     def settles(self) -> bool:
@@ -198,16 +242,20 @@ def _side(
     beyond: Any,
     alpha: float,
     level: float,
+    misses: tuple[Sequence[float], float] | None = None,
 ) -> tuple[BandSide, tuple[int, int] | None]:
     """Fixed-sequence testing along ``grid``: the last threshold whose null is rejected.
 
     A threshold with fewer calibration pairs beyond it than any rejection needs
     (``(1 - alpha)^n > level`` even with no error) is passed over, not tested: which
     thresholds those are depends on the scores alone, so given the scores the order of the
-    tests is still fixed before the labels are read, as the procedure requires. Also returns
-    (pairs beyond, errors among them) at the first threshold tested (None: none testable),
-    for the words of a side that settles nothing."""
-    chosen, first = BandSide(None, 0, 0, None), None
+    tests is still fixed before the labels are read, as the procedure requires. ``misses``
+    (the relevant pairs' scores, beta): also test the miss-rate null at each threshold and
+    reject only when both are rejected (the module docstring). Also returns (pairs beyond,
+    errors among them) at the first threshold tested (None: none testable), for the words
+    of a side that settles nothing."""
+    chosen = BandSide(None, 0, 0, None, 0 if misses else None)
+    first = None
     for threshold in grid:
         inside = [w for s, w in zip(scores, wrong, strict=True) if beyond(s, threshold)]
         n, k = len(inside), sum(inside)
@@ -215,9 +263,14 @@ def _side(
             continue
         first = first or (n, k)
         p_value = float(binom.cdf(k, n, alpha))
+        missed = None
+        if misses is not None:
+            relevant, beta = misses
+            missed = sum(1 for s in relevant if beyond(s, threshold))
+            p_value = max(p_value, float(binom.cdf(missed, len(relevant), beta)))
         if p_value > level:
             break
-        chosen = BandSide(threshold, n, k, p_value)
+        chosen = BandSide(threshold, n, k, p_value, missed)
     return chosen, first
 
 
@@ -227,12 +280,17 @@ def band_choose(
     *,
     alpha: float = DEFAULT_ALPHA,
     delta: float = DEFAULT_DELTA,
+    beta: float | None = None,
 ) -> Stage0Band:
     """Choose stage 0's band on calibration pairs: ``p`` their calibrated P(relevant) in
     [0, 1], ``y`` their human labels (0/1), same length. Fixed-sequence testing per side at
-    level delta/2 (see the module docstring). Raises ValueError on lengths that differ,
-    p outside [0, 1], a label other than 0/1, or alpha/delta outside (0, 1)."""
+    level delta/2 (see the module docstring); ``beta`` in (0, 1) also bounds the share of
+    the relevant pairs the non-relevant side settles (an intersection-union test at the
+    same level); None or >= 1: no such bound. Raises ValueError on lengths that differ,
+    p outside [0, 1], a label other than 0/1, alpha/delta outside (0, 1) or beta <= 0."""
     _levels_check(alpha, delta)
+    if beta is not None and beta <= 0.0:
+        raise ValueError(f"beta must be above 0 (1 or more: no bound), got {beta}")
     if len(p) != len(y):
         raise ValueError(f"p and y differ in length: {len(p)} and {len(y)}")
     if any(not 0.0 <= value <= 1.0 for value in p):
@@ -240,42 +298,72 @@ def band_choose(
     if any(label not in (0, 1) for label in y):
         raise ValueError("human labels must be 0 or 1")
     level = delta / 2
-    sides = {
-        "relevant": ([label == 0 for label in y], HIGH_GRID, lambda s, t: s >= t),
-        "non-relevant": ([label == 1 for label in y], LOW_GRID, lambda s, t: s <= t),
-    }
-    chosen, first = {}, {}
-    for name, (wrong, grid, beyond) in sides.items():
-        chosen[name], first[name] = _side(p, wrong, grid, beyond, alpha, level)
-    low, high = chosen["non-relevant"], chosen["relevant"]
+    relevant = [score for score, label in zip(p, y, strict=True) if label == 1]
+    misses = (relevant, beta) if beta is not None and beta < 1.0 else None
+    high, first_high = _side(
+        p, [label == 0 for label in y], HIGH_GRID, lambda s, t: s >= t, alpha, level
+    )
+    low, first_low = _side(
+        p, [label == 1 for label in y], LOW_GRID, lambda s, t: s <= t, alpha, level, misses
+    )
     needed = labels_needed(alpha=alpha, delta=delta)
-    band = Stage0Band(alpha, delta, len(p), low, high, needed, "")
-    return Stage0Band(alpha, delta, len(p), low, high, needed, _message(band, first))
+    band = Stage0Band(alpha, delta, len(p), low, high, needed, "", 0, beta, len(relevant))
+    first = {"relevant": first_high, "non-relevant": first_low}
+    return replace(band, message=_message(band, first))
 
 
 def _message(band: Stage0Band, first: dict[str, tuple[int, int] | None]) -> str:
+    holes = (
+        f" and at most {band.beta:g} of the relevant pairs (holes) settled non-relevant"
+        if band.holes_bounded
+        else ""
+    )
     guarantee = (
-        f"error <= {band.alpha:g} among settled labels with probability >= "
+        f"error <= {band.alpha:g} among settled labels{holes} with probability >= "
         f"{1 - band.delta:g} (fixed-sequence testing on {band.n:,} human labels)"
     )
+    note = _holes_note(band)
     if band.settles:
         sides = []
         if band.high.bound is not None:
             sides.append(f"relevant when P(relevant) >= {band.high.bound:g}")
         if band.low.bound is not None:
             sides.append(f"non-relevant when P(relevant) <= {band.low.bound:g}")
-        return f"stage 0 settles {' and '.join(sides)}: {guarantee}"
+        text = f"stage 0 settles {' and '.join(sides)}: {guarantee}"
+        return f"{text}; {note}" if note else text
     # Without any error, a side needs `needed` pairs beyond its most confident threshold.
     more = max(band.needed - band.n, 0)
     if more:
-        return (
+        text = (
             f"stage 0 settles nothing: setting its band at alpha {band.alpha:g}, delta "
             f"{band.delta:g} needs at least {band.needed:,} human-labelled pairs on a side, "
             f"all agreeing with it; it has {band.n:,} ({more:,} more at the least)"
         )
+    else:
+        text = (
+            f"stage 0 settles nothing: on {band.n:,} human labels no threshold keeps its "
+            f"error <= {band.alpha:g} with probability >= {1 - band.delta:g}; "
+            + _outlook(band, first)
+        )
+    return f"{text}; {note}" if note else text
+
+
+def _holes_note(band: Stage0Band) -> str:
+    """Why the non-relevant side settles nothing when the holes bound may be the reason: too
+    few relevant pairs among the labels to show the bound at all, or none of its thresholds
+    passing both tests; "" when the side settles or no bound is asked."""
+    if not band.holes_bounded or band.low.bound is not None or band.beta is None:
+        return ""
+    needed = relevant_needed(beta=band.beta, delta=band.delta)
+    if band.relevant < needed:
+        return (
+            f"to settle non-relevant pairs it must show that at most {band.beta:g} of the "
+            f"relevant pairs (holes) would be given up, which needs at least {needed:,} "
+            f"relevant pairs among its human labels; it has {band.relevant:,}"
+        )
     return (
-        f"stage 0 settles nothing: on {band.n:,} human labels no threshold keeps its error "
-        f"<= {band.alpha:g} with probability >= {1 - band.delta:g}; " + _outlook(band, first)
+        f"no non-relevant threshold kept both its error <= {band.alpha:g} and at most "
+        f"{band.beta:g} of the {band.relevant:,} relevant pairs (holes) below it"
     )
 
 
@@ -284,12 +372,21 @@ def _outlook(band: Stage0Band, first: dict[str, tuple[int, int] | None]) -> str:
     is ``{side name: (pairs beyond it, errors among them)}`` (None: no threshold testable).
     At an error rate below alpha, more labels at that rate reject the null: about how many
     in all (the band sample grown in proportion); at or above it, no number of labels will."""
-    words, best = [], None
+    words, best, held = [], None, False
     for name, seen in first.items():
         if seen is None:
             continue
         n, k = seen
         words.append(f"the {name} side saw {k:,} errors in {n:,} pairs ({k / n:.0%})")
+        if (
+            name == "non-relevant"
+            and band.holes_bounded
+            and band.relevant < relevant_needed(beta=band.beta or 1.0, delta=band.delta)
+        ):
+            # That side waits on relevant labels first (the holes note says how many), so
+            # more labels at its error rate alone say nothing of when it settles.
+            held = True
+            continue
         m = _pairs_to_reject(n, k, band.alpha, band.delta / 2)
         if m is not None:
             total = math.ceil(band.n * m / n)
@@ -300,6 +397,8 @@ def _outlook(band: Stage0Band, first: dict[str, tuple[int, int] | None]) -> str:
             "threshold) or a better judge"
         )
     seen_words = "beyond its most confident testable threshold " + " and ".join(words)
+    if best is None and held:
+        return seen_words
     if best is None:
         return (
             f"{seen_words}: at those rates no number of human labels lets a side settle; it "

@@ -44,7 +44,8 @@ class Stage0Report:
     ``pairs`` the job's debates; ``relevant``/``not_relevant`` the labels stage 0 settled on
     each side; ``reused`` the pairs that took an earlier job's outcome (no debate, no LLM
     call: :mod:`debates.services.reuse`); ``note`` the job's stage-0 note; ``calls``: the
-    job's LLM calls (stage 0 makes none); ``alpha``, ``delta``,
+    job's LLM calls (stage 0 makes none); ``alpha``, ``delta``, ``beta`` (the share of holes
+    its band may give up; 1: not bounded),
     ``band_labels``: the guarantee and the human labels its band was set on (0 before
     routing); ``sampled`` stage-0 labels drawn for the audit, ``error`` the audited error
     rate of the judged ones (``n`` 0: none judged yet); ``not_relevant_audited`` the judged
@@ -68,6 +69,12 @@ class Stage0Report:
     simulated_human: int
     reused: int = 0
     note: str = ""
+    beta: float = 1.0
+
+    @property
+    def scope(self) -> str:
+        """What this job's guarantee bounds, in words (:func:`guarantee_scope`)."""
+        return guarantee_scope(self.beta)
 
     @property
     def settled(self) -> int:
@@ -98,7 +105,7 @@ class Stage0Report:
     def as_json(self) -> dict[str, Any]:
         """The API's ``stage0_report``: ``{"pairs", "settled": {"relevant",
         "not_relevant"}, "reused", "debated", "llm_calls_per_pair", "llm_calls_per_debated_pair",
-        "alpha", "delta", "band_labels", "audit": {"sampled", "error": {"successes", "n",
+        "alpha", "delta", "beta", "band_labels", "audit": {"sampled", "error": {"successes", "n",
         "estimate", "low", "high", "confidence", "weighted", "n_effective"}, "within_alpha"},
         "not_relevant_audited", "found_relevant", "lost_relevant": {"estimate", "low",
         "high"} | null, "simulated_human_labels", "guarantee"}``."""
@@ -124,15 +131,30 @@ class Stage0Report:
                 None if lost is None else {"estimate": lost[0], "low": lost[1], "high": lost[2]}
             ),
             "simulated_human_labels": self.simulated_human,
-            "guarantee": GUARANTEE_SCOPE,
+            "guarantee": self.scope,
+            "beta": self.beta,
         }
 
 
-#: What the guarantee does not cover, said wherever the report is shown.
+#: What the guarantee does not cover when no share of holes is bounded (beta 1), said
+#: wherever the report is shown.
 GUARANTEE_SCOPE = (
     "the guarantee bounds the share of wrong labels among the pairs stage 0 settled, not "
     "the relevant pairs (holes) it lost by settling them not relevant"
 )
+
+
+def guarantee_scope(beta: float) -> str:
+    """What stage 0's guarantee bounds at ``beta`` (the share of the relevant pairs its band
+    lets it settle not relevant; 1 or more: not bounded, :data:`GUARANTEE_SCOPE`). Both
+    bounds hold for pairs like its band's human labels; the audit measures this job's."""
+    if beta >= 1.0:
+        return GUARANTEE_SCOPE
+    return (
+        "the guarantee bounds the share of wrong labels among the pairs stage 0 settled and "
+        f"the share of the relevant pairs (holes) it settled not relevant, at most {beta:g}, "
+        "both for pairs like its band's human labels; the audit measures them on this job"
+    )
 
 
 def job_stage0_report(*, job: DebateJob) -> Stage0Report | None:
@@ -189,6 +211,9 @@ def job_stage0_report(*, job: DebateJob) -> Stage0Report | None:
         simulated_human=simulated,
         reused=int(counts["reused"]),
         note=job.stage0_note,
+        # The beta the band was chosen at (a band stored before the bound existed has none:
+        # not bounded); before routing, the job's.
+        beta=(band.beta or 1.0) if band else job.stage0_beta,
     )
 
 
@@ -219,7 +244,7 @@ def stage0_report_lines(report: Stage0Report) -> list[str]:
         )
     else:
         lines.append(f"stage 0 audit: {report.sampled:,} stage-0 labels sampled, none judged yet")
-    lines.append(f"stage 0 holes: {GUARANTEE_SCOPE}; {holes_sentence(report)}")
+    lines.append(f"stage 0 holes: {report.scope}; {holes_sentence(report)}")
     if report.note:  # why it settled what it did (the job page shows it at the top)
         lines.append(f"stage 0 note: {report.note}")
     return lines
@@ -269,7 +294,7 @@ def job_stage0_panel(request: HttpRequest, job: DebateJob) -> str:
     context = {
         "job": job,
         "report": report,
-        "scope": GUARANTEE_SCOPE,
+        "scope": report.scope,
         "alpha": f"{report.alpha:g}",
         "confidence": f"{1 - report.delta:g}",
         "shares": shares,

@@ -32,6 +32,7 @@ from debates.models import (
     DEFAULT_GOLD_SHARE,
     DEFAULT_JUDGMENTS_PER_PAIR,
     STAGE0_ALPHA,
+    STAGE0_BETA,
     STAGE0_DELTA,
     Debate,
     DebateJob,
@@ -119,8 +120,9 @@ class JobOptions:
     without a call (:mod:`debates.services.reuse`); False asks every pair. ``stage0``:
     before any debate, the dataset's stage-0 judge (trained first when it has none) settles
     the pairs whose calibrated P(relevant) lies outside a band chosen on held-out human
-    labels so that at most ``stage0_alpha`` of its labels disagree with humans, with
-    probability at least 1 - ``stage0_delta``
+    labels so that at most ``stage0_alpha`` of its labels disagree with humans and at most
+    ``stage0_beta`` of the relevant pairs are settled not relevant (1: that share not
+    bounded), with probability at least 1 - ``stage0_delta``
     (:mod:`debates.services.stage0_route`, :mod:`debates.stage0_band`); binary direct jobs.
     ``min_agreement_probability`` (0..1, 0 off): an agreement where an agent's label
     probability (from logprobs) is below it escalates as "low_confidence"
@@ -157,6 +159,7 @@ class JobOptions:
     stage0: bool = False
     stage0_alpha: Annotated[float, Field(ge=STAGE0_LEVEL_MIN, le=STAGE0_LEVEL_MAX)] = STAGE0_ALPHA
     stage0_delta: Annotated[float, Field(ge=STAGE0_LEVEL_MIN, le=STAGE0_LEVEL_MAX)] = STAGE0_DELTA
+    stage0_beta: Annotated[float, Field(ge=STAGE0_LEVEL_MIN, le=1.0)] = STAGE0_BETA
     check_judged: bool = False
     max_grade: int | None = field(default=None, metadata=NOT_IN_API)
 
@@ -222,6 +225,7 @@ SAME_DEBATES = (
     "stage0",
     "stage0_alpha",
     "stage0_delta",
+    "stage0_beta",
     "check_judged",
 )
 
@@ -247,6 +251,7 @@ def _same_debates(
         "stage0": spec.stage0,
         "stage0_alpha": spec.stage0_alpha,
         "stage0_delta": spec.stage0_delta,
+        "stage0_beta": spec.stage0_beta,
         "min_agreement_probability": config.min_agreement_probability,
         "check_judged": spec.check_judged,
     }
@@ -334,11 +339,15 @@ def _spec_check(spec: JobSpec, config_a: AgentConfig, config_b: AgentConfig) -> 
 def _stage0_check(spec: JobSpec) -> None:
     """Refuse stage-0 settings it cannot honour: levels outside (0, 1), a graded scale (its
     judge says relevant or not) or batch mode (its labels are settled before direct debates)."""
-    for name in ("stage0_alpha", "stage0_delta"):
+    for name, top in (
+        ("stage0_alpha", STAGE0_LEVEL_MAX),
+        ("stage0_delta", STAGE0_LEVEL_MAX),
+        ("stage0_beta", 1.0),  # 1: the holes stage 0 gives up are not bounded
+    ):
         value = getattr(spec, name)
-        if isinstance(value, bool) or not STAGE0_LEVEL_MIN <= value <= STAGE0_LEVEL_MAX:
+        if isinstance(value, bool) or not STAGE0_LEVEL_MIN <= value <= top:
             raise DebateJobError(
-                f"{name} must be between {STAGE0_LEVEL_MIN} and {STAGE0_LEVEL_MAX}, got {value!r}"
+                f"{name} must be between {STAGE0_LEVEL_MIN} and {top}, got {value!r}"
             )
     if spec.stage0 and spec.scale == "graded":
         raise DebateJobError("stage0: stage 0 judges binary relevance; a graded job cannot use it")

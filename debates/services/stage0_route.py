@@ -111,7 +111,7 @@ def _judge_ready(job: DebateJob, progress: Callable[[str], None] | None) -> Stag
 
 
 def stage0_band_for(*, job: DebateJob, judge: Stage0Judge) -> Stage0Band:
-    """The band of ``job``: both sides chosen at the job's alpha and delta
+    """The band of ``job``: both sides chosen at the job's alpha, delta and beta
     (:func:`debates.stage0_band.band_choose`) on the equal-probability sample
     (:func:`debates.stage0_band.band_sample`) of ``judge``'s human labels of pooled pairs
     (``band_calibration``, which the judge never fitted on). Its message also says how many
@@ -136,6 +136,7 @@ def stage0_band_for(*, job: DebateJob, judge: Stage0Judge) -> Stage0Band:
         [row.label for row in kept],
         alpha=job.stage0_alpha,
         delta=job.stage0_delta,
+        beta=job.stage0_beta,
     )
     simulated = sum(1 for row in kept if row.simulated)
     sample = (

@@ -1,4 +1,4 @@
-"""``POST /api/v1/jobs`` takes ``stage0``, ``stage0_alpha``, ``stage0_delta`` and
+"""``POST /api/v1/jobs`` takes ``stage0``, ``stage0_alpha``, ``stage0_delta``, ``stage0_beta`` and
 ``min_agreement_probability``; a level outside (0, 1) is a 422 naming the field; the job's
 body says stage 0's state, words, band and judge hash."""
 
@@ -42,3 +42,15 @@ def test_a_level_outside_zero_to_one_is_a_422_naming_the_field(api_as, tiny_data
     assert answer.status_code == 422
     assert answer.json()["detail"].startswith("stage0_alpha: ")
     assert DebateJob.objects.count() == 0
+
+
+def test_stage0_beta_is_taken_and_one_above_one_is_a_422(api_as, tiny_dataset):
+    pool = tiny_dataset.pools.get().pk
+    body = {"pool": pool, "stage0": True, "stage0_beta": 0.25}
+    answer = api_as("admin").post("/api/v1/jobs", body, content_type="application/json")
+    assert answer.status_code == 202, answer.content
+    assert DebateJob.objects.get().stage0_beta == 0.25
+    body = {"pool": pool, "stage0": True, "stage0_beta": 1.5, "allow_duplicate": True}
+    refused = api_as("admin").post("/api/v1/jobs", body, content_type="application/json")
+    assert refused.status_code == 422 and refused.json()["detail"].startswith("stage0_beta: ")
+    assert DebateJob.objects.count() == 1

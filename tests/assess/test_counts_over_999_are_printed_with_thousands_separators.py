@@ -69,7 +69,7 @@ def test_the_stage0_notes_band_sample_separates_thousands():
         {"query_id": f"q{i}", "doc_id": "d", "p": 0.001, "label": 0, "inclusion": 1.0, "floor": 1.0}
         for i in range(1200)
     ]
-    job = SimpleNamespace(stage0_alpha=0.1, stage0_delta=0.1)
+    job = SimpleNamespace(stage0_alpha=0.1, stage0_delta=0.1, stage0_beta=1.0)
     band = stage0_band_for(job=job, judge=SimpleNamespace(band_calibration=rows))  # type: ignore[arg-type]
     assert band.message.endswith(
         "band set on 1,200 of 1,200 human labels of pooled pairs (an equal-probability sample "

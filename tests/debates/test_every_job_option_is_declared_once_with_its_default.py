@@ -36,6 +36,7 @@ NO_FLAG = {
         "stage0",
         "stage0_alpha",
         "stage0_delta",
+        "stage0_beta",
         # It measures assessors against the qrels; checking the qrels is run_debates's.
         "check_judged",
     },

@@ -45,3 +45,18 @@ def test_the_form_refuses_stage0_on_a_graded_job(client_as, tiny_dataset, settin
     assert answer.status_code == 200
     assert "graded job cannot use it" in answer.content.decode()
     assert DebateJob.objects.count() == 0
+
+
+def test_the_form_takes_the_share_of_holes_stage0_may_give_up(client_as, tiny_dataset, settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    client = client_as("admin")
+    page = client.get("/jobs/new/").content.decode()
+    assert 'name="stage0_beta"' in page and "Stage 0: holes given up (beta)" in page
+    pool = tiny_dataset.pools.get().pk
+    assert client.post("/jobs/new/", _form(pool, stage0="on", stage0_beta="1")).status_code == 302
+    assert DebateJob.objects.get().stage0_beta == 1.0  # 1: not bounded
+    refused = client.post("/jobs/new/", _form(pool, stage0="on", stage0_beta="1.5"))
+    assert refused.status_code == 200 and DebateJob.objects.count() == 1
+    unset = client.post("/jobs/new/", _form(pool, stage0="on", allow_duplicate="on"))
+    assert unset.status_code == 302
+    assert DebateJob.objects.order_by("-pk").first().stage0_beta == 0.1  # the default

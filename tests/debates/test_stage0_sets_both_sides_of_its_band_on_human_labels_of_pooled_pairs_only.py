@@ -14,7 +14,7 @@ def _pooled(doc: str, p: float, label: int, inclusion: float = 1.0, floor: float
     return {**row, "inclusion": inclusion, "floor": floor}
 
 
-def _band(dataset, *, band_rows, heldout, alpha=0.1, delta=0.1):
+def _band(dataset, *, band_rows, heldout, alpha=0.1, delta=0.1, beta=1.0):
     from debates.models import DebateJob, Stage0Judge
     from debates.services.stage0_route import stage0_band_for
     from debates.stage0 import stage0_judge_train
@@ -22,7 +22,9 @@ def _band(dataset, *, band_rows, heldout, alpha=0.1, delta=0.1):
     judge = stage0_judge_train(dataset=dataset)
     Stage0Judge.objects.filter(pk=judge.pk).update(heldout=heldout, band_calibration=band_rows)
     judge.refresh_from_db()
-    job = DebateJob(stage0=True, stage0_alpha=alpha, stage0_delta=delta)  # its levels only
+    # Its levels only; beta 1 (no bound on the holes given up) unless a test asks for one,
+    # so that these tests see the error test alone.
+    job = DebateJob(stage0=True, stage0_alpha=alpha, stage0_delta=delta, stage0_beta=beta)
     return stage0_band_for(job=job, judge=judge)
 
 
@@ -68,3 +70,14 @@ def test_too_few_pooled_labels_settle_nothing_and_say_how_many_more(stage0_datas
     assert not band.settles
     assert "needs at least 29" in band.message
     assert "it has 12 (17 more at the least)" in band.message
+
+
+def test_with_the_default_beta_no_relevant_label_means_no_non_relevant_side(stage0_dataset):
+    """The same 40 pooled non-relevant labels as above, at the job's default beta 0.1: with
+    no relevant pair among the labels nothing shows how many holes settling would give up
+    (29 relevant labels are the least that can), so the side settles nothing and says why."""
+    band_rows = [_pooled(f"n{i}", 0.02, 0) for i in range(40)]
+    band = _band(stage0_dataset, band_rows=band_rows, heldout=[], beta=0.1)
+    assert band.low.bound is None and not band.settles
+    assert (band.beta, band.relevant) == (0.1, 0)
+    assert "needs at least 29 relevant pairs among its human labels; it has 0" in band.message

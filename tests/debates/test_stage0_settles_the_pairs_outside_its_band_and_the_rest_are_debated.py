@@ -118,7 +118,9 @@ def _pooled_labels_given(dataset, monkeypatch) -> None:
 def test_a_trained_judge_routes_a_pool_end_to_end(stage0_dataset, fake_llms, monkeypatch):
     _pooled_labels_given(stage0_dataset, monkeypatch)
     pool = _cross_pool(stage0_dataset)
-    job = _launch(pool, stage0=True, stage0_alpha=0.3, stage0_delta=0.3)
+    # beta 1: the labels hold no relevant pair, so a bound on the holes given up would stop
+    # the non-relevant side (the next test); this one follows the routing.
+    job = _launch(pool, stage0=True, stage0_alpha=0.3, stage0_delta=0.3, stage0_beta=1.0)
     assert job.stage0_state == "waiting"
     debate_job_wait(job=job, poll_seconds=0.1)
     job.refresh_from_db()
@@ -132,6 +134,23 @@ def test_a_trained_judge_routes_a_pool_end_to_end(stage0_dataset, fake_llms, mon
         assert debate.settled_by == ("stage0" if label is not None else "")
         if label is not None:
             assert (debate.final_label, debate.calls) == (label, 0)
+
+
+def test_with_no_relevant_label_the_holes_bound_keeps_every_pair_debated(
+    stage0_dataset, fake_llms, monkeypatch
+):
+    """The same 40 non-relevant labels at the default beta 0.1: nothing shows how many holes
+    settling "non-relevant" would give up (at delta 0.3 that takes 19 relevant labels, 0.9^19
+    = 0.135 <= 0.15 < 0.9^18 = 0.150), so no pair is settled that way and the note says so."""
+    _pooled_labels_given(stage0_dataset, monkeypatch)
+    pool = _cross_pool(stage0_dataset)
+    job = _launch(pool, stage0=True, stage0_alpha=0.3, stage0_delta=0.3)
+    debate_job_wait(job=job, poll_seconds=0.1)
+    job.refresh_from_db()
+    band = band_load(job.stage0_band)
+    assert (job.stage0_beta, band.beta, band.relevant, band.low.bound) == (0.1, 0.1, 0, None)
+    assert "needs at least 19 relevant pairs among its human labels; it has 0" in job.stage0_note
+    assert not Debate.objects.filter(job=job, settled_by="stage0", final_label=0).exists()
 
 
 def test_too_few_human_labels_for_the_band_settle_nothing_and_say_how_many_more(
@@ -181,6 +200,8 @@ def test_stage0_is_refused_for_a_graded_or_batch_job(stage0_dataset, fake_llms):
         _launch(pool, stage0=True, scale="graded", max_grade=1)
     with pytest.raises(DebateJobError, match="stage0_alpha must be between 0.001 and 0.999"):
         _launch(pool, stage0=True, stage0_alpha=1.0)
+    with pytest.raises(DebateJobError, match="stage0_beta must be between 0.001 and 1.0"):
+        _launch(pool, stage0=True, stage0_beta=0.0)
 
 
 def test_a_judge_is_reused_until_the_datasets_labels_change(stage0_dataset, fake_llms):

@@ -133,6 +133,7 @@ class Command(BaseCommand):
                 stage0=opts["stage0"],
                 stage0_alpha=opts["stage0_alpha"],
                 stage0_delta=opts["stage0_delta"],
+                stage0_beta=opts["stage0_beta"],
             )
             report = pipeline_run(dataset=dataset, spec=spec, echo=self.stdout.write)
         except PIPELINE_ERRORS as exc:

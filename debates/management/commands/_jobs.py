@@ -270,7 +270,8 @@ def add_min_agreement_argument(parser) -> None:
 
 
 def add_stage0_arguments(parser, *, default: bool = False) -> None:
-    """--stage0 (--no-stage0 where it is on by default), --stage0-alpha A, --stage0-delta D:
+    """--stage0 (--no-stage0 where it is on by default), --stage0-alpha A, --stage0-delta D,
+    --stage0-beta B:
     the dataset's cheap calibrated judge settles the pairs it is sure of before any debate
     (debates.services.stage0_route), trained first when the dataset has none."""
     parser.add_argument(
@@ -293,6 +294,13 @@ def add_stage0_arguments(parser, *, default: bool = False) -> None:
         type=float,
         default=job_option_default("stage0_delta"),
         help="chance allowed that the stage-0 bound fails (default %(default)s)",
+    )
+    parser.add_argument(
+        "--stage0-beta",
+        type=float,
+        default=job_option_default("stage0_beta"),
+        help="share of the relevant pairs (holes) stage 0 may settle as not relevant, bounded "
+        "at the same risk; 1: not bounded (default %(default)s)",
     )
 
 
