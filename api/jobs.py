@@ -176,8 +176,8 @@ class JobOut(Schema):
     gold_share: float
     #: Stage 0 (a cheap calibrated judge settling the pairs it is sure of before any debate):
     #: on or off, its state ("", "waiting", "training", "routing", "done"), what it did in
-    #: words, its band (alpha, delta, n, low, high: {bound, settled, errors, p_value}) and
-    #: the judge's model hash.
+    #: words, its band (alpha, delta, beta, n, relevant, low, high: {bound, settled, errors,
+    #: p_value, missed}, message, simulated) and the judge's model hash.
     stage0: bool = False
     stage0_state: str = ""
     stage0_note: str = ""
@@ -263,12 +263,12 @@ class JobDetailOut(JobOut):
     #: What stage 0 did (null for a job without it; :func:`assess.review.stage0_report.
     #: job_stage0_report`): {"pairs", "settled": {"relevant", "not_relevant"}, "reused",
     #: "debated", "llm_calls_per_pair", "llm_calls_per_debated_pair", "alpha", "delta",
-    #: "band_labels", "audit": {"sampled", "error": {"successes", "n", "estimate", "low",
+    #: "beta", "band_labels", "audit": {"sampled", "error": {"successes", "n", "estimate", "low",
     #: "high", "confidence", "weighted", "n_effective"}, "within_alpha"},
     #: "not_relevant_audited", "found_relevant",
     #: "lost_relevant": {"estimate", "low", "high"} | null, "simulated_human_labels",
     #: "guarantee"}: the audited error of its labels against alpha, and the relevant pairs
-    #: (holes) its "not relevant" labels lost, which the guarantee does not bound.
+    #: (holes) its "not relevant" labels lost (bounded in rate when beta < 1, never in count).
     stage0_report: dict[str, Any] | None = None
 
 

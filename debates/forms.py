@@ -364,8 +364,9 @@ class JobLaunchForm(forms.Form):
         min_value=STAGE0_LEVEL_MIN,
         max_value=1.0,
         label="Stage 0: holes given up (beta)",
-        help_text="At most this share of the relevant pairs may be settled not relevant "
-        "(bounded with the error, at the same risk); 1: not bounded.",
+        help_text="A relevant pair may be settled not relevant with at most this chance "
+        "(bounded with the error, at the same risk; at 0.1 it takes 29 relevant pairs among "
+        "the human labels before any pair is settled not relevant); 1: not bounded.",
     )
     note = StorableCharField(required=False, max_length=200)
     allow_duplicate = forms.BooleanField(

@@ -28,20 +28,24 @@ side needs :func:`labels_needed` calibration pairs beyond its threshold.
 a pool of holes a few percent relevant, the non-relevant side can keep its error under alpha
 and still label a third of the relevant holes "non-relevant" (measured on NFCorpus,
 docs/measured.md), and a benchmark refined to find holes would hide them as judged. So the
-non-relevant side may also bound its *miss rate*: the share of the relevant pairs whose P
-lies at or below the threshold. At threshold t its second null is "more than beta of the
-relevant pairs fall at or below t"; with m relevant calibration pairs, j of them at or below
-t, its p-value is P(Bin(m, beta) <= j) (the relevant calibration pairs are a simple random
-sample of the pool's relevant pairs, since the band sample is an equal-probability sample
-of the pool). The side rejects at t only when both nulls are rejected at level delta/2: an
-intersection-union test (Berger, "Multiparameter hypothesis testing and acceptance
-sampling", Technometrics 1982), which needs no further split of the level, its p-value the
-larger of the two. Walking the same fixed sequence, the side's bound then keeps both its
-error <= alpha and its miss rate <= beta with probability >= 1 - delta/2. With no relevant
-pair below the threshold it needs :func:`relevant_needed` relevant calibration pairs (29 at
-beta 0.1, delta 0.1): a pool with few relevant pairs may never let this side settle, which is
-the honest answer when nothing shows how many holes settling would give up. ``beta`` >= 1
-turns the bound off (the side then bounds its error only, as before this bound existed).
+non-relevant side may also bound its *miss rate*: the chance that a relevant pair has P at or
+below the threshold. At threshold t its second null is "that chance is above beta"; with m
+relevant calibration pairs, j of them at or below t, its p-value is P(Bin(m, beta) <= j)
+(given m, the relevant calibration pairs are a simple random sample of the calibration pools'
+relevant pairs, since the band sample is an equal-probability sample of those pools). The
+side rejects at t only when both nulls are rejected at level delta/2: an intersection-union
+test (Berger, "Multiparameter hypothesis testing and acceptance sampling", Technometrics
+1982), which needs no further split of the level, its p-value the larger of the two. Walking
+the same fixed sequence, the side's bound keeps both its error rate <= alpha and its miss
+rate <= beta with probability >= 1 - delta/2. Both are rates of the population the
+calibration pairs come from: a job's own share of relevant pairs settled non-relevant
+scatters around its miss rate (with 30 relevant holes and a miss rate of exactly 0.1, more
+than 3 are missed about a third of the time), as its own error share scatters around the
+error rate. With no relevant pair below the threshold the side needs :func:`relevant_needed`
+relevant calibration pairs (29 at beta 0.1, delta 0.1): a pool with few relevant pairs may
+never let it settle, the honest answer when nothing shows how many holes settling would give
+up. ``beta`` >= 1 turns the bound off (the side then bounds its error only, as before this
+bound existed).
 
 Which labels calibrate (:func:`band_sample`). The guarantee holds for the pairs the band is
 applied to only if the calibration pairs are exchangeable with them, and stage 0 settles a
@@ -68,8 +72,11 @@ missing at random); the binomial test takes the calibration pairs as independent
 they come in clusters (the pairs of one query), so with strongly query-dependent errors the
 level is optimistic; passing over the leading thresholds with too few pairs conditions on the
 scores, which keeps the test valid when the error rate does not rise as confidence rises (a
-calibrated judge's does not). The audit of stage-0 labels (their own strata) measures the
-error on the job's pairs.
+calibrated judge's does not). The holes bound leans harder on two of these: relevant holes
+cluster in a few queries, so its m relevant pairs are fewer independent draws than m; and
+most relevant pairs reach people as escalations, so escalations still waiting for a label
+must be missing at random too. The audit of stage-0 labels (their own strata) measures the
+error on the job's pairs and counts the holes its "not relevant" labels lost.
 """
 
 from __future__ import annotations
@@ -235,6 +242,18 @@ def _levels_check(alpha: float, delta: float) -> None:
         raise ValueError(f"delta must be between 0 and 1 (exclusive), got {delta}")
 
 
+@dataclass(frozen=True)
+class FirstTest:
+    """What a side saw at the first threshold it tested (for the words of a side that
+    settles nothing): the ``threshold``, the ``pairs`` beyond it, the ``errors`` among them
+    and, with a holes bound, the relevant pairs beyond it (``missed``; None without)."""
+
+    threshold: float
+    pairs: int
+    errors: int
+    missed: int | None
+
+
 def _side(
     scores: Sequence[float],
     wrong: Sequence[bool],
@@ -243,7 +262,7 @@ def _side(
     alpha: float,
     level: float,
     misses: tuple[Sequence[float], float] | None = None,
-) -> tuple[BandSide, tuple[int, int] | None]:
+) -> tuple[BandSide, FirstTest | None]:
     """Fixed-sequence testing along ``grid``: the last threshold whose null is rejected.
 
     A threshold with fewer calibration pairs beyond it than any rejection needs
@@ -251,23 +270,25 @@ def _side(
     thresholds those are depends on the scores alone, so given the scores the order of the
     tests is still fixed before the labels are read, as the procedure requires. ``misses``
     (the relevant pairs' scores, beta): also test the miss-rate null at each threshold and
-    reject only when both are rejected (the module docstring). Also returns (pairs beyond,
-    errors among them) at the first threshold tested (None: none testable), for the words
-    of a side that settles nothing."""
-    chosen = BandSide(None, 0, 0, None, 0 if misses else None)
+    reject only when both are rejected (the module docstring). Passing over does not
+    disturb that second test either, for another reason: along the grid the count of
+    relevant pairs beyond the threshold never falls and its p-value rises with it, so a
+    rejection at a later threshold implies one at every threshold passed over before it.
+    Also returns what the first threshold tested saw (None: none testable)."""
+    chosen = BandSide(None, 0, 0, None, None)
     first = None
     for threshold in grid:
         inside = [w for s, w in zip(scores, wrong, strict=True) if beyond(s, threshold)]
         n, k = len(inside), sum(inside)
         if (1 - alpha) ** n > level:
             continue
-        first = first or (n, k)
         p_value = float(binom.cdf(k, n, alpha))
         missed = None
         if misses is not None:
             relevant, beta = misses
             missed = sum(1 for s in relevant if beyond(s, threshold))
             p_value = max(p_value, float(binom.cdf(missed, len(relevant), beta)))
+        first = first or FirstTest(threshold, n, k, missed)
         if p_value > level:
             break
         chosen = BandSide(threshold, n, k, p_value, missed)
@@ -284,12 +305,12 @@ def band_choose(
 ) -> Stage0Band:
     """Choose stage 0's band on calibration pairs: ``p`` their calibrated P(relevant) in
     [0, 1], ``y`` their human labels (0/1), same length. Fixed-sequence testing per side at
-    level delta/2 (see the module docstring); ``beta`` in (0, 1) also bounds the share of
-    the relevant pairs the non-relevant side settles (an intersection-union test at the
-    same level); None or >= 1: no such bound. Raises ValueError on lengths that differ,
-    p outside [0, 1], a label other than 0/1, alpha/delta outside (0, 1) or beta <= 0."""
+    level delta/2 (see the module docstring); ``beta`` in (0, 1) also bounds the chance that
+    a relevant pair is settled non-relevant (an intersection-union test at the same level);
+    None or >= 1: no such bound. Raises ValueError on lengths that differ, p outside [0, 1],
+    a label other than 0/1, alpha/delta outside (0, 1) or a beta that is not above 0."""
     _levels_check(alpha, delta)
-    if beta is not None and beta <= 0.0:
+    if beta is not None and not beta > 0.0:  # written so that NaN is refused too
         raise ValueError(f"beta must be above 0 (1 or more: no bound), got {beta}")
     if len(p) != len(y):
         raise ValueError(f"p and y differ in length: {len(p)} and {len(y)}")
@@ -300,29 +321,33 @@ def band_choose(
     level = delta / 2
     relevant = [score for score, label in zip(p, y, strict=True) if label == 1]
     misses = (relevant, beta) if beta is not None and beta < 1.0 else None
-    high, first_high = _side(
-        p, [label == 0 for label in y], HIGH_GRID, lambda s, t: s >= t, alpha, level
-    )
+    wrong = {"relevant": [label == 0 for label in y], "non-relevant": [label == 1 for label in y]}
+    high, first_high = _side(p, wrong["relevant"], HIGH_GRID, lambda s, t: s >= t, alpha, level)
     low, first_low = _side(
-        p, [label == 1 for label in y], LOW_GRID, lambda s, t: s <= t, alpha, level, misses
+        p, wrong["non-relevant"], LOW_GRID, lambda s, t: s <= t, alpha, level, misses
     )
+    # The side as the error test alone would set it: when it settles and the side with the
+    # holes bound does not, the holes bound is what stopped it, and the words say so.
+    alone = _side(p, wrong["non-relevant"], LOW_GRID, lambda s, t: s <= t, alpha, level)[0]
     needed = labels_needed(alpha=alpha, delta=delta)
     band = Stage0Band(alpha, delta, len(p), low, high, needed, "", 0, beta, len(relevant))
     first = {"relevant": first_high, "non-relevant": first_low}
-    return replace(band, message=_message(band, first))
+    return replace(band, message=_message(band, first, alone))
 
 
-def _message(band: Stage0Band, first: dict[str, tuple[int, int] | None]) -> str:
+def _message(band: Stage0Band, first: dict[str, FirstTest | None], alone: BandSide) -> str:
     holes = (
-        f" and at most {band.beta:g} of the relevant pairs (holes) settled non-relevant"
+        f" and a chance of at most {band.beta:g} that a relevant pair (hole) is settled "
+        "non-relevant"
         if band.holes_bounded
         else ""
     )
     guarantee = (
-        f"error <= {band.alpha:g} among settled labels{holes} with probability >= "
+        f"error <= {band.alpha:g} among settled labels{holes}, with probability >= "
         f"{1 - band.delta:g} (fixed-sequence testing on {band.n:,} human labels)"
     )
-    note = _holes_note(band)
+    stopped = band.holes_bounded and band.low.bound is None
+    reason = _holes_reason(band, first["non-relevant"]) if stopped else ""
     if band.settles:
         sides = []
         if band.high.bound is not None:
@@ -330,7 +355,13 @@ def _message(band: Stage0Band, first: dict[str, tuple[int, int] | None]) -> str:
         if band.low.bound is not None:
             sides.append(f"non-relevant when P(relevant) <= {band.low.bound:g}")
         text = f"stage 0 settles {' and '.join(sides)}: {guarantee}"
-        return f"{text}; {note}" if note else text
+        return f"{text}; it settles no pair non-relevant: {reason}" if reason else text
+    if stopped and alone.bound is not None:
+        return (
+            f"stage 0 settles nothing: on {band.n:,} human labels its non-relevant side "
+            f"would keep its error <= {band.alpha:g} (P(relevant) <= {alone.bound:g}: "
+            f"{alone.settled:,} pairs, {alone.errors:,} of them relevant), but {reason}"
+        )
     # Without any error, a side needs `needed` pairs beyond its most confident threshold.
     more = max(band.needed - band.n, 0)
     if more:
@@ -345,47 +376,52 @@ def _message(band: Stage0Band, first: dict[str, tuple[int, int] | None]) -> str:
             f"error <= {band.alpha:g} with probability >= {1 - band.delta:g}; "
             + _outlook(band, first)
         )
-    return f"{text}; {note}" if note else text
+    return f"{text}; and to settle non-relevant pairs {reason}" if reason else text
 
 
-def _holes_note(band: Stage0Band) -> str:
-    """Why the non-relevant side settles nothing when the holes bound may be the reason: too
-    few relevant pairs among the labels to show the bound at all, or none of its thresholds
-    passing both tests; "" when the side settles or no bound is asked."""
-    if not band.holes_bounded or band.low.bound is not None or band.beta is None:
-        return ""
-    needed = relevant_needed(beta=band.beta, delta=band.delta)
+def _holes_reason(band: Stage0Band, first: FirstTest | None) -> str:
+    """Why the holes bound keeps the non-relevant side from settling: too few relevant pairs
+    among the labels to show it at all, or more of them below its first testable threshold
+    than the test can clear (and, at that share, about how many labels in all would)."""
+    beta = band.beta if band.beta is not None else 1.0
+    needed = relevant_needed(beta=beta, delta=band.delta)
     if band.relevant < needed:
         return (
-            f"to settle non-relevant pairs it must show that at most {band.beta:g} of the "
-            f"relevant pairs (holes) would be given up, which needs at least {needed:,} "
-            f"relevant pairs among its human labels; it has {band.relevant:,}"
+            f"it must show that a relevant pair (hole) is settled non-relevant with a chance "
+            f"of at most {beta:g}, which needs at least {needed:,} relevant pairs among its "
+            f"human labels; it has {band.relevant:,}"
         )
-    return (
-        f"no non-relevant threshold kept both its error <= {band.alpha:g} and at most "
-        f"{band.beta:g} of the {band.relevant:,} relevant pairs (holes) below it"
+    if first is None or first.missed is None:
+        return (
+            f"no threshold of its side has enough pairs beyond it to test (it has "
+            f"{band.relevant:,} relevant pairs among its labels)"
+        )
+    words = (
+        f"{first.missed:,} of its {band.relevant:,} relevant labels lie at or below its first "
+        f"testable threshold (P(relevant) <= {first.threshold:g}), too many to show a chance "
+        f"of at most {beta:g} that a relevant pair (hole) is settled non-relevant"
     )
+    m = _pairs_to_reject(band.relevant, first.missed, beta, band.delta / 2)
+    if m is None:
+        return f"{words}; at that share no number of labels shows it: it needs a better judge"
+    total = math.ceil(band.n * m / band.relevant)
+    return f"{words}; at that share about {total:,} human labels in all would show it"
 
 
-def _outlook(band: Stage0Band, first: dict[str, tuple[int, int] | None]) -> str:
-    """What would let a side settle, from what its first testable threshold saw: ``first``
-    is ``{side name: (pairs beyond it, errors among them)}`` (None: no threshold testable).
-    At an error rate below alpha, more labels at that rate reject the null: about how many
-    in all (the band sample grown in proportion); at or above it, no number of labels will."""
+def _outlook(band: Stage0Band, first: dict[str, FirstTest | None]) -> str:
+    """What would let a side settle, from what its first testable threshold saw (None: no
+    threshold testable). At an error rate below alpha, more labels at that rate reject the
+    null: about how many in all (the band sample grown in proportion); at or above it, no
+    number of labels will. A non-relevant side held by the holes bound is left to
+    :func:`_holes_reason`."""
     words, best, held = [], None, False
     for name, seen in first.items():
         if seen is None:
             continue
-        n, k = seen
+        n, k = seen.pairs, seen.errors
         words.append(f"the {name} side saw {k:,} errors in {n:,} pairs ({k / n:.0%})")
-        if (
-            name == "non-relevant"
-            and band.holes_bounded
-            and band.relevant < relevant_needed(beta=band.beta or 1.0, delta=band.delta)
-        ):
-            # That side waits on relevant labels first (the holes note says how many), so
-            # more labels at its error rate alone say nothing of when it settles.
-            held = True
+        if name == "non-relevant" and band.holes_bounded:
+            held = True  # when it settles depends on the holes test too
             continue
         m = _pairs_to_reject(n, k, band.alpha, band.delta / 2)
         if m is not None:
@@ -404,9 +440,10 @@ def _outlook(band: Stage0Band, first: dict[str, tuple[int, int] | None]) -> str:
             f"{seen_words}: at those rates no number of human labels lets a side settle; it "
             "needs a better judge"
         )
+    side = "the relevant side" if held else "a side"
     return (
         f"{seen_words}: at those rates about {best:,} human labels in all "
-        f"({max(best - band.n, 1):,} more) would let a side settle, or a better judge fewer"
+        f"({max(best - band.n, 1):,} more) would let {side} settle, or a better judge fewer"
     )
 
 

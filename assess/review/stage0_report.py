@@ -145,15 +145,17 @@ GUARANTEE_SCOPE = (
 
 
 def guarantee_scope(beta: float) -> str:
-    """What stage 0's guarantee bounds at ``beta`` (the share of the relevant pairs its band
-    lets it settle not relevant; 1 or more: not bounded, :data:`GUARANTEE_SCOPE`). Both
-    bounds hold for pairs like its band's human labels; the audit measures this job's."""
+    """What stage 0's guarantee bounds at ``beta`` (the chance its band lets a relevant pair be
+    settled not relevant; 1 or more: not bounded, :data:`GUARANTEE_SCOPE`). Both bounds are
+    rates for pairs like its band's human labels, which a job's own shares scatter around;
+    the audit counts what this job's labels got wrong and the holes they lost."""
     if beta >= 1.0:
         return GUARANTEE_SCOPE
     return (
-        "the guarantee bounds the share of wrong labels among the pairs stage 0 settled and "
-        f"the share of the relevant pairs (holes) it settled not relevant, at most {beta:g}, "
-        "both for pairs like its band's human labels; the audit measures them on this job"
+        "the guarantee bounds the error rate of stage 0's labels and the chance that a "
+        f"relevant pair (hole) is settled not relevant, at most {beta:g}, both for pairs like "
+        "its band's human labels (a job's own shares scatter around them); the audit counts "
+        'the holes its "not relevant" labels lost'
     )
 
 

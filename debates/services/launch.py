@@ -228,6 +228,7 @@ SAME_DEBATES = (
     "stage0_beta",
     "check_judged",
 )
+STAGE0_LEVELS = ("stage0_alpha", "stage0_delta", "stage0_beta")
 
 
 def _same_debates(
@@ -267,8 +268,12 @@ def _duplicate_refuse(pool: Pool, same: dict[str, Any]) -> None:
     open_jobs = DebateJob.objects.filter(
         pool=pool, status__in=[DebateJob.Status.RUNNING, DebateJob.Status.PAUSED]
     ).order_by("pk")
+    # Stage 0's levels change nothing without stage 0 (a job made before beta existed holds
+    # 1 there, a new one the default): compared only when the jobs use it ("stage0" itself
+    # is always compared).
+    skip = () if same.get("stage0") else STAGE0_LEVELS
     for job in open_jobs.only("pk", "pool_id", "status", *SAME_DEBATES):
-        if all(getattr(job, name) == value for name, value in same.items()):
+        if all(getattr(job, k) == v for k, v in same.items() if k not in skip):
             raise DuplicateJobError(job)
 
 

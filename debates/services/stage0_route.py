@@ -11,7 +11,7 @@ with a broker, the in-process runner without one):
    on the job;
 2. *routing*: the band is chosen on human labels of pooled pairs (the judge's
    ``band_calibration``, an equal-probability sample of them, :func:`debates.stage0_band.
-   band_sample`) by fixed-sequence testing at the job's alpha and delta
+   band_sample`) by fixed-sequence testing at the job's alpha, delta and beta
    (:func:`debates.stage0_band.band_choose`); every
    pending pair is scored, and a pair whose calibrated P(relevant) lies outside the band is
    settled: agreed, ``settled_by`` "stage0", round 0, no LLM call. Its audit stratum is

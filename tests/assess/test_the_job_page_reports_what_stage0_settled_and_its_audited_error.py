@@ -101,3 +101,21 @@ def test_the_api_and_the_progress_printout_carry_it(staged, api_as):
 def test_a_job_without_stage0_has_no_report(holes, api_as):
     assert job_stage0_report(job=holes.job) is None
     assert api_as("researcher").get(f"/api/v1/jobs/{holes.job.pk}").json()["stage0_report"] is None
+
+
+def test_a_band_that_bounds_the_holes_says_so_on_the_page_and_in_the_api(staged, client_as, api_as):
+    # 40 non-relevant and 29 relevant labels: the non-relevant side settles at beta 0.1
+    # (0.9^29 = 0.0471 <= 0.05), so the guarantee now bounds the holes too.
+    band = band_choose([0.001] * 40 + [0.9] * 29, [0] * 40 + [1] * 29, beta=0.1)
+    DebateJob.objects.filter(pk=staged.job.pk).update(stage0_band=band.dump())
+    body = api_as("researcher").get(f"/api/v1/jobs/{staged.job.pk}").json()["stage0_report"]
+    assert body["beta"] == 0.1
+    assert body["guarantee"].startswith(
+        "the guarantee bounds the error rate of stage 0's labels and the chance that a "
+        "relevant pair (hole) is settled not relevant, at most 0.1"
+    )
+    shown = html.unescape(client_as("researcher").get(f"/jobs/{staged.job.pk}/").content.decode())
+    assert (
+        "The guarantee bounds the error rate of stage 0's labels and the chance that a relevant "
+        "pair (hole) is settled not relevant, at most 0.1"
+    ) in shown

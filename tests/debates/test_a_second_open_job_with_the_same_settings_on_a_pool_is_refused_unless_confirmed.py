@@ -90,3 +90,21 @@ def test_run_debates_refuses_a_duplicate_unless_allow_duplicate_is_passed(tiny_d
     )
     call_command("run_debates", *args, "--allow-duplicate")
     assert DebateJob.objects.count() == 2
+
+
+def test_stage0_levels_count_only_for_jobs_that_use_stage0(tiny_dataset):
+    """A job made before beta existed holds stage0_beta 1; without stage 0 its levels change
+    nothing, so it still blocks a duplicate launched at today's default. With stage 0 on, a
+    different beta is a different job (it settles other pairs)."""
+    pool = tiny_dataset.pools.get()
+    old = debate_job_launch(spec=JobSpec(pool=pool, rounds=1), start=False)
+    DebateJob.objects.filter(pk=old.pk).update(stage0_beta=1.0)
+    with pytest.raises(DuplicateJobError) as refused:
+        debate_job_launch(spec=JobSpec(pool=pool, rounds=1), start=False)
+    assert refused.value.job == old
+    staged = debate_job_launch(spec=JobSpec(pool=pool, rounds=1, stage0=True), start=False)
+    with pytest.raises(DuplicateJobError) as again:
+        debate_job_launch(spec=JobSpec(pool=pool, rounds=1, stage0=True), start=False)
+    assert again.value.job == staged
+    other = JobSpec(pool=pool, rounds=1, stage0=True, stage0_beta=0.2)
+    assert debate_job_launch(spec=other, start=False).stage0_beta == 0.2

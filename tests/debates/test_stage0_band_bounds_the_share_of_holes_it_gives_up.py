@@ -27,7 +27,10 @@ def test_twenty_nine_relevant_pairs_above_the_band_let_the_non_relevant_side_set
     assert (band.low.settled, band.low.errors, band.low.missed) == (200, 0, 0)
     assert band.low.p_value == pytest.approx(0.9**29)
     assert (band.beta, band.relevant, band.holes_bounded) == (0.1, 29, True)
-    assert "at most 0.1 of the relevant pairs (holes) settled non-relevant" in band.message
+    assert (
+        "error <= 0.1 among settled labels and a chance of at most 0.1 that a relevant pair "
+        "(hole) is settled non-relevant, with probability >= 0.9"
+    ) in band.message
 
 
 def test_twenty_eight_relevant_pairs_are_too_few_to_bound_the_holes_and_say_so():
@@ -38,7 +41,38 @@ def test_twenty_eight_relevant_pairs_are_too_few_to_bound_the_holes_and_say_so()
     band = band_choose(p, y, alpha=0.1, delta=0.1, beta=0.1)
     assert band.low.bound is None
     assert band_choose(p, y, alpha=0.1, delta=0.1).low.bound == 0.495  # without beta
-    assert "needs at least 29 relevant pairs among its human labels; it has 28" in band.message
+    # The words say the error test passed and the holes bound stopped the side.
+    assert band.message == (
+        "stage 0 settles nothing: on 228 human labels its non-relevant side would keep its "
+        "error <= 0.1 (P(relevant) <= 0.495: 200 pairs, 0 of them relevant), but it must show "
+        "that a relevant pair (hole) is settled non-relevant with a chance of at most 0.1, "
+        "which needs at least 29 relevant pairs among its human labels; it has 28"
+    )
+
+
+def test_relevant_pairs_below_the_first_threshold_are_counted_and_the_labels_needed_estimated():
+    # 200 non-relevant and 2 relevant pairs at P 0.01; 38 relevant and 10 non-relevant at 0.6.
+    # The first testable non-relevant threshold, 0.01, holds 202 pairs, 2 of them relevant:
+    # error p-value P(Bin(202, 0.1) <= 2) is tiny, but 2 of the 40 relevant labels lie there
+    # and P(Bin(40, 0.1) <= 2) = 0.223 > 0.05: the side stops before it starts. 2 in 40 is
+    # 5%, under beta, so more labels at that share would show it: the fewest m with
+    # P(Bin(m, 0.1) <= floor(m / 20)) <= 0.05 is 76 (floor 3: 0.0470; m = 75: 0.0504), so
+    # about 250 x 76 / 40 = 475 labels in all.
+    p = [0.01] * 202 + [0.6] * 48
+    y = [0] * 200 + [1] * 2 + [1] * 38 + [0] * 10
+    band = band_choose(p, y, alpha=0.1, delta=0.1, beta=0.1)
+    assert band.low.bound is None
+    assert band.message.endswith(
+        "but 2 of its 40 relevant labels lie at or below its first testable threshold "
+        "(P(relevant) <= 0.01), too many to show a chance of at most 0.1 that a relevant pair "
+        "(hole) is settled non-relevant; at that share about 475 human labels in all would "
+        "show it"
+    )
+    # At a share of relevant pairs below the threshold of beta or more, no number does.
+    worse = band_choose([0.01] * 204 + [0.6] * 36, [0] * 200 + [1] * 40, beta=0.1)
+    assert worse.message.endswith(
+        "at that share no number of labels shows it: it needs a better judge"
+    )
 
 
 def test_relevant_pairs_low_in_the_judges_scores_stop_the_walk_before_them():
@@ -77,9 +111,10 @@ def test_beta_of_one_is_no_bound_and_the_relevant_side_never_tests_misses():
     assert on.high.missed is None and on.high == off.high
 
 
-def test_a_beta_of_zero_or_below_is_refused():
-    with pytest.raises(ValueError, match="beta must be above 0"):
-        band_choose([0.1], [0], beta=0.0)
+def test_a_beta_of_zero_or_below_or_not_a_number_is_refused():
+    for beta in (0.0, -0.1, float("nan")):
+        with pytest.raises(ValueError, match="beta must be above 0"):
+            band_choose([0.1], [0], beta=beta)
 
 
 def test_a_band_stored_before_the_bound_existed_loads_as_not_bounded():
@@ -104,7 +139,8 @@ def test_the_job_report_says_what_the_guarantee_bounds_at_its_beta():
     assert guarantee_scope(1.0) == GUARANTEE_SCOPE  # not bounded: wrong labels only
     assert "not the relevant pairs (holes) it lost" in GUARANTEE_SCOPE
     assert guarantee_scope(0.1) == (
-        "the guarantee bounds the share of wrong labels among the pairs stage 0 settled and "
-        "the share of the relevant pairs (holes) it settled not relevant, at most 0.1, both "
-        "for pairs like its band's human labels; the audit measures them on this job"
+        "the guarantee bounds the error rate of stage 0's labels and the chance that a "
+        "relevant pair (hole) is settled not relevant, at most 0.1, both for pairs like its "
+        "band's human labels (a job's own shares scatter around them); the audit counts the "
+        'holes its "not relevant" labels lost'
     )
