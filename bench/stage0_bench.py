@@ -1,14 +1,18 @@
 """Wall time of training a stage-0 judge on 10,000 labels and of scoring 100,000 pairs.
 
 Targets (2 cores): training (``stage0_judge_train``, the whole service: labels read, query
-vectors encoded, document vectors read, fitted, calibrated, held-out scored, stored) under
-120 s with at least 10,000 training labels; scoring 100,000 pairs (``stage0_pairs_score``:
-vectors read and queries encoded, features, classifier, calibration) under 60 s.
+vectors encoded, document vectors read, corpus statistics and term-matching scalars
+computed, fitted, calibrated, held-out scored, stored) under 120 s with at least 10,000
+training labels; scoring 100,000 pairs (``stage0_pairs_score``: vectors read and queries
+encoded, corpus statistics built and scalars computed, features, classifier, calibration)
+under 60 s.
 
 Anchors, from the same run: the bare scikit-learn ``LogisticRegression.fit`` on the same
 training feature matrix, and the bare pure scoring (:func:`debates.stage0.fit.probabilities`)
-of the same 100,000 pairs' vectors already in memory; each figure is printed as a ratio to
-its anchor.
+of the same 100,000 pairs' inputs (vectors and scalars) already in memory; each figure is
+printed as a ratio to its anchor. The term-matching part alone is printed too: building the
+corpus statistics (:func:`debates.stage0.inputs.dataset_lexicon`) and the scalars of the
+100,000 pairs from their tokens in memory (:func:`debates.stage0.lexical.pair_scalars`).
 
 Data: the bundled SciFact (5,183 documents, 1,109 queries, 1,258 qrels) imported as dataset
 ``stage0-bench`` with its PRECOMPUTED document vectors (``data/scifact/embeddings``, so no
@@ -54,8 +58,8 @@ def dataset_get():
 
 def bench_training(dataset) -> object:
     from debates.stage0 import fit, stage0_judge_train
+    from debates.stage0.inputs import dataset_lexicon, pair_inputs
     from debates.stage0.labels import examples_collect
-    from debates.stage0.vectors import pair_vectors
 
     started = time.perf_counter()
     judge = stage0_judge_train(dataset=dataset)
@@ -63,12 +67,14 @@ def bench_training(dataset) -> object:
     train = [
         e for e in examples_collect(dataset=dataset) if fit.query_split(e.query_id) == fit.TRAIN
     ]
-    queries, documents = pair_vectors(
-        dataset=dataset, pairs=[(e.query_pk, e.doc_pk) for e in train]
+    inputs = pair_inputs(
+        dataset=dataset,
+        pairs=[(e.query_pk, e.doc_pk) for e in train],
+        lexicon=dataset_lexicon(dataset=dataset),
     )
     import numpy as np
 
-    features = fit.pair_features(queries, documents)
+    features = fit.judge_features(inputs, fit.Standardiser.fit(inputs.scalars))
     labels = np.array([e.label for e in train])
     started = time.perf_counter()
     fit.classifier_fit(features, labels)
@@ -82,11 +88,40 @@ def bench_training(dataset) -> object:
     return judge
 
 
+def bench_terms(dataset, keys) -> None:
+    """The term-matching part alone: corpus statistics, then the scalars of ``keys``."""
+    from corpora import retrieval
+    from corpora.models import Document, Query
+    from debates.stage0.inputs import dataset_lexicon
+    from debates.stage0.lexical import pair_scalars
+
+    started = time.perf_counter()
+    lexicon = dataset_lexicon(dataset=dataset)
+    built = time.perf_counter() - started
+    rows = Query.objects.filter(dataset=dataset).values_list("pk", "text")
+    queries = {pk: retrieval.tokenize(text) for pk, text in rows}
+    docs = {
+        pk: retrieval.tokenize(retrieval.document_text(title, text))
+        for pk, title, text in Document.objects.filter(dataset=dataset).values_list(
+            "pk", "title", "text"
+        )
+    }
+    started = time.perf_counter()
+    pair_scalars(
+        lexicon, [queries[q] for q, _ in keys], [docs[d] for _, d in keys], [d for _, d in keys]
+    )
+    scalars = time.perf_counter() - started
+    print(
+        f"term matching: corpus statistics of {lexicon.n:,} documents {built:.2f} s, scalars "
+        f"of {len(keys):,} pairs from tokens in memory {scalars:.2f} s"
+    )
+
+
 def bench_scoring(dataset, judge, n: int) -> None:
     from corpora.models import Pair
     from debates.stage0 import fit, stage0_pairs_score
-    from debates.stage0.services import stage0_vectors_score
-    from debates.stage0.vectors import pair_vectors
+    from debates.stage0.inputs import dataset_lexicon, pair_inputs
+    from debates.stage0.services import stage0_inputs_score
 
     rng = random.Random(0)
     query_pks = sorted(dataset.queries.values_list("pk", flat=True))
@@ -97,19 +132,20 @@ def bench_scoring(dataset, judge, n: int) -> None:
     started = time.perf_counter()
     scores = stage0_pairs_score(judge=judge, pairs=pairs)
     ours = time.perf_counter() - started
-    queries, documents = pair_vectors(dataset=dataset, pairs=keys)
-    classifier, calibrator = fit.fitted_load(bytes(judge.fitted))
+    inputs = pair_inputs(dataset=dataset, pairs=keys, lexicon=dataset_lexicon(dataset=dataset))
+    fitted = fit.fitted_load(bytes(judge.fitted))
     started = time.perf_counter()
-    bare = fit.probabilities(classifier, calibrator, queries, documents)
+    bare = fit.probabilities(fitted, inputs)
     anchor = time.perf_counter() - started
-    assert scores == stage0_vectors_score(judge=judge, queries=queries, documents=documents)
+    assert scores == stage0_inputs_score(judge=judge, inputs=inputs)
     assert len(bare) == len(scores) == n
     print(
         f"scoring {n:,} pairs: stage0_pairs_score {ours:.1f} s (target < 60 s) vs the bare "
         f"scoring of the vectors in memory {anchor:.2f} s = {ours / anchor:.1f}x (the rest: "
         f"reading {len(set(d for _, d in keys)):,} document vectors and encoding "
-        f"{len(query_pks):,} queries)"
+        f"{len(query_pks):,} queries, corpus statistics and scalars)"
     )
+    bench_terms(dataset, keys)
 
 
 def main() -> None:

@@ -623,23 +623,24 @@ class JobIdempotencyKey(models.Model):
 
 class Stage0Judge(models.Model):
     """A stage-0 judge of one dataset: a classifier over frozen all-MiniLM-L6-v2 vectors of
-    query and document, calibrated to P(relevant) (:mod:`debates.stage0`).
+    query and document and the pair's term-matching scalars, calibrated to P(relevant)
+    (:mod:`debates.stage0`).
 
-    ``fitted`` holds the classifier and its calibrator as bytes (:func:`debates.stage0.fit.
-    fitted_dump`), written only by training: never a file path. ``data_hash`` is the sha256 of
-    the sorted training and calibration examples (query id, doc id, label, source),
-    ``weights_hash`` that of the encoder's identity and the fitted bytes, ``model_hash`` of
-    the two. ``heldout`` lists the held-out test queries' labelled pairs with their
-    calibrated probability, ``[{"query_id", "doc_id", "p", "label", "source"}]``, which no
+    ``fitted`` holds the classifier, its calibrator and the scalars' standardiser as bytes
+    (:func:`debates.stage0.fit.fitted_dump`), written only by training: never a file path.
+    ``data_hash`` is the sha256 of the sorted training and calibration examples (query id, doc
+    id, label, source), ``weights_hash`` that of the encoder's identity and the fitted bytes,
+    ``model_hash`` of the two. ``heldout`` lists the held-out test queries' labelled pairs with
+    their calibrated probability, ``[{"query_id", "doc_id", "p", "label", "source"}]``, which no
     fitting or calibrating saw; ``metrics`` holds their figures (balanced_accuracy,
-    recall_relevant, recall_nonrelevant, ece, brier, n) with the split and the example
-    counts per source and part. ``band_calibration`` lists the human labels of pooled pairs
-    (any query) with their calibrated probability and sampling probabilities, ``[{"query_id",
-    "doc_id", "p", "label", "inclusion", "floor"}]``: never fitted on, they set the routing
-    band (:mod:`debates.stage0_band`); a row the simulated annotator labelled says
-    ``"simulated": true``. ``simulated_labels`` and ``band_simulated`` count the simulated
-    labels it learnt from and holds for the band: a job whose stage 0 used any marks its
-    stage-0 labels simulated (``DebateJob.stage0_simulated_labels``).
+    recall_relevant, recall_nonrelevant, ece, brier, n) with the split and the example counts
+    per source and part. ``band_calibration`` lists the human labels of pooled pairs (any query)
+    with their calibrated probability and sampling probabilities, ``[{"query_id", "doc_id", "p",
+    "label", "inclusion", "floor"}]``: never fitted on, they set the routing band
+    (:mod:`debates.stage0_band`); a row the simulated annotator labelled says ``"simulated":
+    true``. ``simulated_labels`` and ``band_simulated`` count the simulated labels it learnt
+    from and holds for the band: a job whose stage 0 used any marks its stage-0 labels simulated
+    (``DebateJob.stage0_simulated_labels``).
     """
 
     class Status(models.TextChoices):

@@ -162,7 +162,7 @@ def stage0_simulated_sentence(*, trained: int, band: int) -> str:
 def _settle(job: DebateJob, judge: Stage0Judge, band: Stage0Band) -> tuple[int, int]:
     """Score the job's pending debates and settle those outside the band; return (scored,
     settled). Each batch is one transaction; only debates still pending are touched."""
-    from debates.stage0 import stage0_pairs_score
+    from debates.stage0 import stage0_lexicon_build, stage0_pairs_score
 
     # Pairs not scored yet only: a pool extended after stage 0 ran gets its new pairs routed
     # without the earlier ones being routed again.
@@ -171,10 +171,12 @@ def _settle(job: DebateJob, judge: Stage0Judge, band: Stage0Band) -> tuple[int, 
     ).order_by("pk")
     scored = settled = 0
     ids = list(pending.values_list("pk", flat=True))
+    # The corpus statistics of the judge's term-matching scalars, once for every batch.
+    lexicon = stage0_lexicon_build(dataset=job.pool.dataset) if ids else None
     for start in range(0, len(ids), SCORE_BATCH):
         batch = pending.filter(pk__in=ids[start : start + SCORE_BATCH]).select_related("pair")
         debates = list(batch)
-        scores = stage0_pairs_score(judge=judge, pairs=[d.pair for d in debates])
+        scores = stage0_pairs_score(judge=judge, pairs=[d.pair for d in debates], lexicon=lexicon)
         by_label: dict[int, list[int]] = {0: [], 1: []}
         for debate, p in zip(debates, scores, strict=True):
             debate.stage0_p = float(p)

@@ -11,6 +11,13 @@ pair is never pool-like), and are never held-out gold: the held-out set holds th
 queries' pairs labelled by qrels, people, or an assumed negative (``unjudged``, ``cross``),
 each row naming its source.
 
+What the judge reads of a pair (:mod:`debates.stage0.inputs`): its MiniLM vectors and its
+term-matching scalars over the dataset's corpus (:mod:`debates.stage0.lexical`), the corpus
+statistics built once per training or scoring call. The scalars are standardised with the
+training pairs' mean and SD, stored with the fitted judge. A judge of an older feature
+layout (:data:`debates.stage0.fit.FEATURES`) is never current and always stale: whoever
+needs one trains a new one.
+
 Human labels of pooled pairs (:func:`debates.stage0.labels.band_labels_collect`), of any
 query, are never fitted or Platt-scaled on, in any form (neither the person's label nor the
 pair's consensus): all of them are scored and stored as the judge's ``band_calibration``, on
@@ -41,6 +48,7 @@ from debates.models import Stage0Judge
 from debates.services.common import pairs_in_order
 
 from . import fit
+from .inputs import dataset_lexicon, pair_inputs
 from .labels import (
     JUDGED_SOURCES,
     Example,
@@ -48,7 +56,8 @@ from .labels import (
     examples_collect,
     simulated_human_pairs,
 )
-from .vectors import dataset_windowing, encoder_identity, pair_vectors
+from .lexical import SCALARS, Lexicon
+from .vectors import dataset_windowing, encoder_identity
 
 #: The fewest judged pairs (qrels, human or consensus labels) a judge is trained on.
 MIN_JUDGED = 20
@@ -64,9 +73,13 @@ class Stage0Error(ValueError):
 
 
 def stage0_judge_current(*, dataset: Dataset) -> Stage0Judge | None:
-    """The newest ready judge of ``dataset``, or None."""
+    """The newest ready judge of ``dataset`` fitted on the current feature layout
+    (:data:`debates.stage0.fit.FEATURES`), or None: a judge of an older layout cannot
+    score, so whoever asks for the current judge trains a new one instead."""
     return (
-        Stage0Judge.objects.filter(dataset=dataset, status=Stage0Judge.Status.READY)
+        Stage0Judge.objects.filter(
+            dataset=dataset, status=Stage0Judge.Status.READY, metrics__features=fit.FEATURES
+        )
         .order_by("-created", "-pk")
         .first()
     )
@@ -127,7 +140,7 @@ def _pool_like_metrics(
 
 
 def _band_rows(
-    dataset: Dataset, classifier: Any, calibrator: Any, windowing: str
+    dataset: Dataset, fitted: fit.Fitted, lexicon: Lexicon, windowing: str
 ) -> list[dict[str, Any]]:
     """The judge's ``band_calibration``: every human label of a pooled pair with its
     calibrated P, in canonical order (query id, doc id), each saying whether the simulated
@@ -138,8 +151,8 @@ def _band_rows(
     simulated = simulated_human_pairs(dataset=dataset)
     query_ids, doc_ids = _natural_ids(band)
     keys = sorted(band, key=lambda k: (query_ids[k[0]], doc_ids[k[1]]))
-    queries, documents = pair_vectors(dataset=dataset, pairs=keys, windowing=windowing)
-    p = fit.probabilities(classifier, calibrator, queries, documents)
+    inputs = pair_inputs(dataset=dataset, pairs=keys, lexicon=lexicon, windowing=windowing)
+    p = fit.probabilities(fitted, inputs)
     return [
         {
             "query_id": query_ids[key[0]],
@@ -178,10 +191,30 @@ def _labels(examples: Sequence[Example]) -> np.ndarray:
     return np.array([e.label for e in examples], dtype=np.int_)
 
 
-def _vectors(dataset: Dataset, examples: Sequence[Example], windowing: str) -> Any:
-    return pair_vectors(
-        dataset=dataset, pairs=[(e.query_pk, e.doc_pk) for e in examples], windowing=windowing
+def _inputs(
+    dataset: Dataset, examples: Sequence[Example], lexicon: Lexicon, windowing: str
+) -> fit.PairInputs:
+    pairs = [(e.query_pk, e.doc_pk) for e in examples]
+    return pair_inputs(dataset=dataset, pairs=pairs, lexicon=lexicon, windowing=windowing)
+
+
+def _fit(
+    parts: dict[str, list[Example]], inputs: dict[str, fit.PairInputs], seed: int, stage: Any
+) -> fit.Fitted:
+    """The "fitting" and "calibrating" stages: the standardiser and classifier on the
+    training part, Platt scaling on the calibration part."""
+    stage("fitting")
+    train = inputs[fit.TRAIN]
+    standardiser = fit.Standardiser.fit(train.scalars)
+    classifier = fit.classifier_fit(
+        fit.judge_features(train, standardiser), _labels(parts[fit.TRAIN]), seed=seed
     )
+    stage("calibrating")
+    calibrator = fit.calibrator_fit(
+        fit.decision_values(classifier, standardiser, inputs[fit.CALIBRATION]),
+        _labels(parts[fit.CALIBRATION]),
+    )
+    return fit.Fitted(classifier, calibrator, standardiser)
 
 
 def _counts(parts: dict[str, list[Example]]) -> dict[str, dict[str, int]]:
@@ -234,30 +267,23 @@ def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) 
     _check(examples, parts)
     stage("embedding")
     windowing = dataset_windowing(dataset=dataset)
-    vectors = {name: _vectors(dataset, rows, windowing) for name, rows in parts.items()}
-    stage("fitting")
-    train_q, train_d = vectors[fit.TRAIN]
-    classifier = fit.classifier_fit(
-        fit.pair_features(train_q, train_d), _labels(parts[fit.TRAIN]), seed=seed
-    )
-    stage("calibrating")
-    calibration = parts[fit.CALIBRATION]
-    calibrator = fit.calibrator_fit(
-        fit.decision_values(classifier, *vectors[fit.CALIBRATION]), _labels(calibration)
-    )
+    # The corpus statistics once for every part: they read every document of the dataset.
+    lexicon = dataset_lexicon(dataset=dataset)
+    inputs = {name: _inputs(dataset, rows, lexicon, windowing) for name, rows in parts.items()}
+    fitted = _fit(parts, inputs, seed, stage)
     stage("scoring held-out")
-    test = parts[fit.TEST]
-    p = fit.probabilities(classifier, calibrator, *vectors[fit.TEST])
+    calibration, test = parts[fit.CALIBRATION], parts[fit.TEST]
+    p = fit.probabilities(fitted, inputs[fit.TEST])
     threshold = fit.decision_threshold(_labels(calibration))
     metrics = fit.heldout_metrics(p.tolist(), _labels(test).tolist(), threshold=threshold)
-    band = _band_rows(dataset, classifier, calibrator, windowing)
+    band = _band_rows(dataset, fitted, lexicon, windowing)
     stage("storing")
-    fitted = fit.fitted_dump(classifier, calibrator)
+    blob = fit.fitted_dump(fitted)
     data = fit.data_hash(_hashed(e) for e in parts[fit.TRAIN] + calibration)
-    weights = fit.weights_hash(encoder_identity(), fitted)
+    weights = fit.weights_hash(encoder_identity(), blob)
     with transaction.atomic():
         judge.status = Stage0Judge.Status.READY
-        judge.fitted = fitted
+        judge.fitted = blob
         judge.data_hash, judge.weights_hash = data, weights
         judge.model_hash = fit.model_hash(data, weights)
         judge.n_train = len(parts[fit.TRAIN])
@@ -280,6 +306,11 @@ def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) 
             "calibration": "platt",
             "classifier": f"logistic regression, class_weight=balanced, C={fit.C:g}",
             "features": fit.FEATURES,
+            "scalars": {
+                "names": list(SCALARS),
+                "mean": list(fitted.standardiser.mean),
+                "sd": list(fitted.standardiser.sd),
+            },
             "encoder": encoder_identity(),
             "windowing": windowing,
             "threshold": threshold,
@@ -310,6 +341,8 @@ def stage0_judge_stale(*, judge: Stage0Judge) -> bool:
     examples it would collect now differs from its own, or its
     held-out people's labels, or its band's human labels (with their sampling
     probabilities). Reads the labels only (no vectors): seconds on a large dataset."""
+    if judge.metrics.get("features") != fit.FEATURES:
+        return True  # fitted on another feature layout: it cannot score any more
     seed = int((judge.metrics.get("split") or {}).get("seed", 0))
     band = band_labels_collect(dataset=judge.dataset)
     parts = examples_split(examples_collect(dataset=judge.dataset, seed=seed), seed=seed, band=band)
@@ -402,26 +435,44 @@ def stage0_threshold(*, judge: Stage0Judge) -> float:
     return float(judge.metrics.get("threshold", 0.5))
 
 
-def stage0_vectors_score(*, judge: Stage0Judge, queries: Any, documents: Any) -> list[float]:
-    """Calibrated P(relevant) of pairs given as vectors (``(n, 384)`` float32 each): the pure
-    scoring part, no database. Raises :class:`Stage0Error` for a judge that is not ready."""
+def stage0_inputs_score(*, judge: Stage0Judge, inputs: fit.PairInputs) -> list[float]:
+    """Calibrated P(relevant) of pairs given as their inputs (vectors and raw scalars,
+    :class:`debates.stage0.fit.PairInputs`): the pure scoring part, no database. Raises
+    :class:`Stage0Error` for a judge that is not ready or of another feature layout."""
     if judge.status != Stage0Judge.Status.READY or not judge.fitted:
         raise Stage0Error(f"stage-0 judge {judge.pk} is {judge.status}, not ready")
-    classifier, calibrator = fit.fitted_load(bytes(judge.fitted))
-    return fit.probabilities(classifier, calibrator, queries, documents).tolist()
+    try:
+        fitted = fit.fitted_load(bytes(judge.fitted))
+    except ValueError as exc:
+        raise Stage0Error(str(exc)) from None
+    return fit.probabilities(fitted, inputs).tolist()
 
 
-def stage0_pairs_score(*, judge: Stage0Judge, pairs: Sequence[Pair]) -> list[float]:
-    """Calibrated P(relevant), in [0, 1], of each pair, in the order given (the vectors as
-    the judge was trained on: :mod:`debates.stage0.vectors`). Raises :class:`Stage0Error`
-    for a judge that is not ready."""
+def stage0_lexicon_build(*, dataset: Dataset) -> Lexicon:
+    """The corpus statistics the judge's term-matching scalars need (every document of
+    ``dataset`` read): build once and pass to each :func:`stage0_pairs_score` of a batch."""
+    return dataset_lexicon(dataset=dataset)
+
+
+def stage0_pairs_score(
+    *, judge: Stage0Judge, pairs: Sequence[Pair], lexicon: Lexicon | None = None
+) -> list[float]:
+    """Calibrated P(relevant), in [0, 1], of each pair, in the order given (the vectors and
+    scalars as the judge was trained on: :mod:`debates.stage0.inputs`). ``lexicon``: the
+    dataset's corpus statistics (:func:`stage0_lexicon_build`), built here when None.
+    Raises :class:`Stage0Error` for a judge that is not ready or of another layout."""
     if judge.status != Stage0Judge.Status.READY:
         raise Stage0Error(f"stage-0 judge {judge.pk} is {judge.status}, not ready")
+    if not pairs:
+        return []
     keys = [(p.query_id, p.document_id) for p in pairs]
-    queries, documents = pair_vectors(
-        dataset=judge.dataset, pairs=keys, windowing=str(judge.metrics.get("windowing", ""))
+    inputs = pair_inputs(
+        dataset=judge.dataset,
+        pairs=keys,
+        lexicon=lexicon or dataset_lexicon(dataset=judge.dataset),
+        windowing=str(judge.metrics.get("windowing", "")),
     )
-    return stage0_vectors_score(judge=judge, queries=queries, documents=documents)
+    return stage0_inputs_score(judge=judge, inputs=inputs)
 
 
 def stage0_judge_train_start(*, dataset: Dataset, user: Any = None) -> Operation:

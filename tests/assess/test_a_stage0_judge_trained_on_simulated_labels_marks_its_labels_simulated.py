@@ -56,7 +56,9 @@ def _staged(dataset, monkeypatch, *, simulated: bool):
     Stage0Judge.objects.filter(pk=judge.pk).update(band_calibration=_band_rows())
     judge.refresh_from_db()
     monkeypatch.setattr(stage0, "stage0_judge_stale", lambda *, judge: False)
-    monkeypatch.setattr(stage0, "stage0_pairs_score", lambda *, judge, pairs: [0.05] * len(pairs))
+    monkeypatch.setattr(
+        stage0, "stage0_pairs_score", lambda *, judge, pairs, lexicon=None: [0.05] * len(pairs)
+    )
     second = pool_of(dataset, [(f"q{i}", f"d{(i + 2) % 40}b") for i in range(40)], name="second")
     spec = JobSpec(pool=second, agent_a=AGENT, agent_b=AGENT, stage0=True, audit_share=0.0)
     staged = debate_job_launch(spec=spec, start=False)

@@ -74,7 +74,7 @@ def test_stage0_settles_what_lies_outside_its_band_and_debates_the_rest(
     monkeypatch.setattr(
         stage0,
         "stage0_pairs_score",
-        lambda *, judge, pairs: [cycle[p.pk % 3] for p in pairs],
+        lambda *, judge, pairs, lexicon=None: [cycle[p.pk % 3] for p in pairs],
     )
     pool = _cross_pool(stage0_dataset)
     job = _launch(pool, stage0=True)
