@@ -74,7 +74,7 @@ def bench_training(dataset) -> object:
     )
     import numpy as np
 
-    features = fit.judge_features(inputs, fit.Standardiser.fit(inputs.scalars))
+    features = fit.judge_features(inputs, fit.Standardiser.fit(inputs.judge_scalars()))
     labels = np.array([e.label for e in train])
     started = time.perf_counter()
     fit.classifier_fit(features, labels)

@@ -56,7 +56,7 @@ from .labels import (
     examples_collect,
     simulated_human_pairs,
 )
-from .lexical import SCALARS, Lexicon
+from .lexical import Lexicon
 from .vectors import dataset_windowing, encoder_identity
 
 #: The fewest judged pairs (qrels, human or consensus labels) a judge is trained on.
@@ -205,7 +205,7 @@ def _fit(
     training part, Platt scaling on the calibration part."""
     stage("fitting")
     train = inputs[fit.TRAIN]
-    standardiser = fit.Standardiser.fit(train.scalars)
+    standardiser = fit.Standardiser.fit(train.judge_scalars())
     classifier = fit.classifier_fit(
         fit.judge_features(train, standardiser), _labels(parts[fit.TRAIN]), seed=seed
     )
@@ -307,7 +307,7 @@ def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) 
             "classifier": f"logistic regression, class_weight=balanced, C={fit.C:g}",
             "features": fit.FEATURES,
             "scalars": {
-                "names": list(SCALARS),
+                "names": list(fit.JUDGE_SCALARS),
                 "mean": list(fitted.standardiser.mean),
                 "sd": list(fitted.standardiser.sd),
             },

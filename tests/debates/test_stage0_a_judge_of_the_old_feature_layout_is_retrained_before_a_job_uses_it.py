@@ -73,7 +73,9 @@ def test_a_job_with_stage0_trains_a_new_judge_over_an_old_layout_one(
     agent = agent_config_validate({"backend": "test"}, agent="A")
     options = JobSpec(
         pool=pool, agent_a=None, agent_b=None, rounds=2, audit_share=0.0, stage0=True,
-        stage0_alpha=0.3, stage0_delta=0.3,
+        # beta 1: the band's labels hold no relevant pair, and this test follows the new
+        # judge into routing, not the holes bound.
+        stage0_alpha=0.3, stage0_delta=0.3, stage0_beta=1.0,
     )  # fmt: skip
     spec = JobSpec.of(pool=pool, options=options, agent_a=agent, agent_b=agent)
     job = debate_job_launch(spec=spec, start=True)

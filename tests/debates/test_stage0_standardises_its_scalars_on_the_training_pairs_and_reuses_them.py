@@ -23,11 +23,13 @@ def test_the_features_append_the_standardised_scalars_to_the_vectors_features():
     q = np.array([[1.0, 0.0]], dtype=np.float32)
     d = np.array([[0.6, 0.8]], dtype=np.float32)
     inputs = fit.PairInputs(q, d, np.array([[0.5, 0.25, 2.0]], dtype=np.float32))
-    scaler = fit.Standardiser((0.25, 0.25, 1.0), (0.5, 1.0, 2.0))
-    # [q, d, q*d, |q-d|, cos] then ((0.5-0.25)/0.5, (0.25-0.25)/1, (2-1)/2).
+    scaler = fit.Standardiser((0.25, 0.25, 1.0, 0.2), (0.5, 1.0, 2.0, 0.8))
+    # [q, d, q*d, |q-d|, cos] then ((0.5-0.25)/0.5, (0.25-0.25)/1, (2-1)/2) and the cosine
+    # 0.6 standardised again, (0.6-0.2)/0.8 = 0.5.
     assert fit.judge_features(inputs, scaler)[0].tolist() == pytest.approx(
-        [1.0, 0.0, 0.6, 0.8, 0.6, 0.0, 0.4, 0.8, 0.6, 0.5, 0.0, 0.5]
+        [1.0, 0.0, 0.6, 0.8, 0.6, 0.0, 0.4, 0.8, 0.6, 0.5, 0.0, 0.5, 0.5]
     )
+    assert inputs.judge_scalars()[0].tolist() == pytest.approx([0.5, 0.25, 2.0, 0.6])
 
 
 def test_the_stored_judge_keeps_its_standardiser_and_refuses_another_layout():
@@ -64,21 +66,25 @@ def test_a_trained_judge_stores_the_training_pairs_mean_and_sd_and_scores_with_t
         pairs = [(e.query_pk, e.doc_pk) for e in parts[name]]
         return pair_inputs(dataset=stage0_dataset, pairs=pairs, lexicon=lexicon)
 
-    train = inputs(fit.TRAIN).scalars.astype(np.float64)
+    train = inputs(fit.TRAIN).judge_scalars().astype(np.float64)
     assert fitted.standardiser.mean == pytest.approx(train.mean(axis=0).tolist())
     assert fitted.standardiser.sd == pytest.approx(train.std(axis=0).tolist())
     assert judge.metrics["scalars"] == {
-        "names": ["cover", "bm25_rel", "doclen"],
+        "names": ["cover", "bm25_rel", "doclen", "cos"],
         "mean": list(fitted.standardiser.mean),
         "sd": list(fitted.standardiser.sd),
     }
-    assert judge.metrics["features"] == fit.FEATURES == "q,d,q*d,|q-d|,cos+cover,bm25_rel,doclen/v2"
+    assert (
+        judge.metrics["features"]
+        == fit.FEATURES
+        == "q,d,q*d,|q-d|,cos+z(cover,bm25_rel,doclen,cos)/v2"
+    )
     # The held-out pairs were scored with the training pairs' standardiser, not their own:
     # their own mean differs, and P computed with it would not be the stored P.
     test = inputs(fit.TEST)
     stored = [row["p"] for row in judge.heldout]
     assert fit.probabilities(fitted, test).tolist() == pytest.approx(stored, abs=1e-6)
-    own = fit.Standardiser.fit(test.scalars)
+    own = fit.Standardiser.fit(test.judge_scalars())
     assert own.mean != pytest.approx(fitted.standardiser.mean)
     refitted = fit.Fitted(fitted.classifier, fitted.calibrator, own)
     assert fit.probabilities(refitted, test).tolist() != pytest.approx(stored, abs=1e-6)
