@@ -356,8 +356,8 @@ class JobLaunchForm(forms.Form):
         min_value=STAGE0_LEVEL_MIN,
         max_value=STAGE0_LEVEL_MAX,
         label="Stage 0: risk (delta)",
-        help_text="The chance allowed that the bound above fails (chosen on held-out human "
-        "labels by fixed-sequence testing).",
+        help_text="The chance allowed that the bounds fail (the band is chosen on human "
+        "labels of pooled pairs by fixed-sequence testing).",
     )
     stage0_beta = forms.FloatField(
         required=False,

@@ -246,7 +246,10 @@ def stage0_report_lines(report: Stage0Report) -> list[str]:
         )
     else:
         lines.append(f"stage 0 audit: {report.sampled:,} stage-0 labels sampled, none judged yet")
-    lines.append(f"stage 0 holes: {report.scope}; {holes_sentence(report)}")
+    if report.settled:
+        lines.append(f"stage 0 holes: {report.scope}; {holes_sentence(report)}")
+    else:  # no band applied: no guarantee to state, no hole given up
+        lines.append("stage 0 holes: none given up (it settled no pair)")
     if report.note:  # why it settled what it did (the job page shows it at the top)
         lines.append(f"stage 0 note: {report.note}")
     return lines

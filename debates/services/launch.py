@@ -552,6 +552,13 @@ def _reused_whole_follow(job: DebateJob) -> None:
     finished."""
     if job.debates.filter(status=Debate.Status.PENDING).exists():
         return
+    if job.stage0:
+        # Its stage-0 step would have nothing to score: said now, not left "waiting".
+        DebateJob.objects.filter(pk=job.pk, stage0_state=Stage0State.WAITING).update(
+            stage0_state=Stage0State.DONE,
+            stage0_note="stage 0 settled nothing: every pair took an earlier job's outcome "
+            "(reused), so no pair was left for it to score",
+        )
     pool_batch_next(job_id=job.pk)
     job_finish_if_done(job_id=job.pk)
 

@@ -143,6 +143,11 @@ def stage0_band_for(*, job: DebateJob, judge: Stage0Judge) -> Stage0Band:
         f"band set on {len(kept):,} of {len(rows):,} human labels of pooled pairs (an "
         f"equal-probability sample at rate {rate:.3g})"
     )
+    if not rows:  # where such labels come from, for a newcomer on a fresh import
+        sample = (
+            "no human label of a pooled pair yet: people judge a job's escalated and audited "
+            "pairs at /judge/, and a later job's stage 0 sets its band on those labels"
+        )
     return replace(band, message=f"{band.message}; {sample}", simulated=simulated)
 
 

@@ -105,3 +105,17 @@ def test_the_api_takes_reuse_and_shows_the_key(api_as, small_pool):
     ]
     detail = api.get(f"/api/v1/jobs/{on['id']}").json()
     assert detail["reuse_key"] == first.reuse_key[:12]
+
+
+def test_a_stage0_job_whose_every_pair_is_reused_says_stage0_had_nothing_to_score(small_pool):
+    """Every pair took the earlier job's outcome, so the job finishes at once; its stage-0
+    step never runs, and the job says why instead of showing stage 0 "waiting"."""
+    settled_job(small_pool)
+    job = debate_job_launch(spec=JobSpec(pool=small_pool, rounds=1, stage0=True))
+    job.refresh_from_db()
+    assert job.status == "finished" and job.debates.filter(settled_by="reused").count() == 4
+    assert job.stage0_state == "done"
+    assert job.stage0_note == (
+        "stage 0 settled nothing: every pair took an earlier job's outcome (reused), so no pair "
+        "was left for it to score"
+    )

@@ -81,3 +81,12 @@ def test_with_the_default_beta_no_relevant_label_means_no_non_relevant_side(stag
     assert band.low.bound is None and not band.settles
     assert (band.beta, band.relevant) == (0.1, 0)
     assert "needs at least 29 relevant pairs among its human labels; it has 0" in band.message
+
+
+def test_with_no_pooled_human_label_yet_the_note_says_where_such_labels_come_from(stage0_dataset):
+    band = _band(stage0_dataset, band_rows=[], heldout=[])
+    assert not band.settles and band.n == 0
+    assert band.message.endswith(
+        "; no human label of a pooled pair yet: people judge a job's escalated and audited "
+        "pairs at /judge/, and a later job's stage 0 sets its band on those labels"
+    )

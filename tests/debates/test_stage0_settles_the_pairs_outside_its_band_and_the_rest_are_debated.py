@@ -236,3 +236,18 @@ def test_a_judge_is_reused_until_the_datasets_labels_change(stage0_dataset, fake
         > 0
     )
     assert {row["source"] for row in newest.heldout} <= {"qrels", "human", "cross", "unjudged"}
+
+
+def test_run_debates_with_stage0_ends_by_saying_what_stage0_did_and_why(stage0_dataset, fake_llms):
+    import io
+
+    from django.core.management import call_command
+
+    _cross_pool(stage0_dataset)
+    out = io.StringIO()
+    args = ["stage0/cross", "--backend", "test", "--rounds", "2", "--stage0", "--no-progress"]
+    call_command("run_debates", *args, stdout=out)
+    printed = out.getvalue()
+    assert "stage 0: settled 0 of 80 pairs (0 not relevant, 0 relevant), 80 debated" in printed
+    assert "stage 0 holes: none given up (it settled no pair)" in printed
+    assert "stage 0 note: stage 0 settles nothing: setting its band at alpha 0.1" in printed

@@ -3,7 +3,7 @@ from django.core.management.base import BaseCommand, CommandError
 from core.broker import tasks_run_in_process
 from debates.services.common import DebateJobError
 from debates.services.launch import JobSpec, debate_job_launch, job_option_default
-from debates.services.progress import debate_job_progress
+from debates.services.progress import debate_job_notes, debate_job_progress
 from debates.services.webhooks import TIMEOUT_SECONDS, webhook_threads_join
 
 from ._jobs import (
@@ -121,6 +121,11 @@ class Command(BaseCommand):
             return
         progress = wait_job(job, progress_bar=not opts["no_progress"])
         self.stdout.write(format_summary(job, progress))
+        # Lines other apps add, as `debate_job ID progress` prints them (stage 0's report:
+        # what it settled and why, among others).
+        job.refresh_from_db()
+        for line in debate_job_notes(job=job):
+            self.stdout.write(line)
         if job.callback_url:
             # Without a broker the callback goes out from a thread of this process: give it
             # the time of one attempt before the process exits (later retries stay pending).
