@@ -465,11 +465,17 @@ def stage0_pairs_score(
         raise Stage0Error(f"stage-0 judge {judge.pk} is {judge.status}, not ready")
     if not pairs:
         return []
+    if (judge.metrics or {}).get("features") != fit.FEATURES:
+        # Refused before the corpus is read (stage0_inputs_score would refuse it after).
+        raise Stage0Error(
+            f"stage-0 judge {judge.pk} was fitted on features "
+            f"{(judge.metrics or {}).get('features')!r}, not {fit.FEATURES!r}: train a new one"
+        )
     keys = [(p.query_id, p.document_id) for p in pairs]
     inputs = pair_inputs(
         dataset=judge.dataset,
         pairs=keys,
-        lexicon=lexicon or dataset_lexicon(dataset=judge.dataset),
+        lexicon=lexicon if lexicon is not None else dataset_lexicon(dataset=judge.dataset),
         windowing=str(judge.metrics.get("windowing", "")),
     )
     return stage0_inputs_score(judge=judge, inputs=inputs)

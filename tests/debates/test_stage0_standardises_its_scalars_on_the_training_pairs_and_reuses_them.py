@@ -39,9 +39,11 @@ def test_the_stored_judge_keeps_its_standardiser_and_refuses_another_layout():
     assert loaded == fitted
     import pickle
 
-    old = pickle.dumps({"features": "q,d,q*d,|q-d|,cos/v1", "classifier": 1, "calibrator": 2})
-    with pytest.raises(ValueError, match="train a new one"):
-        fit.fitted_load(old)
+    # v1: MiniLM features only; v2: the three term-matching scalars without the cosine.
+    for layout in ("q,d,q*d,|q-d|,cos/v1", "q,d,q*d,|q-d|,cos+cover,bm25_rel,doclen/v2"):
+        old = pickle.dumps({"features": layout, "classifier": 1, "calibrator": 2})
+        with pytest.raises(ValueError, match="train a new one"):
+            fit.fitted_load(old)
 
 
 @pytest.mark.django_db
@@ -77,7 +79,7 @@ def test_a_trained_judge_stores_the_training_pairs_mean_and_sd_and_scores_with_t
     assert (
         judge.metrics["features"]
         == fit.FEATURES
-        == "q,d,q*d,|q-d|,cos+z(cover,bm25_rel,doclen,cos)/v2"
+        == "q,d,q*d,|q-d|,cos+z(cover,bm25_rel,doclen,cos)/v3"
     )
     # The held-out pairs were scored with the training pairs' standardiser, not their own:
     # their own mean differs, and P computed with it would not be the stored P.
