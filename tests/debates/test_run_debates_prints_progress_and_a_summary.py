@@ -61,7 +61,11 @@ def test_a_pool_is_debated_in_process_and_summarised(small_pool, rule_agents, ca
         out[4],
     )
     assert out[5] == "tokens: 1,000 prompt + 100 completion"
-    assert len(out) == 6
+    # Then what `debate_job ID progress` adds: the review queue and the audit.
+    assert out[6:] == [
+        "human review: 1 escalated (0 judged), 0 audited agreed labels (0 judged), audit share 2%",
+        "audit: 0 agreed pairs sampled, none judged yet",
+    ]
     failed = Debate.objects.get(status="failed")
     assert (failed.attempts, failed.last_error) == (3, "PermanentLLMError: model refuses wind")
     assert len(rule_agents.calls) == 10 + 3
