@@ -99,6 +99,9 @@ DEFAULT_ALPHA = 0.1
 DEFAULT_DELTA = 0.1
 #: The share of the relevant pairs the non-relevant side may give up (1: no bound).
 DEFAULT_BETA = 0.1
+#: A job's alpha and delta: probabilities strictly between 0 and 1, written as a closed range
+#: for the API's schema and the form; beta may also be 1 (no bound).
+LEVEL_MIN, LEVEL_MAX = 0.001, 0.999
 
 
 def labels_needed(*, alpha: float, delta: float) -> int:

@@ -58,7 +58,10 @@ from debates.services.leases import job_finish_if_done
 from debates.services.pool_batches import pool_batch_first, pool_batch_next
 from debates.services.progress import JobProgress, debate_job_progress
 from debates.services.run import debate_job_run_inline
+from debates.services.stage0_route import debate_job_stage0_nothing_left, stage0_options_check
 from debates.services.webhooks import webhook_callback_validate
+from debates.stage0_band import LEVEL_MAX as STAGE0_LEVEL_MAX
+from debates.stage0_band import LEVEL_MIN as STAGE0_LEVEL_MIN
 
 log = logging.getLogger(__name__)
 
@@ -69,9 +72,6 @@ MIN_MAX_TOKENS, MAX_MAX_TOKENS = 16, 1_000_000  # a turn's token budget and its 
 MAX_TEMPERATURE = 2.0  # the highest sampling temperature OpenAI-compatible servers take
 MAX_JUDGMENTS_PER_PAIR = 9
 MAX_PAIRS = 10_000_000  # a pair limit or a human budget: beyond any pool's size
-# Stage 0's alpha and delta: probabilities strictly between 0 and 1, written as a closed
-# range for the API's schema and the form.
-STAGE0_LEVEL_MIN, STAGE0_LEVEL_MAX = 0.001, 0.999
 
 ProgressCallback = Callable[[JobProgress], object]  # its result is ignored
 NOTE_MAX = 200  # DebateJob.note's length
@@ -329,7 +329,10 @@ def _spec_check(spec: JobSpec, config_a: AgentConfig, config_b: AgentConfig) -> 
             "scale: the simulated backend answers binary debates only; run a graded job with "
             "an LLM backend"
         )
-    _stage0_check(spec)
+    stage0_options_check(
+        stage0=spec.stage0, scale=spec.scale, batch=spec.batch,
+        levels={name: getattr(spec, name) for name in STAGE0_LEVELS},
+    )  # fmt: skip
     _check_judged_check(spec)
     concurrency = spec.concurrency
     if concurrency is None:
@@ -339,25 +342,6 @@ def _spec_check(spec: JobSpec, config_a: AgentConfig, config_b: AgentConfig) -> 
             f"concurrency must be between 1 and {MAX_CONCURRENCY}, got {concurrency}"
         )
     return concurrency
-
-
-def _stage0_check(spec: JobSpec) -> None:
-    """Refuse stage-0 settings it cannot honour: levels outside (0, 1), a graded scale (its
-    judge says relevant or not) or batch mode (its labels are settled before direct debates)."""
-    for name, top in (
-        ("stage0_alpha", STAGE0_LEVEL_MAX),
-        ("stage0_delta", STAGE0_LEVEL_MAX),
-        ("stage0_beta", 1.0),  # 1: the holes stage 0 gives up are not bounded
-    ):
-        value = getattr(spec, name)
-        if isinstance(value, bool) or not STAGE0_LEVEL_MIN <= value <= top:
-            raise DebateJobError(
-                f"{name} must be between {STAGE0_LEVEL_MIN} and {top}, got {value!r}"
-            )
-    if spec.stage0 and spec.scale == "graded":
-        raise DebateJobError("stage0: stage 0 judges binary relevance; a graded job cannot use it")
-    if spec.stage0 and spec.batch:
-        raise DebateJobError("stage0: batch jobs cannot use stage 0 yet; launch a direct job")
 
 
 def _check_judged_check(spec: JobSpec) -> None:
@@ -552,13 +536,7 @@ def _reused_whole_follow(job: DebateJob) -> None:
     finished."""
     if job.debates.filter(status=Debate.Status.PENDING).exists():
         return
-    if job.stage0:
-        # Its stage-0 step would have nothing to score: said now, not left "waiting".
-        DebateJob.objects.filter(pk=job.pk, stage0_state=Stage0State.WAITING).update(
-            stage0_state=Stage0State.DONE,
-            stage0_note="stage 0 settled nothing: every pair took an earlier job's outcome "
-            "(reused), so no pair was left for it to score",
-        )
+    debate_job_stage0_nothing_left(job=job)
     pool_batch_next(job_id=job.pk)
     job_finish_if_done(job_id=job.pk)
 

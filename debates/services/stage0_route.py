@@ -28,6 +28,7 @@ run it twice; a claim older than :data:`STALE_CLAIM` (its process died) is taken
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from dataclasses import replace
@@ -40,12 +41,20 @@ from django.utils import timezone
 
 from core.broker import task_named
 from debates.models import Debate, DebateJob, Stage0State
-from debates.services.common import LOCAL_QUEUE
+from debates.services.common import LOCAL_QUEUE, DebateJobError
 from debates.signals import debate_job_human_changed
-from debates.stage0_band import BandLabel, Stage0Band, band_choose, band_sample
+from debates.stage0_band import (
+    LEVEL_MAX,
+    LEVEL_MIN,
+    BandLabel,
+    Stage0Band,
+    band_choose,
+    band_sample,
+)
 
 if TYPE_CHECKING:
     from debates.models import Stage0Judge
+    from debates.stage0.lexical import Lexicon
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +91,9 @@ def _note(job: DebateJob, text: str, state: str | None = None) -> None:
     DebateJob.objects.filter(pk=job.pk).update(**values)
 
 
-def _judge_ready(job: DebateJob, progress: Callable[[str], None] | None) -> Stage0Judge:
+def _judge_ready(
+    job: DebateJob, progress: Callable[[str], None] | None, corpus: Callable[[], Lexicon]
+) -> Stage0Judge:
     """The dataset's current stage-0 judge, trained first when there is none."""
     from debates.stage0 import (
         Stage0Error,
@@ -105,7 +116,7 @@ def _judge_ready(job: DebateJob, progress: Callable[[str], None] | None) -> Stag
             progress(text)
 
     try:
-        return stage0_judge_train(dataset=dataset, progress=step)
+        return stage0_judge_train(dataset=dataset, progress=step, lexicon=corpus())
     except Stage0Error as exc:
         raise Stage0RouteError(str(exc)) from None
 
@@ -164,10 +175,12 @@ def stage0_simulated_sentence(*, trained: int, band: int) -> str:
     )
 
 
-def _settle(job: DebateJob, judge: Stage0Judge, band: Stage0Band) -> tuple[int, int]:
+def _settle(
+    job: DebateJob, judge: Stage0Judge, band: Stage0Band, corpus: Callable[[], Lexicon]
+) -> tuple[int, int]:
     """Score the job's pending debates and settle those outside the band; return (scored,
     settled). Each batch is one transaction; only debates still pending are touched."""
-    from debates.stage0 import stage0_lexicon_build, stage0_pairs_score
+    from debates.stage0 import stage0_pairs_score
 
     # Pairs not scored yet only: a pool extended after stage 0 ran gets its new pairs routed
     # without the earlier ones being routed again.
@@ -177,7 +190,7 @@ def _settle(job: DebateJob, judge: Stage0Judge, band: Stage0Band) -> tuple[int, 
     scored = settled = 0
     ids = list(pending.values_list("pk", flat=True))
     # The corpus statistics of the judge's term-matching scalars, once for every batch.
-    lexicon = stage0_lexicon_build(dataset=job.pool.dataset) if ids else None
+    lexicon = corpus() if ids else None
     for start in range(0, len(ids), SCORE_BATCH):
         batch = pending.filter(pk__in=ids[start : start + SCORE_BATCH]).select_related("pair")
         debates = list(batch)
@@ -239,10 +252,44 @@ def debate_job_stage0_prepare(
     return True
 
 
+def stage0_options_check(
+    *, stage0: bool, scale: str, batch: bool, levels: dict[str, float]
+) -> None:
+    """Refuse stage-0 settings it cannot honour (:class:`DebateJobError`): ``levels``
+    (``stage0_alpha``, ``stage0_delta``, ``stage0_beta``) outside [LEVEL_MIN, LEVEL_MAX],
+    beta up to 1 (no bound); a graded scale (its judge says relevant or not) or batch mode
+    (its labels are settled before direct debates)."""
+    for name, value in levels.items():
+        top = 1.0 if name == "stage0_beta" else LEVEL_MAX
+        if isinstance(value, bool) or not LEVEL_MIN <= value <= top:
+            raise DebateJobError(f"{name} must be between {LEVEL_MIN} and {top}, got {value!r}")
+    if stage0 and scale == "graded":
+        raise DebateJobError("stage0: stage 0 judges binary relevance; a graded job cannot use it")
+    if stage0 and batch:
+        raise DebateJobError("stage0: batch jobs cannot use stage 0 yet; launch a direct job")
+
+
+def debate_job_stage0_nothing_left(*, job: DebateJob) -> None:
+    """End ``job``'s stage-0 step before it starts when reuse left it no pending pair to
+    score (every pair took an earlier job's outcome): done, in words, not left "waiting".
+    Nothing for a job without stage 0 or whose step already ran."""
+    if job.stage0:
+        DebateJob.objects.filter(pk=job.pk, stage0_state=Stage0State.WAITING).update(
+            stage0_state=Stage0State.DONE,
+            stage0_note="stage 0 settled nothing: every pair took an earlier job's outcome "
+            "(reused), so no pair was left for it to score",
+        )
+
+
 def _route(job: DebateJob, progress: Callable[[str], None] | None) -> str:
     """Train if needed, choose the band, settle: what the step did, in words."""
+    from debates.stage0 import stage0_lexicon_build
+
+    # The corpus statistics, built at most once for the step: by training when the judge
+    # is retrained, then reused to score the job's pairs.
+    corpus = functools.cache(lambda: stage0_lexicon_build(dataset=job.pool.dataset))
     try:
-        judge = _judge_ready(job, progress)
+        judge = _judge_ready(job, progress, corpus)
         _note(job, "choosing the band and scoring the pairs", Stage0State.ROUTING)
         band = stage0_band_for(job=job, judge=judge)
         # Recorded before any label is settled: a stage-0 label is never without its mark.
@@ -251,7 +298,7 @@ def _route(job: DebateJob, progress: Callable[[str], None] | None) -> str:
             stage0_model_hash=judge.model_hash,
             stage0_simulated_labels=judge.simulated_labels + band.simulated,
         )
-        scored, settled = _settle(job, judge, band) if band.settles else (0, 0)
+        scored, settled = _settle(job, judge, band, corpus) if band.settles else (0, 0)
         said = band.message
         if band.settles:
             said = f"{band.message}; it settled {settled:,} of {scored:,} pairs"

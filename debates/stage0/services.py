@@ -229,16 +229,22 @@ def _counts(parts: dict[str, list[Example]]) -> dict[str, dict[str, int]]:
 
 
 def stage0_judge_train(
-    *, dataset: Dataset, progress: Progress | None = None, seed: int = 0
+    *,
+    dataset: Dataset,
+    progress: Progress | None = None,
+    seed: int = 0,
+    lexicon: Lexicon | None = None,
 ) -> Stage0Judge:
     """Train a stage-0 judge of ``dataset`` now, in this process (module docstring), and
     return it ready. ``progress(stage, done, total)`` is called as each stage starts
     ("collecting labels", "embedding", "fitting", "calibrating", "scoring held-out",
-    "storing"; done/total count stages). Raises :class:`Stage0Error` in words when the
-    labels do not suffice; the judge row is then stored as failed with the message."""
+    "storing"; done/total count stages). ``lexicon``: the dataset's corpus statistics
+    (:func:`stage0_lexicon_build`) when the caller has them, built here when None. Raises
+    :class:`Stage0Error` in words when the labels do not suffice; the judge row is then
+    stored as failed with the message."""
     judge = Stage0Judge.objects.create(dataset=dataset)
     try:
-        return _train(judge, dataset, progress or (lambda *_: None), seed)
+        return _train(judge, dataset, progress or (lambda *_: None), seed, lexicon)
     except BaseException as exc:
         # BaseException: an interrupted command must not leave a judge "training".
         Stage0Judge.objects.filter(pk=judge.pk).update(
@@ -252,7 +258,9 @@ def stage0_judge_train(
 STAGES = ("collecting labels", "embedding", "fitting", "calibrating", "scoring held-out", "storing")
 
 
-def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) -> Stage0Judge:
+def _train(
+    judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int, lexicon: Lexicon | None
+) -> Stage0Judge:
     started = time.monotonic()
     step = iter(range(len(STAGES)))
 
@@ -268,7 +276,7 @@ def _train(judge: Stage0Judge, dataset: Dataset, progress: Progress, seed: int) 
     stage("embedding")
     windowing = dataset_windowing(dataset=dataset)
     # The corpus statistics once for every part: they read every document of the dataset.
-    lexicon = dataset_lexicon(dataset=dataset)
+    lexicon = lexicon if lexicon is not None else dataset_lexicon(dataset=dataset)
     inputs = {name: _inputs(dataset, rows, lexicon, windowing) for name, rows in parts.items()}
     fitted = _fit(parts, inputs, seed, stage)
     stage("scoring held-out")
@@ -439,13 +447,18 @@ def stage0_inputs_score(*, judge: Stage0Judge, inputs: fit.PairInputs) -> list[f
     """Calibrated P(relevant) of pairs given as their inputs (vectors and raw scalars,
     :class:`debates.stage0.fit.PairInputs`): the pure scoring part, no database. Raises
     :class:`Stage0Error` for a judge that is not ready or of another feature layout."""
+    return fit.probabilities(_fitted(judge), inputs).tolist()
+
+
+def _fitted(judge: Stage0Judge) -> fit.Fitted:
+    """``judge``'s fitted model (:func:`debates.stage0.fit.fitted_load`). Raises
+    :class:`Stage0Error` for a judge that is not ready or of another feature layout."""
     if judge.status != Stage0Judge.Status.READY or not judge.fitted:
         raise Stage0Error(f"stage-0 judge {judge.pk} is {judge.status}, not ready")
     try:
-        fitted = fit.fitted_load(bytes(judge.fitted))
+        return fit.fitted_load(bytes(judge.fitted))
     except ValueError as exc:
         raise Stage0Error(str(exc)) from None
-    return fit.probabilities(fitted, inputs).tolist()
 
 
 def stage0_lexicon_build(*, dataset: Dataset) -> Lexicon:
@@ -460,17 +473,11 @@ def stage0_pairs_score(
     """Calibrated P(relevant), in [0, 1], of each pair, in the order given (the vectors and
     scalars as the judge was trained on: :mod:`debates.stage0.inputs`). ``lexicon``: the
     dataset's corpus statistics (:func:`stage0_lexicon_build`), built here when None.
-    Raises :class:`Stage0Error` for a judge that is not ready or of another layout."""
-    if judge.status != Stage0Judge.Status.READY:
-        raise Stage0Error(f"stage-0 judge {judge.pk} is {judge.status}, not ready")
+    Raises :class:`Stage0Error` for a judge that is not ready or of another layout (before
+    the corpus is read)."""
+    fitted = _fitted(judge)
     if not pairs:
         return []
-    if (judge.metrics or {}).get("features") != fit.FEATURES:
-        # Refused before the corpus is read (stage0_inputs_score would refuse it after).
-        raise Stage0Error(
-            f"stage-0 judge {judge.pk} was fitted on features "
-            f"{(judge.metrics or {}).get('features')!r}, not {fit.FEATURES!r}: train a new one"
-        )
     keys = [(p.query_id, p.document_id) for p in pairs]
     inputs = pair_inputs(
         dataset=judge.dataset,
@@ -478,7 +485,7 @@ def stage0_pairs_score(
         lexicon=lexicon if lexicon is not None else dataset_lexicon(dataset=judge.dataset),
         windowing=str(judge.metrics.get("windowing", "")),
     )
-    return stage0_inputs_score(judge=judge, inputs=inputs)
+    return fit.probabilities(fitted, inputs).tolist()
 
 
 def stage0_judge_train_start(*, dataset: Dataset, user: Any = None) -> Operation:

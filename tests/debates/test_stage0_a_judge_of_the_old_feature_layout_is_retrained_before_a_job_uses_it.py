@@ -66,6 +66,11 @@ def test_a_job_with_stage0_trains_a_new_judge_over_an_old_layout_one(
     _pooled_labels_given(stage0_dataset, monkeypatch)
     old = stage0_judge_train(dataset=stage0_dataset)
     _make_old(old)
+    from debates.stage0 import services
+
+    built = []  # the corpus statistics, counted: the step builds them once for both uses
+    real = services.dataset_lexicon
+    monkeypatch.setattr(services, "dataset_lexicon", lambda **kw: built.append(1) or real(**kw))
     pairs = []
     for i in range(40):
         pairs += [(f"q{i}", f"d{(i + 1) % 40}a"), (f"q{i}", f"d{(i + 2) % 40}b")]
@@ -89,3 +94,4 @@ def test_a_job_with_stage0_trains_a_new_judge_over_an_old_layout_one(
     # The new judge scored every pair (the band settles here), with the new layout.
     assert band_load(job.stage0_band).settles, job.stage0_note
     assert not Debate.objects.filter(job=job, stage0_p__isnull=True).exists()
+    assert len(built) == 1  # trained and scored on the same corpus statistics
