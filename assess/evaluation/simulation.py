@@ -18,8 +18,11 @@ One replication, from a reference qrels file taken as the perfect assessor's lab
    and audited pairs get a label;
 5. the estimand: each system's mean nDCG@10 under the starting qrels plus the truth's label
    of every pooled pair (a pooled pair the truth does not list is non-relevant);
-6. three 95% intervals per system: prediction-powered (``ppi``), the machine labels with a
-   bootstrap over queries (``llm_only``), and the human sample alone (``human_only``).
+6. three 95% intervals per system and measure: prediction-powered (``ppi``), the machine
+   labels with a bootstrap over queries (``llm_only``), and the human sample alone
+   (``human_only``); and, from the prediction-powered estimator, every system pair's paired
+   difference interval and the interval on Kendall's tau between the leaderboard under the
+   starting qrels and the completed one (:mod:`assess.evaluation.simulation_comparisons`).
 Coverage is the share of (replication, system) intervals that contain the estimand.
 Every label here is simulated; nothing is stored.
 """
@@ -37,6 +40,7 @@ from debates.simulated import DebateOutcome, SimulatedAssessor
 
 from .interval_comparisons import machine_only_intervals
 from .intervals import (
+    INTERVAL_MEASURES,
     Interval,
     IntervalError,
     PooledLabel,
@@ -44,6 +48,7 @@ from .intervals import (
     query_measure,
     refined_intervals,
 )
+from .simulation_comparisons import ComparisonTally
 
 METHODS = ("ppi", "llm_only", "human_only")
 AUDIT_DESIGNS = ("uniform", "impact", "neyman")
@@ -90,7 +95,10 @@ def audit_inclusions(
 @dataclass(frozen=True)
 class StudyDesign:
     """The study's knobs. ``hide``, ``audit_share`` in [0, 1]; ``depth`` >= 1;
-    ``replications`` >= 1. Raises ValueError naming the first bad one."""
+    ``replications`` >= 1; ``measures`` the measures whose intervals are checked, each one
+    of :data:`~assess.evaluation.intervals.INTERVAL_MEASURES`, ``measure`` (the headline,
+    whose figures are the result's ``methods``) among them. Raises ValueError naming the
+    first bad one."""
 
     depth: int = 10
     hide: float = 0.5
@@ -100,8 +108,15 @@ class StudyDesign:
     measure: str = "nDCG@10"
     assessor: SimulatedAssessor = field(default_factory=SimulatedAssessor)
     audit_design: str = "uniform"
+    measures: tuple[str, ...] = ("nDCG@10",)
 
     def __post_init__(self) -> None:
+        unknown = [m for m in self.measures if m not in INTERVAL_MEASURES]
+        if unknown or self.measure not in self.measures:
+            raise ValueError(
+                f"measures: each one of {', '.join(INTERVAL_MEASURES)}, including "
+                f"{self.measure}; got {', '.join(self.measures) or 'none'}"
+            )
         if self.audit_design not in AUDIT_DESIGNS:
             raise ValueError(
                 f"audit_design: one of {', '.join(AUDIT_DESIGNS)}, got {self.audit_design!r}"
@@ -154,12 +169,18 @@ class StudyResult:
     llm_calls: float
     wrong_consensus: float
     methods: dict[str, MethodTally]
+    by_measure: dict[str, dict[str, MethodTally]] = field(default_factory=dict)
+    comparisons: dict[str, ComparisonTally] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, object]:
         """``{"replications", "systems", "queries", "human_labels" (mean per replication),
         "pooled_pairs", "escalated", "llm_calls", "wrong_consensus" (means per
         replication), "labels": "simulated", "methods": {name: {"coverage",
-        "mean_width", "intervals", "failures"}}}``."""
+        "mean_width", "intervals", "failures"}} (the headline measure, nDCG@10),
+        "measures": {measure: {"methods": {...as above}, "comparisons": {"pairs",
+        "coverage", "mean_width", "settled_share", "wrongly_settled",
+        "wrongly_settled_share", "tau": {...}}}}}`` (comparisons as
+        :meth:`ComparisonTally.summary`)."""
         return {
             "replications": self.replications,
             "systems": self.systems,
@@ -171,6 +192,13 @@ class StudyResult:
             "llm_calls": round(self.llm_calls, 2),
             "wrong_consensus": round(self.wrong_consensus, 2),
             "methods": {name: tally.summary() for name, tally in self.methods.items()},
+            "measures": {
+                measure: {
+                    "methods": {name: t.summary() for name, t in tallies.items()},
+                    "comparisons": self.comparisons[measure].summary(),
+                }
+                for measure, tallies in self.by_measure.items()
+            },
         }
 
 
@@ -319,7 +347,8 @@ def study_run(
     design: StudyDesign,
 ) -> StudyResult:
     """Replicate the study ``design.replications`` times (seeded by ``design.seed``, so the
-    same inputs give the same JSON) and tally each method's coverage of nDCG@10.
+    same inputs give the same JSON) and tally each method's coverage of every measure of
+    ``design.measures``, and the prediction-powered pair differences and tau.
 
     ``truth``: ``{query_id: {doc_id: grade}}`` (binarised here); ``runs``: ``{system:
     {query_id: [doc_id in rank order]}}``. The evaluated queries are the truth's queries with
@@ -331,7 +360,8 @@ def study_run(
     queries = sorted(q for q, judged in truth.items() if judged)
     if not queries:
         raise ValueError("the truth qrels judge no query")
-    tallies = {name: MethodTally() for name in METHODS}
+    tallies = {m: {name: MethodTally() for name in METHODS} for m in design.measures}
+    comparisons = {m: ComparisonTally() for m in design.measures}
     sums = {"human": 0.0, "pooled": 0.0, "escalated": 0.0, "calls": 0.0, "wrong": 0.0}
     for r in range(design.replications):
         rng = random.Random(f"{design.seed}:{r}")
@@ -339,11 +369,8 @@ def study_run(
         for key in ("human", "escalated", "calls", "wrong"):
             sums[key] += counts[key]
         sums["pooled"] += len(pool)
-        truths = {
-            s: _estimand(truth, start, pool, ranked, queries, design.measure)
-            for s, ranked in runs.items()
-        }
-        _tally(tallies, truths, start, pool, runs, queries, design, seed=r)
+        replication = _Replication(truth, start, pool, runs, queries)
+        _tally(tallies, comparisons, replication, design, seed=r)
     n = design.replications
     return StudyResult(
         replications=n,
@@ -354,40 +381,80 @@ def study_run(
         escalated=sums["escalated"] / n,
         llm_calls=sums["calls"] / n,
         wrong_consensus=sums["wrong"] / n,
-        methods=tallies,
+        methods=tallies[design.measure],
+        by_measure=tallies,
+        comparisons=comparisons,
     )
 
 
+@dataclass(frozen=True)
+class _Replication:
+    """One replication's inputs to the intervals: the truth, the starting qrels, the pooled
+    labels, the runs and the evaluated queries."""
+
+    truth: Mapping[str, Mapping[str, int]]
+    start: Mapping[str, Mapping[str, int]]
+    pool: Sequence[PooledLabel]
+    runs: Mapping[str, Mapping[str, Sequence[str]]]
+    queries: Sequence[str]
+
+    def truths(self, measure: str) -> dict[str, float]:
+        """``{system: mean measure under the perfect assessor's completion}``."""
+        return {
+            s: _estimand(self.truth, self.start, self.pool, ranked, self.queries, measure)
+            for s, ranked in self.runs.items()
+        }
+
+    def original(self, measure: str) -> dict[str, float]:
+        """``{system: mean measure under the starting qrels}`` (the original leaderboard)."""
+        out = {}
+        for system, ranked in self.runs.items():
+            values = [
+                query_measure(measure, ranked.get(q, []), self.start.get(q, {}))
+                for q in self.queries
+            ]
+            out[system] = sum(values) / len(values)
+        return out
+
+
 def _tally(
-    tallies: dict[str, MethodTally],
-    truths: Mapping[str, float],
-    start: Mapping[str, Mapping[str, int]],
-    pool: Sequence[PooledLabel],
-    runs: Mapping[str, Mapping[str, Sequence[str]]],
-    queries: Sequence[str],
+    tallies: dict[str, dict[str, MethodTally]],
+    comparisons: dict[str, ComparisonTally],
+    rep: _Replication,
     design: StudyDesign,
     *,
     seed: int,
 ) -> None:
-    """Add one replication's intervals of each method to the tallies."""
-    measures = (design.measure,)
+    """Add one replication's intervals of each method and measure to the tallies, and the
+    prediction-powered pair differences and tau to the comparisons."""
+    truths = {m: rep.truths(m) for m in design.measures}
     for method, use_machine in (("ppi", True), ("human_only", False)):
         try:
             found = refined_intervals(
-                runs=runs,
-                fixed=start,
-                pool=pool,
-                queries=queries,
-                measures=measures,
+                runs=rep.runs,
+                fixed=rep.start,
+                pool=rep.pool,
+                queries=rep.queries,
+                measures=design.measures,
                 use_machine=use_machine,
             )
         except IntervalError:
-            tallies[method].failures += 1
+            for m in design.measures:
+                tallies[m][method].failures += 1
             continue
-        for system, value in truths.items():
-            tallies[method].add(found.by_system[system][design.measure], value)
-    naive = machine_only_intervals(
-        runs=runs, fixed=start, pool=pool, queries=queries, measure=design.measure, seed=seed
-    )
-    for system, value in truths.items():
-        tallies["llm_only"].add(naive[system], value)
+        for m in design.measures:
+            for system, value in truths[m].items():
+                tallies[m][method].add(found.by_system[system][m], value)
+            if use_machine:
+                comparisons[m].add(found, m, truths[m], rep.original(m))
+    for m in design.measures:
+        naive = machine_only_intervals(
+            runs=rep.runs,
+            fixed=rep.start,
+            pool=rep.pool,
+            queries=rep.queries,
+            measure=m,
+            seed=seed,
+        )
+        for system, value in truths[m].items():
+            tallies[m]["llm_only"].add(naive[system], value)

@@ -105,3 +105,39 @@ def test_an_unknown_run_or_a_bad_share_is_refused_by_name(study):
         )
     with pytest.raises(CommandError, match="--audit-share: must be between 0 and 1"):
         run_study(truth, "--audit-share", "1.5")
+
+
+def test_more_measures_add_their_own_methods_and_comparisons_and_keep_the_headline(study):
+    _dataset, truth = study
+    first = run_study(truth)
+    both = run_study(truth, "--measures", "P@10,R@100")
+    # nDCG@10 is always checked first, and adding measures leaves its figures as they were.
+    assert list(both["measures"]) == ["nDCG@10", "P@10", "R@100"]
+    assert both["methods"] == first["methods"] == both["measures"]["nDCG@10"]["methods"]
+    for measure in both["measures"].values():
+        assert measure["methods"]["ppi"]["intervals"] == 60
+        comparisons = measure["comparisons"]
+        # Two systems: one pair per replication, one tau per replication.
+        assert comparisons["pairs"] == 30
+        assert comparisons["tau"]["intervals"] + comparisons["tau"]["undefined"] == 30
+
+
+def test_a_perfect_debater_with_a_full_audit_settles_no_pair_the_wrong_way(study):
+    _dataset, truth = study
+    result = run_study(
+        truth, "--sensitivity", "1", "--specificity", "1", "--audit-share", "1",
+        "--measures", "P@10",
+    )  # fmt: skip
+    for measure in result["measures"].values():
+        comparisons = measure["comparisons"]
+        # Every label is right: each difference is the true one, as is tau.
+        assert comparisons["coverage"] == 1.0
+        assert comparisons["mean_width"] == 0.0
+        assert comparisons["wrongly_settled"] == 0
+        assert comparisons["tau"]["coverage"] in (1.0, None)
+
+
+def test_an_unknown_measure_is_refused_naming_the_flag(study):
+    _dataset, truth = study
+    with pytest.raises(CommandError, match=r"--measures: each one of nDCG@10, P@10, R@100"):
+        run_study(truth, "--measures", "MAP")

@@ -4,6 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from assess.evaluation.intervals import INTERVAL_MEASURES
 from assess.evaluation.simulation import AUDIT_DESIGNS, StudyDesign
 from assess.evaluation.study import StudyError, study_simulate
 from core.paths import caller_path
@@ -15,8 +16,10 @@ class Command(BaseCommand):
     help = (
         "Simulate refining a benchmark with simulated debaters and annotators that answer "
         "from a truth qrels file, many times over, and report how often each method's 95% "
-        "interval on nDCG@10 contains the value a perfect assessor would give (coverage) and "
-        "how wide it is. Every label in it is simulated; nothing is stored."
+        "interval on nDCG@10 (and each measure of --measures) contains the value a perfect "
+        "assessor would give (coverage) and how wide it is; and how often the paired "
+        "differences and the tau interval cover, and settled orders are wrong. Every label in "
+        "it is simulated; nothing is stored."
     )
 
     def add_arguments(self, parser):
@@ -82,6 +85,13 @@ class Command(BaseCommand):
             "neyman: a pilot at half the share, then the rest by each stratum's error rate "
             "(consensus label x round; debates.audit_design)",
         )
+        parser.add_argument(
+            "--measures",
+            default="nDCG@10",
+            help="Comma-separated measures whose intervals are checked, of "
+            f"{', '.join(INTERVAL_MEASURES)} (default nDCG@10; nDCG@10 is always checked: "
+            "the JSON's methods are its figures)",
+        )
         parser.add_argument("--replications", type=int, default=200, help="Default 200")
         parser.add_argument("--seed", type=int, default=1, help="Default 1")
         parser.add_argument("--json", action="store_true", help="Print one JSON object")
@@ -105,6 +115,7 @@ class Command(BaseCommand):
                 seed=opts["seed"],
                 assessor=assessor,
                 audit_design=opts["audit_design"],
+                measures=_measures(opts["measures"]),
             )
         except ValueError as exc:
             raise CommandError(f"--{str(exc).replace('_', '-')}") from None
@@ -126,11 +137,39 @@ class Command(BaseCommand):
             f"escalated, {payload['wrong_consensus']} wrong consensus labels, "
             f"{payload['human_labels']} human labels\n"
         )
-        self.stdout.write("method      coverage  mean width  intervals  failures\n")
-        for name, row in result.methods.items():
-            s = row.summary()
-            cov = "-" if s["coverage"] is None else f"{s['coverage']:.3f}"
-            width = "-" if s["mean_width"] is None else f"{s['mean_width']:.4f}"
+        self._table(result)
+
+    def _table(self, result) -> None:
+        """Each measure's three methods, then its prediction-powered comparisons."""
+        self.stdout.write("measure   method      coverage  mean width  intervals  failures\n")
+        for measure, tallies in result.by_measure.items():
+            for name, row in tallies.items():
+                s = row.summary()
+                cov = _fixed(s["coverage"], 3)
+                width = _fixed(s["mean_width"], 4)
+                self.stdout.write(
+                    f"{measure:<9} {name:<11} {cov:>8}  {width:>10}  {s['intervals']:>9}  "
+                    f"{s['failures']:>8}\n"
+                )
+        for measure, tally in result.comparisons.items():
+            c = tally.summary()
+            tau = c["tau"]
             self.stdout.write(
-                f"{name:<11} {cov:>8}  {width:>10}  {s['intervals']:>9}  {s['failures']:>8}\n"
+                f"{measure} pair differences (ppi): coverage {_fixed(c['coverage'], 3)} of "
+                f"{c['pairs']}, mean width {_fixed(c['mean_width'], 4)}, settled "
+                f"{_fixed(c['settled_share'], 3)}, wrongly settled {c['wrongly_settled']} "
+                f"(share of settled {_fixed(c['wrongly_settled_share'], 3)}); tau interval: "
+                f"coverage {_fixed(tau['coverage'], 3)} of {tau['intervals']}, mean width "
+                f"{_fixed(tau['mean_width'], 3)}\n"
             )
+
+
+def _fixed(value: float | None, digits: int) -> str:
+    """``value`` with ``digits`` decimals, "-" for None (nothing was counted)."""
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _measures(text: str) -> tuple[str, ...]:
+    """The --measures list with nDCG@10 first (always checked), each named once."""
+    named = [m.strip() for m in text.split(",") if m.strip()]
+    return tuple(dict.fromkeys(["nDCG@10", *named]))
