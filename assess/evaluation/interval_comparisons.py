@@ -90,12 +90,16 @@ def kendall_tau_interval(
     means", JASA 1961). With probability >= ``level`` every pair whose simultaneous interval
     excludes 0 is ordered as its estimate says; tau is then at least the tau-b with every
     other pair counted discordant with the original order and at most the one with every
-    other pair concordant. Pairs tied in ``original`` count for neither, as in tau-b; the
-    refined side is taken as untied (its estimates are continuous). Conservative by
-    construction: a percentile interval of tau over draws around the estimate does not cover
-    (tau is bounded and moves in steps; simulated with 20 systems 0.01 apart and standard
-    errors of 0.01, such an interval covered the true tau in 0-13% of cases). None when tau
-    is undefined (fewer than two systems, or one side constant)."""
+    other pair concordant. Pairs tied in ``original`` count for neither, as in tau-b. An
+    open pair may also be tied on the refined side: the perfect assessor's completion ties
+    near-identical systems exactly (two runs with the same relevant documents in their top
+    100 on every query have the same R@100), and tau-b's tie correction then shrinks its
+    denominator, so the bounds are taken over those ties too (:func:`tau_b_bounds`); the
+    point estimate takes the refined side as untied (its estimates are continuous).
+    Conservative by construction: a percentile interval of tau over draws around the
+    estimate does not cover (tau is bounded and moves in steps; simulated with 20 systems
+    0.01 apart and standard errors of 0.01, such an interval covered the true tau in 0-13%
+    of cases). None when tau is undefined (fewer than two systems, or one side constant)."""
     systems = sorted(s for s in intervals.by_system if s in original)
     before = {s: original[s] for s in systems}
     centre = {s: intervals.by_system[s][measure].estimate for s in systems}
@@ -104,22 +108,52 @@ def kendall_tau_interval(
         return None
     pairs = [(a, b) for i, a in enumerate(systems) for b in systems[i + 1 :]]
     z = float(norm.ppf(1 - (1 - level) / (2 * len(pairs))))
-    settled = untied = agree = 0
+    agree = open_untied = open_tied = tied_before = 0
     for a, b in pairs:
         sign_before = (before[a] > before[b]) - (before[a] < before[b])
-        if sign_before == 0:
-            continue
-        untied += 1
+        tied_before += sign_before == 0
         found = _difference_at(intervals, a, b, measure, z)
         if found.low > 0 or found.high < 0:
-            settled += 1
-            agree += 1 if (found.estimate > 0) == (sign_before > 0) else -1
-    open_pairs = untied - settled
-    # tau-b = (C - D) / sqrt((n0 - n1) * (n0 - n2)), n2 = 0 on the untied refined side.
-    scale = math.sqrt(untied * len(pairs)) if untied else 1.0
-    low = max(-1.0, (agree - open_pairs) / scale)
-    high = min(1.0, (agree + open_pairs) / scale)
+            if sign_before:
+                agree += 1 if (found.estimate > 0) == (sign_before > 0) else -1
+        elif sign_before:
+            open_untied += 1
+        else:
+            open_tied += 1
+    low, high = tau_b_bounds(
+        agree=agree,
+        open_untied=open_untied,
+        open_tied=open_tied,
+        pairs=len(pairs),
+        tied_before=tied_before,
+    )
     return tau, min(low, tau), max(high, tau)
+
+
+def tau_b_bounds(
+    *, agree: int, open_untied: int, open_tied: int, pairs: int, tied_before: int
+) -> tuple[float, float]:
+    """(lowest, highest) Kendall tau-b, tau-b = (C - D) / sqrt((n0 - n1) * (n0 - n2)) (Kendall
+    1945; n0 = ``pairs``, n1 = ``tied_before`` the pairs tied on the first side, n2 those tied
+    on the second), over every way the second side's open pairs can fall: ``agree`` is C - D
+    over the settled pairs untied on the first side; each of the ``open_untied`` open pairs
+    (untied on the first side) counts +1, -1 or, tied, 0 with n2 one higher; each of the
+    ``open_tied`` (tied on the first side) counts 0 either way but may raise n2. Orders that
+    no ranking could give (ties that are not transitive) are allowed too: bounds, not the
+    exact range. Raises ValueError when the first side is all ties (tau undefined)."""
+    untied = pairs - tied_before
+    if untied <= 0:
+        raise ValueError("tau-b is undefined when the first side ties every pair")
+    low, high = 1.0, -1.0
+    for k in range(open_untied + 1):  # k open pairs tied on the second side
+        for j in {0, open_tied}:  # |tau| only grows with ties of first-side ties: ends suffice
+            left = pairs - k - j
+            if left <= 0:
+                continue
+            scale = math.sqrt(untied * left)
+            high = max(high, (agree + open_untied - k) / scale)
+            low = min(low, (agree - open_untied + k) / scale)
+    return max(-1.0, low), min(1.0, high)
 
 
 def _difference_at(intervals: SystemIntervals, a: str, b: str, measure: str, z: float) -> Interval:

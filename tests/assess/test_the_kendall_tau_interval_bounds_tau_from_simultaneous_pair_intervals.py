@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from assess.evaluation.interval_comparisons import kendall_tau_interval
+from assess.evaluation.interval_comparisons import kendall_tau_interval, tau_b_bounds
 from assess.evaluation.intervals import HumanSample, Interval, SystemIntervals
 
 
@@ -49,10 +49,31 @@ def test_with_nothing_settled_tau_can_be_anything():
     assert (tau, low, high) == pytest.approx((1 / 3, -1.0, 1.0))
 
 
-def test_a_pair_tied_on_the_original_leaderboard_counts_for_neither_side():
-    # s2 and s3 tied originally: tau-b = 2 / sqrt(2 * 3) whatever their refined order.
+def test_a_pair_tied_on_the_original_leaderboard_counts_for_neither_side_but_may_tie_again():
+    # s2 and s3 tied originally: tau-b = 2 / sqrt(2 * 3) whatever their refined order. Their
+    # difference is open (0.05 +- 0.339), so the perfect assessor's values may tie them too
+    # (near-identical systems do tie exactly): then n2 = 1 and tau-b = 2 / sqrt(2 * 2) = 1,
+    # which the interval must hold.
     tau, low, high = kendall_tau_interval(three_systems(0.25), {"s1": 0.8, "s2": 0.3, "s3": 0.3})
-    assert (tau, low, high) == pytest.approx((2 / math.sqrt(6),) * 3)
+    assert (tau, low, high) == pytest.approx((2 / math.sqrt(6), 2 / math.sqrt(6), 1.0))
+
+
+def test_the_bounds_take_every_way_an_open_pair_can_fall_ties_included():
+    # Four systems, six pairs, one tied on the first side; of the five untied, four are
+    # settled (C - D = 2) and one is open; the tied one is open too. tau-b = (C - D) /
+    # sqrt((6 - 1) * (6 - n2)). Highest: the open untied pair concordant and the tied one
+    # tied again, 3 / sqrt(5 * 5) = 0.6 (untied on the refined side: 3 / sqrt(30) = 0.548).
+    # Lowest: the open pair discordant, nothing tied again, 1 / sqrt(30).
+    low, high = tau_b_bounds(agree=2, open_untied=1, open_tied=1, pairs=6, tied_before=1)
+    assert (low, high) == pytest.approx((1 / math.sqrt(30), 0.6))
+    # The mirror image: C - D = -2.
+    low, high = tau_b_bounds(agree=-2, open_untied=1, open_tied=1, pairs=6, tied_before=1)
+    assert (low, high) == pytest.approx((-0.6, -1 / math.sqrt(30)))
+    # No tie anywhere: the bounds of tau without ties, (C - D -+ open) / n0.
+    low, high = tau_b_bounds(agree=1, open_untied=2, open_tied=0, pairs=3, tied_before=0)
+    assert (low, high) == pytest.approx((-1 / 3, 1.0))
+    with pytest.raises(ValueError, match="ties every pair"):
+        tau_b_bounds(agree=0, open_untied=0, open_tied=1, pairs=1, tied_before=1)
 
 
 def test_the_interval_covers_the_true_tau_where_a_percentile_interval_did_not():
