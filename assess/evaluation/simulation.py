@@ -133,26 +133,41 @@ class StudyDesign:
 
 @dataclass
 class MethodTally:
-    """Coverage and width of one method's intervals over the study."""
+    """Coverage and width of one method's intervals over the study, overall and per system
+    (``per_system``: ``{system: [covered, intervals]}``): coverage pooled over systems can
+    hide one system whose intervals miss more often."""
 
     covered: int = 0
     total: int = 0
     width_sum: float = 0.0
     failures: int = 0  # replications where the method could give no interval
+    per_system: dict[str, list[int]] = field(default_factory=dict)
 
-    def add(self, interval: Interval, truth: float) -> None:
-        """Count one interval against the value it should contain."""
+    def add(self, interval: Interval, truth: float, system: str = "") -> None:
+        """Count one interval (of ``system``) against the value it should contain."""
+        hit = interval.contains(truth)
         self.total += 1
-        self.covered += interval.contains(truth)
+        self.covered += hit
         self.width_sum += interval.high - interval.low
+        counts = self.per_system.setdefault(system, [0, 0])
+        counts[0] += hit
+        counts[1] += 1
 
-    def summary(self) -> dict[str, float | int | None]:
-        """``{"coverage", "mean_width", "intervals", "failures"}``; None when none was made."""
+    def summary(self) -> dict[str, object]:
+        """``{"coverage", "mean_width", "intervals", "failures", "lowest_system_coverage":
+        {"system", "coverage", "intervals"}}``; None when no interval was made."""
+        lowest = None
+        if self.per_system:
+            name, (hit, n) = min(
+                self.per_system.items(), key=lambda kv: (kv[1][0] / kv[1][1], kv[0])
+            )
+            lowest = {"system": name, "coverage": hit / n, "intervals": n}
         return {
             "coverage": self.covered / self.total if self.total else None,
             "mean_width": self.width_sum / self.total if self.total else None,
             "intervals": self.total,
             "failures": self.failures,
+            "lowest_system_coverage": lowest,
         }
 
 
@@ -444,7 +459,7 @@ def _tally(
             continue
         for m in design.measures:
             for system, value in truths[m].items():
-                tallies[m][method].add(found.by_system[system][m], value)
+                tallies[m][method].add(found.by_system[system][m], value, system)
             if use_machine:
                 comparisons[m].add(found, m, truths[m], rep.original(m))
     for m in design.measures:
@@ -457,4 +472,4 @@ def _tally(
             seed=seed,
         )
         for system, value in truths[m].items():
-            tallies[m]["llm_only"].add(naive[system], value)
+            tallies[m]["llm_only"].add(naive[system], value, system)

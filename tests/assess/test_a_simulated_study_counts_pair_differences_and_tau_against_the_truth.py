@@ -8,7 +8,7 @@ import pytest
 from assess.evaluation import simulation_comparisons
 from assess.evaluation.interval_comparisons import PairComparison
 from assess.evaluation.intervals import Interval
-from assess.evaluation.simulation import StudyDesign, study_run
+from assess.evaluation.simulation import MethodTally, StudyDesign, study_run
 from assess.evaluation.simulation_comparisons import ComparisonTally
 from debates.simulated import SimulatedAssessor
 from tests.fixtures.simulated import synthetic_collection
@@ -83,3 +83,16 @@ def test_a_measure_outside_the_interval_measures_is_refused():
         StudyDesign(measures=("nDCG@10", "MAP"))
     with pytest.raises(ValueError, match="including nDCG@10"):
         StudyDesign(measures=("P@10",))
+
+
+def test_the_lowest_covering_system_is_named_beside_the_pooled_coverage():
+    tally = MethodTally()
+    # System a: 2 of 2 intervals hold the truth; system b: 1 of 2. Pooled 3 of 4.
+    tally.add(Interval(0.5, 0.4, 0.6, 9), 0.45, "a")
+    tally.add(Interval(0.5, 0.4, 0.6, 9), 0.55, "a")
+    tally.add(Interval(0.5, 0.4, 0.6, 9), 0.65, "b")
+    tally.add(Interval(0.5, 0.4, 0.6, 9), 0.60, "b")
+    summary = tally.summary()
+    assert summary["coverage"] == 0.75
+    assert summary["lowest_system_coverage"] == {"system": "b", "coverage": 0.5, "intervals": 2}
+    assert MethodTally().summary()["lowest_system_coverage"] is None

@@ -141,15 +141,19 @@ class Command(BaseCommand):
 
     def _table(self, result) -> None:
         """Each measure's three methods, then its prediction-powered comparisons."""
-        self.stdout.write("measure   method      coverage  mean width  intervals  failures\n")
+        self.stdout.write(
+            "measure   method      coverage  mean width  intervals  failures  lowest system\n"
+        )
         for measure, tallies in result.by_measure.items():
             for name, row in tallies.items():
                 s = row.summary()
                 cov = _fixed(s["coverage"], 3)
                 width = _fixed(s["mean_width"], 4)
+                low = s["lowest_system_coverage"]
+                lowest = f"{low['coverage']:.3f} {low['system']}" if low else "-"
                 self.stdout.write(
                     f"{measure:<9} {name:<11} {cov:>8}  {width:>10}  {s['intervals']:>9}  "
-                    f"{s['failures']:>8}\n"
+                    f"{s['failures']:>8}  {lowest}\n"
                 )
         for measure, tally in result.comparisons.items():
             c = tally.summary()
