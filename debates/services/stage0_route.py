@@ -41,7 +41,7 @@ from django.utils import timezone
 
 from core.broker import task_named
 from debates.models import Debate, DebateJob, Stage0State
-from debates.services.common import LOCAL_QUEUE, DebateJobError
+from debates.services.common import LOCAL_QUEUE, DebateJobError, DebateJobOptionError
 from debates.signals import debate_job_human_changed
 from debates.stage0_band import (
     LEVEL_MAX,
@@ -257,12 +257,15 @@ def stage0_options_check(
 ) -> None:
     """Refuse stage-0 settings it cannot honour (:class:`DebateJobError`): ``levels``
     (``stage0_alpha``, ``stage0_delta``, ``stage0_beta``) outside [LEVEL_MIN, LEVEL_MAX],
-    beta up to 1 (no bound); a graded scale (its judge says relevant or not) or batch mode
+    beta up to 1 (no bound), as a :class:`DebateJobOptionError` naming the level (its flag
+    on the command line); a graded scale (its judge says relevant or not) or batch mode
     (its labels are settled before direct debates)."""
     for name, value in levels.items():
         top = 1.0 if name == "stage0_beta" else LEVEL_MAX
         if isinstance(value, bool) or not LEVEL_MIN <= value <= top:
-            raise DebateJobError(f"{name} must be between {LEVEL_MIN} and {top}, got {value!r}")
+            raise DebateJobOptionError(
+                name, f"must be between {LEVEL_MIN} and {top}, got {value!r}"
+            )
     if stage0 and scale == "graded":
         raise DebateJobError("stage0: stage 0 judges binary relevance; a graded job cannot use it")
     if stage0 and batch:
