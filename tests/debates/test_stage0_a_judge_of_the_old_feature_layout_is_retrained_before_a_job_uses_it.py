@@ -73,6 +73,10 @@ def test_a_job_with_stage0_trains_a_new_judge_over_an_old_layout_one(
     job.refresh_from_db()
     assert (job.stage0_state, job.status) == ("done", DebateJob.Status.FINISHED)
     assert "failed" not in job.stage0_note, job.stage0_note
+    # The note says why the job trained a judge first.
+    assert job.stage0_note.endswith(
+        "; a new judge was trained first: the judge's feature layout is older than this version's"
+    ), job.stage0_note
     new = Stage0Judge.objects.exclude(pk=old.pk).get(dataset=stage0_dataset)
     assert new.metrics["features"] == fit.FEATURES
     assert job.stage0_model_hash == new.model_hash

@@ -70,7 +70,7 @@ def test_stage0_settles_what_lies_outside_its_band_and_debates_the_rest(
     ]
     Stage0Judge.objects.filter(pk=judge.pk).update(heldout=heldout, band_calibration=band_rows)
     cycle = (0.95, 0.5, 0.05)
-    monkeypatch.setattr(stage0, "stage0_judge_stale", lambda *, judge: False)
+    monkeypatch.setattr(stage0, "stage0_judge_stale_reason", lambda *, judge: "")
     monkeypatch.setattr(
         stage0,
         "stage0_pairs_score",
