@@ -22,6 +22,13 @@ from typing import Any
 INTERFACES = ("cli", "api", "browser", "plain")
 
 
+def option_flag(key: str) -> str:
+    """The command-line flag of the option the services and the API call ``key``:
+    ``--unknown-ids`` for ``unknown_ids``, ``--stage0-beta`` for ``stage0_beta`` (argparse
+    makes a flag's dest by the reverse replacement)."""
+    return "--" + key.replace("_", "-")
+
+
 @dataclass(frozen=True, slots=True)
 class OptionFix:
     """An option that gets past an error: ``key`` as the services and the API name it
@@ -39,7 +46,7 @@ class OptionFix:
         value to choose, else the value). Raises ValueError for another interface."""
         end = f" {self.purpose}" if self.purpose else ""
         if interface == "cli":
-            flag = "--" + self.key.replace("_", "-")
+            flag = option_flag(self.key)
             given = flag if self.value is True or self.value is None else f"{flag} {self.value}"
             return f"pass {given}{end}"
         if interface == "api":

@@ -1,21 +1,23 @@
-"""What more than one section of the debate services shares: the refusal error
-:class:`DebateJobError`, the attempt limit :data:`MAX_ATTEMPTS`, the readers of the
-``DREAM_DEBATE_*``/``DREAM_LLM_*`` settings (lease, LLM retries, retry delay), the stored error
-text of an exception, the canonical pair order (query id, then doc id, by code point), the
-default concurrency and Celery queue of a job's agents, and the database connection around an
-LLM call. It imports nothing from the other service modules."""
+"""What more than one section of the debate services shares: the refusal errors
+:class:`DebateJobError` and :class:`DebateJobOptionError` (one that names a job option), the
+attempt limit :data:`MAX_ATTEMPTS`, the readers of the ``DREAM_DEBATE_*``/``DREAM_LLM_*``
+settings (lease, LLM retries, retry delay), the stored error text of an exception, the
+canonical pair order (query id, then doc id, by code point), the default concurrency and
+Celery queue of a job's agents, and the database connection around an LLM call. It imports
+nothing from the other service modules."""
 
 from __future__ import annotations
 
 import logging
 import os
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 from django.db.models import F, QuerySet
 
+from core.fixes import option_flag
 from corpora.models import Pair, Pool
 from corpora.ordering import code_point
 from debates.llm.config import AgentConfig
@@ -36,6 +38,22 @@ log = logging.getLogger(__name__)
 
 class DebateJobError(ValueError):
     """A job action that is refused (bad settings, a job in the wrong status, ...)."""
+
+
+class DebateJobOptionError(DebateJobError):
+    """A job option's value refused, the message starting with the option's name:
+    ``str()`` names it as the services, the form and the API do (``stage0_beta must be
+    ...``); :meth:`worded` for "cli" names the flag the user typed (``--stage0-beta must be
+    ...``, :func:`core.fixes.option_flag`), as :func:`core.fixes.error_worded` asks."""
+
+    def __init__(self, option: str, rest: str) -> None:
+        self.option, self.rest = option, rest
+        super().__init__(f"{option} {rest}")
+
+    def worded(self, interface: str, form: Any = None) -> str:
+        """The message for ``interface`` (:data:`core.fixes.INTERFACES`); ``form`` unused."""
+        name = option_flag(self.option) if interface == "cli" else self.option
+        return f"{name} {self.rest}"
 
 
 def _setting(name: str, default: float) -> float:

@@ -8,7 +8,8 @@ with a broker, the in-process runner without one):
 1. *training*: when the dataset has no ready stage-0 judge, or its newest one was trained
    on other labels than the dataset has now (:func:`debates.stage0.stage0_judge_stale`),
    one is trained (:func:`debates.stage0.stage0_judge_train`), the step's progress written
-   on the job;
+   on the job with the reason in words (:func:`debates.stage0.stage0_judge_stale_reason`,
+   :func:`debates.stage0.stage0_judge_missing_reason`), which the final note repeats;
 2. *routing*: the band is chosen on human labels of pooled pairs (the judge's
    ``band_calibration``, an equal-probability sample of them, :func:`debates.stage0_band.
    band_sample`) by fixed-sequence testing at the job's alpha, delta and beta
@@ -41,7 +42,7 @@ from django.utils import timezone
 
 from core.broker import task_named
 from debates.models import Debate, DebateJob, Stage0State
-from debates.services.common import LOCAL_QUEUE, DebateJobError
+from debates.services.common import LOCAL_QUEUE, DebateJobError, DebateJobOptionError
 from debates.signals import debate_job_human_changed
 from debates.stage0_band import (
     LEVEL_MAX,
@@ -62,6 +63,7 @@ log = logging.getLogger(__name__)
 STAGE0_TASK = "debates.run_stage0"
 STALE_CLAIM = timedelta(hours=1)  # a stage-0 step this old is taken to have died
 SCORE_BATCH = 5_000  # pairs scored and settled per transaction
+NOTE_CHARS = 500  # DebateJob.stage0_note's length
 
 
 class Stage0RouteError(Exception):
@@ -85,7 +87,7 @@ def _claim(job: DebateJob) -> bool:
 
 def _note(job: DebateJob, text: str, state: str | None = None) -> None:
     # Every note is also the step's heartbeat: a claim renewed is never taken as dead.
-    values: dict[str, object] = {"stage0_note": text[:500], "stage0_claimed": timezone.now()}
+    values: dict[str, object] = {"stage0_note": text[:NOTE_CHARS], "stage0_claimed": timezone.now()}
     if state is not None:
         values["stage0_state"] = state
     DebateJob.objects.filter(pk=job.pk).update(**values)
@@ -93,32 +95,39 @@ def _note(job: DebateJob, text: str, state: str | None = None) -> None:
 
 def _judge_ready(
     job: DebateJob, progress: Callable[[str], None] | None, corpus: Callable[[], Lexicon]
-) -> Stage0Judge:
-    """The dataset's current stage-0 judge, trained first when there is none."""
+) -> tuple[Stage0Judge, str]:
+    """The dataset's current stage-0 judge, trained first when there is none or it is stale,
+    and why it was trained, in words ("" when it was not)."""
     from debates.stage0 import (
         Stage0Error,
         stage0_judge_current,
-        stage0_judge_stale,
+        stage0_judge_missing_reason,
+        stage0_judge_stale_reason,
         stage0_judge_train,
     )
 
     dataset = job.pool.dataset
     judge = stage0_judge_current(dataset=dataset)
     # A judge trained before the newest labels (human labels of an earlier job, say) would
-    # set its band without them: a new one is trained on everything known now.
-    if judge is not None and not stage0_judge_stale(judge=judge):
-        return judge
+    # set its band without them: a new one is trained on everything known now. The reason
+    # is kept for the note: a retrain costs minutes, and the user should see why.
+    if judge is None:
+        why = stage0_judge_missing_reason(dataset=dataset)
+    else:
+        why = stage0_judge_stale_reason(judge=judge)
+        if not why:
+            return judge, ""
 
     def step(stage: str, done: int, total: int) -> None:
-        text = f"training a stage-0 judge for {dataset.slug}: {stage} ({done}/{total})"
+        text = f"training a stage-0 judge for {dataset.slug} ({why}): {stage} ({done}/{total})"
         _note(job, text)
         if progress is not None:
             progress(text)
 
     try:
-        return stage0_judge_train(dataset=dataset, progress=step, lexicon=corpus())
+        return stage0_judge_train(dataset=dataset, progress=step, lexicon=corpus()), why
     except Stage0Error as exc:
-        raise Stage0RouteError(str(exc)) from None
+        raise Stage0RouteError(f"{exc} (a new judge was being trained: {why})") from None
 
 
 def stage0_band_for(*, job: DebateJob, judge: Stage0Judge) -> Stage0Band:
@@ -257,12 +266,15 @@ def stage0_options_check(
 ) -> None:
     """Refuse stage-0 settings it cannot honour (:class:`DebateJobError`): ``levels``
     (``stage0_alpha``, ``stage0_delta``, ``stage0_beta``) outside [LEVEL_MIN, LEVEL_MAX],
-    beta up to 1 (no bound); a graded scale (its judge says relevant or not) or batch mode
+    beta up to 1 (no bound), as a :class:`DebateJobOptionError` naming the level (its flag
+    on the command line); a graded scale (its judge says relevant or not) or batch mode
     (its labels are settled before direct debates)."""
     for name, value in levels.items():
         top = 1.0 if name == "stage0_beta" else LEVEL_MAX
         if isinstance(value, bool) or not LEVEL_MIN <= value <= top:
-            raise DebateJobError(f"{name} must be between {LEVEL_MIN} and {top}, got {value!r}")
+            raise DebateJobOptionError(
+                name, f"must be between {LEVEL_MIN} and {top}, got {value!r}"
+            )
     if stage0 and scale == "graded":
         raise DebateJobError("stage0: stage 0 judges binary relevance; a graded job cannot use it")
     if stage0 and batch:
@@ -289,7 +301,7 @@ def _route(job: DebateJob, progress: Callable[[str], None] | None) -> str:
     # is retrained, then reused to score the job's pairs.
     corpus = functools.cache(lambda: stage0_lexicon_build(dataset=job.pool.dataset))
     try:
-        judge = _judge_ready(job, progress, corpus)
+        judge, why = _judge_ready(job, progress, corpus)
         _note(job, "choosing the band and scoring the pairs", Stage0State.ROUTING)
         band = stage0_band_for(job=job, judge=judge)
         # Recorded before any label is settled: a stage-0 label is never without its mark.
@@ -303,10 +315,21 @@ def _route(job: DebateJob, progress: Callable[[str], None] | None) -> str:
         if band.settles:
             said = f"{band.message}; it settled {settled:,} of {scored:,} pairs"
         simulated = stage0_simulated_sentence(trained=judge.simulated_labels, band=band.simulated)
-        # First: the note is cut at 500 characters, and the mark must never be what is cut.
-        return f"{simulated}. {said}" if simulated else said
+        return _final_note(simulated, said, f"a new judge was trained first: {why}" if why else "")
     except Stage0RouteError as exc:
         return f"stage 0 settled nothing: {exc}"
+
+
+def _final_note(simulated: str, said: str, trained: str) -> str:
+    """The step's note: ``simulated`` (the mark) first, ``said`` then ``trained`` (why a
+    judge was trained, or ""), in :data:`NOTE_CHARS`: neither the mark nor the reason is
+    ever what is cut, ``said`` is cut instead (an ellipsis shows where)."""
+    head = f"{simulated}. " if simulated else ""
+    tail = f"; {trained}" if trained else ""
+    room = NOTE_CHARS - len(head) - len(tail)
+    if len(said) > room:
+        said = said[: room - 1] + "…"
+    return f"{head}{said}{tail}"
 
 
 def stage0_waiting(job: DebateJob) -> bool:

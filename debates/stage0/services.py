@@ -341,6 +341,14 @@ def _hashed(example: Example) -> tuple[str, str, int, str]:
     return (example.query_id, example.doc_id, example.label, source)
 
 
+#: Why a job trains its dataset's judge first, in the words of the job's note.
+NO_JUDGE = "no judge yet"
+OLD_LAYOUT = "the judge's feature layout is older than this version's"
+DATA_CHANGED = "the judge's training data changed (labels added or changed since it was trained)"
+HELDOUT_CHANGED = "the human labels of the judge's held-out queries changed"
+BAND_CHANGED = "the human labels the judge's band is set on changed"
+
+
 def stage0_judge_stale(*, judge: Stage0Judge) -> bool:
     """Whether ``judge``'s dataset now has other labels to learn from than it was trained on
     (a human label or a settled debate since, a qrels file imported, and on a dataset with
@@ -348,13 +356,23 @@ def stage0_judge_stale(*, judge: Stage0Judge) -> bool:
     these change its pool-like pairs): the data hash of the training and calibration
     examples it would collect now differs from its own, or its
     held-out people's labels, or its band's human labels (with their sampling
-    probabilities). Reads the labels only (no vectors): seconds on a large dataset."""
+    probabilities). Reads the labels only (no vectors): seconds on a large dataset. Why, in
+    words: :func:`stage0_judge_stale_reason`."""
+    return bool(stage0_judge_stale_reason(judge=judge))
+
+
+def stage0_judge_stale_reason(*, judge: Stage0Judge) -> str:
+    """Why ``judge`` is stale (:func:`stage0_judge_stale`), in plain words for a job's note:
+    :data:`OLD_LAYOUT`, :data:`DATA_CHANGED`, :data:`HELDOUT_CHANGED` or
+    :data:`BAND_CHANGED` (the first that holds, in that order); "" when it is fresh."""
     if judge.metrics.get("features") != fit.FEATURES:
-        return True  # fitted on another feature layout: it cannot score any more
+        return OLD_LAYOUT  # fitted on another feature layout: it cannot score any more
     seed = int((judge.metrics.get("split") or {}).get("seed", 0))
     band = band_labels_collect(dataset=judge.dataset)
     parts = examples_split(examples_collect(dataset=judge.dataset, seed=seed), seed=seed, band=band)
     data = fit.data_hash(_hashed(e) for e in parts[fit.TRAIN] + parts[fit.CALIBRATION])
+    if data != judge.data_hash:
+        return DATA_CHANGED
     # The held-out human labels too: a routing band is chosen on them (new audits of
     # held-out queries must reach it).
     people = ("qrels", "human")
@@ -363,16 +381,22 @@ def stage0_judge_stale(*, judge: Stage0Judge) -> bool:
         (row["query_id"], row["doc_id"], int(row["label"]), row["source"])
         for row in judge.heldout or []
     }
-    if data != judge.data_hash or {h for h in heldout_now if h[3] in people} != {
-        h for h in heldout_then if h[3] in people
-    }:
-        return True
+    if {h for h in heldout_now if h[3] in people} != {h for h in heldout_then if h[3] in people}:
+        return HELDOUT_CHANGED
     # The band's labels too: a new audit or escalation label, or a raised audit share.
     band_then = {
         (row["query_id"], row["doc_id"], int(row["label"]), row["inclusion"], row["floor"])
         for row in judge.band_calibration or []
     }
-    return band_then != _band_keys(judge.dataset, band)
+    return BAND_CHANGED if band_then != _band_keys(judge.dataset, band) else ""
+
+
+def stage0_judge_missing_reason(*, dataset: Dataset) -> str:
+    """Why ``dataset`` has no current judge (:func:`stage0_judge_current` gave None), in
+    plain words for a job's note: :data:`OLD_LAYOUT` when it has a ready judge of another
+    feature layout, else :data:`NO_JUDGE`."""
+    ready = Stage0Judge.objects.filter(dataset=dataset, status=Stage0Judge.Status.READY)
+    return OLD_LAYOUT if ready.exists() else NO_JUDGE
 
 
 def _natural_ids(keys: Collection[tuple[int, int]]) -> tuple[dict[int, str], dict[int, str]]:

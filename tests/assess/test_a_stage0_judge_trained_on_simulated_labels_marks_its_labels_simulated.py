@@ -55,7 +55,7 @@ def _staged(dataset, monkeypatch, *, simulated: bool):
     judge = stage0.stage0_judge_train(dataset=dataset)
     Stage0Judge.objects.filter(pk=judge.pk).update(band_calibration=_band_rows())
     judge.refresh_from_db()
-    monkeypatch.setattr(stage0, "stage0_judge_stale", lambda *, judge: False)
+    monkeypatch.setattr(stage0, "stage0_judge_stale_reason", lambda *, judge: "")
     monkeypatch.setattr(
         stage0, "stage0_pairs_score", lambda *, judge, pairs, lexicon=None: [0.05] * len(pairs)
     )

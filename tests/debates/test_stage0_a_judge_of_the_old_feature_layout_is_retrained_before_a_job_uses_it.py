@@ -32,20 +32,6 @@ def _make_old(judge: Stage0Judge) -> None:
     judge.refresh_from_db()
 
 
-def _pooled_labels_given(dataset, monkeypatch) -> None:
-    """Non-relevant human labels of pooled pairs (other topics' documents for q0..q19), each
-    sent to people: a band to route with at alpha = delta = 0.3."""
-    from debates.stage0 import labels
-
-    pairs = []
-    for i in range(20):
-        pairs += [(f"q{i}", f"d{(i + 1) % 40}a"), (f"q{i}", f"d{(i + 2) % 40}b")]
-    queries = dict(dataset.queries.values_list("query_id", "pk"))
-    documents = dict(dataset.documents.values_list("doc_id", "pk"))
-    given = {(queries[q], documents[d]): (0, 1.0, 1.0) for q, d in pairs}
-    monkeypatch.setattr(labels, "_BAND_LABELS", [lambda **_: given])
-
-
 def test_an_old_layout_judge_is_neither_current_nor_fresh(stage0_dataset):
     from debates.stage0 import stage0_judge_current, stage0_judge_stale, stage0_judge_train
 
@@ -58,12 +44,11 @@ def test_an_old_layout_judge_is_neither_current_nor_fresh(stage0_dataset):
 
 
 def test_a_job_with_stage0_trains_a_new_judge_over_an_old_layout_one(
-    stage0_dataset, fake_llms, monkeypatch
+    stage0_dataset, stage0_pooled_labels, fake_llms, monkeypatch
 ):
     from debates.services.backends import agent_config_validate
     from debates.stage0 import stage0_judge_train
 
-    _pooled_labels_given(stage0_dataset, monkeypatch)
     old = stage0_judge_train(dataset=stage0_dataset)
     _make_old(old)
     from debates.stage0 import services
@@ -88,6 +73,10 @@ def test_a_job_with_stage0_trains_a_new_judge_over_an_old_layout_one(
     job.refresh_from_db()
     assert (job.stage0_state, job.status) == ("done", DebateJob.Status.FINISHED)
     assert "failed" not in job.stage0_note, job.stage0_note
+    # The note says why the job trained a judge first.
+    assert job.stage0_note.endswith(
+        "; a new judge was trained first: the judge's feature layout is older than this version's"
+    ), job.stage0_note
     new = Stage0Judge.objects.exclude(pk=old.pk).get(dataset=stage0_dataset)
     assert new.metrics["features"] == fit.FEATURES
     assert job.stage0_model_hash == new.model_hash

@@ -70,7 +70,7 @@ def test_stage0_settles_what_lies_outside_its_band_and_debates_the_rest(
     ]
     Stage0Judge.objects.filter(pk=judge.pk).update(heldout=heldout, band_calibration=band_rows)
     cycle = (0.95, 0.5, 0.05)
-    monkeypatch.setattr(stage0, "stage0_judge_stale", lambda *, judge: False)
+    monkeypatch.setattr(stage0, "stage0_judge_stale_reason", lambda *, judge: "")
     monkeypatch.setattr(
         stage0,
         "stage0_pairs_score",
@@ -100,23 +100,7 @@ def test_stage0_settles_what_lies_outside_its_band_and_debates_the_rest(
     assert f"it settled {settled} of 80 pairs" in job.stage0_note
 
 
-def _pooled_labels_given(dataset, monkeypatch) -> None:
-    """People's labels of pooled pairs, as an earlier job's review would give them: the
-    cross pool's pairs of q0..q19 (documents of other topics), all non-relevant, each sent
-    to people (inclusion and floor 1)."""
-    from debates.stage0 import labels
-
-    pairs = []
-    for i in range(20):
-        pairs += [(f"q{i}", f"d{(i + 1) % 40}a"), (f"q{i}", f"d{(i + 2) % 40}b")]
-    queries = dict(dataset.queries.values_list("query_id", "pk"))
-    documents = dict(dataset.documents.values_list("doc_id", "pk"))
-    given = {(queries[q], documents[d]): (0, 1.0, 1.0) for q, d in pairs}
-    monkeypatch.setattr(labels, "_BAND_LABELS", [lambda **_: given])
-
-
-def test_a_trained_judge_routes_a_pool_end_to_end(stage0_dataset, fake_llms, monkeypatch):
-    _pooled_labels_given(stage0_dataset, monkeypatch)
+def test_a_trained_judge_routes_a_pool_end_to_end(stage0_dataset, stage0_pooled_labels, fake_llms):
     pool = _cross_pool(stage0_dataset)
     # beta 1: the labels hold no relevant pair, so a bound on the holes given up would stop
     # the non-relevant side (the next test); this one follows the routing.
@@ -137,12 +121,11 @@ def test_a_trained_judge_routes_a_pool_end_to_end(stage0_dataset, fake_llms, mon
 
 
 def test_with_no_relevant_label_the_holes_bound_keeps_every_pair_debated(
-    stage0_dataset, fake_llms, monkeypatch
+    stage0_dataset, stage0_pooled_labels, fake_llms
 ):
     """The same 40 non-relevant labels at the default beta 0.1: nothing shows how many holes
     settling "non-relevant" would give up (at delta 0.3 that takes 19 relevant labels, 0.9^19
     = 0.135 <= 0.15 < 0.9^18 = 0.150), so no pair is settled that way and the note says so."""
-    _pooled_labels_given(stage0_dataset, monkeypatch)
     pool = _cross_pool(stage0_dataset)
     job = _launch(pool, stage0=True, stage0_alpha=0.3, stage0_delta=0.3)
     debate_job_wait(job=job, poll_seconds=0.1)

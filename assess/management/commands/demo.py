@@ -9,6 +9,7 @@ from assess.management.commands.pipeline import PIPELINE_ERRORS
 from assess.pipeline import PipelineSpec, pipeline_run
 from assess.review.selectors import job_queue_counts
 from assess.review.services import review_items_sync
+from core.fixes import error_worded
 from core.roles import roles_ensure, user_ensure
 from corpora.formats import FormatError
 from corpora.management.commands._common import format_summary
@@ -137,7 +138,8 @@ class Command(BaseCommand):
             )
             report = pipeline_run(dataset=dataset, spec=spec, echo=self.stdout.write)
         except PIPELINE_ERRORS as exc:
-            raise CommandError(str(exc)) from None
+            # A refused option is named by the flag typed (--stage0-beta, not stage0_beta).
+            raise CommandError(error_worded(exc, "cli")) from None
         job = DebateJob.objects.get(pk=report.job_id)
         review_items_sync(job=job)
         queue = job_queue_counts(job=job)

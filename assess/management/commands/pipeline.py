@@ -3,6 +3,7 @@ from django.core.management.base import BaseCommand, CommandError
 from assess.evaluation.rebench import RebenchError
 from assess.pipeline import PipelineSpec, pipeline_run
 from assess.refined.refine import RefineError
+from core.fixes import error_worded
 from core.paths import caller_path
 from corpora.management.commands._common import load_dataset
 from corpora.services import PoolError, RunError
@@ -121,4 +122,5 @@ class Command(BaseCommand):
             )
             pipeline_run(dataset=dataset, spec=spec, echo=self.stdout.write)
         except PIPELINE_ERRORS as exc:
-            raise CommandError(str(exc)) from None
+            # A refused option is named by the flag typed (--stage0-beta, not stage0_beta).
+            raise CommandError(error_worded(exc, "cli")) from None

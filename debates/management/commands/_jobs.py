@@ -12,6 +12,7 @@ from typing import Any
 from django.core.management.base import CommandError
 from tqdm import tqdm
 
+from core.fixes import error_worded, option_flag
 from core.paths import caller_path
 from corpora.models import Pool
 from debates import prompts, rubric
@@ -117,8 +118,7 @@ def flag_text(name: str, suffix: str = "") -> str:
     """How a message names the flag of backend field ``name`` (``suffix`` "" or "-b"), e.g.
     ``--truth-dataset`` for ``dataset``, ``--seed`` for ``seed`` (evaluate_assessor spells
     it ``--debater-seed``)."""
-    flag = "truth-dataset" if name == "dataset" else name.replace("_", "-")
-    return f"--{flag}{suffix}"
+    return option_flag("truth_dataset" if name == "dataset" else name) + suffix
 
 
 def add_simulated_arguments(parser, *, suffix: str = "", who: str = "the agents") -> None:
@@ -401,10 +401,11 @@ def add_reuse_argument(parser) -> None:
 
 
 def launch_refusal(exc: DebateJobError) -> str:
-    """A refused launch in a command's words (a duplicate says to pass --allow-duplicate)."""
+    """A refused launch in a command's words (a duplicate says to pass --allow-duplicate; a
+    refused option is named by its flag, :func:`core.fixes.error_worded`)."""
     if isinstance(exc, DuplicateJobError):
         return exc.said("pass --allow-duplicate to launch it anyway")
-    return str(exc)
+    return error_worded(exc, "cli")
 
 
 def add_concurrency_argument(parser) -> None:
