@@ -30,11 +30,17 @@ def difference_interval(intervals: SystemIntervals, a: str, b: str, measure: str
     """95% interval on system ``a``'s mean ``measure`` minus system ``b``'s (paired: the same
     queries and the same human sample, so the estimator is the GREG estimator of the
     difference, with slopes slope_a - slope_b; see :mod:`assess.evaluation.intervals`), kept
-    within [-1, 1] (:func:`bounded`: the whole range when the estimate left it). Raises
-    KeyError for an unknown system or measure."""
+    within [-1, 1] and within the systems' ranges (a's lowest less b's highest, a's highest
+    less b's lowest: :mod:`assess.evaluation.interval_range`; :func:`bounded`: the whole
+    range when the estimate left it). Raises KeyError for an unknown system or measure."""
     base, diff = _difference_terms(intervals, a, b, measure)
-    # A difference of two means of values in [0, 1] lies in [-1, 1].
-    return bounded(greg_interval(base, diff, intervals.sample), -1, 1)
+    # A difference of two means of values in [0, 1] lies in [-1, 1], and within a's lowest
+    # less b's highest and a's highest less b's lowest (assess.evaluation.interval_range).
+    low, high = -1.0, 1.0
+    ranges = intervals.ranges.get(measure, {})
+    if a in ranges and b in ranges:
+        low, high = ranges[a][0] - ranges[b][1], ranges[a][1] - ranges[b][0]
+    return bounded(greg_interval(base, diff, intervals.sample), low, high)
 
 
 def _difference_terms(

@@ -100,6 +100,7 @@ from .interval_expectations import (
     query_terms,
     rank_gains,
 )
+from .interval_range import query_labels, system_range
 from .interval_strata import ESCALATED as ESCALATED
 from .interval_strata import IntervalError as IntervalError
 from .interval_strata import PooledLabel as PooledLabel
@@ -166,6 +167,9 @@ class SystemIntervals:
     sample: HumanSample = field(default_factory=HumanSample, repr=False)
     slope: dict[str, dict[str, list[float]]] = field(default_factory=dict, repr=False)
     base: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)
+    # Per measure and system, the (lowest, highest) value any completion of the pairs
+    # without a human label gives (assess.evaluation.interval_range): intervals stay inside.
+    ranges: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict, repr=False)
 
 
 # --------------------------------------------------------------------------- measures
@@ -512,9 +516,11 @@ def bounded(found: Interval, low: float, high: float) -> Interval:
     that range comes from a human sample too small to say anything (a Horvitz-Thompson sum
     over one or two labels with large weights): the interval is then the whole range, never
     a clipped, zero-width one that would look certain; otherwise its ends are clipped."""
-    if not low <= found.estimate <= high:
+    slack = 1e-9  # an estimate at a bound, up to rounding, is at the bound
+    if not low - slack <= found.estimate <= high + slack:
         return Interval(min(max(found.estimate, low), high), low, high, found.n_human)
-    return Interval(found.estimate, max(found.low, low), min(found.high, high), found.n_human)
+    estimate = min(max(found.estimate, low), high)
+    return Interval(estimate, max(found.low, low), min(found.high, high), found.n_human)
 
 
 def best_ranks(runs: Mapping[str, Mapping[str, Sequence[str]]]) -> dict[tuple[str, str], int]:
@@ -573,13 +579,17 @@ def refined_intervals(
         notes=design.notes,
         sample=design.human,
     )
+    labels = query_labels(fixed=fixed, pool=pool, queries=queries, rel_level=rel_level)
     for measure in measures:
         state = _measure_state(design, queries, Expect(measure))
         for system, ranked in sorted(runs.items()):
             base, slopes = _system_measure(design, state, ranked, queries, measure)
             interval = greg_interval(base, slopes, design.human)
-            # Every measure here is a mean of per-query values in [0, 1]: so is the truth.
-            found.by_system.setdefault(system, {})[measure] = bounded(interval, 0.0, 1.0)
+            # The human-completed value lies between the lowest and highest value any
+            # completion of the pairs without a human label gives (within [0, 1]).
+            low, high = system_range(measure, ranked, labels)
+            found.by_system.setdefault(system, {})[measure] = bounded(interval, low, high)
             found.slope.setdefault(measure, {})[system] = slopes
             found.base.setdefault(measure, {})[system] = base
+            found.ranges.setdefault(measure, {})[system] = (low, high)
     return found

@@ -94,7 +94,7 @@ def audit_inclusions(
 
 @dataclass(frozen=True)
 class StudyDesign:
-    """The study's knobs. ``hide``, ``audit_share`` in [0, 1]; ``depth`` >= 1;
+    """The study's knobs. ``hide`` in [0, 1], ``audit_share`` in (0, 1]; ``depth`` >= 1;
     ``replications`` >= 1; ``measures`` the measures whose intervals are checked, each one
     of :data:`~assess.evaluation.intervals.INTERVAL_MEASURES`, ``measure`` (the headline,
     whose figures are the result's ``methods``) among them. Raises ValueError naming the
@@ -125,6 +125,10 @@ class StudyDesign:
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name}: must be between 0 and 1, got {value}")
+        if self.audit_share == 0:
+            # With no audited pair nothing corrects the agreed labels: every replication
+            # would fail to give an interval, after the whole study ran.
+            raise ValueError("audit_share: intervals need an audit share > 0, got 0")
         if self.depth < 1:
             raise ValueError(f"depth: must be at least 1, got {self.depth}")
         if self.replications < 1:

@@ -15,9 +15,16 @@ from assess.evaluation.intervals import (
     IntervalError,
     PooledLabel,
     SystemIntervals,
+    greg_interval,
     query_measure,
     refined_intervals,
 )
+
+
+def greg(found, system="s", measure="P@10"):
+    """The GREG interval before it is kept within the range the unknown pairs allow (the
+    estimator's own formula, which the tests below work out by hand)."""
+    return greg_interval(found.base[measure][system], found.slope[measure][system], found.sample)
 
 
 def label(q, d, machine, human, *, drawn=True, share=0.5, stratum=None):
@@ -76,10 +83,12 @@ def test_p_at_10_is_the_models_prediction_plus_the_greg_correction():
     assert interval.n_human == 3
     assert found.base["P@10"]["s"] == pytest.approx(0.05)
     # Each audited pair's slope is 0.1 / 2 queries; (1 - pi) / pi^2 = 2. Variance
-    # 2 * 0.05^2 * (v(0, 1) + 2 * v(0, 2)); the low end is clipped at 0.
+    # 2 * 0.05^2 * (v(0, 1) + 2 * v(0, 2)).
     half = 1.959963984540054 * math.sqrt(2 * 0.05**2 * (v(0, 1) + 2 * v(0, 2)))
-    assert interval.high == pytest.approx(0.05 + half)
-    assert interval.low == 0.0
+    assert greg(found).high == pytest.approx(0.05 + half)
+    # Only y has no human label: the human value is 0.05 (y not relevant) or 0.1, and the
+    # interval stays there.
+    assert (interval.low, interval.high) == pytest.approx((0.05, 0.1))
 
 
 def test_an_unaudited_pair_is_predicted_at_its_strata_audited_share_of_relevant():
@@ -92,7 +101,8 @@ def test_an_unaudited_pair_is_predicted_at_its_strata_audited_share_of_relevant(
     interval = found.by_system["s"]["P@10"]
     assert interval.estimate == pytest.approx(0.25)
     half = 1.959963984540054 * math.sqrt(2 * 2 * 0.1**2 * v(1, 2, 0.5))
-    assert interval.half_width == pytest.approx(half)
+    assert greg(found).half_width == pytest.approx(half)
+    assert (interval.low, interval.high) == pytest.approx((0.2, 0.3))  # d either way
 
 
 def test_ndcg_of_a_predicted_pair_is_its_expected_value_over_both_labels():
@@ -126,10 +136,12 @@ def test_a_stratum_with_unanswered_audits_weighs_its_answered_pairs_more():
         label("q1", "c", 0, 0),
         label("q2", "z", 0, 0),
     ]
-    interval = two_queries_p_at_10(pool).by_system["s"]["P@10"]
+    found = two_queries_p_at_10(pool)
+    interval = found.by_system["s"]["P@10"]
     assert interval.estimate == pytest.approx(0.05)
     variance = 0.05**2 * (12 * v(0, 1) + 2 * 2 * v(0, 2))
-    assert interval.high == pytest.approx(0.05 + 1.959963984540054 * math.sqrt(variance))
+    assert greg(found).high == pytest.approx(0.05 + 1.959963984540054 * math.sqrt(variance))
+    assert (interval.low, interval.high) == pytest.approx((0.05, 0.1))  # y, unanswered
 
 
 def test_ndcg_with_every_pair_audited_is_the_human_value_even_with_two_errors_in_a_query():
@@ -163,11 +175,17 @@ def test_a_paired_difference_uses_the_same_sample_for_both_systems():
     # b's human label is known (not relevant), so both systems have a alone: 0.1 - 0.1 = 0.
     # The difference's slopes are s1's (0.1 for b and c) less s2's (0 for both), each
     # stratum with one audited, not relevant pair: variance 2 * 2 * 0.1^2 * v(0, 1).
-    diff = difference_interval(found, "s1", "s2", "P@10")
-    assert diff.estimate == pytest.approx(0.0)
+    s1, s2 = found.slope["P@10"]["s1"], found.slope["P@10"]["s2"]
+    slopes = [a - b for a, b in zip(s1, s2, strict=True)]
+    base = found.base["P@10"]["s1"] - found.base["P@10"]["s2"]
+    raw = greg_interval(base, slopes, found.sample)
+    assert raw.estimate == pytest.approx(0.0)
     half = 1.959963984540054 * math.sqrt(2 * 2 * 0.1**2 * v(0, 1))
-    assert diff.high == pytest.approx(half)
-    assert diff.low == pytest.approx(-half)
+    assert (raw.low, raw.high) == pytest.approx((-half, half))
+    # Every pooled pair has its human label: the difference is known to be 0, and the
+    # reported interval says so.
+    diff = difference_interval(found, "s1", "s2", "P@10")
+    assert (diff.estimate, diff.low, diff.high) == pytest.approx((0.0, 0.0, 0.0))
 
 
 def test_an_audit_that_found_no_wrong_label_still_admits_the_ones_it_did_not_see():
@@ -197,8 +215,10 @@ def test_two_audited_labels_that_agree_still_give_an_interval_with_width():
     interval = found.by_system["s"]["P@10"]
     assert interval.estimate == pytest.approx(0.7)
     half = 1.959963984540054 * math.sqrt(2 * 2 * 0.1**2 * v(2, 2, 1.0))
-    assert interval.half_width == pytest.approx(half)
-    assert 0.0 < interval.low < interval.high < 1.0
+    assert greg(found).half_width == pytest.approx(half)
+    # P@10 is at most 0.7 (d-g all relevant): the interval keeps its low end and stops there.
+    assert (interval.low, interval.high) == pytest.approx((0.7 - half, 0.7))
+    assert interval.low > 0.3  # a, b and c are relevant whatever d-g are
     assert found.notes == [
         "stratum 'label 1': a rank band has no audited pair, so the stratum's pairs share one model"
     ]
@@ -231,7 +251,8 @@ def test_an_unjudged_escalation_is_missing_at_random_among_the_escalated_pairs()
     assert p_at_10.estimate == pytest.approx(0.25)
     # Variance: each answered pair weighs (1 - pi) / pi^2 * slope^2 = (1/3) (9/4) 0.01 =
     # 0.0075; residuals^2 1/4 each, and the model's v at m = 1/2 is 1/4: 0.00375.
-    assert p_at_10.half_width == pytest.approx(1.959964 * math.sqrt(0.00375), abs=1e-6)
+    assert greg(found).half_width == pytest.approx(1.959964 * math.sqrt(0.00375), abs=1e-6)
+    assert (p_at_10.low, p_at_10.high) == pytest.approx((0.2, 0.3))  # c either way
     # Its n counts audited labels only: the two judged escalations are escalated labels,
     # which the reports add as such (never twice).
     assert p_at_10.n_human == 0
@@ -306,7 +327,11 @@ def test_the_bias_of_a_model_fitted_on_the_same_sample_is_removed_by_its_leverag
         measures=("P@10",),
     )
     assert found.base["P@10"]["s"] == pytest.approx(0.25)
-    assert found.by_system["s"]["P@10"].estimate == pytest.approx(0.25 + 0.05 + 0.1 * 2 / 9)
+    assert greg(found).estimate == pytest.approx(0.25 + 0.05 + 0.1 * 2 / 9)
+    # That is above the 0.3 s has with d relevant: the sample bounds nothing beyond what the
+    # labels allow, so the interval is that whole range, [0.2, 0.3], its estimate at 0.3.
+    reported = found.by_system["s"]["P@10"]
+    assert (reported.estimate, reported.low, reported.high) == pytest.approx((0.3, 0.2, 0.3))
 
 
 def test_the_human_only_estimator_predicts_every_agreed_pair_from_all_audited_ones():

@@ -141,3 +141,9 @@ def test_an_unknown_measure_is_refused_naming_the_flag(study):
     _dataset, truth = study
     with pytest.raises(CommandError, match=r"--measures: each one of nDCG@10, P@10, R@100"):
         run_study(truth, "--measures", "MAP")
+
+
+def test_an_audit_share_of_zero_is_refused_before_any_replication_runs(study):
+    _dataset, truth = study
+    with pytest.raises(CommandError, match=r"--audit-share: intervals need an audit share > 0"):
+        run_study(truth, "--audit-share", "0")

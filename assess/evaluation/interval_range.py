@@ -1,0 +1,127 @@
+"""The range a refined measure can take whatever the pooled pairs without a human label turn out
+to be: the logical bounds an interval on the human-completed value never needs to cross.
+Pure, no database.
+
+The estimand of :mod:`assess.evaluation.intervals` is a system's mean measure under the fixed
+judgments plus the human label of every pooled pair. The pairs whose human label is known
+(escalations judged, audited pairs) are fixed; every other pooled pair may be relevant or
+not. Over those 2^U completions the mean measure has a least and a greatest value, found
+exactly per query (a pair belongs to one query, so the queries' extremes add up):
+
+- P@10: the unknown pairs in the top 10 all relevant (highest) or all not (lowest).
+- R@100 = a / b (relevant in the top 100 over all relevant): highest with the unknown pairs in
+  the top 100 relevant and the others not ((a + x) / (b + x) grows with x when a <= b);
+  lowest with those in the top 100 not relevant and the others relevant.
+- nDCG@10 with binary gains (the estimator's): the ideal DCG depends only on how many pairs
+  are relevant, so for k unknown pairs of the top 10 called relevant the highest DCG takes
+  the k best-ranked of them and the lowest the k worst-ranked; unknown pairs below the top
+  10 only raise the ideal DCG, so they are not relevant for the highest value and relevant
+  for the lowest. The extremes are the best and worst of those k = 0 ... 10 cases.
+
+Clipping a valid interval to a set that surely holds the estimand keeps its coverage and
+can only narrow it (an interval is a set of values the data do not rule out; these bounds
+are values the labels themselves rule out). It matters where the human sample decides
+almost everything: a pool whose every unaudited pair could only raise a system's P@10 must
+not get an interval above the highest P@10 any completion gives.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from .interval_strata import PooledLabel
+
+
+@dataclass(frozen=True)
+class QueryLabels:
+    """One query's labels as the bounds see them: ``relevant`` the documents known relevant
+    (fixed judgments and human labels of pooled pairs at or above the relevance level),
+    ``unknown`` the pooled documents without a human label."""
+
+    relevant: frozenset[str] = frozenset()
+    unknown: frozenset[str] = field(default_factory=frozenset)
+
+
+def query_labels(
+    *,
+    fixed: Mapping[str, Mapping[str, int]],
+    pool: Sequence[PooledLabel],
+    queries: Sequence[str],
+    rel_level: int = 1,
+) -> dict[str, QueryLabels]:
+    """``{query_id: QueryLabels}`` for the evaluated ``queries`` from the fixed judgments
+    (``{query_id: {doc_id: grade}}``) and the pooled labels (a pooled pair's human label
+    counts; its machine label does not, since the estimand is the humans' value)."""
+    relevant: dict[str, set[str]] = {
+        q: {d for d, g in fixed.get(q, {}).items() if g >= rel_level} for q in queries
+    }
+    unknown: dict[str, set[str]] = {q: set() for q in queries}
+    for label in pool:
+        if label.query_id not in relevant:
+            continue
+        if label.human is None:
+            unknown[label.query_id].add(label.doc_id)
+        elif label.human >= rel_level:
+            relevant[label.query_id].add(label.doc_id)
+        else:
+            relevant[label.query_id].discard(label.doc_id)
+    return {q: QueryLabels(frozenset(relevant[q]), frozenset(unknown[q])) for q in queries}
+
+
+def _ideal(count: int) -> float:
+    return sum(1.0 / math.log2(i + 1) for i in range(1, min(count, 10) + 1))
+
+
+def _ndcg_range(ranking: Sequence[str], labels: QueryLabels) -> tuple[float, float]:
+    top = list(ranking[:10])
+    base = sum(1.0 / math.log2(r + 1) for r, d in enumerate(top, 1) if d in labels.relevant)
+    open_ranks = [r for r, d in enumerate(top, 1) if d in labels.unknown]
+    below = len(labels.unknown) - len(open_ranks)
+    known = len(labels.relevant)
+    low, high = math.inf, -math.inf
+    for k in range(len(open_ranks) + 1):
+        best = base + sum(1.0 / math.log2(r + 1) for r in open_ranks[:k])
+        worst = base + sum(1.0 / math.log2(r + 1) for r in open_ranks[len(open_ranks) - k :])
+        ideal_high, ideal_low = _ideal(known + k), _ideal(known + k + below)
+        high = max(high, best / ideal_high if ideal_high else 0.0)
+        low = min(low, worst / ideal_low if ideal_low else 0.0)
+    return low, high
+
+
+def query_range(measure: str, ranking: Sequence[str], labels: QueryLabels) -> tuple[float, float]:
+    """(lowest, highest) value of one query's ``measure`` (``nDCG@10``, ``P@10`` or
+    ``R@100``, binary relevance) over every completion of its unknown pairs (module
+    docstring). Raises ValueError for another measure."""
+    if measure == "nDCG@10":
+        return _ndcg_range(ranking, labels)
+    if measure == "P@10":
+        top = ranking[:10]
+        known = sum(1 for d in top if d in labels.relevant)
+        return known / 10, (known + sum(1 for d in top if d in labels.unknown)) / 10
+    if measure == "R@100":
+        top = ranking[:100]
+        known = sum(1 for d in top if d in labels.relevant)
+        inside = sum(1 for d in top if d in labels.unknown)
+        outside = len(labels.unknown) - inside
+        total = len(labels.relevant)
+        high = (known + inside) / (total + inside) if total + inside else 0.0
+        low = known / (total + outside) if total + outside else 0.0
+        return low, high
+    raise ValueError(f"no range for measure {measure!r}")
+
+
+def system_range(
+    measure: str, ranked: Mapping[str, Sequence[str]], labels: Mapping[str, QueryLabels]
+) -> tuple[float, float]:
+    """(lowest, highest) mean ``measure`` of one system (``ranked``: ``{query_id: [doc_id in
+    rank order]}``) over the queries of ``labels`` and every completion of their unknown
+    pairs: the mean of the queries' extremes (each pair belongs to one query)."""
+    lows, highs = 0.0, 0.0
+    for q, query in labels.items():
+        low, high = query_range(measure, ranked.get(q, []), query)
+        lows += low
+        highs += high
+    n = len(labels) or 1
+    return lows / n, highs / n
