@@ -70,20 +70,27 @@ def query_labels(
     return {q: QueryLabels(frozenset(relevant[q]), frozenset(unknown[q])) for q in queries}
 
 
+# The DCG discount of ranks 1-10, and the ideal DCG of n relevant documents (binary gains).
+_DISCOUNT = [0.0] + [1.0 / math.log2(r + 1) for r in range(1, 11)]
+_IDEAL = [sum(_DISCOUNT[1 : n + 1]) for n in range(11)]
+
+
 def _ideal(count: int) -> float:
-    return sum(1.0 / math.log2(i + 1) for i in range(1, min(count, 10) + 1))
+    return _IDEAL[min(count, 10)]
 
 
 def _ndcg_range(ranking: Sequence[str], labels: QueryLabels) -> tuple[float, float]:
-    top = list(ranking[:10])
-    base = sum(1.0 / math.log2(r + 1) for r, d in enumerate(top, 1) if d in labels.relevant)
-    open_ranks = [r for r, d in enumerate(top, 1) if d in labels.unknown]
-    below = len(labels.unknown) - len(open_ranks)
+    top = ranking[:10]
+    base = sum(_DISCOUNT[r] for r, d in enumerate(top, 1) if d in labels.relevant)
+    gains = [_DISCOUNT[r] for r, d in enumerate(top, 1) if d in labels.unknown]
+    below = len(labels.unknown) - len(gains)
     known = len(labels.relevant)
     low, high = math.inf, -math.inf
-    for k in range(len(open_ranks) + 1):
-        best = base + sum(1.0 / math.log2(r + 1) for r in open_ranks[:k])
-        worst = base + sum(1.0 / math.log2(r + 1) for r in open_ranks[len(open_ranks) - k :])
+    best = worst = base  # with the k best-ranked / the k worst-ranked open pairs relevant
+    for k in range(len(gains) + 1):
+        if k:
+            best += gains[k - 1]
+            worst += gains[-k]
         ideal_high, ideal_low = _ideal(known + k), _ideal(known + k + below)
         high = max(high, best / ideal_high if ideal_high else 0.0)
         low = min(low, worst / ideal_low if ideal_low else 0.0)
