@@ -275,16 +275,21 @@ def _debates_run(
             job=job, poll_seconds=batch_poll_seconds, on_step=lambda line: echo(f"  {line}")
         )
         return debate_job_progress(job=job)
+    said: list[str] = []
     if stage0_waiting(job) and tasks_run_in_process():
         # Stage 0 runs here before the debates (with a broker a worker runs it): its steps
         # (training a judge, the band, what it settled) are echoed as they happen.
-        debate_job_stage0_prepare(job=job, progress=lambda line: echo(f"  stage 0: {line}"))
+        def step(line: str) -> None:
+            said.append(line)
+            echo(f"  stage 0: {line}")
+
+        debate_job_stage0_prepare(job=job, progress=step)
     progress = debate_job_progress(job=job)
     bar = tqdm(
         total=progress.total, initial=progress.done, desc="debates", unit=" pairs", file=sys.stderr
     )
     try:
-        return debate_job_wait(
+        progress = debate_job_wait(
             job=job,
             concurrency=concurrency,
             poll_seconds=2.0,
@@ -292,6 +297,18 @@ def _debates_run(
         )
     finally:
         bar.close()
+    _stage0_note_echo(job, said=said, echo=echo)
+    return progress
+
+
+def _stage0_note_echo(job: DebateJob, *, said: list[str], echo: Echo) -> None:
+    """Echo the job's stored stage-0 note ("  stage 0: ..."), unless this process ran the
+    step and its last echoed line (``said``) was that note. A worker ran it when there is a
+    broker, an earlier run when the job is reused: the stored note is then all this run can
+    say of what stage 0 did and what the user can do next."""
+    job.refresh_from_db(fields=["stage0", "stage0_note"])
+    if job.stage0 and job.stage0_note and said[-1:] != [job.stage0_note]:
+        echo(f"  stage 0: {job.stage0_note}")
 
 
 def pipeline_run(*, dataset: Dataset, spec: PipelineSpec, echo: Echo = print) -> PipelineReport:

@@ -206,8 +206,7 @@ class DebateJob(models.Model):
         help_text="Where stage 0 is: waiting, training (a judge for the dataset), routing "
         "(scoring and settling pairs), done; empty when the job has no stage 0.",
     )
-    stage0_note = models.CharField(
-        max_length=500,
+    stage0_note = models.TextField(
         blank=True,
         help_text="What stage 0 did or is doing, in words (its band, or why it settled nothing).",
     )

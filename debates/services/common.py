@@ -30,7 +30,7 @@ MAX_CONCURRENCY = 256
 # Known-answer pairs above half of an annotator's work would measure more than they label.
 MAX_GOLD_SHARE = 0.5
 REMOTE_CONCURRENCY = 16  # default for jobs whose agents are all remote (openai)
-REMOTE_QUEUE = "llm_remote"  # Celery queue of debates whose agents are all remote
+REMOTE_QUEUE = "llm_remote"  # debates whose agents all answer from a server (not simulated)
 LOCAL_QUEUE = "celery"  # Celery's default queue: debates with an embedded (in-process) agent
 
 log = logging.getLogger(__name__)
@@ -125,9 +125,13 @@ def default_max_tokens(agent_a: AgentConfig, agent_b: AgentConfig) -> int:
 
 def debate_queue(*, agent_a: AgentConfig, agent_b: AgentConfig) -> str:
     """The Celery queue of a job's debates: :data:`REMOTE_QUEUE` ("llm_remote", for a
-    thread-pool worker keeping many requests in flight) when both agents are remote, else
-    :data:`LOCAL_QUEUE` ("celery", a prefork worker: one embedded model per process)."""
-    if agent_a.is_remote and agent_b.is_remote:
+    thread-pool worker keeping many requests in flight) when both agents are remote and one
+    of them waits on a server, else :data:`LOCAL_QUEUE` ("celery", a prefork worker: one
+    embedded model per process). Simulated debaters answer at once with no network call: a
+    job of two of them has no request to keep in flight and runs on the default queue, which
+    every worker the manual starts takes."""
+    agents = (agent_a, agent_b)
+    if all(a.is_remote for a in agents) and not all(a.is_simulated for a in agents):
         return REMOTE_QUEUE
     return LOCAL_QUEUE
 

@@ -63,7 +63,6 @@ log = logging.getLogger(__name__)
 STAGE0_TASK = "debates.run_stage0"
 STALE_CLAIM = timedelta(hours=1)  # a stage-0 step this old is taken to have died
 SCORE_BATCH = 5_000  # pairs scored and settled per transaction
-NOTE_CHARS = 500  # DebateJob.stage0_note's length
 
 
 class Stage0RouteError(Exception):
@@ -87,7 +86,7 @@ def _claim(job: DebateJob) -> bool:
 
 def _note(job: DebateJob, text: str, state: str | None = None) -> None:
     # Every note is also the step's heartbeat: a claim renewed is never taken as dead.
-    values: dict[str, object] = {"stage0_note": text[:NOTE_CHARS], "stage0_claimed": timezone.now()}
+    values: dict[str, object] = {"stage0_note": text, "stage0_claimed": timezone.now()}
     if state is not None:
         values["stage0_state"] = state
     DebateJob.objects.filter(pk=job.pk).update(**values)
@@ -322,13 +321,10 @@ def _route(job: DebateJob, progress: Callable[[str], None] | None) -> str:
 
 def _final_note(simulated: str, said: str, trained: str) -> str:
     """The step's note: ``simulated`` (the mark) first, ``said`` then ``trained`` (why a
-    judge was trained, or ""), in :data:`NOTE_CHARS`: neither the mark nor the reason is
-    ever what is cut, ``said`` is cut instead (an ellipsis shows where)."""
+    judge was trained, or ""), whole: its last words may be what a newcomer must do next
+    (where the band's human labels come from)."""
     head = f"{simulated}. " if simulated else ""
     tail = f"; {trained}" if trained else ""
-    room = NOTE_CHARS - len(head) - len(tail)
-    if len(said) > room:
-        said = said[: room - 1] + "…"
     return f"{head}{said}{tail}"
 
 

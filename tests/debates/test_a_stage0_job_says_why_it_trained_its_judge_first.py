@@ -38,10 +38,20 @@ def test_the_first_job_says_the_dataset_had_no_judge_yet(stage0_dataset, fake_ll
     lines = _prepared(job)
     assert lines[0] == "training a stage-0 judge for stage0 (no judge yet): collecting labels (0/6)"
     assert lines[-2] == "training a stage-0 judge for stage0 (no judge yet): storing (5/6)"
-    # Without human labels of pooled pairs the band's message is long: it is cut (an
-    # ellipsis shows where) so that the note, at most 500 characters, keeps the reason.
-    assert job.stage0_note.endswith(f"…{TRAINED}no judge yet"), job.stage0_note
-    assert len(job.stage0_note) == 500
+    # Without human labels of pooled pairs the note is long (over 500 characters) and kept
+    # whole: its last sentence tells a newcomer where the band's labels come from, then the
+    # reason the judge was trained. 29 = the smallest n with 0.9^n <= 0.05 (delta / 2), for
+    # alpha 0.1 on either side and for beta 0.1 on the relevant pairs.
+    assert job.stage0_note == (
+        "stage 0 settles nothing: setting its band at alpha 0.1, delta 0.1 needs at least 29 "
+        "human-labelled pairs on a side, all agreeing with it; it has 0 (29 more at the "
+        "least); and to settle non-relevant pairs it must show that a relevant pair (hole) is "
+        "settled non-relevant with a chance of at most 0.1, which needs at least 29 relevant "
+        "pairs among its human labels; it has 0; no human label of a pooled pair yet: people "
+        "judge a job's escalated and audited pairs at /judge/, and a later job's stage 0 sets "
+        f"its band on those labels{TRAINED}no judge yet"
+    )
+    assert len(job.stage0_note) > 500
     assert job.stage0_model_hash == Stage0Judge.objects.get().model_hash
 
 
