@@ -147,6 +147,11 @@ def _job_sheet(job: DebateJob) -> JobSheet:
             kappa=audit.kappa,
             side_error=audit.side_error,
             kappa_weighted=audit.kappa_weighted,
+            # The population the audit drew from (assess.review.audit: agreed, labelled).
+            agreed=job.debates.filter(
+                status=Debate.Status.AGREED, final_label__isnull=False
+            ).count(),
+            allocation=job.audit_allocation,
         ),
         agreement=AgreementSheet(
             pairs=agreement.pairs,

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from core.text import plural
 from debates.llm.config import is_simulated_model
 
 from ..review.agreement import Proportion, weighting_note
@@ -101,11 +102,6 @@ def _count(value: int) -> str:
     return f"{value:,}"
 
 
-def _many(value: int, one: str, many: str = "") -> str:
-    """``1 pair``, ``2 pairs``: a count with its noun (``many``, default ``one`` + "s")."""
-    return f"{value:,} {one if value == 1 else many or one + 's'}"
-
-
 def _percent(share: float) -> str:
     return f"{share * 100:g}%"
 
@@ -136,10 +132,13 @@ class AgentSheet:
 @dataclass(frozen=True, slots=True)
 class AuditSheet:
     """Humans against the consensus on a job's audited agreed pairs
-    (:class:`assess.review.selectors.AuditSummary`): ``share`` of agreed labels drawn,
-    ``sampled`` drawn, ``error`` the share a human found wrong with its Wilson interval,
-    ``agreement`` and ``kappa`` of human vs consensus; on a graded job ``side_error`` (wrong
-    side of relevance) and ``kappa_weighted``."""
+    (:class:`assess.review.selectors.AuditSummary`): ``share`` the job's audit share (under
+    ``allocation`` "proportional" each agreed label's probability of being drawn; under
+    "neyman" the share drawn in all, each label at its audit unit's probability),
+    ``sampled`` drawn of the job's ``agreed`` labels (0: not known), ``error`` the share a
+    human found wrong with its Wilson interval, ``agreement`` and ``kappa`` of human vs
+    consensus; on a graded job ``side_error`` (wrong side of relevance) and
+    ``kappa_weighted``."""
 
     share: float
     sampled: int
@@ -148,6 +147,8 @@ class AuditSheet:
     kappa: float | None = None
     side_error: Proportion | None = None
     kappa_weighted: float | None = None
+    agreed: int = 0
+    allocation: str = "proportional"
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,11 +332,11 @@ def _header(s: Datasheet) -> list[str]:
         "",
         "## Files",
         "",
-        f"- `corpus.jsonl`: {_many(s.documents, 'document')}, one "
+        f"- `corpus.jsonl`: {plural(s.documents, 'document')}, one "
         '`{"_id", "text", "title"}` object a line',
-        f"- `queries.jsonl`: {_many(s.queries, 'query', 'queries')}, one "
+        f"- `queries.jsonl`: {plural(s.queries, 'query', 'queries')}, one "
         '`{"_id", "metadata", "text"}` object a line',
-        f"- {md_code(f'qrels/{s.split}.tsv')}: the {_many(s.qrels_rows, 'row')} of the refined "
+        f"- {md_code(f'qrels/{s.split}.tsv')}: the {plural(s.qrels_rows, 'row')} of the refined "
         "set after the header line `query-id<TAB>corpus-id<TAB>score` (score: the grade)",
         "- `README.md`: this datasheet",
         "",
@@ -369,7 +370,7 @@ def _refined(s: Datasheet) -> list[str]:
         f"- Name: {md_code(s.refined_name)}, made "
         f"{s.created.astimezone(UTC).strftime('%Y-%m-%d %H:%M:%S UTC')}",
         f"- Refined from the original qrel set {md_code(s.original_name)} (the split "
-        f"{md_code(s.split)}), whose {_many(s.original_rows, 'row')} are "
+        f"{md_code(s.split)}), whose {plural(s.original_rows, 'row')} are "
         + copied_words(s.corrections),
         f"- New labels: {_count(s.new_relevant)} relevant, {_count(s.new_nonrelevant)} not "
         f"relevant (grade 0); a binary relevant label is written as grade {s.relevant_grade}, "
@@ -389,7 +390,7 @@ def _pool(s: Datasheet) -> list[str]:
     lines = [
         "## Pool",
         "",
-        f"- Name: {md_code(s.pool_name)}: {_many(pairs, 'pair')}, the union of each run's "
+        f"- Name: {md_code(s.pool_name)}: {plural(pairs, 'pair')}, the union of each run's "
         f"top {s.pool_depth} documents per query; {judged}",
         *_judging_order(s, pairs),
         f"- Runs ({len(s.pool_runs)}), each pooled to depth {s.pool_depth}:",
@@ -419,8 +420,8 @@ def _judging_order(s: Datasheet, pairs: int) -> list[str]:
         return [line + "; no budget: every pair was put to the debate jobs"]
     unjudged = pairs - s.pairs
     return [
-        line + f"; budget {_many(s.pool_budget, 'pair')} a job judges at most, in that order: "
-        f"{_many(s.pairs, 'pair')} put to the debate jobs, {_many(unjudged, 'pair')} "
+        line + f"; budget {plural(s.pool_budget, 'pair')} a job judges at most, in that order: "
+        f"{plural(s.pairs, 'pair')} put to the debate jobs, {plural(unjudged, 'pair')} "
         "never debated (beyond the budget) and left unjudged (not relevant in the qrels; "
         "counted unresolved below, reason `not debated`)"
     ]
@@ -481,11 +482,24 @@ def _agent(agent: AgentSheet) -> str:
     )
 
 
-def _audit(a: AuditSheet) -> str:
-    line = (
-        f"- Audit ({_percent(a.share)} of agreed labels drawn: {_many(a.sampled, 'pair')}): error "
-        f"rate of consensus labels {_interval(a.error)}"
+def _audit_design(a: AuditSheet) -> str:
+    """How the audit drew its pairs: the share is each agreed label's chance of being drawn
+    (a Neyman audit's is the expected share in all), never the share of them drawn."""
+    drawn = (
+        f"{a.sampled:,} of {a.agreed:,} drawn"
+        if a.agreed >= a.sampled
+        else f"{plural(a.sampled, 'pair')} drawn"
     )
+    if a.allocation == "neyman":
+        return (
+            "Neyman allocation: each agreed label drawn with its audit unit's probability, "
+            f"{_percent(a.share)} of them expected in all: {drawn}"
+        )
+    return f"each agreed label drawn with probability {_percent(a.share)}: {drawn}"
+
+
+def _audit(a: AuditSheet) -> str:
+    line = f"- Audit ({_audit_design(a)}): error rate of consensus labels {_interval(a.error)}"
     if a.error.n:
         line += f"; humans agree with the consensus on {_share(a.agreement)}"
         line += f", Cohen's kappa {_share(a.kappa)}"
@@ -502,17 +516,17 @@ def _agreement(g: AgreementSheet) -> str:
     if not g.pairs:
         return "- Agreement among annotators: no pair has two human judgments"
     line = (
-        f"- Agreement among annotators: {_many(g.pairs, 'pair')} judged more than once by "
-        f"{_many(g.annotators, 'annotator')}; Cohen's kappa {_share(g.kappa)} (the two "
-        f"annotators sharing the most pairs: {_many(g.kappa_items, 'pair')}); Krippendorff's alpha "
-        f"(nominal) {_share(g.alpha)}"
+        f"- Agreement among annotators: {plural(g.pairs, 'pair')} judged more than once by "
+        f"{plural(g.annotators, 'annotator')}; Cohen's kappa {_share(g.kappa)} (the two "
+        f"annotators sharing the most pairs: {plural(g.kappa_items, 'pair')}); Krippendorff's "
+        f"alpha (nominal) {_share(g.alpha)}"
     )
     if g.graded:
         line += (
             f"; alpha (ordinal) {_share(g.alpha_ordinal)}; weighted kappa (quadratic) "
             f"{_share(g.kappa_weighted)}"
         )
-    return line + f"; {_many(g.disagreements, 'pair')} with disagreeing annotators"
+    return line + f"; {plural(g.disagreements, 'pair')} with disagreeing annotators"
 
 
 def _job(job: JobSheet) -> list[str]:

@@ -67,6 +67,7 @@ def job(**changes) -> JobSheet:
             error=wilson_interval(3, 37),
             agreement=34 / 37,
             kappa=0.81,
+            agreed=800,
         ),
         agreement=AgreementSheet(
             pairs=12, annotators=3, kappa=0.625, kappa_items=9, alpha=0.6, disagreements=2
@@ -140,7 +141,9 @@ def test_the_datasheet_holds_the_values_it_is_given():
         "`exact`; temperature 0.25",
         "- Token budget: 2,048 completion tokens for a turn's first call, 4,096 for the re-ask",
         # wilson_interval(3, 37): the job page's figures, never recomputed here.
-        "- Audit (5% of agreed labels drawn: 40 pairs): error rate of consensus labels "
+        # 5% is each agreed label's chance of being drawn; 40 of 800 happens to be 5% too.
+        "- Audit (each agreed label drawn with probability 5%: 40 of 800 drawn): error rate "
+        "of consensus labels "
         "0.081 (3 of 37), 95% confidence interval 0.028–0.213 (Wilson); humans agree with "
         "the consensus on 0.919, Cohen's kappa 0.810",
         "- Agreement among annotators: 12 pairs judged more than once by 3 annotators; "
@@ -167,6 +170,19 @@ def test_a_graded_job_shows_its_ordinal_agreement_and_side_errors():
     assert "on the wrong side of relevance (grade 0 vs 1 or more): 0.125 (1 of 8)" in text
     assert "; weighted kappa (quadratic) 0.700" in text
     assert "alpha (ordinal) 0.550; weighted kappa (quadratic) 0.660" in text
+
+
+def test_the_audit_share_reads_as_each_pairs_chance_not_as_the_share_drawn():
+    # The demo's job: 25% audit share, 19 agreed labels, 2 drawn (11% of 19).
+    demo = AuditSheet(0.25, 2, wilson_interval(0, 0), agreed=19)
+    text = datasheet_render(sheet=sheet(jobs=(job(audit=demo),)))
+    assert "- Audit (each agreed label drawn with probability 25%: 2 of 19 drawn): " in text
+    neyman = replace(demo, allocation="neyman")
+    text = datasheet_render(sheet=sheet(jobs=(job(audit=neyman),)))
+    assert (
+        "- Audit (Neyman allocation: each agreed label drawn with its audit unit's "
+        "probability, 25% of them expected in all: 2 of 19 drawn): "
+    ) in text
 
 
 def test_an_unjudged_audit_and_missing_fields_say_so():

@@ -141,3 +141,15 @@ def test_an_unknown_measure_is_refused_naming_the_flag(study):
     _dataset, truth = study
     with pytest.raises(CommandError, match=r"--measures: each one of nDCG@10, P@10, R@100"):
         run_study(truth, "--measures", "MAP")
+
+
+def test_one_replication_of_a_simulated_study_is_one_replication(study):
+    _dataset, truth = study
+    out = io.StringIO()
+    call_command(
+        "simulate_study", "study", "--truth", str(truth), "--runs", "r1,r2",
+        "--replications", "1", stdout=out,
+    )  # fmt: skip
+    assert out.getvalue().startswith(
+        "simulated study of study (SIMULATED labels): 1 replication, 2 systems, 6 queries; per "
+    )
