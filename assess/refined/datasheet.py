@@ -468,7 +468,9 @@ def _labels(s: Datasheet) -> list[str]:
     lines.append(f"- Debates escalated to humans: {_count(sum(s.escalations.values()))}")
     lines += _counted(s.escalations)
     lines.append(
-        f"- Human labels that overrode the agents' consensus: {_count(s.overrides_consensus)}"
+        f"- Human labels that overrode the agents' consensus: {_count(s.overrides_consensus)} "
+        "(pool pairs whose final human or adjudicated label differs from the consensus the "
+        "qrels would hold without it, each pair once; a tie overrides nothing)"
     )
     return lines
 
@@ -571,7 +573,10 @@ def _jobs(s: Datasheet) -> list[str]:
         return [*lines, "No debate job covered the pool."]
     lines.append(
         "The figures of each job's audit and annotators are as they stood when this file "
-        "was written."
+        "was written. A job's audit compares its own consensus with the human label of each "
+        "pair it drew, one that people gave on another job's item too; so its wrong labels "
+        "and the human labels that overrode the consensus (under Final labels: each pool "
+        "pair once, by its final label) may differ."
     )
     for job in sorted(s.jobs, key=lambda j: j.job):
         lines += ["", *_job(job)]
