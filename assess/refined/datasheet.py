@@ -33,6 +33,7 @@ from .datasheet_corrections import copied_words, corrections_lines
 from .datasheet_interval_lines import IntervalCell as IntervalCell
 from .datasheet_interval_lines import IntervalsSheet, interval_lines
 from .datasheet_ranking import ranking_lines
+from .labels import HUMAN_TIE
 
 # Line breaks of any kind (CommonMark, Unicode) become spaces; other control characters and
 # bidirectional overrides (which can reorder what a reader sees) become U+FFFD.
@@ -437,6 +438,15 @@ _SOURCES = (
 )
 
 
+# A tie merges every vote on the pair, over jobs; each job's agreement line counts only the
+# judgments on its own items, so a tie across two jobs is no pair "judged more than once" there.
+_TIE_NOTE = (
+    " (the pair's human votes, merged over every job that asked people about it and counting "
+    "a simulated annotator's vote as one, are split evenly; each job's agreement line below "
+    "counts only the judgments on its own items)"
+)
+
+
 def _counted(counts: Mapping[str, int], indent: str = "  ") -> list[str]:
     # One sub-item per key, in code-point order (keys came from the database).
     return [
@@ -451,7 +461,10 @@ def _labels(s: Datasheet) -> list[str]:
     for source, meaning in _SOURCES:
         lines.append(f"- {meaning.capitalize()}: {_count(s.by_source.get(source, 0))}")
         if source == "unresolved":
-            lines += _counted(s.by_reason)
+            lines += [
+                line + _TIE_NOTE if line.startswith(f"  - {md_code(HUMAN_TIE)}:") else line
+                for line in _counted(s.by_reason)
+            ]
     others = {k: n for k, n in s.by_source.items() if k not in known}
     if others:
         lines.append("- Other sources:")
@@ -516,7 +529,12 @@ def _audit(a: AuditSheet) -> str:
 
 def _agreement(g: AgreementSheet) -> str:
     if not g.pairs:
-        return "- Agreement among annotators: no pair has two human judgments"
+        return (
+            "- Agreement among annotators: no item of this job has two judgments (only the "
+            "judgments on the job's own review items count here, a simulated annotator's "
+            "included; votes on the same pair in other jobs meet only in the final labels, "
+            "where they may tie)"
+        )
     line = (
         f"- Agreement among annotators: {plural(g.pairs, 'pair')} judged more than once by "
         f"{plural(g.annotators, 'annotator')}; Cohen's kappa {_share(g.kappa)} (the two "

@@ -192,9 +192,35 @@ def test_an_unjudged_audit_and_missing_fields_say_so():
     )
     text = datasheet_render(sheet=sheet(jobs=(quiet,), dataset_licence="", dataset_source=""))
     assert "error rate of consensus labels not known yet (no audited pair judged)" in text
-    assert "- Agreement among annotators: no pair has two human judgments" in text
+    assert "- Agreement among annotators: no item of this job has two judgments (only " in text
     assert "- Licence: not recorded" in text and "- Source: not recorded" in text
     assert "No debate job covered the pool." in datasheet_render(sheet=sheet(jobs=()))
+
+
+def test_a_tie_across_jobs_and_a_job_with_no_item_judged_twice_say_what_each_counts():
+    """A person's vote on a pair in one job and the simulated annotator's in another tie in
+    the final labels, while neither job has an item judged twice: the sheet said "human tie:
+    1" beside "no pair has two human judgments". Each line now says what it counts."""
+    lone = job(agreement=AgreementSheet(0, 0, None, 0, None, 0))
+    text = datasheet_render(
+        sheet=sheet(
+            jobs=(lone,),
+            by_source={"consensus": 18, "unresolved": 1},
+            by_reason={"human tie": 1},
+        )
+    )
+    assert (
+        "  - `human tie`: 1 (the pair's human votes, merged over every job that asked people "
+        "about it and counting a simulated annotator's vote as one, are split evenly; each "
+        "job's agreement line below counts only the judgments on its own items)"
+    ) in text
+    assert (
+        "- Agreement among annotators: no item of this job has two judgments (only the "
+        "judgments on the job's own review items count here, a simulated annotator's "
+        "included; votes on the same pair in other jobs meet only in the final labels, where "
+        "they may tie)"
+    ) in text
+    assert "no pair has two human judgments" not in text
 
 
 def test_equal_sheets_give_equal_text_whatever_the_order_of_their_mappings():
