@@ -247,7 +247,9 @@ class Datasheet:
     pool's judging order (its label, "" for depth-k), ``pool_budget`` the pairs a job judges
     at most (None: every pair), ``pool_pairs`` all the pool's pairs (0: ``pairs``, which then
     counts only those within the budget); ``simulated_labels`` the "SIMULATED labels: ..."
-    line of the set's final labels ("" when none is simulated), first under the title.
+    line of the set's final labels ("" when none is simulated), first under the title;
+    ``embedded_warning`` the job page's banner on the bundled model's labels
+    (:func:`debates.bundled.embedded_warning`; "" when no job used it), a warning under it.
     """
 
     folder: str
@@ -288,6 +290,7 @@ class Datasheet:
     pool_budget: int | None = None
     pool_pairs: int = 0
     simulated_labels: str = ""
+    embedded_warning: str = ""
 
 
 SIMULATED_WARNING = (
@@ -309,6 +312,8 @@ def _simulated_lines(s: Datasheet) -> list[str]:
     """The loud warnings, each its own paragraph: when any job's agent is simulated, and
     when any judgment (``simulated_judgments``) came from the simulated annotator."""
     lines = [f"**{s.simulated_labels}.**", ""] if s.simulated_labels else []
+    if s.embedded_warning:
+        lines += [f"**Labels from a tiny model, not for a benchmark.** {s.embedded_warning}", ""]
     agents = (agent for job in s.jobs for agent in job.agents)
     if any(is_simulated_model(agent.model) for agent in agents):
         lines += [SIMULATED_WARNING, ""]
