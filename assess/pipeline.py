@@ -22,6 +22,7 @@ from django.db.models import Count, F
 from tqdm import tqdm
 
 from core.broker import tasks_run_in_process
+from core.text import plural
 from corpora.formats import relevance_level_check
 from corpora.models import Dataset, Pool, QrelSet, Run
 from corpora.services import (
@@ -524,8 +525,8 @@ def _refined_ensure(
         rows = qrels_export(qrel_set=refined, out=handle, fmt="trec")
     echo(
         f"refined qrels: {rows} rows = {qrel_set.qrels.count()} original + "
-        f"{rows - qrel_set.qrels.count()} new labels; {pending} pairs pending (no final label "
-        f"yet: escalated to humans, failed, or still running) → {path}"
+        f"{rows - qrel_set.qrels.count()} new labels; {plural(pending, 'pair')} pending (no final "
+        f"label yet: escalated to humans, failed, or still running) → {path}"
     )
     echo(f"  new rows by grade: {_new_grades(refinement_get(qrel_set=refined))}")
     # What every final label cost, split by where it came from (consensus, humans), so a

@@ -52,3 +52,10 @@ def text_capped(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… [{len(text) - limit:,} more characters cut]"
+
+
+def plural(count: int, one: str, many: str = "") -> str:
+    """``count`` with thousands separators and its noun: ``one`` for 1, else ``many``
+    (default ``one`` + "s"): ``plural(1, "pair")`` is "1 pair", ``plural(2, "query",
+    "queries")`` "2 queries", ``plural(1200, "pair")`` "1,200 pairs"."""
+    return f"{count:,} {one if count == 1 else many or one + 's'}"

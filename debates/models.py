@@ -268,6 +268,13 @@ class DebateJob(models.Model):
         return AgentConfig.stored(self.agent_a), AgentConfig.stored(self.agent_b)
 
     @property
+    def uses_bundled_model(self) -> bool:
+        """Whether an agent runs the bundled SmolLM2-135M (:mod:`debates.bundled`): the job
+        page's banner and the benchmark datasheet's warning both ask this. A local GGUF
+        (``model_path``) is the researcher's own choice of model, so it does not count."""
+        return any(config.is_bundled_model for config in self.agents)
+
+    @property
     def audit_design(self) -> AuditDesign:
         """The job's audit share, allocation and committed per-stratum probabilities, parsed
         from the stored fields (:class:`debates.audit_design.AuditDesign`)."""

@@ -38,6 +38,9 @@ from django.views.decorators.http import require_POST
 from core.htmx import htmx_view, wants_fragment
 from core.roles import Role, role_required, user_has_role
 
+# GENERIC_EMBEDDED_WARNING is re-exported: the job page's banner text, as tests read it.
+from .bundled import GENERIC_EMBEDDED_WARNING as GENERIC_EMBEDDED_WARNING
+from .bundled import embedded_warning
 from .forms import HumanBudgetForm, JobLaunchForm
 from .llm.config import AgentConfig
 from .models import DebateJob
@@ -59,10 +62,6 @@ log = logging.getLogger(__name__)
 READERS = (Role.RESEARCHER, Role.ADMIN)
 FAILED_SHOWN = 50
 PRICE_SETTING = "DREAM_PRICE_PER_1K_TOKENS"
-GENERIC_EMBEDDED_WARNING = (
-    "The embedded model (SmolLM2-135M) is tiny: its labels are for trying the pipeline, "
-    "not for a benchmark. Use a strong model for real labels."
-)
 
 #: Panels other apps add to the job page: ``panel(request, job) -> str`` (HTML rendered by
 #: the template engine, autoescaped).
@@ -87,22 +86,6 @@ def price_per_1k_tokens() -> Decimal | None:
     except (InvalidOperation, ValueError):
         return None
     return price if price.is_finite() and price >= 0 else None
-
-
-def embedded_warning() -> str:
-    """What the job page says about the embedded model's labels: always the generic warning
-    (labels for trying the pipeline, not a benchmark), followed by the measured accuracy note
-    ``debates.llm.embedded.MEASURED_ACCURACY_NOTE`` when that constant exists."""
-    from debates.llm import embedded
-
-    note = getattr(embedded, "MEASURED_ACCURACY_NOTE", "")
-    return f"{GENERIC_EMBEDDED_WARNING} {note}" if note else GENERIC_EMBEDDED_WARNING
-
-
-def _uses_embedded(job: DebateJob) -> bool:
-    # The warning and the measured accuracy are SmolLM2's; a local GGUF (model_path) is the
-    # researcher's own choice of model.
-    return any(config.is_bundled_model for config in job.agents)
 
 
 def _job_or_404(pk: int) -> DebateJob:
@@ -201,7 +184,7 @@ def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
         agent_b=job.agents[1].describe(),
         audit_percent=job.audit_share * 100,
         gold_percent=job.gold_share * 100,
-        embedded_warning=embedded_warning() if _uses_embedded(job) else "",
+        embedded_warning=embedded_warning() if job.uses_bundled_model else "",
         budget_form=HumanBudgetForm(initial={"human_budget": job.human_budget}),
         callback_shown=_callback_shown(job.callback_url),
         webhook_deliveries=list(job.webhook_deliveries.order_by("-created", "-pk")[:50]),

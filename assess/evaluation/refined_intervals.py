@@ -26,6 +26,7 @@ from django.db.models import Count, Q
 
 from assess.models import Adjudication, Judgment, LabelProvenance, Refinement, ReviewItem
 from assess.models.simulated import qrel_set_simulated_labels, simulated_sentence
+from core.text import plural
 from corpora.identical import skip_identical
 from corpora.models import QrelSet, Run
 from corpora.selectors import pool_pair_ranks
@@ -378,10 +379,11 @@ def rebench_intervals(
     waiting = sum(1 for p in labels if p.machine is None and p.human is None)
     if counts["unresolved"]:
         result.notes.append(
-            f"{counts['unresolved']:,} pool pairs have no final label: unjudged (not "
-            "relevant) in the refined qrels and in its point values"
+            f"{plural(counts['unresolved'], 'pool pair has', 'pool pairs have')} no final "
+            "label: unjudged (not relevant) in the refined qrels and in its point values"
             + (
-                f"; in these intervals, the {waiting:,} escalated ones are missing at random "
+                f"; in these intervals, the {plural(waiting, 'escalated one')} "
+                f"{'is' if waiting == 1 else 'are'} missing at random "
                 "among the escalated pairs, the others (debates pending or failed, pairs not "
                 "debated) not relevant"
                 if waiting

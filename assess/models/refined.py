@@ -207,11 +207,15 @@ class LabelProvenance(models.Model):
 
     @property
     def overrides_consensus(self) -> bool:
-        """A human label that differs from the debate's consensus (an audit that disagreed)."""
+        """A human label that replaced the agents' consensus, as the refinement counted it:
+        the rule of :func:`assess.refined.labels.overrides_consensus` on the stored fields
+        (the machine label first, else the answering review's debate's consensus)."""
+        consensus = self.machine_label if self.machine_label is not None else self.consensus_label
         return (
             self.source in (self.Source.HUMAN, self.Source.ADJUDICATED)
-            and self.consensus_label is not None
-            and self.consensus_label != self.label
+            and self.label is not None
+            and consensus is not None
+            and consensus != self.label
         )
 
 

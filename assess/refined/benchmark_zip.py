@@ -41,6 +41,7 @@ from corpora.models import Dataset, Document, Pool, QrelSet, Query
 from corpora.ordering import code_point
 from corpora.services import qrels_export
 from corpora.simulated import simulated_filename
+from debates.bundled import embedded_warning
 from debates.llm.config import AgentConfig, backend_and_model
 from debates.models import Debate, DebateJob
 
@@ -147,6 +148,11 @@ def _job_sheet(job: DebateJob) -> JobSheet:
             kappa=audit.kappa,
             side_error=audit.side_error,
             kappa_weighted=audit.kappa_weighted,
+            # The population the audit drew from (assess.review.audit: agreed, labelled).
+            agreed=job.debates.filter(
+                status=Debate.Status.AGREED, final_label__isnull=False
+            ).count(),
+            allocation=job.audit_allocation,
         ),
         agreement=AgreementSheet(
             pairs=agreement.pairs,
@@ -257,11 +263,20 @@ def benchmark_datasheet(*, refinement: Refinement) -> Datasheet:
         excluded_annotators=tuple(refinement.excluded_annotators or ()),
         intervals=_intervals_sheet(refinement),
         simulated_judgments=simulated_judgments_count(jobs=_chain_jobs(qrel_set)),
+        embedded_warning=_embedded_warning(qrel_set),
         corrections=int(counts.get("corrections") or 0),
         simulated_labels=simulated_rows_sentence(
             simulated_rows, name=qrel_set.name, scope="in this set's final labels"
         ),
     )
+
+
+def _embedded_warning(qrel_set: QrelSet) -> str:
+    """The job page's banner on the bundled model's labels when a job behind the set's labels
+    (:func:`_chain_jobs`) used it, by the job page's own test
+    (:attr:`debates.models.DebateJob.uses_bundled_model`); "" otherwise."""
+    jobs = DebateJob.objects.filter(pk__in=_chain_jobs(qrel_set))
+    return embedded_warning() if any(job.uses_bundled_model for job in jobs) else ""
 
 
 def _chain_jobs(qrel_set: QrelSet) -> list[int]:

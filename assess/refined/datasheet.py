@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from core.text import plural
 from debates.llm.config import is_simulated_model
 
 from ..review.agreement import Proportion, weighting_note
@@ -32,6 +33,7 @@ from .datasheet_corrections import copied_words, corrections_lines
 from .datasheet_interval_lines import IntervalCell as IntervalCell
 from .datasheet_interval_lines import IntervalsSheet, interval_lines
 from .datasheet_ranking import ranking_lines
+from .labels import HUMAN_TIE
 
 # Line breaks of any kind (CommonMark, Unicode) become spaces; other control characters and
 # bidirectional overrides (which can reorder what a reader sees) become U+FFFD.
@@ -101,11 +103,6 @@ def _count(value: int) -> str:
     return f"{value:,}"
 
 
-def _many(value: int, one: str, many: str = "") -> str:
-    """``1 pair``, ``2 pairs``: a count with its noun (``many``, default ``one`` + "s")."""
-    return f"{value:,} {one if value == 1 else many or one + 's'}"
-
-
 def _percent(share: float) -> str:
     return f"{share * 100:g}%"
 
@@ -136,10 +133,13 @@ class AgentSheet:
 @dataclass(frozen=True, slots=True)
 class AuditSheet:
     """Humans against the consensus on a job's audited agreed pairs
-    (:class:`assess.review.selectors.AuditSummary`): ``share`` of agreed labels drawn,
-    ``sampled`` drawn, ``error`` the share a human found wrong with its Wilson interval,
-    ``agreement`` and ``kappa`` of human vs consensus; on a graded job ``side_error`` (wrong
-    side of relevance) and ``kappa_weighted``."""
+    (:class:`assess.review.selectors.AuditSummary`): ``share`` the job's audit share (under
+    ``allocation`` "proportional" each agreed label's probability of being drawn; under
+    "neyman" the share drawn in all, each label at its audit unit's probability),
+    ``sampled`` drawn of the job's ``agreed`` labels (0: not known), ``error`` the share a
+    human found wrong with its Wilson interval, ``agreement`` and ``kappa`` of human vs
+    consensus; on a graded job ``side_error`` (wrong side of relevance) and
+    ``kappa_weighted``."""
 
     share: float
     sampled: int
@@ -148,6 +148,8 @@ class AuditSheet:
     kappa: float | None = None
     side_error: Proportion | None = None
     kappa_weighted: float | None = None
+    agreed: int = 0
+    allocation: str = "proportional"
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +247,9 @@ class Datasheet:
     pool's judging order (its label, "" for depth-k), ``pool_budget`` the pairs a job judges
     at most (None: every pair), ``pool_pairs`` all the pool's pairs (0: ``pairs``, which then
     counts only those within the budget); ``simulated_labels`` the "SIMULATED labels: ..."
-    line of the set's final labels ("" when none is simulated), first under the title.
+    line of the set's final labels ("" when none is simulated), first under the title;
+    ``embedded_warning`` the job page's banner on the bundled model's labels
+    (:func:`debates.bundled.embedded_warning`; "" when no job used it), a warning under it.
     """
 
     folder: str
@@ -286,6 +290,7 @@ class Datasheet:
     pool_budget: int | None = None
     pool_pairs: int = 0
     simulated_labels: str = ""
+    embedded_warning: str = ""
 
 
 SIMULATED_WARNING = (
@@ -307,6 +312,8 @@ def _simulated_lines(s: Datasheet) -> list[str]:
     """The loud warnings, each its own paragraph: when any job's agent is simulated, and
     when any judgment (``simulated_judgments``) came from the simulated annotator."""
     lines = [f"**{s.simulated_labels}.**", ""] if s.simulated_labels else []
+    if s.embedded_warning:
+        lines += [f"**Labels from a tiny model, not for a benchmark.** {s.embedded_warning}", ""]
     agents = (agent for job in s.jobs for agent in job.agents)
     if any(is_simulated_model(agent.model) for agent in agents):
         lines += [SIMULATED_WARNING, ""]
@@ -331,11 +338,11 @@ def _header(s: Datasheet) -> list[str]:
         "",
         "## Files",
         "",
-        f"- `corpus.jsonl`: {_many(s.documents, 'document')}, one "
+        f"- `corpus.jsonl`: {plural(s.documents, 'document')}, one "
         '`{"_id", "text", "title"}` object a line',
-        f"- `queries.jsonl`: {_many(s.queries, 'query', 'queries')}, one "
+        f"- `queries.jsonl`: {plural(s.queries, 'query', 'queries')}, one "
         '`{"_id", "metadata", "text"}` object a line',
-        f"- {md_code(f'qrels/{s.split}.tsv')}: the {_many(s.qrels_rows, 'row')} of the refined "
+        f"- {md_code(f'qrels/{s.split}.tsv')}: the {plural(s.qrels_rows, 'row')} of the refined "
         "set after the header line `query-id<TAB>corpus-id<TAB>score` (score: the grade)",
         "- `README.md`: this datasheet",
         "",
@@ -369,7 +376,7 @@ def _refined(s: Datasheet) -> list[str]:
         f"- Name: {md_code(s.refined_name)}, made "
         f"{s.created.astimezone(UTC).strftime('%Y-%m-%d %H:%M:%S UTC')}",
         f"- Refined from the original qrel set {md_code(s.original_name)} (the split "
-        f"{md_code(s.split)}), whose {_many(s.original_rows, 'row')} are "
+        f"{md_code(s.split)}), whose {plural(s.original_rows, 'row')} are "
         + copied_words(s.corrections),
         f"- New labels: {_count(s.new_relevant)} relevant, {_count(s.new_nonrelevant)} not "
         f"relevant (grade 0); a binary relevant label is written as grade {s.relevant_grade}, "
@@ -389,7 +396,7 @@ def _pool(s: Datasheet) -> list[str]:
     lines = [
         "## Pool",
         "",
-        f"- Name: {md_code(s.pool_name)}: {_many(pairs, 'pair')}, the union of each run's "
+        f"- Name: {md_code(s.pool_name)}: {plural(pairs, 'pair')}, the union of each run's "
         f"top {s.pool_depth} documents per query; {judged}",
         *_judging_order(s, pairs),
         f"- Runs ({len(s.pool_runs)}), each pooled to depth {s.pool_depth}:",
@@ -419,8 +426,8 @@ def _judging_order(s: Datasheet, pairs: int) -> list[str]:
         return [line + "; no budget: every pair was put to the debate jobs"]
     unjudged = pairs - s.pairs
     return [
-        line + f"; budget {_many(s.pool_budget, 'pair')} a job judges at most, in that order: "
-        f"{_many(s.pairs, 'pair')} put to the debate jobs, {_many(unjudged, 'pair')} "
+        line + f"; budget {plural(s.pool_budget, 'pair')} a job judges at most, in that order: "
+        f"{plural(s.pairs, 'pair')} put to the debate jobs, {plural(unjudged, 'pair')} "
         "never debated (beyond the budget) and left unjudged (not relevant in the qrels; "
         "counted unresolved below, reason `not debated`)"
     ]
@@ -433,6 +440,15 @@ _SOURCES = (
     ("human", "humans (the majority, or median grade, of the annotators)"),
     ("adjudicated", "adjudicated by an admin"),
     ("unresolved", "unresolved (no label, so not in the qrels)"),
+)
+
+
+# A tie merges every vote on the pair, over jobs; each job's agreement line counts only the
+# judgments on its own items, so a tie across two jobs is no pair "judged more than once" there.
+_TIE_NOTE = (
+    " (the pair's human votes, merged over every job that asked people about it and counting "
+    "a simulated annotator's vote as one, are split evenly; each job's agreement line below "
+    "counts only the judgments on its own items)"
 )
 
 
@@ -450,7 +466,10 @@ def _labels(s: Datasheet) -> list[str]:
     for source, meaning in _SOURCES:
         lines.append(f"- {meaning.capitalize()}: {_count(s.by_source.get(source, 0))}")
         if source == "unresolved":
-            lines += _counted(s.by_reason)
+            lines += [
+                line + _TIE_NOTE if line.startswith(f"  - {md_code(HUMAN_TIE)}:") else line
+                for line in _counted(s.by_reason)
+            ]
     others = {k: n for k, n in s.by_source.items() if k not in known}
     if others:
         lines.append("- Other sources:")
@@ -467,7 +486,9 @@ def _labels(s: Datasheet) -> list[str]:
     lines.append(f"- Debates escalated to humans: {_count(sum(s.escalations.values()))}")
     lines += _counted(s.escalations)
     lines.append(
-        f"- Human labels that overrode the agents' consensus: {_count(s.overrides_consensus)}"
+        f"- Human labels that overrode the agents' consensus: {_count(s.overrides_consensus)} "
+        "(pool pairs whose final human or adjudicated label differs from the consensus the "
+        "qrels would hold without it, each pair once; a tie overrides nothing)"
     )
     return lines
 
@@ -481,11 +502,24 @@ def _agent(agent: AgentSheet) -> str:
     )
 
 
-def _audit(a: AuditSheet) -> str:
-    line = (
-        f"- Audit ({_percent(a.share)} of agreed labels drawn: {_many(a.sampled, 'pair')}): error "
-        f"rate of consensus labels {_interval(a.error)}"
+def _audit_design(a: AuditSheet) -> str:
+    """How the audit drew its pairs: the share is each agreed label's chance of being drawn
+    (a Neyman audit's is the expected share in all), never the share of them drawn."""
+    drawn = (
+        f"{a.sampled:,} of {a.agreed:,} drawn"
+        if a.agreed >= a.sampled
+        else f"{plural(a.sampled, 'pair')} drawn"
     )
+    if a.allocation == "neyman":
+        return (
+            "Neyman allocation: each agreed label drawn with its audit unit's probability, "
+            f"{_percent(a.share)} of them expected in all: {drawn}"
+        )
+    return f"each agreed label drawn with probability {_percent(a.share)}: {drawn}"
+
+
+def _audit(a: AuditSheet) -> str:
+    line = f"- Audit ({_audit_design(a)}): error rate of consensus labels {_interval(a.error)}"
     if a.error.n:
         line += f"; humans agree with the consensus on {_share(a.agreement)}"
         line += f", Cohen's kappa {_share(a.kappa)}"
@@ -500,19 +534,24 @@ def _audit(a: AuditSheet) -> str:
 
 def _agreement(g: AgreementSheet) -> str:
     if not g.pairs:
-        return "- Agreement among annotators: no pair has two human judgments"
+        return (
+            "- Agreement among annotators: no item of this job has two judgments (only the "
+            "judgments on the job's own review items count here, a simulated annotator's "
+            "included; votes on the same pair in other jobs meet only in the final labels, "
+            "where they may tie)"
+        )
     line = (
-        f"- Agreement among annotators: {_many(g.pairs, 'pair')} judged more than once by "
-        f"{_many(g.annotators, 'annotator')}; Cohen's kappa {_share(g.kappa)} (the two "
-        f"annotators sharing the most pairs: {_many(g.kappa_items, 'pair')}); Krippendorff's alpha "
-        f"(nominal) {_share(g.alpha)}"
+        f"- Agreement among annotators: {plural(g.pairs, 'pair')} judged more than once by "
+        f"{plural(g.annotators, 'annotator')}; Cohen's kappa {_share(g.kappa)} (the two "
+        f"annotators sharing the most pairs: {plural(g.kappa_items, 'pair')}); Krippendorff's "
+        f"alpha (nominal) {_share(g.alpha)}"
     )
     if g.graded:
         line += (
             f"; alpha (ordinal) {_share(g.alpha_ordinal)}; weighted kappa (quadratic) "
             f"{_share(g.kappa_weighted)}"
         )
-    return line + f"; {_many(g.disagreements, 'pair')} with disagreeing annotators"
+    return line + f"; {plural(g.disagreements, 'pair')} with disagreeing annotators"
 
 
 def _job(job: JobSheet) -> list[str]:
@@ -557,7 +596,10 @@ def _jobs(s: Datasheet) -> list[str]:
         return [*lines, "No debate job covered the pool."]
     lines.append(
         "The figures of each job's audit and annotators are as they stood when this file "
-        "was written."
+        "was written. A job's audit compares its own consensus with the human label of each "
+        "pair it drew, one that people gave on another job's item too; so its wrong labels "
+        "and the human labels that overrode the consensus (under Final labels: each pool "
+        "pair once, by its final label) may differ."
     )
     for job in sorted(s.jobs, key=lambda j: j.job):
         lines += ["", *_job(job)]

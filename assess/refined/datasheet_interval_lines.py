@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from core.text import plural
+
 from .datasheet_ranking import RankingSheet
 
 HEADING = "## Intervals on the refined measures"
@@ -74,10 +76,6 @@ class IntervalsSheet:
     ranking: RankingSheet | None = None
 
 
-def _many(value: int, one: str) -> str:
-    return f"{value:,} {one if value == 1 else one + 's'}"
-
-
 def _cell(c: IntervalCell) -> str:
     return f"{c.estimate:.4f} [{c.low:.4f}, {c.high:.4f}] (n = {c.n_human:,})"
 
@@ -123,10 +121,10 @@ def interval_lines(
         return [*lines, "No interval was computed for this file."]
     lines += [INTERVALS_METHOD, ""]
     lines.append(
-        f"- Sample sizes: {_many(v.audited + v.escalated, 'human label')} ("
-        f"{_many(v.audited, 'audited agreed pair')}, {_many(v.escalated, 'escalated pair')}); "
-        f"{_many(v.agreed, 'machine label')} (the debates' consensus); "
-        f"{_many(v.unresolved, 'pair')} without a final label, left out"
+        f"- Sample sizes: {plural(v.audited + v.escalated, 'human label')} ("
+        f"{plural(v.audited, 'audited agreed pair')}, {plural(v.escalated, 'escalated pair')}); "
+        f"{plural(v.agreed, 'machine label')} (the debates' consensus); "
+        f"{plural(v.unresolved, 'pair')} without a final label, left out"
     )
     if v.error:
         lines.append(f"- No interval: {text(v.error)}")

@@ -26,6 +26,7 @@ from . import debate_cost
 from .corrections import correction_of
 from .debate_cost import needs_turns
 from .export_formats import label_source
+from .labels import overrides_consensus
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
@@ -514,6 +515,7 @@ _DISAGREEMENT_COLUMNS = (
     "reason",
     "original_relevance",
     "consensus_label",
+    "machine_label",
     "consensus_round",
     "debate_status",
     "escalation_reason",
@@ -535,6 +537,7 @@ _MAYBE_LISTED = (
     Q(debate_status=Debate.Status.ESCALATED)
     | Q(label__isnull=True)
     | (Q(source__in=_HUMAN_SOURCES, consensus_label__isnull=False) & ~Q(consensus_label=F("label")))
+    | (Q(source__in=_HUMAN_SOURCES, machine_label__isnull=False) & ~Q(machine_label=F("label")))
     | ~Q(judgments=[])
     | Q(original_relevance__gt=0, label__lte=0)
     | Q(original_relevance__lte=0, label__gt=0)
@@ -545,13 +548,18 @@ def _why_listed(row: dict) -> list[str]:
     """Why a provenance row (a dict of :data:`_DISAGREEMENT_COLUMNS`) is in the
     disagreements CSV; empty when it is not."""
     why = []
-    label, original, consensus = row["label"], row["original_relevance"], row["consensus_label"]
+    label, original = row["label"], row["original_relevance"]
     if row["debate_status"] == Debate.Status.ESCALATED:
         why.append("escalated")
     if label is None:
         why.append(f"unresolved: {row['reason']}")
     # LabelProvenance.overrides_consensus, on plain values.
-    if row["source"] in _HUMAN_SOURCES and consensus is not None and consensus != label:
+    if overrides_consensus(
+        source=row["source"],
+        label=label,
+        consensus_label=row["consensus_label"],
+        machine_label=row["machine_label"],
+    ):
         why.append("human overrode consensus")
     if len({j["label"] for j in row["judgments"] or []}) > 1:
         why.append("annotators disagree")

@@ -20,6 +20,7 @@ from typing import Any
 
 from django.db import connection, connections
 
+from core.text import plural
 from corpora.models import Dataset, Operation, Pool
 from corpora.services.operations import operation_create, operation_step_register
 
@@ -110,7 +111,8 @@ def refine_step(operation: Operation, root: Path | None) -> dict[str, Any]:
         # What the page said after refining when it refined inside the request.
         "message": f"Refined qrel set {report.qrel_set.name} created: "
         f"{refinement.original_rows:,} original rows + {new_labels:,} new labels, "
-        f"{refinement.unresolved:,} pairs pending. " + open_disagreements_sentence(open_count),
+        f"{plural(refinement.unresolved, 'pair')} pending. "
+        + open_disagreements_sentence(open_count),
     }
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db.models import Exists, F
+from django.db.models import Exists, F, OuterRef, Q
 
 from core.roles import Role, user_ensure
 from debates.models import DebateJob
@@ -54,13 +54,24 @@ class SimulatedJudging:
     judgments in the job before this run (an earlier run's; left as they are), ``busy``
     skipped because a person holds a live lease or the item filled up meanwhile,
     ``elsewhere`` left to others because the simulated annotator judged the item's query and
-    document in another job (an annotator judges a pair once, :mod:`assess.review.same_pair`)."""
+    document in another job (an annotator judges a pair once, :mod:`assess.review.same_pair`),
+    ``taken`` asking nobody because people already answered the pair on another job's item,
+    whose label the item takes (:mod:`assess.review.answered`), ``taken_by_person`` of them
+    answered by a person (a judgment of someone else than the simulated annotator, or an
+    adjudication)."""
 
     judged: int
     flipped: int
     already: int
     busy: int
     elsewhere: int = 0
+    taken: int = 0
+    taken_by_person: int = 0
+
+    @property
+    def skipped(self) -> int:
+        """The job's open-looking items this run judged none of: busy, taken or elsewhere."""
+        return self.busy + self.taken + self.elsewhere
 
 
 def simulated_truth_load(*, job: DebateJob, path: str | Path) -> dict[str, dict[str, int]]:
@@ -164,6 +175,24 @@ def _open_items(job: DebateJob, annotator: Any) -> Iterable[ReviewItem]:
     )
 
 
+def _taken_items(job: DebateJob, annotator: Any) -> tuple[int, int]:
+    """``(taken, by a person)``: ``job``'s escalated and audit items without an adjudication
+    that take people's answer from another job's item (``answered_by``: they want no
+    judgment, so :func:`_open_items` never sees them), and how many of those answers a person
+    gave (a live judgment of someone other than ``annotator``, or an adjudication)."""
+    taken = ReviewItem.objects.filter(
+        debate__job=job,
+        kind__in=[ReviewItem.Kind.ESCALATED, ReviewItem.Kind.AUDIT],
+        answered_by__isnull=False,
+        adjudication__isnull=True,
+    )
+    person = Judgment.objects.filter(item_id=OuterRef("answered_by_id"), undone_at__isnull=True)
+    by_person = taken.filter(
+        Q(answered_by__adjudication__isnull=False) | Exists(person.exclude(annotator=annotator))
+    )
+    return taken.count(), by_person.count()
+
+
 def simulated_judgments_record(
     *,
     job: DebateJob,
@@ -216,6 +245,13 @@ def simulated_judgments_record(
             continue
         judged += 1
         flipped += label != (int(grade >= 1) if top == 1 else min(grade, top))
+    taken, taken_by_person = _taken_items(job, annotator)
     return SimulatedJudging(
-        judged=judged, flipped=flipped, already=already, busy=busy, elsewhere=elsewhere
+        judged=judged,
+        flipped=flipped,
+        already=already,
+        busy=busy,
+        elsewhere=elsewhere,
+        taken=taken,
+        taken_by_person=taken_by_person,
     )

@@ -58,4 +58,4 @@ def test_a_pair_whose_debate_never_ended_is_no_escalation_and_counts_as_not_rele
     beta = found.ppi.by_system["beta"]["P@10"]
     assert (beta.estimate, beta.low, beta.high) == pytest.approx((0.15, 0.15, 0.15))
     assert not any("missing at random" in n for n in found.notes)
-    assert any("1 pool pairs have no final label" in n for n in found.notes)
+    assert any("1 pool pair has no final label: unjudged" in n for n in found.notes)

@@ -67,6 +67,7 @@ def job(**changes) -> JobSheet:
             error=wilson_interval(3, 37),
             agreement=34 / 37,
             kappa=0.81,
+            agreed=800,
         ),
         agreement=AgreementSheet(
             pairs=12, annotators=3, kappa=0.625, kappa_items=9, alpha=0.6, disagreements=2
@@ -140,7 +141,9 @@ def test_the_datasheet_holds_the_values_it_is_given():
         "`exact`; temperature 0.25",
         "- Token budget: 2,048 completion tokens for a turn's first call, 4,096 for the re-ask",
         # wilson_interval(3, 37): the job page's figures, never recomputed here.
-        "- Audit (5% of agreed labels drawn: 40 pairs): error rate of consensus labels "
+        # 5% is each agreed label's chance of being drawn; 40 of 800 happens to be 5% too.
+        "- Audit (each agreed label drawn with probability 5%: 40 of 800 drawn): error rate "
+        "of consensus labels "
         "0.081 (3 of 37), 95% confidence interval 0.028–0.213 (Wilson); humans agree with "
         "the consensus on 0.919, Cohen's kappa 0.810",
         "- Agreement among annotators: 12 pairs judged more than once by 3 annotators; "
@@ -169,6 +172,19 @@ def test_a_graded_job_shows_its_ordinal_agreement_and_side_errors():
     assert "alpha (ordinal) 0.550; weighted kappa (quadratic) 0.660" in text
 
 
+def test_the_audit_share_reads_as_each_pairs_chance_not_as_the_share_drawn():
+    # The demo's job: 25% audit share, 19 agreed labels, 2 drawn (11% of 19).
+    demo = AuditSheet(0.25, 2, wilson_interval(0, 0), agreed=19)
+    text = datasheet_render(sheet=sheet(jobs=(job(audit=demo),)))
+    assert "- Audit (each agreed label drawn with probability 25%: 2 of 19 drawn): " in text
+    neyman = replace(demo, allocation="neyman")
+    text = datasheet_render(sheet=sheet(jobs=(job(audit=neyman),)))
+    assert (
+        "- Audit (Neyman allocation: each agreed label drawn with its audit unit's "
+        "probability, 25% of them expected in all: 2 of 19 drawn): "
+    ) in text
+
+
 def test_an_unjudged_audit_and_missing_fields_say_so():
     quiet = job(
         audit=AuditSheet(0.02, 3, wilson_interval(0, 0)),
@@ -176,9 +192,35 @@ def test_an_unjudged_audit_and_missing_fields_say_so():
     )
     text = datasheet_render(sheet=sheet(jobs=(quiet,), dataset_licence="", dataset_source=""))
     assert "error rate of consensus labels not known yet (no audited pair judged)" in text
-    assert "- Agreement among annotators: no pair has two human judgments" in text
+    assert "- Agreement among annotators: no item of this job has two judgments (only " in text
     assert "- Licence: not recorded" in text and "- Source: not recorded" in text
     assert "No debate job covered the pool." in datasheet_render(sheet=sheet(jobs=()))
+
+
+def test_a_tie_across_jobs_and_a_job_with_no_item_judged_twice_say_what_each_counts():
+    """A person's vote on a pair in one job and the simulated annotator's in another tie in
+    the final labels, while neither job has an item judged twice: the sheet said "human tie:
+    1" beside "no pair has two human judgments". Each line now says what it counts."""
+    lone = job(agreement=AgreementSheet(0, 0, None, 0, None, 0))
+    text = datasheet_render(
+        sheet=sheet(
+            jobs=(lone,),
+            by_source={"consensus": 18, "unresolved": 1},
+            by_reason={"human tie": 1},
+        )
+    )
+    assert (
+        "  - `human tie`: 1 (the pair's human votes, merged over every job that asked people "
+        "about it and counting a simulated annotator's vote as one, are split evenly; each "
+        "job's agreement line below counts only the judgments on its own items)"
+    ) in text
+    assert (
+        "- Agreement among annotators: no item of this job has two judgments (only the "
+        "judgments on the job's own review items count here, a simulated annotator's "
+        "included; votes on the same pair in other jobs meet only in the final labels, where "
+        "they may tie)"
+    ) in text
+    assert "no pair has two human judgments" not in text
 
 
 def test_equal_sheets_give_equal_text_whatever_the_order_of_their_mappings():

@@ -3,6 +3,8 @@
 at error 1 with the flipped label. Its labels' export rows name the annotator, and the
 benchmark datasheet warns that they are simulated."""
 
+import uuid
+
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -12,6 +14,7 @@ from assess.refined.benchmark_zip import benchmark_datasheet
 from assess.refined.datasheet import datasheet_render
 from assess.refined.export_rows import labels_records
 from assess.refined.refine import qrels_refine, refinement_get
+from assess.review.services import judgment_record
 from debates.management.commands._jobs import wait_job
 from debates.models import DebateJob
 from debates.services.backends import agent_config_build
@@ -136,10 +139,43 @@ def test_a_pair_judged_in_another_job_is_left_to_others_and_said_so(energy, trut
         capsys.readouterr()
         .out.strip()
         .endswith(
-            f"0 items skipped (held by a person or filled meanwhile); {left} left to others (the "
-            "simulated annotator judged their query and document in another job, and judges a "
-            "pair once)"
+            f"{items.count()} items skipped: {taken.count()} already judged by "
+            "simulated-annotator on another job's item (it takes that label), "
+            f"{left} left to others (the simulated annotator judged their query and document in "
+            "another job, and judges a pair once)"
         )
+    )
+
+
+@pytest.mark.django_db
+def test_an_audit_a_person_answered_in_another_job_is_counted_skipped_and_said_so(
+    energy, truth_dir, annotators, capsys
+):
+    """The audit item of a pair a person judged in an earlier job takes that person's label
+    and asks nobody: the run judged every other item and said "0 items skipped", so the
+    item it left looked lost."""
+    job = _job(energy, truth_dir)
+    (alice,) = annotators(1)
+    first_audit = ReviewItem.objects.filter(debate__job=job, kind="audit").order_by("pk")[0]
+    judgment_record(item=first_audit, annotator=alice, label=1, client_id=uuid.uuid4())
+    spec = JobSpec(
+        pool=job.pool, agent_a=job.agents[0], agent_b=job.agents[1], rounds=1, audit_share=1.0,
+        allow_duplicate=True, reuse=False,
+    )  # fmt: skip
+    again = debate_job_launch(spec=spec)
+    wait_job(again, progress_bar=False)
+    items = ReviewItem.objects.filter(debate__job=again)
+    taken = items.get(answered_by__isnull=False)
+    assert (taken.kind, taken.answered_by_id) == ("audit", first_audit.pk)
+    capsys.readouterr()
+
+    _simulate(again, truth_dir, "0")
+
+    assert len(_judged(again)) == items.count() - 1
+    assert capsys.readouterr().out.strip() == (
+        f"job {again.pk}: {items.count() - 1} SIMULATED judgments by simulated-annotator (0 "
+        "flipped from the truth); 0 from earlier runs; 1 item skipped: 1 already judged by a "
+        "person on another job's item (it takes that label)"
     )
 
 

@@ -147,3 +147,15 @@ def test_an_audit_share_of_zero_is_refused_before_any_replication_runs(study):
     _dataset, truth = study
     with pytest.raises(CommandError, match=r"--audit-share: intervals need an audit share > 0"):
         run_study(truth, "--audit-share", "0")
+
+
+def test_one_replication_of_a_simulated_study_is_one_replication(study):
+    _dataset, truth = study
+    out = io.StringIO()
+    call_command(
+        "simulate_study", "study", "--truth", str(truth), "--runs", "r1,r2",
+        "--replications", "1", stdout=out,
+    )  # fmt: skip
+    assert out.getvalue().startswith(
+        "simulated study of study (SIMULATED labels): 1 replication, 2 systems, 6 queries; per "
+    )

@@ -2,11 +2,13 @@ from django.core.management.base import BaseCommand, CommandError
 
 from assess.review.simulated_annotators import (
     SIMULATED_ANNOTATOR,
+    SimulatedJudging,
     SimulationError,
     simulated_judgments_record,
     simulated_truth_load,
 )
 from core.paths import caller_path
+from core.text import plural
 from debates.management.commands._jobs import load_job, share_type
 
 
@@ -48,11 +50,22 @@ class Command(BaseCommand):
         self.stdout.write(
             f"job {job.pk}: {done.judged:,} SIMULATED judgments by {SIMULATED_ANNOTATOR} "
             f"({done.flipped:,} flipped from the truth); {done.already:,} from earlier runs; "
-            f"{done.busy:,} items skipped (held by a person or filled meanwhile)"
-            + (
-                f"; {done.elsewhere:,} left to others (the simulated annotator judged their "
-                "query and document in another job, and judges a pair once)"
-                if done.elsewhere
-                else ""
-            )
+            + skipped_words(done)
         )
+
+
+def skipped_words(done: SimulatedJudging) -> str:
+    """The items the run judged none of, by why: "0 items skipped", or e.g. "1 item skipped:
+    1 already judged by a person on another job's item (it takes that label)"."""
+    by_simulated = done.taken - done.taken_by_person
+    reasons = [
+        (done.busy, "held by a person or filled meanwhile"),
+        (done.taken_by_person, "already judged by a person on another job's item (it takes "
+         "that label)"),
+        (by_simulated, f"already judged by {SIMULATED_ANNOTATOR} on another job's item (it "
+         "takes that label)"),
+        (done.elsewhere, "left to others (the simulated annotator judged their query and "
+         "document in another job, and judges a pair once)"),
+    ]  # fmt: skip
+    said = [f"{n:,} {why}" for n, why in reasons if n]
+    return f"{plural(done.skipped, 'item')} skipped" + (": " + ", ".join(said) if said else "")

@@ -8,6 +8,7 @@ from assess.evaluation.intervals import INTERVAL_MEASURES
 from assess.evaluation.simulation import AUDIT_DESIGNS, StudyDesign
 from assess.evaluation.study import StudyError, study_simulate
 from core.paths import caller_path
+from core.text import plural
 from corpora.management.commands._common import load_dataset
 from debates.simulated import SimulatedAssessor
 
@@ -131,8 +132,10 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(payload))
             return
         self.stdout.write(
-            f"simulated study of {dataset.slug} (SIMULATED labels): {payload['replications']} "
-            f"replications, {payload['systems']} systems, {payload['queries']} queries; per "
+            f"simulated study of {dataset.slug} (SIMULATED labels): "
+            f"{plural(result.replications, 'replication')}, "
+            f"{plural(result.systems, 'system')}, "
+            f"{plural(result.queries, 'query', 'queries')}; per "
             f"replication {payload['pooled_pairs']} pooled pairs, {payload['escalated']} "
             f"escalated, {payload['wrong_consensus']} wrong consensus labels, "
             f"{payload['human_labels']} human labels\n"
