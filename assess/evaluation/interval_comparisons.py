@@ -25,6 +25,21 @@ from .metrics import kendall_tau
 
 # --------------------------------------------------------------------------- comparisons
 
+# A difference within this of 0 is 0: two systems tied exactly get means that differ by float
+# rounding (5.6e-17), which must not read as an order (settled) or as an untied pair.
+TIE_TOLERANCE = 1e-9
+
+
+def excludes_zero(interval: Interval) -> bool:
+    """True when ``interval`` lies wholly above or below 0 by more than rounding
+    (:data:`TIE_TOLERANCE`)."""
+    return interval.low > TIE_TOLERANCE or interval.high < -TIE_TOLERANCE
+
+
+def sign(value: float) -> int:
+    """-1, 0 or 1: the sign of ``value``, 0 within :data:`TIE_TOLERANCE` of 0."""
+    return (value > TIE_TOLERANCE) - (value < -TIE_TOLERANCE)
+
 
 def difference_interval(intervals: SystemIntervals, a: str, b: str, measure: str) -> Interval:
     """95% interval on system ``a``'s mean ``measure`` minus system ``b``'s (paired: the same
@@ -62,8 +77,9 @@ class PairComparison:
 
     @property
     def settled(self) -> bool:
-        """True when the 95% interval excludes 0: the order of a and b is settled."""
-        return self.difference.low > 0 or self.difference.high < 0
+        """True when the 95% interval excludes 0 (by more than rounding): the order of a and b
+        is settled."""
+        return excludes_zero(self.difference)
 
 
 def pair_comparisons(intervals: SystemIntervals, measure: str = "nDCG@10") -> list[PairComparison]:
@@ -116,10 +132,10 @@ def kendall_tau_interval(
     z = float(norm.ppf(1 - (1 - level) / (2 * len(pairs))))
     agree = open_untied = open_tied = tied_before = 0
     for a, b in pairs:
-        sign_before = (before[a] > before[b]) - (before[a] < before[b])
+        sign_before = sign(before[a] - before[b])
         tied_before += sign_before == 0
         found = _difference_at(intervals, a, b, measure, z)
-        if found.low > 0 or found.high < 0:
+        if excludes_zero(found):
             if sign_before:
                 agree += 1 if (found.estimate > 0) == (sign_before > 0) else -1
         elif sign_before:

@@ -520,7 +520,13 @@ def bounded(found: Interval, low: float, high: float) -> Interval:
     if not low - slack <= found.estimate <= high + slack:
         return Interval(min(max(found.estimate, low), high), low, high, found.n_human)
     estimate = min(max(found.estimate, low), high)
-    return Interval(estimate, max(found.low, low), min(found.high, high), found.n_human)
+    # Clipped from both sides, so an estimate at a bound up to rounding never inverts it.
+    return Interval(
+        estimate,
+        min(max(found.low, low), estimate),
+        max(min(found.high, high), estimate),
+        found.n_human,
+    )
 
 
 def best_ranks(runs: Mapping[str, Mapping[str, Sequence[str]]]) -> dict[tuple[str, str], int]:

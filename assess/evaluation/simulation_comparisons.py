@@ -15,10 +15,11 @@ The claims checked, per measure, against the perfect assessor's completion of th
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .interval_comparisons import kendall_tau_interval, pair_comparisons
+from .interval_comparisons import TIE_TOLERANCE, kendall_tau_interval, pair_comparisons, sign
 from .intervals import SystemIntervals
 from .metrics import kendall_tau
 
@@ -61,12 +62,17 @@ class ComparisonTally:
             self.covered += interval.contains(true_diff)
             self.width_sum += interval.high - interval.low
             if pair.settled:
+                # A true difference of 0 (up to rounding) has no right order.
+                truth_sign = sign(true_diff)
                 self.settled += 1
-                self.wrongly_settled += (interval.estimate > 0) != (true_diff > 0) or (
-                    true_diff == 0
-                )
+                self.wrongly_settled += truth_sign == 0 or truth_sign != sign(interval.estimate)
         tau = kendall_tau_interval(found, original, measure=measure)
-        true_tau, _ = kendall_tau(dict(original), dict(truths))
+        # Exactly tied systems differ by rounding only: tau-b must see them tied.
+        digits = round(-math.log10(TIE_TOLERANCE))
+        true_tau, _ = kendall_tau(
+            {s: round(v, digits) for s, v in original.items()},
+            {s: round(v, digits) for s, v in truths.items()},
+        )
         if tau is None or true_tau is None:
             self.tau_undefined += 1
             return

@@ -96,3 +96,14 @@ def test_the_lowest_covering_system_is_named_beside_the_pooled_coverage():
     assert summary["coverage"] == 0.75
     assert summary["lowest_system_coverage"] == {"system": "b", "coverage": 0.5, "intervals": 2}
     assert MethodTally().summary()["lowest_system_coverage"] is None
+
+
+def test_a_settled_pair_whose_true_difference_is_zero_up_to_rounding_is_wrong(hand_made):
+    tally = ComparisonTally()
+    # a and b tie in truth up to float rounding: settling a > b is no right order.
+    a = (0.1 + 0.2 + 0.3) / 3
+    b = (0.3 + 0.2 + 0.1) / 3
+    assert a != b
+    tally.add(None, "nDCG@10", {"a": a, "b": b, "c": 0.39}, {"a": 0.1, "b": 0.2, "c": 0.3})
+    # a-b (settled, a tie in truth) is wrong; a-c (settled below 0, truth -0.19) is right.
+    assert tally.summary()["wrongly_settled"] == 1

@@ -9,7 +9,12 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from assess.evaluation.interval_comparisons import kendall_tau_interval, tau_b_bounds
+from assess.evaluation.interval_comparisons import (
+    PairComparison,
+    kendall_tau_interval,
+    sign,
+    tau_b_bounds,
+)
 from assess.evaluation.intervals import HumanSample, Interval, SystemIntervals
 
 
@@ -100,3 +105,14 @@ def test_the_interval_covers_the_true_tau_where_a_percentile_interval_did_not():
         _tau, low, high = kendall_tau_interval(found, truth)
         covered += low <= 1.0 <= high
     assert covered >= 190
+
+
+def test_two_systems_tied_up_to_rounding_are_neither_settled_nor_ordered():
+    # Means of 0.1, 0.2, 0.3 and 0.3, 0.2, 0.1 differ by float rounding (5.55e-17), not by a
+    # ranking: a zero-width interval there is no settled order.
+    noise = (0.1 + 0.2 + 0.3) / 3 - (0.3 + 0.2 + 0.1) / 3
+    assert noise != 0 and abs(noise) < 1e-15
+    tied = PairComparison("a", "b", Interval(noise, noise, noise, 1))
+    assert not tied.settled
+    assert PairComparison("a", "b", Interval(0.01, 0.005, 0.015, 1)).settled
+    assert (sign(noise), sign(0.01), sign(-0.01)) == (0, 1, -1)
