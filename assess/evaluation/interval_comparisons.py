@@ -21,13 +21,14 @@ from .intervals import (
     greg_variance,
     query_measure,
 )
-from .metrics import kendall_tau
+from .metrics import SCORE_DECIMALS, kendall_tau
 
 # --------------------------------------------------------------------------- comparisons
 
 # A difference within this of 0 is 0: two systems tied exactly get means that differ by float
-# rounding (5.6e-17), which must not read as an order (settled) or as an untied pair.
-TIE_TOLERANCE = 1e-9
+# rounding (5.6e-17), which must not read as an order (settled) or as an untied pair. The
+# same precision the paired tests round scores to (metrics.SCORE_DECIMALS).
+TIE_TOLERANCE = 10.0**-SCORE_DECIMALS
 
 
 def excludes_zero(interval: Interval) -> bool:

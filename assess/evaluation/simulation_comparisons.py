@@ -15,13 +15,12 @@ The claims checked, per measure, against the perfect assessor's completion of th
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .interval_comparisons import TIE_TOLERANCE, kendall_tau_interval, pair_comparisons, sign
+from .interval_comparisons import kendall_tau_interval, pair_comparisons, sign
 from .intervals import SystemIntervals
-from .metrics import kendall_tau
+from .metrics import SCORE_DECIMALS, kendall_tau
 
 
 @dataclass
@@ -68,10 +67,9 @@ class ComparisonTally:
                 self.wrongly_settled += truth_sign == 0 or truth_sign != sign(interval.estimate)
         tau = kendall_tau_interval(found, original, measure=measure)
         # Exactly tied systems differ by rounding only: tau-b must see them tied.
-        digits = round(-math.log10(TIE_TOLERANCE))
         true_tau, _ = kendall_tau(
-            {s: round(v, digits) for s, v in original.items()},
-            {s: round(v, digits) for s, v in truths.items()},
+            {s: round(v, SCORE_DECIMALS) for s, v in original.items()},
+            {s: round(v, SCORE_DECIMALS) for s, v in truths.items()},
         )
         if tau is None or true_tau is None:
             self.tau_undefined += 1

@@ -19,6 +19,8 @@ from django.db import models
 from corpora.models import Document, Pool, Qrel, QrelSet, Query, Run
 from debates.models import Debate, DebateJob
 
+from .overrides import overrides_consensus
+
 __all__ = ["ExportFile", "LabelProvenance", "RagGeneration", "Refinement"]
 
 
@@ -207,15 +209,13 @@ class LabelProvenance(models.Model):
 
     @property
     def overrides_consensus(self) -> bool:
-        """A human label that replaced the agents' consensus, as the refinement counted it:
-        the rule of :func:`assess.refined.labels.overrides_consensus` on the stored fields
-        (the machine label first, else the answering review's debate's consensus)."""
-        consensus = self.machine_label if self.machine_label is not None else self.consensus_label
-        return (
-            self.source in (self.Source.HUMAN, self.Source.ADJUDICATED)
-            and self.label is not None
-            and consensus is not None
-            and consensus != self.label
+        """A human label that replaced the agents' consensus, as the refinement counted it
+        (:func:`assess.models.overrides.overrides_consensus` on the stored fields)."""
+        return overrides_consensus(
+            source=self.source,
+            label=self.label,
+            consensus_label=self.consensus_label,
+            machine_label=self.machine_label,
         )
 
 

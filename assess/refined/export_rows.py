@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from django.db import connection
 from django.db.models import Count, F, Q
 
+from assess.models.overrides import overrides_consensus
 from corpora.models import Document, Pool, Qrel, QrelSet, Query
 from corpora.ordering import code_point
 from debates.llm.config import AgentConfig
@@ -26,7 +27,6 @@ from . import debate_cost
 from .corrections import correction_of
 from .debate_cost import needs_turns
 from .export_formats import label_source
-from .labels import overrides_consensus
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite

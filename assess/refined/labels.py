@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TypedDict
 
+from assess.models.overrides import overrides_consensus
 from corpora.formats import relevance_level_check
 from debates.llm.config import backend_and_model
 
@@ -251,26 +252,6 @@ class FinalLabel:
             and self.original_grade is not None
             and (self.original_grade > 0) != (self.label > 0)
         )
-
-
-def overrides_consensus(
-    *, source: str, label: int | None, consensus_label: int | None, machine_label: int | None
-) -> bool:
-    """Whether a final label of ``source`` (human or adjudicated) replaced the agents'
-    consensus: the label differs from the consensus the refined qrels would hold without a
-    human answer (``machine_label``, the pool's newest settled debate's), or, when that
-    debate did not agree (or a set refined before it was stored), from the consensus of the
-    debate whose review gave the answer (``consensus_label``). The machine label comes
-    first because that review may be another job's (an audit taking the answer people gave
-    on an earlier job's escalation: :mod:`assess.review.answered`), whose debate has another
-    consensus or none; a tie (no label) overrides nothing."""
-    consensus = machine_label if machine_label is not None else consensus_label
-    return (
-        source in (HUMAN, ADJUDICATED)
-        and label is not None
-        and consensus is not None
-        and consensus != label
-    )
 
 
 def _when(at: datetime | None) -> tuple[bool, datetime]:
