@@ -72,6 +72,7 @@ from debates.services.launch import (
     job_option_default,
     job_option_names,
 )
+from debates.services.worker_wait import debate_job_worker_warning
 
 from .common import (
     MAX_ID,
@@ -192,8 +193,9 @@ class JobOut(Schema):
     reuse: bool = True
     reuse_key: str = ""
     #: Sentences to heed (pairs too long for the agents' context: they end escalated as
-    #: "too_long"; the pairs earlier jobs of the dataset hold, reused or asked again); the
-    #: job runs all the same.
+    #: "too_long"; the pairs earlier jobs of the dataset hold, reused or asked again; no
+    #: Celery worker taking its debates for a minute, naming the queue); the job runs all
+    #: the same.
     warnings: list[str] = []
     #: The pairs by outcome (total = settled + escalated + failed + pending + running) and
     #: the last failure's reason, as a judgment run reports them.
@@ -234,7 +236,10 @@ def _job_out(job: DebateJob) -> JobOut:
         check_judged=job.check_judged,
         reuse=job.reuse,
         reuse_key=key_short(job.reuse_key),
-        warnings=debate_job_warnings(job=job),
+        warnings=[
+            *debate_job_warnings(job=job),
+            *filter(None, [debate_job_worker_warning(job=job, progress=counted)]),
+        ],
         counts=JobCountsOut.of(job_counts(job=job, progress=counted)),
         failures=failures_first_page(job, failed=counted.failed),
     )

@@ -56,6 +56,7 @@ from debates.services.human import (
 from debates.services.launch import JobOptions
 from debates.services.progress import JobProgress
 from debates.services.stage0_route import debate_job_stage0_prepare, stage0_waiting
+from debates.services.worker_wait import worker_warning_watch
 
 from .evaluation.rebench import RebenchError, rebench_compute
 from .evaluation.refined_intervals import interval_tables, refined_simulated, report_intervals
@@ -289,12 +290,15 @@ def _debates_run(
     bar = tqdm(
         total=progress.total, initial=progress.done, desc="debates", unit=" pairs", file=sys.stderr
     )
+    watch = worker_warning_watch(job=job, say=lambda text: tqdm.write(text, file=sys.stderr))
+
+    def moved(now: JobProgress) -> None:
+        watch(now)
+        bar.update(now.done - bar.n)
+
     try:
         progress = debate_job_wait(
-            job=job,
-            concurrency=concurrency,
-            poll_seconds=2.0,
-            on_progress=lambda now: bar.update(now.done - bar.n),
+            job=job, concurrency=concurrency, poll_seconds=2.0, on_progress=moved
         )
     finally:
         bar.close()

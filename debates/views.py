@@ -56,6 +56,7 @@ from .services.launch import (
     debate_job_warnings,
 )
 from .services.progress import debate_job_progress
+from .services.worker_wait import debate_job_worker_warning
 
 log = logging.getLogger(__name__)
 
@@ -165,6 +166,7 @@ def _progress_context(request: HttpRequest, job: DebateJob) -> dict:
         "failed": job_failures(job=job, stop=FAILED_SHOWN).items if progress.failed else [],
         "counts": job_counts(job=job, progress=progress),
         "can_control": user_has_role(request.user, Role.ADMIN),
+        "worker_warning": debate_job_worker_warning(job=job, progress=progress),
     }
 
 

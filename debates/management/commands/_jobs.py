@@ -44,6 +44,7 @@ from debates.services.launch import (
     tokens_describe,
 )
 from debates.services.progress import JobProgress, debate_job_progress
+from debates.services.worker_wait import worker_warning_watch
 
 
 def backend_choices() -> tuple[str, ...]:
@@ -539,8 +540,11 @@ def wait_job(
     being run back (pending, turns kept) and raises CommandError saying how to continue."""
     progress = debate_job_progress(job=job)
     with _bar(progress.total, progress.done, progress_bar) as bar:
+        # tqdm.write keeps the bar intact below the line.
+        watch = worker_warning_watch(job=job, say=lambda text: tqdm.write(text, file=sys.stderr))
 
         def moved(progress: JobProgress) -> None:
+            watch(progress)
             bar.set_postfix(
                 agreed=progress.agreed,
                 escalated=progress.escalated,

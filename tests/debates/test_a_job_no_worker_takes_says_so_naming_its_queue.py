@@ -1,0 +1,120 @@
+"""With a broker, a job whose debates no Celery worker has taken for a minute says so on its
+page, in the API's job body and in the commands that follow it, naming the queue and the
+worker command; a job running in-process, one a worker has just touched, or one still under
+the minute says nothing."""
+
+import datetime as dt
+
+import pytest
+from django.utils import timezone
+
+from debates.models import Debate, DebateJob, Stage0State
+from debates.services.common import LOCAL_QUEUE, REMOTE_QUEUE
+from debates.services.progress import debate_job_progress
+from debates.services.worker_wait import (
+    debate_job_worker_warning,
+    worker_wait_describe,
+    worker_warning_watch,
+)
+
+
+def test_under_a_minute_says_nothing_and_a_minute_names_the_queue_and_command():
+    assert (
+        worker_wait_describe(
+            waited=dt.timedelta(seconds=59.9), queue=LOCAL_QUEUE, pending=2, what="its debates"
+        )
+        == ""
+    )
+    text = worker_wait_describe(
+        waited=dt.timedelta(seconds=60), queue=LOCAL_QUEUE, pending=1, what="its debates"
+    )
+    assert text == (
+        "No worker has taken its debates for 1 minute (1 debate waiting on the Celery queue "
+        '"celery"). Is a worker listening on that queue, with the same CELERY_BROKER_URL? '
+        "Start one with: celery -A config worker -Q celery -P prefork -c 2"
+    )
+
+
+def test_the_remote_queue_gets_the_thread_pool_worker_and_minutes_are_counted_down():
+    text = worker_wait_describe(
+        waited=dt.timedelta(seconds=179), queue=REMOTE_QUEUE, pending=1200, what="its debates"
+    )
+    assert 'for 2 minutes (1,200 debates waiting on the Celery queue "llm_remote")' in text
+    assert text.endswith("celery -A config worker -Q llm_remote -P threads -c 32")
+
+
+@pytest.fixture(name="queued_job")
+def queued_job_fixture(api_as, tiny_dataset, settings):
+    # With a broker the launch only stores the job: its messages go after a commit that
+    # never comes inside the test's transaction, as if no worker were listening.
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    body = {"pool": tiny_dataset.pools.get().pk, "rounds": 1}
+    answer = api_as("admin").post("/api/v1/jobs", body, content_type="application/json")
+    assert answer.status_code == 202, answer.content
+    job = DebateJob.objects.get()
+    two_minutes_ago = timezone.now() - dt.timedelta(minutes=2)
+    DebateJob.objects.filter(pk=job.pk).update(started=two_minutes_ago, created=two_minutes_ago)
+    job.refresh_from_db()
+    return job
+
+
+def _warning(job: DebateJob) -> str:
+    job.refresh_from_db()
+    return debate_job_worker_warning(job=job, progress=debate_job_progress(job=job))
+
+
+def test_a_job_no_worker_took_for_two_minutes_says_so_on_its_page_and_in_the_api(
+    queued_job, api_as, client_as
+):
+    assert queued_job.debates.count() == 2
+    expected = (
+        "No worker has taken its debates for 2 minutes (2 debates waiting on the Celery queue "
+        '"celery").'
+    )
+    assert _warning(queued_job).startswith(expected)
+    body = api_as("researcher").get(f"/api/v1/jobs/{queued_job.pk}").json()
+    assert [w for w in body["warnings"] if w.startswith("No worker")] == [_warning(queued_job)]
+    page = client_as("researcher").get(f"/jobs/{queued_job.pk}/").content.decode()
+    assert 'id="job-worker-warning"' in page and "2 debates waiting on the Celery queue" in page
+    fragment = (
+        client_as("researcher")
+        .get(f"/jobs/{queued_job.pk}/", HTTP_HX_REQUEST="true")
+        .content.decode()
+    )
+    assert 'id="job-worker-warning"' in fragment
+
+
+def test_a_debate_a_worker_started_thirty_seconds_ago_keeps_the_page_quiet(queued_job):
+    debate = queued_job.debates.order_by("pk").first()
+    Debate.objects.filter(pk=debate.pk).update(
+        started=timezone.now() - dt.timedelta(seconds=30), status=Debate.Status.AGREED
+    )
+    assert _warning(queued_job) == ""
+
+
+def test_a_running_debate_or_an_ended_job_says_nothing(queued_job):
+    Debate.objects.filter(job=queued_job).update(status=Debate.Status.RUNNING)
+    assert _warning(queued_job) == ""
+    Debate.objects.filter(job=queued_job).update(status=Debate.Status.PENDING)
+    DebateJob.objects.filter(pk=queued_job.pk).update(status=DebateJob.Status.PAUSED)
+    assert _warning(queued_job) == ""
+
+
+def test_without_a_broker_the_debates_run_here_and_nothing_is_said(queued_job, settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    assert _warning(queued_job) == ""
+
+
+def test_a_stage0_step_no_worker_claimed_names_the_default_queue(queued_job):
+    DebateJob.objects.filter(pk=queued_job.pk).update(stage0=True, stage0_state=Stage0State.WAITING)
+    assert _warning(queued_job).startswith("No worker has taken its stage-0 step for 2 minutes")
+    DebateJob.objects.filter(pk=queued_job.pk).update(stage0_state=Stage0State.TRAINING)
+    assert _warning(queued_job) == ""
+
+
+def test_a_following_command_says_the_warning_once(queued_job):
+    said: list[str] = []
+    watch = worker_warning_watch(job=queued_job, say=said.append)
+    for _ in range(3):
+        watch(debate_job_progress(job=queued_job))
+    assert len(said) == 1 and said[0].startswith("No worker has taken its debates")
