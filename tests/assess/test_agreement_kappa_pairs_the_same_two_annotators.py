@@ -78,3 +78,19 @@ def test_each_pair_of_annotators_gets_its_kappa_and_the_page_lists_them(
         ["ann1 vs ann2", "4", "0.200"],
         ["ann1 vs ann3", "2", "1.000"],
     ]
+
+
+def test_a_job_whose_items_have_one_judgment_each_says_what_its_agreement_counts(
+    make_review_job, annotators, client_as
+):
+    review = make_review_job(escalated=2, judgments_per_pair=1)
+    (alice,) = annotators(1)
+    items = list(ReviewItem.objects.order_by("pk"))
+    _judge(items, [(alice, 0, 1), (alice, 1, 0)])
+    assert job_agreement(job=review.job).pairs == 0
+    html = client_as("researcher").get(f"/jobs/{review.job.pk}/").content.decode()
+    # As the datasheet says it: votes on the same pair in other jobs are not counted here.
+    assert (
+        '<p class="muted" id="job-agreement-none">No item of this job has two judgments yet '
+        "(only the judgments on this job's own review items count here"
+    ) in html
