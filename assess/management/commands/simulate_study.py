@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from assess.evaluation.intervals import INTERVAL_MEASURES
 from assess.evaluation.simulation import AUDIT_DESIGNS, StudyDesign
 from assess.evaluation.study import StudyError, study_simulate
+from core.fixes import option_flag
 from core.paths import caller_path
 from core.text import plural
 from corpora.management.commands._common import load_dataset
@@ -119,7 +120,9 @@ class Command(BaseCommand):
                 measures=_measures(opts["measures"]),
             )
         except ValueError as exc:
-            raise CommandError(f"--{str(exc).replace('_', '-')}") from None
+            # The designs name the field first ("audit_share: ..."): say it as the flag.
+            key, _, rest = str(exc).partition(": ")
+            raise CommandError(f"{option_flag(key)}: {rest}" if rest else str(exc)) from None
         echo = (lambda _: None) if opts["json"] else (lambda m: self.stderr.write(m))
         try:
             result = study_simulate(
