@@ -567,10 +567,19 @@ def refined_intervals(
     own ranks keeps the model the same whichever runs are evaluated. The method is in the
     module docstring. Raises IntervalError naming the stratum or
     pair that makes an interval impossible or when ``queries`` is empty, ValueError for an
-    unknown measure.
+    unknown measure or a pooled pair that is also in ``fixed``.
     """
     if not queries:
         raise IntervalError("intervals need at least one evaluated query")
+    # The estimand counts each pair once, by its fixed judgment or by its pooled label: a pair
+    # in both would be counted twice by the estimate and by its logical range (a pool leaves
+    # the judged pairs out; the refinement passes such pairs as "judged before", not pooled).
+    for label in pool:
+        if label.doc_id in fixed.get(label.query_id, {}):
+            raise ValueError(
+                f"pooled pair ({label.query_id}, {label.doc_id}) is also in the fixed "
+                "judgments: pass it in one of them"
+            )
     for measure in measures:
         if measure not in SPEC:
             raise ValueError(f"no interval for measure {measure!r} (one of {', '.join(SPEC)})")

@@ -90,3 +90,11 @@ def test_an_interval_never_reaches_above_what_the_labels_can_give():
     assert found.ranges["P@10"]["s"] == pytest.approx((0.2, 0.6))
     assert interval.high <= 0.6 + 1e-12
     assert interval.low >= 0.2 - 1e-12
+
+
+def test_a_pooled_pair_also_in_the_fixed_judgments_is_refused_naming_it():
+    # Counted once as fixed relevant and once as an open pair, q1-d1 would widen the range
+    # and double its weight in the estimate: the caller must pass it in one place.
+    pool = [*POOL, PooledLabel("q1", "d1", 1, None, "label 1, round 1", False, 0.5)]
+    with pytest.raises(ValueError, match=r"pooled pair \(q1, d1\) is also in the fixed"):
+        refined_intervals(runs={"alpha": ALPHA}, fixed=FIXED, pool=pool, queries=["q1", "q2"])
