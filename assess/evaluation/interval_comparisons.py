@@ -124,8 +124,10 @@ def kendall_tau_interval(
     0.01 apart and standard errors of 0.01, such an interval covered the true tau in 0-13%
     of cases). None when tau is undefined (fewer than two systems, or one side constant)."""
     systems = sorted(s for s in intervals.by_system if s in original)
-    before = {s: original[s] for s in systems}
-    centre = {s: intervals.by_system[s][measure].estimate for s in systems}
+    # Systems tied exactly get scores that differ by float rounding (0.1 + 0.2 against 0.3):
+    # rounded to the precision the scores carry, the tau and its bounds see the same ties.
+    before = {s: round(original[s], SCORE_DECIMALS) for s in systems}
+    centre = {s: round(intervals.by_system[s][measure].estimate, SCORE_DECIMALS) for s in systems}
     tau, _ = kendall_tau(before, centre)
     if tau is None:
         return None
@@ -133,7 +135,7 @@ def kendall_tau_interval(
     z = float(norm.ppf(1 - (1 - level) / (2 * len(pairs))))
     agree = open_untied = open_tied = tied_before = 0
     for a, b in pairs:
-        sign_before = sign(before[a] - before[b])
+        sign_before = (before[a] > before[b]) - (before[a] < before[b])
         tied_before += sign_before == 0
         found = _difference_at(intervals, a, b, measure, z)
         if excludes_zero(found):

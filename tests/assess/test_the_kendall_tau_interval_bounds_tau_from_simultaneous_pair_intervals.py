@@ -116,3 +116,15 @@ def test_two_systems_tied_up_to_rounding_are_neither_settled_nor_ordered():
     assert not tied.settled
     assert PairComparison("a", "b", Interval(0.01, 0.005, 0.015, 1)).settled
     assert (sign(noise), sign(0.01), sign(-0.01)) == (0, 1, -1)
+
+
+def test_a_leaderboard_tied_only_by_float_rounding_has_no_tau_rather_than_an_error():
+    # 0.1 + 0.2 and 0.3 differ by 5.6e-17: one tie, not an order. With two systems every pair
+    # is then tied before, so tau-b is undefined: None, as for any constant side (before,
+    # scipy saw an order there and the bounds, seeing a tie, raised ValueError).
+    two = three_systems(0.25)
+    two.by_system.pop("s3")
+    assert kendall_tau_interval(two, {"s1": 0.1 + 0.2, "s2": 0.3}) is None
+    # With three, the rounding tie counts as the s2-s3 tie worked by hand above.
+    found = kendall_tau_interval(three_systems(0.25), {"s1": 0.8, "s2": 0.1 + 0.2, "s3": 0.3})
+    assert found == pytest.approx((2 / math.sqrt(6), 2 / math.sqrt(6), 1.0))
