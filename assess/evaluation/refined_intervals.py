@@ -66,7 +66,9 @@ BUDGET_TARGET = 0.01  # the half-width the budget planner aims at, on nDCG@10
 COVERAGE_CAVEAT = (
     "Measured coverage of these nominal 95% intervals in simulated studies on real qrels: "
     "93-99.8% at a 10% audit (lowest on SciFact, about one relevant document a query; "
-    "docs/measured.md): read them as approximate."
+    "docs/measured.md), with simulated annotators who never err: read them as approximate. "
+    "They take every human label as right, so they cover the value under the annotators' "
+    "labels; annotators' own errors are not in them."
 )
 
 
@@ -532,8 +534,8 @@ def _summary_note(result: RefinedIntervals) -> str:
     settled = result.settled_share
     undecided = [f"{p.a}-{p.b}" for p in result.pairs if not p.settled]
     pairs_note = (
-        f" System pairs settled at 95%: {sum(p.settled for p in result.pairs):,} of "
-        f"{len(result.pairs):,} ({settled:.0%})"
+        f" System pairs settled at 95% (each on its own, unadjusted): "
+        f"{sum(p.settled for p in result.pairs):,} of {len(result.pairs):,} ({settled:.0%})"
         + (f"; undecided: {', '.join(undecided[:10])}" if undecided else "")
         + "."
         if settled is not None

@@ -17,7 +17,11 @@ One replication, from a reference qrels file taken as the perfect assessor's lab
    budget by each stratum's error rate seen in the pilot times each rank's DCG discount),
    and audited pairs get a label;
 5. the estimand: each system's mean nDCG@10 under the starting qrels plus the truth's label
-   of every pooled pair (a pooled pair the truth does not list is non-relevant);
+   of every pooled pair (a pooled pair the truth does not list is non-relevant). With
+   annotators who err (``annotator_error`` > 0) the intervals estimate another value: the
+   one under the annotators' labels (every pooled pair labelled by the annotator it had or
+   would have had, :func:`annotators_completion`), since the estimator takes each human
+   label as right; coverage of that value is tallied beside the perfect assessor's;
 6. three 95% intervals per system and measure: prediction-powered (``ppi``), the machine
    labels with a bootstrap over queries (``llm_only``), and the human sample alone
    (``human_only``); and, from the prediction-powered estimator, every system pair's paired
@@ -146,10 +150,19 @@ class MethodTally:
     width_sum: float = 0.0
     failures: int = 0  # replications where the method could give no interval
     per_system: dict[str, list[int]] = field(default_factory=dict)
+    # Intervals that contain the value under the simulated annotators' labels (the value the
+    # estimator targets, since it takes every human label as right): the same as ``covered``
+    # when annotators never err.
+    covered_annotators: int = 0
 
-    def add(self, interval: Interval, truth: float, system: str = "") -> None:
-        """Count one interval (of ``system``) against the value it should contain."""
+    def add(
+        self, interval: Interval, truth: float, system: str = "", annotators: float | None = None
+    ) -> None:
+        """Count one interval (of ``system``) against the value it should contain,
+        ``truth`` (the perfect assessor's), and against ``annotators`` (the annotators'
+        labels' value; None: the same as ``truth``)."""
         hit = interval.contains(truth)
+        self.covered_annotators += interval.contains(truth if annotators is None else annotators)
         self.total += 1
         self.covered += hit
         self.width_sum += interval.high - interval.low
@@ -158,8 +171,11 @@ class MethodTally:
         counts[1] += 1
 
     def summary(self) -> dict[str, object]:
-        """``{"coverage", "mean_width", "intervals", "failures", "lowest_system_coverage":
-        {"system", "coverage", "intervals"}}``; None when no interval was made."""
+        """``{"coverage", "coverage_of_annotators_value", "mean_width", "intervals",
+        "failures", "lowest_system_coverage": {"system", "coverage", "intervals"}}``; None
+        when no interval was made. ``coverage`` is against the perfect assessor's value,
+        ``coverage_of_annotators_value`` against the value under the simulated annotators'
+        labels (equal when annotators never err)."""
         lowest = None
         if self.per_system:
             name, (hit, n) = min(
@@ -168,6 +184,9 @@ class MethodTally:
             lowest = {"system": name, "coverage": hit / n, "intervals": n}
         return {
             "coverage": self.covered / self.total if self.total else None,
+            "coverage_of_annotators_value": (
+                self.covered_annotators / self.total if self.total else None
+            ),
             "mean_width": self.width_sum / self.total if self.total else None,
             "intervals": self.total,
             "failures": self.failures,
@@ -341,6 +360,30 @@ def _neyman_replication(
     return labels, counts
 
 
+def annotators_completion(
+    truth: Mapping[str, Mapping[str, int]],
+    pool: Sequence[PooledLabel],
+    annotator_error: float,
+    rng: random.Random,
+) -> dict[tuple[str, str], int] | None:
+    """``{(query_id, doc_id): label}``: the simulated annotators' label of every pooled pair,
+    the value the intervals estimate (they take each human label as right): the pair's human
+    label where it has one, else the truth flipped with probability ``annotator_error`` (a
+    fresh, independent draw from ``rng``: the annotator the pair would have had). None when
+    annotators never err: the completion is then the perfect assessor's."""
+    if annotator_error == 0:
+        return None
+    completion = {}
+    for label in pool:
+        if label.human is not None:
+            completion[(label.query_id, label.doc_id)] = label.human
+            continue
+        relevant = int(bool(truth.get(label.query_id, {}).get(label.doc_id, 0)))
+        wrong = rng.random() < annotator_error
+        completion[(label.query_id, label.doc_id)] = 1 - relevant if wrong else relevant
+    return completion
+
+
 def _estimand(
     truth: Mapping[str, Mapping[str, int]],
     start: Mapping[str, Mapping[str, int]],
@@ -348,12 +391,15 @@ def _estimand(
     ranked: Mapping[str, Sequence[str]],
     queries: Sequence[str],
     measure: str,
+    completion: Mapping[tuple[str, str], int] | None = None,
 ) -> float:
-    """The system's mean measure under the perfect assessor's completion of the pool."""
+    """The system's mean measure under the perfect assessor's completion of the pool, or
+    under ``completion`` (:func:`annotators_completion`) when given."""
     completed = {q: dict(j) for q, j in start.items()}
     for label in pool:
-        completed.setdefault(label.query_id, {})[label.doc_id] = truth.get(label.query_id, {}).get(
-            label.doc_id, 0
+        key = (label.query_id, label.doc_id)
+        completed.setdefault(label.query_id, {})[label.doc_id] = (
+            completion[key] if completion is not None else truth.get(key[0], {}).get(key[1], 0)
         )
     values = [query_measure(measure, ranked.get(q, []), completed.get(q, {})) for q in queries]
     return sum(values) / len(values)
@@ -388,7 +434,11 @@ def study_run(
         for key in ("human", "escalated", "calls", "wrong"):
             sums[key] += counts[key]
         sums["pooled"] += len(pool)
-        replication = _Replication(truth, start, pool, runs, queries)
+        # A stream of its own: the draws above stay those of studies without annotator error.
+        annotated = annotators_completion(
+            truth, pool, design.assessor.annotator_error, random.Random(f"{design.seed}:{r}:a")
+        )
+        replication = _Replication(truth, start, pool, runs, queries, annotated)
         _tally(tallies, comparisons, replication, design, seed=r)
     n = design.replications
     return StudyResult(
@@ -416,11 +466,24 @@ class _Replication:
     pool: Sequence[PooledLabel]
     runs: Mapping[str, Mapping[str, Sequence[str]]]
     queries: Sequence[str]
+    annotated: Mapping[tuple[str, str], int] | None = None
 
     def truths(self, measure: str) -> dict[str, float]:
         """``{system: mean measure under the perfect assessor's completion}``."""
         return {
             s: _estimand(self.truth, self.start, self.pool, ranked, self.queries, measure)
+            for s, ranked in self.runs.items()
+        }
+
+    def annotators_values(self, measure: str) -> dict[str, float] | None:
+        """``{system: mean measure under the annotators' completion}``; None when annotators
+        never err (the same as :meth:`truths`)."""
+        if self.annotated is None:
+            return None
+        return {
+            s: _estimand(
+                self.truth, self.start, self.pool, ranked, self.queries, measure, self.annotated
+            )
             for s, ranked in self.runs.items()
         }
 
@@ -447,6 +510,7 @@ def _tally(
     """Add one replication's intervals of each method and measure to the tallies, and the
     prediction-powered pair differences and tau to the comparisons."""
     truths = {m: rep.truths(m) for m in design.measures}
+    annotators = {m: rep.annotators_values(m) or {} for m in design.measures}
     for method, use_machine in (("ppi", True), ("human_only", False)):
         try:
             found = refined_intervals(
@@ -463,7 +527,8 @@ def _tally(
             continue
         for m in design.measures:
             for system, value in truths[m].items():
-                tallies[m][method].add(found.by_system[system][m], value, system)
+                interval = found.by_system[system][m]
+                tallies[m][method].add(interval, value, system, annotators[m].get(system))
             if use_machine:
                 comparisons[m].add(found, m, truths[m], rep.original(m))
     for m in design.measures:
@@ -476,4 +541,4 @@ def _tally(
             seed=seed,
         )
         for system, value in truths[m].items():
-            tallies[m]["llm_only"].add(naive[system], value, system)
+            tallies[m]["llm_only"].add(naive[system], value, system, annotators[m].get(system))

@@ -28,8 +28,11 @@ INTERVALS_METHOD = (
     "often humans call such a pair relevant; the measure is computed with the unaudited "
     "pairs at that probability, then corrected by the audited pairs' residuals weighted by "
     "their audit shares (the GREG estimator, Sarndal, Swensson and Wretman 1992; escalated "
-    "pairs are all labelled by humans). Intervals are at 95%; how they are computed and "
-    'checked: `docs/rebenchmarking.md` of DREAM Assess, section "Intervals".'
+    "pairs are all labelled by humans). Each cell's variance is at least that of its "
+    "human-relevant rate at the 95% point of its Jeffreys posterior, a conservative floor "
+    "beyond the GREG variance, chosen and checked in simulation. nDCG@10 has binary gains "
+    "here. Intervals are at 95%, conditional on the evaluated queries; how they are computed "
+    'and checked: `docs/rebenchmarking.md` of DREAM Assess, section "Intervals".'
 )
 
 
@@ -93,7 +96,9 @@ def _estimates(v: IntervalsSheet, code: Callable[[str], str]) -> list[str]:
     if v.pairs:
         lines.append(
             f"- Run pairs whose nDCG@10 order is settled at 95%: {v.settled:,} of {v.pairs:,} "
-            f"({v.settled / v.pairs:.0%}), {n}"
+            f"({v.settled / v.pairs:.0%}), {n}; each pair's interval on its own, not adjusted "
+            f"for the {plural(v.pairs, 'pair')} compared (of truly tied pairs, about 5% may "
+            "look settled; the tau interval below is adjusted)"
         )
     if v.tau is not None:
         tau, low, high = v.tau

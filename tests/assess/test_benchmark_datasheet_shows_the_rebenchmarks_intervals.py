@@ -62,6 +62,12 @@ def test_the_datasheet_holds_the_numbers_of_report_intervals(refined, tmp_path):
     ) in section
     settled = sum(p.settled for p in found.pairs)
     assert f"settled at 95%: {settled} of 1 ({settled:.0%})" in section
+    # Each pair on its own: the reader is told the pairs are not adjusted for multiplicity.
+    assert "each pair's interval on its own, not adjusted for the 1 pair compared" in section
+    # What the interval covers, and the parts of the method beyond the cited estimator.
+    assert "cover the value under the annotators' labels" in section
+    assert "a conservative floor beyond the GREG variance" in section
+    assert "nDCG@10 has binary gains here" in section
     tau, low, high = found.tau
     assert (
         f"- Kendall's tau, original vs PPI estimates (nDCG@10) [95% interval]: {tau:.3f} "

@@ -25,3 +25,43 @@ def test_the_ppi_interval_covers_near_95_percent_and_beats_the_human_only_width(
     assert ppi["coverage"] >= 0.90
     assert ppi["mean_width"] < human["mean_width"]
     assert result.wrong_consensus > 0  # the debaters do err: the interval has work to do
+
+
+def test_with_annotators_who_err_the_interval_covers_their_value_not_the_perfect_one():
+    # The estimator takes each human label as right, so with 15% annotator error it estimates
+    # the value under the annotators' labels: it covers that one at about 95% and the
+    # perfect assessor's less often. With error-free annotators the two coverages are equal.
+    truth, runs = synthetic_collection()
+    design = StudyDesign(
+        replications=60, audit_share=0.2, hide=0.5, assessor=SimulatedAssessor(0.9, 0.8)
+    )
+    exact = study_run(truth=truth, runs=runs, design=design).methods["ppi"].summary()
+    assert exact["coverage_of_annotators_value"] == exact["coverage"]
+    erring = StudyDesign(
+        replications=60,
+        audit_share=0.2,
+        hide=0.5,
+        assessor=SimulatedAssessor(0.9, 0.8, annotator_error=0.15),
+    )
+    ppi = study_run(truth=truth, runs=runs, design=erring).methods["ppi"].summary()
+    assert ppi["intervals"] == 180
+    assert ppi["coverage_of_annotators_value"] >= 0.90  # three binomial sd below 95%, as above
+    assert ppi["coverage"] < ppi["coverage_of_annotators_value"]
+
+
+def test_the_annotators_completion_keeps_human_labels_and_draws_the_rest():
+    import random
+
+    from assess.evaluation.intervals import PooledLabel
+    from assess.evaluation.simulation import annotators_completion
+
+    truth = {"q": {"a": 1, "b": 0}}
+    pool = [
+        PooledLabel("q", "a", 1, 0, "label 1, round 1", True, 0.5),  # audited: the human's 0
+        PooledLabel("q", "b", 0, None, "label 0, round 1", False, 0.5),  # would-be annotator
+        PooledLabel("q", "c", 0, None, "label 0, round 1", False, 0.5),  # absent: not relevant
+    ]
+    # An annotator always wrong flips every pair without a human label.
+    flipped = annotators_completion(truth, pool, 1.0, random.Random(0))
+    assert flipped == {("q", "a"): 0, ("q", "b"): 1, ("q", "c"): 1}
+    assert annotators_completion(truth, pool, 0.0, random.Random(0)) is None

@@ -69,8 +69,10 @@ class Command(BaseCommand):
             "--annotator-error",
             type=float,
             default=0.0,
-            help="Chance a simulated annotator gives the wrong label (default 0: the "
-            "estimand is the perfect assessor's)",
+            help="Chance a simulated annotator gives the wrong label (default 0). The "
+            "intervals take human labels as right, so with errors they estimate the value "
+            "under the annotators' labels: 'coverage' stays against the perfect assessor's "
+            "value, 'coverage_of_annotators_value' is against the annotators'",
         )
         parser.add_argument(
             "--audit-share",
