@@ -154,14 +154,26 @@ class MethodTally:
     # estimator targets, since it takes every human label as right): the same as ``covered``
     # when annotators never err.
     covered_annotators: int = 0
+    # Intervals as wide as every value the labels allow (the fallback of a sample too small
+    # to say anything, or an interval clipped on both sides): they cover by construction, so
+    # the coverage above is read beside how many there were.
+    whole_range: int = 0
 
     def add(
-        self, interval: Interval, truth: float, system: str = "", annotators: float | None = None
+        self,
+        interval: Interval,
+        truth: float,
+        system: str = "",
+        annotators: float | None = None,
+        *,
+        whole_range: bool = False,
     ) -> None:
         """Count one interval (of ``system``) against the value it should contain,
         ``truth`` (the perfect assessor's), and against ``annotators`` (the annotators'
-        labels' value; None: the same as ``truth``)."""
+        labels' value; None: the same as ``truth``); ``whole_range``: the interval spans
+        the measure's whole attainable range."""
         hit = interval.contains(truth)
+        self.whole_range += whole_range
         self.covered_annotators += interval.contains(truth if annotators is None else annotators)
         self.total += 1
         self.covered += hit
@@ -172,10 +184,13 @@ class MethodTally:
 
     def summary(self) -> dict[str, object]:
         """``{"coverage", "coverage_of_annotators_value", "mean_width", "intervals",
-        "failures", "lowest_system_coverage": {"system", "coverage", "intervals"}}``; None
-        when no interval was made. ``coverage`` is against the perfect assessor's value,
-        ``coverage_of_annotators_value`` against the value under the simulated annotators'
-        labels (equal when annotators never err)."""
+        "whole_range_intervals", "failures", "lowest_system_coverage": {"system",
+        "coverage", "intervals"}}``; None when no interval was made. ``coverage`` is against
+        the perfect assessor's value, ``coverage_of_annotators_value`` against the value
+        under the simulated annotators' labels (equal when annotators never err);
+        ``whole_range_intervals`` counts the intervals spanning every value the labels allow
+        (covered by construction); ``failures`` the replications with no interval at all
+        (left out of ``coverage``)."""
         lowest = None
         if self.per_system:
             name, (hit, n) = min(
@@ -189,6 +204,7 @@ class MethodTally:
             ),
             "mean_width": self.width_sum / self.total if self.total else None,
             "intervals": self.total,
+            "whole_range_intervals": self.whole_range,
             "failures": self.failures,
             "lowest_system_coverage": lowest,
         }
@@ -528,7 +544,11 @@ def _tally(
         for m in design.measures:
             for system, value in truths[m].items():
                 interval = found.by_system[system][m]
-                tallies[m][method].add(interval, value, system, annotators[m].get(system))
+                low, high = found.ranges[m][system]
+                whole = interval.low <= low + 1e-12 and interval.high >= high - 1e-12
+                tallies[m][method].add(
+                    interval, value, system, annotators[m].get(system), whole_range=whole
+                )
             if use_machine:
                 comparisons[m].add(found, m, truths[m], rep.original(m))
     for m in design.measures:

@@ -20,6 +20,8 @@ def test_the_ppi_interval_covers_near_95_percent_and_beats_the_human_only_width(
     ppi = result.methods["ppi"].summary()
     human = result.methods["human_only"].summary()
     assert ppi["intervals"] == 180 and ppi["failures"] == 0
+    # Real intervals, not the whole-range fallback that covers by construction.
+    assert ppi["whole_range_intervals"] == 0
     # 180 intervals at a true 95%: the binomial standard deviation is 1.6 points, so 0.90
     # is three of them below the nominal level.
     assert ppi["coverage"] >= 0.90
@@ -65,3 +67,15 @@ def test_the_annotators_completion_keeps_human_labels_and_draws_the_rest():
     flipped = annotators_completion(truth, pool, 1.0, random.Random(0))
     assert flipped == {("q", "a"): 0, ("q", "b"): 1, ("q", "c"): 1}
     assert annotators_completion(truth, pool, 0.0, random.Random(0)) is None
+
+
+def test_intervals_as_wide_as_the_labels_allow_are_counted_beside_their_coverage():
+    # At a 1% audit most cells have no or one human label: many intervals fall back to every
+    # value the labels allow and cover by construction, which a coverage of 100% alone hides.
+    truth, runs = synthetic_collection()
+    design = StudyDesign(
+        replications=30, audit_share=0.01, hide=0.5, assessor=SimulatedAssessor(0.9, 0.8)
+    )
+    ppi = study_run(truth=truth, runs=runs, design=design).methods["ppi"].summary()
+    assert ppi["intervals"] == 90 and ppi["coverage"] == 1.0
+    assert ppi["whole_range_intervals"] > 0

@@ -159,3 +159,7 @@ def test_one_replication_of_a_simulated_study_is_one_replication(study):
     assert out.getvalue().startswith(
         "simulated study of study (SIMULATED labels): 1 replication, 2 systems, 6 queries; per "
     )
+    # The table counts, beside each coverage, the intervals spanning every value the labels
+    # allow (covered by construction) and the replications without an interval.
+    header = next(line for line in out.getvalue().splitlines() if line.startswith("measure "))
+    assert "intervals  whole range  failures  lowest system" in header

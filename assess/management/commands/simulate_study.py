@@ -150,7 +150,8 @@ class Command(BaseCommand):
     def _table(self, result) -> None:
         """Each measure's three methods, then its prediction-powered comparisons."""
         self.stdout.write(
-            "measure   method      coverage  mean width  intervals  failures  lowest system\n"
+            "measure   method      coverage  mean width  intervals  whole range  failures  "
+            "lowest system\n"
         )
         for measure, tallies in result.by_measure.items():
             for name, row in tallies.items():
@@ -161,7 +162,7 @@ class Command(BaseCommand):
                 lowest = f"{low['coverage']:.3f} {low['system']}" if low else "-"
                 self.stdout.write(
                     f"{measure:<9} {name:<11} {cov:>8}  {width:>10}  {s['intervals']:>9}  "
-                    f"{s['failures']:>8}  {lowest}\n"
+                    f"{s['whole_range_intervals']:>11}  {s['failures']:>8}  {lowest}\n"
                 )
         for measure, tally in result.comparisons.items():
             c = tally.summary()
