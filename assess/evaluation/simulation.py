@@ -39,6 +39,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from core.proportions import wilson_bounds
 from debates.audit_design import AuditStratum, audit_allocation, audit_unit, stratum_name
 from debates.simulated import DebateOutcome, SimulatedAssessor
 
@@ -158,6 +159,18 @@ class MethodTally:
     # to say anything, or an interval clipped on both sides): they cover by construction, so
     # the coverage above is read beside how many there were.
     whole_range: int = 0
+    # (covered, intervals) of each replication, closed by :meth:`replication_end`: the
+    # systems of one replication share its draws, so the coverage's own interval counts
+    # replications, not intervals, as the independent units (:func:`coverage_interval`).
+    by_replication: list[tuple[int, int]] = field(default_factory=list)
+    mark: tuple[int, int] = (0, 0)
+
+    def replication_end(self) -> None:
+        """Close the replication whose intervals were added since the last call."""
+        covered, total = self.covered - self.mark[0], self.total - self.mark[1]
+        if total:
+            self.by_replication.append((covered, total))
+        self.mark = (self.covered, self.total)
 
     def add(
         self,
@@ -183,9 +196,12 @@ class MethodTally:
         counts[1] += 1
 
     def summary(self) -> dict[str, object]:
-        """``{"coverage", "coverage_of_annotators_value", "mean_width", "intervals",
-        "whole_range_intervals", "failures", "lowest_system_coverage": {"system",
-        "coverage", "intervals"}}``; None when no interval was made. ``coverage`` is against
+        """``{"coverage", "coverage_interval", "coverage_of_annotators_value",
+        "mean_width", "intervals", "whole_range_intervals", "failures",
+        "lowest_system_coverage": {"system", "coverage", "intervals",
+        "coverage_interval"}}``; None when no interval was made. ``coverage_interval``:
+        95% ``[low, high]`` (pooled: :func:`coverage_interval`; one system: Wilson over its
+        replications). ``coverage`` is against
         the perfect assessor's value, ``coverage_of_annotators_value`` against the value
         under the simulated annotators' labels (equal when annotators never err);
         ``whole_range_intervals`` counts the intervals spanning every value the labels allow
@@ -196,9 +212,16 @@ class MethodTally:
             name, (hit, n) = min(
                 self.per_system.items(), key=lambda kv: (kv[1][0] / kv[1][1], kv[0])
             )
-            lowest = {"system": name, "coverage": hit / n, "intervals": n}
+            # One interval of a system per replication: independent, so Wilson's own.
+            lowest = {
+                "system": name,
+                "coverage": hit / n,
+                "intervals": n,
+                "coverage_interval": list(wilson_bounds(hit / n, n)),
+            }
         return {
             "coverage": self.covered / self.total if self.total else None,
+            "coverage_interval": coverage_interval(self.by_replication),
             "coverage_of_annotators_value": (
                 self.covered_annotators / self.total if self.total else None
             ),
@@ -208,6 +231,30 @@ class MethodTally:
             "failures": self.failures,
             "lowest_system_coverage": lowest,
         }
+
+
+def coverage_interval(by_replication: Sequence[tuple[int, int]]) -> list[float] | None:
+    """95% interval ``[low, high]`` on a coverage pooled over systems, from each
+    replication's ``(covered, intervals)``; None without a replication.
+
+    The intervals of one replication share its draws (the same audit, the same debates), so
+    they are a cluster, not independent trials: the share's variance is the ratio
+    estimator's over clusters, sum_r (c_r - p n_r)^2 / (R (R - 1) nbar^2) (Cochran, Sampling
+    Techniques, 3rd ed. 1977, sec. 6.13), turned into an effective sample size p (1 - p) /
+    var (Kish, Survey Sampling, 1965, the design effect) at which the Wilson score interval
+    is taken (:func:`core.proportions.wilson_bounds`). With no spread between replications
+    the effective size is the number of replications; it never exceeds the intervals counted.
+    """
+    replications = len(by_replication)
+    total = sum(n for _, n in by_replication)
+    if not replications or not total:
+        return None
+    p = sum(c for c, _ in by_replication) / total
+    mean_n = total / replications
+    spread = sum((c - p * n) ** 2 for c, n in by_replication)
+    variance = spread / (replications * (replications - 1) * mean_n**2) if replications > 1 else 0
+    n_eff = p * (1 - p) / variance if variance > 0 else replications
+    return list(wilson_bounds(p, min(n_eff, total)))
 
 
 @dataclass
@@ -549,6 +596,7 @@ def _tally(
                 tallies[m][method].add(
                     interval, value, system, annotators[m].get(system), whole_range=whole
                 )
+            tallies[m][method].replication_end()
             if use_machine:
                 comparisons[m].add(found, m, truths[m], rep.original(m))
     for m in design.measures:
@@ -562,3 +610,4 @@ def _tally(
         )
         for system, value in truths[m].items():
             tallies[m]["llm_only"].add(naive[system], value, system, annotators[m].get(system))
+        tallies[m]["llm_only"].replication_end()

@@ -94,7 +94,14 @@ def test_the_lowest_covering_system_is_named_beside_the_pooled_coverage():
     tally.add(Interval(0.5, 0.4, 0.6, 9), 0.60, "b")
     summary = tally.summary()
     assert summary["coverage"] == 0.75
-    assert summary["lowest_system_coverage"] == {"system": "b", "coverage": 0.5, "intervals": 2}
+    # Wilson at 1 of 2: centre 0.5, half width 1.96 / 2.9208 * sqrt(0.125 + 3.8416 / 16)
+    # = 0.40547.
+    assert summary["lowest_system_coverage"] == {
+        "system": "b",
+        "coverage": 0.5,
+        "intervals": 2,
+        "coverage_interval": pytest.approx([0.09453, 0.90547], abs=1e-5),
+    }
     assert MethodTally().summary()["lowest_system_coverage"] is None
 
 

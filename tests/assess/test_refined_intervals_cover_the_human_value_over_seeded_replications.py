@@ -3,6 +3,8 @@ refinement (assess.evaluation.simulation; no database), the prediction-powered 9
 on nDCG@10 contains the human-completed value about 95% of the time, and it is narrower
 than the interval from the human sample alone."""
 
+import pytest
+
 from assess.evaluation.simulation import StudyDesign, study_run
 from debates.simulated import SimulatedAssessor
 from tests.fixtures.simulated import synthetic_collection
@@ -79,3 +81,20 @@ def test_intervals_as_wide_as_the_labels_allow_are_counted_beside_their_coverage
     ppi = study_run(truth=truth, runs=runs, design=design).methods["ppi"].summary()
     assert ppi["intervals"] == 90 and ppi["coverage"] == 1.0
     assert ppi["whole_range_intervals"] > 0
+
+
+def test_the_coverages_interval_treats_replications_as_the_independent_units():
+    from assess.evaluation.simulation import coverage_interval
+
+    # Four replications of three intervals: 3, 2, 3, 1 covered, p = 9/12 = 0.75. Residuals
+    # c - p n: 0.75, -0.25, 0.75, -1.25, squares summing to 2.75; variance 2.75 / (4 * 3 * 3^2)
+    # = 0.025463, effective size 0.75 * 0.25 / 0.025463 = 7.364 (not 12: the systems of a
+    # replication share its draws). Wilson at n = 7.364, z = 1.96: centre (0.75 + 3.8416 /
+    # 14.727) / (1 + 3.8416 / 7.364) = 0.66429, half width 1.28803 * sqrt(0.025463 + 0.017712)
+    # = 0.26764.
+    low, high = coverage_interval([(3, 3), (2, 3), (3, 3), (1, 3)])
+    assert (low, high) == pytest.approx((0.39666, 0.93192), abs=1e-5)
+    # Every replication covering everything: the effective size is the 200 replications,
+    # Wilson's lower end at p = 1 is n / (n + z^2) = 200 / 203.84.
+    assert coverage_interval([(3, 3)] * 200) == pytest.approx([200 / (200 + 1.96**2), 1.0])
+    assert coverage_interval([]) is None
