@@ -122,8 +122,9 @@ def strata_collapse(
 
 
 def strata_notes(strata: Mapping[str, Sequence[PooledLabel]]) -> list[str]:
-    """One line per stratum without a human label: under the Poisson design the estimate
-    stays unbiased (the draw just missed it), but its errors, if any, are not seen. Raises
+    """One line per stratum without a human label (one that collapsing could not join to
+    another): its machine labels enter the estimate as they are, so their errors, if any, are
+    neither corrected nor in the interval's variance. Raises
     IntervalError when escalated pairs wait for humans and none of them is judged."""
     notes = []
     for name, members in sorted(strata.items()):
