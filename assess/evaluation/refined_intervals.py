@@ -568,6 +568,23 @@ def _sample_words(result: RefinedIntervals) -> str:
     return words
 
 
+def _scope_words(result: RefinedIntervals) -> str:
+    """What the prediction-powered intervals cover, for the per-system note: the label errors
+    of the pooled pairs on these queries, not other queries. Said here and not only under the
+    pairs: beside the LLM-only bootstrap over queries, a narrow interval from a few human
+    labels read as a precise nDCG@10 when few queries hold pooled pairs."""
+    over = "the evaluated queries"
+    if result.queries:
+        over = (
+            f"these {plural(result.queries, 'query', 'queries')} (the errors move only the "
+            f"{plural(result.pooled_queries, 'query', 'queries')} holding pooled pairs)"
+        )
+    return (
+        f"They cover the errors of the pooled pairs' machine labels, conditional on {over}; "
+        "not how the means would change with other queries."
+    )
+
+
 def interval_tables(result: RefinedIntervals) -> list[Table]:
     """The intervals as tables for the command and the page: per system (with the two naive
     intervals and the human labels behind each: audited and escalated), then the system
@@ -611,7 +628,8 @@ def interval_tables(result: RefinedIntervals) -> list[Table]:
         rows=rows,
         note=(
             "Debate labels corrected by the audit's human labels (GREG "
-            f"estimator; docs/rebenchmarking.md). {sample}. n: the human labels behind each "
+            f"estimator; docs/rebenchmarking.md). {_scope_words(result)} {sample}. n: the "
+            "human labels behind each "
             "interval, audited and escalated (an escalated pair's label enters every "
             "estimate as it is). 'LLM only': debate labels, bootstrap over queries, blind to "
             "label errors; 'humans only': the human sample alone. "

@@ -51,6 +51,14 @@ def test_the_command_and_the_api_show_them_with_the_sample_size(audited, api_as)
     text = out.getvalue()
     assert "Intervals (95%) on the refined qrels, prediction-powered" in text
     assert "human sample: 1 audited of 3 agreed labels, 1 escalated pairs judged" in text
+    # What they cover, under the per-system table and not only under the pairs: both
+    # evaluated queries, q1 and q2, hold pooled pairs ((q1, d3), (q1, d5); (q2, d3), (q2, d6)).
+    flat = " ".join(text.split())
+    assert (
+        "They cover the errors of the pooled pairs' machine labels, conditional on these 2 "
+        "queries (the errors move only the 2 queries holding pooled pairs); not how the means "
+        "would change with other queries."
+    ) in flat
     assert "System pairs: nDCG@10 difference on the refined qrels (a - b)" in text
     body = api_as("researcher").get("/api/v1/datasets/holes/refined/test-dream/rebenchmark").json()
     intervals = body["intervals"]

@@ -4,8 +4,10 @@ worker command; a job running in-process, one a worker has just touched, or one 
 the minute says nothing."""
 
 import datetime as dt
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.utils import timezone
 
 from debates.models import Debate, DebateJob, Stage0State
@@ -118,3 +120,21 @@ def test_a_following_command_says_the_warning_once(queued_job):
     for _ in range(3):
         watch(debate_job_progress(job=queued_job))
     assert len(said) == 1 and said[0].startswith("No worker has taken its debates")
+
+
+def test_debate_job_progress_says_it_under_the_summary(queued_job):
+    # The command the demo points to for a job's state, run once (no --wait): a user who
+    # checks on a job at 0% learns why there, not only while a command follows it.
+    out = StringIO()
+    call_command("debate_job", str(queued_job.pk), "progress", stdout=out)
+    lines = out.getvalue().splitlines()
+    assert "not finished: 2 pending, 0 running" in lines
+    assert (
+        "No worker has taken its debates for 2 minutes (2 debates waiting on the Celery "
+        'queue "celery"). Is a worker listening on that queue, with the same '
+        "CELERY_BROKER_URL? Start one with: celery -A config worker -Q celery -P prefork -c 2"
+    ) in lines
+    Debate.objects.filter(job=queued_job).update(status=Debate.Status.RUNNING)
+    out = StringIO()
+    call_command("debate_job", str(queued_job.pk), "progress", stdout=out)
+    assert "No worker" not in out.getvalue()

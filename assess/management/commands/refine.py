@@ -12,6 +12,7 @@ from assess.refined.refine import (
     qrels_refine,
 )
 from assess.refined.selectors import refined_sources
+from core.text import plural
 from corpora.models import Pool
 
 LISTED = 50
@@ -83,7 +84,8 @@ def format_report(report: RefineReport, *, listed: int = LISTED) -> str:
         )
         lines.append(f"judgments of flagged annotators left out: {left_out or 'none flagged'}")
     if s.overrides_consensus:
-        lines.append(f"{s.overrides_consensus:,} human labels overrode the debate consensus")
+        overrode = plural(s.overrides_consensus, "human label")
+        lines.append(f"{overrode} overrode the debate consensus")
     if report.unresolved:
         lines.append(
             f"unresolved pairs (no final label, left unjudged): {len(report.unresolved):,}"

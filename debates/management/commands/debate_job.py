@@ -7,6 +7,7 @@ from debates.services.jobs import debate_job_cancel, debate_job_pause
 from debates.services.launch import debate_job_resume_launch, debate_job_retry_launch
 from debates.services.progress import debate_job_notes, debate_job_progress
 from debates.services.webhooks import TIMEOUT_SECONDS, webhook_threads_join
+from debates.services.worker_wait import debate_job_worker_warning
 
 from ._jobs import format_summary, load_job, wait_job
 
@@ -77,7 +78,13 @@ class Command(BaseCommand):
         if action == "progress" and opts["wait"]:
             wait_job(job, progress_bar=not opts["no_progress"], follow_only=True)
         job.refresh_from_db()
-        self.stdout.write(format_summary(job, debate_job_progress(job=job)))
+        progress = debate_job_progress(job=job)
+        self.stdout.write(format_summary(job, progress))
+        # The command the demo and the job page point to for a job's state: a job no worker
+        # takes must say so here too, not only while a command follows it.
+        warning = debate_job_worker_warning(job=job, progress=progress)
+        if warning:
+            self.stdout.write(warning)
         # Lines other apps add (assess: the review queue and the audit estimate).
         for line in debate_job_notes(job=job):
             self.stdout.write(line)
