@@ -21,6 +21,7 @@ from ninja.errors import HttpError, ValidationError
 from ninja.security import HttpBearer
 from pydantic import BeforeValidator, ConfigDict
 
+from core.broker import background_wait_warning
 from core.roles import Role, user_has_role
 from core.tokens import api_token_user
 from corpora.models import Dataset, Operation, Pool, QrelSet, Run
@@ -170,6 +171,9 @@ class OperationOut(Schema):
     url: str
     created: datetime
     finished: datetime | None
+    #: A sentence when the step has waited a minute for a Celery worker that never took it
+    #: (naming the queue and the worker command); "" otherwise.
+    warning: str = ""
 
     @staticmethod
     def of(operation: Operation) -> OperationOut:
@@ -184,6 +188,9 @@ class OperationOut(Schema):
             url=f"/api/v1/operations/{operation.pk}",
             created=operation.created,
             finished=operation.finished,
+            warning=background_wait_warning(
+                status=operation.status, queued=Operation.Status.QUEUED, since=operation.created
+            ),
         )
 
 

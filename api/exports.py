@@ -41,6 +41,9 @@ class ExportOut(Schema):
     created: datetime
     url: str
     download: str
+    #: A sentence when the export has waited a minute for a Celery worker that never took it
+    #: (naming the queue and the worker command); "" otherwise.
+    warning: str = ""
 
 
 def _export_out(export: ExportFile) -> ExportOut:
@@ -54,6 +57,7 @@ def _export_out(export: ExportFile) -> ExportOut:
         created=export.created,
         url=f"/api/v1/exports/{export.pk}",
         download=f"/api/v1/exports/{export.pk}/download",
+        warning=export.worker_warning,
     )
 
 

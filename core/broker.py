@@ -3,6 +3,7 @@ every app (the debate launch, background retrieval, exports)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import threading
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 from celery import Task, current_app
 from django.conf import settings
 from django.db import close_old_connections, connections, transaction
+from django.utils import timezone
 
 log = logging.getLogger(__name__)
 
@@ -62,3 +64,47 @@ def _thread_run(task: Any, object_id: int) -> None:
         log.exception("background %s(%s) stopped with an error", task.name, object_id)
     finally:
         connections.close_all()
+
+
+# How long background work may wait for a worker before its page suggests none is there: an
+# idle worker takes a message within a second; a minute leaves room for a busy one.
+WORKER_WAIT_SECONDS = 60
+DEFAULT_QUEUE = "celery"  # Celery's default queue: every step the manual's prefork worker takes
+# The worker the manual starts for that queue (docs/production.md).
+DEFAULT_WORKER_COMMAND = "celery -A config worker -Q celery -P prefork -c 2"
+
+
+def worker_wait_sentence(
+    *, waited: dt.timedelta, queue: str = DEFAULT_QUEUE, what: str, waiting: str = "it waits",
+    detail: str = "", command: str = "",
+) -> str:  # fmt: skip
+    """The warning for background work (``what``: "its debates", "this step") that no
+    worker has taken for ``waited``, sent to Celery queue ``queue``: "``waiting`` on the
+    Celery queue" ("2 debates wait"), then ``detail`` (", 2 debates behind it");
+    ``command`` the worker command to suggest
+    (default: one for that queue). "" when ``waited`` is under :data:`WORKER_WAIT_SECONDS`.
+    Nothing in the app can see whether a worker listens on a queue: callers read how long
+    their own rows have waited. Pure: no database, no broker."""
+    seconds = waited.total_seconds()
+    if seconds < WORKER_WAIT_SECONDS:
+        return ""
+    minutes = int(seconds // 60)
+    span = f"{minutes} minute{'s' if minutes != 1 else ''}"
+    command = command or (
+        DEFAULT_WORKER_COMMAND if queue == DEFAULT_QUEUE else f"celery -A config worker -Q {queue}"
+    )
+    return (
+        f'No worker has taken {what} for {span}: {waiting} on the Celery queue "{queue}"'
+        f"{detail}. Is a worker listening on that queue, with the same CELERY_BROKER_URL? "
+        f"Start one with: {command} (in a checkout set up by ./dream: .venv/bin/celery)."
+    )
+
+
+def background_wait_warning(*, status: str, queued: str, since: Any, now: Any = None) -> str:
+    """The worker warning for a background row (an upload's operation, an export file)
+    still at its first status: ``status`` is the row's, ``queued`` the status it has until a
+    worker claims it, ``since`` when it was created (a datetime). "" without a broker (the
+    step then runs in a thread of this process) or once a worker claimed it."""
+    if status != queued or tasks_run_in_process():
+        return ""
+    return worker_wait_sentence(waited=(now or timezone.now()) - since, what="this step")

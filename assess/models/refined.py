@@ -16,6 +16,7 @@
 from django.conf import settings
 from django.db import models
 
+from core.broker import background_wait_warning
 from corpora.models import Document, Pool, Qrel, QrelSet, Query, Run
 from debates.models import Debate, DebateJob
 
@@ -278,6 +279,14 @@ class ExportFile(models.Model):
 
     def __str__(self) -> str:
         return f"export {self.pk} {self.kind} ({self.status})"
+
+    @property
+    def worker_warning(self) -> str:
+        """A sentence when the export has waited a minute for a Celery worker that never took
+        it (:func:`core.broker.background_wait_warning`); "" otherwise."""
+        return background_wait_warning(
+            status=self.status, queued=self.Status.PENDING, since=self.created
+        )
 
 
 class RagGeneration(models.Model):

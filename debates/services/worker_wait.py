@@ -4,7 +4,7 @@ With a broker configured, launching a job only sends messages; nothing in the ap
 whether a worker listens on the queue they went to. A newcomer who started the web server
 but no worker (or a worker on the other queue) sees a job at 0% for ever. The job page, the
 API and the commands that follow a job say so once no debate of the job has moved for
-:data:`WORKER_WAIT_SECONDS`, naming the queue and the worker command that takes it.
+:data:`core.broker.WORKER_WAIT_SECONDS`, naming the queue and the worker command that takes it.
 
 The database, not the broker, is the source of truth: the warning reads when the job last
 showed a worker's hand (a debate started or finished, the stage-0 step claimed), so it never
@@ -19,15 +19,12 @@ from collections.abc import Callable
 from django.db.models import Max
 from django.utils import timezone
 
-from core.broker import tasks_run_in_process
+from core.broker import tasks_run_in_process, worker_wait_sentence
+from core.text import plural
 from debates.models import DebateJob, Stage0State
 from debates.services.common import LOCAL_QUEUE, REMOTE_QUEUE
 from debates.services.progress import JobProgress
 from debates.services.queue import job_queue
-
-# A worker takes a message within a second when it is idle; a minute leaves room for a
-# busy one (another job's debates ahead in its queue) before we suggest none is there.
-WORKER_WAIT_SECONDS = 60
 
 ProgressWatch = Callable[[JobProgress], None]
 
@@ -38,21 +35,20 @@ WORKER_COMMANDS = {
 }
 
 
-def worker_wait_describe(*, waited: dt.timedelta, queue: str, pending: int, what: str) -> str:
-    """The warning for a job whose ``what`` ("its debates", "its stage-0 step") no worker
-    has taken for ``waited``, ``pending`` debates waiting on Celery queue ``queue``; "" when
-    ``waited`` is under :data:`WORKER_WAIT_SECONDS`. Pure: no database, no broker."""
-    seconds = waited.total_seconds()
-    if seconds < WORKER_WAIT_SECONDS:
-        return ""
-    minutes = int(seconds // 60)
-    span = f"{minutes} minute{'s' if minutes != 1 else ''}"
-    command = WORKER_COMMANDS.get(queue, f"celery -A config worker -Q {queue}")
-    return (
-        f"No worker has taken {what} for {span} ({pending:,} debate"
-        f'{"s" if pending != 1 else ""} waiting on the Celery queue "{queue}"). '
-        f"Is a worker listening on that queue, with the same CELERY_BROKER_URL? "
-        f"Start one with: {command}"
+def worker_wait_describe(
+    *, waited: dt.timedelta, queue: str, pending: int, stage0: bool = False
+) -> str:
+    """The warning for a job no worker has taken for ``waited``, with ``pending`` debates
+    on Celery queue ``queue`` (``stage0``: its stage-0 step waits there first, the debates
+    behind it); "" under :data:`core.broker.WORKER_WAIT_SECONDS`. Pure."""
+    debates = plural(pending, "debate")
+    return worker_wait_sentence(
+        waited=waited,
+        queue=queue,
+        what="its stage-0 step" if stage0 else "its debates",
+        waiting="it waits" if stage0 else f"{debates} wait{'s' if pending == 1 else ''}",
+        detail=f", {debates} behind it" if stage0 else "",
+        command=WORKER_COMMANDS.get(queue, ""),
     )
 
 
@@ -60,7 +56,7 @@ def debate_job_worker_warning(
     *, job: DebateJob, progress: JobProgress, now: dt.datetime | None = None
 ) -> str:
     """A sentence when ``job`` runs on Celery workers, has pending debates, none running, and
-    no worker has shown its hand for :data:`WORKER_WAIT_SECONDS` (no debate started or
+    no worker has shown its hand for :data:`core.broker.WORKER_WAIT_SECONDS` (no debate started or
     finished, no stage-0 step claimed, since the job started); "" otherwise, and always ""
     without a broker (the debates then run in the process that launched them), for a batch
     job (the provider's batch runs them) or while stage 0 trains or routes."""
@@ -71,16 +67,14 @@ def debate_job_worker_warning(
     state = job.stage0_state
     if state in (Stage0State.TRAINING, Stage0State.ROUTING):
         return ""
-    if state == Stage0State.WAITING and job.stage0_claimed is None:
-        # The stage-0 step goes first, to the default queue; the debates wait for it.
-        queue, what = LOCAL_QUEUE, "its stage-0 step"
-    else:
-        queue, what = job_queue(job), "its debates"
+    # The stage-0 step goes first, to the default queue; the debates wait for it.
+    stage0 = state == Stage0State.WAITING and job.stage0_claimed is None
+    queue = LOCAL_QUEUE if stage0 else job_queue(job)
     moved = job.debates.aggregate(started=Max("started"), finished=Max("finished"))
     marks = [job.started, job.stage0_claimed, moved["started"], moved["finished"]]
     last = max((mark for mark in marks if mark is not None), default=job.created)
     return worker_wait_describe(
-        waited=(now or timezone.now()) - last, queue=queue, pending=progress.pending, what=what
+        waited=(now or timezone.now()) - last, queue=queue, pending=progress.pending, stage0=stage0
     )
 
 

@@ -21,28 +21,21 @@ from debates.services.worker_wait import (
 
 
 def test_under_a_minute_says_nothing_and_a_minute_names_the_queue_and_command():
-    assert (
-        worker_wait_describe(
-            waited=dt.timedelta(seconds=59.9), queue=LOCAL_QUEUE, pending=2, what="its debates"
-        )
-        == ""
-    )
-    text = worker_wait_describe(
-        waited=dt.timedelta(seconds=60), queue=LOCAL_QUEUE, pending=1, what="its debates"
-    )
+    early = worker_wait_describe(waited=dt.timedelta(seconds=59.9), queue=LOCAL_QUEUE, pending=2)
+    assert early == ""
+    text = worker_wait_describe(waited=dt.timedelta(seconds=60), queue=LOCAL_QUEUE, pending=1)
     assert text == (
-        "No worker has taken its debates for 1 minute (1 debate waiting on the Celery queue "
-        '"celery"). Is a worker listening on that queue, with the same CELERY_BROKER_URL? '
-        "Start one with: celery -A config worker -Q celery -P prefork -c 2"
+        "No worker has taken its debates for 1 minute: 1 debate waits on the Celery queue "
+        '"celery". Is a worker listening on that queue, with the same CELERY_BROKER_URL? '
+        "Start one with: celery -A config worker -Q celery -P prefork -c 2 (in a checkout set "
+        "up by ./dream: .venv/bin/celery)."
     )
 
 
 def test_the_remote_queue_gets_the_thread_pool_worker_and_minutes_are_counted_down():
-    text = worker_wait_describe(
-        waited=dt.timedelta(seconds=179), queue=REMOTE_QUEUE, pending=1200, what="its debates"
-    )
-    assert 'for 2 minutes (1,200 debates waiting on the Celery queue "llm_remote")' in text
-    assert text.endswith("celery -A config worker -Q llm_remote -P threads -c 32")
+    text = worker_wait_describe(waited=dt.timedelta(seconds=179), queue=REMOTE_QUEUE, pending=1200)
+    assert 'for 2 minutes: 1,200 debates wait on the Celery queue "llm_remote".' in text
+    assert "Start one with: celery -A config worker -Q llm_remote -P threads -c 32 (" in text
 
 
 @pytest.fixture(name="queued_job")
@@ -70,14 +63,14 @@ def test_a_job_no_worker_took_for_two_minutes_says_so_on_its_page_and_in_the_api
 ):
     assert queued_job.debates.count() == 2
     expected = (
-        "No worker has taken its debates for 2 minutes (2 debates waiting on the Celery queue "
-        '"celery").'
+        "No worker has taken its debates for 2 minutes: 2 debates wait on the Celery queue "
+        '"celery".'
     )
     assert _warning(queued_job).startswith(expected)
     body = api_as("researcher").get(f"/api/v1/jobs/{queued_job.pk}").json()
     assert [w for w in body["warnings"] if w.startswith("No worker")] == [_warning(queued_job)]
     page = client_as("researcher").get(f"/jobs/{queued_job.pk}/").content.decode()
-    assert 'id="job-worker-warning"' in page and "2 debates waiting on the Celery queue" in page
+    assert 'id="job-worker-warning"' in page and "2 debates wait on the Celery queue" in page
     fragment = (
         client_as("researcher")
         .get(f"/jobs/{queued_job.pk}/", HTTP_HX_REQUEST="true")
@@ -109,7 +102,10 @@ def test_without_a_broker_the_debates_run_here_and_nothing_is_said(queued_job, s
 
 def test_a_stage0_step_no_worker_claimed_names_the_default_queue(queued_job):
     DebateJob.objects.filter(pk=queued_job.pk).update(stage0=True, stage0_state=Stage0State.WAITING)
-    assert _warning(queued_job).startswith("No worker has taken its stage-0 step for 2 minutes")
+    assert _warning(queued_job).startswith(
+        "No worker has taken its stage-0 step for 2 minutes: it waits on the Celery queue "
+        '"celery", 2 debates behind it.'
+    )
     DebateJob.objects.filter(pk=queued_job.pk).update(stage0_state=Stage0State.TRAINING)
     assert _warning(queued_job) == ""
 
@@ -130,9 +126,11 @@ def test_debate_job_progress_says_it_under_the_summary(queued_job):
     lines = out.getvalue().splitlines()
     assert "not finished: 2 pending, 0 running" in lines
     assert (
-        "No worker has taken its debates for 2 minutes (2 debates waiting on the Celery "
-        'queue "celery"). Is a worker listening on that queue, with the same '
-        "CELERY_BROKER_URL? Start one with: celery -A config worker -Q celery -P prefork -c 2"
+        "No worker has taken its debates for 2 minutes: 2 debates wait on the Celery queue "
+        '"celery". Is a worker listening on that queue, with the same CELERY_BROKER_URL? '
+        "Start one with: "
+        "celery -A config worker -Q celery -P prefork -c 2 (in a checkout set up by ./dream: "
+        ".venv/bin/celery)."
     ) in lines
     Debate.objects.filter(job=queued_job).update(status=Debate.Status.RUNNING)
     out = StringIO()
