@@ -131,6 +131,7 @@ def _job_sheet(job: DebateJob) -> JobSheet:
     calibration = job_calibration(job=job)
     return JobSheet(
         job=job.pk,
+        status=job.status,
         agents=_agent_sheets(job),
         prompt_version=job.prompt_version,
         rounds=job.rounds,

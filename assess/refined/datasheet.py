@@ -215,6 +215,7 @@ class JobSheet:
     agreement: AgreementSheet
     calibration: tuple[CalibrationSheet, ...] = ()
     calibration_missing: str = ""
+    status: str = "finished"  # the job's status when the file was written
 
 
 @dataclass(frozen=True, slots=True)
@@ -559,7 +560,8 @@ def _job(job: JobSheet) -> list[str]:
     if job.scale == "graded":
         scale += f" (grades 0..{job.max_grade})"
     return [
-        f"### Job {job.job}",
+        # A cancelled or unfinished job is named so: it may have given few labels or none.
+        f"### Job {job.job}" + (f" ({job.status})" if job.status != "finished" else ""),
         "",
         *(_agent(agent) for agent in job.agents),
         f"- Prompt version {md_code(job.prompt_version)}; R = {job.rounds} rounds at most; "

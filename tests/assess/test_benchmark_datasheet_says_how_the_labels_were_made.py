@@ -285,3 +285,8 @@ def test_code_spans_and_text_escape_what_markdown_would_read():
 )
 def test_zip_paths_keep_to_one_safe_part(value, part):
     assert zip_path_part(value, fallback="x") == part
+
+
+def test_a_job_that_did_not_finish_is_named_with_its_status():
+    text = datasheet_render(sheet=sheet(jobs=(job(status="cancelled"), job(job=8))))
+    assert "### Job 7 (cancelled)\n" in text and "### Job 8\n" in text
