@@ -98,3 +98,17 @@ def test_a_pooled_pair_also_in_the_fixed_judgments_is_refused_naming_it():
     pool = [*POOL, PooledLabel("q1", "d1", 1, None, "label 1, round 1", False, 0.5)]
     with pytest.raises(ValueError, match=r"pooled pair \(q1, d1\) is also in the fixed"):
         refined_intervals(runs={"alpha": ALPHA}, fixed=FIXED, pool=pool, queries=["q1", "q2"])
+
+
+def test_qrels_with_about_one_relevant_document_a_query_get_a_note_on_the_ratio_measures():
+    from assess.evaluation.interval_range import sparse_relevance_note
+
+    # ArguAna-like: one relevant a query (and a judged non-relevant one): 1.00 on average.
+    one = {"q1": {"a": 1, "b": 0}, "q2": {"c": 2}}
+    assert sparse_relevance_note(fixed=one).startswith(
+        "the original qrels judge 1.00 relevant documents a query on average"
+    )
+    # Two a query: no note; at relevance level 2 only q2's grade-2 document counts (0.50).
+    assert sparse_relevance_note(fixed={"q1": {"a": 1, "b": 1}, "q2": {"c": 1, "d": 1}}) == ""
+    assert "0.50 relevant" in sparse_relevance_note(fixed=one, rel_level=2)
+    assert sparse_relevance_note(fixed={}) == ""

@@ -47,7 +47,7 @@ def test_the_panel_says_how_many_more_labels_and_which_pairs_are_undecided(refin
         f"{pair['difference']:.4f} [{pair['low']:.4f}, {pair['high']:.4f}], n = 2 (1 audited, "
         "1 escalated)"
     ) in text
-    assert "read them as approximate" in text
+    assert "Read them as approximate" in text
     assert (
         "Each interval is on the mean over the 2 evaluated queries, of which 2 hold pooled "
         "pairs: label errors move only those."
