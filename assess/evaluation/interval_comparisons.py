@@ -125,9 +125,10 @@ def kendall_tau_interval(
     of cases). None when tau is undefined (fewer than two systems, or one side constant)."""
     systems = sorted(s for s in intervals.by_system if s in original)
     # Systems tied exactly get scores that differ by float rounding (0.1 + 0.2 against 0.3):
-    # rounded to the precision the scores carry, the tau and its bounds see the same ties.
+    # the ties below are counted on the scores as kendall_tau rounds them, so that the tau and
+    # its bounds see the same ties.
     before = {s: round(original[s], SCORE_DECIMALS) for s in systems}
-    centre = {s: round(intervals.by_system[s][measure].estimate, SCORE_DECIMALS) for s in systems}
+    centre = {s: intervals.by_system[s][measure].estimate for s in systems}
     tau, _ = kendall_tau(before, centre)
     if tau is None:
         return None

@@ -503,13 +503,18 @@ def kendall_tau(
     :func:`assess.evaluation.ranking.kendall_tau_b` (scipy.stats.kendalltau).
 
     Computed on the scores, not on the name-tie-broken ranks, so two systems tied on a side
-    count as tied (tau-b's correction) instead of as ordered by name. Returns
+    count as tied (tau-b's correction) instead of as ordered by name; each score is first
+    rounded to :data:`SCORE_DECIMALS`, as the paired tests round theirs, so two systems tied
+    up to float rounding (0.1 + 0.2 against 0.3) are tied, not ordered. Returns
     ``(tau, two-sided p)``, or ``(None, None)`` with fewer than 2 systems or when one side
     is constant (tau undefined). Raises ValueError if the system sets differ.
     """
     if set(before) != set(after):
         raise ValueError("kendall_tau needs the same systems before and after")
-    return ranking.kendall_tau_b(before, after)
+    return ranking.kendall_tau_b(
+        {s: round(v, SCORE_DECIMALS) for s, v in before.items()},
+        {s: round(v, SCORE_DECIMALS) for s, v in after.items()},
+    )
 
 
 # Per-query scores are rounded to this many decimals before differencing: 0.1 + 0.2 and 0.3

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from .interval_comparisons import kendall_tau_interval, pair_comparisons, sign
 from .intervals import SystemIntervals
-from .metrics import SCORE_DECIMALS, kendall_tau
+from .metrics import kendall_tau
 
 
 @dataclass
@@ -66,11 +66,9 @@ class ComparisonTally:
                 self.settled += 1
                 self.wrongly_settled += truth_sign == 0 or truth_sign != sign(interval.estimate)
         tau = kendall_tau_interval(found, original, measure=measure)
-        # Exactly tied systems differ by rounding only: tau-b must see them tied.
-        true_tau, _ = kendall_tau(
-            {s: round(v, SCORE_DECIMALS) for s, v in original.items()},
-            {s: round(v, SCORE_DECIMALS) for s, v in truths.items()},
-        )
+        # kendall_tau rounds the scores: exactly tied systems, differing by float rounding
+        # only, are tied.
+        true_tau, _ = kendall_tau(dict(original), dict(truths))
         if tau is None or true_tau is None:
             self.tau_undefined += 1
             return
