@@ -21,7 +21,6 @@ from ninja.errors import HttpError, ValidationError
 from ninja.security import HttpBearer
 from pydantic import BeforeValidator, ConfigDict
 
-from core.broker import background_wait_warning
 from core.roles import Role, user_has_role
 from core.tokens import api_token_user
 from corpora.models import Dataset, Operation, Pool, QrelSet, Run
@@ -188,9 +187,7 @@ class OperationOut(Schema):
             url=f"/api/v1/operations/{operation.pk}",
             created=operation.created,
             finished=operation.finished,
-            warning=background_wait_warning(
-                status=operation.status, queued=Operation.Status.QUEUED, since=operation.created
-            ),
+            warning=operation.worker_warning,
         )
 
 

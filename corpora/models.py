@@ -7,6 +7,7 @@ the database primary keys never leave the app.
 from django.conf import settings
 from django.db import models
 
+from core.broker import background_wait_warning
 from core.paths import source_shown
 
 from .pool_strategies import ADAPTIVE
@@ -465,3 +466,11 @@ class Operation(models.Model):
     @property
     def ended(self) -> bool:
         return self.status in (self.Status.DONE, self.Status.FAILED)
+
+    @property
+    def worker_warning(self) -> str:
+        """A sentence when the step has waited a minute for a Celery worker that never took
+        it (:func:`core.broker.background_wait_warning`); "" otherwise."""
+        return background_wait_warning(
+            status=self.status, queued=self.Status.QUEUED, since=self.created
+        )

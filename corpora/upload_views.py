@@ -14,7 +14,6 @@ from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
-from core.broker import background_wait_warning
 from core.fixes import error_worded
 from core.htmx import htmx_view, wants_fragment
 from core.roles import Role, role_required
@@ -157,9 +156,6 @@ def operation_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "polling": not operation.ended,
         # The option that gets past the error, in the words of the form that sent it.
         "fix_words": fix.browser_words(UPLOAD_FORMS.get(operation.kind, _no_form)()) if fix else "",
-        "worker_warning": background_wait_warning(
-            status=operation.status, queued=Operation.Status.QUEUED, since=operation.created
-        ),
     }
     if wants_fragment(request):
         return render(request, "corpora/partials/operation_status.html", context)

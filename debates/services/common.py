@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 from django.db.models import F, QuerySet
 
+from core.broker import DEFAULT_QUEUE
 from core.fixes import option_flag
 from corpora.models import Pair, Pool
 from corpora.ordering import code_point
@@ -31,7 +32,7 @@ MAX_CONCURRENCY = 256
 MAX_GOLD_SHARE = 0.5
 REMOTE_CONCURRENCY = 16  # default for jobs whose agents are all remote (openai)
 REMOTE_QUEUE = "llm_remote"  # debates whose agents all answer from a server (not simulated)
-LOCAL_QUEUE = "celery"  # Celery's default queue: debates with an embedded (in-process) agent
+LOCAL_QUEUE = DEFAULT_QUEUE  # Celery's default queue: debates with an embedded (in-process) agent
 
 log = logging.getLogger(__name__)
 

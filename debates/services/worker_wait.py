@@ -28,11 +28,9 @@ from debates.services.queue import job_queue
 
 ProgressWatch = Callable[[JobProgress], None]
 
-# The worker command the manual gives for each queue (docs/production.md).
-WORKER_COMMANDS = {
-    REMOTE_QUEUE: "celery -A config worker -Q llm_remote -P threads -c 32",
-    LOCAL_QUEUE: "celery -A config worker -Q celery -P prefork -c 2",
-}
+# The worker command the manual gives for the remote queue (docs/production.md); the default
+# queue's is core.broker's, as every background step's.
+WORKER_COMMANDS = {REMOTE_QUEUE: "celery -A config worker -Q llm_remote -P threads -c 32"}
 
 
 def worker_wait_describe(
