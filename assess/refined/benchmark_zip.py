@@ -220,6 +220,8 @@ def benchmark_datasheet(*, refinement: Refinement) -> Datasheet:
     dataset: Dataset = qrel_set.dataset
     pool = refinement.pool
     counts = refinement.counts or {}
+    # The jobs behind every row the set copied, walked once: two facts below read them.
+    chain = _chain_jobs(qrel_set)
     jobs = DebateJob.objects.filter(pk__in=list(refinement.jobs or [])).order_by("pk")
     pool_pairs, by_source, by_reason = _pool_counts(refinement)
     simulated_rows = qrel_set_simulated_rows(qrel_set=qrel_set)
@@ -263,8 +265,8 @@ def benchmark_datasheet(*, refinement: Refinement) -> Datasheet:
         human_sources=_human_sources(refinement),
         excluded_annotators=tuple(refinement.excluded_annotators or ()),
         intervals=_intervals_sheet(refinement),
-        simulated_judgments=simulated_judgments_count(jobs=_chain_jobs(qrel_set)),
-        embedded_warning=_embedded_warning(qrel_set),
+        simulated_judgments=simulated_judgments_count(jobs=chain),
+        embedded_warning=_embedded_warning(chain),
         corrections=int(counts.get("corrections") or 0),
         simulated_labels=simulated_rows_sentence(
             simulated_rows, name=qrel_set.name, scope="in this set's final labels"
@@ -272,11 +274,11 @@ def benchmark_datasheet(*, refinement: Refinement) -> Datasheet:
     )
 
 
-def _embedded_warning(qrel_set: QrelSet) -> str:
+def _embedded_warning(chain: list[int]) -> str:
     """The job page's banner on the bundled model's labels when a job behind the set's labels
-    (:func:`_chain_jobs`) used it, by the job page's own test
+    (``chain``: :func:`_chain_jobs`) used it, by the job page's own test
     (:attr:`debates.models.DebateJob.uses_bundled_model`); "" otherwise."""
-    jobs = DebateJob.objects.filter(pk__in=_chain_jobs(qrel_set))
+    jobs = DebateJob.objects.filter(pk__in=chain)
     return embedded_warning() if any(job.uses_bundled_model for job in jobs) else ""
 
 
