@@ -25,6 +25,7 @@ from django.core.cache import cache
 from django.db.models import Count, Q
 
 from assess.models import Adjudication, Judgment, LabelProvenance, Refinement, ReviewItem
+from assess.models.overrides import HUMAN_SOURCES
 from assess.models.simulated import qrel_set_simulated_labels, simulated_sentence
 from core.text import plural
 from corpora.identical import skip_identical
@@ -60,7 +61,6 @@ from .rebench import (
 )
 from .tables import Table
 
-HUMAN_SOURCES = (LabelProvenance.Source.HUMAN, LabelProvenance.Source.ADJUDICATED)
 BUDGET_TARGET = 0.01  # the half-width the budget planner aims at, on nDCG@10
 # What the simulated studies measured (docs/measured.md): said wherever the intervals are
 # shown, so that nobody reads them as exact 95% intervals.

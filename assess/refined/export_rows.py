@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from django.db import connection
 from django.db.models import Count, F, Q
 
-from assess.models.overrides import overrides_consensus
+from assess.models.overrides import HUMAN_SOURCES, overrides_consensus
 from corpora.models import Document, Pool, Qrel, QrelSet, Query
 from corpora.ordering import code_point
 from debates.llm.config import AgentConfig
@@ -528,7 +528,6 @@ _DISAGREEMENT_COLUMNS = (
     "prompt_version",
     "decided_at",
 )
-_HUMAN_SOURCES = (LabelProvenance.Source.HUMAN, LabelProvenance.Source.ADJUDICATED)
 
 # Every provenance row :func:`_why_listed` can list, and a few more (an audit whose one
 # judgment agrees): the database leaves out the bulk of a refined set, the agreed pairs
@@ -536,8 +535,8 @@ _HUMAN_SOURCES = (LabelProvenance.Source.HUMAN, LabelProvenance.Source.ADJUDICAT
 _MAYBE_LISTED = (
     Q(debate_status=Debate.Status.ESCALATED)
     | Q(label__isnull=True)
-    | (Q(source__in=_HUMAN_SOURCES, consensus_label__isnull=False) & ~Q(consensus_label=F("label")))
-    | (Q(source__in=_HUMAN_SOURCES, machine_label__isnull=False) & ~Q(machine_label=F("label")))
+    | (Q(source__in=HUMAN_SOURCES, consensus_label__isnull=False) & ~Q(consensus_label=F("label")))
+    | (Q(source__in=HUMAN_SOURCES, machine_label__isnull=False) & ~Q(machine_label=F("label")))
     | ~Q(judgments=[])
     | Q(original_relevance__gt=0, label__lte=0)
     | Q(original_relevance__lte=0, label__gt=0)

@@ -79,15 +79,23 @@ def debate_job_worker_warning(
 def worker_warning_watch(*, job: DebateJob, say: Callable[[str], None]) -> ProgressWatch:
     """A progress callback for a command following ``job`` on the workers: the first time
     :func:`debate_job_worker_warning` applies, it passes the sentence to ``say`` (once: a
-    follower polling every second should not repeat it)."""
-    said = [False]
+    follower polling every second should not repeat it); after that warning, the first time
+    a worker shows its hand (a debate running or one more finished) it says so, once, so
+    that whoever started a worker on reading the warning sees that it worked."""
+    warned_at: list[int] = []  # the finished debates when the warning was said
+    cleared = [False]
 
     def watch(progress: JobProgress) -> None:
-        if said[0]:
+        if cleared[0]:
+            return
+        if warned_at:
+            if progress.running or progress.done > warned_at[0]:
+                cleared[0] = True
+                say(f"A worker took job {job.pk}'s work: following it.")
             return
         warning = debate_job_worker_warning(job=job, progress=progress)
         if warning:
-            said[0] = True
+            warned_at.append(progress.done)
             say(warning)
 
     return watch

@@ -104,3 +104,17 @@ def test_a_re_assessed_judged_pair_reports_its_disagreement_with_the_original_gr
     assert (final.label, final.original_grade) == (0, 2)
     assert final.disagrees_with_original
     assert not resolve_final_label(pair(agreed(1), grade=2)).disagrees_with_original
+
+
+def test_the_sources_people_decide_are_the_provenance_choices_for_humans_and_adjudication():
+    """The override rule, the intervals and the disagreements export read one tuple of
+    sources as people's; it must name exactly those two provenance choices."""
+    from assess.models import LabelProvenance
+    from assess.models.overrides import HUMAN_SOURCES
+
+    choices = {value for value, _ in LabelProvenance.Source.choices}
+    assert set(HUMAN_SOURCES) <= choices
+    assert set(HUMAN_SOURCES) == {
+        LabelProvenance.Source.HUMAN.value,
+        LabelProvenance.Source.ADJUDICATED.value,
+    }

@@ -118,6 +118,27 @@ def test_a_following_command_says_the_warning_once(queued_job):
     assert len(said) == 1 and said[0].startswith("No worker has taken its debates")
 
 
+def test_a_following_command_says_once_when_a_worker_takes_the_job_after_the_warning(queued_job):
+    said: list[str] = []
+    watch = worker_warning_watch(job=queued_job, say=said.append)
+    watch(debate_job_progress(job=queued_job))
+    assert len(said) == 1
+    # A worker started on reading the warning: its first running debate is said, once.
+    first = queued_job.debates.order_by("pk").first()
+    Debate.objects.filter(pk=first.pk).update(status=Debate.Status.RUNNING)
+    for _ in range(3):
+        watch(debate_job_progress(job=queued_job))
+    assert said[1:] == [f"A worker took job {queued_job.pk}'s work: following it."]
+
+
+def test_a_job_a_worker_took_from_the_start_never_says_it_was_taken(queued_job):
+    said: list[str] = []
+    watch = worker_warning_watch(job=queued_job, say=said.append)
+    Debate.objects.filter(job=queued_job).update(status=Debate.Status.RUNNING)
+    watch(debate_job_progress(job=queued_job))
+    assert said == []
+
+
 def test_debate_job_progress_says_it_under_the_summary(queued_job):
     # The command the demo points to for a job's state, run once (no --wait): a user who
     # checks on a job at 0% learns why there, not only while a command follows it.
