@@ -74,6 +74,17 @@ DEFAULT_QUEUE = "celery"  # Celery's default queue: every step the manual's pref
 DEFAULT_WORKER_COMMAND = "celery -A config worker -Q celery -P prefork -c 2"
 
 
+def wait_span(seconds: float) -> str:
+    """A wait in the unit a reader takes in at a glance, rounded down: "1 minute", "119
+    minutes", then "2 hours" up to "47 hours", then "3 days"."""
+    minutes = int(seconds // 60)
+    hours, days = minutes // 60, minutes // (60 * 24)
+    count, unit = (
+        (days, "day") if hours >= 48 else (hours, "hour") if minutes >= 120 else (minutes, "minute")
+    )
+    return f"{count} {unit}{'s' if count != 1 else ''}"
+
+
 def worker_wait_sentence(
     *, waited: dt.timedelta, queue: str = DEFAULT_QUEUE, what: str, waiting: str = "it waits",
     detail: str = "", command: str = "",
@@ -88,8 +99,7 @@ def worker_wait_sentence(
     seconds = waited.total_seconds()
     if seconds < WORKER_WAIT_SECONDS:
         return ""
-    minutes = int(seconds // 60)
-    span = f"{minutes} minute{'s' if minutes != 1 else ''}"
+    span = wait_span(seconds)
     command = command or (
         DEFAULT_WORKER_COMMAND if queue == DEFAULT_QUEUE else f"celery -A config worker -Q {queue}"
     )

@@ -254,6 +254,12 @@ class DebateJob(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
+    sent = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When its debates (or its stage-0 step) were last sent to the workers: "
+        "started, resumed, extended, retried, or due again after a failed attempt's back-off.",
+    )
 
     class Meta:
         ordering = ["-created"]

@@ -79,6 +79,9 @@ def debate_job_start(*, job: DebateJob, enqueue: bool = True) -> int:
 def _pending_send(job: DebateJob, pending: list[int]) -> None:
     """Enqueue a running job's pending debates after commit; a job whose stage-0 step is not
     done sends that step instead, which enqueues the debates stage 0 leaves once it ends."""
+    # When they went out: a worker-wait warning counts from here, not from the job's start
+    # (a job resumed after a long pause has waited for no worker yet).
+    DebateJob.objects.filter(pk=job.pk).update(sent=timezone.now())
     if stage0_waiting(job):
         stage0_step_enqueue(job_id=job.pk)
     else:
@@ -213,7 +216,8 @@ def debate_job_retry_failed(*, job: DebateJob, enqueue: bool = True) -> int:
             BatchRequest.objects.filter(
                 debate_id__in=failed, status=BatchRequest.Status.FAILED
             ).update(status=BatchRequest.Status.DUE, failures=0)
-        elif enqueue and locked.status == DebateJob.Status.RUNNING:
+        elif enqueue and locked.status == DebateJob.Status.RUNNING and failed:
+            DebateJob.objects.filter(pk=locked.pk).update(sent=timezone.now())
             debates_enqueue(failed, queue=job_queue(locked))
     job.refresh_from_db()
     return len(failed)

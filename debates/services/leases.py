@@ -40,7 +40,8 @@ from types import MappingProxyType
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
 from corpora.models import Pool
@@ -198,7 +199,7 @@ UPDATE {_DEBATE} SET
     attempts = attempts + 1, last_error = %(error)s, lease_token = '',
     lease_expires_at = NULL, seconds = seconds + %(elapsed)s
 WHERE id = %(debate_id)s AND status = %(debate_running)s AND lease_token = %(token)s
-RETURNING status, attempts, (SELECT status FROM {_JOB} WHERE id = job_id)
+RETURNING status, attempts, (SELECT status FROM {_JOB} WHERE id = job_id), job_id
 """  # noqa: S608
 
     #: :func:`job_finish_if_done`: a running job finished ``now`` when none of its debates is
@@ -478,9 +479,15 @@ def lease_fail(
     row = with_connection_retry(fail)
     if row is None:
         return None
-    status, attempts, job_status = row
+    status, attempts, job_status, job_id = row
     if status == Debate.Status.PENDING and requeue and job_status == DebateJob.Status.RUNNING:
-        debates_enqueue([lease.debate_id], queue=queue, countdown=retry_countdown(attempts))
+        countdown = retry_countdown(attempts)
+        # Due again after the back-off: until then no worker is expected to take it, so a
+        # worker-wait warning counts from then (debates.services.worker_wait).
+        due = timezone.now() + timedelta(seconds=countdown)
+        later = Greatest(Coalesce("sent", Value(due)), Value(due))
+        DebateJob.objects.filter(pk=job_id).update(sent=later)
+        debates_enqueue([lease.debate_id], queue=queue, countdown=countdown)
     return str(status)
 
 

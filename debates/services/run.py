@@ -635,6 +635,10 @@ def debate_requeue_expired(
                 )
                 to_enqueue.setdefault(queue, []).append(pk)
         if enqueue:
+            requeued_jobs = Debate.objects.filter(
+                pk__in=[pk for ids in to_enqueue.values() for pk in ids]
+            ).values("job_id")
+            DebateJob.objects.filter(pk__in=requeued_jobs).update(sent=now)
             for queue, ids in to_enqueue.items():
                 debates_enqueue(ids, queue=queue)
     if expired:

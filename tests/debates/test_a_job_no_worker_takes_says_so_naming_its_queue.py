@@ -48,7 +48,9 @@ def queued_job_fixture(api_as, tiny_dataset, settings):
     assert answer.status_code == 202, answer.content
     job = DebateJob.objects.get()
     two_minutes_ago = timezone.now() - dt.timedelta(minutes=2)
-    DebateJob.objects.filter(pk=job.pk).update(started=two_minutes_ago, created=two_minutes_ago)
+    DebateJob.objects.filter(pk=job.pk).update(
+        started=two_minutes_ago, created=two_minutes_ago, sent=two_minutes_ago
+    )
     job.refresh_from_db()
     return job
 
@@ -157,3 +159,100 @@ def test_debate_job_progress_says_it_under_the_summary(queued_job):
     out = StringIO()
     call_command("debate_job", str(queued_job.pk), "progress", stdout=out)
     assert "No worker" not in out.getvalue()
+
+
+def test_a_following_command_reads_the_job_as_it_is_now_not_as_it_was_when_it_began(queued_job):
+    # Built while stage 0 waited; a worker claimed the step and trains a minute later: the
+    # command following the job must not say no worker took it.
+    DebateJob.objects.filter(pk=queued_job.pk).update(stage0=True, stage0_state=Stage0State.WAITING)
+    queued_job.refresh_from_db()
+    said: list[str] = []
+    watch = worker_warning_watch(job=queued_job, say=said.append)
+    DebateJob.objects.filter(pk=queued_job.pk).update(
+        stage0_state=Stage0State.TRAINING, stage0_claimed=timezone.now() - dt.timedelta(minutes=2)
+    )
+    watch(debate_job_progress(job=queued_job))
+    assert said == []
+
+
+def test_a_debate_waiting_out_its_retry_back_off_is_no_missing_worker(queued_job, settings):
+    from debates.services.leases import lease_claim, lease_fail
+
+    settings.DREAM_DEBATE_RETRY_SECONDS = 90
+    debate = queued_job.debates.order_by("pk").first()
+    lease = lease_claim(debate_id=debate.pk)
+    assert lease is not None
+    # The claim was two minutes ago; the LLM server failed and the retry waits 90 s.
+    Debate.objects.filter(pk=debate.pk).update(started=timezone.now() - dt.timedelta(minutes=2))
+    assert lease_fail(lease=lease, elapsed=1.0, error="ConnectionError: refused") == "pending"
+    assert _warning(queued_job) == ""
+    # Two minutes after the back-off ended, nobody has taken it: now it is said.
+    later = timezone.now() + dt.timedelta(seconds=90 + 120)
+    queued_job.refresh_from_db()
+    text = debate_job_worker_warning(
+        job=queued_job, progress=debate_job_progress(job=queued_job), now=later
+    )
+    assert text.startswith("No worker has taken its debates for 2 minutes: 2 debates wait")
+
+
+def test_a_job_resumed_after_an_hour_long_pause_has_waited_for_no_worker_yet(queued_job):
+    from debates.services.jobs import debate_job_pause, debate_job_resume
+
+    hour_ago = timezone.now() - dt.timedelta(hours=1)
+    first = queued_job.debates.order_by("pk").first()
+    Debate.objects.filter(pk=first.pk).update(
+        status=Debate.Status.AGREED, started=hour_ago, finished=hour_ago
+    )
+    DebateJob.objects.filter(pk=queued_job.pk).update(started=hour_ago, sent=hour_ago)
+    queued_job.refresh_from_db()
+    assert _warning(queued_job).startswith("No worker has taken its debates for 60 minutes")
+    debate_job_pause(job=queued_job)
+    debate_job_resume(job=queued_job)
+    assert _warning(queued_job) == ""
+
+
+def test_a_stage0_step_waiting_again_after_an_extension_names_the_default_queue(queued_job):
+    # An extension (or an adaptive pool's next batch) sends the step again: it was claimed
+    # once before, and still waits on the default queue, not on the debates' queue.
+    DebateJob.objects.filter(pk=queued_job.pk).update(
+        stage0=True,
+        stage0_state=Stage0State.WAITING,
+        stage0_claimed=timezone.now() - dt.timedelta(minutes=5),
+    )
+    assert _warning(queued_job).startswith(
+        "No worker has taken its stage-0 step for 2 minutes: it waits on the Celery queue "
+        '"celery", 2 debates behind it.'
+    )
+
+
+def test_debates_held_by_a_worker_that_stopped_are_said_to_wait_for_beat(queued_job):
+    # Sent two minutes ago, claimed by a worker whose lease ran out long since.
+    hour_ago = timezone.now() - dt.timedelta(hours=1)
+    Debate.objects.filter(job=queued_job).update(
+        status=Debate.Status.RUNNING, started=hour_ago, lease_expires_at=hour_ago
+    )
+    text = _warning(queued_job)
+    assert text.startswith(
+        "No worker has taken its debates for 2 minutes: 2 debates wait on the Celery queue "
+        '"celery" (2 of them held by a worker that stopped answering: their lease expired, '
+        "and a running `celery -A config beat` gives such debates back to the queue)."
+    )
+    # One of them under a live lease: a worker holds the job, nothing is said.
+    first = queued_job.debates.order_by("pk").first()
+    Debate.objects.filter(pk=first.pk).update(
+        lease_expires_at=timezone.now() + dt.timedelta(minutes=5)
+    )
+    assert _warning(queued_job) == ""
+
+
+def test_a_long_wait_is_said_in_hours_then_days():
+    from core.broker import wait_span
+
+    assert [wait_span(s) for s in (59, 60, 119 * 60 + 59, 120 * 60, 47 * 3600 + 3599)] == [
+        "0 minutes",
+        "1 minute",
+        "119 minutes",
+        "2 hours",
+        "47 hours",
+    ]
+    assert wait_span(4320 * 60) == "3 days" and wait_span(48 * 3600) == "2 days"
