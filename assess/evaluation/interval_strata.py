@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from core.text import plural
+
 ESCALATED = "escalated"  # the stratum of the pairs humans decide (no machine label)
 
 
@@ -115,7 +117,7 @@ def strata_collapse(
         out[target] += [replace(m, stratum=target) for m in members]
         del out[name]
         notes.append(
-            f"stratum {name!r} ({len(members):,} pairs) has no human label: collapsed with "
+            f"stratum {name!r} ({plural(len(members), 'pair')}) has no human label: collapsed with "
             f"{target!r} (the same machine label), whose audited pairs speak for both"
         )
     return out, notes
@@ -137,8 +139,8 @@ def strata_notes(strata: Mapping[str, Sequence[PooledLabel]]) -> list[str]:
             )
         if not any(m.human is not None for m in members):
             notes.append(
-                f"stratum {name!r} ({len(members):,} pairs) has no human label: its machine "
-                "labels' errors, if any, are not seen by this sample"
+                f"stratum {name!r} ({plural(len(members), 'pair')}) has no human label: its "
+                "machine labels' errors, if any, are not seen by this sample"
             )
     return notes
 

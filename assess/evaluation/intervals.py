@@ -565,9 +565,9 @@ def refined_intervals(
     ``{(query_id, doc_id): rank}`` (a pair absent from it counts as ranked below 10), which
     decides its model cell's rank band; None: the best rank over ``runs``. Passing the pool's
     own ranks keeps the model the same whichever runs are evaluated. The method is in the
-    module docstring. Raises IntervalError naming the stratum or
-    pair that makes an interval impossible or when ``queries`` is empty, ValueError for an
-    unknown measure or a pooled pair that is also in ``fixed``.
+    module docstring. Raises IntervalError (a ValueError) naming the stratum or pair that
+    makes an interval impossible, a pooled pair that is also in ``fixed``, or when
+    ``queries`` is empty; ValueError for an unknown measure.
     """
     if not queries:
         raise IntervalError("intervals need at least one evaluated query")
@@ -576,7 +576,7 @@ def refined_intervals(
     # the judged pairs out; the refinement passes such pairs as "judged before", not pooled).
     for label in pool:
         if label.doc_id in fixed.get(label.query_id, {}):
-            raise ValueError(
+            raise IntervalError(
                 f"pooled pair ({label.query_id}, {label.doc_id}) is also in the fixed "
                 "judgments: pass it in one of them"
             )

@@ -242,8 +242,11 @@ def coverage_interval(by_replication: Sequence[tuple[int, int]]) -> list[float] 
     estimator's over clusters, sum_r (c_r - p n_r)^2 / (R (R - 1) nbar^2) (Cochran, Sampling
     Techniques, 3rd ed. 1977, sec. 6.13), turned into an effective sample size p (1 - p) /
     var (Kish, Survey Sampling, 1965, the design effect) at which the Wilson score interval
-    is taken (:func:`core.proportions.wilson_bounds`). With no spread between replications
-    the effective size is the number of replications; it never exceeds the intervals counted.
+    is taken (:func:`core.proportions.wilson_bounds`). As Korn and Graubard (Survey
+    Methodology 24(2), 1998) do for Clopper-Pearson intervals from survey data, the design
+    effect is truncated at 1 (the effective size never exceeds the intervals counted) and a
+    variance of 0 (no spread between replications, as when every interval covered) takes the
+    intervals counted: so one more miss never raises the lower end.
     """
     replications = len(by_replication)
     total = sum(n for _, n in by_replication)
@@ -253,7 +256,7 @@ def coverage_interval(by_replication: Sequence[tuple[int, int]]) -> list[float] 
     mean_n = total / replications
     spread = sum((c - p * n) ** 2 for c, n in by_replication)
     variance = spread / (replications * (replications - 1) * mean_n**2) if replications > 1 else 0
-    n_eff = p * (1 - p) / variance if variance > 0 else replications
+    n_eff = p * (1 - p) / variance if variance > 0 else total
     return list(wilson_bounds(p, min(n_eff, total)))
 
 

@@ -14,6 +14,7 @@ from assess.evaluation.interval_range import (
     system_range,
 )
 from assess.evaluation.intervals import (
+    IntervalError,
     PooledLabel,
     query_measure,
     refined_intervals,
@@ -96,7 +97,8 @@ def test_a_pooled_pair_also_in_the_fixed_judgments_is_refused_naming_it():
     # Counted once as fixed relevant and once as an open pair, q1-d1 would widen the range
     # and double its weight in the estimate: the caller must pass it in one place.
     pool = [*POOL, PooledLabel("q1", "d1", 1, None, "label 1, round 1", False, 0.5)]
-    with pytest.raises(ValueError, match=r"pooled pair \(q1, d1\) is also in the fixed"):
+    # An IntervalError, so that a re-benchmark says it in words instead of failing.
+    with pytest.raises(IntervalError, match=r"pooled pair \(q1, d1\) is also in the fixed"):
         refined_intervals(runs={"alpha": ALPHA}, fixed=FIXED, pool=pool, queries=["q1", "q2"])
 
 
@@ -108,7 +110,17 @@ def test_qrels_with_about_one_relevant_document_a_query_get_a_note_on_the_ratio_
     assert sparse_relevance_note(fixed=one).startswith(
         "the original qrels judge 1.00 relevant documents a query on average"
     )
-    # Two a query: no note; at relevance level 2 only q2's grade-2 document counts (0.50).
+    # Two a query: no note; nor SciFact's density (1.13 a query, where intervals covered):
+    # 17 queries with one and two with two, 21 / 19 = 1.105.
     assert sparse_relevance_note(fixed={"q1": {"a": 1, "b": 1}, "q2": {"c": 1, "d": 1}}) == ""
+    scifact_like = {f"q{i}": {"a": 1} for i in range(17)} | {
+        "x": {"a": 1, "b": 1},
+        "y": {"c": 1, "d": 1},
+    }
+    assert sparse_relevance_note(fixed=scifact_like) == ""
+    # 20 with one and one with two: 22 / 21 = 1.048, under 1.05.
+    nearly_one = {f"q{i}": {"a": 1} for i in range(20)} | {"x": {"a": 1, "b": 1}}
+    assert sparse_relevance_note(fixed=nearly_one).startswith("the original qrels judge 1.05")
+    # At relevance level 2 only q2's grade-2 document counts (0.50).
     assert "0.50 relevant" in sparse_relevance_note(fixed=one, rel_level=2)
     assert sparse_relevance_note(fixed={}) == ""

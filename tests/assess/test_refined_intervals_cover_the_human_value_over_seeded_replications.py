@@ -94,7 +94,22 @@ def test_the_coverages_interval_treats_replications_as_the_independent_units():
     # = 0.26764.
     low, high = coverage_interval([(3, 3), (2, 3), (3, 3), (1, 3)])
     assert (low, high) == pytest.approx((0.39666, 0.93192), abs=1e-5)
-    # Every replication covering everything: the effective size is the 200 replications,
-    # Wilson's lower end at p = 1 is n / (n + z^2) = 200 / 203.84.
-    assert coverage_interval([(3, 3)] * 200) == pytest.approx([200 / (200 + 1.96**2), 1.0])
+    # Every replication covering everything: no spread, so (Korn and Graubard) the effective
+    # size is the 600 intervals; Wilson's lower end at p = 1 is n / (n + z^2) = 600 / 603.84.
+    assert coverage_interval([(3, 3)] * 200) == pytest.approx([600 / (600 + 1.96**2), 1.0])
     assert coverage_interval([]) is None
+
+
+def test_one_more_miss_never_raises_the_coverages_lower_end():
+    from assess.evaluation.simulation import coverage_interval
+
+    # 200 replications of two intervals, all covered, against one miss among them.
+    every = coverage_interval([(2, 2)] * 200)
+    one_miss = coverage_interval([(1, 2)] + [(2, 2)] * 199)
+    assert every is not None and one_miss is not None
+    assert one_miss[0] < every[0]
+    # 100 replications of 12 at 11 each, against one replication at 10.
+    same = coverage_interval([(11, 12)] * 100)
+    lower = coverage_interval([(10, 12)] + [(11, 12)] * 99)
+    assert same is not None and lower is not None
+    assert lower[0] < same[0]

@@ -288,7 +288,7 @@ def test_a_stratum_without_a_human_label_is_named_in_the_notes():
     # says so (without a sibling it would keep its machine labels: the test below).
     # d (rank 4) is the only pair of its rank band: the merged stratum is one model cell.
     assert found.notes == [
-        "stratum 'label 1, round 2' (1 pairs) has no human label: collapsed with 'label 1, "
+        "stratum 'label 1, round 2' (1 pair) has no human label: collapsed with 'label 1, "
         "round 1' (the same machine label), whose audited pairs speak for both",
         "stratum 'label 1, round 1': a rank band has no audited pair, so the stratum's pairs "
         "share one model",
@@ -390,14 +390,14 @@ def test_a_stratum_the_audit_missed_is_collapsed_with_its_same_label_sibling():
     assert found.base["P@10"]["s"] == pytest.approx(0.1)
     assert found.by_system["s"]["P@10"].estimate == pytest.approx(0.1)
     assert (
-        "stratum 'label 1, round 2' (1 pairs) has no human label: collapsed with 'label 1, "
+        "stratum 'label 1, round 2' (1 pair) has no human label: collapsed with 'label 1, "
         "round 1' (the same machine label), whose audited pairs speak for both"
     ) in found.notes
     # No same-label sibling with a human label: the stratum stays, and the note says so.
     alone = [at("b", 0, "label 0, round 1"), at("d", None, "label 1, round 2", drawn=False)]
     found = one_query_p_at_10([replace_machine(alone[0], 0), alone[1]], ["a", "b", "c", "d"])
     assert found.base["P@10"]["s"] == pytest.approx(0.2)  # a and d, d at its machine label
-    assert any("'label 1, round 2' (1 pairs) has no human label: its machine" in n
+    assert any("'label 1, round 2' (1 pair) has no human label: its machine" in n
                for n in found.notes)  # fmt: skip
 
 
