@@ -23,7 +23,6 @@ the Pearson and Spearman correlation between Success@k and accuracy.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -41,6 +40,7 @@ from corpora.models import Dataset, QrelSet, Query, Run, RunEntry
 from corpora.services import qrels_rows, run_rows
 from debates.llm.base import GenerationParams, LLMClient, LLMResult
 from debates.llm.config import TEST_BACKEND, AgentConfig
+from debates.llm.policy import DEFAULT_ENDPOINT
 from debates.replies import reply_split
 from debates.retry import call_with_retry
 
@@ -114,7 +114,7 @@ def generator_key(*, backend: AgentConfig, model: str) -> str:
     """The generator that answers with ``backend`` (its backend config) and ``model``:
     ``"<backend kind>:<server>:<model>"``, e.g. ``openai:http://gpu1:8000/v1:llama-70b`` or
     ``embedded:in-process:SmolLM2-135M-Instruct-Q4_1``. The server is the config's base URL; without
-    one, the OpenAI SDK's (``OPENAI_BASE_URL``, else the OpenAI API). Operational settings (API key
+    one, the OpenAI API (the backend never reads ``OPENAI_BASE_URL``). Operational settings (API key
     variable, timeout, rate limit) are left out: they do not change an answer. So is the context
     window, although it decides how far the chunks are cut to fit
     (:func:`assess.evaluation.rag_context.fit_rag_messages`): answers made under one context size
@@ -126,7 +126,7 @@ def generator_key(*, backend: AgentConfig, model: str) -> str:
         if kind == "embedded":
             server = "in-process"
         elif kind == "openai":
-            server = os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+            server = DEFAULT_ENDPOINT
         else:
             server = "default"
     return f"{kind}:{str(server).rstrip('/')}:{model}"[:400]

@@ -63,6 +63,7 @@ from debates.llm.base import (
     TransientLLMError,
 )
 from debates.llm.logprobs import choice_logprobs, logprobs_refused
+from debates.llm.policy import DEFAULT_ENDPOINT
 
 _SCHEMA_MODES = ("json_schema", "json_object_schema", "json_object")
 _CONTEXT_PATTERNS = re.compile(
@@ -408,8 +409,14 @@ class OpenAIClient:
         self._tokenizer = tokenizer
         key = api_key or os.environ.get(api_key_env) or None
         self._key_missing = key is None
+        # The endpoint is always named: without one the SDK would read OPENAI_BASE_URL from
+        # the worker's environment and send a job the allow-list checked as the OpenAI API
+        # (debates.services.backends.agent_config_permit) somewhere else.
         self._sdk = openai.OpenAI(
-            base_url=base_url, api_key=key or _NO_KEY, timeout=timeout, max_retries=0
+            base_url=base_url or DEFAULT_ENDPOINT,
+            api_key=key or _NO_KEY,
+            timeout=timeout,
+            max_retries=0,
         )
         self._schema_mode = _SCHEMA_MODES[0]
         self._mode_lock = threading.Lock()

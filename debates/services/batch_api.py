@@ -50,6 +50,7 @@ from openai.types import Batch
 
 from debates.api_keys import ApiKeyError, api_keys_decrypt
 from debates.llm.config import DEFAULT_API_KEY_ENV, DEFAULT_TIMEOUT_S
+from debates.llm.policy import DEFAULT_ENDPOINT
 from debates.models import BatchRequest, BatchSubmission, DebateJob
 from debates.services.batch import (
     ImportReport,
@@ -112,8 +113,13 @@ def batch_api_client(*, job: DebateJob) -> openai.OpenAI:
     except ApiKeyError as exc:
         raise DebateJobError(str(exc)) from None
     key = typed or os.environ.get(a.api_key_env or DEFAULT_API_KEY_ENV) or _NO_KEY
+    # Named, never the SDK's OPENAI_BASE_URL: the endpoint the allow-list checked is the one
+    # the batch goes to.
     return openai.OpenAI(
-        base_url=a.base_url, api_key=key, timeout=a.timeout or DEFAULT_TIMEOUT_S, max_retries=0
+        base_url=a.base_url or DEFAULT_ENDPOINT,
+        api_key=key,
+        timeout=a.timeout or DEFAULT_TIMEOUT_S,
+        max_retries=0,
     )
 
 

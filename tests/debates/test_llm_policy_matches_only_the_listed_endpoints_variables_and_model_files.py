@@ -152,3 +152,17 @@ def test_without_a_folder_only_the_bundled_file_is_allowed(tmp_path):
         path=str(tmp_path / "other.gguf"), folder="", bundled=str(bundled)
     )
     assert not policy.model_file_allowed(path=str(bundled), folder="", bundled=None)
+
+
+def test_an_agent_without_a_base_url_goes_to_the_openai_api_whatever_openai_base_url_says(
+    monkeypatch,
+):
+    # The allow-list checks a config without base_url as the OpenAI API: the SDK must not
+    # be left to read the worker's OPENAI_BASE_URL and send the job elsewhere.
+    from debates.llm.openai_backend import OpenAIClient
+
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://10.0.0.9:9000/v1")
+    client = OpenAIClient(model="gpt-4o-mini", api_key="k")
+    assert str(client._sdk.base_url).rstrip("/") == policy.DEFAULT_ENDPOINT
+    named = OpenAIClient(model="m", base_url="http://127.0.0.1:9000/v1", api_key="k")
+    assert str(named._sdk.base_url).rstrip("/") == "http://127.0.0.1:9000/v1"
