@@ -15,8 +15,10 @@ from typing import (
     TYPE_CHECKING,
     Annotated,
     Any,
+    Literal,
     Optional,
     Union,
+    cast,
     get_args,
     get_origin,
     get_type_hints,
@@ -154,13 +156,21 @@ else:
     JobIn = _job_in()
 
 
+# The closed sets of a job's fields, as enums in the OpenAPI document (a test holds them to
+# the model's choices).
+JobStatus = Literal["running", "paused", "cancelled", "finished"]
+JobScale = Literal["binary", "graded"]
+JobAuditAllocation = Literal["proportional", "neyman"]
+JobStage0State = Literal["", "waiting", "training", "routing", "done"]
+
+
 class JobOut(Schema):
     id: int
-    status: str
+    status: JobStatus
     pool: int
     dataset: str
     rounds: int
-    scale: str
+    scale: JobScale
     max_tokens: int
     max_tokens_cap: int | None
     prompt_version: str
@@ -173,14 +183,14 @@ class JobOut(Schema):
     batch: bool
     audit_share: float
     #: How the audit share is spread over the strata: "proportional" or "neyman".
-    audit_allocation: str
+    audit_allocation: JobAuditAllocation
     gold_share: float
     #: Stage 0 (a cheap calibrated judge settling the pairs it is sure of before any debate):
     #: on or off, its state ("", "waiting", "training", "routing", "done"), what it did in
     #: words, its band (alpha, delta, beta, n, relevant, low, high: {bound, settled, errors,
     #: p_value, missed}, message, simulated) and the judge's model hash.
     stage0: bool = False
-    stage0_state: str = ""
+    stage0_state: JobStage0State = ""
     stage0_note: str = ""
     stage0_band: dict[str, Any] | None = None
     stage0_model_hash: str = ""
@@ -214,7 +224,8 @@ def _job_out(job: DebateJob) -> JobOut:
         pool=job.pool_id,
         dataset=job.pool.dataset.slug,
         rounds=job.rounds,
-        scale=job.scale,
+        # The model's choices, checked against these enums by the API's tests.
+        scale=cast(JobScale, job.scale),
         max_tokens=job.max_tokens,
         max_tokens_cap=job.max_tokens_cap,
         prompt_version=job.prompt_version,
@@ -226,10 +237,10 @@ def _job_out(job: DebateJob) -> JobOut:
         page=f"/jobs/{job.pk}/",
         batch=job.batch,
         audit_share=job.audit_share,
-        audit_allocation=job.audit_allocation,
+        audit_allocation=cast(JobAuditAllocation, job.audit_allocation),
         gold_share=job.gold_share,
         stage0=job.stage0,
-        stage0_state=job.stage0_state,
+        stage0_state=cast(JobStage0State, job.stage0_state),
         stage0_note=job.stage0_note,
         stage0_band=job.stage0_band,
         stage0_model_hash=job.stage0_model_hash,

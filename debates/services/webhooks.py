@@ -136,7 +136,7 @@ def _payload(job: DebateJob, event: str) -> dict[str, Any]:
             "id": job.pk,
             "status": progress.status,
             "pool": job.pool.name,
-            "dataset": job.pool.dataset.name,
+            "dataset": job.pool.dataset.slug,  # its id in URLs and the API, not its title
             "total": progress.total,
             "agreed": progress.agreed,
             "escalated": progress.escalated,

@@ -45,3 +45,20 @@ def test_the_docs_page_loads_only_local_assets(client, db):
     assets = re.findall(r'(?:src|href)="([^"]+)"', html)
     assert "/static/ninja/swagger-ui-bundle.js" in assets
     assert all(a.startswith("/static/") for a in assets), assets
+
+
+def test_a_jobs_closed_fields_are_enums_of_the_models_choices(client, db):
+    from debates.audit_design import ALLOCATIONS
+    from debates.models import DebateJob, Stage0State
+
+    schema = client.get("/api/v1/openapi.json").json()["components"]["schemas"]
+    expected = {
+        "status": {value for value, _ in DebateJob.Status.choices},
+        "scale": {value for value, _ in DebateJob.Scale.choices},
+        "audit_allocation": set(ALLOCATIONS),
+        "stage0_state": {value for value, _ in Stage0State.choices},
+    }
+    for name in ("JobOut", "JobDetailOut"):
+        properties = schema[name]["properties"]
+        for field, values in expected.items():
+            assert set(properties[field]["enum"]) == values, (name, field)

@@ -61,6 +61,8 @@ def test_a_job_that_finishes_sends_exactly_one_post_whose_signature_verifies(
 ):
     agree = RuleClient(lambda messages: reply(1))
     fake_llms(a=agree, b=agree)
+    # A title apart from the slug: the body names the dataset by its slug, as the API does.
+    type(small_pool.dataset).objects.filter(pk=small_pool.dataset.pk).update(name="Small set")
     job = launch(small_pool, owner, receiver.url, start=True)
     debate_job_wait(job=job)
     delivery = wait_for(
