@@ -346,23 +346,27 @@ def _replication(
     assessor = design.assessor
     for q, d in pooled:
         relevant = bool(truth.get(q, {}).get(d, 0))
+        # Every pair takes its debate, its audit draw and its would-be human label from the
+        # stream in the same order whatever the design and share (as the Neyman audit does),
+        # so studies of one seed share their debates and draws: a comparison of audit shares
+        # or designs is paired, not blurred by different debates.
         outcome = assessor.debate(relevant, rng)
+        draw, human = rng.random(), assessor.annotate(relevant, rng)
         counts["calls"] += outcome.calls
         if outcome.label is None:
             counts["escalated"] += 1
             counts["human"] += 1
-            human = assessor.annotate(relevant, rng)
             labels.append(PooledLabel(q, d, None, human, "escalated", True, 1.0))
             continue
         counts["wrong"] += outcome.label != int(relevant)
-        drawn = rng.random() < inclusion[(q, d)]
+        drawn = draw < inclusion[(q, d)]
         counts["human"] += drawn
         labels.append(
             PooledLabel(
                 q,
                 d,
                 outcome.label,
-                assessor.annotate(relevant, rng) if drawn else None,
+                human if drawn else None,
                 stratum_name(outcome.label, outcome.round),
                 drawn,
                 inclusion[(q, d)],

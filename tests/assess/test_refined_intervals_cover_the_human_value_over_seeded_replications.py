@@ -113,3 +113,22 @@ def test_one_more_miss_never_raises_the_coverages_lower_end():
     lower = coverage_interval([(10, 12)] + [(11, 12)] * 99)
     assert same is not None and lower is not None
     assert lower[0] < same[0]
+
+
+def test_studies_of_one_seed_share_their_debates_whatever_the_audit_share_or_design():
+    # A comparison of audit shares or designs is paired: the same seed gives the same
+    # debates (escalations, wrong consensus labels, calls); only the audit differs.
+    truth, runs = synthetic_collection()
+    found = []
+    for share, audit in ((0.1, "uniform"), (0.3, "uniform"), (0.1, "impact"), (0.1, "neyman")):
+        design = StudyDesign(
+            replications=5,
+            audit_share=share,
+            audit_design=audit,
+            hide=0.5,
+            assessor=SimulatedAssessor(0.9, 0.8),
+        )
+        result = study_run(truth=truth, runs=runs, design=design)
+        found.append((result.escalated, result.wrong_consensus, result.llm_calls))
+    assert found[0][0] > 0 and found[0][1] > 0
+    assert found == [found[0]] * 4
