@@ -163,3 +163,26 @@ def test_one_replication_of_a_simulated_study_is_one_replication(study):
     # allow (covered by construction) and the replications without an interval.
     header = next(line for line in out.getvalue().splitlines() if line.startswith("measure "))
     assert "intervals  whole range  failures  lowest system" in header
+
+
+def test_the_table_shows_each_coverages_interval_and_with_erring_annotators_their_value(study):
+    # What --json gives is in the table too: a coverage is read with its interval, and with
+    # erring annotators beside the coverage of their value, which is what the intervals aim at.
+    _dataset, truth = study
+    out = io.StringIO()
+    call_command(
+        "simulate_study", "study", "--truth", str(truth), "--runs", "r1,r2",
+        "--replications", "20", "--annotator-error", "0.2", stdout=out,
+    )  # fmt: skip
+    text = out.getvalue()
+    payload = run_study(truth, "--replications", "20", "--annotator-error", "0.2")
+    ppi = payload["methods"]["ppi"]
+    low, high = ppi["coverage_interval"]
+    row = next(line for line in text.splitlines() if line.startswith("nDCG@10   ppi "))
+    assert row.startswith(f"nDCG@10   ppi         {ppi['coverage']:.3f} [{low:.3f}, {high:.3f}]")
+    assert f"{ppi['coverage_of_annotators_value']:.3f}" in row.split("]", 1)[1]
+    assert "of annotators' value" in next(line for line in text.splitlines() if "method" in line)
+    assert "The simulated annotators err (0.2)" in text
+    assert f"{payload['llm_calls']} simulated LLM calls (none made)" in text
+    # Two systems: tau is 1 or -1, and the line says its interval can only be the whole range.
+    assert "(two systems: tau is 1 or -1, its interval the whole range)" in text

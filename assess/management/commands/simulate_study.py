@@ -143,38 +143,62 @@ class Command(BaseCommand):
             f"{plural(result.queries, 'query', 'queries')}; per "
             f"replication {payload['pooled_pairs']} pooled pairs, {payload['escalated']} "
             f"escalated, {payload['wrong_consensus']} wrong consensus labels, "
-            f"{payload['human_labels']} human labels\n"
+            f"{payload['human_labels']} human labels, {payload['llm_calls']} simulated LLM "
+            "calls (none made)\n"
         )
-        self._table(result)
+        self._table(result, annotator_error=design.assessor.annotator_error)
 
-    def _table(self, result) -> None:
-        """Each measure's three methods, then its prediction-powered comparisons."""
+    def _table(self, result, *, annotator_error: float) -> None:
+        """Each measure's three methods (coverage with its 95% interval; with erring annotators
+        also the coverage of the annotators' value, what the intervals estimate), then its
+        prediction-powered comparisons."""
+        erring = annotator_error > 0
         self.stdout.write(
-            "measure   method      coverage  mean width  intervals  whole range  failures  "
-            "lowest system\n"
+            "measure   method      coverage [95% interval]  "
+            + ("of annotators' value  " if erring else "")
+            + "mean width  intervals  whole range  failures  lowest system\n"
         )
         for measure, tallies in result.by_measure.items():
             for name, row in tallies.items():
                 s = row.summary()
-                cov = _fixed(s["coverage"], 3)
-                width = _fixed(s["mean_width"], 4)
+                band = s["coverage_interval"]
+                cov = _fixed(s["coverage"], 3) + (
+                    f" [{band[0]:.3f}, {band[1]:.3f}]" if band else ""
+                )
                 low = s["lowest_system_coverage"]
                 lowest = f"{low['coverage']:.3f} {low['system']}" if low else "-"
+                annotators = (
+                    f"{_fixed(s['coverage_of_annotators_value'], 3):>20}  " if erring else ""
+                )
                 self.stdout.write(
-                    f"{measure:<9} {name:<11} {cov:>8}  {width:>10}  {s['intervals']:>9}  "
+                    f"{measure:<9} {name:<11} {cov:<23}  {annotators}"
+                    f"{_fixed(s['mean_width'], 4):>10}  {s['intervals']:>9}  "
                     f"{s['whole_range_intervals']:>11}  {s['failures']:>8}  {lowest}\n"
                 )
-        for measure, tally in result.comparisons.items():
-            c = tally.summary()
-            tau = c["tau"]
+        if erring:
             self.stdout.write(
-                f"{measure} pair differences (ppi): coverage {_fixed(c['coverage'], 3)} of "
-                f"{c['pairs']}, mean width {_fixed(c['mean_width'], 4)}, settled "
-                f"{_fixed(c['settled_share'], 3)}, wrongly settled {c['wrongly_settled']} "
-                f"(share of settled {_fixed(c['wrongly_settled_share'], 3)}); tau interval: "
-                f"coverage {_fixed(tau['coverage'], 3)} of {tau['intervals']}, mean width "
-                f"{_fixed(tau['mean_width'], 3)}\n"
+                f"The simulated annotators err ({annotator_error:g}): the intervals take "
+                "their labels as right, so they estimate the value under the annotators' "
+                "labels; 'coverage' is against the perfect assessor's.\n"
             )
+        for measure, tally in result.comparisons.items():
+            self.stdout.write(_comparison_line(measure, tally.summary(), result.systems))
+
+
+def _comparison_line(measure: str, c: dict, systems: int) -> str:
+    """One measure's pair differences and tau interval, in a line."""
+    tau = c["tau"]
+    # Two systems' tau is +1 or -1 and nothing between: its interval can only be the
+    # whole range, which says nothing.
+    whole = " (two systems: tau is 1 or -1, its interval the whole range)" if systems == 2 else ""
+    return (
+        f"{measure} pair differences (ppi): coverage {_fixed(c['coverage'], 3)} of "
+        f"{c['pairs']}, mean width {_fixed(c['mean_width'], 4)}, settled "
+        f"{_fixed(c['settled_share'], 3)}, wrongly settled {c['wrongly_settled']} "
+        f"(share of settled {_fixed(c['wrongly_settled_share'], 3)}); tau interval: "
+        f"coverage {_fixed(tau['coverage'], 3)} of {tau['intervals']}, mean width "
+        f"{_fixed(tau['mean_width'], 3)}{whole}\n"
+    )
 
 
 def _fixed(value: float | None, digits: int) -> str:
