@@ -46,14 +46,16 @@ class LabelBudget:
     ``queries``: the evaluated queries (every interval is on the mean over them, conditional
     on them); ``pooled_queries``: how many of them hold a pooled pair, the only ones whose
     scores label errors can move (a pool over a few queries of many gives narrow intervals
-    on the mean for that reason); ``error``: what is missing, "" when computed.
+    on the mean for that reason); ``error``: what is missing, "" when computed. The counts
+    are None when unknown (no refined set yet); a refined set whose sample cannot give
+    intervals still reports its own counts beside ``error``.
     """
 
     refined: str = ""
     more_human_labels: int | None = None
-    n_human: int = 0
-    n_audited: int = 0
-    n_escalated: int = 0
+    n_human: int | None = None
+    n_audited: int | None = None
+    n_escalated: int | None = None
     undecided_pairs: tuple[dict[str, Any], ...] = ()
     pairs: int = 0
     error: str = ""
@@ -61,9 +63,12 @@ class LabelBudget:
     measure: str = MEASURE
     notes: tuple[str, ...] = field(default=())
     simulated: Mapping[str, int] = field(default_factory=dict)
-    unresolved: int = 0
-    queries: int = 0
-    pooled_queries: int = 0
+    unresolved: int | None = None
+    queries: int | None = None
+    pooled_queries: int | None = None
+    # The audit share that would hold that many audited labels: (audited + more) / agreed
+    # pairs, at most 1 (None: unknown, or nothing more needed).
+    audit_share_needed: float | None = None
 
     @property
     def simulated_line(self) -> str:
@@ -77,7 +82,7 @@ class LabelBudget:
         "n", "n_audited", "n_escalated"}], "n_human": int, "n_audited": int, "n_escalated":
         int, "simulated": bool, "simulated_labels": {"debate", "human"}, "notes": [str],
         "error": str, "refined": str, "unresolved": int, "queries": int, "pooled_queries":
-        int}`` (the API's ``budget``; ``n_human`` counts audited and escalated human
+        int, "audit_share_needed": float | None}`` (the API's ``budget``; ``n_human`` counts audited and escalated human
         labels)."""
         return {
             "more_human_labels": self.more_human_labels,
@@ -95,6 +100,7 @@ class LabelBudget:
             "unresolved": self.unresolved,
             "queries": self.queries,
             "pooled_queries": self.pooled_queries,
+            "audit_share_needed": self.audit_share_needed,
         }
 
 
@@ -125,14 +131,29 @@ def job_budget(*, job: DebateJob, rel_level: int = 1) -> LabelBudget:
     borrowed = sources_note(found.sources) if own else ""
     notes = tuple(([own] if own else []) + [n for n in found.notes if n != borrowed])
     if found.ppi is None:
+        # The set's own counts stand beside the refusal: zeros would read as "no label yet".
+        audited, escalated = found.counts.get("audited", 0), found.counts.get("escalated", 0)
         return LabelBudget(
             refined=name,
             error=found.error or "no interval could be computed",
             notes=notes,
             simulated=found.simulated,
+            n_human=audited + escalated,
+            n_audited=audited,
+            n_escalated=escalated,
+            unresolved=found.counts.get("unresolved", 0),
+            queries=found.queries,
+            pooled_queries=found.pooled_queries,
         )
     sample = found.tau_sample() or SampleSize(found.ppi.n_human, found.counts["escalated"])
+    agreed = found.counts.get("agreed", 0)
+    share = (
+        round(min(1.0, (sample.audited + found.more_labels) / agreed), 3)
+        if found.more_labels and agreed
+        else None
+    )
     return LabelBudget(
+        audit_share_needed=share,
         refined=name,
         more_human_labels=found.more_labels,
         n_human=sample.total,

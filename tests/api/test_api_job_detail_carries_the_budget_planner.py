@@ -25,6 +25,7 @@ KEYS = {
     "unresolved",
     "queries",
     "pooled_queries",
+    "audit_share_needed",
 }
 PAIR_KEYS = {"a", "b", "difference", "low", "high", "settled", "n", "n_audited", "n_escalated"}
 
@@ -61,6 +62,9 @@ def test_the_job_detail_has_the_budget_of_the_newest_refined_set(refined, api_as
         # Both evaluated queries hold pooled pairs.
         "queries": 2,
         "pooled_queries": 2,
+        # (1 audited + 2 more) labels are more than the fixture's few agreed pairs: every
+        # one of them audited, the share capped at 1.
+        "audit_share_needed": 1.0,
     }
     # The same shape as the re-benchmark's pair comparisons.
     assert set(pair) == PAIR_KEYS
@@ -70,6 +74,8 @@ def test_the_job_detail_has_the_budget_of_the_newest_refined_set(refined, api_as
 
 def test_without_a_refined_set_the_budget_says_so(holes, api_as):
     budget = api_as("researcher").get(f"/api/v1/jobs/{holes.job.pk}").json()["budget"]
-    assert budget["more_human_labels"] is None and budget["n_human"] == 0
+    # Nothing is known yet: null, not a zero that reads as "no human label".
+    assert budget["more_human_labels"] is None and budget["n_human"] is None
+    assert (budget["n_audited"], budget["queries"], budget["unresolved"]) == (None, None, None)
     assert budget["undecided_pairs"] == []
     assert budget["error"].startswith("no refined set of this pool yet")

@@ -37,7 +37,8 @@ def test_the_panel_says_how_many_more_labels_and_which_pairs_are_undecided(refin
     writes = [q["sql"] for q in queries if q["sql"].split()[0] in ("INSERT", "UPDATE", "DELETE")]
     assert [w for w in writes if "django_session" not in w] == []
     assert (
-        "About 2 more human labels (audited agreed pairs) for ±0.01 on nDCG@10, from the 2 "
+        "About 2 more human labels (audited agreed pairs: an audit share of about 1.0) for "
+        "±0.01 on nDCG@10, from the 2 "
         "human labels (1 audited, 1 escalated) in the sample of the refined set test-dream"
     ) in text
     pair = budget.undecided_pairs[0]
@@ -96,7 +97,12 @@ def test_an_audit_share_of_zero_is_named(refined, client_as):
     )
     text = panel(client, refined.job)
     assert "No budget yet:" in text and "intervals need an audit share > 0" in text
-    assert job_budget(job=refined.job).more_human_labels is None
+    budget = job_budget(job=refined.job)
+    assert budget.more_human_labels is None
+    # The set's own counts stand beside the refusal (its escalated pair's human label, its
+    # two evaluated queries), not zeros that would read as "no label yet".
+    assert (budget.n_escalated, budget.queries, budget.pooled_queries) == (1, 2, 2)
+    assert budget.n_human == budget.n_audited + budget.n_escalated
 
 
 def test_a_changed_audit_share_is_seen_at_the_next_read_though_the_figures_are_cached(refined):
@@ -126,3 +132,29 @@ def test_pool_pairs_without_a_final_label_are_said_to_be_outside_every_interval(
         "These intervals bound the label errors only: 1 pool pair has no final label (beyond "
         "a budget, failed or still pending) and counts as not relevant, outside every interval."
     ) in panel(client_as("researcher"), refined.job)
+
+
+def test_the_labels_wanted_are_also_said_as_an_audit_share():
+    from django.template.loader import render_to_string
+
+    from assess.evaluation.budget import LabelBudget
+
+    budget = LabelBudget(
+        refined="r", more_human_labels=163, n_human=87, n_audited=56, n_escalated=31,
+        queries=300, pooled_queries=300, audit_share_needed=0.745,
+    )  # fmt: skip
+    text = re.sub(
+        r"\s+",
+        " ",
+        re.sub(
+            r"<[^>]+>",
+            "",
+            render_to_string(
+                "assess/partials/job_budget_panel.html", {"budget": budget, "caveat": ""}
+            ),
+        ),
+    )
+    assert (
+        "About 163 more human labels (audited agreed pairs: an audit share of about 0.745) "
+        "for ±0.01 on nDCG@10"
+    ) in text
