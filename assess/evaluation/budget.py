@@ -82,8 +82,10 @@ class LabelBudget:
         "n", "n_audited", "n_escalated"}], "n_human": int, "n_audited": int, "n_escalated":
         int, "simulated": bool, "simulated_labels": {"debate", "human"}, "notes": [str],
         "error": str, "refined": str, "unresolved": int, "queries": int, "pooled_queries":
-        int, "audit_share_needed": float | None}`` (the API's ``budget``; ``n_human`` counts audited and escalated human
-        labels)."""
+        int, "audit_share_needed": float | None}`` (the API's ``budget``; ``n_human`` counts
+        audited and escalated human labels; the counts are null without a refined set;
+        ``audit_share_needed``: the audit share that would hold the labels wanted, null when
+        none are or it is unknown)."""
         return {
             "more_human_labels": self.more_human_labels,
             "target_half_width": self.target_half_width,
