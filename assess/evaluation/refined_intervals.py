@@ -522,6 +522,14 @@ def _llm_only_cell(interval: iv.Interval, result: RefinedIntervals) -> str:
     return f"{cell[:-1]}; {result.queries:,} queries resampled)"
 
 
+# Two runs make one pair: tau is then 1 or -1, and its interval, from that pair's, spans both
+# unless the pair is settled. Said so that a -1 beside a tau-b of 1 is not read as a reversal.
+TWO_RUNS_TAU = (
+    " With two runs tau is 1 or -1 and nothing between: read the pair's difference and its "
+    "interval instead."
+)
+
+
 def _summary_note(result: RefinedIntervals) -> str:
     """The per-system table's closing sentences: Kendall's tau of the original scores and the
     PPI estimates, the settled and undecided pairs, the budget and the notes."""
@@ -531,7 +539,7 @@ def _summary_note(result: RefinedIntervals) -> str:
         f"[{result.tau[1]:.3f}, {result.tau[2]:.3f}] (bounds from simultaneous intervals on "
         f"every system pair; binary nDCG on both sides), n = {sample.text()} human labels "
         "(not the tau-b of the ranking agreement, which ranks the runs on the refined "
-        "qrels' debate labels)."
+        "qrels' debate labels)." + (TWO_RUNS_TAU if len(result.pairs) == 1 else "")
         if result.tau and sample
         else ""
     )

@@ -106,6 +106,7 @@ def _estimates(v: IntervalsSheet, code: Callable[[str], str]) -> list[str]:
             f"- Kendall's tau, original vs PPI estimates (nDCG@10) [95% interval]: {tau:.3f} "
             f"[{low:.3f}, {high:.3f}], {n}; not the tau-b of the ranking agreement below, "
             "which ranks the runs on the refined qrels' debate labels"
+            + ("; with two runs tau is 1 or -1 and nothing between" if v.pairs == 1 else "")
         )
     return lines
 

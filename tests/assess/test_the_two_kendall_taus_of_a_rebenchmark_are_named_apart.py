@@ -32,6 +32,11 @@ def test_the_printout_and_the_page_name_each_tau(audited, client_as):
     assert f"Ranking agreement: {DEBATE} leaderboard (nDCG@10)" in text
     assert f"Kendall's tau-b {DEBATE}, between the two nDCG@10 rankings" in text
     assert f"{PPI}: " in text and "Kendall's tau (original vs refined" not in text
+    # Two runs (alpha and beta) make one pair: a tau of -1 beside a tau-b of 1 is no reversal.
+    assert (
+        "With two runs tau is 1 or -1 and nothing between: read the pair's difference and "
+        "its interval instead."
+    ) in " ".join(text.split())
     page = client_as("researcher").get(
         "/datasets/holes/rebenchmark/?original=test&refined=test-dream"
     )
@@ -54,4 +59,5 @@ def test_the_api_keys_say_which_tau_is_which(audited, api_as):
 def test_the_datasheet_names_each_tau(audited):
     text = datasheet_render(sheet=benchmark_datasheet(refinement=audited.refined.refinement))
     assert "- Kendall's tau, original vs PPI estimates (nDCG@10) [95% interval]: " in text
+    assert "; with two runs tau is 1 or -1 and nothing between" in text
     assert f"- Kendall's tau-b, {DEBATE} (`kendall_tau_b`): " in text
