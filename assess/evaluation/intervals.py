@@ -595,6 +595,7 @@ def refined_intervals(
         sample=design.human,
     )
     labels = query_labels(fixed=fixed, pool=pool, queries=queries, rel_level=rel_level)
+    at_bound: list[str] = []
     for measure in measures:
         state = _measure_state(design, queries, Expect(measure))
         for system, ranked in sorted(runs.items()):
@@ -603,8 +604,18 @@ def refined_intervals(
             # The human-completed value lies between the lowest and highest value any
             # completion of the pairs without a human label gives (within [0, 1]).
             low, high = system_range(measure, ranked, labels)
-            found.by_system.setdefault(system, {})[measure] = bounded(interval, low, high)
+            kept = bounded(interval, low, high)
+            if high - low > 1e-9 and min(kept.estimate - low, high - kept.estimate) <= 1e-9:
+                at_bound.append(f"{system} {measure}")
+            found.by_system.setdefault(system, {})[measure] = kept
             found.slope.setdefault(measure, {})[system] = slopes
             found.base.setdefault(measure, {})[system] = base
             found.ranges.setdefault(measure, {})[system] = (low, high)
+    if at_bound:
+        # An estimate at the end of what the labels allow has its interval cut there: a
+        # reader should know that end is a bound of the range, not of the estimate's error.
+        found.notes.append(
+            f"{', '.join(at_bound)}: the estimate is at the lowest or highest value the "
+            "pairs without a human label allow, so its interval stops there (one-sided)"
+        )
     return found

@@ -55,6 +55,10 @@ def test_the_job_detail_has_the_budget_of_the_newest_refined_set(refined, api_as
             "query, covered): read those two with care",
             "stratum 'label 0, round 2' (1 pair) has no human label: its machine labels' "
             "errors, if any, are not seen by this sample",
+            # A two-query world: most estimates sit at an end of what the labels allow.
+            "beta nDCG@10, alpha P@10, beta P@10, alpha R@100, beta R@100: the estimate is at "
+            "the lowest or highest value the pairs without a human label allow, so its "
+            "interval stops there (one-sided)",
         ],
         "error": "",
         "refined": "test-dream",

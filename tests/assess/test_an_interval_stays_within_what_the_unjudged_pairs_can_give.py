@@ -124,3 +124,27 @@ def test_qrels_with_about_one_relevant_document_a_query_get_a_note_on_the_ratio_
     # At relevance level 2 only q2's grade-2 document counts (0.50).
     assert "0.50 relevant" in sparse_relevance_note(fixed=one, rel_level=2)
     assert sparse_relevance_note(fixed={}) == ""
+
+
+def test_an_estimate_at_the_end_of_what_the_labels_allow_is_said_to_be_one_sided():
+    # Four agreed "relevant" pairs, two audited at half and found relevant: the model predicts
+    # the other two relevant too, so the estimate is the highest value the two unknown pairs
+    # allow (P@10 = 5 / 10 with d0 also relevant and ranked), and the interval stops there.
+    pool = [
+        PooledLabel("q1", f"d{i}", 1, 1 if i <= 2 else None, "label 1, round 1", i <= 2, 0.5)
+        for i in range(1, 5)
+    ]
+    found = refined_intervals(
+        runs={"alpha": {"q1": ["d0", "d1", "d2", "d3", "d4", "x1"]}},
+        fixed={"q1": {"d0": 1}},
+        pool=pool,
+        queries=["q1"],
+        measures=("P@10",),
+    )
+    interval = found.by_system["alpha"]["P@10"]
+    assert interval.estimate == pytest.approx(0.5) and interval.high == pytest.approx(0.5)
+    assert found.ranges["P@10"]["alpha"] == pytest.approx((0.3, 0.5))
+    assert (
+        "alpha P@10: the estimate is at the lowest or highest value the pairs without a human "
+        "label allow, so its interval stops there (one-sided)"
+    ) in found.notes

@@ -220,7 +220,10 @@ def test_two_audited_labels_that_agree_still_give_an_interval_with_width():
     assert (interval.low, interval.high) == pytest.approx((0.7 - half, 0.7))
     assert interval.low > 0.3  # a, b and c are relevant whatever d-g are
     assert found.notes == [
-        "stratum 'label 1': a rank band has no audited pair, so the stratum's pairs share one model"
+        "stratum 'label 1': a rank band has no audited pair, so the stratum's pairs share one "
+        "model",
+        "s P@10: the estimate is at the lowest or highest value the pairs without a human "
+        "label allow, so its interval stops there (one-sided)",
     ]
 
 
@@ -292,6 +295,9 @@ def test_a_stratum_without_a_human_label_is_named_in_the_notes():
         "round 1' (the same machine label), whose audited pairs speak for both",
         "stratum 'label 1, round 1': a rank band has no audited pair, so the stratum's pairs "
         "share one model",
+        # d predicted relevant (both audited pairs are): P@10 at the most the labels allow.
+        "s P@10: the estimate is at the lowest or highest value the pairs without a human "
+        "label allow, so its interval stops there (one-sided)",
     ]
 
 
