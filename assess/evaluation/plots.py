@@ -5,7 +5,9 @@ as a download). Output is byte-for-byte deterministic for equal input: no creati
 the metadata, a fixed ``svg.hashsalt`` for the clip-path ids, and text kept as ``<text>``
 elements (``svg.fonttype = none``), which also keeps system names searchable in the file.
 The object-oriented ``Figure`` API is used instead of pyplot, so no global figure state is
-shared between web requests.
+shared between web requests. Each takes a ``mark`` (the "SIMULATED labels: ..." line of a set
+of simulated labels, or ""): printed in red across the top of the figure, wrapped to its
+width, above the title (:func:`_place_mark`), so that a downloaded plot says so on its face.
 """
 
 from __future__ import annotations
@@ -15,12 +17,12 @@ import textwrap
 from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
-from xml.sax.saxutils import escape as xml_escape
 
 import matplotlib
 
 matplotlib.use("Agg")
 
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
@@ -38,6 +40,8 @@ _RC: dict[RcKeyType, Any] = {
 }
 _UP, _DOWN, _SAME = "#1b7837", "#b2182b", "#777777"
 _BEFORE, _AFTER = "#777777", "#2166ac"
+_MARK_COLOR, _MARK_SIZE = "#b00020", 8
+_MARK_PAD, _MARK_GAP = 4 / 72, 6 / 72  # inches: around the mark; between it and the plot
 
 
 class _RanksLike(Protocol):
@@ -68,11 +72,45 @@ def _svg(fig: Figure) -> str:
     return buffer.getvalue()
 
 
-def _render(draw: Callable[[Figure], None], size: tuple[float, float]) -> str:
+def _render(draw: Callable[[Figure], None], size: tuple[float, float], mark: str = "") -> str:
     with matplotlib.rc_context(_RC):
         fig = Figure(figsize=size)
         draw(fig)
+        if mark:
+            _place_mark(fig, mark)
         return _svg(fig)
+
+
+def _place_mark(fig: Figure, mark: str) -> None:
+    """``mark`` (our own words) in red across the top of ``fig``, wrapped to the figure's
+    width and above everything drawn (titles, legends, axes, even what sticks out over the
+    figure's top edge): the figure grows by the mark's height, and what was drawn keeps its
+    size and its place in inches from the bottom, below the mark. Measured with matplotlib's
+    own layout (an Agg renderer, whose font metrics are the SVG's to within hinting: the
+    pads absorb the difference)."""
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    width, height = (float(v) for v in fig.get_size_inches())
+    top = max(height, fig.get_tightbbox(renderer).y1)  # inches
+    moved = list(fig.texts)  # the suptitle, if any, in figure fractions
+    text = fig.text(0, 1, mark, ha="left", va="top", fontsize=_MARK_SIZE, color=_MARK_COLOR)
+    room = (width - 2 * _MARK_PAD) * fig.dpi
+    columns = len(mark)
+    while True:
+        text.set_text(textwrap.fill(mark, columns, break_on_hyphens=False))
+        drawn = text.get_window_extent(renderer).width
+        if drawn <= room or columns <= 20:
+            break
+        columns = min(columns - 1, int(columns * room / drawn))
+    grown = top + _MARK_GAP + text.get_window_extent(renderer).height / fig.dpi + _MARK_PAD
+    scale = height / grown
+    fig.set_size_inches(width, grown)
+    for ax in fig.axes:
+        box = ax.get_position()
+        ax.set_position((box.x0, box.y0 * scale, box.width, box.height * scale))
+    for other in moved:
+        x, y = other.get_position()
+        other.set_position((x, y * scale))
+    text.set_position((_MARK_PAD / width, 1 - _MARK_PAD / grown))
 
 
 def _ranks(value: _RanksLike | tuple[int, int]) -> tuple[int, int]:
@@ -85,6 +123,7 @@ def rank_slope_svg(
     rank_changes: Mapping[str, _RanksLike | tuple[int, int]],
     *,
     title: str = "System ranks on nDCG@10: original → refined qrels",
+    mark: str = "",
 ) -> str:
     """Slope chart: one line per system from its rank on the original qrels (left) to its
     rank on the refined qrels (right); rank 1 on top; green moved up, red down.
@@ -126,13 +165,14 @@ def rank_slope_svg(
             ax.spines[side].set_visible(False)
         ax.set_title(title)
 
-    return _render(draw, (6.0, max(2.5, 0.3 * n + 1.2)))
+    return _render(draw, (6.0, max(2.5, 0.3 * n + 1.2)), mark)
 
 
 def delta_bars_svg(
     deltas: Mapping[str, float],
     *,
     measure: str = "nDCG@10",
+    mark: str = "",
 ) -> str:
     """Horizontal bars of each system's change in ``measure`` (refined − original).
 
@@ -156,10 +196,10 @@ def delta_bars_svg(
         ax.set_xlabel(f"Δ {measure} (refined − original)")
         ax.set_title(f"Change in {measure} per system")
 
-    return _render(draw, (6.0, max(2.5, 0.3 * len(ordered) + 1.2)))
+    return _render(draw, (6.0, max(2.5, 0.3 * len(ordered) + 1.2)), mark)
 
 
-def delta_panels_svg(deltas: Mapping[str, Mapping[str, float]]) -> str:
+def delta_panels_svg(deltas: Mapping[str, Mapping[str, float]], *, mark: str = "") -> str:
     """One panel of horizontal bars per measure: each system's change in that measure
     (refined − original), in a grid of two columns.
 
@@ -195,10 +235,12 @@ def delta_panels_svg(deltas: Mapping[str, Mapping[str, float]]) -> str:
         fig.suptitle("Change per system and measure (refined − original)")
         fig.tight_layout()
 
-    return _render(draw, (5.0 * columns, rows * panel_height + 0.6))
+    return _render(draw, (5.0 * columns, rows * panel_height + 0.6), mark)
 
 
-def holes_histogram_svg(holes: Mapping[str, int], *, title: str = "Holes filled per query") -> str:
+def holes_histogram_svg(
+    holes: Mapping[str, int], *, title: str = "Holes filled per query", mark: str = ""
+) -> str:
     """Histogram of holes per query: how many queries had 0, 1, 2, ... holes filled
     (``assess.evaluation.metrics.holes_per_query``). One bar per integer count. Returns SVG text.
     ValueError when empty.
@@ -218,7 +260,7 @@ def holes_histogram_svg(holes: Mapping[str, int], *, title: str = "Holes filled 
         if len(xs) <= 30:
             ax.set_xticks(xs)
 
-    return _render(draw, (6.0, 3.5))
+    return _render(draw, (6.0, 3.5), mark)
 
 
 def intervals_svg(
@@ -228,12 +270,14 @@ def intervals_svg(
     caveat: str = "",
     measure: str = "nDCG@10",
     detail: Mapping[str, str] | None = None,
+    mark: str = "",
 ) -> str:
     """Each system's ``measure`` on the original qrels (``before``: a grey ring, no interval:
     every label there is a human one) and on the refined qrels (``after``: a blue dot with
     its 95% interval as a bar), one row per system, best refined estimate on top; beside
     each interval its sample size, "n = N human labels (``detail[system]``, if any)".
-    ``caveat`` (our own text) is printed under the axes: a downloaded file carries it.
+    ``caveat`` (our own text) is printed under the axes: a downloaded file carries it;
+    ``mark`` across the top, as on every plot here.
 
     ``after`` maps system names to :class:`assess.evaluation.intervals.Interval` (or
     anything with ``estimate``, ``low``, ``high``, ``n_human``); a system missing from
@@ -299,18 +343,4 @@ def intervals_svg(
                 color="#444444",
             )
 
-    return _render(draw, (7.0, max(2.5, 0.45 * len(ordered) + 1.4)))
-
-
-def svg_marked(svg: str, sentence: str) -> str:
-    """``svg`` with ``sentence`` (our own words, XML-escaped here) written across its top
-    left corner in red, so that a downloaded plot of simulated labels says so on its face;
-    ``svg`` unchanged for an empty sentence."""
-    if not sentence:
-        return svg
-    text = (
-        '<text x="4" y="11" font-family="sans-serif" font-size="9" fill="#b00020">'
-        f"{xml_escape(sentence)}</text>"
-    )
-    head, _, tail = svg.rpartition("</svg>")
-    return f"{head}{text}</svg>{tail}" if head else svg
+    return _render(draw, (7.0, max(2.5, 0.45 * len(ordered) + 1.4)), mark)

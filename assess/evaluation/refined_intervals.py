@@ -678,16 +678,16 @@ def intervals_plot(*, found: RefinedIntervals) -> str:
     """The intervals plot (:func:`assess.evaluation.plots.intervals_svg`) of ``found``, which
     must hold intervals, against each run's nDCG@10 on the original qrels as the estimator
     measures it (``found.before``: binary gains at the relevance level): each
-    interval with every human label behind it, audited and escalated, and under the axes
-    the simulated labels if any, the caveat and the notes."""
+    interval with every human label behind it, audited and escalated; across the top the
+    simulated labels if any (in red, as on the other plots), under the axes the caveat and
+    the notes."""
     assert found.ppi is not None, "intervals_plot needs intervals"
     after, detail = {}, {}
     for system, by in found.ppi.by_system.items():
         sample = found.sample(by["nDCG@10"])
         after[system] = replace(by["nDCG@10"], n_human=sample.total)
         detail[system] = f"{sample.audited:,} audited, {sample.escalated:,} escalated"
-    words = [found.simulated_line + "." if found.simulated_line else "", COVERAGE_CAVEAT]
-    words += [f"Note: {note}." for note in found.notes]
+    words = [COVERAGE_CAVEAT] + [f"Note: {note}." for note in found.notes]
     return plots.intervals_svg(
-        found.before, after, caveat=" ".join(w for w in words if w), detail=detail
+        found.before, after, caveat=" ".join(words), detail=detail, mark=found.simulated_line
     )

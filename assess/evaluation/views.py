@@ -268,25 +268,25 @@ def _plot_svg(request: HttpRequest, slug: str, plot: str) -> tuple[Dataset, dict
         raise Http404(str(exc)) from None
     result = report.result
     name = plot
+    if plot == "intervals":
+        return dataset, choice, name, _intervals_svg(report, choice)  # marked when drawn
+    mark = simulated_sentence(refined_simulated(refined=choice["refined"]))
     if plot == "ranks":
-        svg = plots.rank_slope_svg(result.rank_changes)
+        svg = plots.rank_slope_svg(result.rank_changes, mark=mark)
     elif plot == "deltas":
         deltas = mean_deltas(result)
         measure = request.GET.get("measure")
         if measure is None:
-            svg = plots.delta_panels_svg(deltas)
+            svg = plots.delta_panels_svg(deltas, mark=mark)
         elif measure in deltas:
-            svg = plots.delta_bars_svg(deltas[measure], measure=measure)
+            svg = plots.delta_bars_svg(deltas[measure], measure=measure, mark=mark)
             name = f"{plot}-{slugify(measure)}"
         else:
             raise Http404(f"Unknown measure {measure!r} (known: {', '.join(deltas)}).")
-    elif plot == "holes":
-        holes = {q: report.holes_per_query.get(q, 0) for q in result.queries}
-        svg = plots.holes_histogram_svg(holes)
     else:
-        return dataset, choice, name, _intervals_svg(report, choice)  # marked when drawn
-    simulated = simulated_sentence(refined_simulated(refined=choice["refined"]))
-    return dataset, choice, name, plots.svg_marked(svg, simulated)
+        holes = {q: report.holes_per_query.get(q, 0) for q in result.queries}
+        svg = plots.holes_histogram_svg(holes, mark=mark)
+    return dataset, choice, name, svg
 
 
 @role_required(*READERS)
