@@ -331,16 +331,8 @@ def intervals_svg(
         ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, fontsize=8, frameon=False)
         if note:
             # Below the axis label, whatever the figure's height (an offset in points).
-            ax.annotate(
-                note,
-                (0, 0),
-                xycoords="axes fraction",
-                xytext=(0, -34),
-                textcoords="offset points",
-                ha="left",
-                va="top",
-                fontsize=7,
-                color="#444444",
-            )
+            ax.annotate(note, (0, 0), xycoords="axes fraction", xytext=(0, -34),
+                        textcoords="offset points", ha="left", va="top", fontsize=7,
+                        color="#444444")  # fmt: skip
 
     return _render(draw, (7.0, max(2.5, 0.45 * len(ordered) + 1.4)), mark)
