@@ -52,3 +52,23 @@ def test_a_depth_pool_without_budget_has_no_order_line(refined, tmp_path):
     text = readme(refined, tmp_path)
     assert "Judging order" not in text
     assert "- Unresolved (no label, so not in the qrels): 0" in text
+
+
+def test_the_refine_printout_counts_the_pairs_beyond_the_budget_apart(holes):
+    # One count for each kind: the pool's pairs, those beyond the budget (never debated, holes
+    # by design) and the unresolved ones among those put to the debates (none here), not a
+    # "1 unresolved" beside a list of 2,074.
+    from assess.management.commands.refine import format_report
+
+    settle_all(holes)
+    holes.debate("q1", "d5").delete()
+    holes.pool.strategy, holes.pool.budget = "bandit", 3
+    holes.pool.save(update_fields=["strategy", "budget"])
+    report = qrels_refine(pool=holes.pool, name="test-bandit", allow_partial=True)
+    text = format_report(report)
+    assert text.startswith(
+        "pool holes/p: 4 pairs, 1 of them beyond its budget of 3 and never debated (left "
+        "unjudged by design), 3 put to the debates; 3 with a final label"
+    )
+    assert "0 unresolved (0.0% of pairs" in text
+    assert "unresolved pairs (no final label" not in text

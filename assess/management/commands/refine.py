@@ -3,7 +3,7 @@ import argparse
 from django.core.management.base import BaseCommand, CommandError
 
 from assess.models.simulated import simulated_sentence
-from assess.refined.labels import DEFAULT_MAX_UNRESOLVED_SHARE
+from assess.refined.labels import DEFAULT_MAX_UNRESOLVED_SHARE, NOT_DEBATED
 from assess.refined.refine import (
     RefineError,
     RefineReport,
@@ -53,8 +53,20 @@ def format_report(report: RefineReport, *, listed: int = LISTED) -> str:
     r = report.refinement
     sources = ", ".join(f"{n:,} {k}" for k, n in s.by_source.items() if k != "unresolved")
     reasons = ", ".join(f"{n:,} {k}" for k, n in s.by_reason.items())
+    # A budgeted pool's pairs no job debated stay holes by design: counted apart, as the
+    # summary (and its unresolved share) leaves them out.
+    beyond = (
+        [u for u in report.unresolved if u[2] == NOT_DEBATED] if r.pool.budget is not None else []
+    )
+    scope = (
+        f"{s.pairs + len(beyond):,} pairs, {len(beyond):,} of them beyond its budget of "
+        f"{r.pool.budget:,} and never debated (left unjudged by design), {s.pairs:,} put to "
+        "the debates"
+        if beyond
+        else f"{s.pairs:,} pairs"
+    )
     lines = [
-        f"pool {r.pool.dataset.slug}/{r.pool.name}: {s.pairs:,} pairs; {s.resolved:,} with a "
+        f"pool {r.pool.dataset.slug}/{r.pool.name}: {scope}; {s.resolved:,} with a "
         f"final label ({sources or 'none'}); {s.unresolved:,} unresolved "
         f"({s.unresolved_share:.1%} of pairs; allowed {r.max_unresolved_share:.1%}"
         f"{', --allow-partial' if r.allow_partial else ''})" + (f": {reasons}" if reasons else ""),
@@ -86,20 +98,19 @@ def format_report(report: RefineReport, *, listed: int = LISTED) -> str:
     if s.overrides_consensus:
         overrode = plural(s.overrides_consensus, "human label")
         lines.append(f"{overrode} overrode the debate consensus")
-    if report.unresolved:
-        lines.append(
-            f"unresolved pairs (no final label, left unjudged): {len(report.unresolved):,}"
-        )
-        shown = report.unresolved[:listed]
+    unresolved = [u for u in report.unresolved if not beyond or u[2] != NOT_DEBATED]
+    if unresolved:
+        lines.append(f"unresolved pairs (no final label, left unjudged): {len(unresolved):,}")
+        shown = unresolved[:listed]
         if shown:  # --list 0: the count and where to find the pairs, no empty table
             width = max(len("query"), *(len(q) for q, _, _ in shown))
             dwidth = max(len("document"), *(len(d) for _, d, _ in shown))
             lines.append(f"  {'query':<{width}}  {'document':<{dwidth}}  reason")
             for query_id, doc_id, reason in shown:
                 lines.append(f"  {query_id:<{width}}  {doc_id:<{dwidth}}  {reason}")
-        if len(report.unresolved) > len(shown):
+        if len(unresolved) > len(shown):
             lines.append(
-                f"  ... and {len(report.unresolved) - len(shown):,} more (export_labels DATASET "
+                f"  ... and {len(unresolved) - len(shown):,} more (export_labels DATASET "
                 f"{report.qrel_set.name} --kind disagreements lists them all)"
             )
     return "\n".join(lines)
