@@ -9,20 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from django.http import HttpRequest, StreamingHttpResponse
 from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 from ninja import Field, File, Form, Router, Schema, Status, UploadedFile
 from ninja.errors import HttpError
+from pydantic import BeforeValidator, WithJsonSchema
+from pydantic_core import PydanticCustomError
 
 from core.fixes import error_worded
 from core.names import NameRefused, name_problem, text_clean, title_check
 from core.paths import source_shown
 from corpora import formats
 from corpora.models import Dataset, Operation, Pool, QrelSet, Run
-from corpora.pool_strategies import MAX_BUDGET, PoolStrategyName
+from corpora.pool_strategies import MAX_BUDGET, PoolStrategyName, budget_read
 from corpora.retrieval import BM25_B, BM25_K1
 from corpora.selectors import dataset_counts_list
 from corpora.services import RunError, qrels_rows, run_create
@@ -468,6 +470,24 @@ def pools_list(request: HttpRequest, slug: str, page: PageNumber = 1) -> PoolPag
     return PoolPage(items=[_pool_out(p) for p in pools[start:stop]], count=pools.count())
 
 
+def _number_only(value: Any) -> Any:
+    """``value`` when it is a JSON number; one "valid number" error otherwise (a union of
+    int and float would give two)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise PydanticCustomError("float_type", "Input should be a valid number")
+    return value
+
+
+# A pool's budget as the JSON number was written: int before float, so 1 stays the int 1 (one
+# pair) and 1.0 a float, which pool_create refuses (corpora.pool_strategies.budget_read).
+PoolBudget = Annotated[
+    int | float,
+    BeforeValidator(_number_only),
+    Field(ge=0.000001, le=MAX_BUDGET),
+    WithJsonSchema({"type": "number", "minimum": 0.000001, "maximum": MAX_BUDGET}),
+]
+
+
 class PoolIn(StrictIn):
     qrels: str = Field("test", max_length=100)
     runs: list[str]
@@ -478,12 +498,10 @@ class PoolIn(StrictIn):
     strategy: PoolStrategyName = Field(
         "depth", description="Judging order: depth, rbp, rrf, bandit (MaxMean) or mtc"
     )
-    budget: float | None = Field(
+    budget: PoolBudget | None = Field(
         None,
-        ge=0.000001,
-        le=MAX_BUDGET,
-        description="Pairs a job judges at most: a number of pairs, or below 1 a share of "
-        "the pool; empty: every pair",
+        description="Pairs a job judges at most: a whole number of pairs (1 is one pair; 1.0 "
+        "or 2.5 are refused), or below 1 a share of the pool; empty: every pair",
     )
 
 
@@ -500,8 +518,11 @@ def pool_create(request: HttpRequest, slug: str, payload: PoolIn) -> Status[Oper
         raise HttpError(400, f"depth: must be at least 1, got {payload.depth}")
     if not QrelSet.objects.filter(dataset=dataset, name=payload.qrels).exists():
         raise HttpError(400, f"qrels: no qrel set {payload.qrels!r} in {dataset.slug}")
-    if payload.budget is not None and payload.budget >= 1 and payload.budget != int(payload.budget):
-        raise HttpError(400, f"budget: 1 or more is a number of pairs, got {payload.budget}")
+    if payload.budget is not None:
+        try:
+            budget_read(payload.budget)
+        except ValueError as exc:
+            raise HttpError(400, f"budget: {exc}") from None
     known = sorted(dataset.runs.values_list("name", flat=True))
     if missing := [name for name in payload.runs if name not in known]:
         names = ", ".join(repr(name) for name in missing)

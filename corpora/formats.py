@@ -1,8 +1,9 @@
 """Reading and writing benchmark files: BEIR JSONL/TSV, TREC qrels, reference answers.
 
 Pure functions, no database. Every reader streams its file line by line (plain or ``.gz``),
-strips a UTF-8 byte-order mark, and raises :class:`FormatError` naming the file, the line and
-the reason for the first thing it cannot read. Formats follow BEIR (Thakur et al., 2021,
+strips a UTF-8 byte-order mark, and reads every line before it raises: one
+:class:`FormatError` names the file and each line it cannot read with the reason
+(:func:`parse_lines`). Formats follow BEIR (Thakur et al., 2021,
 ``beir.datasets.data_loader``) and trec_eval's qrels layout ``qid iter docid rel``.
 
 Ids are opaque strings: ``#`` inside an id (MS MARCO style) is part of the id, and ids may not
@@ -17,7 +18,7 @@ import gzip
 import io
 import json
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -62,7 +63,8 @@ class FormatError(ValueError):
     """A file that cannot be imported. ``str()`` reads ``path:line: reason``.
 
     ``details`` holds one line per offending record when there are several (duplicates,
-    unknown ids), so the whole list reaches the user at once. ``fix`` is the option that
+    unknown ids, malformed lines), so the whole list reaches the user at once; ``omitted``
+    counts those left out of it (said as "... and N more"). ``fix`` is the option that
     would get past it (:class:`core.fixes.OptionFix`), worded after the reason: ``str()`` as
     the command line says it, :meth:`worded` for the API or the browser.
     """
@@ -75,12 +77,14 @@ class FormatError(ValueError):
         details: Iterable[str] = (),
         *,
         fix: OptionFix | None = None,
+        omitted: int = 0,
     ) -> None:
         self.path = str(path)
         self.line = line
         self.reason = reason
         self.details = list(details)
         self.fix = fix
+        self.omitted = omitted  # offending records counted but not in ``details``
         super().__init__(self.worded("cli"))
 
     def worded(self, interface: str, form: Any = None) -> str:
@@ -99,9 +103,80 @@ class FormatError(ValueError):
         if self.details:
             shown = self.details[:MAX_LISTED]
             message += "\n" + "\n".join(f"  {d}" for d in shown)
-            if len(self.details) > MAX_LISTED:
-                message += f"\n  ... and {len(self.details) - MAX_LISTED} more"
+            more = len(self.details) - len(shown) + self.omitted
+            if more:
+                message += f"\n  ... and {more} more"
         return message
+
+
+class LineErrors:
+    """The :class:`FormatError` of each bad line of one file, collected so that one error
+    lists them all (:meth:`raise_if_any`): the first :data:`MAX_LISTED` + 1 kept, the rest
+    counted. False while empty."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = path
+        self.kept: list[FormatError] = []
+        self.count = 0
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+    def add(self, error: FormatError) -> None:
+        self.count += 1
+        if len(self.kept) <= MAX_LISTED:
+            self.kept.append(error)
+
+    def raise_if_any(self) -> None:
+        """Raise nothing when no line was bad; the one error as it was when one line was;
+        else one FormatError at the first bad line, with its reason, "(and N more bad
+        lines)", and a detail ``line L: reason`` for each other line."""
+        if not self.kept:
+            return
+        first, *rest = self.kept
+        if not rest:
+            raise first
+        more = self.count - 1
+        raise FormatError(
+            self.path,
+            first.line,
+            f"{first.reason} (and {more} more bad line{'s' if more > 1 else ''})",
+            [f"line {e.line}: {e.reason}" for e in rest],
+            omitted=self.count - len(self.kept),
+        )
+
+
+_R = TypeVar("_R")
+
+
+def parse_lines(
+    path: str | Path, read: Callable[[int, str], _R | None], empty: str
+) -> Iterator[_R]:
+    """Stream what ``read(line_number, text)`` makes of each line of ``path`` (None: a line
+    that holds no record, such as a blank one). Every line is read: a FormatError ``read``
+    raises, or a line that is not UTF-8, is collected, no record is yielded after the first
+    one, and at the end one FormatError names them all (:meth:`LineErrors.raise_if_any`).
+    FormatError ``empty`` when no line held a record; a file that cannot be opened or a
+    damaged gzip stream stops the reading there."""
+    errors = LineErrors(path)
+    seen_any = False
+    try:
+        for number, text in iter_lines(path, errors):
+            try:
+                record = read(number, text)
+            except FormatError as exc:
+                errors.add(exc)
+                continue
+            if record is None:
+                continue
+            seen_any = True
+            if not errors:
+                yield record
+    except FormatError as exc:  # from iter_lines: the file cannot be read on
+        errors.add(exc)
+    errors.raise_if_any()
+    if not seen_any:
+        raise FormatError(path, None, empty)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,11 +218,12 @@ def open_binary(path: str | Path) -> io.BufferedIOBase:
     return path.open("rb")
 
 
-def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
+def iter_lines(path: str | Path, errors: LineErrors | None = None) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, text)`` for every line of a UTF-8 file, 1-based, without newline.
 
     A byte-order mark at the start is dropped (the first record is kept). Invalid UTF-8 or a
-    damaged gzip stream raises :class:`FormatError` with the line number; a file that cannot
+    damaged gzip stream raises :class:`FormatError` with the line number (with ``errors``
+    given, a line that is not UTF-8 is added to it and skipped instead); a file that cannot
     be opened (missing, a folder, unreadable) one naming the file and why.
     """
     number = 0
@@ -163,7 +239,11 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
                 try:
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
-                    raise FormatError(path, number, f"not valid UTF-8 ({exc.reason})") from None
+                    error = FormatError(path, number, f"not valid UTF-8 ({exc.reason})")
+                    if errors is None:
+                        raise error from None
+                    errors.add(error)
+                    continue
                 yield number, text.rstrip("\r\n")
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise FormatError(path, number + 1, f"cannot read file ({exc})") from None
@@ -237,25 +317,23 @@ def _reject_constant(name: str) -> None:
 _JSON_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
-def _iter_json_objects(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    seen_any = False
-    for number, text in iter_lines(path):
-        if not text.strip():
-            continue
-        try:
-            obj = _JSON_DECODER.decode(text)
-        except json.JSONDecodeError as exc:
-            raise FormatError(
-                path, number, f"invalid JSON ({exc.msg} at column {exc.colno})"
-            ) from None
-        except ValueError as exc:  # NaN/Infinity, or an integer beyond Python's digit limit
-            raise FormatError(path, number, f"invalid JSON ({exc})") from None
-        if not isinstance(obj, dict):
-            raise FormatError(path, number, "expected a JSON object")
-        seen_any = True
-        yield number, obj
-    if not seen_any:
-        raise FormatError(path, None, "file is empty (no records)")
+def _json_object(path: str | Path, number: int, text: str) -> dict[str, Any] | None:
+    """The JSON object on line ``number`` (None for a blank line); FormatError otherwise."""
+    if not text.strip():
+        return None
+    try:
+        obj = _JSON_DECODER.decode(text)
+    except json.JSONDecodeError as exc:
+        raise FormatError(path, number, f"invalid JSON ({exc.msg} at column {exc.colno})") from None
+    except ValueError as exc:  # NaN/Infinity, or an integer beyond Python's digit limit
+        raise FormatError(path, number, f"invalid JSON ({exc})") from None
+    if not isinstance(obj, dict):
+        raise FormatError(path, number, "expected a JSON object")
+    return obj
+
+
+_NO_RECORDS = "file is empty (no records)"
+_NO_QRELS = "file is empty (no qrels)"
 
 
 def parse_corpus(path: str | Path) -> Iterator[DocRecord]:
@@ -263,20 +341,27 @@ def parse_corpus(path: str | Path) -> Iterator[DocRecord]:
 
     A missing or null ``title`` is read as ``""``; ``text`` must be a string (may be empty).
     Raises :class:`FormatError` on invalid JSON, a missing ``_id`` or ``text``, an empty file,
-    or a NUL or lone surrogate in ``_id``, ``title`` or ``text``.
+    or a NUL or lone surrogate in ``_id``, ``title`` or ``text``, listing every such line
+    (:func:`parse_lines`).
     """
-    for number, obj in _iter_json_objects(path):
+
+    def read(number: int, text: str) -> DocRecord | None:
+        obj = _json_object(path, number, text)
+        if obj is None:
+            return None
         if "_id" not in obj:
             raise FormatError(path, number, "missing '_id'")
         if "text" not in obj:
             raise FormatError(path, number, "missing 'text'")
         title = obj.get("title")
-        yield DocRecord(
+        return DocRecord(
             line=number,
             doc_id=check_id(obj["_id"], "_id", path, number),
             title="" if title is None else _check_text(title, "title", path, number),
             text=_check_text(obj["text"], "text", path, number),
         )
+
+    yield from parse_lines(path, read, _NO_RECORDS)
 
 
 def parse_queries(path: str | Path) -> Iterator[QueryRecord]:
@@ -284,9 +369,13 @@ def parse_queries(path: str | Path) -> Iterator[QueryRecord]:
 
     Raises :class:`FormatError` on invalid JSON, a missing ``_id`` or ``text``, an empty file,
     a ``metadata`` that is not an object, or a NUL or lone surrogate anywhere in the record
-    (the reason names the spot, e.g. ``'metadata.author[0]'``).
+    (the reason names the spot, e.g. ``'metadata.author[0]'``), listing every such line.
     """
-    for number, obj in _iter_json_objects(path):
+
+    def read(number: int, text: str) -> QueryRecord | None:
+        obj = _json_object(path, number, text)
+        if obj is None:
+            return None
         if "_id" not in obj:
             raise FormatError(path, number, "missing '_id'")
         if "text" not in obj:
@@ -294,12 +383,14 @@ def parse_queries(path: str | Path) -> Iterator[QueryRecord]:
         metadata = obj.get("metadata") or {}
         if not isinstance(metadata, dict):
             raise FormatError(path, number, "'metadata' must be an object")
-        yield QueryRecord(
+        return QueryRecord(
             line=number,
             query_id=check_id(obj["_id"], "_id", path, number),
             text=_check_text(obj["text"], "text", path, number),
             metadata=_check_json(metadata, "metadata", path, number),
         )
+
+    yield from parse_lines(path, read, _NO_RECORDS)
 
 
 def parse_grade(token: str, path: str | Path, line: int) -> int:
@@ -354,76 +445,82 @@ def parse_beir_qrels(path: str | Path) -> Iterator[QrelRecord]:
     The header is optional and recognised by content: a first line made of known column names
     (:func:`is_qrels_header`), so a headerless file loses no row and a first data row with a
     bad grade is an error, not a header. Fields may be separated by tabs or spaces.
-    Raises :class:`FormatError` for a wrong field count, a bad grade or an empty file.
+    Raises :class:`FormatError` for a wrong field count, a bad grade or an empty file,
+    listing every bad line (:func:`parse_lines`).
     """
-    first = True
-    seen_any = False
-    for number, text in iter_lines(path):
+    header_possible = [True]  # until the first line with fields
+
+    def read(number: int, text: str) -> QrelRecord | None:
         fields = text.split()
         if not fields:
-            continue
-        if first:
-            first = False
+            return None
+        if header_possible:
+            header_possible.clear()
             if is_qrels_header(fields):
-                continue
+                return None
         if len(fields) != 3:
             raise FormatError(
                 path, number, f"expected 3 fields (query-id corpus-id score), got {len(fields)}"
             )
-        seen_any = True
-        yield QrelRecord(
+        return QrelRecord(
             line=number,
             query_id=check_id(fields[0], "query-id", path, number),
             doc_id=check_id(fields[1], "corpus-id", path, number),
             relevance=parse_grade(fields[2], path, number),
         )
-    if not seen_any:
-        raise FormatError(path, None, "file is empty (no qrels)")
+
+    yield from parse_lines(path, read, _NO_QRELS)
 
 
 def parse_trec_qrels(path: str | Path) -> Iterator[QrelRecord]:
     """Stream a TREC qrels file: ``qid iter docid rel`` separated by any whitespace.
 
     The ``iter`` column is ignored, as trec_eval does. Negative grades are kept as they are.
-    Raises :class:`FormatError` for a wrong field count, a bad grade or an empty file.
+    Raises :class:`FormatError` for a wrong field count, a bad grade or an empty file,
+    listing every bad line (:func:`parse_lines`).
     """
-    seen_any = False
-    for number, text in iter_lines(path):
+
+    def read(number: int, text: str) -> QrelRecord | None:
         fields = text.split()
         if not fields:
-            continue
+            return None
         if len(fields) != 4:
             raise FormatError(
                 path, number, f"expected 4 fields (qid iter docid rel), got {len(fields)}"
             )
-        seen_any = True
-        yield QrelRecord(
+        return QrelRecord(
             line=number,
             query_id=check_id(fields[0], "qid", path, number),
             doc_id=check_id(fields[2], "docid", path, number),
             relevance=parse_grade(fields[3], path, number),
         )
-    if not seen_any:
-        raise FormatError(path, None, "file is empty (no qrels)")
+
+    yield from parse_lines(path, read, _NO_QRELS)
 
 
 def parse_answers(path: str | Path) -> Iterator[AnswerRecord]:
     """Stream reference answers: ``{"query_id": str, "answers": [str, ...]}`` a line.
 
     Raises :class:`FormatError` for invalid JSON, a missing field, non-string answers, an
-    empty file, or a NUL or lone surrogate in the id or an answer.
+    empty file, or a NUL or lone surrogate in the id or an answer, listing every bad line.
     """
-    for number, obj in _iter_json_objects(path):
+
+    def read(number: int, text: str) -> AnswerRecord | None:
+        obj = _json_object(path, number, text)
+        if obj is None:
+            return None
         if "query_id" not in obj or "answers" not in obj:
             raise FormatError(path, number, "expected keys 'query_id' and 'answers'")
         answers = obj["answers"]
         if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
             raise FormatError(path, number, "'answers' must be a list of strings")
-        yield AnswerRecord(
+        return AnswerRecord(
             line=number,
             query_id=check_id(obj["query_id"], "query_id", path, number),
             answers=_check_json(answers, "answers", path, number),
         )
+
+    yield from parse_lines(path, read, _NO_RECORDS)
 
 
 def resolve_duplicate_qrels(

@@ -12,7 +12,7 @@ from django import forms
 from core.fields import NameField, StorableCharField, TitleField
 
 from .models import Dataset, Pool, QrelSet, Run
-from .pool_strategies import MAX_BUDGET
+from .pool_strategies import MAX_BUDGET, budget_read
 from .retrieval import BM25_B, BM25_K1
 
 UNKNOWN_IDS = [("reject", "reject the file"), ("drop", "drop those rows, counted")]
@@ -140,10 +140,18 @@ class PoolForm(forms.Form):
     )
 
     def clean_budget(self) -> float | None:
+        """The budget as typed (:func:`~corpora.pool_strategies.budget_read`): an int count,
+        a float share below 1; "1.0" or "2.5" refused, "1" one pair."""
         budget = self.cleaned_data.get("budget")
-        if budget is not None and budget >= 1 and budget != int(budget):
-            raise forms.ValidationError("1 or more is a number of pairs: give a whole number.")
-        return budget
+        if budget is None:
+            return None
+        typed = self.data.get(self.add_prefix("budget"))  # text from a browser
+        if isinstance(typed, bool) or not isinstance(typed, (str, int, float)):
+            typed = budget
+        try:
+            return budget_read(typed, leave="leave the field empty")
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
 
     def __init__(self, *args: Any, dataset: Dataset, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -100,15 +100,57 @@ DEFAULT_PARAMS = StrategyParams()
 MAX_BUDGET = 10_000_000
 
 
+def budget_refusal(written: str, *, leave: str = "leave it out") -> str:
+    """The words refusing a budget of 1 or more not written as a whole number of pairs."""
+    return (
+        f"{written}: give a whole number of pairs (1, 2000) or a share below 1 (0.6); "
+        f"{leave} to judge the whole pool"
+    )
+
+
+def budget_read(value: str | float, *, leave: str = "leave it out") -> float:
+    """A budget as a person gave it, checked before anything is built: the text of
+    ``--budget`` or of the pool form's field, or the JSON number of the API's ``budget``.
+    Returns an ``int`` for a count of pairs and a ``float`` for a share below 1.
+
+    A budget of 1 or more must be written as a whole number: ``"1"`` (one pair), ``"2000"``.
+    ``"1.0"``, ``"2.5"`` or ``"1e3"`` are refused (:func:`budget_refusal`, ``leave`` naming
+    how to ask for the whole pool): 1.0 plausibly means all of the pool (100 %), not one
+    pair. A JSON number is taken as written: ``1`` is one pair, ``1.0`` is refused like the
+    text ``"1.0"`` (a JavaScript client's ``JSON.stringify(1.0)`` writes ``1``, one pair).
+    Raises ValueError for those, for text that is not a number (``not a number: 'x'``), and
+    as :func:`budget_resolve` does (0 or less, not finite, above :data:`MAX_BUDGET`)."""
+    number: float
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            number = int(text)
+        except ValueError:
+            try:
+                number = float(text)
+            except ValueError:
+                raise ValueError(f"not a number: {value!r}") from None
+    elif isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"budget must be a number, got {value!r}")
+    else:
+        text, number = repr(value), value
+    if isinstance(number, float) and math.isfinite(number) and number >= 1:
+        raise ValueError(budget_refusal(text, leave=leave))
+    budget_resolve(number, pool_size=1)
+    return number
+
+
 def budget_resolve(budget: float | None, *, pool_size: int) -> tuple[int, str]:
     """The number of pairs a ``budget`` allows in a pool of ``pool_size`` unjudged pairs, and
     a note ("" when none is needed).
 
     ``None`` is the whole pool; a value below 1 is a share of the pool (rounded to the
-    nearest pair, at least 1); a whole number at least 1 is a count. A count larger than the
-    pool falls back to the whole pool and the note says so. Raises ValueError for a budget of
-    0 or less, one that is not finite, a count that is not a whole number, or one above
-    :data:`MAX_BUDGET`.
+    nearest pair, at least 1); a whole number at least 1 is a count, a float such as 20.0
+    too (pools built before :func:`budget_read` kept their ``--budget`` as a float; what a
+    person types is read by :func:`budget_read`, which refuses ``1.0``). A count larger
+    than the pool falls back to the whole pool and the note says so. Raises ValueError for
+    a budget of 0 or less, one that is not finite, a count that is not a whole number, or
+    one above :data:`MAX_BUDGET`.
     """
     if budget is None:
         return pool_size, ""
@@ -119,7 +161,7 @@ def budget_resolve(budget: float | None, *, pool_size: int) -> tuple[int, str]:
     if budget < 1:
         return min(pool_size, max(1, round(budget * pool_size))), ""
     if budget != int(budget):
-        raise ValueError(f"a budget of 1 or more is a number of pairs, got {budget}")
+        raise ValueError(budget_refusal(f"budget {budget}"))
     count = int(budget)
     if count > MAX_BUDGET:
         raise ValueError(f"budget must be at most {MAX_BUDGET:,} pairs, got {count:,}")

@@ -18,7 +18,7 @@ from typing import IO
 
 import numpy as np
 
-from .formats import FormatError, check_id, iter_lines
+from .formats import FormatError, check_id, parse_lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,13 +71,14 @@ def parse_trec_run(path) -> Iterator[RunRecord]:
     The second column is ignored (as trec_eval does); ``rank`` must be an integer but is not
     used for ordering (see the module note). Blank lines are skipped. Raises
     :class:`FormatError` naming file and line for a wrong field count, a bad id, a
-    non-integer rank, a non-numeric or infinite score, or an empty file.
+    non-integer rank, a non-numeric or infinite score, or an empty file: one error listing
+    every bad line with its reason (:func:`corpora.formats.parse_lines`).
     """
-    seen_any = False
-    for number, text in iter_lines(path):
+
+    def read(number: int, text: str) -> RunRecord | None:
         fields = text.split()
         if not fields:
-            continue
+            return None
         if len(fields) != 6:
             raise FormatError(
                 path, number, f"expected 6 fields (qid Q0 docid rank score tag), got {len(fields)}"
@@ -86,8 +87,7 @@ def parse_trec_run(path) -> Iterator[RunRecord]:
             rank = int(fields[3])
         except ValueError:
             raise FormatError(path, number, f"rank {fields[3]!r} is not an integer") from None
-        seen_any = True
-        yield RunRecord(
+        return RunRecord(
             line=number,
             query_id=check_id(fields[0], "qid", path, number),
             doc_id=check_id(fields[2], "docid", path, number),
@@ -95,8 +95,8 @@ def parse_trec_run(path) -> Iterator[RunRecord]:
             score=parse_score(fields[4], str(path), number),
             tag=fields[5],
         )
-    if not seen_any:
-        raise FormatError(path, None, "file is empty (no run lines)")
+
+    yield from parse_lines(path, read, "file is empty (no run lines)")
 
 
 def reject_duplicates(records: Iterable[RunRecord], path) -> list[RunRecord]:

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from corpora.formats import (
     FormatError,
+    LineErrors,
     QrelRecord,
     is_qrels_header,
     iter_lines,
@@ -72,7 +73,9 @@ def _truth_records(path: Path) -> list[QrelRecord]:
         with path.open("rb"):
             pass  # a missing or unreadable file gets its own words, before any line is read
         # The sniff reads lines as the parsers do (gzip, UTF-8 checked with the line number).
-        first = next((text.split() for _, text in iter_lines(path) if text.strip()), [])
+        # Lines that are not UTF-8 are skipped here: the parser lists them with the others.
+        lines = iter_lines(path, LineErrors(path))
+        first = next((text.split() for _, text in lines if text.strip()), [])
         beir = len(first) == 3 or is_qrels_header(first)
         return list((parse_beir_qrels if beir else parse_trec_qrels)(path))
     except OSError as exc:
@@ -94,10 +97,11 @@ def truth_file_read(path: str | Path) -> dict[str, dict[str, int]]:
 def truth_file_load(*, path: str | Path, dataset: str) -> dict[str, dict[str, int]]:
     """The truth file at ``path`` as :func:`truth_file_read` gives it, every query and document
     id of it checked to be in the dataset whose slug is ``dataset``. Reads; writes nothing.
-    Raises ValueError: ``dataset: no dataset 'x'``, ``truth FILE: cannot read ...``, a
-    malformed row, ``truth FILE:LINE: query 'q9' is not in scifact`` (likewise a document)
-    for the first row whose id the dataset does not have, or a pair given twice. The one
-    reader of truth files: the simulated study reads its ``--truth`` through it too."""
+    Raises ValueError: ``dataset: no dataset 'x'``, ``truth FILE: cannot read ...``, the
+    malformed rows, or ``truth FILE:LINE: query 'q9' is not in scifact`` (likewise a
+    document, or a pair given twice) for the first such row, then ``(and N more bad lines)``
+    and a ``line L: reason`` line for each other one (:class:`corpora.formats.LineErrors`).
+    The one reader of truth files: the simulated study reads its ``--truth`` through it too."""
     found = Dataset.objects.filter(slug=dataset).first()
     if found is None:
         raise ValueError(f"dataset: no dataset {dataset!r} for the simulated backend's truth")
@@ -114,18 +118,23 @@ def truth_file_load(*, path: str | Path, dataset: str) -> dict[str, dict[str, in
         rows = Document.objects.filter(dataset=found, doc_id__in=chunk)
         docs.update(rows.values_list("doc_id", flat=True))
     truth: dict[str, dict[str, int]] = {}
+    errors = LineErrors(path)
     for record in records:
-        where = f"truth {path}:{record.line}"
-        if record.query_id not in queries:
-            raise ValueError(f"{where}: query {record.query_id!r} is not in {dataset}")
-        if record.doc_id not in docs:
-            raise ValueError(f"{where}: document {record.doc_id!r} is not in {dataset}")
         judged = truth.setdefault(record.query_id, {})
-        if record.doc_id in judged:
-            raise ValueError(
-                f"{where}: query {record.query_id!r} document {record.doc_id!r} given twice"
-            )
-        judged[record.doc_id] = record.relevance
+        if record.query_id not in queries:
+            reason = f"query {record.query_id!r} is not in {dataset}"
+        elif record.doc_id not in docs:
+            reason = f"document {record.doc_id!r} is not in {dataset}"
+        elif record.doc_id in judged:
+            reason = f"query {record.query_id!r} document {record.doc_id!r} given twice"
+        else:
+            judged[record.doc_id] = record.relevance
+            continue
+        errors.add(FormatError(path, record.line, reason))
+    try:
+        errors.raise_if_any()
+    except FormatError as exc:
+        raise ValueError(f"truth {exc}") from None
     return truth
 
 

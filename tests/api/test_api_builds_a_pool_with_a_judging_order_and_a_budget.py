@@ -48,4 +48,7 @@ def test_a_fractional_count_budget_is_refused_naming_the_field(api_as, energy):
         content_type="application/json",
     )
     assert answer.status_code == 400
-    assert "budget: 1 or more is a number of pairs, got 2.5" in answer.content.decode()
+    assert answer.json()["detail"] == (
+        "budget: 2.5: give a whole number of pairs (1, 2000) or a share below 1 (0.6); "
+        "leave it out to judge the whole pool"
+    )

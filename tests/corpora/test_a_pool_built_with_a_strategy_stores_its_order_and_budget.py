@@ -75,7 +75,7 @@ def test_a_share_budget_is_a_share_of_the_pool(energy, import_run):
     [
         ({"strategy": "random"}, "unknown pool strategy 'random'"),
         ({"strategy": "rbp", "budget": 0}, "budget must be more than 0"),
-        ({"strategy": "rbp", "budget": 2.5}, "a budget of 1 or more is a number of pairs"),
+        ({"strategy": "rbp", "budget": 2.5}, "budget 2.5: give a whole number of pairs"),
     ],
 )
 def test_a_bad_strategy_or_budget_is_refused_and_builds_nothing(

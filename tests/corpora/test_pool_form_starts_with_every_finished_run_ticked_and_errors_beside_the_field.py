@@ -56,5 +56,8 @@ def test_the_form_offers_a_judging_order_and_refuses_a_fractional_count_budget(
         {"qrels": "test", "runs": ["bm25"], "depth": 2, "strategy": "mtc", "budget": "2.5"},
     )
     assert answer.status_code == 400
-    assert "1 or more is a number of pairs: give a whole number." in answer.content.decode()
+    assert (
+        "2.5: give a whole number of pairs (1, 2000) or a share below 1 (0.6); leave the field "
+        "empty to judge the whole pool"
+    ) in answer.content.decode()
     assert not Pool.objects.exclude(name="p").exists()

@@ -8,7 +8,7 @@ from django.core.management.base import CommandError
 
 from corpora.formats import UNKNOWN_ID_POLICIES
 from corpora.models import Dataset
-from corpora.pool_strategies import budget_resolve
+from corpora.pool_strategies import budget_read
 from corpora.services.datasets import dataset_get
 
 
@@ -23,17 +23,15 @@ def load_dataset(slug: str) -> Dataset:
 
 def budget_type(text: str) -> float:
     """argparse type of ``--budget`` (``build_pool``, ``pool_study``): a whole number of pairs
-    from 1 to :data:`~corpora.pool_strategies.MAX_BUDGET`, or a share of the pool (below 1),
-    checked as :func:`~corpora.pool_strategies.budget_resolve` checks a pool's budget, so an
-    unfit value is a usage error naming the flag before anything is read or written."""
+    from 1 to :data:`~corpora.pool_strategies.MAX_BUDGET` (an int), or a share of the pool
+    below 1 (a float), read by :func:`~corpora.pool_strategies.budget_read`: ``1.0`` or
+    ``2.5`` are refused, ``1`` is one pair. An unfit value is a usage error naming the flag
+    ("argument --budget: 1.0: give a whole number of pairs ...") before anything is read or
+    written."""
     try:
-        value = float(text)
-        budget_resolve(value, pool_size=1)
+        return budget_read(text)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(
-            str(exc) if "budget" in str(exc) else f"not a number: {text!r}"
-        ) from None
-    return value
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_unknown_ids_argument(parser, *, rows: str = "Rows", refused: str = "file") -> None:
