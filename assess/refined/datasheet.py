@@ -622,7 +622,13 @@ def _costs(s: Datasheet) -> list[str]:
         "",
         "Per source and in all: LLM calls, tokens and money (prices `DREAM_LLM_PRICES`), "
         "human active seconds and money (`DREAM_HUMAN_PRICE_PER_HOUR`); a human or "
-        "adjudicated label also pays for the debate before it.",
+        "adjudicated label also pays for the debate before it."
+        + (
+            " The simulated backend's calls and tokens are counted as a model's would be, "
+            "to plan a study's cost; it calls no model and spends nothing."
+            if s.simulated_labels
+            else ""
+        ),
         "",
     ]
     return lines + _fenced("text", s.costs or ("no new labels",))

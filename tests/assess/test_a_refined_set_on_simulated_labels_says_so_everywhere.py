@@ -119,3 +119,15 @@ def test_the_list_of_refined_sets_marks_the_simulated_one(simulated, refined, cl
     assert "test-dream</a> SIMULATED labels</td>" in listed.replace(
         '<strong class="simulated">', ""
     ).replace("</strong>", "")
+
+
+def test_the_datasheets_costs_say_the_simulated_calls_cost_nothing(simulated, refined):
+    from assess.refined.benchmark_zip import benchmark_datasheet
+    from assess.refined.datasheet import datasheet_render
+
+    said = (
+        "The simulated backend's calls and tokens are counted as a model's would be, to plan "
+        "a study's cost; it calls no model and spends nothing."
+    )
+    text = datasheet_render(sheet=benchmark_datasheet(refinement=simulated.refined.refinement))
+    assert said in " ".join(text.split())
