@@ -108,20 +108,17 @@ def test_qrels_with_about_one_relevant_document_a_query_get_a_note_on_the_ratio_
     # ArguAna-like: one relevant a query (and a judged non-relevant one): 1.00 on average.
     one = {"q1": {"a": 1, "b": 0}, "q2": {"c": 2}}
     assert sparse_relevance_note(fixed=one).startswith(
-        "the original qrels judge 1.00 relevant documents a query on average"
+        "the original qrels judge 1.00 relevant documents a query on average, over 2 queries"
     )
-    # Two a query: no note; nor SciFact's density (1.13 a query, where intervals covered):
-    # 17 queries with one and two with two, 21 / 19 = 1.105.
+    # SciFact-like (1.13 a query, biased too: it shows at 1,109 queries): 17 queries with one
+    # and two with two, 21 / 19 = 1.105.
+    scifact_like = {f"q{i}": {"a": 1} for i in range(17)}
+    scifact_like |= {"x": {"a": 1, "b": 1}, "y": {"c": 1, "d": 1}}
+    assert sparse_relevance_note(fixed=scifact_like).startswith(
+        "the original qrels judge 1.11 relevant documents a query on average, over 19 queries"
+    )
+    # Two a query: no note; at relevance level 2 only q2's grade-2 document counts (0.50).
     assert sparse_relevance_note(fixed={"q1": {"a": 1, "b": 1}, "q2": {"c": 1, "d": 1}}) == ""
-    scifact_like = {f"q{i}": {"a": 1} for i in range(17)} | {
-        "x": {"a": 1, "b": 1},
-        "y": {"c": 1, "d": 1},
-    }
-    assert sparse_relevance_note(fixed=scifact_like) == ""
-    # 20 with one and one with two: 22 / 21 = 1.048, under 1.05.
-    nearly_one = {f"q{i}": {"a": 1} for i in range(20)} | {"x": {"a": 1, "b": 1}}
-    assert sparse_relevance_note(fixed=nearly_one).startswith("the original qrels judge 1.05")
-    # At relevance level 2 only q2's grade-2 document counts (0.50).
     assert "0.50 relevant" in sparse_relevance_note(fixed=one, rel_level=2)
     assert sparse_relevance_note(fixed={}) == ""
 
