@@ -4,7 +4,7 @@ the dataset, load (or make) the runs, and hand everything to the pure
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from corpora.models import Dataset, Run
@@ -76,7 +76,30 @@ def study_simulate(
         raise StudyError("--runs: name at least one run (e.g. bm25,dense)")
     truth = truth_qrels_read(dataset=dataset, path=truth_path)
     ranked = study_runs_load(dataset=dataset, names=runs, echo=echo)
+    _runs_cover_check(dataset=dataset, truth=truth, ranked=ranked)
     try:
         return study_run(truth=truth, runs=ranked, design=design)
     except ValueError as exc:
         raise StudyError(str(exc)) from None
+
+
+def _runs_cover_check(
+    *,
+    dataset: Dataset,
+    truth: Mapping[str, Mapping[str, int]],
+    ranked: Mapping[str, Mapping[str, Sequence[str]]],
+) -> None:
+    """Refuse a run that ranks nothing for more than a tenth of the truth's queries (made
+    over another split, e.g. the test queries against a train + test truth): those queries
+    would score 0 for it whatever the labels, and the study would measure that, not the
+    intervals. A few queries a run leaves out (as a TREC run may) pass."""
+    queries = [q for q, judged in truth.items() if judged]
+    for name, run in ranked.items():
+        missing = sum(1 for q in queries if not run.get(q))
+        if missing * 10 > len(queries):
+            raise StudyError(
+                f"run {name!r} ranks no document for {missing:,} of the truth file's "
+                f"{len(queries):,} queries (made over another split?): make a run over them, "
+                f"e.g. `retrieve {dataset.slug} --retriever bm25 --queries all --name "
+                f"{name}-all`, and name it in --runs"
+            )

@@ -186,3 +186,15 @@ def test_the_table_shows_each_coverages_interval_and_with_erring_annotators_thei
     assert f"{payload['llm_calls']} simulated LLM calls (none made)" in text
     # Two systems: tau is 1 or -1, and the line says its interval can only be the whole range.
     assert "(two systems: tau is 1 or -1, its interval the whole range)" in text
+
+
+def test_a_run_that_ranks_few_of_the_truths_queries_is_refused_naming_the_fix(study, import_run):
+    # r3 was made over another split: it ranks q1 alone, so q2-q6 would score 0 for it
+    # whatever the labels, and the study would measure that.
+    dataset, truth = study
+    import_run(dataset, "r3", [f"q1 Q0 d{r + 1} {r + 1} {10 - r} r3" for r in range(10)])
+    with pytest.raises(CommandError, match=r"run 'r3' ranks no document for 5 of the truth"):
+        call_command(
+            "simulate_study", "study", "--truth", str(truth), "--runs", "r1,r3",
+            "--replications", "1",
+        )  # fmt: skip
