@@ -52,13 +52,22 @@ ALLOW_PARTIAL_FIX = OptionFix(
 
 @dataclass
 class RefineReport:
-    """What :func:`qrels_refine` wrote: the refined set, its Refinement row, the counts, and
-    the unresolved pairs ``(query_id, doc_id, reason)`` in canonical order."""
+    """What :func:`qrels_refine` wrote: the refined set, its Refinement row, the counts, the
+    unresolved pairs the summary counts ``(query_id, doc_id, reason)`` in canonical order,
+    and ``beyond_budget``, the pairs of a budgeted pool no job debated (left unjudged by
+    design, outside the summary: :func:`beyond_budget`)."""
 
     qrel_set: QrelSet
     refinement: Refinement
     summary: final.ResolutionSummary
     unresolved: list[tuple[str, str, str]]
+    beyond_budget: int = 0
+
+
+def beyond_budget(pool: Pool, label: final.FinalLabel) -> bool:
+    """Whether ``label`` is of a pair of a budgeted ``pool`` that no job debated: a hole by
+    design, which neither blocks a refinement nor counts among its unresolved pairs."""
+    return pool.budget is not None and label.reason == final.NOT_DEBATED
 
 
 #: Unresolved reasons of an escalated pair no human has settled yet: its disagreement is open.
@@ -204,14 +213,13 @@ def qrels_refine(
         qrel_set=refined,
         refinement=refinement,
         summary=summary,
-        unresolved=_unresolved(labels),
+        unresolved=[
+            (p.final.query_id, p.final.doc_id, p.final.reason)
+            for p in labels
+            if not p.final.resolved and not beyond_budget(pool, p.final)
+        ],
+        beyond_budget=sum(1 for p in labels if beyond_budget(pool, p.final)),
     )
-
-
-def _unresolved(labels: Sequence[PoolLabel]) -> list[tuple[str, str, str]]:
-    return [
-        (p.final.query_id, p.final.doc_id, p.final.reason) for p in labels if not p.final.resolved
-    ]
 
 
 def refine_check(
@@ -290,7 +298,7 @@ def _refine_labels(
     if not labels:
         raise RefineError(f"pool {pool.name!r} has no pairs to refine")
     # Pairs of a budgeted pool that no job debated stay holes by design: they block nothing.
-    kept = [p.final for p in labels if pool.budget is None or p.final.reason != final.NOT_DEBATED]
+    kept = [p.final for p in labels if not beyond_budget(pool, p.final)]
     summary = final.summarise(kept)
     if summary.unresolved_share > max_unresolved_share and not allow_partial:
         raise RefineError(_unresolved_message(summary, max_unresolved_share), ALLOW_PARTIAL_FIX)

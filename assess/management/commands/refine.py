@@ -3,7 +3,7 @@ import argparse
 from django.core.management.base import BaseCommand, CommandError
 
 from assess.models.simulated import simulated_sentence
-from assess.refined.labels import DEFAULT_MAX_UNRESOLVED_SHARE, NOT_DEBATED
+from assess.refined.labels import DEFAULT_MAX_UNRESOLVED_SHARE
 from assess.refined.refine import (
     RefineError,
     RefineReport,
@@ -55,11 +55,9 @@ def format_report(report: RefineReport, *, listed: int = LISTED) -> str:
     reasons = ", ".join(f"{n:,} {k}" for k, n in s.by_reason.items())
     # A budgeted pool's pairs no job debated stay holes by design: counted apart, as the
     # summary (and its unresolved share) leaves them out.
-    beyond = (
-        [u for u in report.unresolved if u[2] == NOT_DEBATED] if r.pool.budget is not None else []
-    )
+    beyond = report.beyond_budget
     scope = (
-        f"{s.pairs + len(beyond):,} pairs, {len(beyond):,} of them beyond its budget of "
+        f"{s.pairs + beyond:,} pairs, {beyond:,} of them beyond its budget of "
         f"{r.pool.budget:,} and never debated (left unjudged by design), {s.pairs:,} put to "
         "the debates"
         if beyond
@@ -98,7 +96,7 @@ def format_report(report: RefineReport, *, listed: int = LISTED) -> str:
     if s.overrides_consensus:
         overrode = plural(s.overrides_consensus, "human label")
         lines.append(f"{overrode} overrode the debate consensus")
-    unresolved = [u for u in report.unresolved if not beyond or u[2] != NOT_DEBATED]
+    unresolved = report.unresolved
     if unresolved:
         lines.append(f"unresolved pairs (no final label, left unjudged): {len(unresolved):,}")
         shown = unresolved[:listed]
