@@ -599,6 +599,7 @@ def debate_requeue_expired(
     now = now or timezone.now()
     touched_jobs: set[int] = set()
     to_enqueue: dict[str, list[int]] = {}  # Celery queue -> debate ids
+    sent_jobs: set[int] = set()  # the jobs of those debates: sent to the workers again now
     scope = Debate.objects.filter(job=job) if job is not None else Debate.objects.all()
     with transaction.atomic():
         expired = list(
@@ -634,11 +635,9 @@ def debate_requeue_expired(
                     agent_a=AgentConfig.stored(agent_a), agent_b=AgentConfig.stored(agent_b)
                 )
                 to_enqueue.setdefault(queue, []).append(pk)
+                sent_jobs.add(job_id)
         if enqueue:
-            requeued_jobs = Debate.objects.filter(
-                pk__in=[pk for ids in to_enqueue.values() for pk in ids]
-            ).values("job_id")
-            DebateJob.objects.filter(pk__in=requeued_jobs).update(sent=now)
+            DebateJob.objects.filter(pk__in=sent_jobs).update(sent=now)
             for queue, ids in to_enqueue.items():
                 debates_enqueue(ids, queue=queue)
     if expired:

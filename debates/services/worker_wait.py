@@ -109,16 +109,18 @@ def worker_warning_watch(*, job: DebateJob, say: Callable[[str], None]) -> Progr
     def watch(progress: JobProgress) -> None:
         if cleared[0]:
             return
-        if warned_at:
-            if progress.running or progress.done > warned_at[0]:
-                cleared[0] = True
-                say(f"A worker took job {job.pk}'s work: following it.")
-            return
         # The job as it is now: its stage-0 state and marks move while a command follows it.
         fresh = DebateJob.objects.filter(pk=job.pk).first()
         warning = fresh and debate_job_worker_warning(job=fresh, progress=progress)
-        if warning:
-            warned_at.append(progress.done)
-            say(warning)
+        if not warned_at:
+            if warning:
+                warned_at.append(progress.done)
+                say(warning)
+            return
+        # Taken: the warning no longer holds because a worker runs or finished a debate (a
+        # debate "running" under an expired lease keeps the warning, so it is no sign).
+        if not warning and (progress.running or progress.done > warned_at[0]):
+            cleared[0] = True
+            say(f"A worker took job {job.pk}'s work: following it.")
 
     return watch

@@ -256,3 +256,22 @@ def test_a_long_wait_is_said_in_hours_then_days():
         "47 hours",
     ]
     assert wait_span(4320 * 60) == "3 days" and wait_span(48 * 3600) == "2 days"
+
+
+def test_debates_under_an_expired_lease_are_no_sign_that_a_worker_took_the_job(queued_job):
+    hour_ago = timezone.now() - dt.timedelta(hours=1)
+    Debate.objects.filter(job=queued_job).update(
+        status=Debate.Status.RUNNING, started=hour_ago, lease_expires_at=hour_ago
+    )
+    said: list[str] = []
+    watch = worker_warning_watch(job=queued_job, say=said.append)
+    for _ in range(2):
+        watch(debate_job_progress(job=queued_job))
+    assert len(said) == 1 and said[0].startswith("No worker has taken its debates")
+    # A worker claims one of them again: a live lease.
+    first = queued_job.debates.order_by("pk").first()
+    Debate.objects.filter(pk=first.pk).update(
+        lease_expires_at=timezone.now() + dt.timedelta(minutes=5)
+    )
+    watch(debate_job_progress(job=queued_job))
+    assert said[1:] == [f"A worker took job {queued_job.pk}'s work: following it."]
