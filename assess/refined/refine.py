@@ -213,13 +213,18 @@ def qrels_refine(
         qrel_set=refined,
         refinement=refinement,
         summary=summary,
-        unresolved=[
-            (p.final.query_id, p.final.doc_id, p.final.reason)
-            for p in labels
-            if not p.final.resolved and not beyond_budget(pool, p.final)
-        ],
+        unresolved=_unresolved(pool, labels),
         beyond_budget=sum(1 for p in labels if beyond_budget(pool, p.final)),
     )
+
+
+def _unresolved(pool: Pool, labels: Sequence[PoolLabel]) -> list[tuple[str, str, str]]:
+    """The unresolved pairs the summary counts (not those beyond a budget)."""
+    return [
+        (p.final.query_id, p.final.doc_id, p.final.reason)
+        for p in labels
+        if not p.final.resolved and not beyond_budget(pool, p.final)
+    ]
 
 
 def refine_check(
