@@ -49,23 +49,29 @@ def difference_interval(intervals: SystemIntervals, a: str, b: str, measure: str
     within [-1, 1] and within the systems' ranges (a's lowest less b's highest, a's highest
     less b's lowest: :mod:`assess.evaluation.interval_range`; :func:`bounded`: the whole
     range when the estimate left it). Raises KeyError for an unknown system or measure."""
-    base, diff = _difference_terms(intervals, a, b, measure)
+    base, diff, cross = _difference_terms(intervals, a, b, measure)
     # A difference of two means of values in [0, 1] lies in [-1, 1], and within a's lowest
     # less b's highest and a's highest less b's lowest (assess.evaluation.interval_range).
     low, high = -1.0, 1.0
     ranges = intervals.ranges.get(measure, {})
     if a in ranges and b in ranges:
         low, high = ranges[a][0] - ranges[b][1], ranges[a][1] - ranges[b][0]
-    return bounded(greg_interval(base, diff, intervals.sample), low, high)
+    return bounded(greg_interval(base, diff, intervals.sample, cross), low, high)
 
 
 def _difference_terms(
     intervals: SystemIntervals, a: str, b: str, measure: str
-) -> tuple[float, list[float]]:
-    """(F_a(x) - F_b(x), slope_a - slope_b per sampled pair): the GREG terms of a - b."""
+) -> tuple[float, list[float], list[float]]:
+    """(F_a(x) - F_b(x), slope_a - slope_b per sampled pair, F_ij of a less b's per couple):
+    the GREG terms of a - b."""
     sa, sb = intervals.slope[measure][a], intervals.slope[measure][b]
     base = intervals.base[measure][a] - intervals.base[measure][b]
-    return base, [x - y for x, y in zip(sa, sb, strict=True)]
+    ca, cb = (
+        intervals.cross.get(measure, {}).get(a, []),
+        intervals.cross.get(measure, {}).get(b, []),
+    )
+    cross = [x - y for x, y in zip(ca, cb, strict=True)]
+    return base, [x - y for x, y in zip(sa, sb, strict=True)], cross
 
 
 @dataclass(frozen=True)
@@ -185,9 +191,9 @@ def tau_b_bounds(
 def _difference_at(intervals: SystemIntervals, a: str, b: str, measure: str, z: float) -> Interval:
     """The GREG estimate of ``a`` minus ``b`` (:func:`difference_interval`) with ``z``
     standard errors on each side instead of 1.96, unclipped."""
-    base, diff = _difference_terms(intervals, a, b, measure)
-    point = greg_interval(base, diff, intervals.sample).estimate
-    half = z * math.sqrt(greg_variance(diff, intervals.sample)[1])
+    base, diff, cross = _difference_terms(intervals, a, b, measure)
+    point = greg_interval(base, diff, intervals.sample, cross).estimate
+    half = z * math.sqrt(greg_variance(diff, intervals.sample, cross)[1])
     return Interval(point, point - half, point + half, 0)
 
 
@@ -250,7 +256,9 @@ def labels_for_half_width(
     Jeffreys point of an audit that saw few disagreements) dominates, the variance falls
     faster than (1 - pi) / pi as labels come in, so the figure is then an upper estimate (a
     reviewer's example: 400 more labels said where about 170 would do); and the uncertainty
-    of escalated pairs still unjudged, which a larger audit cannot shrink, is not in it."""
+    of escalated pairs still unjudged, which a larger audit cannot shrink, is not in it. The
+    second-order term's variance (two audited pairs of one query) falls as ((1 - pi) / pi)^2,
+    faster still: one more reason the figure is an upper estimate."""
     n = intervals.n_human
     if not n or pool_size <= 0:
         return 0

@@ -132,35 +132,3 @@ def system_range(
         highs += high
     n = len(labels) or 1
     return lows / n, highs / n
-
-
-# Where the simulated studies found the nDCG@10 and R@100 estimates biased low: qrels with
-# about one relevant document a query (ArguAna 1.00, SciFact 1.13). The bias does not shrink
-# with more queries while the intervals do, so it shows once there are many: ArguAna's 1,401
-# queries covered nDCG@10 in 87-90% and R@100 in 75%, SciFact's 1,109 (train and test) in
-# 89-90%, while 300 queries of either covered in 93-97% (docs/measured.md).
-SPARSE_RELEVANT_PER_QUERY = 1.5
-
-
-def sparse_relevance_note(*, fixed: Mapping[str, Mapping[str, int]], rel_level: int = 1) -> str:
-    """A sentence when the judged queries hold on average fewer than
-    :data:`SPARSE_RELEVANT_PER_QUERY` relevant documents (grade >= ``rel_level``) in the
-    fixed qrels ``{query_id: {doc_id: grade}}``, "" otherwise: there the estimates of
-    nDCG@10 and R@100 were biased low in the simulated studies (the estimator's model takes
-    a query's unaudited pairs as independently relevant, which a query with one relevant
-    document is not), by more than the intervals allow once there are many queries, while
-    P@10 covered. Pure."""
-    judged = [q for q, grades in fixed.items() if grades]
-    if not judged:
-        return ""
-    relevant = sum(1 for q in judged for g in fixed[q].values() if g >= rel_level)
-    mean = relevant / len(judged)
-    if mean >= SPARSE_RELEVANT_PER_QUERY:
-        return ""
-    return (
-        f"the original qrels judge {mean:.2f} relevant documents a query on average, over "
-        f"{len(judged):,} queries: on qrels this sparse the simulated studies found the "
-        "nDCG@10 and R@100 estimates biased low, by more than their intervals allow once "
-        "there are many queries (coverage 75-90% on ArguAna's 1,401 and SciFact's 1,109 "
-        "queries, 93-97% on 300 of either; P@10 covered): read those two with care"
-    )

@@ -34,6 +34,13 @@ pool with known inclusion probabilities and a measure that is not linear in the 
    the unaudited pairs' deviations from the model (dF/dx_i = F(x_i = 1) - F(x_i = 0), exact
    for a multilinear F), plus the estimated O(1/n) bias of a model fitted on the same
    sample (see :func:`greg_interval`).
+4. The second-order term: sum over couples of audited pairs of one query of
+   e_i * e_j * F_ij * (1 / pi_i - 1) * (1 / pi_j - 1), the Horvitz-Thompson estimate of
+   how the unaudited pairs' deviations interact two by two within a query
+   (:mod:`assess.evaluation.interval_interactions`; F_ij the exact second mixed
+   difference). It is zero for P@10, and it is what keeps nDCG@10 and R@100 centred on
+   qrels with about one relevant document a query, where a query's labels are far from
+   independent.
 
 Why expand around the model and not around the machine labels (the plain difference
 estimator, theta(machine labels) + HT sum of each wrong label's effect): nDCG@10 and R@100
@@ -42,8 +49,11 @@ wrong labels in one query move them by more or less than the sum of their single
 (Oosterhuis et al. 2024, arXiv 2407.02464, on ratio measures). Around the machine labels
 every wrong label's deviation has the same sign, so those interactions add up to a bias
 (-0.035 nDCG@10 on SciFact, 80% coverage; docs/measured.md); around the model the deviations
-are centred and their interactions cancel on average (with the true m_c the bias vanished
-in the same study), leaving first-order terms for the sample. With every pair audited
+are centred and their interactions cancel on average when a query's labels are about
+independent (with the true m_c the bias vanished in the same study), leaving first-order
+terms for the sample. When they are not (a query with one relevant document has exactly one:
+ArguAna, SciFact), the interactions add up again, to a bias that does not shrink with the
+number of queries (-0.04 R@100 on ArguAna's 1,401); step 4 estimates them. With every pair audited
 (pi = 1) the estimate is the human value exactly.
 
 The interval is normal, with the GREG variance (Sarndal et al. sec. 6.6, Poisson sampling)
@@ -52,7 +62,10 @@ residuals) and the same with e_i^2 replaced by v_c = p(1 - p) at p, the 95% poin
 cell's Jeffreys posterior Beta(k + 1/2, n - k + 1/2) on the side of 1/2 (k relevant of n
 audited). The second term is there for rare disagreements: an audit that saw none in a
 large cell does not show there are none, and a normal interval built from what it saw would
-be narrowest exactly when it missed them. docs/measured.md ("Intervals") gives the coverage
+be narrowest exactly when it missed them. Where a query has two audited pairs, each
+(dF/dx_i)^2 is taken at the query's human labels instead
+(:func:`~assess.evaluation.interval_interactions.slope_squares`) and the second-order term
+adds its couples' own variance. docs/measured.md ("Intervals") gives the coverage
 this reaches on real qrels.
 
 Why not ``ppi_py.ppi_mean_ci``: it assumes i.i.d. labelled and unlabelled samples from a
@@ -87,6 +100,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+import numpy as np
 from scipy.stats import beta as beta_dist
 
 from .interval_expectations import (
@@ -100,6 +114,16 @@ from .interval_expectations import (
     query_terms,
     rank_gains,
 )
+from .interval_interactions import (
+    CoupleExpectations,
+    SampleArrays,
+    couple_expectations,
+    couple_interaction,
+    expected_measure,
+    sample_couples,
+    second_order,
+    slope_squares,
+)
 from .interval_range import query_labels, system_range
 from .interval_strata import ESCALATED as ESCALATED
 from .interval_strata import IntervalError as IntervalError
@@ -112,6 +136,9 @@ from .interval_strata import (
 )
 
 INTERVAL_MEASURES = ("nDCG@10", "P@10", "R@100")
+# The second-order term (step 4 of the module docstring) is on; False only to measure what
+# it does, as docs/measured.md ("The second-order term") did, with the same seeds.
+SECOND_ORDER = True
 
 
 @dataclass(frozen=True)
@@ -150,6 +177,25 @@ class HumanSample:
     leverage: list[float] = field(default_factory=list)
     cell: list[int] = field(default_factory=list)
     stratum: list[str] = field(default_factory=list)
+    # (i, j), i < j: the couples of entries of one evaluated query, the second-order term's
+    # units (assess.evaluation.interval_interactions).
+    couples: list[tuple[int, int]] = field(default_factory=list)
+    _arrays: SampleArrays | None = field(default=None, repr=False, compare=False)
+
+    def arrays(self) -> SampleArrays:
+        """The sample as the GREG sums use it, computed on first use: call it only once
+        the sample is complete (its couples set)."""
+        if self._arrays is None:
+            self._arrays = SampleArrays.of(
+                residual=self.residual,
+                inv_pi=self.inv_pi,
+                one_minus_pi=self.one_minus_pi,
+                leverage=self.leverage,
+                variance=self.variance,
+                cell=self.cell,
+                couples=self.couples,
+            )
+        return self._arrays
 
 
 @dataclass
@@ -167,6 +213,8 @@ class SystemIntervals:
     sample: HumanSample = field(default_factory=HumanSample, repr=False)
     slope: dict[str, dict[str, list[float]]] = field(default_factory=dict, repr=False)
     base: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)
+    # Per measure and system, each couple's F_ij / |queries| (in ``sample.couples``' order).
+    cross: dict[str, dict[str, list[float]]] = field(default_factory=dict, repr=False)
     # Per measure and system, the (lowest, highest) value any completion of the pairs
     # without a human label gives (assess.evaluation.interval_range): intervals stay inside.
     ranges: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict, repr=False)
@@ -404,6 +452,11 @@ class _MeasureState:
     at_x: dict[str, tuple[float, dict[float, float]]]
     pairs: list[PairExpect | None]  # None: the pair's query is not evaluated
     sampled: dict[str, set[str]]  # query -> its sampled documents
+    expect: Expect
+    groups: dict[str, Counter[float]]  # query -> {p: how many of its pairs at p}
+    # Per couple (i, j), the query's expectations with its two labels set: shared by every
+    # system, so filled by the first.
+    couples: dict[tuple[int, int], CoupleExpectations] = field(default_factory=dict)
 
 
 def _measure_state(design: _Design, queries: Sequence[str], expect: Expect) -> _MeasureState:
@@ -418,17 +471,7 @@ def _measure_state(design: _Design, queries: Sequence[str], expect: Expect) -> _
             continue
         known = len(design.hard.get(q, set()))
         pairs.append(pair_expect(doc, design.soft[q][doc], known, groups[q], expect))
-    return _MeasureState(at_x, pairs, sampled)
-
-
-def _expected(terms: QueryTerms, at_x: tuple[float, dict[float, float]]) -> float:
-    """F(x) for one query and system: sum over the top k of gain * E[Y_d h(R)], where a
-    known relevant document contributes E[h(R)] and one of p group p * E[h(R + 1 | d out)]."""
-    mean0, loo = at_x
-    value = terms.hard_mass * mean0
-    for p, mass in terms.group_mass.items():
-        value += p * mass * loo.get(p, 0.0)
-    return value
+    return _MeasureState(at_x, pairs, sampled, expect, groups)
 
 
 def _system_measure(
@@ -437,12 +480,14 @@ def _system_measure(
     ranked: Mapping[str, Sequence[str]],
     queries: Sequence[str],
     measure: str,
-) -> tuple[float, list[float]]:
-    """(F(x), slope_i per sampled pair): the system's mean measure expected at x (the model's
-    prediction, audited pairs at their human labels) and each audited pair's first-order
-    effect on that mean, (F(x_i = 1) - F(x_i = 0)) / |queries|, for F the multilinear
-    extension of the measure (its expectation under independent Bernoulli labels). Both are
-    exact: the measure is a sum over the top k of gain * Y_d * h(R) (see "expectations")."""
+) -> tuple[float, list[float], list[float]]:
+    """(F(x), slope_i per sampled pair, F_ij per couple): the system's mean measure expected
+    at x (the model's prediction, audited pairs at their human labels), each audited pair's
+    first-order effect on that mean, (F(x_i = 1) - F(x_i = 0)) / |queries|, for F the
+    multilinear extension of the measure (its expectation under independent Bernoulli
+    labels), and each couple's second mixed difference / |queries|
+    (:mod:`assess.evaluation.interval_interactions`). All exact: the measure is a sum over
+    the top k of gain * Y_d * h(R) (see "expectations")."""
     k = SPEC[measure]
     gains = rank_gains(measure, k)
     n = len(queries)
@@ -452,18 +497,34 @@ def _system_measure(
         hard, soft = design.hard.get(q, set()), design.soft.get(q, {})
         wanted = state.sampled.get(q, set())
         terms_of[q] = query_terms(ranked.get(q, []), k, gains, hard, soft, wanted)
-        total += _expected(terms_of[q], state.at_x[q])
+        total += expected_measure(terms_of[q], state.at_x[q])
     slopes = [
         0.0 if pair is None else influence(terms_of[q], pair) / n
         for (q, _doc), pair in zip(design.sample, state.pairs, strict=True)
     ]
-    return total / n, slopes
+    cross = []
+    # P@10 is linear in the labels: its couples' interactions are all 0.
+    for i, j in design.human.couples if measure != "P@10" else ():
+        (q, a), b = design.sample[i], design.sample[j][1]
+        at = (design.soft[q][a], design.soft[q][b])
+        expectations = state.couples.get((i, j))
+        if expectations is None:
+            known = len(design.hard.get(q, set()))
+            expectations = couple_expectations(
+                known=known, groups=state.groups[q], at=at, expect=state.expect
+            )
+            state.couples[(i, j)] = expectations
+        f = couple_interaction(terms=terms_of[q], couple=(a, b), at=at, expectations=expectations)
+        cross.append(f / n)
+    return total / n, slopes, cross
 
 
 Z_95 = 1.959963984540054  # the standard normal's 97.5% point
 
 
-def greg_interval(base: float, slopes: Sequence[float], sample: HumanSample) -> Interval:
+def greg_interval(
+    base: float, slopes: Sequence[float], sample: HumanSample, cross: Sequence[float] = ()
+) -> Interval:
     """The estimate and its normal 95% interval for one system's mean (or one difference of
     two: slopes a - b), from the prediction ``base`` = F(x) and each sampled pair's
     ``slopes`` (in ``sample``'s order):
@@ -476,16 +537,18 @@ def greg_interval(base: float, slopes: Sequence[float], sample: HumanSample) -> 
     E[(m_hat - m) * (the correction's error)], estimated by Horvitz-Thompson). Variance, per
     model cell c, the larger of sum_c (1 - pi_i) / pi_i^2 * slope_i^2 * v_c (the model's)
     and of the same with e_i^2 for v_c (the sample's own residuals); Sarndal, Swensson and
-    Wretman 1992, sec. 6.6 (Poisson sampling). With every pair audited (pi = 1) both sums
-    vanish and the interval has no width: nothing is left to estimate."""
-    point = base
-    s = sample
-    for slope, ip, om, e, lev in zip(
-        slopes, s.inv_pi, s.one_minus_pi, s.residual, s.leverage, strict=True
-    ):
-        point += slope * e * (ip - 1.0) + om * ip * ip * e * slope * lev
-    half = Z_95 * math.sqrt(greg_variance(slopes, sample)[1])
-    return Interval(point, point - half, point + half, audited_count(s))
+    Wretman 1992, sec. 6.6 (Poisson sampling). ``cross``: each couple's F_ij / |queries|
+    (a - b for a difference), whose second-order term
+    (:func:`~assess.evaluation.interval_interactions.second_order`) adds to the estimate
+    and its variance to the variance; empty: no couple. With every pair audited (pi = 1)
+    every sum vanishes and the interval has no width: nothing is left to estimate."""
+    a = sample.arrays()
+    slope = np.asarray(slopes, dtype=float)
+    point = base + float(slope @ a.correction)
+    if len(cross):
+        point += second_order(cross, a.couples)[0]
+    half = Z_95 * math.sqrt(greg_variance(slopes, sample, cross)[1])
+    return Interval(point, point - half, point + half, audited_count(sample))
 
 
 def audited_count(sample: HumanSample) -> int:
@@ -494,20 +557,26 @@ def audited_count(sample: HumanSample) -> int:
     return sum(1 for name in sample.stratum if name != ESCALATED)
 
 
-def greg_variance(slopes: Sequence[float], sample: HumanSample) -> tuple[float, float]:
+def greg_variance(
+    slopes: Sequence[float], sample: HumanSample, cross: Sequence[float] = ()
+) -> tuple[float, float]:
     """(the model's variance, the variance used): the sums of :func:`greg_interval`'s
     docstring over the sampled pairs, the first with v_c in every cell, the second with the
-    larger of the two sums in each cell."""
-    model: dict[int, float] = {}
-    seen: dict[int, float] = {}
-    s = sample
-    for slope, ip, om, e, v, cell in zip(
-        slopes, s.inv_pi, s.one_minus_pi, s.residual, s.variance, s.cell, strict=True
-    ):
-        weight = om * ip * ip * slope * slope
-        model[cell] = model.get(cell, 0.0) + weight * v
-        seen[cell] = seen.get(cell, 0.0) + weight * e * e
-    return sum(model.values()), sum(max(model[c], seen[c]) for c in model)
+    larger of the two sums in each cell; each plus the second-order term's variance over
+    the couples (``cross`` as in :func:`greg_interval`), whose covariance with the
+    first-order terms enters through each pair's squared slope
+    (:func:`~assess.evaluation.interval_interactions.slope_squares`)."""
+    a = sample.arrays()
+    slope = np.asarray(slopes, dtype=float)
+    squares = slope_squares(slopes, cross, a.couples) if len(cross) else slope * slope
+    weight = a.design_weight * squares
+    model = np.bincount(a.cell, weight * a.variance, a.cells)
+    seen = np.bincount(a.cell, weight * a.residual_square, a.cells)
+    extra = second_order(cross, a.couples)[1] if len(cross) else 0.0
+    # A cell's sum is a variance: at 0 or more (slope_squares' estimates may dip below).
+    floor = float(np.maximum(model, 0.0).sum())
+    used = float(np.maximum(np.maximum(model, seen), 0.0).sum())
+    return floor + extra, used + extra
 
 
 def bounded(found: Interval, low: float, high: float) -> Interval:
@@ -586,6 +655,7 @@ def refined_intervals(
     if best_rank is None:
         best_rank = best_ranks(runs)
     design = _design(fixed, pool, best_rank, use_machine=use_machine, rel_level=rel_level)
+    design.human.couples = sample_couples(design.sample, queries) if SECOND_ORDER else []
     found = SystemIntervals(
         method="ppi" if use_machine else "human_only",
         n_human=audited_count(design.human),
@@ -599,8 +669,8 @@ def refined_intervals(
     for measure in measures:
         state = _measure_state(design, queries, Expect(measure))
         for system, ranked in sorted(runs.items()):
-            base, slopes = _system_measure(design, state, ranked, queries, measure)
-            interval = greg_interval(base, slopes, design.human)
+            base, slopes, cross = _system_measure(design, state, ranked, queries, measure)
+            interval = greg_interval(base, slopes, design.human, cross)
             # The human-completed value lies between the lowest and highest value any
             # completion of the pairs without a human label gives (within [0, 1]).
             low, high = system_range(measure, ranked, labels)
@@ -610,6 +680,7 @@ def refined_intervals(
             found.by_system.setdefault(system, {})[measure] = kept
             found.slope.setdefault(measure, {})[system] = slopes
             found.base.setdefault(measure, {})[system] = base
+            found.cross.setdefault(measure, {})[system] = cross
             found.ranges.setdefault(measure, {})[system] = (low, high)
     if at_bound:
         # An estimate at the end of what the labels allow has its interval cut there: a

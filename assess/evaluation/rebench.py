@@ -23,12 +23,13 @@ from .effects import Effects, effects_compute, effects_table, qrels_split
 from .tables import Table
 
 CACHE_SECONDS = 600
-# Part of every cache key: bumped when a cached result gains fields (2: the ranking measures,
-# 3: the effects of corrections apart from holes, 4: the refined intervals' simulated
-# labels, 5: the intervals' query counts, the LLM-only nDCG binary at the relevance level and
-# Wilcoxon's p on the changed queries), so that a result cached by the code before (e.g. in
-# Redis across a restart) is not read.
-CACHE_VERSION = 5
+# Part of every cache key: bumped when a cached result gains fields or changes values (2: the
+# ranking measures, 3: the effects of corrections apart from holes, 4: the refined intervals'
+# simulated labels, 5: the intervals' query counts, the LLM-only nDCG binary at the
+# relevance level and Wilcoxon's p on the changed queries, 6: the intervals' second-order
+# term), so that a result cached by the code before (e.g. in Redis across a restart) is not
+# read.
+CACHE_VERSION = 6
 
 
 class RebenchError(ValueError):

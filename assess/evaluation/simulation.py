@@ -149,6 +149,9 @@ class MethodTally:
     covered: int = 0
     total: int = 0
     width_sum: float = 0.0
+    # Sum of estimate - truth: the mean error (the estimator's bias, as far as the study's
+    # replications can tell) is what coverage alone cannot show, a centre that is off.
+    error_sum: float = 0.0
     failures: int = 0  # replications where the method could give no interval
     per_system: dict[str, list[int]] = field(default_factory=dict)
     # Intervals that contain the value under the simulated annotators' labels (the value the
@@ -191,13 +194,14 @@ class MethodTally:
         self.total += 1
         self.covered += hit
         self.width_sum += interval.high - interval.low
+        self.error_sum += interval.estimate - truth
         counts = self.per_system.setdefault(system, [0, 0])
         counts[0] += hit
         counts[1] += 1
 
     def summary(self) -> dict[str, object]:
         """``{"coverage", "coverage_interval", "coverage_of_annotators_value",
-        "mean_width", "intervals", "whole_range_intervals", "failures",
+        "mean_width", "mean_error", "intervals", "whole_range_intervals", "failures",
         "lowest_system_coverage": {"system", "coverage", "intervals",
         "coverage_interval"}}``; None when no interval was made. ``coverage_interval``:
         95% ``[low, high]`` (pooled: :func:`coverage_interval`; one system: Wilson over its
@@ -226,6 +230,7 @@ class MethodTally:
                 self.covered_annotators / self.total if self.total else None
             ),
             "mean_width": self.width_sum / self.total if self.total else None,
+            "mean_error": self.error_sum / self.total if self.total else None,
             "intervals": self.total,
             "whole_range_intervals": self.whole_range,
             "failures": self.failures,

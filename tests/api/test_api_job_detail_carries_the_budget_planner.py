@@ -48,12 +48,6 @@ def test_the_job_detail_has_the_budget_of_the_newest_refined_set(refined, api_as
         "simulated": False,
         "simulated_labels": {"debate": 0, "human": 0, "stage0": 0},
         "notes": [
-            # The fixture's qrels judge one relevant document a query, as ArguAna's do.
-            "the original qrels judge 1.00 relevant documents a query on average, over 2 "
-            "queries: on qrels this sparse the simulated studies found the nDCG@10 and R@100 "
-            "estimates biased low, by more than their intervals allow once there are many "
-            "queries (coverage 75-90% on ArguAna's 1,401 and SciFact's 1,109 queries, 93-97% "
-            "on 300 of either; P@10 covered): read those two with care",
             "stratum 'label 0, round 2' (1 pair) has no human label: its machine labels' "
             "errors, if any, are not seen by this sample",
             # A two-query world: most estimates sit at an end of what the labels allow.

@@ -103,6 +103,9 @@ def test_the_lowest_covering_system_is_named_beside_the_pooled_coverage():
         "coverage_interval": pytest.approx([0.09453, 0.90547], abs=1e-5),
     }
     assert MethodTally().summary()["lowest_system_coverage"] is None
+    # The mean error, estimate - truth: (0.05 - 0.05 - 0.15 - 0.10) / 4 = -0.0625.
+    assert summary["mean_error"] == pytest.approx(-0.0625)
+    assert MethodTally().summary()["mean_error"] is None
 
 
 def test_a_settled_pair_whose_true_difference_is_zero_up_to_rounding_is_wrong(hand_made):

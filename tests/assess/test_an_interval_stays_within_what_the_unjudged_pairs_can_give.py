@@ -102,27 +102,6 @@ def test_a_pooled_pair_also_in_the_fixed_judgments_is_refused_naming_it():
         refined_intervals(runs={"alpha": ALPHA}, fixed=FIXED, pool=pool, queries=["q1", "q2"])
 
 
-def test_qrels_with_about_one_relevant_document_a_query_get_a_note_on_the_ratio_measures():
-    from assess.evaluation.interval_range import sparse_relevance_note
-
-    # ArguAna-like: one relevant a query (and a judged non-relevant one): 1.00 on average.
-    one = {"q1": {"a": 1, "b": 0}, "q2": {"c": 2}}
-    assert sparse_relevance_note(fixed=one).startswith(
-        "the original qrels judge 1.00 relevant documents a query on average, over 2 queries"
-    )
-    # SciFact-like (1.13 a query, biased too: it shows at 1,109 queries): 17 queries with one
-    # and two with two, 21 / 19 = 1.105.
-    scifact_like = {f"q{i}": {"a": 1} for i in range(17)}
-    scifact_like |= {"x": {"a": 1, "b": 1}, "y": {"c": 1, "d": 1}}
-    assert sparse_relevance_note(fixed=scifact_like).startswith(
-        "the original qrels judge 1.11 relevant documents a query on average, over 19 queries"
-    )
-    # Two a query: no note; at relevance level 2 only q2's grade-2 document counts (0.50).
-    assert sparse_relevance_note(fixed={"q1": {"a": 1, "b": 1}, "q2": {"c": 1, "d": 1}}) == ""
-    assert "0.50 relevant" in sparse_relevance_note(fixed=one, rel_level=2)
-    assert sparse_relevance_note(fixed={}) == ""
-
-
 def test_an_estimate_at_the_end_of_what_the_labels_allow_is_said_to_be_one_sided():
     # Four agreed "relevant" pairs, two audited at half and found relevant: the model predicts
     # the other two relevant too, so the estimate is the highest value the two unknown pairs

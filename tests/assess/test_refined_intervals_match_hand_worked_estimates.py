@@ -24,7 +24,12 @@ from assess.evaluation.intervals import (
 def greg(found, system="s", measure="P@10"):
     """The GREG interval before it is kept within the range the unknown pairs allow (the
     estimator's own formula, which the tests below work out by hand)."""
-    return greg_interval(found.base[measure][system], found.slope[measure][system], found.sample)
+    return greg_interval(
+        found.base[measure][system],
+        found.slope[measure][system],
+        found.sample,
+        found.cross[measure][system],
+    )
 
 
 def label(q, d, machine, human, *, drawn=True, share=0.5, stratum=None):

@@ -162,7 +162,7 @@ def test_one_replication_of_a_simulated_study_is_one_replication(study):
     # The table counts, beside each coverage, the intervals spanning every value the labels
     # allow (covered by construction) and the replications without an interval.
     header = next(line for line in out.getvalue().splitlines() if line.startswith("measure "))
-    assert "intervals  whole range  failures  lowest system" in header
+    assert "mean width  mean error  intervals  whole range  failures  lowest system" in header
 
 
 def test_the_table_shows_each_coverages_interval_and_with_erring_annotators_their_value(study):

@@ -150,13 +150,14 @@ class Command(BaseCommand):
 
     def _table(self, result, *, annotator_error: float) -> None:
         """Each measure's three methods (coverage with its 95% interval; with erring annotators
-        also the coverage of the annotators' value, what the intervals estimate), then its
+        also the coverage of the annotators' value, what the intervals estimate; the mean
+        error, estimate - true value, the bias as far as the replications tell), then its
         prediction-powered comparisons."""
         erring = annotator_error > 0
         self.stdout.write(
             "measure   method      coverage [95% interval]  "
             + ("of annotators' value  " if erring else "")
-            + "mean width  intervals  whole range  failures  lowest system\n"
+            + "mean width  mean error  intervals  whole range  failures  lowest system\n"
         )
         for measure, tallies in result.by_measure.items():
             for name, row in tallies.items():
@@ -172,7 +173,8 @@ class Command(BaseCommand):
                 )
                 self.stdout.write(
                     f"{measure:<9} {name:<11} {cov:<23}  {annotators}"
-                    f"{_fixed(s['mean_width'], 4):>10}  {s['intervals']:>9}  "
+                    f"{_fixed(s['mean_width'], 4):>10}  {_signed(s['mean_error']):>10}  "
+                    f"{s['intervals']:>9}  "
                     f"{s['whole_range_intervals']:>11}  {s['failures']:>8}  {lowest}\n"
                 )
         if erring:
@@ -183,6 +185,11 @@ class Command(BaseCommand):
             )
         for measure, tally in result.comparisons.items():
             self.stdout.write(_comparison_line(measure, tally.summary(), result.systems))
+
+
+def _signed(value: float | None) -> str:
+    """A mean error with its sign and four decimals, "-" when there is none."""
+    return "-" if value is None else f"{value:+.4f}"
 
 
 def _comparison_line(measure: str, c: dict, systems: int) -> str:
