@@ -33,7 +33,7 @@ from .datasheet_corrections import copied_words, corrections_lines
 from .datasheet_interval_lines import IntervalCell as IntervalCell
 from .datasheet_interval_lines import IntervalsSheet, interval_lines
 from .datasheet_ranking import ranking_lines
-from .labels import HUMAN_TIE
+from .labels import HUMAN_TIE, budget_split
 
 # Line breaks of any kind (CommonMark, Unicode) become spaces; other control characters and
 # bidirectional overrides (which can reorder what a reader sees) become U+FFFD.
@@ -426,11 +426,16 @@ def _judging_order(s: Datasheet, pairs: int) -> list[str]:
     if s.pool_budget is None:
         return [line + "; no budget: every pair was put to the debate jobs"]
     unjudged = pairs - s.pairs
+    within, labelled = budget_split(pairs=s.pairs, budget=s.pool_budget)
+    elsewhere = labelled and (
+        f"{plural(labelled, 'pair')} beyond it labelled all the same (by jobs on other pools "
+        "of the dataset, whose labels are reused, or debated before the budget was set), "
+    )
     return [
         line + f"; budget {plural(s.pool_budget, 'pair')} a job judges at most, in that order: "
-        f"{plural(s.pairs, 'pair')} put to the debate jobs, {plural(unjudged, 'pair')} "
-        "never debated (beyond the budget) and left unjudged (not relevant in the qrels; "
-        "counted unresolved below, reason `not debated`)"
+        f"{plural(within, 'pair')} put to the debate jobs, {elsewhere or ''}"
+        f"{plural(unjudged, 'pair')} never debated (beyond the budget) and left unjudged (not "
+        "relevant in the qrels; counted unresolved below, reason `not debated`)"
     ]
 
 

@@ -529,3 +529,14 @@ def refined_rows(
         if grade is not None and (key not in rows or label.corrects_original):
             rows[key] = grade
     return [(q, d, g) for (q, d), g in sorted(rows.items())]
+
+
+def budget_split(*, pairs: int, budget: int) -> tuple[int, int]:
+    """(within, labelled beyond) for a budgeted pool: of its ``pairs`` counted by a
+    refinement (those with a label or put to a debate, not those never debated), ``within``
+    those the pool's jobs debated, at most the budget's first ``budget`` pairs of the pool's
+    order; ``labelled beyond`` the rest, pairs past the budget that have a label all the
+    same (from a job on another pool of the dataset, whose labels are reused, or debated
+    before the budget was set or lowered). Both >= 0."""
+    within = min(budget, pairs)
+    return within, pairs - within

@@ -72,3 +72,32 @@ def test_the_refine_printout_counts_the_pairs_beyond_the_budget_apart(holes):
     )
     assert "0 unresolved (0.0% of pairs" in text
     assert "unresolved pairs (no final label" not in text
+
+
+def test_pairs_beyond_the_budget_that_have_a_label_are_not_counted_as_debated_within_it(
+    holes, tmp_path
+):
+    # A budget of 2 over 4 pairs whose first 3 have labels: the third was labelled from
+    # elsewhere (a job on another pool, or debated before the budget was lowered), so the
+    # sheet says 2 put to the debate jobs, 1 beyond the budget labelled all the same, 1 never
+    # debated: not "3 put to the debate jobs" of a budget of 2.
+    from assess.management.commands.refine import format_report
+    from assess.refined.labels import budget_split
+
+    settle_all(holes)
+    holes.debate("q1", "d5").delete()
+    holes.pool.strategy, holes.pool.budget = "bandit", 2
+    holes.pool.save(update_fields=["strategy", "budget"])
+    report = qrels_refine(pool=holes.pool, name="test-bandit-2", allow_partial=True)
+    holes.refined = report.qrel_set
+    assert (
+        "budget 2 pairs a job judges at most, in that order: 2 pairs put to the debate jobs, "
+        "1 pair beyond it labelled all the same (by jobs on other pools of the dataset, whose "
+        "labels are reused, or debated before the budget was set), 1 pair never debated"
+    ) in readme(holes, tmp_path)
+    assert format_report(report).startswith(
+        "pool holes/p: 4 pairs, 1 of them beyond its budget of 2 and never debated (left "
+        "unjudged by design), 2 put to the debates, 1 beyond the budget labelled by other jobs;"
+    )
+    assert budget_split(pairs=3, budget=2) == (2, 1)
+    assert budget_split(pairs=3, budget=10) == (3, 0)

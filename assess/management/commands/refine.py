@@ -3,7 +3,7 @@ import argparse
 from django.core.management.base import BaseCommand, CommandError
 
 from assess.models.simulated import simulated_sentence
-from assess.refined.labels import DEFAULT_MAX_UNRESOLVED_SHARE
+from assess.refined.labels import DEFAULT_MAX_UNRESOLVED_SHARE, budget_split
 from assess.refined.refine import (
     RefineError,
     RefineReport,
@@ -56,13 +56,15 @@ def format_report(report: RefineReport, *, listed: int = LISTED) -> str:
     # A budgeted pool's pairs no job debated stay holes by design: counted apart, as the
     # summary (and its unresolved share) leaves them out.
     beyond = report.beyond_budget
-    scope = (
-        f"{s.pairs + beyond:,} pairs, {beyond:,} of them beyond its budget of "
-        f"{r.pool.budget:,} and never debated (left unjudged by design), {s.pairs:,} put to "
-        "the debates"
-        if beyond
-        else f"{s.pairs:,} pairs"
-    )
+    scope = f"{s.pairs:,} pairs"
+    if beyond:
+        within, labelled = budget_split(pairs=s.pairs, budget=r.pool.budget or 0)
+        scope = (
+            f"{s.pairs + beyond:,} pairs, {beyond:,} of them beyond its budget of "
+            f"{r.pool.budget:,} and never debated (left unjudged by design), {within:,} put "
+            "to the debates"
+            + (f", {labelled:,} beyond the budget labelled by other jobs" if labelled else "")
+        )
     lines = [
         f"pool {r.pool.dataset.slug}/{r.pool.name}: {scope}; {s.resolved:,} with a "
         f"final label ({sources or 'none'}); {s.unresolved:,} unresolved "
