@@ -9,8 +9,13 @@ ratio is intervals / anchor.
 Synthetic and seeded: 500 queries, 20 pooled unjudged documents a query (10,000 pairs) plus 2
 judged ones; each system ranks 100 of the query's 60 candidates and 40 others; the machine
 labels are wrong for 8% of the pairs; 10% of agreed pairs audited, 5% of pairs escalated.
+``--pooled`` and ``--audit-share`` make deep pools with many audited pairs a query, where the
+second-order term's couples (audited pairs of one query, two by two) grow as their square:
+``--queries 50 --pooled 200 --audit-share 0.3`` is 10,000 pairs with about 1,600 couples a
+query.
 
     .venv/bin/python bench/intervals_bench.py [--systems 20] [--queries 500] [--repeat 3]
+        [--pooled 20] [--audit-share 0.1]
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from assess.evaluation.metrics import evaluate_run  # noqa: E402
 MEASURES = {"nDCG@10": nDCG @ 10, "P@10": P @ 10, "R@100": R @ 100}
 
 
-def world(systems: int, queries: int, seed: int = 1):
+def world(systems: int, queries: int, pooled: int = 20, share: float = 0.1, seed: int = 1):
     rng = random.Random(seed)
     fixed: dict[str, dict[str, int]] = {}
     truth: dict[str, dict[str, int]] = {}
@@ -41,20 +46,20 @@ def world(systems: int, queries: int, seed: int = 1):
     runs: dict[str, dict[str, list[str]]] = {f"s{i:02d}": {} for i in range(systems)}
     for q in range(queries):
         qid = f"q{q}"
-        cands = [f"{qid}-d{i}" for i in range(60)]
+        cands = [f"{qid}-d{i}" for i in range(pooled + 40)]
         fixed[qid] = {cands[0]: 1, cands[1]: 0}
         truth[qid] = dict(fixed[qid])
-        for d in cands[2:22]:
+        for d in cands[2 : 2 + pooled]:
             y = int(rng.random() < 0.25)
             truth[qid][d] = y
             if rng.random() < 0.05:
                 pool.append(iv.PooledLabel(qid, d, None, y, "escalated", True, 1.0))
                 continue
             machine = y if rng.random() > 0.08 else 1 - y
-            drawn = rng.random() < 0.1
+            drawn = rng.random() < share
             pool.append(
                 iv.PooledLabel(
-                    qid, d, machine, y if drawn else None, f"label {machine}", drawn, 0.1
+                    qid, d, machine, y if drawn else None, f"label {machine}", drawn, share
                 )
             )
         for name in runs:
@@ -69,8 +74,10 @@ def main() -> None:
     parser.add_argument("--systems", type=int, default=20)
     parser.add_argument("--queries", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--pooled", type=int, default=20, help="Pooled pairs a query (default 20)")
+    parser.add_argument("--audit-share", type=float, default=0.1, help="Default 0.1")
     args = parser.parse_args()
-    fixed, truth, pool, runs = world(args.systems, args.queries)
+    fixed, truth, pool, runs = world(args.systems, args.queries, args.pooled, args.audit_share)
     queries = sorted(fixed)
     print(f"{len(runs)} systems, {len(queries)} queries, {len(pool):,} pooled pairs")
     for attempt in range(args.repeat):

@@ -61,16 +61,13 @@ def difference_interval(intervals: SystemIntervals, a: str, b: str, measure: str
 
 def _difference_terms(
     intervals: SystemIntervals, a: str, b: str, measure: str
-) -> tuple[float, list[float], list[float]]:
+) -> tuple[float, list[float], np.ndarray]:
     """(F_a(x) - F_b(x), slope_a - slope_b per sampled pair, F_ij of a less b's per couple):
     the GREG terms of a - b."""
     sa, sb = intervals.slope[measure][a], intervals.slope[measure][b]
     base = intervals.base[measure][a] - intervals.base[measure][b]
-    ca, cb = (
-        intervals.cross.get(measure, {}).get(a, []),
-        intervals.cross.get(measure, {}).get(b, []),
-    )
-    cross = [x - y for x, y in zip(ca, cb, strict=True)]
+    crosses = intervals.cross.get(measure, {})
+    cross = crosses.get(a, np.zeros(0)) - crosses.get(b, np.zeros(0))
     return base, [x - y for x, y in zip(sa, sb, strict=True)], cross
 
 

@@ -46,7 +46,7 @@ interval (:func:`~assess.evaluation.intervals.bounded`). The intervals are wider
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,51 +83,142 @@ def sample_couples(
     return couples
 
 
-# A query's expectations with the couple's two labels set, in the order (1, 1), (1, 0),
-# (0, 1), (0, 0): each (E[h(R)], {p: E[h(R + 1) | one of p out]}), as Expect gives them.
-CoupleExpectations = tuple[tuple[float, dict[float, float]], ...]
-SETTINGS = ((1, 1), (1, 0), (0, 1), (0, 0))
+# A list of floats or an array of them, as the second-order sums take them.
+Floats = Sequence[float] | np.ndarray
+SETTINGS = ((1, 1, 1), (1, 0, -1), (0, 1, -1), (0, 0, 1))  # (label a, label b, sign)
 
 
-def couple_expectations(
-    *, known: int, groups: Counter[float], at: tuple[float, float], expect: Expect
-) -> CoupleExpectations:
-    """The query's expectations with a couple's two labels set (see CoupleExpectations):
-    the same for every system, so computed once per couple and measure. ``known``: the
-    query's known relevant documents; ``groups``: {p: how many pairs at p}, the couple's
-    two among them at their points ``at``."""
-    rest = Counter(groups)
-    rest[at[0]] -= 1
-    rest[at[1]] -= 1
-    return tuple(expect(known + a + b, rest) for a, b in SETTINGS)
+@dataclass(frozen=True)
+class QueryCouples:
+    """One query's couples, with what their mixed differences F_ij share across systems.
+
+    The query's expected measure with a couple's labels set to (y_a, y_b) is (H + g_a y_a +
+    g_b y_b) * E_y[h(R)] + sum_p p * M'_p * E_y[h(R + 1) | one of p out], where H and M_p
+    are a system's gain mass of the known relevant documents and of group p (its top k),
+    M'_p the same less the couple's own gains, and the expectations are over the query's
+    other labels (:class:`~assess.evaluation.interval_expectations.Expect`). Summed with the
+    mixed difference's signs, F_ij = H * d0 + sum_p M_p * by_group[p] + g_a * own_a +
+    g_b * own_b, linear in what the system brings: the rest is computed once per couple.
+
+    ``positions`` each couple's index in the sample's couples; ``docs`` the query's sampled
+    documents; ``a``, ``b`` each couple's members as indices into ``docs``; ``groups`` the
+    query's p values; ``d0`` the signed sum of E_y[h(R)]; ``by_group`` (couples x groups) p
+    times the signed sum of E_y[h(R + 1) | one of p out]; ``own_a`` and ``own_b`` what a
+    member's own gain adds."""
+
+    positions: np.ndarray
+    docs: list[str]
+    a: np.ndarray
+    b: np.ndarray
+    groups: list[float]
+    d0: np.ndarray
+    by_group: np.ndarray
+    own_a: np.ndarray
+    own_b: np.ndarray
 
 
-def couple_interaction(
+def query_couples(
     *,
-    terms: QueryTerms,
-    couple: tuple[str, str],
-    at: tuple[float, float],
-    expectations: CoupleExpectations,
-) -> float:
-    """F(1, 1) - F(1, 0) - F(0, 1) + F(0, 0) for one query and system: the second mixed
-    difference of the query's expected measure in the labels of the two documents of
-    ``couple``, the query's other labels as the estimator has them. ``terms``: the system's
-    top k summarised with both documents' gains asked for
-    (:func:`~assess.evaluation.interval_expectations.query_terms`); ``at``: the two
-    documents' points among the query's groups; ``expectations``: from
-    :func:`couple_expectations`."""
-    a, b = couple
-    gain_a, gain_b = terms.gain_of.get(a, 0.0), terms.gain_of.get(b, 0.0)
-    mass = dict(terms.group_mass)
-    mass[at[0]] = mass.get(at[0], 0.0) - gain_a
-    mass[at[1]] = mass.get(at[1], 0.0) - gain_b
-    total = 0.0
-    for (label_a, label_b), (mean0, loo) in zip(SETTINGS, expectations, strict=True):
-        value = (terms.hard_mass + gain_a * label_a + gain_b * label_b) * mean0
-        for p, m in mass.items():
-            value += p * m * loo.get(p, 0.0)
-        total += value if label_a == label_b else -value
-    return total
+    positions: Sequence[int],
+    couples: Sequence[tuple[str, str]],
+    points: Mapping[str, float],
+    known: int,
+    groups: Counter[float],
+    expect: Expect,
+) -> QueryCouples:
+    """:class:`QueryCouples` of one query: ``couples`` its couples of sampled documents (at
+    ``positions`` among the sample's couples), ``points`` each sampled document's point
+    among the query's ``groups`` ({p: how many pairs at p}), ``known`` its known relevant
+    documents."""
+    docs = sorted({d for couple in couples for d in couple})
+    local = {d: n for n, d in enumerate(docs)}
+    keys = sorted(p for p, n in groups.items() if n)
+    column = {p: n for n, p in enumerate(keys)}
+    d0 = np.zeros(len(couples))
+    by_group = np.zeros((len(couples), len(keys)))
+    own_a, own_b = np.zeros(len(couples)), np.zeros(len(couples))
+    # A couple's row depends on its members' points alone: a query has a few distinct ones
+    # (its model cells' predictions, 0 and 1), so the rows are computed once per pair of
+    # points, not once per couple.
+    done: dict[tuple[float, float], int] = {}
+    for row, (a, b) in enumerate(couples):
+        at = (points[a], points[b])
+        if at in done:
+            first = done[at]
+            d0[row], own_a[row], own_b[row] = d0[first], own_a[first], own_b[first]
+            by_group[row] = by_group[first]
+            continue
+        done[at] = row
+        rest = Counter(groups)
+        rest[at[0]] -= 1
+        rest[at[1]] -= 1
+        for label_a, label_b, sign in SETTINGS:
+            mean0, loo = expect(known + label_a + label_b, rest)
+            d0[row] += sign * mean0
+            own_a[row] += sign * mean0 * label_a
+            own_b[row] += sign * mean0 * label_b
+            for p, value in loo.items():
+                by_group[row, column[p]] += sign * p * value
+        # M'_p leaves out the couple's own gains from its members' groups.
+        own_a[row] -= by_group[row, column[at[0]]]
+        own_b[row] -= by_group[row, column[at[1]]]
+    return QueryCouples(
+        positions=np.asarray(positions, dtype=np.intp),
+        docs=docs,
+        a=np.asarray([local[a] for a, _ in couples], dtype=np.intp),
+        b=np.asarray([local[b] for _, b in couples], dtype=np.intp),
+        groups=keys,
+        d0=d0,
+        by_group=by_group,
+        own_a=own_a,
+        own_b=own_b,
+    )
+
+
+def couples_by_query(
+    *,
+    couples: Sequence[tuple[int, int]],
+    sample: Sequence[tuple[str, str]],
+    soft: Mapping[str, dict[str, float]],
+    hard: Mapping[str, set[str]],
+    groups: Mapping[str, Counter[float]],
+    expect: Expect,
+) -> dict[str, QueryCouples]:
+    """Each query's :class:`QueryCouples` from the sample's ``couples`` (indices into
+    ``sample``, its ``(query_id, doc_id)`` pairs; all of evaluated queries), with the
+    estimator's points ``soft`` ({query: {doc: x_i}}), known relevant documents ``hard``
+    and ``groups`` ({query: {p: how many pairs at p}})."""
+    by_query: dict[str, list[int]] = {}
+    for position, (i, _j) in enumerate(couples):
+        by_query.setdefault(sample[i][0], []).append(position)
+    found = {}
+    for q, positions in by_query.items():
+        members = [couples[k] for k in positions]
+        found[q] = query_couples(
+            positions=positions,
+            couples=[(sample[i][1], sample[j][1]) for i, j in members],
+            points=soft[q],
+            known=len(hard.get(q, set())),
+            groups=groups[q],
+            expect=expect,
+        )
+    return found
+
+
+def query_interactions(found: QueryCouples, terms: QueryTerms) -> np.ndarray:
+    """Each couple's F_ij = F(1, 1) - F(1, 0) - F(0, 1) + F(0, 0) for one system, the
+    second mixed difference of the query's expected measure in the couple's two labels
+    (its other labels as the estimator has them), from ``terms``: the system's top k
+    summarised with the sampled documents' gains asked for
+    (:func:`~assess.evaluation.interval_expectations.query_terms`). Exact."""
+    mass = np.asarray([terms.group_mass.get(p, 0.0) for p in found.groups])
+    gains = np.asarray([terms.gain_of.get(d, 0.0) for d in found.docs])
+    return (
+        terms.hard_mass * found.d0
+        + found.by_group @ mass
+        + gains[found.a] * found.own_a
+        + gains[found.b] * found.own_b
+    )
 
 
 @dataclass(frozen=True)
@@ -176,7 +267,7 @@ def couple_weights(
     )
 
 
-def second_order(cross: Sequence[float], weights: CoupleWeights) -> tuple[float, float]:
+def second_order(cross: Floats, weights: CoupleWeights) -> tuple[float, float]:
     """(estimate, variance) of the second-order term of the module docstring: ``cross`` the
     F_ij of each couple (divided by the number of queries, as slopes are), in ``weights``'
     order. The estimate is sum e_i e_j F_ij (1 - pi_i) / pi_i (1 - pi_j) / pi_j; the
@@ -187,9 +278,7 @@ def second_order(cross: Sequence[float], weights: CoupleWeights) -> tuple[float,
     return float(f @ weights.first), float((f * f) @ weights.own)
 
 
-def slope_squares(
-    slopes: Sequence[float], cross: Sequence[float], weights: CoupleWeights
-) -> np.ndarray:
+def slope_squares(slopes: Floats, cross: Floats, weights: CoupleWeights) -> np.ndarray:
     """Each sampled pair's squared slope as the first-order variance needs it once couples
     exist: (slope_i + sum over its couples of F_ij * e_j * (1 - pi_j) / pi_j)^2, less the
     Horvitz-Thompson variance of that sum, sum of (F_ij e_j)^2 (1 - pi_j) / pi_j^2.

@@ -115,11 +115,12 @@ from .interval_expectations import (
     rank_gains,
 )
 from .interval_interactions import (
-    CoupleExpectations,
+    Floats,
+    QueryCouples,
     SampleArrays,
-    couple_expectations,
-    couple_interaction,
+    couples_by_query,
     expected_measure,
+    query_interactions,
     sample_couples,
     second_order,
     slope_squares,
@@ -180,7 +181,7 @@ class HumanSample:
     # (i, j), i < j: the couples of entries of one evaluated query, the second-order term's
     # units (assess.evaluation.interval_interactions).
     couples: list[tuple[int, int]] = field(default_factory=list)
-    _arrays: SampleArrays | None = field(default=None, repr=False, compare=False)
+    _arrays: SampleArrays | None = field(default=None, init=False, repr=False, compare=False)
 
     def arrays(self) -> SampleArrays:
         """The sample as the GREG sums use it, computed on first use: call it only once
@@ -213,8 +214,9 @@ class SystemIntervals:
     sample: HumanSample = field(default_factory=HumanSample, repr=False)
     slope: dict[str, dict[str, list[float]]] = field(default_factory=dict, repr=False)
     base: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)
-    # Per measure and system, each couple's F_ij / |queries| (in ``sample.couples``' order).
-    cross: dict[str, dict[str, list[float]]] = field(default_factory=dict, repr=False)
+    # Per measure and system, each couple's F_ij / |queries| (in ``sample.couples``' order;
+    # empty for P@10, whose couples' interactions are all 0).
+    cross: dict[str, dict[str, np.ndarray]] = field(default_factory=dict, repr=False)
     # Per measure and system, the (lowest, highest) value any completion of the pairs
     # without a human label gives (assess.evaluation.interval_range): intervals stay inside.
     ranges: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict, repr=False)
@@ -454,9 +456,9 @@ class _MeasureState:
     sampled: dict[str, set[str]]  # query -> its sampled documents
     expect: Expect
     groups: dict[str, Counter[float]]  # query -> {p: how many of its pairs at p}
-    # Per couple (i, j), the query's expectations with its two labels set: shared by every
-    # system, so filled by the first.
-    couples: dict[tuple[int, int], CoupleExpectations] = field(default_factory=dict)
+    # Per query with couples, what their mixed differences share across systems (none for
+    # P@10, linear in the labels: its couples' interactions are all 0).
+    couples: dict[str, QueryCouples] = field(default_factory=dict)
 
 
 def _measure_state(design: _Design, queries: Sequence[str], expect: Expect) -> _MeasureState:
@@ -471,7 +473,17 @@ def _measure_state(design: _Design, queries: Sequence[str], expect: Expect) -> _
             continue
         known = len(design.hard.get(q, set()))
         pairs.append(pair_expect(doc, design.soft[q][doc], known, groups[q], expect))
-    return _MeasureState(at_x, pairs, sampled, expect, groups)
+    state = _MeasureState(at_x, pairs, sampled, expect, groups)
+    if expect.measure != "P@10":
+        state.couples = couples_by_query(
+            couples=design.human.couples,
+            sample=design.sample,
+            soft=design.soft,
+            hard=design.hard,
+            groups=groups,
+            expect=expect,
+        )
+    return state
 
 
 def _system_measure(
@@ -480,7 +492,7 @@ def _system_measure(
     ranked: Mapping[str, Sequence[str]],
     queries: Sequence[str],
     measure: str,
-) -> tuple[float, list[float], list[float]]:
+) -> tuple[float, list[float], np.ndarray]:
     """(F(x), slope_i per sampled pair, F_ij per couple): the system's mean measure expected
     at x (the model's prediction, audited pairs at their human labels), each audited pair's
     first-order effect on that mean, (F(x_i = 1) - F(x_i = 0)) / |queries|, for F the
@@ -502,28 +514,17 @@ def _system_measure(
         0.0 if pair is None else influence(terms_of[q], pair) / n
         for (q, _doc), pair in zip(design.sample, state.pairs, strict=True)
     ]
-    cross = []
-    # P@10 is linear in the labels: its couples' interactions are all 0.
-    for i, j in design.human.couples if measure != "P@10" else ():
-        (q, a), b = design.sample[i], design.sample[j][1]
-        at = (design.soft[q][a], design.soft[q][b])
-        expectations = state.couples.get((i, j))
-        if expectations is None:
-            known = len(design.hard.get(q, set()))
-            expectations = couple_expectations(
-                known=known, groups=state.groups[q], at=at, expect=state.expect
-            )
-            state.couples[(i, j)] = expectations
-        f = couple_interaction(terms=terms_of[q], couple=(a, b), at=at, expectations=expectations)
-        cross.append(f / n)
-    return total / n, slopes, cross
+    cross = np.zeros(len(design.human.couples))
+    for q, found in state.couples.items():
+        cross[found.positions] = query_interactions(found, terms_of[q]) / n
+    return total / n, slopes, cross if state.couples else np.zeros(0)
 
 
 Z_95 = 1.959963984540054  # the standard normal's 97.5% point
 
 
 def greg_interval(
-    base: float, slopes: Sequence[float], sample: HumanSample, cross: Sequence[float] = ()
+    base: float, slopes: Sequence[float], sample: HumanSample, cross: Floats = ()
 ) -> Interval:
     """The estimate and its normal 95% interval for one system's mean (or one difference of
     two: slopes a - b), from the prediction ``base`` = F(x) and each sampled pair's
@@ -558,7 +559,7 @@ def audited_count(sample: HumanSample) -> int:
 
 
 def greg_variance(
-    slopes: Sequence[float], sample: HumanSample, cross: Sequence[float] = ()
+    slopes: Sequence[float], sample: HumanSample, cross: Floats = ()
 ) -> tuple[float, float]:
     """(the model's variance, the variance used): the sums of :func:`greg_interval`'s
     docstring over the sampled pairs, the first with v_c in every cell, the second with the

@@ -10,9 +10,9 @@ import pytest
 
 from assess.evaluation.interval_expectations import SPEC, Expect, query_terms, rank_gains
 from assess.evaluation.interval_interactions import (
-    couple_expectations,
-    couple_interaction,
     couple_weights,
+    query_couples,
+    query_interactions,
     sample_couples,
     second_order,
     slope_squares,
@@ -23,11 +23,16 @@ from assess.evaluation.intervals import query_measure
 def interaction(measure, ranking, hard, soft, couple):
     k = SPEC[measure]
     terms = query_terms(ranking, k, rank_gains(measure, k), set(hard), soft, set(couple))
-    at = (soft[couple[0]], soft[couple[1]])
-    expectations = couple_expectations(
-        known=len(hard), groups=Counter(soft.values()), at=at, expect=Expect(measure)
+    found = query_couples(
+        positions=[0],
+        couples=[couple],
+        points=soft,
+        known=len(hard),
+        groups=Counter(soft.values()),
+        expect=Expect(measure),
     )
-    return couple_interaction(terms=terms, couple=couple, at=at, expectations=expectations)
+    (value,) = query_interactions(found, terms)
+    return float(value)
 
 
 def brute_force_expected(measure, ranking, hard, soft):
@@ -171,3 +176,21 @@ def test_the_variance_is_exact_for_a_polynomial_in_the_audit_indicators():
     mean = sum(c * x for c, x in estimates)
     variance = sum(c * (x - mean) ** 2 for c, x in estimates)
     assert sum(c * v for c, v in stated) == pytest.approx(variance, rel=1e-9)
+
+
+def test_every_couple_of_a_query_computed_together_matches_each_alone():
+    ranking = ["x", "a", "k", "b", "c", "d"]
+    soft = {"a": 0.3, "b": 0.3, "c": 1.0, "d": 0.0, "e": 0.3}
+    couples = list(itertools.combinations(sorted(soft), 2))
+    terms = query_terms(ranking, 100, rank_gains("R@100", 100), {"k"}, soft, set(soft))
+    found = query_couples(
+        positions=list(range(len(couples))),
+        couples=couples,
+        points=soft,
+        known=1,
+        groups=Counter(soft.values()),
+        expect=Expect("R@100"),
+    )
+    together = query_interactions(found, terms)
+    alone = [interaction("R@100", ranking, {"k"}, soft, couple) for couple in couples]
+    assert list(together) == pytest.approx(alone, abs=1e-12)
