@@ -65,8 +65,9 @@ BUDGET_TARGET = 0.01  # the half-width the budget planner aims at, on nDCG@10
 # shown, so that nobody reads them as exact 95% intervals.
 COVERAGE_CAVEAT = (
     "Measured coverage of the prediction-powered (nominal 95%) intervals in simulated "
-    "studies on real qrels, at a 10% audit: 93-100% on SciFact (300 and 1,109 queries), ArguAna (1,401), "
-    "NFCorpus, Cranfield and Vaswani, for nDCG@10, P@10 and R@100 (docs/measured.md). "
+    "studies on real qrels, at a 10% audit: 93-100% on SciFact (300 and 1,109 queries), "
+    "ArguAna (1,401), NFCorpus, Cranfield and Vaswani, for nDCG@10, P@10 and R@100 "
+    "(docs/measured.md). "
     "Read them as approximate. "
     "The studies' annotators never erred: the intervals take every human label as right, "
     "so they cover the value under the annotators' labels, not the annotators' errors."

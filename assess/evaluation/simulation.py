@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -166,14 +167,18 @@ class MethodTally:
     # systems of one replication share its draws, so the coverage's own interval counts
     # replications, not intervals, as the independent units (:func:`coverage_interval`).
     by_replication: list[tuple[int, int]] = field(default_factory=list)
-    mark: tuple[int, int] = (0, 0)
+    # Each replication's mean error: the replications, not the intervals, are independent,
+    # so the mean error's standard error is taken over them.
+    errors_by_replication: list[float] = field(default_factory=list)
+    mark: tuple[int, int, float] = (0, 0, 0.0)
 
     def replication_end(self) -> None:
         """Close the replication whose intervals were added since the last call."""
         covered, total = self.covered - self.mark[0], self.total - self.mark[1]
         if total:
             self.by_replication.append((covered, total))
-        self.mark = (self.covered, self.total)
+            self.errors_by_replication.append((self.error_sum - self.mark[2]) / total)
+        self.mark = (self.covered, self.total, self.error_sum)
 
     def add(
         self,
@@ -201,16 +206,21 @@ class MethodTally:
 
     def summary(self) -> dict[str, object]:
         """``{"coverage", "coverage_interval", "coverage_of_annotators_value",
-        "mean_width", "mean_error", "intervals", "whole_range_intervals", "failures",
+        "mean_width", "mean_error", "mean_error_se", "intervals", "whole_range_intervals",
+        "failures",
         "lowest_system_coverage": {"system", "coverage", "intervals",
         "coverage_interval"}}``; None when no interval was made. ``coverage_interval``:
         95% ``[low, high]`` (pooled: :func:`coverage_interval`; one system: Wilson over its
         replications). ``coverage`` is against
         the perfect assessor's value, ``coverage_of_annotators_value`` against the value
         under the simulated annotators' labels (equal when annotators never err);
+        ``mean_error`` is the mean of estimate - the perfect assessor's value over the
+        intervals (the bias, as far as the study can tell), ``mean_error_se`` its standard
+        error over the replications (None with fewer than two);
         ``whole_range_intervals`` counts the intervals spanning every value the labels allow
-        (covered by construction); ``failures`` the replications with no interval at all
-        (left out of ``coverage``)."""
+        (covered by construction; not an exact answer, where every pair has a human
+        label); ``failures`` the replications with no interval at all (left out of
+        ``coverage``)."""
         lowest = None
         if self.per_system:
             name, (hit, n) = min(
@@ -231,6 +241,12 @@ class MethodTally:
             ),
             "mean_width": self.width_sum / self.total if self.total else None,
             "mean_error": self.error_sum / self.total if self.total else None,
+            "mean_error_se": (
+                statistics.stdev(self.errors_by_replication)
+                / math.sqrt(len(self.errors_by_replication))
+                if len(self.errors_by_replication) > 1
+                else None
+            ),
             "intervals": self.total,
             "whole_range_intervals": self.whole_range,
             "failures": self.failures,
@@ -604,7 +620,10 @@ def _tally(
             for system, value in truths[m].items():
                 interval = found.by_system[system][m]
                 low, high = found.ranges[m][system]
-                whole = interval.low <= low + 1e-12 and interval.high >= high - 1e-12
+                # A range of one value (every pair human-labelled) is an exact answer, not an
+                # interval that says nothing.
+                spans = interval.low <= low + 1e-12 and interval.high >= high - 1e-12
+                whole = high - low > 1e-9 and spans
                 tallies[m][method].add(
                     interval, value, system, annotators[m].get(system), whole_range=whole
                 )

@@ -132,3 +132,18 @@ def test_studies_of_one_seed_share_their_debates_whatever_the_audit_share_or_des
         found.append((result.escalated, result.wrong_consensus, result.llm_calls))
     assert found[0][0] > 0 and found[0][1] > 0
     assert found == [found[0]] * 4
+
+
+def test_with_every_pair_audited_the_intervals_are_exact_not_whole_range():
+    # At an audit share of 1 every pair has a human label: each interval is the one value the
+    # labels give (no width, no error), an exact answer, not the fallback of a sample too
+    # small to say anything, so it is not counted among the whole-range intervals.
+    truth, runs = synthetic_collection()
+    design = StudyDesign(
+        replications=2, audit_share=1.0, hide=0.5, assessor=SimulatedAssessor(0.9, 0.8)
+    )
+    ppi = study_run(truth=truth, runs=runs, design=design).methods["ppi"].summary()
+    assert ppi["intervals"] == 6 and ppi["coverage"] == 1.0
+    assert ppi["mean_width"] == pytest.approx(0, abs=1e-9)
+    assert ppi["mean_error"] == pytest.approx(0, abs=1e-9)
+    assert ppi["whole_range_intervals"] == 0

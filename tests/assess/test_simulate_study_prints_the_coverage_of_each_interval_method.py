@@ -3,6 +3,7 @@ its refusals (a small dataset with two imported runs; every label is simulated).
 
 import io
 import json
+import re
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -157,12 +158,18 @@ def test_one_replication_of_a_simulated_study_is_one_replication(study):
         "--replications", "1", stdout=out,
     )  # fmt: skip
     assert out.getvalue().startswith(
-        "simulated study of study (SIMULATED labels): 1 replication, 2 systems, 6 queries; per "
+        "simulated study of study (SIMULATED labels): 1 replication, 2 systems, 6 queries; mean "
+        "per replication "
     )
     # The table counts, beside each coverage, the intervals spanning every value the labels
     # allow (covered by construction) and the replications without an interval.
     header = next(line for line in out.getvalue().splitlines() if line.startswith("measure "))
-    assert "mean width  mean error  intervals  whole range  failures  lowest system" in header
+    assert (
+        "mean width  mean error (se)    intervals  whole range  failures  lowest system" in header
+    )
+    # One replication: a mean error, and no standard error to give.
+    row = next(line for line in out.getvalue().splitlines() if line.startswith("nDCG@10   ppi "))
+    assert re.search(r"  [+-]\d\.\d{4}  ", row) and "(" not in row.split("]", 1)[1]
 
 
 def test_the_table_shows_each_coverages_interval_and_with_erring_annotators_their_value(study):
@@ -183,9 +190,19 @@ def test_the_table_shows_each_coverages_interval_and_with_erring_annotators_thei
     assert f"{ppi['coverage_of_annotators_value']:.3f}" in row.split("]", 1)[1]
     assert "of annotators' value" in next(line for line in text.splitlines() if "method" in line)
     assert "The simulated annotators err (0.2)" in text
-    assert f"{payload['llm_calls']} simulated LLM calls (none made)" in text
-    # Two systems: tau is 1 or -1, and the line says its interval can only be the whole range.
-    assert "(two systems: tau is 1 or -1, its interval the whole range)" in text
+    # Means per replication are printed as counts are: with thousands separators, 1 decimal.
+    assert re.search(
+        r"mean per replication [\d,]+(\.\d)? pooled pairs, .* [\d,]+(\.\d)? simulated LLM "
+        r"calls \(none made\)",
+        text,
+    )
+    # The mean error with its standard error over the 20 replications.
+    assert f"{ppi['mean_error']:+.4f} ({ppi['mean_error_se']:.4f})" in row
+    # Two systems: tau is 1 or -1, so its interval is a point or the whole range.
+    assert (
+        "(two systems: tau is 1 or -1, its interval one of them when the pair is settled, else "
+        "the whole range: read the pair difference)"
+    ) in text
 
 
 def test_a_run_that_ranks_few_of_the_truths_queries_is_refused_naming_the_fix(study, import_run):

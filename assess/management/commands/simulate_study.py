@@ -140,11 +140,11 @@ class Command(BaseCommand):
             f"simulated study of {dataset.slug} (SIMULATED labels): "
             f"{plural(result.replications, 'replication')}, "
             f"{plural(result.systems, 'system')}, "
-            f"{plural(result.queries, 'query', 'queries')}; per "
-            f"replication {payload['pooled_pairs']} pooled pairs, {payload['escalated']} "
-            f"escalated, {payload['wrong_consensus']} wrong consensus labels, "
-            f"{payload['human_labels']} human labels, {payload['llm_calls']} simulated LLM "
-            "calls (none made)\n"
+            f"{plural(result.queries, 'query', 'queries')}; mean per replication "
+            f"{_mean(result.pooled_pairs)} pooled pairs, {_mean(result.escalated)} escalated, "
+            f"{_mean(result.wrong_consensus)} wrong consensus labels, "
+            f"{_mean(result.human_labels)} human labels, {_mean(result.llm_calls)} simulated "
+            "LLM calls (none made)\n"
         )
         self._table(result, annotator_error=design.assessor.annotator_error)
 
@@ -157,7 +157,7 @@ class Command(BaseCommand):
         self.stdout.write(
             "measure   method      coverage [95% interval]  "
             + ("of annotators' value  " if erring else "")
-            + "mean width  mean error  intervals  whole range  failures  lowest system\n"
+            + "mean width  mean error (se)    intervals  whole range  failures  lowest system\n"
         )
         for measure, tallies in result.by_measure.items():
             for name, row in tallies.items():
@@ -173,10 +173,15 @@ class Command(BaseCommand):
                 )
                 self.stdout.write(
                     f"{measure:<9} {name:<11} {cov:<23}  {annotators}"
-                    f"{_fixed(s['mean_width'], 4):>10}  {_signed(s['mean_error']):>10}  "
+                    f"{_fixed(s['mean_width'], 4):>10}  "
+                    f"{_error(s['mean_error'], s['mean_error_se']):<17}  "
                     f"{s['intervals']:>9}  "
                     f"{s['whole_range_intervals']:>11}  {s['failures']:>8}  {lowest}\n"
                 )
+        self.stdout.write(
+            "mean error: estimate - the perfect assessor's value, over the intervals (the "
+            "bias as far as the replications tell), with its standard error over them\n"
+        )
         if erring:
             self.stdout.write(
                 f"The simulated annotators err ({annotator_error:g}): the intervals take "
@@ -187,17 +192,31 @@ class Command(BaseCommand):
             self.stdout.write(_comparison_line(measure, tally.summary(), result.systems))
 
 
-def _signed(value: float | None) -> str:
-    """A mean error with its sign and four decimals, "-" when there is none."""
-    return "-" if value is None else f"{value:+.4f}"
+def _error(value: float | None, se: float | None) -> str:
+    """A mean error with its sign and four decimals and its standard error in brackets
+    ("-" when there is none to give)."""
+    if value is None:
+        return "-"
+    return f"{value:+.4f}" + (f" ({se:.4f})" if se is not None else "")
+
+
+def _mean(value: float) -> str:
+    """A mean per replication with thousands separators (one decimal unless whole)."""
+    return f"{value:,.0f}" if value == int(value) else f"{value:,.1f}"
 
 
 def _comparison_line(measure: str, c: dict, systems: int) -> str:
     """One measure's pair differences and tau interval, in a line."""
     tau = c["tau"]
-    # Two systems' tau is +1 or -1 and nothing between: its interval can only be the
-    # whole range, which says nothing.
-    whole = " (two systems: tau is 1 or -1, its interval the whole range)" if systems == 2 else ""
+    # Two systems' tau is +1 or -1 and nothing between: its interval is the one point when
+    # the pair's order is settled, else the whole range; either way the pair's difference
+    # says more.
+    whole = (
+        " (two systems: tau is 1 or -1, its interval one of them when the pair is settled, "
+        "else the whole range: read the pair difference)"
+        if systems == 2
+        else ""
+    )
     return (
         f"{measure} pair differences (ppi): coverage {_fixed(c['coverage'], 3)} of "
         f"{c['pairs']}, mean width {_fixed(c['mean_width'], 4)}, settled "
