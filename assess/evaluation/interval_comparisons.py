@@ -17,8 +17,8 @@ from .intervals import (
     PooledLabel,
     SystemIntervals,
     bounded,
+    greg_estimate,
     greg_interval,
-    greg_variance,
     query_measure,
 )
 from .metrics import SCORE_DECIMALS, kendall_tau
@@ -189,8 +189,8 @@ def _difference_at(intervals: SystemIntervals, a: str, b: str, measure: str, z: 
     """The GREG estimate of ``a`` minus ``b`` (:func:`difference_interval`) with ``z``
     standard errors on each side instead of 1.96, unclipped."""
     base, diff, cross = _difference_terms(intervals, a, b, measure)
-    point = greg_interval(base, diff, intervals.sample, cross).estimate
-    half = z * math.sqrt(greg_variance(diff, intervals.sample, cross)[1])
+    point, _model, used = greg_estimate(base, diff, intervals.sample, cross)
+    half = z * math.sqrt(used)
     return Interval(point, point - half, point + half, 0)
 
 

@@ -543,12 +543,8 @@ def greg_interval(
     (:func:`~assess.evaluation.interval_interactions.second_order`) adds to the estimate
     and its variance to the variance; empty: no couple. With every pair audited (pi = 1)
     every sum vanishes and the interval has no width: nothing is left to estimate."""
-    a = sample.arrays()
-    slope = np.asarray(slopes, dtype=float)
-    point = base + float(slope @ a.correction)
-    if len(cross):
-        point += second_order(cross, a.couples)[0]
-    half = Z_95 * math.sqrt(greg_variance(slopes, sample, cross)[1])
+    point, _model, used = greg_estimate(base, slopes, sample, cross)
+    half = Z_95 * math.sqrt(used)
     return Interval(point, point - half, point + half, audited_count(sample))
 
 
@@ -558,26 +554,28 @@ def audited_count(sample: HumanSample) -> int:
     return sum(1 for name in sample.stratum if name != ESCALATED)
 
 
-def greg_variance(
-    slopes: Sequence[float], sample: HumanSample, cross: Floats = ()
-) -> tuple[float, float]:
-    """(the model's variance, the variance used): the sums of :func:`greg_interval`'s
-    docstring over the sampled pairs, the first with v_c in every cell, the second with the
-    larger of the two sums in each cell; each plus the second-order term's variance over
-    the couples (``cross`` as in :func:`greg_interval`), whose covariance with the
-    first-order terms enters through each pair's squared slope
-    (:func:`~assess.evaluation.interval_interactions.slope_squares`)."""
+def greg_estimate(
+    base: float, slopes: Sequence[float], sample: HumanSample, cross: Floats = ()
+) -> tuple[float, float, float]:
+    """(estimate, the model's variance, the variance used) of :func:`greg_interval`: the
+    sums of its docstring over the sampled pairs, the model's variance with v_c in every
+    cell, the variance used with the larger of the two sums in each cell; each plus the
+    second-order term's variance over the couples, whose covariance with the first-order
+    terms enters through each pair's squared slope
+    (:func:`~assess.evaluation.interval_interactions.slope_squares`). One pass: the
+    second-order sums serve the estimate and the variance alike."""
     a = sample.arrays()
     slope = np.asarray(slopes, dtype=float)
+    second, extra = second_order(cross, a.couples) if len(cross) else (0.0, 0.0)
+    point = base + float(slope @ a.correction) + second
     squares = slope_squares(slopes, cross, a.couples) if len(cross) else slope * slope
     weight = a.design_weight * squares
     model = np.bincount(a.cell, weight * a.variance, a.cells)
     seen = np.bincount(a.cell, weight * a.residual_square, a.cells)
-    extra = second_order(cross, a.couples)[1] if len(cross) else 0.0
     # A cell's sum is a variance: at 0 or more (slope_squares' estimates may dip below).
     floor = float(np.maximum(model, 0.0).sum())
     used = float(np.maximum(np.maximum(model, seen), 0.0).sum())
-    return floor + extra, used + extra
+    return point, floor + extra, used + extra
 
 
 def bounded(found: Interval, low: float, high: float) -> Interval:

@@ -22,6 +22,16 @@ def panel(client, job) -> str:
     return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", found)))
 
 
+def panel_words(budget) -> str:
+    """The budget panel rendered on its own, as its words: tags dropped, spaces folded."""
+    from django.template.loader import render_to_string
+
+    rendered = render_to_string(
+        "assess/partials/job_budget_panel.html", {"budget": budget, "caveat": ""}
+    )
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", rendered))
+
+
 def test_the_panel_says_how_many_more_labels_and_which_pairs_are_undecided(refined, client_as):
     refined = refined_at_share(refined, 0.5)
     budget = job_budget(job=refined.job)
@@ -56,22 +66,11 @@ def test_the_panel_says_how_many_more_labels_and_which_pairs_are_undecided(refin
 
 
 def test_a_pool_over_a_few_of_many_queries_is_said_to_narrow_the_intervals():
-    from django.template.loader import render_to_string
 
     from assess.evaluation.budget import LabelBudget
 
     budget = LabelBudget(refined="r", more_human_labels=0, n_human=2, queries=300, pooled_queries=1)
-    text = re.sub(
-        r"\s+",
-        " ",
-        re.sub(
-            r"<[^>]+>",
-            "",
-            render_to_string(
-                "assess/partials/job_budget_panel.html", {"budget": budget, "caveat": ""}
-            ),
-        ),
-    )
+    text = panel_words(budget)
     assert (
         "Every system's nDCG@10 interval is within ±0.01 already, from the 2 human labels"
     ) in text
@@ -135,7 +134,6 @@ def test_pool_pairs_without_a_final_label_are_said_to_be_outside_every_interval(
 
 
 def test_the_labels_wanted_are_also_said_as_an_audit_share():
-    from django.template.loader import render_to_string
 
     from assess.evaluation.budget import LabelBudget
 
@@ -143,17 +141,7 @@ def test_the_labels_wanted_are_also_said_as_an_audit_share():
         refined="r", more_human_labels=163, n_human=87, n_audited=56, n_escalated=31,
         queries=300, pooled_queries=300, audit_share_needed=0.745,
     )  # fmt: skip
-    text = re.sub(
-        r"\s+",
-        " ",
-        re.sub(
-            r"<[^>]+>",
-            "",
-            render_to_string(
-                "assess/partials/job_budget_panel.html", {"budget": budget, "caveat": ""}
-            ),
-        ),
-    )
+    text = panel_words(budget)
     assert (
         "About 163 more human labels (audited agreed pairs: an audit share of about 0.745) "
         "for ±0.01 on nDCG@10"
