@@ -181,7 +181,7 @@ def _extra_body_field() -> forms.CharField:
 # The launch form's words for each audit allocation (debates.audit_design.ALLOCATIONS).
 ALLOCATION_LABELS = {
     "proportional": "proportional: every stratum at the share",
-    "neyman": "Neyman: a pilot at half the share, the rest where the debate errs most",
+    "neyman": "Neyman: a pilot at a tenth of the share, the rest where the debate errs most",
 }
 
 
@@ -286,7 +286,10 @@ class JobLaunchForm(forms.Form):
         choices=[(name, ALLOCATION_LABELS[name]) for name in ALLOCATIONS],
         required=False,
         label="Audit allocation",
-        help_text="How the audit share is spread over the strata (consensus label x round).",
+        help_text=(
+            "How the audit share is spread: over the strata (consensus label x round), or "
+            "under Neyman over units of stratum x the pair's best rank in its pool."
+        ),
     )
     gold_percent = forms.DecimalField(
         required=False,

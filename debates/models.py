@@ -115,9 +115,10 @@ class DebateJob(models.Model):
         max_length=12,
         choices=[(name, name) for name in ALLOCATIONS],
         default=ALLOCATIONS[0],
-        help_text="How the audit share is spread over the strata (consensus label x round): "
-        "proportional (every stratum at the share) or neyman (a pilot at half the share, then "
-        "the rest where the debate errs most; debates.audit_design).",
+        help_text="How the audit share is spread: proportional (every stratum, consensus "
+        "label x round, at the share) or neyman (units of stratum x the pair's best rank in its "
+        "pool; a pilot at a tenth of the share, then the rest where a wrong label costs the "
+        "estimate most; debates.audit_design).",
     )
     audit_inclusion = models.JSONField(
         default=dict,

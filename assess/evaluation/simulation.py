@@ -13,7 +13,7 @@ One replication, from a reference qrels file taken as the perfect assessor's lab
    audited with probability ``audit_share`` (Bernoulli, strata = consensus label x round of
    agreement, all at the same share), or by the impact-weighted design, or by the two-phase
    Neyman design of :mod:`debates.audit_design` (``audit_design="neyman"``: audit units of
-   stratum x best rank over the runs; a pilot at half the share, then the rest of the
+   stratum x best rank over the runs; a pilot at a tenth of the share, then the rest of the
    budget by each stratum's error rate seen in the pilot times each rank's DCG discount),
    and audited pairs get a label;
 5. the estimand: each system's mean nDCG@10 under the starting qrels plus the truth's label

@@ -14,7 +14,7 @@ sample with the stored probabilities, which each audit item carries
 (``ReviewItem.inclusion``, raised with its stratum's).
 
 With a ``proportional`` allocation every stratum is at the job's audit share: the same
-pairs as the uniform audit at that share. With ``neyman`` the pilot (half the share) is
+pairs as the uniform audit at that share. With ``neyman`` the pilot (a tenth of the share) is
 drawn first; once no audit item of the job waits for judgments, the next sync spends the
 rest of the share where the pilot found the consensus wrong most often.
 """

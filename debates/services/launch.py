@@ -104,7 +104,7 @@ class JobOptions:
     then doc id, by code point). ``judgments_per_pair`` human judgments per escalated pair;
     ``audit_share`` (0..1) of agreed labels drawn for a human audit, spread over the strata
     (consensus label x round) by ``audit_allocation`` (:data:`debates.audit_design.ALLOCATIONS`:
-    "proportional", every stratum at the share, or "neyman", a pilot at half the share and
+    "proportional", every stratum at the share, or "neyman", a pilot at a tenth of the share and
     the rest where the pilot found the debate wrong most); ``gold_share`` (0..0.5)
     of each annotator's pairs that are known-answer pairs from the original qrels (0: none;
     see ``assess.review.gold``); ``human_budget`` at most this many pairs to humans (None:

@@ -12,6 +12,9 @@ from assess.review.services import review_items_sync
 from corpora.models import Document, Pair, Query
 from debates.models import Debate, DebateJob
 
+# The pilot's draws are worked by hand at half the share (tests/fixtures/jobs.py).
+pytestmark = pytest.mark.usefixtures("pilot_at_half_the_share")
+
 
 @pytest.mark.django_db
 def test_the_pilot_waits_for_an_annotator_account_and_says_so(make_finished_job, annotators):

@@ -15,6 +15,9 @@ from assess.review.audit import audit_pilot_done, audit_pilot_waiting, audit_tal
 from assess.review.selectors import job_review_notes
 from assess.review.services import review_item_claim, review_items_sync
 
+# The pilot's draws are worked by hand at half the share (tests/fixtures/jobs.py).
+pytestmark = pytest.mark.usefixtures("pilot_at_half_the_share")
+
 UNIT = "label 1, round 1, below 10"
 
 

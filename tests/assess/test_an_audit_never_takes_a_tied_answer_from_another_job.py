@@ -20,7 +20,8 @@ from assess.review.services import (
     review_items_sync,
 )
 
-pytestmark = pytest.mark.django_db
+# The pilot's draws are worked by hand at half the share (tests/fixtures/jobs.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("pilot_at_half_the_share")]
 
 
 def _pilot(job):

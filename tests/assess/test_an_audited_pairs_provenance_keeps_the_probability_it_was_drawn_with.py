@@ -17,6 +17,9 @@ from assess.review.services import judgment_record, review_items_sync
 from corpora.models import Document, Pair, PairSource, Pool, Query, Run
 from debates.models import Debate, DebateJob
 
+# The pilot's draws are worked by hand at half the share (tests/fixtures/jobs.py).
+pytestmark = pytest.mark.usefixtures("pilot_at_half_the_share")
+
 BELOW_10, RANK_2 = "label 1, round 1, below 10", "label 1, round 1, rank 2"
 
 

@@ -32,6 +32,22 @@ def test_the_form_launches_a_neyman_audit(client_as, tiny_dataset, settings):
     )
 
 
+def test_the_form_and_the_job_page_say_a_neyman_audit_splits_the_strata_by_rank(
+    client_as, tiny_dataset, settings
+):
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    client = client_as("admin")
+    form = " ".join(client.get("/jobs/new/").content.decode().split())
+    assert "Neyman: a pilot at a tenth of the share, the rest where the debate errs most" in form
+    assert "under Neyman over units of stratum x the pair&#x27;s best rank in its pool" in form
+    client.post("/jobs/new/", _form(tiny_dataset.pools.get().pk, audit_allocation="neyman"))
+    page = " ".join(client.get(f"/jobs/{DebateJob.objects.get().pk}/").content.decode().split())
+    assert (
+        "neyman allocation over units of consensus label &times; round &times; the pair's "
+        "best rank in its pool)" in page
+    )
+
+
 def test_the_form_refuses_an_unknown_allocation_on_its_field(client_as, tiny_dataset):
     client = client_as("admin")
     pool = tiny_dataset.pools.get().pk

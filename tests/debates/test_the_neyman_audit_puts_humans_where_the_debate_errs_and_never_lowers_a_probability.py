@@ -26,10 +26,17 @@ def test_the_proportional_audit_gives_every_stratum_the_share_but_never_less_tha
     assert got == {"a": 0.1, "b": 0.3}
 
 
-def test_before_the_pilot_is_judged_every_stratum_gets_half_the_share():
+def test_before_the_pilot_is_judged_every_stratum_gets_a_tenth_of_the_share():
     strata = {"a": AuditStratum(100), "b": AuditStratum(50)}
-    got = audit_allocation(strata, share=0.1, allocation="neyman", pilot_done=False)
-    assert got == {"a": 0.05, "b": 0.05}
+    got = audit_allocation(strata, share=0.2, allocation="neyman", pilot_done=False)
+    assert got == pytest.approx({"a": 0.02, "b": 0.02})
+
+
+def test_a_pilot_never_lowers_what_a_stratum_already_has():
+    # A job whose pilot was drawn at half the share (before the pilot was a tenth) keeps it.
+    strata = {"a": AuditStratum(100, committed=0.1), "b": AuditStratum(50)}
+    got = audit_allocation(strata, share=0.2, allocation="neyman", pilot_done=False)
+    assert got == pytest.approx({"a": 0.1, "b": 0.02})
 
 
 def test_after_the_pilot_the_budget_follows_each_strata_error_sd():
@@ -138,4 +145,4 @@ def test_after_the_pilot_each_rank_gets_its_strata_error_sd_times_its_discount()
 def test_a_unit_never_draws_below_what_its_stratum_committed_before_the_split():
     design = AuditDesign(share=0.2, allocation="neyman", committed={"label 0, round 2": 0.3})
     assert design.probability("label 0, round 2, rank 4") == 0.3
-    assert design.probability("label 1, round 1, rank 4") == 0.1  # the pilot's
+    assert design.probability("label 1, round 1, rank 4") == pytest.approx(0.02)  # the pilot's

@@ -86,8 +86,9 @@ class Command(BaseCommand):
             default="uniform",
             help="uniform: every agreed pair audited at the share (default); impact: with a "
             "probability proportional to its DCG gain over the runs, the same number expected; "
-            "neyman: a pilot at half the share, then the rest by each stratum's error rate "
-            "(consensus label x round; debates.audit_design)",
+            "neyman: units of stratum (consensus label x round) x best rank; a pilot at a tenth "
+            "of the share, then the rest by each stratum's error rate times the rank's DCG "
+            "discount (debates.audit_design)",
         )
         parser.add_argument(
             "--measures",

@@ -253,8 +253,8 @@ def add_audit_allocation_argument(parser) -> None:
         choices=ALLOCATIONS,
         default=job_option_default("audit_allocation"),
         help="proportional: every stratum (consensus label x round) audited at the share "
-        "(default); neyman: a pilot at half the share, then the rest where the pilot found "
-        "the debate wrong most often",
+        "(default); neyman: units of stratum x the pair's best rank, a pilot at a tenth of the "
+        "share, then the rest where the pilot found the debate wrong most often",
     )
 
 
