@@ -41,7 +41,7 @@ from assess.refined.refine import (
     open_disagreements_sentence,
 )
 from assess.refined.selectors import refined_costs, refined_sources, refinements_of
-from assess.review.audit import audit_pilot_waiting, audit_strata
+from assess.review.audit import audit_phase, audit_pilot_waiting, audit_strata
 from assess.review.calibration import job_calibration
 from assess.review.selectors import job_agreement, job_audit, job_queue_counts
 from assess.review.simulated_marks import job_simulated_labels
@@ -267,9 +267,14 @@ class JobDetailOut(JobOut):
     #: {stratum ("label L, round R"): {"size", "inclusion", "judged", "wrong"}}: agreed labels,
     #: the audit's probability, audited pairs with a human label and how many it contradicts.
     audit_strata: dict[str, dict[str, float | int]] = {}
-    #: What a Neyman audit's next allocation (first its pilot's end) waits for, in words
+    #: What a Neyman audit waits for, in words, by its phase: in the pilot what its next
+    #: allocation waits for, after the second phase is drawn its items still to be judged
     #: (:func:`assess.review.audit.audit_pilot_waiting`); "" when nothing holds it back.
     audit_waiting: str = ""
+    #: The Neyman audit's phase (:func:`assess.review.audit.audit_phase`): "pilot" while a
+    #: later allocation will raise a unit's probability, "second" once its second phase is
+    #: drawn (nothing more is drawn unless the share is raised); "" without phases.
+    audit_phase: str = ""
     budget: dict[str, Any]
     #: The agents' calibration on gold and audited pairs (:func:`assess.review.calibration.
     #: job_calibration`): {"bins_asked", "method", "missing", "agents": [{"agent", "model",
@@ -389,10 +394,12 @@ def job_detail(request: HttpRequest, job_id: RowId) -> JobDetailOut:
     0)."""
     job = _job_or_404(job_id)
     stage0 = job_stage0_report(job=job)
+    phase = audit_phase(job=job)
     return JobDetailOut(
         **_job_out(job).model_dump(),
         audit_strata={name: s.as_json() for name, s in audit_strata(job=job).items()},
-        audit_waiting=audit_pilot_waiting(job=job),
+        audit_waiting=audit_pilot_waiting(job=job, phase=phase),
+        audit_phase=phase,
         budget=job_budget(job=job).as_json(),
         calibration=job_calibration(job=job).as_json(),
         stage0_report=stage0.as_json() if stage0 is not None else None,

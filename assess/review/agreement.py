@@ -112,30 +112,86 @@ def krippendorff_alpha(
 
 
 def audit_error_rate(
-    human_and_consensus: Sequence[tuple[int, int]], *, inclusion: Sequence[float] | None = None
+    human_and_consensus: Sequence[tuple[int | None, int]],
+    *,
+    inclusion: Sequence[float] | None = None,
+    strata: Sequence[Hashable] | None = None,
 ) -> Proportion:
     """How often the two agents agreed on a wrong label, estimated from audited pairs.
 
-    ``human_and_consensus`` holds, per audited pair, ``(human label, consensus label)``; a
-    pair counts as an error when they differ (the human label is taken as the truth). Returns
-    the share of errors with its 95% Wilson interval (:func:`wilson_interval`).
-    ``inclusion``: each pair's audit inclusion probability, in (0, 1]; when they differ (a
-    Neyman audit draws error-prone strata more often) the share is the weighted (Hajek)
-    estimate sum(e_i / pi_i) / sum(1 / pi_i) and the Wilson interval is taken at Kish's
-    effective sample size (sum w)^2 / sum w^2 (Kish, *Survey Sampling*, 1965, sec. 11.7;
-    Korn and Graubard, *Survey Methodology* 24, 1998), so the rate is the agreed labels'
-    and not the audit's. ``successes`` and ``n`` stay the raw counts.
+    ``human_and_consensus`` holds, per pair drawn for the audit, ``(human label, consensus
+    label)``, the human label None while it is not in yet; a judged pair counts as an error
+    when they differ (the human label is taken as the truth). Returns the share of errors
+    with its 95% Wilson interval (:func:`wilson_interval`). ``inclusion``: each pair's audit
+    inclusion probability, in (0, 1]; ``strata``: each pair's sampling stratum (None: one).
+    A pair not judged yet is missing at random within its weighting class, its stratum's
+    pairs of the same probability (:func:`audit_response_inclusions`, as the intervals
+    treat it: :mod:`assess.evaluation.intervals`), so each judged pair's probability is
+    scaled by its class's response rate. When the probabilities then differ (a Neyman
+    audit draws error-prone units more often; a class judged less than another) the share
+    is the weighted (Hajek) estimate sum(e_i / pi_i) / sum(1 / pi_i) over the judged pairs
+    and the Wilson interval is taken at Kish's effective sample size (sum w)^2 / sum w^2
+    (Kish, *Survey Sampling*, 1965, sec. 11.7; Korn and Graubard, *Survey Methodology* 24,
+    1998), so the rate is the agreed labels' and not the audit's. ``successes`` and ``n``
+    stay the raw counts of judged pairs.
     """
-    errors = [human != consensus for human, consensus in human_and_consensus]
+    judged = [i for i, (human, _) in enumerate(human_and_consensus) if human is not None]
+    errors = [human_and_consensus[i][0] != human_and_consensus[i][1] for i in judged]
     raw = wilson_interval(sum(errors), len(errors))
-    if not inclusion or len(set(inclusion)) <= 1:
+    if not inclusion:
         return raw
-    weights = [1.0 / pi for pi in inclusion]
+    answered = [human is not None for human, _ in human_and_consensus]
+    scaled = audit_response_inclusions(answered, inclusion, strata=strata)
+    chances = [scaled[i] for i in judged]
+    # Equal up to rounding (0.3 x 4/12 against 0.2 x 6/12): every pair weighs the same.
+    if not chances or max(chances) - min(chances) <= 1e-12 * max(chances):
+        return raw
+    weights = [1.0 / pi for pi in chances]
     total = sum(weights)
     share = sum(w for w, e in zip(weights, errors, strict=True) if e) / total
     n_eff = total * total / sum(w * w for w in weights)
     low, high = wilson_bounds(share, n_eff)
     return Proportion(raw.successes, raw.n, share, low, high, weighted=True, n_effective=n_eff)
+
+
+def audit_response_inclusions(
+    answered: Sequence[bool],
+    inclusion: Sequence[float],
+    *,
+    strata: Sequence[Hashable] | None = None,
+) -> list[float]:
+    """Each drawn pair's inclusion probability times the response rate of its weighting
+    class: the share of the class's drawn pairs that are ``answered`` (have their human
+    label). A class is a stratum's pairs (``strata``, None: one stratum) of one
+    probability: under a Neyman audit, one audit unit once its second phase is drawn. A
+    class with no answered pair joins the class of its stratum at the nearest probability
+    that has one (collapsed weighting classes, Kalton and Flores-Cervantes, J. Official
+    Statistics 19(2), 2003), the rule of :mod:`assess.evaluation.interval_strata`; a
+    stratum with none keeps its probabilities (it has no judged pair to weigh).
+
+    Why: a Neyman audit raises the probability of every pair of an error-prone unit,
+    the pilot's included, while the pairs its second phase adds wait for people. Weighing
+    the pilot's judged pairs by the raised probability alone would count such a unit as
+    smaller than it is (its pilot pairs stand for pi_pilot / pi_raised of it) and pull the
+    error rate down until the second phase is judged; scaled by the response rate, the
+    unit's judged pairs weigh its drawn pairs' 1 / pi in all."""
+    by_stratum: dict[Hashable, dict[float, list[int]]] = {}
+    for i, pi in enumerate(inclusion):
+        stratum = strata[i] if strata is not None else None
+        by_stratum.setdefault(stratum, {}).setdefault(pi, []).append(i)
+    out = list(inclusion)
+    for classes in by_stratum.values():
+        replied = [pi for pi, members in classes.items() if any(answered[i] for i in members)]
+        if not replied:
+            continue
+        joined: dict[float, list[int]] = {pi: [] for pi in replied}
+        for pi, members in classes.items():
+            joined[min(replied, key=lambda a: (abs(a - pi), a))].extend(members)
+        for members in joined.values():
+            rate = sum(1 for i in members if answered[i]) / len(members)
+            for i in members:
+                out[i] = inclusion[i] * rate
+    return out
 
 
 def weighting_note(p: Proportion) -> str:

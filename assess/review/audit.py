@@ -146,22 +146,46 @@ def audit_pilot_done(*, job: DebateJob) -> bool:
     return audits.exists() and not _waiting(job, audits).exists()
 
 
-def audit_pilot_waiting(*, job: DebateJob) -> str:
-    """What a Neyman audit's next allocation (first the pilot's end) waits for, in words;
-    "" for a proportional audit or once nothing holds it back: the pilot is in
-    (:func:`audit_pilot_done`) and its second phase drawn (else the words say it waits for
-    the next review sync).
-
-    "The Neyman audit waits for 3 of its 8 audit items to be judged: 2 can be given to an
-    annotator; 1 to none (every annotator has judged its pair on another job's item): it
-    needs a new annotator or an admin's adjudication", or, before any pair is drawn, that
-    the pilot draws from agreed labels as the debates end. An item whose pair people
-    answered on another job's item never waits (:mod:`assess.review.answered`)."""
-    if job.audit_allocation != "neyman":
+def audit_phase(*, job: DebateJob) -> str:
+    """Which phase ``job``'s Neyman audit is in: "pilot" while a later allocation will
+    raise a unit's probability (the pilot draws or waits for judgments, or it is in and the
+    next review sync draws the second phase), "second" once the committed probabilities
+    leave nothing to raise (the second phase is drawn: nothing more is drawn unless the share
+    is raised); "" for a proportional audit, or a share of 0 or 1 (no phases)."""
+    if job.audit_allocation != "neyman" or not 0.0 < job.audit_share < 1.0:
         return ""
-    if audit_pilot_done(job=job):
-        if not _second_phase_waiting(job):
-            return ""
+    if not _audits(job).exists() or _second_phase_waiting(job):
+        return "pilot"
+    return "second"
+
+
+def audit_pilot_waiting(*, job: DebateJob, phase: str | None = None) -> str:
+    """What a Neyman audit waits for, in words, by its phase (:func:`audit_phase`, or
+    ``phase`` when the caller has it); "" for a proportional audit or once nothing holds it
+    back.
+
+    In the pilot, what the next allocation waits for: "The Neyman audit waits for 3 of its
+    8 audit items to be judged: 2 can be given to an annotator; 1 to none (every annotator
+    has judged its pair on another job's item): it needs a new annotator or an admin's
+    adjudication", or, before any pair is drawn, that the pilot draws from agreed labels as
+    the debates end, or, once the pilot is in, that the next review sync draws the second
+    phase. Once the second phase is drawn no allocation follows, so the words say that:
+    "The Neyman audit's second phase is drawn, and nothing more will be drawn unless the
+    share is raised; 62 of its 129 audit items wait for judgments: 62 can be given to an
+    annotator". An item whose pair people answered on another job's item never waits
+    (:mod:`assess.review.answered`)."""
+    phase = audit_phase(job=job) if phase is None else phase
+    if not phase:
+        return ""
+    audits = _audits(job)
+    waiting = list(_waiting(job, audits).values_list("pk", "debate__pair__query_id",
+                                                      "debate__pair__document_id"))  # fmt: skip
+    if phase == "pilot" and not waiting:
+        if not audits.exists():
+            return (
+                "The Neyman audit's pilot has drawn no pair yet: it draws from the agreed "
+                "labels as the debates end"
+            )
         # Only the review sync draws the second phase: a page never writes, and the judgment
         # that completed the pilot did not draw it either.
         return (
@@ -169,23 +193,30 @@ def audit_pilot_waiting(*, job: DebateJob) -> str:
             "debate errs most) is drawn at the next review sync: within a minute with Celery "
             "beat running, or now with ./dream manage review_sync"
         )
-    audits = _audits(job)
-    waiting = list(_waiting(job, audits).values_list("pk", "debate__pair__query_id",
-                                                      "debate__pair__document_id"))  # fmt: skip
     if not waiting:
-        return (
-            "The Neyman audit's pilot has drawn no pair yet: it draws from the agreed labels "
-            "as the debates end"
+        return ""
+    if phase == "pilot":
+        words = (
+            f"The Neyman audit waits for {len(waiting):,} of its {audits.count():,} audit "
+            "items to be judged: "
         )
-    words = (
-        f"The Neyman audit waits for {len(waiting):,} of its {audits.count():,} audit items "
-        "to be judged: "
-    )
+    else:
+        words = (
+            "The Neyman audit's second phase is drawn, and nothing more will be drawn unless "
+            f"the share is raised; {len(waiting):,} of its {audits.count():,} audit items "
+            "wait for judgments: "
+        )
+    return words + _who_may_judge(waiting)
+
+
+def _who_may_judge(waiting: list[tuple[int, int, int]]) -> str:
+    """To whom the ``waiting`` items ((item id, query pk, document pk)) can be given, in
+    words: how many to an annotator, how many to none, or that no annotator exists yet."""
     people = _annotators()
     if not people:  # no account yet: "every annotator has judged it" would be vacuous
-        return words + "there is no annotator yet to give them to (createuser --role annotator)"
+        return "there is no annotator yet to give them to (createuser --role annotator)"
     stuck = _given_to_nobody(waiting, people)
-    words += f"{len(waiting) - stuck:,} can be given to an annotator"
+    words = f"{len(waiting) - stuck:,} can be given to an annotator"
     if stuck:
         words += (
             f"; {stuck:,} to none (every annotator has judged its pair on another job's "
@@ -290,9 +321,10 @@ def _allocation_now(
 
 
 def _second_phase_waiting(job: DebateJob) -> bool:
-    """True when a Neyman job's pilot is in (the caller checked) but some audit unit's
-    probability would rise at the next commit (:func:`audit_design_commit`): the second
-    phase is not drawn yet."""
+    """True when a Neyman job's allocation with its pilot taken as in would raise some
+    audit unit's probability above its committed one (:func:`audit_design_commit`): the
+    second phase is not drawn yet (the pilot is in and the next sync draws it, or the pilot
+    still waits). False once the committed probabilities spend the share."""
     design = job.audit_design
     allocated = _allocation_now(job, design, pilot_done=True)
     return any(p > design.committed_of(name) + 1e-12 for name, p in allocated.items())

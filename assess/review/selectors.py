@@ -17,6 +17,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
+from debates.audit_design import stratum_name
 from debates.engine import evidence_spans
 from debates.models import Debate, DebateJob, Turn
 from debates.rubric import grade_names, rubric
@@ -517,32 +518,45 @@ def job_agreement(*, job: DebateJob) -> JobAgreement:
 
 def job_audit(*, job: DebateJob) -> AuditSummary:
     """How often humans agree with the agents' consensus on the audited pairs of ``job``,
-    and the estimated rate of agreed-but-wrong labels (95% Wilson interval)."""
+    and the estimated rate of agreed-but-wrong labels (95% Wilson interval; the audit items
+    not judged yet count as missing at random within their stratum's items of the same
+    inclusion, :func:`assess.review.agreement.audit_error_rate`)."""
     audits = ReviewItem.objects.filter(debate__job=job, kind=ReviewItem.Kind.AUDIT)
-    rows = audits.values_list("debate_id", "debate__final_label", "inclusion")
-    consensus = {debate_id: (label, pi) for debate_id, label, pi in rows}
+    columns = ("debate_id", "debate__final_label", "debate__consensus_round", "inclusion")
+    rows = {row[0]: row[1:] for row in audits.values_list(*columns)}
     human = review_final_labels(job=job)
-    judged = [
-        (human[debate_id][0], label, pi or job.audit_share or 1.0)
-        for debate_id, (label, pi) in consensus.items()
-        if debate_id in human and label is not None
+    # (human label or None, consensus, stratum, inclusion) of every audited agreed label.
+    drawn = [
+        (
+            human[debate_id][0] if debate_id in human else None,
+            label,
+            stratum_name(label, round_),
+            pi or job.audit_share or 1.0,
+        )
+        for debate_id, (label, round_, pi) in rows.items()
+        if label is not None
     ]
-    pairs = [(h, c) for h, c, _ in judged]
+    pairs = [(h, c) for h, c, _, _ in drawn if h is not None]
     # Weighted by 1 / inclusion: a Neyman audit draws error-prone units more often.
-    inclusion = [pi for *_, pi in judged]
+    strata = [name for _, _, name, _ in drawn]
+    inclusion = [pi for *_, pi in drawn]
     agree = sum(1 for h, c in pairs if h == c)
     graded = job.scale == DebateJob.Scale.GRADED
     return AuditSummary(
         share=job.audit_share,
-        sampled=len(consensus),
+        sampled=len(rows),
         judged=len(pairs),
         agreement=agree / len(pairs) if pairs else None,
         kappa=agreement.cohen_kappa(pairs),
-        error=agreement.audit_error_rate(pairs, inclusion=inclusion),
+        error=agreement.audit_error_rate(
+            [(h, c) for h, c, _, _ in drawn], inclusion=inclusion, strata=strata
+        ),
         graded=graded,
         side_error=(
             agreement.audit_error_rate(
-                [(int(h > 0), int(c > 0)) for h, c in pairs], inclusion=inclusion
+                [(None if h is None else int(h > 0), int(c > 0)) for h, c, _, _ in drawn],
+                inclusion=inclusion,
+                strata=strata,
             )
             if graded
             else None

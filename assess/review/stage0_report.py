@@ -28,6 +28,7 @@ from django.db.models import Count, Q, Sum
 from django.http import HttpRequest
 from django.template.loader import render_to_string
 
+from debates.audit_design import stratum_name
 from debates.models import Debate, DebateJob
 from debates.stage0_band import band_load
 
@@ -178,19 +179,26 @@ def job_stage0_report(*, job: DebateJob) -> Stage0Report | None:
     audits = ReviewItem.objects.filter(
         debate__job=job, kind=ReviewItem.Kind.AUDIT, debate__settled_by="stage0"
     )
-    rows = list(audits.values_list("debate_id", "debate__final_label", "inclusion"))
+    columns = ("debate_id", "debate__final_label", "debate__consensus_round", "inclusion")
+    rows = list(audits.values_list(*columns))
     human = review_final_labels(job=job, items=audits) if rows else {}
-    # (human 0/1, stage 0's label 0/1, inclusion) of each judged audit of a stage-0 label.
-    judged = [
-        (int(human[debate_id][0] >= 1), int(label >= 1), pi or job.audit_share or 1.0)
-        for debate_id, label, pi in rows
-        if debate_id in human and label is not None
+    # (human 0/1 or None while not judged, stage 0's label 0/1, stratum, inclusion) of each
+    # audit of a stage-0 label: one not judged yet is missing at random within its stratum's
+    # audits of the same inclusion (audit_error_rate).
+    drawn = [
+        (
+            int(human[debate_id][0] >= 1) if debate_id in human else None,
+            int(label >= 1),
+            stratum_name(label, round_),
+            pi or job.audit_share or 1.0,
+        )
+        for debate_id, label, round_, pi in rows
+        if label is not None
     ]
-    error = audit_error_rate([(h, c) for h, c, _ in judged], inclusion=[pi for *_, pi in judged])
-    negatives = [(h, c, pi) for h, c, pi in judged if c == 0]
-    side = audit_error_rate(
-        [(h, c) for h, c, _ in negatives], inclusion=[pi for *_, pi in negatives]
-    )
+    judged = [(h, c) for h, c, _, _ in drawn if h is not None]
+    error = _error_rate(drawn)
+    negatives = [row for row in drawn if row[1] == 0]
+    side = _error_rate(negatives)
     n0 = int(counts["not_relevant"])
     lost = None
     if side.estimate is not None and side.low is not None and side.high is not None:
@@ -207,8 +215,8 @@ def job_stage0_report(*, job: DebateJob) -> Stage0Report | None:
         band_labels=band.n if band else 0,
         sampled=len(rows),
         error=error,
-        not_relevant_audited=len(negatives),
-        found_relevant=sum(1 for h, _, _ in negatives if h == 1),
+        not_relevant_audited=sum(1 for h, *_ in negatives if h is not None),
+        found_relevant=sum(1 for h, *_ in negatives if h == 1),
         lost=lost,
         simulated_human=simulated,
         reused=int(counts["reused"]),
@@ -216,6 +224,16 @@ def job_stage0_report(*, job: DebateJob) -> Stage0Report | None:
         # The beta the band was chosen at (a band stored before the bound existed has none:
         # not bounded); before routing, the job's.
         beta=(band.beta or 1.0) if band else job.stage0_beta,
+    )
+
+
+def _error_rate(drawn: list[tuple[int | None, int, str, float]]) -> Proportion:
+    """:func:`assess.review.agreement.audit_error_rate` of ``drawn`` ((human or None,
+    stage 0's label, stratum, inclusion) per audit)."""
+    return audit_error_rate(
+        [(h, c) for h, c, _, _ in drawn],
+        inclusion=[pi for *_, pi in drawn],
+        strata=[name for _, _, name, _ in drawn],
     )
 
 
