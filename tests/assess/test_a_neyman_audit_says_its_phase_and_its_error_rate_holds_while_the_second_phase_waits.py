@@ -32,6 +32,9 @@ from assess.review.services import review_items_sync
 from corpora.models import Document, Pair, Query
 from debates.models import Debate, DebateJob
 
+# The pilot's draws are worked by hand at half the share (tests/fixtures/jobs.py).
+pytestmark = pytest.mark.usefixtures("pilot_at_half_the_share")
+
 ONES, ZEROS = "label 1, round 1, below 10", "label 0, round 2, below 10"
 SECOND = (
     "The Neyman audit's second phase is drawn, and nothing more will be drawn unless the "
