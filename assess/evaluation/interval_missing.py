@@ -121,8 +121,9 @@ def escalations_note(m: MissingLabels) -> str:
         f"{plural(n, 'escalated pair has', 'escalated pairs have')} no human label yet: "
         f"predicted at the judged escalations' share of relevant, {its} uncertainty in the "
         f"intervals (wider for {_them(n)}); that {it} {'is' if n == 1 else 'are'} missing at "
-        f"random among the escalated pairs is an assumption, not a design: {why}; judge "
-        f"{_them(n)} and refine again to drop it"
+        f"random among the escalated pairs is an assumption, not a design: {why}; "
+        f"{'raise the budget, ' if m.over_budget else ''}judge {_them(n)} and refine again "
+        "to drop it"
     )
 
 
@@ -158,8 +159,8 @@ def audits_note(m: MissingLabels) -> str:
         words + f"; the intervals take {whose} as missing at random among the pairs of "
         f"{'its' if modelled == 1 and not unseen else 'their'} stratum drawn at the same rate "
         f"(under a Neyman audit, {'its' if modelled == 1 and not unseen else 'their'} audit "
-        f"unit), so they are wider and rest on that assumption{rest}; judge {_them(n)} and "
-        "refine again to drop it"
+        f"unit), so the intervals are wider and rest on that assumption{rest}; judge "
+        f"{_them(n)} and refine again to drop it"
     )
 
 

@@ -69,7 +69,8 @@ def test_escalations_beyond_a_human_budget_say_the_budget_serves_them_by_impact(
     assert words.startswith("4 escalated pairs have no human label yet: ")
     assert (
         "3 of them wait beyond a job's human budget, which serves escalations by their "
-        "impact, so the judged ones are those that weigh most"
+        "impact, so the judged ones are those that weigh most; raise the budget, judge them "
+        "and refine again to drop it"
     ) in words
 
 
@@ -78,8 +79,8 @@ def test_drawn_audit_pairs_not_judged_yet_get_their_own_note():
         "62 pairs drawn for the audit have no human label yet: their debate labels stand in "
         "the refined qrels and the point values; the intervals take their human labels as "
         "missing at random among the pairs of their stratum drawn at the same rate (under a "
-        "Neyman audit, their audit unit), so they are wider and rest on that assumption; judge "
-        "them and refine again to drop it"
+        "Neyman audit, their audit unit), so the intervals are wider and rest on that "
+        "assumption; judge them and refine again to drop it"
     )
 
 
