@@ -31,6 +31,7 @@ def refinement_intervals_sheet(refinement: Refinement) -> IntervalsSheet:
         audited=counts.get("audited", 0),
         escalated=counts.get("escalated", 0),
         agreed=counts.get("agreed", 0),
+        audit_waiting=counts.get("audit_waiting", 0),
         unresolved=counts.get("unresolved", 0),
         caveat=COVERAGE_CAVEAT,
         notes=tuple(found.notes),

@@ -22,6 +22,7 @@ from assess.models import Refinement
 from assess.models.simulated import refined_simulated_scope, simulated_sentence
 from debates.models import DebateJob
 
+from .interval_missing import MissingLabels, unresolved_note
 from .interval_reports import SampleSize, job_sources_note, pair_json, sources_note
 from .refined_intervals import BUDGET_TARGET, COVERAGE_CAVEAT, refinement_intervals
 
@@ -42,7 +43,12 @@ class LabelBudget:
     b with its interval and ``n``); ``pairs``: all system pairs compared; ``simulated``: the
     refined set's simulated labels ``{"debate": n, "human": m, "stage0": k}``;
     ``unresolved``: the pool pairs with no final label (beyond a pool's or a job's budget,
-    failed, pending), which count as not relevant and which no interval covers;
+    failed, pending, waiting for a human), left out of the refined qrels, so not relevant in
+    the point values; ``escalated_waiting`` of them are escalations, which the intervals take
+    as missing at random among the escalated pairs (the others are not relevant there too);
+    ``audit_waiting``: agreed pairs drawn for the audit with no human label yet, missing at
+    random in the intervals; ``unresolved_words``: the note on the unresolved pairs, as the
+    re-benchmark words it (:func:`~assess.evaluation.interval_missing.unresolved_note`);
     ``queries``: the evaluated queries (every interval is on the mean over them, conditional
     on them); ``pooled_queries``: how many of them hold a pooled pair, the only ones whose
     scores label errors can move (a pool over a few queries of many gives narrow intervals
@@ -64,6 +70,9 @@ class LabelBudget:
     notes: tuple[str, ...] = field(default=())
     simulated: Mapping[str, int] = field(default_factory=dict)
     unresolved: int | None = None
+    escalated_waiting: int | None = None
+    audit_waiting: int | None = None
+    unresolved_words: str = ""
     queries: int | None = None
     pooled_queries: int | None = None
     # The audit share that would hold that many audited labels: (audited + more) / agreed
@@ -76,13 +85,20 @@ class LabelBudget:
         # The job page shows the job's own count too: say this one is the refined set's.
         return simulated_sentence(self.simulated, scope=refined_simulated_scope(self.refined))
 
+    @property
+    def panel_notes(self) -> tuple[str, ...]:
+        """The notes the panel lists under its figures: all but the one on unresolved pairs,
+        which the panel shows as a warning above them."""
+        return tuple(note for note in self.notes if note != self.unresolved_words)
+
     def as_json(self) -> dict[str, Any]:
         """``{"more_human_labels": int | None, "target_half_width": 0.01, "measure":
         "nDCG@10", "undecided_pairs": [{"a", "b", "difference", "low", "high", "settled",
         "n", "n_audited", "n_escalated"}], "n_human": int, "n_audited": int, "n_escalated":
         int, "simulated": bool, "simulated_labels": {"debate", "human"}, "notes": [str],
-        "error": str, "refined": str, "unresolved": int, "queries": int, "pooled_queries":
-        int, "audit_share_needed": float | None}`` (the API's ``budget``; ``n_human`` counts
+        "error": str, "refined": str, "unresolved": int, "escalated_waiting": int,
+        "audit_waiting": int, "queries": int, "pooled_queries": int, "audit_share_needed":
+        float | None}`` (the API's ``budget``; ``n_human`` counts
         audited and escalated human labels; the counts are null without a refined set;
         ``audit_share_needed``: the audit share that would hold the labels wanted, null when
         none are or it is unknown)."""
@@ -100,6 +116,8 @@ class LabelBudget:
             "error": self.error,
             "refined": self.refined,
             "unresolved": self.unresolved,
+            "escalated_waiting": self.escalated_waiting,
+            "audit_waiting": self.audit_waiting,
             "queries": self.queries,
             "pooled_queries": self.pooled_queries,
             "audit_share_needed": self.audit_share_needed,
@@ -132,6 +150,7 @@ def job_budget(*, job: DebateJob, rel_level: int = 1) -> LabelBudget:
     # (every job of another pool is another job): one of the two is enough.
     borrowed = sources_note(found.sources) if own else ""
     notes = tuple(([own] if own else []) + [n for n in found.notes if n != borrowed])
+    missing = _missing_fields(found.counts, intervals=found.ppi is not None)
     if found.ppi is None:
         # The set's own counts stand beside the refusal: zeros would read as "no label yet".
         audited, escalated = found.counts.get("audited", 0), found.counts.get("escalated", 0)
@@ -143,7 +162,7 @@ def job_budget(*, job: DebateJob, rel_level: int = 1) -> LabelBudget:
             n_human=audited + escalated,
             n_audited=audited,
             n_escalated=escalated,
-            unresolved=found.counts.get("unresolved", 0),
+            **missing,
             queries=found.queries,
             pooled_queries=found.pooled_queries,
         )
@@ -167,10 +186,22 @@ def job_budget(*, job: DebateJob, rel_level: int = 1) -> LabelBudget:
         pairs=len(found.pairs),
         notes=notes,
         simulated=found.simulated,
-        unresolved=found.counts.get("unresolved", 0),
+        **missing,
         queries=found.queries,
         pooled_queries=found.pooled_queries,
     )
+
+
+def _missing_fields(counts: Mapping[str, int], *, intervals: bool) -> dict[str, Any]:
+    """:class:`LabelBudget`'s fields on the labels the intervals lack, from the refined
+    set's interval ``counts``."""
+    missing = MissingLabels.of(counts)
+    return {
+        "unresolved": missing.unresolved,
+        "escalated_waiting": missing.escalations,
+        "audit_waiting": missing.audits,
+        "unresolved_words": unresolved_note(missing, intervals=intervals),
+    }
 
 
 def job_budget_panel(request: HttpRequest, job: DebateJob) -> str:

@@ -85,8 +85,10 @@ its pair is no pooled label here) are treated the same way within the escalated 
 every escalated pair then enters the model as a stratum of its own (inclusion 1 scaled by
 the escalated pairs' response rate), the judged ones as its sample, so the unjudged ones are
 predicted at the judged ones' share of relevant and their uncertainty is in the interval. The
-assumption is stated in the notes; with no escalated pair judged at all there is nothing to
-predict them from: refused (IntervalError).
+reports state both assumptions, with how many labels each covers
+(:mod:`assess.evaluation.interval_missing`: only they know whether a human budget holds the
+escalations back); with no escalated pair judged at all there is nothing to predict them
+from: refused (IntervalError).
 
 Shapes: qrels ``{query_id: {doc_id: grade}}``; ranked runs ``{system: {query_id: [doc_id in
 rank order]}}``; pool labels :class:`PooledLabel`. Relevance is binary (grade >= rel_level);
@@ -400,14 +402,6 @@ def _design(
         return design
     strata, collapsed = strata_collapse(strata)
     design.notes = strata_notes(strata) + collapsed
-    if unjudged:
-        design.notes.append(
-            f"{unjudged} pooled pairs humans must decide have no human label yet: treated as "
-            "missing at random among the escalated pairs (predicted at the judged ones' share "
-            "of relevant, their uncertainty in the interval); an assumption, not a design: a "
-            "human budget serves escalations by their impact, so the judged ones are those "
-            "that weigh most"
-        )
     machine_strata = [members for name, members in strata.items() if name != ESCALATED]
     if machine_strata and not any(m.human is not None for ms in machine_strata for m in ms):
         raise IntervalError(

@@ -1,17 +1,16 @@
 """Intervals on a refined set's metrics, from the labels' provenance (database side).
 
-A refined set's :class:`assess.models.LabelProvenance` rows say, per pool pair, the debate's
-consensus label and round, whether the pair was escalated or drawn for the audit, the
-human label and the pair's inclusion probability. They are turned into the pure estimator's
-:class:`PooledLabel` list (:func:`assess.evaluation.intervals.refined_intervals`): agreed
-pairs are machine-labelled, in strata "label L, round R", audited with their stratum's
-stored probability (the job's audit share for sets refined before it was stored); escalated
-pairs are human-labelled; pairs that were judged before (original qrels) are fixed. Pairs
-with no final label are unjudged in the refined qrels. An escalated one (humans must decide
-it: awaiting, incomplete, tied or over the human budget) is missing at random among the
+A refined set's provenance rows become the pure estimator's pooled labels
+(:func:`assess.evaluation.interval_labels.pooled_labels`): agreed pairs are
+machine-labelled, in strata "label L, round R", audited with their stratum's stored
+probability (the job's audit share for sets refined before it was stored); escalated pairs
+are human-labelled; pairs that were judged before (original qrels) are fixed. Pairs with no
+final label are unjudged in the refined qrels. An escalated one (humans must decide it:
+awaiting, incomplete, tied or over the human budget) is missing at random among the
 escalated pairs in the intervals; any other (a debate pending or failed, a pair no job
-debated) is no escalation, humans never see it, and it is left out here too, so counted as not
-relevant, as in the refined qrels. The notes say how many of each.
+debated) is no escalation, humans never see it, and it is left out here too, so counted as
+not relevant, as in the refined qrels. The notes say how many of each, and how many drawn
+audit pairs wait for a human label (:mod:`assess.evaluation.interval_missing`).
 """
 
 from __future__ import annotations
@@ -32,12 +31,12 @@ from corpora.identical import skip_identical
 from corpora.models import QrelSet, Run
 from corpora.selectors import pool_pair_ranks
 from corpora.services import run_rows
-from debates.audit_design import stratum_name
-from debates.models import Debate
 
 from . import interval_comparisons as ic
 from . import intervals as iv
 from . import metrics, plots
+from .interval_labels import pooled_labels
+from .interval_missing import MissingLabels, audit_waiting_words, missing_notes
 from .interval_reports import (
     TAU_PPI,
     SampleSize,
@@ -190,71 +189,6 @@ class RefinedIntervals:
         return out
 
 
-ESCALATED_STATUS = Debate.Status.ESCALATED.value  # LabelProvenance.debate_status of one
-
-
-def pooled_labels(*, refined: QrelSet) -> tuple[list[iv.PooledLabel], dict[str, int]]:
-    """The refined set's pool pairs as the estimator's labels, and counts by kind
-    (``agreed``, ``audited``, ``escalated``, ``unresolved``, ``judged_before``). An agreed
-    pair is in the audit stratum (:func:`debates.audit_design.stratum_name`) of its machine
-    label, the consensus of the debate that decides it whatever humans said (so it never
-    depends on which job's audit drew the pair), drawn when any job sent it to people, with
-    the inclusion probability its provenance stored at refinement (the union of the jobs'
-    draws; :mod:`assess.review.across_jobs`). A set refined before these were stored reads
-    the consensus of the review that decided the pair, drawn when that review was an audit,
-    and its job's audit share when no inclusion was stored either."""
-    counts = dict.fromkeys(("agreed", "audited", "escalated", "unresolved", "judged_before"), 0)
-    labels: list[iv.PooledLabel] = []
-    rows = (
-        LabelProvenance.objects.filter(qrel_set=refined)
-        .values_list(*_POOLED_COLUMNS)
-        .order_by("pk")
-    )
-    for row in rows.iterator(chunk_size=5000):
-        kind, label = _pooled_label(row)
-        counts[kind] += 1
-        counts["agreed"] += kind == "audited"  # an audited pair is an agreed one with its label
-        if label is not None:
-            labels.append(label)
-    return labels, counts
-
-
-#: What :func:`pooled_labels` reads of each provenance row, in :func:`_pooled_label`'s order.
-_POOLED_COLUMNS = (
-    "query__query_id", "document__doc_id", "label", "source", "original_relevance",
-    "consensus_label", "consensus_round", "review_kind", "inclusion", "job__audit_share",
-    "debate_status", "reason", "drawn", "machine_label", "machine_round",
-)  # fmt: skip
-# A pair humans must settle (assess.refined.labels.HUMAN_TIE): it waits like an escalation.
-_HUMAN_TIE = "human tie"
-
-
-def _pooled_label(row: tuple) -> tuple[str, iv.PooledLabel | None]:
-    """One provenance row (:data:`_POOLED_COLUMNS`) as the count it adds to and the
-    estimator's label (None: not in the estimator; see :func:`pooled_labels`)."""
-    q, d, label, source, original, consensus, round_, kind, inclusion, share = row[:10]
-    status, reason, drawn, machine, machine_round = row[10:]
-    if original is not None:
-        return "judged_before", None
-    human = label if source in HUMAN_SOURCES else None
-    if drawn is None:  # refined before the machine label and the draws of every job were kept
-        drawn, machine, machine_round = kind == "audit", consensus, round_
-    if machine is not None:
-        pi = float(share or 0.0) if inclusion is None else inclusion
-        human = human if drawn else None
-        stratum = stratum_name(machine, machine_round)
-        kind = "audited" if human is not None else "agreed"
-        return kind, iv.PooledLabel(q, d, machine, human, stratum, drawn, pi)
-    if human is not None:
-        return "escalated", iv.PooledLabel(q, d, None, human, iv.ESCALATED, True, 1.0)
-    # An escalation (or a human tie) no human has decided yet: missing at random among the
-    # escalated pairs (see assess.evaluation.intervals). A pending or failed debate, or a
-    # pair no job debated, is not humans' to decide: left out, so not relevant.
-    if status == ESCALATED_STATUS or reason == _HUMAN_TIE:
-        return "unresolved", iv.PooledLabel(q, d, None, None, iv.ESCALATED, True, 1.0)
-    return "unresolved", None
-
-
 def pool_best_ranks(*, refined: QrelSet) -> dict[tuple[str, str], int]:
     """``{(query_id, doc_id): rank}``: each pooled pair's best rank over the runs that put it
     in the pool the refined set was refined from (:class:`corpora.models.PairSource`). The
@@ -381,20 +315,6 @@ def rebench_intervals(
     grades += [g for x in labels for g in (x.machine, x.human) if g is not None]
     if note := level_note(rel_level=rel_level, grades=grades):
         result.notes.append(note)
-    waiting = sum(1 for p in labels if p.machine is None and p.human is None)
-    if counts["unresolved"]:
-        result.notes.append(
-            f"{plural(counts['unresolved'], 'pool pair has', 'pool pairs have')} no final "
-            "label: unjudged (not relevant) in the refined qrels and in its point values"
-            + (
-                f"; in these intervals, the {plural(waiting, 'escalated one')} "
-                f"{'is' if waiting == 1 else 'are'} missing at random "
-                "among the escalated pairs, the others (debates pending or failed, pairs not "
-                "debated) not relevant"
-                if waiting
-                else " and in these intervals (none of them is an escalation)"
-            )
-        )
     queries = sorted(q for q, judged in fixed.items() if judged)
     result.queries = len(queries)
     result.pooled_queries = len({label.query_id for label in labels} & set(queries))
@@ -418,8 +338,9 @@ def rebench_intervals(
     except iv.IntervalError as exc:
         result.error = str(exc) + _answers_since_sentence(refined)
         result.ppi = result.human_only = None
+        result.notes += missing_notes(MissingLabels.of(counts), intervals=False)
         return result
-    result.notes += result.ppi.notes
+    result.notes += missing_notes(MissingLabels.of(counts, labels)) + result.ppi.notes
     result.llm_only = ic.machine_only_intervals(
         runs=ranked, fixed=fixed, pool=labels, queries=queries, rel_level=rel_level
     )
@@ -572,7 +493,8 @@ def _sample_words(result: RefinedIntervals) -> str:
     counts = result.counts
     words = (
         f"human sample: {counts.get('audited', 0):,} audited of {counts.get('agreed', 0):,} "
-        f"agreed labels, {counts.get('escalated', 0):,} escalated pairs judged"
+        f"agreed labels{audit_waiting_words(MissingLabels.of(counts))}, "
+        f"{plural(counts.get('escalated', 0), 'escalated pair')} judged"
     )
     if result.sources:
         words += "; by job: " + "; ".join(source.text() for source in result.sources)

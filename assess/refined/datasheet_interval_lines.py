@@ -56,8 +56,10 @@ class IntervalsSheet:
     ``systems``: ``{run name: {measure: IntervalCell}}``; ``audited``: agreed pairs with an
     audit human label (the estimator's sample); ``escalated``: escalated pairs, all
     human-labelled (their labels enter every estimate as they are); ``agreed``:
-    machine-labelled pairs (the debates' consensus); ``unresolved``: pool pairs without a
-    final label, left out; ``pairs`` system pairs compared on nDCG@10 and ``settled`` of them
+    machine-labelled pairs (the debates' consensus); ``audit_waiting``: agreed pairs drawn for
+    the audit whose human label is not in yet; ``unresolved``: pool pairs without a final
+    label, left out of the qrels (the notes say how the intervals take them); ``pairs`` system
+    pairs compared on nDCG@10 and ``settled`` of them
     with their order settled at 95%; ``tau``: Kendall's tau between the runs' original
     nDCG@10 and their PPI estimates, with its interval (low, high); ``caveat``: the measured
     coverage sentence (our own text, written as it is); ``notes``: what the estimator noted
@@ -70,6 +72,7 @@ class IntervalsSheet:
     audited: int = 0
     escalated: int = 0
     agreed: int = 0
+    audit_waiting: int = 0
     unresolved: int = 0
     pairs: int = 0
     settled: int = 0
@@ -111,6 +114,25 @@ def _estimates(v: IntervalsSheet, code: Callable[[str], str]) -> list[str]:
     return lines
 
 
+def _sample_sizes(v: IntervalsSheet) -> str:
+    """The sample sizes line: human labels, drawn audits waiting, machine labels and pairs
+    without a final label (how the intervals take the missing ones is in the notes)."""
+    waiting = f" ({v.audit_waiting:,} more drawn, not judged yet)" if v.audit_waiting else ""
+    them = "it" if v.unresolved == 1 else "them"
+    unresolved = (
+        f" (so not relevant in the point values; the notes say how the intervals take {them})"
+        if v.unresolved
+        else ""
+    )
+    return (
+        f"- Sample sizes: {plural(v.audited + v.escalated, 'human label')} ("
+        f"{plural(v.audited, 'audited agreed pair')}{waiting}, "
+        f"{plural(v.escalated, 'escalated pair')}); "
+        f"{plural(v.agreed, 'machine label')} (the debates' consensus); "
+        f"{plural(v.unresolved, 'pair')} without a final label, left out of the qrels{unresolved}"
+    )
+
+
 def interval_lines(
     v: IntervalsSheet | None,
     *,
@@ -125,13 +147,7 @@ def interval_lines(
     lines = [HEADING, ""]
     if v is None:
         return [*lines, "No interval was computed for this file."]
-    lines += [INTERVALS_METHOD, ""]
-    lines.append(
-        f"- Sample sizes: {plural(v.audited + v.escalated, 'human label')} ("
-        f"{plural(v.audited, 'audited agreed pair')}, {plural(v.escalated, 'escalated pair')}); "
-        f"{plural(v.agreed, 'machine label')} (the debates' consensus); "
-        f"{plural(v.unresolved, 'pair')} without a final label, left out"
-    )
+    lines += [INTERVALS_METHOD, "", _sample_sizes(v)]
     if v.error:
         lines.append(f"- No interval: {text(v.error)}")
     else:

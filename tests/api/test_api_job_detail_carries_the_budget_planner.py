@@ -5,6 +5,8 @@ tests/fixtures/refine.py)."""
 
 import pytest
 
+from assess.evaluation.interval_labels import pooled_labels
+from assess.evaluation.interval_missing import MissingLabels, missing_notes
 from tests.fixtures.refine import refined_at_share
 
 pytestmark = pytest.mark.django_db
@@ -23,6 +25,8 @@ KEYS = {
     "error",
     "refined",
     "unresolved",
+    "escalated_waiting",
+    "audit_waiting",
     "queries",
     "pooled_queries",
     "audit_share_needed",
@@ -37,6 +41,7 @@ def test_the_job_detail_has_the_budget_of_the_newest_refined_set(refined, api_as
     budget = response.json()["budget"]
     assert set(budget) == KEYS
     (pair,) = budget.pop("undecided_pairs")
+    labels, counts = pooled_labels(refined=refined.refined)
     assert budget == {
         "more_human_labels": 2,
         "target_half_width": 0.01,
@@ -48,6 +53,9 @@ def test_the_job_detail_has_the_budget_of_the_newest_refined_set(refined, api_as
         "simulated": False,
         "simulated_labels": {"debate": 0, "human": 0, "stage0": 0},
         "notes": [
+            # Agreed pairs the audit drew at 0.5 and nobody judged yet (which ones: a hash
+            # of the job's id), first, said as the re-benchmark says them.
+            *missing_notes(MissingLabels.of(counts, labels)),
             "stratum 'label 0, round 2' (1 pair) has no human label: its machine labels' "
             "errors, if any, are not seen by this sample",
             # A two-query world: most estimates sit at an end of what the labels allow.
@@ -58,6 +66,8 @@ def test_the_job_detail_has_the_budget_of_the_newest_refined_set(refined, api_as
         "error": "",
         "refined": "test-dream",
         "unresolved": 0,
+        "escalated_waiting": 0,
+        "audit_waiting": counts["audit_waiting"],
         # Both evaluated queries hold pooled pairs.
         "queries": 2,
         "pooled_queries": 2,

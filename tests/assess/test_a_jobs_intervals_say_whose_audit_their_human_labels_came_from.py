@@ -69,7 +69,7 @@ def test_the_intervals_name_the_job_whose_audit_they_rest_on(borrowed):
     out = io.StringIO()
     call_command("rebenchmark", "holes", "--refined", "p2-dream", "--no-per-query", stdout=out)
     assert (
-        f"human sample: 1 audited of 1 agreed labels, 1 escalated pairs judged; by job: {job1}"
+        f"human sample: 1 audited of 1 agreed labels, 1 escalated pair judged; by job: {job1}"
         in (out.getvalue())
     )
     # The note on other pools names job 1 without repeating the figures listed by job.

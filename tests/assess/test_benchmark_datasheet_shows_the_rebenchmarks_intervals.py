@@ -22,6 +22,7 @@ from tests.assess.test_benchmark_datasheet_says_how_the_labels_were_made import 
     render_html,
     sheet,
 )
+from tests.assess.test_rebenchmark_shows_intervals_from_the_audit import drawn_waiting
 from tests.fixtures.refine import refined_at_share
 
 pytestmark = pytest.mark.django_db
@@ -54,11 +55,15 @@ def test_the_datasheet_holds_the_numbers_of_report_intervals(refined, tmp_path):
         f"  - `alpha`: `nDCG@10` {cell(alpha['nDCG@10'])}; `P@10` {cell(alpha['P@10'])}; "
         f"`R@100` {cell(alpha['R@100'])}"
     ) in section
+    waiting = drawn_waiting(refined)
+    more = f" ({waiting} more drawn, not judged yet)" if waiting else ""
+    assert sheet.audit_waiting == waiting
     # The hand-worked P@10 of alpha (tests/assess/test_rebenchmark_shows_intervals_...).
     assert "`P@10` 0.1000 [" in section
     assert (
-        "- Sample sizes: 2 human labels (1 audited agreed pair, 1 escalated pair); "
-        "3 machine labels (the debates' consensus); 0 pairs without a final label, left out"
+        f"- Sample sizes: 2 human labels (1 audited agreed pair{more}, 1 escalated pair); "
+        "3 machine labels (the debates' consensus); 0 pairs without a final label, left out "
+        "of the qrels"
     ) in section
     settled = sum(p.settled for p in found.pairs)
     assert f"settled at 95%: {settled} of 1 ({settled:.0%})" in section

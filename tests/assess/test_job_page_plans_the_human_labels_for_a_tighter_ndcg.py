@@ -128,8 +128,10 @@ def test_pool_pairs_without_a_final_label_are_said_to_be_outside_every_interval(
     assert budget.error == "" and budget.unresolved == 1
     assert budget.as_json()["unresolved"] == 1
     assert (
-        "These intervals bound the label errors only: 1 pool pair has no final label (beyond "
-        "a budget, failed or still pending) and counts as not relevant, outside every interval."
+        "1 pool pair has no final label: left out of the refined qrels, so the point values "
+        "count it as not relevant; the intervals count it as not relevant too (a debate "
+        "pending or failed, or a pair never debated: no escalation), so no interval covers "
+        "its label."
     ) in panel(client_as("researcher"), refined.job)
 
 

@@ -10,9 +10,17 @@ import pytest
 from django.core.management import call_command
 
 from assess.evaluation.refined_intervals import rebench_intervals
+from assess.review.agreement import audit_draw
 from tests.fixtures.refine import refined_at_share
 
 pytestmark = pytest.mark.django_db
+
+
+def drawn_waiting(world) -> int:
+    """The agreed pairs other than (q2, d6) that the job's audit draws at 0.5 (a hash of the
+    job's and the pair's ids, so 0, 1 or 2 of them): drawn, their audit not judged."""
+    pairs = [world.debate("q1", "d3"), world.debate("q1", "d5")]
+    return sum(audit_draw(world.job.pk, d.pair_id) < 0.5 for d in pairs)
 
 
 @pytest.fixture
@@ -27,7 +35,8 @@ def test_the_audited_error_is_weighted_by_the_inverse_audit_share(audited):
     )
     assert found.error == ""
     assert found.counts == {
-        "agreed": 3, "audited": 1, "escalated": 1, "unresolved": 0, "judged_before": 0,
+        "agreed": 3, "audited": 1, "audit_waiting": drawn_waiting(audited), "escalated": 1,
+        "escalated_waiting": 0, "over_budget": 0, "unresolved": 0, "judged_before": 0,
     }  # fmt: skip
     alpha, beta = found.ppi.by_system["alpha"], found.ppi.by_system["beta"]
     # The model: the label-1 stratum's one audited pair, (q2, d6), is not relevant, so the
@@ -50,7 +59,9 @@ def test_the_command_and_the_api_show_them_with_the_sample_size(audited, api_as)
     call_command("rebenchmark", "holes", "--refined", "test-dream", "--no-per-query", stdout=out)
     text = out.getvalue()
     assert "Intervals (95%) on the refined qrels, prediction-powered" in text
-    assert "human sample: 1 audited of 3 agreed labels, 1 escalated pairs judged" in text
+    waiting = drawn_waiting(audited)
+    more = f" ({waiting} more drawn, not judged yet)" if waiting else ""
+    assert f"human sample: 1 audited of 3 agreed labels{more}, 1 escalated pair judged" in text
     # What they cover, under the per-system table and not only under the pairs: both
     # evaluated queries, q1 and q2, hold pooled pairs ((q1, d3), (q1, d5); (q2, d3), (q2, d6)).
     flat = " ".join(text.split())

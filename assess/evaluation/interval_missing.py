@@ -1,0 +1,197 @@
+"""What the refined-metric intervals say about the human labels they lack. Pure, no database.
+
+Three kinds of missing label, each treated its own way, and said in the same words on every
+surface that shows the intervals (the re-benchmark's page, printout, plot and API
+``intervals.notes``, the job page's planner and the API's ``budget.notes``, the benchmark
+zip's datasheet), all from :func:`missing_notes`:
+
+- A pool pair with no final label is left out of the refined qrels, so their point values
+  count it as not relevant. In the intervals, an escalation (humans must decide it: awaiting
+  a human, its review incomplete, a human tie, over a job's human budget) is missing at
+  random among the escalated pairs, predicted at the judged escalations' share of relevant;
+  any other (a debate pending or failed, a pair never debated) is no escalation: not
+  relevant there too, its label outside every interval.
+- An agreed pair drawn for the audit whose human label is not in yet keeps its debate label
+  in the refined qrels and the point values; the intervals take its human label as missing
+  at random within its weighting class (its stratum's pairs drawn at its rate; under a
+  Neyman audit, its audit unit), weighting the judged ones up.
+
+Missing at random is an assumption, not the design, in both cases: the review queue serves
+the pairs of highest impact first, so the judged ones may not stand for the waiting ones. A
+job's human budget makes that sure for escalations (it serves them by impact); its audits
+beyond a budget are left out at random (:func:`assess.review.budget.budget_order`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from core.text import plural
+
+from .interval_strata import PooledLabel, strata_collapse
+
+
+@dataclass(frozen=True)
+class MissingLabels:
+    """How many labels a refined set's intervals lack, by kind: ``unresolved`` pool pairs
+    with no final label, of which ``escalations`` are humans' to decide and ``over_budget``
+    of those wait beyond a job's human budget; ``audits``: agreed pairs drawn for the audit
+    with no human label yet (their debate label is final), of which ``audits_unseen`` are in
+    a stratum with no human label at all (:func:`audits_unseen`)."""
+
+    unresolved: int = 0
+    escalations: int = 0
+    over_budget: int = 0
+    audits: int = 0
+    audits_unseen: int = 0
+
+    @classmethod
+    def of(cls, counts: Mapping[str, int], pool: Sequence[PooledLabel] = ()) -> MissingLabels:
+        """From a refined set's interval ``counts`` (``unresolved``, ``escalated_waiting``,
+        ``over_budget``, ``audit_waiting``; absent keys count 0) and, for
+        ``audits_unseen``, its pooled labels ``pool``."""
+        return cls(
+            unresolved=counts.get("unresolved", 0),
+            escalations=counts.get("escalated_waiting", 0),
+            over_budget=counts.get("over_budget", 0),
+            audits=counts.get("audit_waiting", 0),
+            audits_unseen=audits_unseen(pool),
+        )
+
+
+def _them(n: int) -> str:
+    return "it" if n == 1 else "them"
+
+
+def unresolved_note(m: MissingLabels, *, intervals: bool = True) -> str:
+    """What the pool pairs with no final label are in the refined qrels and the point values
+    (not relevant) and, with ``intervals``, in the intervals: the escalations missing at
+    random among the escalated pairs, the others not relevant there too. "" when none."""
+    total, waiting = m.unresolved, m.escalations
+    if not total:
+        return ""
+    words = (
+        f"{plural(total, 'pool pair has', 'pool pairs have')} no final label: left out of the "
+        f"refined qrels, so the point values count {_them(total)} as not relevant"
+    )
+    if not intervals:
+        return words
+    others = total - waiting
+    never = "a debate pending or failed, or a pair never debated"
+    if waiting == total:
+        return (
+            words + f"; the intervals take {_them(total)} as missing at random among the "
+            f"escalated pairs ({'an escalation' if total == 1 else 'escalations'} humans "
+            "must decide)"
+        )
+    if not waiting:
+        return (
+            words + f"; the intervals count {_them(total)} as not relevant too ({never}: no "
+            f"escalation), so no interval covers {'its label' if total == 1 else 'their labels'}"
+        )
+    return (
+        words + f"; the intervals take the {plural(waiting, 'escalated one')} as missing at "
+        f"random among the escalated pairs, and count the other {others:,} ({never}) as not "
+        "relevant too, outside every interval"
+    )
+
+
+def escalations_note(m: MissingLabels) -> str:
+    """The assumption the intervals make for escalations with no human label yet, and, only
+    when some of them wait beyond a job's human budget, that budget's part in it; "" when
+    none waits."""
+    n = m.escalations
+    if not n:
+        return ""
+    its, it = ("its", "it") if n == 1 else ("their", "they")
+    if m.over_budget:
+        beyond = "it waits" if n == 1 else f"{m.over_budget:,} of them wait"
+        why = (
+            f"{beyond} beyond a job's human budget, which serves escalations by their impact, "
+            "so the judged ones are those that weigh most"
+        )
+    else:
+        waiting = "the one waiting" if n == 1 else "those waiting"
+        why = (
+            "the review queue serves the pairs of highest impact first, so the judged ones "
+            f"may weigh more than {waiting}"
+        )
+    return (
+        f"{plural(n, 'escalated pair has', 'escalated pairs have')} no human label yet: "
+        f"predicted at the judged escalations' share of relevant, {its} uncertainty in the "
+        f"intervals (wider for {_them(n)}); that {it} {'is' if n == 1 else 'are'} missing at "
+        f"random among the escalated pairs is an assumption, not a design: {why}; "
+        f"{'raise the budget, ' if m.over_budget else ''}judge {_them(n)} and refine again "
+        "to drop it"
+    )
+
+
+def audits_note(m: MissingLabels) -> str:
+    """What the intervals do with agreed pairs drawn for the audit whose human label is not
+    in yet: missing at random within their weighting class, except those of a stratum with
+    no human label at all (``audits_unseen``), which keep their debate labels there too (the
+    stratum's own note says its errors are not seen); "" when there are none."""
+    n, unseen = m.audits, m.audits_unseen
+    if not n:
+        return ""
+    its = "its" if n == 1 else "their"
+    words = (
+        f"{plural(n, 'pair drawn for the audit has', 'pairs drawn for the audit have')} no "
+        f"human label yet: {its} debate label{'' if n == 1 else 's'} stand{'s' if n == 1 else ''} "
+        "in the refined qrels and the point values"
+    )
+    if unseen == n:
+        return (
+            words + f", and in the intervals too, {its} stratum having no human label at all; "
+            f"judge {_them(n)} and refine again for the intervals to see {its} errors"
+        )
+    modelled = n - unseen
+    whose = f"the human labels of {modelled:,} of them" if unseen else f"{its} human label"
+    whose += "s" if not unseen and n > 1 else ""
+    rest = (
+        f"; the other {unseen:,}, in strata with no human label at all, keep their debate "
+        "labels there too"
+        if unseen
+        else ""
+    )
+    return (
+        words + f"; the intervals take {whose} as missing at random among the pairs of "
+        f"{'its' if modelled == 1 and not unseen else 'their'} stratum drawn at the same rate "
+        f"(under a Neyman audit, {'its' if modelled == 1 and not unseen else 'their'} audit "
+        f"unit), so the intervals are wider and rest on that assumption{rest}; judge "
+        f"{_them(n)} and refine again to drop it"
+    )
+
+
+def audits_unseen(pool: Sequence[PooledLabel]) -> int:
+    """How many agreed pairs drawn for the audit with no human label yet are in a stratum
+    that has no human label even after the estimator's collapsing of strata
+    (:func:`~assess.evaluation.interval_strata.strata_collapse`): nothing stands for them,
+    so they keep their machine labels in the intervals."""
+    strata: dict[str, list[PooledLabel]] = {}
+    for label in pool:
+        if label.machine is not None:
+            strata.setdefault(label.stratum, []).append(label)
+    merged, _notes = strata_collapse(strata)
+    return sum(
+        sum(1 for m in members if m.drawn and m.human is None)
+        for members in merged.values()
+        if not any(m.human is not None for m in members)
+    )
+
+
+def missing_notes(m: MissingLabels, *, intervals: bool = True) -> list[str]:
+    """Every note on the labels the intervals lack (:func:`unresolved_note`, then, with
+    ``intervals`` computed, :func:`escalations_note` and :func:`audits_note`), empty ones
+    left out."""
+    notes = [unresolved_note(m, intervals=intervals)]
+    if intervals:
+        notes += [escalations_note(m), audits_note(m)]
+    return [note for note in notes if note]
+
+
+def audit_waiting_words(m: MissingLabels) -> str:
+    """`` (62 more drawn, not judged yet)`` for a sample line, "" when no drawn audit
+    pair waits."""
+    return f" ({m.audits:,} more drawn, not judged yet)" if m.audits else ""
