@@ -34,6 +34,7 @@ from corpora.services import (
     run_retrieve,
 )
 from corpora.simulated import simulated_filename
+from debates.audit_design import allocation_describe
 from debates.llm.config import AgentConfig
 from debates.models import Debate, DebateJob
 from debates.services import (
@@ -61,8 +62,17 @@ from debates.services.worker_wait import worker_warning_watch
 from .evaluation.rebench import RebenchError, rebench_compute
 from .evaluation.refined_intervals import interval_tables, refined_simulated, report_intervals
 from .evaluation.tables import format_text, rebench_tables, relevance_note
-from .models.simulated import simulated_sentence
-from .refined.cost import format_costs
+from .models.simulated import (
+    JOB_SIMULATED_SCOPE,
+    SIMULATED_KINDS,
+    SIMULATED_SOURCES,
+    SimulatedRow,
+    qrel_set_simulated_rows,
+    simulated_rows_counts,
+    simulated_sentence,
+    simulated_tag,
+)
+from .refined.cost import SIMULATED_COST_NOTE, format_costs
 from .refined.refine import (
     qrels_refine,
     refinement_get,
@@ -70,6 +80,9 @@ from .refined.refine import (
     relevant_grade_check,
 )
 from .refined.selectors import refined_costs
+from .review.next_step import next_step_lines
+from .review.services import review_items_sync
+from .review.simulated_marks import job_simulated, job_simulated_labels
 
 Echo = Callable[[str], None]
 
@@ -108,7 +121,9 @@ class PipelineSpec:
     Consensus grades go into the refined set as they are, a binary label 1 as
     ``relevant_grade``. The re-benchmark counts grade >= ``rel_level`` as relevant and, with
     ``exp_gain``, adds nDCG@10 with gains 2^grade - 1. A batch-mode job's batches are polled
-    every ``batch_poll_seconds``. The refined qrel set (default name
+    every ``batch_poll_seconds``. With ``next_step``, the run ends with what people are to do
+    when escalated or audit items wait (:func:`assess.review.next_step.next_step_lines`;
+    the demo says its own). The refined qrel set (default name
     ``<qrels>-dream-<pool>``) is written as TREC qrels to ``out_dir`` (default
     ``var/exports``). ``human_given``: the options of :data:`HUMAN_OPTIONS` the run sets on
     a reused job (the others keep the job's values; a new job takes ``job``'s).
@@ -127,6 +142,7 @@ class PipelineSpec:
     rel_level: int = 1
     exp_gain: bool = False
     batch_poll_seconds: float = 30.0
+    next_step: bool = True
 
     @classmethod
     def of(cls, *, agent: AgentConfig | None = None, **options: Any) -> PipelineSpec:
@@ -187,7 +203,8 @@ def _job_ensure(*, pool: Pool, pairs: int, spec: PipelineSpec, echo: Echo) -> De
         echo(
             f"debate job {job.pk}: {job.debates.count()} pairs, R = {options.rounds}"
             f"{job_scale_describe(job)}, "
-            f"audit share {job.audit_share:.0%} of agreed labels"
+            f"audit share {job.audit_share:.0%} of agreed labels, "
+            f"{allocation_describe(job.audit_allocation, job.audit_share)}"
             + (
                 f", human budget {budget:,} pair{'' if budget == 1 else 's'}"
                 if budget is not None
@@ -373,6 +390,8 @@ def pipeline_run(*, dataset: Dataset, spec: PipelineSpec, echo: Echo = print) ->
         refined=refined, runs=runs, rel_level=spec.rel_level, exp_gain=spec.exp_gain, echo=echo
     )
     steps.lap("rebenchmark")
+    if spec.next_step:
+        _next_step_echo(job, pool=f"{dataset.slug}/{pool.name}", echo=echo)
     return PipelineReport(
         dataset=dataset.slug,
         runs=[r.name for r in runs],
@@ -387,6 +406,18 @@ def pipeline_run(*, dataset: Dataset, spec: PipelineSpec, echo: Echo = print) ->
         pending=pending,
         seconds=steps.total(),
     )
+
+
+def _next_step_echo(job: DebateJob, *, pool: str, echo: Echo) -> None:
+    """Echo what people are to do next when items of ``job`` wait in the review queue, after
+    a sync: items are made as debates end, and the sync also draws a Neyman audit's second
+    phase once its pilot is in (a reused job's may be)."""
+    review_items_sync(job=job)
+    lines = next_step_lines(job=job, pool=pool)
+    if lines:
+        echo("")
+    for line in lines:
+        echo(line)
 
 
 class _Stopwatch:
@@ -467,15 +498,23 @@ def _debates_report(job: DebateJob, progress: JobProgress, echo: Echo) -> dict[s
         "failed": progress.failed,
         "pending": progress.pending + progress.running,
     }
+    # Every count of labels says how many are simulated; the line after says what that means.
+    simulated = job_simulated_labels(job=job)
+    agreed_simulated = simulated["debate"] + simulated["stage0"]
+    calls = "simulated LLM calls (none made)" if job_simulated(job) else "LLM calls"
     echo(
-        f"debates: {progress.total} pairs: {progress.agreed} agreed, {progress.escalated} "
+        f"debates: {progress.total} pairs: {progress.agreed} agreed"
+        f"{simulated_tag(agreed_simulated, progress.agreed)}, {progress.escalated} "
         f"escalated to humans, {progress.failed} failed, {counts['pending']} not finished; "
-        f"{progress.per_pair(progress.calls):.1f} LLM calls and "
+        f"{progress.per_pair(progress.calls):.1f} {calls} and "
         f"{progress.per_pair(progress.seconds):.1f} s per pair"
     )
+    if said := simulated_sentence(simulated, scope=JOB_SIMULATED_SCOPE):
+        echo(f"  {said}.")
     if progress.agreed_by_round:
+        by_round = sum(progress.agreed_by_round.values())
         echo(
-            "  agreed by round: "
+            f"  agreed by round{simulated_tag(simulated['debate'], by_round)}: "
             + ", ".join(f"round {r}: {n}" for r, n in sorted(progress.agreed_by_round.items()))
         )
     if job.scale == DebateJob.Scale.GRADED and progress.agreed:
@@ -486,7 +525,7 @@ def _debates_report(job: DebateJob, progress: JobProgress, echo: Echo) -> dict[s
             .values_list("final_label", "n")
         )
         echo(
-            "  agreed by grade: "
+            f"  agreed by grade{simulated_tag(agreed_simulated, progress.agreed)}: "
             + ", ".join(f"grade {g}: {by_grade.get(g, 0)}" for g in range(job.max_grade + 1))
         )
     if progress.escalated_by_reason:
@@ -523,16 +562,22 @@ def _refined_ensure(
     pending = refinement_unresolved(refinement=refinement_get(qrel_set=refined)).count()
     out_dir.mkdir(parents=True, exist_ok=True)
     # A TREC file has no room for a comment: a set with simulated labels says so in its name.
-    simulated = refined_simulated(refined=refined)
-    path = out_dir / simulated_filename(f"{pool.dataset.slug}-{name}.trec", simulated)
+    marks = qrel_set_simulated_rows(qrel_set=refined)
+    path = out_dir / simulated_filename(
+        f"{pool.dataset.slug}-{name}.trec", simulated_rows_counts(marks)
+    )
     with path.open("w", encoding="utf-8", newline="\n") as handle:
         rows = qrels_export(qrel_set=refined, out=handle, fmt="trec")
+    new = rows - qrel_set.qrels.count()
+    own = _own_simulated(marks, name=name)
+    # The new rows: its own labels that have a row (a query's own document left out has none).
+    tag = simulated_tag(sum(row.made_in == name and row.in_qrels for row in marks.values()), new)
     echo(
         f"refined qrels: {rows} rows = {qrel_set.qrels.count()} original + "
-        f"{rows - qrel_set.qrels.count()} new labels; {plural(pending, 'pair')} pending (no final "
+        f"{new} new labels{tag}; {plural(pending, 'pair')} pending (no final "
         f"label yet: escalated to humans, failed, or still running) → {path}"
     )
-    echo(f"  new rows by grade: {_new_grades(refinement_get(qrel_set=refined))}")
+    echo(f"  new rows by grade{tag}: {_new_grades(refinement_get(qrel_set=refined))}")
     # What every final label cost, split by where it came from (consensus, humans), so a
     # researcher can weigh the refinement against its price.
     costs = refined_costs(qrel_set=refined)
@@ -542,9 +587,21 @@ def _refined_ensure(
         f"cost per final label (LLM prices: DREAM_LLM_PRICES{batch}; human: "
         "DREAM_HUMAN_PRICE_PER_HOUR)"
     )
-    for line in format_costs(costs):
+    for line in format_costs(costs, simulated=own):
         echo(line)
+    if own["consensus"]:
+        echo(f"  {SIMULATED_COST_NOTE}")
     return refined, path, rows, pending
+
+
+def _own_simulated(marks: dict[tuple[int, int], SimulatedRow], *, name: str) -> dict[str, int]:
+    """``{final-label source: n}``: the simulated labels among the refined set ``name``'s own
+    final labels (``marks``: its :func:`qrel_set_simulated_rows`; the rows it copied are its
+    original's), by the source the costs are split by."""
+    made = simulated_rows_counts({key: row for key, row in marks.items() if row.made_in == name})
+    return {
+        source: made[kind] for kind, source in zip(SIMULATED_KINDS, SIMULATED_SOURCES, strict=True)
+    }
 
 
 def _rebench_report(

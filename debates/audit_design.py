@@ -276,3 +276,20 @@ class AuditDesign:
         return audit_allocation(
             {stratum: committed}, share=self.share, allocation=self.allocation, pilot_done=False
         )[stratum]
+
+
+def allocation_describe(allocation: str, share: float) -> str:
+    """How an audit share is spread, in words for a printout beside the share: "proportional
+    allocation (every stratum at the share)", or for ``neyman`` "Neyman allocation (a pilot
+    at 1% of agreed labels first; the rest of the share once the pilot is judged, where it
+    found the debate wrong most often)", the pilot at ``share`` x :data:`NEYMAN_PILOT`. A
+    share of 0 or 1 has no pilot (:func:`audit_allocation` draws every stratum at it)."""
+    if allocation != "neyman":
+        return "proportional allocation (every stratum at the share)"
+    if share in (0.0, 1.0):
+        return "Neyman allocation (no pilot at this share: every stratum at it)"
+    return (
+        f"Neyman allocation (a pilot at {share * NEYMAN_PILOT * 100:.3g}% of agreed labels "
+        "first; the rest of the share once the pilot is judged, where it found the debate "
+        "wrong most often)"
+    )

@@ -296,11 +296,20 @@ class StudyResult:
     methods: dict[str, MethodTally]
     by_measure: dict[str, dict[str, MethodTally]] = field(default_factory=dict)
     comparisons: dict[str, ComparisonTally] = field(default_factory=dict)
+    audit_design: str = "uniform"
+    audit_share: float = 0.1
+
+    @property
+    def audited_labels(self) -> float:
+        """Mean audit labels per replication: the human labels less the escalated pairs'
+        (every escalated pair gets one, every drawn agreed pair one)."""
+        return max(self.human_labels - self.escalated, 0.0)
 
     def as_json(self) -> dict[str, object]:
-        """``{"replications", "systems", "queries", "human_labels" (mean per replication),
-        "pooled_pairs", "escalated", "llm_calls", "wrong_consensus" (means per
-        replication), "labels": "simulated", "methods": {name: {"coverage",
+        """``{"replications", "systems", "queries", "audit_design", "audit_share" (the
+        study's), "human_labels" (mean per replication: escalated and audited pairs),
+        "audited_labels", "pooled_pairs", "escalated", "llm_calls", "wrong_consensus" (means
+        per replication), "labels": "simulated", "methods": {name: {"coverage",
         "mean_width", "intervals", "failures"}} (the headline measure, nDCG@10),
         "measures": {measure: {"methods": {...as above}, "comparisons": {"pairs",
         "coverage", "mean_width", "settled_share", "wrongly_settled",
@@ -311,7 +320,10 @@ class StudyResult:
             "systems": self.systems,
             "queries": self.queries,
             "labels": "simulated",
+            "audit_design": self.audit_design,
+            "audit_share": self.audit_share,
             "human_labels": round(self.human_labels, 2),
+            "audited_labels": round(self.audited_labels, 2),
             "pooled_pairs": round(self.pooled_pairs, 2),
             "escalated": round(self.escalated, 2),
             "llm_calls": round(self.llm_calls, 2),
@@ -544,6 +556,8 @@ def study_run(
         methods=tallies[design.measure],
         by_measure=tallies,
         comparisons=comparisons,
+        audit_design=design.audit_design,
+        audit_share=design.audit_share,
     )
 
 

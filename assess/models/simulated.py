@@ -238,6 +238,16 @@ def simulated_sentence(counts: Mapping[str, int], *, scope: str = "") -> str:
     return f"SIMULATED labels{where}: {', '.join(parts)}; for planning a study, never a benchmark"
 
 
+def simulated_tag(simulated: int, labels: int) -> str:
+    """The mark a printed count of ``labels`` carries when ``simulated`` of them are, on every
+    line of a printout that counts labels (the line that says what SIMULATED means is
+    :func:`simulated_sentence`): " (SIMULATED)" when all are, " (3 SIMULATED)" when some
+    are, "" when none is. Pure."""
+    if simulated <= 0:
+        return ""
+    return " (SIMULATED)" if simulated >= labels else f" ({simulated:,} SIMULATED)"
+
+
 #: What a job's simulated labels (``assess.review.simulated_marks.job_simulated_labels``)
 #: count, as the job page and ``debate_job ID progress`` say it beside the refined set's.
 JOB_SIMULATED_SCOPE: Final = (

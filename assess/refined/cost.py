@@ -20,12 +20,14 @@ Prices come from two settings (or environment variables of the same name):
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from assess.models.simulated import simulated_tag
 from debates.prices import Price, llm_prices, parse_llm_prices, price_for, setting_or_env
 
 __all__ = [
+    "SIMULATED_COST_NOTE",
     "SOURCES",
     "LabelCost",
     "Price",
@@ -41,6 +43,11 @@ __all__ = [
 
 #: The sources a final label can have (assess.refined.labels), in display order.
 SOURCES = ("consensus", "stage0", "human", "adjudicated")
+#: Said beside the costs of labels of simulated debaters (the datasheet, the pipeline).
+SIMULATED_COST_NOTE = (
+    "The simulated backend's calls and tokens are counted as a model's would be, to plan a "
+    "study's cost; it calls no model and spends nothing."
+)
 
 
 def human_price_per_hour() -> float | None:
@@ -158,17 +165,23 @@ def _batch(c: SourceCost) -> str:
     return f" ({c.batch_labels:,} labels at batch prices)"
 
 
-def format_costs(costs: dict[str, SourceCost]) -> list[str]:
+def format_costs(
+    costs: dict[str, SourceCost], *, simulated: Mapping[str, int] | None = None
+) -> list[str]:
     """Plain-text lines: per source and in all, labels, LLM calls, tokens and money (marked
     "batch prices" for labels of batch-mode jobs), human seconds and money, and the cost per
-    final label."""
+    final label. ``simulated``: how many of each source's labels are simulated (``{source:
+    n}``), each line's count marked so (:func:`assess.models.simulated.simulated_tag`)."""
+    simulated = dict(simulated or {})
+    simulated["all"] = sum(n for source, n in simulated.items() if source in SOURCES)
     lines = []
     for source in (*SOURCES, "all"):
         c = costs.get(source)
         if c is None or (not c.labels and source != "all"):
             continue
+        mark = simulated_tag(simulated.get(source, 0), c.labels)
         lines.append(
-            f"  {source}: {c.labels:,} labels, {c.llm_calls:,} LLM calls, "
+            f"  {source}: {c.labels:,} labels{mark}, {c.llm_calls:,} LLM calls, "
             f"{c.prompt_tokens + c.completion_tokens:,} tokens ({c.prompt_tokens:,} prompt + "
             f"{c.completion_tokens:,} completion{_parts(c)}), LLM money "
             f"{_money(c.llm_money)}{_batch(c)}, human {c.human_seconds:,.0f} s, human money "

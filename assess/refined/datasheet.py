@@ -27,6 +27,7 @@ from core.text import plural
 from debates.llm.config import is_simulated_model
 
 from ..review.agreement import Proportion, weighting_note
+from .cost import SIMULATED_COST_NOTE
 from .datasheet_corrections import copied_words, corrections_lines
 
 # IntervalCell is re-exported: callers build the sheet from this module's names.
@@ -628,12 +629,7 @@ def _costs(s: Datasheet) -> list[str]:
         "Per source and in all: LLM calls, tokens and money (prices `DREAM_LLM_PRICES`), "
         "human active seconds and money (`DREAM_HUMAN_PRICE_PER_HOUR`); a human or "
         "adjudicated label also pays for the debate before it."
-        + (
-            " The simulated backend's calls and tokens are counted as a model's would be, "
-            "to plan a study's cost; it calls no model and spends nothing."
-            if s.simulated_labels
-            else ""
-        ),
+        + (f" {SIMULATED_COST_NOTE}" if s.simulated_labels else ""),
         "",
     ]
     return lines + _fenced("text", s.costs or ("no new labels",))

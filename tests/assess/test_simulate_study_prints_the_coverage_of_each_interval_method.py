@@ -8,6 +8,7 @@ import re
 import pytest
 from django.core.management import CommandError, call_command
 
+from debates.audit_design import NEYMAN_PILOT
 from tests.fixtures.datasets import write_beir
 from tests.fixtures.pooling import run_file
 
@@ -215,3 +216,48 @@ def test_a_run_that_ranks_few_of_the_truths_queries_is_refused_naming_the_fix(st
             "simulate_study", "study", "--truth", str(truth), "--runs", "r1,r3",
             "--replications", "1",
         )  # fmt: skip
+
+
+def test_the_json_states_the_audit_design_and_share_and_the_audited_labels_apart(study):
+    _dataset, truth = study
+    neyman = run_study(truth, "--audit-design", "neyman", "--audit-share", "0.4")
+    assert (neyman["audit_design"], neyman["audit_share"]) == ("neyman", 0.4)
+    # The human labels are the escalated pairs' and the audits', each mean kept as it was.
+    assert neyman["escalated"] > 0 and neyman["audited_labels"] > 0
+    assert neyman["audited_labels"] == pytest.approx(
+        neyman["human_labels"] - neyman["escalated"], abs=0.011
+    )
+    assert set(neyman["methods"]) == {"ppi", "llm_only", "human_only"}
+    assert {"coverage", "mean_width"} <= set(neyman["methods"]["ppi"])
+    # Debaters that never err nor hold a stance agree on every pair: nothing escalates, and a
+    # full audit labels every pooled pair.
+    full = run_study(
+        truth, "--sensitivity", "1", "--specificity", "1", "--persistence", "0",
+        "--audit-share", "1",
+    )  # fmt: skip
+    assert (full["audit_design"], full["audit_share"], full["escalated"]) == ("uniform", 1.0, 0)
+    assert full["audited_labels"] == full["human_labels"] == full["pooled_pairs"] > 0
+
+
+def test_the_table_states_the_audit_design_and_share_it_ran_with(study):
+    _dataset, truth = study
+    out = io.StringIO()
+    call_command(
+        "simulate_study", "study", "--truth", str(truth), "--runs", "r1,r2",
+        "--replications", "30", "--audit-design", "neyman", "--audit-share", "0.4", stdout=out,
+    )  # fmt: skip
+    first, second = out.getvalue().splitlines()[:2]
+    payload = run_study(truth, "--audit-design", "neyman", "--audit-share", "0.4")
+
+    def mean(value: float) -> str:  # as the table prints a mean per replication
+        return f"{value:,.0f}" if value == int(value) else f"{value:,.1f}"
+
+    assert (
+        f"{mean(payload['human_labels'])} human labels ({mean(payload['escalated'])} "
+        f"escalated, {mean(payload['audited_labels'])} audited), "
+    ) in first
+    assert second == (
+        f"audit: neyman design at a share of 0.4 of agreed labels: Neyman allocation (a pilot "
+        f"at {0.4 * NEYMAN_PILOT * 100:.3g}% of agreed labels first; the rest of the share once "
+        "the pilot is judged, where it found the debate wrong most often)"
+    )

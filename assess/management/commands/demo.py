@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from assess.management.commands.pipeline import PIPELINE_ERRORS
 from assess.pipeline import PipelineSpec, pipeline_run
+from assess.review.next_step import queue_sentence
 from assess.review.selectors import job_queue_counts
 from assess.review.services import review_items_sync
 from core.fixes import error_worded
@@ -135,6 +136,7 @@ class Command(BaseCommand):
                 stage0_alpha=opts["stage0_alpha"],
                 stage0_delta=opts["stage0_delta"],
                 stage0_beta=opts["stage0_beta"],
+                next_step=False,  # the demo names its own accounts and pages below
             )
             report = pipeline_run(dataset=dataset, spec=spec, echo=self.stdout.write)
         except PIPELINE_ERRORS as exc:
@@ -157,12 +159,7 @@ class Command(BaseCommand):
             + "\n".join(lines)
         )
         self.stdout.write(
-            f"\nFor humans: {queue.escalated:,} escalated pair"
-            f"{'s' if queue.escalated != 1 else ''} and {queue.audits:,} audit"
-            f"{'s' if queue.audits != 1 else ''} of agreed labels "
-            f"(audit share {job.audit_share:.0%}) wait in the review queue, with known-answer "
-            f"pairs from the original qrels mixed in unmarked (gold share "
-            f"{job.gold_share:.0%}).\n"
+            f"\n{queue_sentence(job=job, queue=queue)}\n"
             f"Where to look: log in as demo-annotator and judge them (Judge in the menu); then "
             f"job {job.pk}'s page (/jobs/{job.pk}/, or `./dream manage debate_job "
             f"{job.pk} progress`) shows the audit's estimate of wrong consensus labels with its "

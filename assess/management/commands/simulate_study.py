@@ -11,6 +11,7 @@ from core.fixes import option_flag
 from core.paths import caller_path
 from core.text import plural
 from corpora.management.commands._common import load_dataset
+from debates.audit_design import allocation_describe
 from debates.simulated import SimulatedAssessor
 
 
@@ -144,8 +145,10 @@ class Command(BaseCommand):
             f"{plural(result.queries, 'query', 'queries')}; mean per replication "
             f"{_mean(result.pooled_pairs)} pooled pairs, {_mean(result.escalated)} escalated, "
             f"{_mean(result.wrong_consensus)} wrong consensus labels, "
-            f"{_mean(result.human_labels)} human labels, {_mean(result.llm_calls)} simulated "
+            f"{_mean(result.human_labels)} human labels ({_mean(result.escalated)} escalated, "
+            f"{_mean(result.audited_labels)} audited), {_mean(result.llm_calls)} simulated "
             "LLM calls (none made)\n"
+            f"{_audit_line(result.audit_design, result.audit_share)}\n"
         )
         self._table(result, annotator_error=design.assessor.annotator_error)
 
@@ -191,6 +194,17 @@ class Command(BaseCommand):
             )
         for measure, tally in result.comparisons.items():
             self.stdout.write(_comparison_line(measure, tally.summary(), result.systems))
+
+
+def _audit_line(design: str, share: float) -> str:
+    """The audit the study ran with: its design, in words, and its share."""
+    words = {
+        "uniform": "every agreed pair at the share",
+        "impact": "each agreed pair with a probability proportional to its DCG gain over the "
+        "runs, the same number expected",
+        "neyman": allocation_describe("neyman", share),
+    }
+    return f"audit: {design} design at a share of {share:g} of agreed labels: {words[design]}"
 
 
 def _error(value: float | None, se: float | None) -> str:
