@@ -273,7 +273,8 @@ class JobDetailOut(JobOut):
     audit_waiting: str = ""
     #: The Neyman audit's phase (:func:`assess.review.audit.audit_phase`): "pilot" while a
     #: later allocation will raise a unit's probability, "second" once its second phase is
-    #: drawn (nothing more is drawn unless the share is raised); "" without phases.
+    #: drawn (the agreed labels of debates still to end are drawn at their units' probabilities;
+    #: once the debates are over, nothing more unless the share is raised); "" without phases.
     audit_phase: str = ""
     budget: dict[str, Any]
     #: The agents' calibration on gold and audited pairs (:func:`assess.review.calibration.

@@ -32,6 +32,7 @@ from django.db.models import Count, F, Min, QuerySet
 
 from core.roles import Role
 from debates.audit_design import (
+    NEYMAN_PILOT,
     AuditDesign,
     AuditStratum,
     audit_allocation,
@@ -141,20 +142,44 @@ def audit_pilot_done(*, job: DebateJob) -> bool:
     another job's item, :mod:`assess.review.answered`): the Neyman allocation's pilot is in.
     :func:`audit_pilot_waiting` says in words what it waits for otherwise. With a
     human budget, an item beyond it (``budget_rank`` above ``job.human_budget``) is never
-    served, so it does not hold the pilot back."""
+    served, so it does not hold the pilot back. A pilot that drew no pair is in once it has
+    been drawn (its probabilities committed) after the job's debates were over (finished or
+    cancelled): no agreed label is left for it to draw.
+    At a pilot of a tenth of the share a small job's pilot often draws nothing (40 agreed
+    labels at a share of 0.2: each drawn with probability 0.02, none in 44% of jobs), and
+    the second phase must not wait for it forever; it then allocates by the ranks and the
+    strata's prior error rates (:attr:`debates.audit_design.AuditStratum.error_sd`)."""
     audits = _audits(job)
-    return audits.exists() and not _waiting(job, audits).exists()
+    if not audits.exists():
+        return _empty_pilot_over(job)
+    return not _waiting(job, audits).exists()
+
+
+def _debates_over(job: DebateJob) -> bool:
+    """True when ``job`` will debate no more pairs (finished or cancelled): no agreed label
+    is still to come for its audit to draw."""
+    return job.status in (DebateJob.Status.FINISHED, DebateJob.Status.CANCELLED)
+
+
+def _empty_pilot_over(job: DebateJob) -> bool:
+    """True when ``job``'s debates are over and a review sync has drawn its pilot (committed
+    its probabilities) since, with no pair drawn: nothing is left for the pilot to wait for.
+    The sync that first sees the debates over draws the pilot; the next one the second
+    phase."""
+    return _debates_over(job) and any(job.audit_design.committed.values())
 
 
 def audit_phase(*, job: DebateJob) -> str:
     """Which phase ``job``'s Neyman audit is in: "pilot" while a later allocation will
     raise a unit's probability (the pilot draws or waits for judgments, or it is in and the
     next review sync draws the second phase), "second" once the committed probabilities
-    leave nothing to raise (the second phase is drawn: nothing more is drawn unless the share
-    is raised); "" for a proportional audit, or a share of 0 or 1 (no phases)."""
+    leave nothing to raise (the second phase is drawn: the agreed labels of debates still to
+    end are drawn at their units' probabilities, and once the debates are over nothing more
+    is drawn unless the share is raised); "" for a proportional audit, or a share of 0 or 1
+    (no phases)."""
     if job.audit_allocation != "neyman" or not 0.0 < job.audit_share < 1.0:
         return ""
-    if not _audits(job).exists() or _second_phase_waiting(job):
+    if not (_audits(job).exists() or _empty_pilot_over(job)) or _second_phase_waiting(job):
         return "pilot"
     return "second"
 
@@ -172,8 +197,9 @@ def audit_pilot_waiting(*, job: DebateJob, phase: str | None = None) -> str:
     phase. Once the second phase is drawn no allocation follows, so the words say that:
     "The Neyman audit's second phase is drawn, and nothing more will be drawn unless the
     share is raised; 62 of its 129 audit items wait for judgments: 62 can be given to an
-    annotator". An item whose pair people answered on another job's item never waits
-    (:mod:`assess.review.answered`)."""
+    annotator" (while debates still run: "…, and the agreed labels of the debates still to
+    end are drawn at their units' probabilities; …"). An item whose pair people answered on
+    another job's item never waits (:mod:`assess.review.answered`)."""
     phase = audit_phase(job=job) if phase is None else phase
     if not phase:
         return ""
@@ -181,10 +207,18 @@ def audit_pilot_waiting(*, job: DebateJob, phase: str | None = None) -> str:
     waiting = list(_waiting(job, audits).values_list("pk", "debate__pair__query_id",
                                                       "debate__pair__document_id"))  # fmt: skip
     if phase == "pilot" and not waiting:
-        if not audits.exists():
+        if not audits.exists() and not _empty_pilot_over(job):
             return (
                 "The Neyman audit's pilot has drawn no pair yet: it draws from the agreed "
                 "labels as the debates end"
+            )
+        if not audits.exists():
+            return (
+                "The Neyman audit's pilot drew no pair (it audits each agreed label with "
+                f"probability {job.audit_share * NEYMAN_PILOT:.3g}); its second phase (the "
+                "audits placed where the debate errs most) is drawn at the next review sync: "
+                "within a minute with Celery beat running, or now with ./dream manage "
+                "review_sync"
             )
         # Only the review sync draws the second phase: a page never writes, and the judgment
         # that completed the pilot did not draw it either.
@@ -201,10 +235,15 @@ def audit_pilot_waiting(*, job: DebateJob, phase: str | None = None) -> str:
             "items to be judged: "
         )
     else:
+        more = (
+            "nothing more will be drawn unless the share is raised"
+            if _debates_over(job)
+            else "the agreed labels of the debates still to end are drawn at their units' "
+            "probabilities"
+        )
         words = (
-            "The Neyman audit's second phase is drawn, and nothing more will be drawn unless "
-            f"the share is raised; {len(waiting):,} of its {audits.count():,} audit items "
-            "wait for judgments: "
+            f"The Neyman audit's second phase is drawn, and {more}; {len(waiting):,} of its "
+            f"{audits.count():,} audit items wait for judgments: "
         )
     return words + _who_may_judge(waiting)
 
