@@ -9,7 +9,7 @@ intervals lack (:mod:`assess.evaluation.interval_missing` says it in words).
 
 from __future__ import annotations
 
-from assess.models import LabelProvenance
+from assess.models import LabelProvenance, ReviewItem
 from assess.models.overrides import HUMAN_SOURCES
 from corpora.models import QrelSet
 from debates.audit_design import stratum_name
@@ -29,6 +29,7 @@ COUNT_KEYS = (
     "agreed",
     "audited",
     "audit_waiting",
+    "audit_over_budget",
     "escalated",
     "escalated_waiting",
     "over_budget",
@@ -40,7 +41,8 @@ COUNT_KEYS = (
 def pooled_labels(*, refined: QrelSet) -> tuple[list[iv.PooledLabel], dict[str, int]]:
     """The refined set's pool pairs as the estimator's labels, and counts by kind
     (:data:`COUNT_KEYS`): ``agreed`` machine-labelled pairs, of which ``audited`` have their
-    audit's human label and ``audit_waiting`` were drawn for the audit and have none yet;
+    audit's human label and ``audit_waiting`` were drawn for the audit and have none yet,
+    ``audit_over_budget`` of those beyond their jobs' human budgets (:func:`_audits_over_budget`);
     ``escalated`` human-labelled pairs without a machine label; ``unresolved`` pairs with no
     final label, of which ``escalated_waiting`` are humans' to decide (awaiting, incomplete,
     tied or over the human budget; in the estimator) and ``over_budget`` of those wait beyond
@@ -55,6 +57,7 @@ def pooled_labels(*, refined: QrelSet) -> tuple[list[iv.PooledLabel], dict[str, 
     was an audit, and its job's audit share when no inclusion was stored either."""
     counts = dict.fromkeys(COUNT_KEYS, 0)
     labels: list[iv.PooledLabel] = []
+    waiting_audits: set[tuple[str, str]] = set()
     rows = (
         LabelProvenance.objects.filter(qrel_set=refined)
         .values_list(*_POOLED_COLUMNS)
@@ -72,7 +75,36 @@ def pooled_labels(*, refined: QrelSet) -> tuple[list[iv.PooledLabel], dict[str, 
             counts["over_budget"] += row[11] == _OVER_BUDGET  # its reason
         elif label.human is None and label.drawn:
             counts["audit_waiting"] += 1
+            waiting_audits.add((label.query_id, label.doc_id))
+    counts["audit_over_budget"] = _audits_over_budget(refined, waiting_audits)
     return labels, counts
+
+
+def _audits_over_budget(refined: QrelSet, waiting: set[tuple[str, str]]) -> int:
+    """How many of the ``waiting`` drawn audit pairs ((query id, doc id)) no annotator is
+    given: each of their audit review items, in any job of the dataset, is ranked beyond its
+    job's human budget (``assess.review.audit`` never serves those). An item that takes
+    another job's answer asks nobody, so only the items that want judgments count. Read
+    now, not at refinement: a raised budget serves them from then on."""
+    if not waiting:
+        return 0
+    served: dict[tuple[str, str], bool] = {}
+    rows = ReviewItem.objects.filter(
+        kind=ReviewItem.Kind.AUDIT,
+        judgments_needed__gt=0,
+        debate__pair__pool__dataset_id=refined.dataset_id,
+        debate__pair__query__query_id__in={q for q, _ in waiting},
+    ).values_list(
+        "debate__pair__query__query_id",
+        "debate__pair__document__doc_id",
+        "budget_rank",
+        "debate__job__human_budget",
+    )
+    for q, d, rank, budget in rows.iterator(chunk_size=5000):
+        if (q, d) in waiting:
+            beyond = rank is not None and budget is not None and rank > budget
+            served[(q, d)] = served.get((q, d), False) or not beyond
+    return sum(not s for s in served.values())
 
 
 #: What :func:`pooled_labels` reads of each provenance row, in :func:`_pooled_label`'s order.

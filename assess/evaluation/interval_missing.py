@@ -38,18 +38,20 @@ class MissingLabels:
     with no final label, of which ``escalations`` are humans' to decide and ``over_budget``
     of those wait beyond a job's human budget; ``audits``: agreed pairs drawn for the audit
     with no human label yet (their debate label is final), of which ``audits_unseen`` are in
-    a stratum with no human label at all (:func:`audits_unseen`)."""
+    a stratum with no human label at all (:func:`audits_unseen`) and ``audits_over_budget``
+    wait beyond their jobs' human budgets, so no annotator is given them."""
 
     unresolved: int = 0
     escalations: int = 0
     over_budget: int = 0
     audits: int = 0
     audits_unseen: int = 0
+    audits_over_budget: int = 0
 
     @classmethod
     def of(cls, counts: Mapping[str, int], pool: Sequence[PooledLabel] = ()) -> MissingLabels:
         """From a refined set's interval ``counts`` (``unresolved``, ``escalated_waiting``,
-        ``over_budget``, ``audit_waiting``; absent keys count 0) and, for
+        ``over_budget``, ``audit_waiting``, ``audit_over_budget``; absent keys count 0) and, for
         ``audits_unseen``, its pooled labels ``pool``."""
         return cls(
             unresolved=counts.get("unresolved", 0),
@@ -57,6 +59,7 @@ class MissingLabels:
             over_budget=counts.get("over_budget", 0),
             audits=counts.get("audit_waiting", 0),
             audits_unseen=audits_unseen(pool),
+            audits_over_budget=counts.get("audit_over_budget", 0),
         )
 
 
@@ -106,7 +109,8 @@ def escalations_note(m: MissingLabels) -> str:
         return ""
     its, it = ("its", "it") if n == 1 else ("their", "they")
     if m.over_budget:
-        beyond = "it waits" if n == 1 else f"{m.over_budget:,} of them wait"
+        k = m.over_budget
+        beyond = "it waits" if n == 1 else f"{k:,} of them wait{'s' if k == 1 else ''}"
         why = (
             f"{beyond} beyond a job's human budget, which serves escalations by their impact, "
             "so the judged ones are those that weigh most"
@@ -131,7 +135,9 @@ def audits_note(m: MissingLabels) -> str:
     """What the intervals do with agreed pairs drawn for the audit whose human label is not
     in yet: missing at random within their weighting class, except those of a stratum with
     no human label at all (``audits_unseen``), which keep their debate labels there too (the
-    stratum's own note says its errors are not seen); "" when there are none."""
+    stratum's own note says its errors are not seen); and, when some wait beyond a job's
+    human budget (``audits_over_budget``: never given to an annotator), that the budget must
+    be raised for them to be judged; "" when there are none."""
     n, unseen = m.audits, m.audits_unseen
     if not n:
         return ""
@@ -141,26 +147,49 @@ def audits_note(m: MissingLabels) -> str:
         f"human label yet: {its} debate label{'' if n == 1 else 's'} stand{'s' if n == 1 else ''} "
         "in the refined qrels and the point values"
     )
+    act = _audits_action(m)
     if unseen == n:
         return (
             words + f", and in the intervals too, {its} stratum having no human label at all; "
-            f"judge {_them(n)} and refine again for the intervals to see {its} errors"
+            f"{act} for the intervals to see {its} errors"
         )
     modelled = n - unseen
-    whose = f"the human labels of {modelled:,} of them" if unseen else f"{its} human label"
-    whose += "s" if not unseen and n > 1 else ""
-    rest = (
-        f"; the other {unseen:,}, in strata with no human label at all, keep their debate "
-        "labels there too"
-        if unseen
-        else ""
-    )
+    one = modelled == 1  # the pairs taken as missing at random read in the singular
+    labels = "label" if one else "labels"
+    whose = f"the human {labels} of {modelled:,} of them" if unseen else f"{its} human {labels}"
+    if not unseen:
+        rest = ""
+    elif unseen == 1:
+        rest = (
+            "; the other one, in a stratum with no human label at all, keeps its debate "
+            "label there too"
+        )
+    else:
+        rest = (
+            f"; the other {unseen:,}, in strata with no human label at all, keep their debate "
+            "labels there too"
+        )
+    theirs = "its" if one else "their"
     return (
         words + f"; the intervals take {whose} as missing at random among the pairs of "
-        f"{'its' if modelled == 1 and not unseen else 'their'} stratum drawn at the same rate "
-        f"(under a Neyman audit, {'its' if modelled == 1 and not unseen else 'their'} audit "
-        f"unit), so the intervals are wider and rest on that assumption{rest}; judge "
-        f"{_them(n)} and refine again to drop it"
+        f"{theirs} stratum drawn at the same rate (under a Neyman audit, {theirs} audit "
+        f"unit), so the intervals are wider and rest on that assumption{rest}; {act} to "
+        "drop it"
+    )
+
+
+def _audits_action(m: MissingLabels) -> str:
+    """What would give the waiting audits their human labels: judge them and refine again,
+    after raising the budget when some wait beyond a job's human budget, since
+    :mod:`assess.review.audit` never serves those."""
+    n, beyond = m.audits, m.audits_over_budget
+    act = f"judge {_them(n)} and refine again"
+    if not beyond:
+        return act
+    waits = "it waits" if n == 1 else f"{beyond:,} of them wait{'s' if beyond == 1 else ''}"
+    return (
+        f"{waits} beyond a job's human budget, so no annotator is given "
+        f"{'it' if beyond == 1 else 'them'}: raise the budget, {act}"
     )
 
 

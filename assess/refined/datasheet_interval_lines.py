@@ -58,9 +58,9 @@ class IntervalsSheet:
     human-labelled (their labels enter every estimate as they are); ``agreed``:
     machine-labelled pairs (the debates' consensus); ``audit_waiting``: agreed pairs drawn for
     the audit whose human label is not in yet; ``unresolved``: pool pairs without a final
-    label, left out of the qrels (the notes say how the intervals take them); ``pairs`` system
-    pairs compared on nDCG@10 and ``settled`` of them
-    with their order settled at 95%; ``tau``: Kendall's tau between the runs' original
+    label, left out of the qrels (the notes say how the intervals take them, when computed);
+    ``pairs`` system pairs compared on nDCG@10 and ``settled`` of them with their order
+    settled at 95%; ``tau``: Kendall's tau between the runs' original
     nDCG@10 and their PPI estimates, with its interval (low, high); ``caveat``: the measured
     coverage sentence (our own text, written as it is); ``notes``: what the estimator noted
     (strata without a human label...), which, like ``error`` and the run names, may quote
@@ -116,14 +116,12 @@ def _estimates(v: IntervalsSheet, code: Callable[[str], str]) -> list[str]:
 
 def _sample_sizes(v: IntervalsSheet) -> str:
     """The sample sizes line: human labels, drawn audits waiting, machine labels and pairs
-    without a final label (how the intervals take the missing ones is in the notes)."""
+    without a final label (how the intervals take the missing ones is in the notes, when
+    intervals were computed: with ``error`` the notes say nothing of intervals)."""
     waiting = f" ({v.audit_waiting:,} more drawn, not judged yet)" if v.audit_waiting else ""
     them = "it" if v.unresolved == 1 else "them"
-    unresolved = (
-        f" (so not relevant in the point values; the notes say how the intervals take {them})"
-        if v.unresolved
-        else ""
-    )
+    how = "" if v.error else f"; the notes say how the intervals take {them}"
+    unresolved = f" (so not relevant in the point values{how})" if v.unresolved else ""
     return (
         f"- Sample sizes: {plural(v.audited + v.escalated, 'human label')} ("
         f"{plural(v.audited, 'audited agreed pair')}{waiting}, "

@@ -17,12 +17,13 @@ from assess.evaluation.interval_missing import (
     MissingLabels,
     audits_note,
     escalations_note,
+    missing_notes,
     unresolved_note,
 )
 from assess.evaluation.refined_intervals import interval_tables, rebench_intervals
 from assess.models import ReviewItem
 from assess.refined.benchmark_zip import benchmark_datasheet
-from assess.refined.datasheet_interval_lines import interval_lines
+from assess.refined.datasheet_interval_lines import IntervalsSheet, interval_lines
 from assess.refined.refine import qrels_refine
 from debates.models import DebateJob
 from tests.assess.test_job_page_plans_the_human_labels_for_a_tighter_ndcg import panel
@@ -120,3 +121,46 @@ def test_an_escalation_beyond_the_jobs_human_budget_names_that_budget(holes):
     missing = MissingLabels(unresolved=1, escalations=1, over_budget=1, audits=1)
     assert escalations_note(missing) in found.notes
     assert "it waits beyond a job's human budget" in escalations_note(missing)
+
+
+def test_a_drawn_audit_beyond_the_jobs_human_budget_asks_to_raise_it(holes):
+    refined = _refine_with_labels_waiting(holes, human_budget=1)
+    ReviewItem.objects.filter(debate__pair__query__query_id="q1", kind="audit").update(
+        budget_rank=3
+    )
+    found = rebench_intervals(original=holes.test, refined=refined, runs=holes.runs)
+    assert (found.counts["audit_waiting"], found.counts["audit_over_budget"]) == (1, 1)
+    missing = MissingLabels(
+        unresolved=1, escalations=1, over_budget=1, audits=1, audits_over_budget=1
+    )
+    assert audits_note(missing) in found.notes
+    assert audits_note(missing).endswith(
+        "it waits beyond a job's human budget, so no annotator is given it: raise the budget, "
+        "judge it and refine again to drop it"
+    )
+    # Within the budget it is served: judging it is enough.
+    ReviewItem.objects.filter(debate__pair__query__query_id="q1", kind="audit").update(
+        budget_rank=1
+    )
+    found = rebench_intervals(original=holes.test, refined=refined, runs=holes.runs)
+    assert found.counts["audit_over_budget"] == 0
+    served = MissingLabels(unresolved=1, escalations=1, over_budget=1, audits=1)
+    assert audits_note(served) in found.notes and audits_note(missing) not in found.notes
+
+
+def test_without_intervals_the_datasheet_does_not_send_the_reader_to_the_notes_for_them():
+    sheet = IntervalsSheet(
+        error="no audited pair",
+        unresolved=3,
+        notes=tuple(missing_notes(MissingLabels(3, 3), intervals=False)),
+    )
+    text = "\n".join(interval_lines(sheet, code=str, text=str, flat=str))
+    assert (
+        "3 pairs without a final label, left out of the qrels (so not relevant in the point "
+        "values)\n"
+    ) in text
+    assert "intervals take" not in text
+    computed = "\n".join(interval_lines(IntervalsSheet(unresolved=3), code=str, text=str, flat=str))
+    assert "(so not relevant in the point values; the notes say how the intervals take them)" in (
+        computed
+    )

@@ -107,6 +107,41 @@ def test_drawn_audit_pairs_of_a_stratum_with_no_human_label_keep_their_debate_la
     assert "the other 2, in strata with no human label at all, keep their debate labels" in words
 
 
+def test_one_drawn_audit_pair_of_an_unseen_stratum_reads_in_the_singular():
+    words = audits_note(MissingLabels(audits=3, audits_unseen=1))
+    assert "the intervals take the human labels of 2 of them as missing at random" in words
+    assert (
+        "; the other one, in a stratum with no human label at all, keeps its debate label "
+        "there too; judge them and refine again to drop it"
+    ) in words
+    assert "the other 1" not in words and "strata" not in words
+    words = audits_note(MissingLabels(audits=2, audits_unseen=1))
+    assert (
+        "the intervals take the human label of 1 of them as missing at random among the pairs "
+        "of its stratum drawn at the same rate (under a Neyman audit, its audit unit)"
+    ) in words
+
+
+def test_drawn_audit_pairs_beyond_a_human_budget_say_to_raise_it():
+    # An audit item ranked beyond its job's human budget is never given to an annotator:
+    # judging it needs the budget raised first.
+    assert audits_note(MissingLabels(audits=3, audits_over_budget=1)).endswith(
+        "; 1 of them waits beyond a job's human budget, so no annotator is given it: raise "
+        "the budget, judge them and refine again to drop it"
+    )
+    assert audits_note(MissingLabels(audits=1, audits_unseen=1, audits_over_budget=1)).endswith(
+        "; it waits beyond a job's human budget, so no annotator is given it: raise the "
+        "budget, judge it and refine again for the intervals to see its errors"
+    )
+    assert "budget" not in audits_note(MissingLabels(audits=3))
+    assert MissingLabels.of({"audit_waiting": 3, "audit_over_budget": 2}).audits_over_budget == 2
+
+
+def test_one_escalation_of_several_beyond_the_budget_reads_in_the_singular():
+    words = escalations_note(MissingLabels(unresolved=3, escalations=3, over_budget=1))
+    assert ": 1 of them waits beyond a job's human budget" in words
+
+
 def test_only_a_stratum_that_no_human_label_reaches_after_collapsing_is_unseen():
     def agreed(doc, machine, human, stratum, drawn=True):
         return PooledLabel("q", doc, machine, human, stratum, drawn, 0.5)

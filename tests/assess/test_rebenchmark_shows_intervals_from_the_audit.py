@@ -35,7 +35,8 @@ def test_the_audited_error_is_weighted_by_the_inverse_audit_share(audited):
     )
     assert found.error == ""
     assert found.counts == {
-        "agreed": 3, "audited": 1, "audit_waiting": drawn_waiting(audited), "escalated": 1,
+        "agreed": 3, "audited": 1, "audit_waiting": drawn_waiting(audited),
+        "audit_over_budget": 0, "escalated": 1,
         "escalated_waiting": 0, "over_budget": 0, "unresolved": 0, "judged_before": 0,
     }  # fmt: skip
     alpha, beta = found.ppi.by_system["alpha"], found.ppi.by_system["beta"]
