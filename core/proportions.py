@@ -12,11 +12,14 @@ database, no network.
   two shares it is R. G. Newcombe's method 10, Statistics in Medicine 17(8), 1998). Like
   its parts it stays inside [0, 1] and is asymmetric near the ends, where a normal interval
   around the mean would overshoot or vanish.
+- The weighting-class adjustment for drawn pairs whose label is not in yet
+  (:func:`response_factors`).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 Z_95 = 1.959963984540054  # two-sided 95% quantile of the standard normal
@@ -98,3 +101,44 @@ def mean_interval(a: Proportion, b: Proportion) -> tuple[float, float] | None:
     below = math.hypot(a.estimate - a.low, b.estimate - b.low) / 2
     above = math.hypot(a.high - a.estimate, b.high - b.estimate) / 2
     return max(0.0, mean - below), min(1.0, mean + above)
+
+
+def response_factors(
+    answered: Sequence[bool], drawn: Sequence[bool], inclusion: Sequence[float]
+) -> list[float]:
+    """Per pair of one stratum, the factor its inclusion probability is multiplied by when
+    the drawn pairs not ``answered`` yet are missing at random within weighting classes
+    (Kalton and Flores-Cervantes, "Weighting methods", J. Official Statistics 19(2), 2003:
+    weighting classes and collapsing them).
+
+    A class is the stratum's pairs of one ``inclusion`` probability. A class with a drawn
+    pair but no answered one joins the class at the nearest probability that has an
+    answered pair (the lower one on a tie); one with no drawn pair, or in a stratum with no
+    answered pair at all, stays alone. A group's factor is the sum of 1 / pi over its
+    answered pairs divided by the sum of 1 / pi over its drawn pairs (1 with no drawn pair,
+    0 with no answered one), so its answered pairs, weighed 1 / (pi x factor), stand for
+    its drawn pairs' 1 / pi in all; for one class it is the share answered. An answered
+    pair must be drawn. Raises ValueError when a drawn pair's probability is not > 0.
+
+    Why not the share answered in a joined group: each pair keeps its own pi, so the
+    answered pairs of a small class (pi 0.02, weight 50) scaled by the group's count rate
+    would stand for the other class's pairs at the small class's weight, many times more
+    than they were drawn for."""
+    classes: dict[float, list[int]] = {}
+    for i, pi in enumerate(inclusion):
+        if drawn[i] and pi <= 0:
+            raise ValueError(f"a drawn pair needs an inclusion probability > 0, got {pi}")
+        classes.setdefault(pi, []).append(i)
+    replied = [pi for pi, members in classes.items() if any(answered[i] for i in members)]
+    groups: dict[float, list[int]] = {}
+    for pi, members in classes.items():
+        joins = replied and pi not in replied and any(drawn[i] for i in members)
+        group = min(replied, key=lambda a: (abs(a - pi), a)) if joins else pi
+        groups.setdefault(group, []).extend(members)
+    out = [1.0] * len(inclusion)
+    for members in groups.values():
+        drawn_weight = sum(1.0 / inclusion[i] for i in members if drawn[i])
+        answered_weight = sum(1.0 / inclusion[i] for i in members if answered[i])
+        for i in members:
+            out[i] = answered_weight / drawn_weight if drawn_weight else 1.0
+    return out

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from core.proportions import response_factors
 from core.text import plural
 
 ESCALATED = "escalated"  # the stratum of the pairs humans decide (no machine label)
@@ -38,43 +39,28 @@ class PooledLabel:
     inclusion: float
 
 
-def response_rate(members: Sequence[PooledLabel], name: str) -> float:
-    """The share of the stratum's drawn pairs that have their human label (missing at random
-    within the stratum: each pair's inclusion probability is scaled by it). Raises
-    IntervalError when a pair of the stratum could never be drawn (inclusion 0)."""
+def response_rates(members: Sequence[PooledLabel], name: str) -> dict[float, float]:
+    """The response factor per weighting class of one stratum
+    (:func:`core.proportions.response_factors`): a class is the stratum's pairs of one
+    inclusion probability (under a Neyman audit, one audit unit, whose pairs were drawn
+    alike: a stratum's units are drawn at different rates, and the queue serves them in its
+    own order, so missing at random is only plausible within a unit). A class whose drawn
+    pairs are all unanswered has no respondent to stand for them: it joins the class of
+    nearest probability that has one (collapsing weighting classes, Kalton and
+    Flores-Cervantes, J. Official Statistics 19(2), 2003), and the joined group's answered
+    pairs weigh its drawn pairs' 1 / pi in all. Raises IntervalError when a pair of the
+    stratum could never be drawn (inclusion 0)."""
     if any(m.inclusion <= 0 for m in members):
         raise IntervalError(
             f"stratum {name!r}: {len(members):,} machine-labelled pairs with audit share 0 "
             "(intervals need an audit share > 0)"
         )
-    drawn = sum(1 for m in members if m.drawn)
-    answered = sum(1 for m in members if m.drawn and m.human is not None)
-    return answered / drawn if drawn else 1.0
-
-
-def response_rates(members: Sequence[PooledLabel], name: str) -> dict[float, float]:
-    """:func:`_response_rate` per weighting class: the stratum's pairs of one inclusion
-    probability (under a Neyman audit, one audit unit, whose pairs were drawn alike: a
-    stratum's units are drawn at different rates, and the queue serves them in its own
-    order, so missing at random is only plausible within a unit)."""
-    classes: dict[float, list[PooledLabel]] = {}
-    for m in members:
-        classes.setdefault(m.inclusion, []).append(m)
-    # A class whose drawn pairs are all unanswered has no respondent to stand for them: it
-    # joins the class of nearest probability that has one (collapsing weighting classes,
-    # Kalton and Flores-Cervantes, J. Official Statistics 19(2), 2003).
-    answered = {pi for pi, ms in classes.items() if any(m.human is not None for m in ms)}
-    joined: dict[float, list[float]] = {pi: [pi] for pi in answered}
-    for pi, ms in classes.items():
-        if pi not in answered and answered and any(m.drawn for m in ms):
-            joined[min(answered, key=lambda a: (abs(a - pi), a))].append(pi)
-        elif pi not in answered:
-            joined[pi] = [pi]
-    rates = {}
-    for group in joined.values():
-        rate = response_rate([m for pi in group for m in classes[pi]], name)
-        rates.update(dict.fromkeys(group, rate))
-    return rates
+    factors = response_factors(
+        [m.drawn and m.human is not None for m in members],
+        [m.drawn for m in members],
+        [m.inclusion for m in members],
+    )
+    return {m.inclusion: factor for m, factor in zip(members, factors, strict=True)}
 
 
 def strata_collapse(

@@ -33,7 +33,7 @@ import krippendorff
 import numpy as np
 from sklearn.metrics import cohen_kappa_score
 
-from core.proportions import Proportion, wilson_bounds, wilson_interval
+from core.proportions import Proportion, response_factors, wilson_bounds, wilson_interval
 
 _Unit = TypeVar("_Unit", bound=Hashable)
 _Rater = TypeVar("_Rater", bound=Hashable)
@@ -160,14 +160,16 @@ def audit_response_inclusions(
     *,
     strata: Sequence[Hashable] | None = None,
 ) -> list[float]:
-    """Each drawn pair's inclusion probability times the response rate of its weighting
-    class: the share of the class's drawn pairs that are ``answered`` (have their human
-    label). A class is a stratum's pairs (``strata``, None: one stratum) of one
-    probability: under a Neyman audit, one audit unit once its second phase is drawn. A
-    class with no answered pair joins the class of its stratum at the nearest probability
-    that has one (collapsed weighting classes, Kalton and Flores-Cervantes, J. Official
-    Statistics 19(2), 2003), the rule of :mod:`assess.evaluation.interval_strata`; a
-    stratum with none keeps its probabilities (it has no judged pair to weigh).
+    """Each drawn pair's inclusion probability times the response factor of its weighting
+    class (:func:`core.proportions.response_factors`): for one class, the share of its drawn
+    pairs that are ``answered`` (have their human label). A class is a stratum's pairs
+    (``strata``, None: one stratum) of one probability: under a Neyman audit, one audit
+    unit once its second phase is drawn. A class with no answered pair joins the class of
+    its stratum at the nearest probability that has one, its answered pairs then weighing
+    the joined group's drawn pairs' 1 / pi in all (collapsed weighting classes, Kalton and
+    Flores-Cervantes, J. Official Statistics 19(2), 2003), as in
+    :mod:`assess.evaluation.interval_strata`; a stratum with none keeps its probabilities
+    (it has no judged pair to weigh).
 
     Why: a Neyman audit raises the probability of every pair of an error-prone unit,
     the pilot's included, while the pairs its second phase adds wait for people. Weighing
@@ -175,22 +177,18 @@ def audit_response_inclusions(
     smaller than it is (its pilot pairs stand for pi_pilot / pi_raised of it) and pull the
     error rate down until the second phase is judged; scaled by the response rate, the
     unit's judged pairs weigh its drawn pairs' 1 / pi in all."""
-    by_stratum: dict[Hashable, dict[float, list[int]]] = {}
-    for i, pi in enumerate(inclusion):
-        stratum = strata[i] if strata is not None else None
-        by_stratum.setdefault(stratum, {}).setdefault(pi, []).append(i)
+    by_stratum: dict[Hashable, list[int]] = {}
+    for i in range(len(inclusion)):
+        by_stratum.setdefault(strata[i] if strata is not None else None, []).append(i)
     out = list(inclusion)
-    for classes in by_stratum.values():
-        replied = [pi for pi, members in classes.items() if any(answered[i] for i in members)]
-        if not replied:
+    for members in by_stratum.values():
+        if not any(answered[i] for i in members):
             continue
-        joined: dict[float, list[int]] = {pi: [] for pi in replied}
-        for pi, members in classes.items():
-            joined[min(replied, key=lambda a: (abs(a - pi), a))].extend(members)
-        for members in joined.values():
-            rate = sum(1 for i in members if answered[i]) / len(members)
-            for i in members:
-                out[i] = inclusion[i] * rate
+        factors = response_factors(
+            [answered[i] for i in members], [True] * len(members), [inclusion[i] for i in members]
+        )
+        for i, factor in zip(members, factors, strict=True):
+            out[i] = inclusion[i] * factor
     return out
 
 

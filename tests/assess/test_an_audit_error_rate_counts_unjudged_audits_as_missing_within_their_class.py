@@ -79,9 +79,33 @@ def test_a_class_is_a_stratum_and_a_probability_and_an_unanswered_one_joins_the_
 
     got = audit_response_inclusions(answered, inclusion, strata=strata)
 
-    # S: the 0.25 class has no answer and joins 0.2: 2 of 4 answered. T, at the same 0.2:
+    # S: the 0.25 class has no answer and joins 0.2; the group's drawn pairs weigh
+    # 2 / 0.2 + 2 / 0.25 = 18, its answered ones 2 / 0.2 = 10: factor 10/18, so 0.2 becomes
+    # 2/18 (weight 9, the two answered weigh 18) and 0.25 becomes 2.5/18. T, at the same 0.2:
     # 1 of 2. U: nothing answered, nothing to weigh, unchanged.
-    assert got == pytest.approx([0.1, 0.1, 0.125, 0.125, 0.1, 0.1, 0.5, 0.5])
+    assert got == pytest.approx([2 / 18, 2 / 18, 2.5 / 18, 2.5 / 18, 0.1, 0.1, 0.5, 0.5])
+
+
+def test_a_joined_class_weighs_its_judged_pairs_to_the_drawn_pairs_weight_not_their_count():
+    # S0: unit A, 20 drawn at 0.5, none judged; unit B, 2 drawn at 0.02, both judged and
+    # wrong. S1: 10 judged at 0.05, none wrong.
+    pairs = [(None, 1)] * 20 + [(0, 1)] * 2 + [(1, 1)] * 10
+    inclusion = [0.5] * 20 + [0.02] * 2 + [0.05] * 10
+    strata = ["S0"] * 22 + ["S1"] * 10
+
+    got = audit_error_rate(pairs, inclusion=inclusion, strata=strata)
+
+    # A joins B. S0's drawn pairs stand for 20 / 0.5 + 2 / 0.02 = 140 labels, its judged ones
+    # for 2 / 0.02 = 100: factor 100/140, so B's pi 0.02 x 5/7 = 1/70 and each wrong pair
+    # weighs 70. S1's ten weigh 20 each. Errors 140 of 140 + 200 = 340: 7/17 = 0.412. The
+    # count rate 2/22 made each B pair weigh 550 (S0 as 1,100 labels): 1100/1300 = 0.846.
+    assert (got.successes, got.n, got.weighted) == (2, 12, True)
+    assert got.estimate == pytest.approx(140 / 340)
+    assert got.n_effective == pytest.approx(340**2 / (2 * 70**2 + 10 * 20**2))
+    scaled = audit_response_inclusions([p[0] is not None for p in pairs], inclusion, strata=strata)
+    assert scaled[20:22] == pytest.approx([1 / 70, 1 / 70])
+    assert scaled[0] == pytest.approx(0.5 * 5 / 7)
+    assert scaled[22:] == pytest.approx([0.05] * 10)
 
 
 def test_without_unjudged_audits_nothing_changes():

@@ -422,11 +422,11 @@ def replace_machine(label: PooledLabel, machine: int) -> PooledLabel:
 def test_a_weighting_class_with_no_answer_joins_the_nearest_class_that_has_one():
     # Two jobs' draws make near-equal probabilities: p1 answered at 1/2; p2 and p3 drawn at
     # 0.51 and unanswered. Alone, the 0.51 class has no respondent and its pairs stand for
-    # nobody; joined with the 1/2 class, the response rate is 1 of 3 and p1 stands for
-    # 1 / (1/2 * 1/3) = 6 pairs.
+    # nobody; joined with the 1/2 class, p1 stands for the group's drawn pairs' weight,
+    # 1 / 0.5 + 2 / 0.51 = 5.92 (not 6, the count rate 1 of 3 at p1's own 1/2).
     def at(d, human, pi):
         return PooledLabel("q", d, 1, human, "label 1, round 1", True, pi)
 
     pool = [at("p1", 1, 0.5), at("p2", None, 0.51), at("p3", None, 0.51)]
     found = one_query_p_at_10(pool, ["a", "p1", "p2", "p3"])
-    assert found.sample.inv_pi == [pytest.approx(6.0)]
+    assert found.sample.inv_pi == [pytest.approx(2 + 2 / 0.51)]
