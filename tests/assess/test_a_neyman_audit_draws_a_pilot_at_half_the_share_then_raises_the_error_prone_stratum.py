@@ -13,8 +13,9 @@ import pytest
 from assess.models import Judgment, ReviewItem
 from assess.review.agreement import audit_draw
 from assess.review.services import review_items_sync
-from corpora.models import Document, Pair, PairSource, Query, Run
-from debates.models import Debate, DebateJob
+from corpora.models import Pair, PairSource, Run
+from debates.models import DebateJob
+from tests.fixtures.jobs import build_two_strata_job
 
 # The pilot's draws are worked by hand at half the share (tests/fixtures/jobs.py).
 pytestmark = pytest.mark.usefixtures("pilot_at_half_the_share")
@@ -25,22 +26,7 @@ ONES, ZEROS = "label 1, round 1, below 10", "label 0, round 2, below 10"
 def _two_strata_job(make_finished_job, **fields) -> DebateJob:
     """40 debates agreed on 1 in round 1, then 40 agreed on 0 in round 2. The job and pair
     ids are fixed, so are the draws (SHA-256 of "job id:pair id")."""
-    job = make_finished_job(slug="neyman", pk=7001, **fields)
-    for i in range(80):
-        query = Query.objects.create(dataset=job.pool.dataset, query_id=f"q{i:03d}", text="q")
-        document = Document.objects.create(
-            dataset=job.pool.dataset, doc_id=f"d{i:03d}", title="t", text="x"
-        )
-        pair = Pair.objects.create(pk=7001 + i, pool=job.pool, query=query, document=document)
-        label, round_ = (1, 1) if i < 40 else (0, 2)
-        Debate.objects.create(
-            job=job,
-            pair=pair,
-            status=Debate.Status.AGREED,
-            final_label=label,
-            consensus_round=round_,
-        )
-    return job
+    return build_two_strata_job(make_finished_job, slug="neyman", **fields)
 
 
 def _drawn(job, label, below):

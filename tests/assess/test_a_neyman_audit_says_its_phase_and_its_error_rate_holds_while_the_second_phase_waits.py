@@ -29,8 +29,8 @@ from assess.models import Judgment, ReviewItem
 from assess.review.audit import audit_phase, audit_pilot_waiting
 from assess.review.selectors import job_audit, job_review_notes
 from assess.review.services import review_items_sync
-from corpora.models import Document, Pair, Query
-from debates.models import Debate, DebateJob
+from debates.models import DebateJob
+from tests.fixtures.jobs import build_two_strata_job
 
 # The pilot's draws are worked by hand at half the share (tests/fixtures/jobs.py).
 pytestmark = pytest.mark.usefixtures("pilot_at_half_the_share")
@@ -45,19 +45,9 @@ SECOND = (
 
 def _two_strata_job(make_finished_job) -> DebateJob:
     """The job of the module docstring; job and pair ids are fixed, so are the draws."""
-    job = make_finished_job(slug="phases", pk=7001, audit_share=0.2, audit_allocation="neyman")
-    for i in range(80):
-        query = Query.objects.create(dataset=job.pool.dataset, query_id=f"q{i:03d}", text="q")
-        document = Document.objects.create(
-            dataset=job.pool.dataset, doc_id=f"d{i:03d}", title="t", text="x"
-        )
-        pair = Pair.objects.create(pk=7001 + i, pool=job.pool, query=query, document=document)
-        label, round_ = (1, 1) if i < 40 else (0, 2)
-        agreed = Debate.Status.AGREED
-        Debate.objects.create(
-            job=job, pair=pair, status=agreed, final_label=label, consensus_round=round_
-        )
-    return job
+    return build_two_strata_job(
+        make_finished_job, slug="phases", audit_share=0.2, audit_allocation="neyman"
+    )
 
 
 def _judge_all_zero(annotator):
