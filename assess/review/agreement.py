@@ -124,8 +124,11 @@ def audit_error_rate(
     when they differ (the human label is taken as the truth). Returns the share of errors
     with its 95% Wilson interval (:func:`wilson_interval`). ``inclusion``: each pair's audit
     inclusion probability, in (0, 1]; ``strata``: each pair's sampling stratum (None: one).
-    A pair not judged yet is missing at random within its weighting class, its stratum's
-    pairs of the same probability (:func:`audit_response_inclusions`, as the intervals
+    A stratum none of whose drawn pairs is judged yet joins the stratum of the same
+    consensus label with the most judged pairs (:func:`audit_strata_collapse`, as the
+    intervals collapse strata). A pair not judged yet is missing at random within its
+    weighting class, its stratum's pairs of the same probability
+    (:func:`audit_response_inclusions`, as the intervals
     treat it: :mod:`assess.evaluation.intervals`), so each judged pair's probability is
     scaled by its class's response rate. When the probabilities then differ (a Neyman
     audit draws error-prone units more often; a class judged less than another) the share
@@ -141,6 +144,9 @@ def audit_error_rate(
     if not inclusion:
         return raw
     answered = [human is not None for human, _ in human_and_consensus]
+    if strata is not None:
+        consensus = [label for _, label in human_and_consensus]
+        strata = audit_strata_collapse(answered, consensus, strata)
     scaled = audit_response_inclusions(answered, inclusion, strata=strata)
     chances = [scaled[i] for i in judged]
     # Equal up to rounding (0.3 x 4/12 against 0.2 x 6/12): every pair weighs the same.
@@ -152,6 +158,38 @@ def audit_error_rate(
     n_eff = total * total / sum(w * w for w in weights)
     low, high = wilson_bounds(share, n_eff)
     return Proportion(raw.successes, raw.n, share, low, high, weighted=True, n_effective=n_eff)
+
+
+def audit_strata_collapse(
+    answered: Sequence[bool], consensus: Sequence[int], strata: Sequence[Hashable]
+) -> list[Hashable]:
+    """Each drawn pair's stratum after collapsing: a stratum with no ``answered`` pair whose
+    pairs share one ``consensus`` label joins the stratum of that label with the most
+    answered pairs (the larger name as text on a tie), which then speaks for its pairs too;
+    one with no such sibling stays (collapsed strata: Cochran, *Sampling Techniques*, 3rd
+    ed., 1977, sec. 5A.12). The same rule as the intervals'
+    (:func:`assess.evaluation.interval_strata.strata_collapse`).
+
+    Why: a stratum whose drawn audits all wait (or were never served) would drop out of the
+    error rate, which would then describe the other strata's agreed labels only, while the
+    intervals count those pairs at their sibling's rate. Three sequences of equal length."""
+    answers: dict[Hashable, int] = {}
+    labels: dict[Hashable, set[int]] = {}
+    for stratum, done, label in zip(strata, answered, consensus, strict=True):
+        answers[stratum] = answers.get(stratum, 0) + int(done)
+        labels.setdefault(stratum, set()).add(label)
+    target: dict[Hashable, Hashable] = {}
+    for stratum, count in answers.items():
+        if count or len(labels[stratum]) != 1:
+            continue
+        siblings = [
+            (answers[other], str(other), other)
+            for other in answers
+            if answers[other] and labels[other] == labels[stratum]
+        ]
+        if siblings:
+            target[stratum] = max(siblings, key=lambda s: (s[0], s[1]))[2]
+    return [target.get(stratum, stratum) for stratum in strata]
 
 
 def audit_response_inclusions(

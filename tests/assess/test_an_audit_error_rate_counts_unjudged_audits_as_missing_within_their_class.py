@@ -17,7 +17,11 @@ pilot's, 4 / 0.1 and 6 / 0.1). The final probabilities alone gave (3 / 0.3 + 1 /
 
 import pytest
 
-from assess.review.agreement import audit_error_rate, audit_response_inclusions
+from assess.review.agreement import (
+    audit_error_rate,
+    audit_response_inclusions,
+    audit_strata_collapse,
+)
 
 # (human label or None, consensus) per drawn audit: the consensus is 1, a human 0 is wrong.
 PILOT_A = [(0, 1)] * 3 + [(1, 1)]
@@ -114,3 +118,36 @@ def test_without_unjudged_audits_nothing_changes():
         audit_error_rate(pairs, inclusion=[0.5, 0.1, 0.1])
     )
     assert audit_error_rate(pairs, inclusion=[0.5, 0.1, 0.1]).estimate == pytest.approx(1 / 11)
+
+
+def test_a_stratum_with_no_judged_audit_is_counted_at_its_same_label_siblings_rate():
+    # S and T agreed "relevant", U "not relevant", all drawn at 0.1. S: 4 judged, 2 wrong; T:
+    # 2 drawn, none judged yet; U: 4 judged, none wrong. T joins S, as the intervals merge
+    # it: S's class then has 6 drawn and 4 answered, so its judged pairs weigh 15 each (60
+    # agreed labels at S's rate 1/2), U's 10 (40 labels): 30 errors in 100 labels, 0.30.
+    # Left out, T's labels would not count at all: 2 / 8 = 0.25.
+    pairs = [(0, 1), (0, 1), (1, 1), (1, 1), (None, 1), (None, 1)] + [(0, 0)] * 4
+    inclusion = [0.1] * 10
+    strata = ["S"] * 4 + ["T"] * 2 + ["U"] * 4
+
+    got = audit_error_rate(pairs, inclusion=inclusion, strata=strata)
+
+    assert (got.successes, got.n, got.weighted) == (2, 8, True)
+    assert got.estimate == pytest.approx(0.30)
+    assert got.n_effective == pytest.approx(100**2 / (4 * 15**2 + 4 * 10**2))
+
+
+def test_a_waiting_stratum_joins_its_own_labels_sibling_and_without_one_stays_out():
+    strata = ["S"] * 4 + ["T"] * 2 + ["U"] * 4
+    # T agreed "not relevant" now: it joins U (rate 0), not S. S's four weigh 10 each (2
+    # wrong); U's four stand for U and T, 6 drawn: 15 each. 20 errors in 100 labels.
+    pairs = [(0, 1), (0, 1), (1, 1), (1, 1), (None, 0), (None, 0)] + [(0, 0)] * 4
+    got = audit_error_rate(pairs, inclusion=[0.1] * 10, strata=strata)
+    assert got.estimate == pytest.approx(20 / (40 + 60))
+
+    # T agreed grade 2, which no judged stratum has: it stays, with nothing to weigh.
+    alone = [(0, 1), (0, 1), (1, 1), (1, 1), (None, 2), (None, 2)] + [(0, 0)] * 4
+    got = audit_error_rate(alone, inclusion=[0.1] * 10, strata=strata)
+    assert got.estimate == pytest.approx(2 / 8)
+    answered = [True] * 4 + [False] * 2 + [True] * 4
+    assert audit_strata_collapse(answered, [1] * 4 + [2] * 2 + [0] * 4, strata) == strata
