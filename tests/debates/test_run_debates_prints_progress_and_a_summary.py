@@ -7,6 +7,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from assess.review.agreement import audit_selected
 from debates.llm.base import LLMResult, PermanentLLMError
 from debates.llm.scripted import RuleClient
 from debates.models import Debate, DebateJob
@@ -61,10 +62,15 @@ def test_a_pool_is_debated_in_process_and_summarised(small_pool, rule_agents, ca
         out[4],
     )
     assert out[5] == "tokens: 1,000 prompt + 100 completion"
-    # Then what `debate_job ID progress` adds: the review queue and the audit.
+    # Then what `debate_job ID progress` adds: the review queue and the audit. Whether the
+    # 2% audit draws either agreed label depends on the job's id (a reproducible hash of job
+    # and pair), which depends on the tests run before: the count is the draw's own.
+    agreed = job.debates.filter(status="agreed").values_list("pair_id", flat=True)
+    audited = sum(audit_selected(job.pk, pair_id, 0.02) for pair_id in agreed)
     assert out[6:] == [
-        "human review: 1 escalated (0 judged), 0 audited agreed labels (0 judged), audit share 2%",
-        "audit: 0 agreed pairs sampled, none judged yet",
+        f"human review: 1 escalated (0 judged), {audited} audited agreed labels (0 judged), "
+        "audit share 2%",
+        f"audit: {audited} agreed pairs sampled, none judged yet",
     ]
     failed = Debate.objects.get(status="failed")
     assert (failed.attempts, failed.last_error) == (3, "PermanentLLMError: model refuses wind")
