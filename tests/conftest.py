@@ -9,6 +9,7 @@ modules that import it, so that pytest rewrites the asserts of each.
 """
 
 pytest_plugins = [
+    "tests.fixtures.id_offset",
     "tests.fixtures.datasets",
     "tests.fixtures.paths",
     "tests.fixtures.ui",
