@@ -36,9 +36,12 @@ def test_an_unknown_allocation_is_a_422_naming_the_field(api_as, tiny_dataset):
 
 
 def test_the_job_detail_gives_each_stratum(api_as, make_review_job, annotators):
-    review = make_review_job(escalated=1, agreed=40, audit_share=0.25)
+    # Job and pair ids fixed (6501, pairs 6501..6541): the draw hashes them, and a quarter of
+    # these 40 agreed labels is 8 audits, two of them judged below whatever ran before.
+    review = make_review_job(escalated=1, agreed=40, audit_share=0.25, pk=6501)
     (alice,) = annotators(1)
     audits = ReviewItem.objects.filter(kind=ReviewItem.Kind.AUDIT).order_by("pk")
+    assert audits.count() == 8
     first, second = audits[:2]
     judgment_record(item=first, annotator=alice, label=0, client_id=uuid.uuid4())  # wrong
     judgment_record(item=second, annotator=alice, label=1, client_id=uuid.uuid4())
