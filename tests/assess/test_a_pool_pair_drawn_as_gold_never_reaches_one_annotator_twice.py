@@ -45,21 +45,20 @@ def _judge_all(annotator):
             item=item,
             annotator=annotator,
             label=1,
-            client_id=f"00000000-0000-4000-8000-{annotator.pk:04d}{len(given):08d}",
+            # 32 hex digits whatever the id: four decimal digits broke at user id 10,000.
+            client_id=f"{annotator.pk:016x}{len(given):016x}",
         )
     return given
 
 
 @pytest.mark.parametrize("gold_first", [True, False], ids=["gold first", "debate first"])
-def test_an_annotator_meets_a_pool_pair_drawn_as_gold_once(make_review_job, annotators, gold_first):
+def test_an_annotator_meets_a_pool_pair_drawn_as_gold_once(
+    make_review_job, annotator_at_first_place, gold_first
+):
     built, twin = _twin_job(make_review_job)
     # The queue serves q001/d001 first; an annotator whose first place is a gold place gets
     # the gold twin first, another the debate's pair first.
-    ann = next(
-        user
-        for user in annotators(12)
-        if gold.gold_position(built.job.pk, user.pk, 0, SHARE) == gold_first
-    )
+    ann = annotator_at_first_place(built.job, SHARE, gold=gold_first)
     given = _judge_all(ann)
     assert given.count((twin.query_id, twin.document_id)) == 1
     assert len(given) == len(set(given))
@@ -71,11 +70,10 @@ def test_an_annotator_meets_a_pool_pair_drawn_as_gold_once(make_review_job, anno
     assert judging_status(annotator=ann).queue == 0
 
 
-def test_another_annotator_still_judges_the_debates_pair(make_review_job, annotators):
+def test_another_annotator_still_judges_the_debates_pair(make_review_job, annotator_at_first_place):
     built, twin = _twin_job(make_review_job)
-    users = annotators(12)
-    gold_first = next(u for u in users if gold.gold_position(built.job.pk, u.pk, 0, SHARE))
-    debate_first = next(u for u in users if not gold.gold_position(built.job.pk, u.pk, 0, SHARE))
+    gold_first = annotator_at_first_place(built.job, SHARE, gold=True)
+    debate_first = annotator_at_first_place(built.job, SHARE, gold=False)
     _judge_all(gold_first)
     twin_item = ReviewItem.objects.get(debate=built.escalated[0])
     assert twin_item.judgments.count() == 0  # waits for someone who did not see it as gold

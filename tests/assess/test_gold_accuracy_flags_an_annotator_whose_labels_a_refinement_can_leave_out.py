@@ -54,7 +54,8 @@ def _gold_items(job, annotator, labels):
             item=item,
             annotator=annotator,
             label=label,
-            client_id=f"00000000-0000-4000-9000-{annotator.pk:04d}{n:08d}",
+            # 32 hex digits whatever the id: four decimal digits broke at user id 10,000.
+            client_id=f"{annotator.pk:016x}{n:016x}",
         )
 
 

@@ -280,11 +280,11 @@ def test_a_benchmark_without_known_answers_for_the_pools_queries_draws_once_and_
 
 @pytest.mark.django_db
 def test_opening_the_judging_page_at_a_gold_place_inserts_nothing(
-    make_review_job, annotators, client
+    make_review_job, annotator_at_first_place, client
 ):
     built = make_review_job(escalated=6, gold_share=0.5, known_relevant=4, known_irrelevant=4)
     # An annotator whose very first place is a gold place.
-    ann = next(user for user in annotators(12) if gold.gold_position(built.job.pk, user.pk, 0, 0.5))
+    ann = annotator_at_first_place(built.job, 0.5)
     client.force_login(ann)
     assert client.get("/judge/").status_code == 200
     # A read leases a debate's pair: no gold item, no draw.

@@ -101,11 +101,11 @@ def test_a_judged_pair_the_pool_keeps_is_never_drawn_as_a_known_positive():
 
 
 @pytest.mark.django_db
-def test_the_only_annotator_of_the_job_judges_every_real_pair(annotators):
+def test_the_only_annotator_of_the_job_judges_every_real_pair(annotator_at_first_place):
     job = _deep_pool_job()
     # At a first place that is gold, the old draw gave a pool pair as gold before its
     # debate's pair, which then waited for another annotator: there is none.
-    ann = next(u for u in annotators(12) if gold.gold_position(job.pk, u.pk, 0, SHARE))
+    ann = annotator_at_first_place(job, SHARE)
     given = []
     while (item := review_item_claim(annotator=ann)) is not None:
         pair = item.gold if item.gold_id else item.debate.pair
