@@ -174,19 +174,22 @@ def debate_run(
     before the next round's LLM calls, a round's two turns in one write, the last round's
     with the outcome (:mod:`debates.services.turn_writer`). On the outcome the debate becomes
     ``agreed`` (final label, consensus round) or ``escalated`` (reason "disagreement",
-    "unparsed" or "truncated"), the job ``finished`` when it was its last open debate, and
-    :data:`debates.signals.debate_ended` is sent.
+    "unparsed", "truncated" or "too_long"), the job ``finished`` when it was its last open
+    debate, and :data:`debates.signals.debate_ended` is sent.
 
     Errors are recorded, never raised (:func:`_debate_give_up`): a TransientLLMError left
     after :func:`llm_retry_attempts` calls, or any other exception, is a failed attempt (see
     the module docstring); with ``requeue`` the debate is re-enqueued after
-    :func:`retry_countdown`. A ContextTooLongError (the prompt cannot fit even with an empty
-    chunk, or the server refused it and stated no smaller context to fit to) or an API key
-    that cannot be decrypted leaves the debate ``failed`` at once: another attempt would
-    meet the same fault. ``sleep`` is the wait used between LLM retries. KeyboardInterrupt
-    and SystemExit give the debate back (pending, lease cleared, stored turns kept, no
-    attempt counted) and are raised again; so does ``stop`` once set (checked before each
-    LLM call; an in-process run sets it on Ctrl-C). ``gate``, an
+    :func:`retry_countdown`. A ContextTooLongError that reaches here (the backend refused the
+    prompt as too long and stated no smaller context to fit to, or the refit to the one it
+    stated was refused too) or an API key that cannot be decrypted leaves the debate
+    ``failed`` at once: another attempt would meet the same fault. A prompt that the app's
+    own count finds too long even with an empty chunk never reaches here: the engine ends
+    that debate ``escalated`` as "too_long" (:class:`debates.turns.PromptTooLongError`).
+    ``sleep`` is the wait used between LLM retries. KeyboardInterrupt and SystemExit give the
+    debate back (pending, lease cleared, stored turns kept, no attempt counted) and are raised
+    again; so does ``stop`` once set (checked before each LLM call; an in-process run sets it
+    on Ctrl-C). ``gate``, an
     :class:`~debates.services.threads.LLMGate` shared by the threads of an in-process run or
     a thread-pool worker, bounds the LLM requests in flight;
     with a gate the two turns of a round are asked at once (see

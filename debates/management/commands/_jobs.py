@@ -36,6 +36,7 @@ from debates.services.backends import (
 )
 from debates.services.common import MAX_GOLD_SHARE, DebateJobError
 from debates.services.launch import (
+    MAX_TEMPERATURE,
     DuplicateJobError,
     debate_job_wait,
     job_option_default,
@@ -313,7 +314,13 @@ def add_rounds_argument(parser) -> None:
         default=job_option_default("rounds"),
         help=f"R, maximum rounds (1-5; default {job_option_default('rounds')})",
     )
-    parser.add_argument("--temperature", type=float, default=job_option_default("temperature"))
+    parser.add_argument(
+        "--temperature",
+        type=float,
+        default=job_option_default("temperature"),
+        help="sampling temperature of both agents' calls "
+        f"(0-{MAX_TEMPERATURE:g}; default {job_option_default('temperature'):g})",
+    )
 
 
 def job_options_given(opts: dict[str, Any]) -> dict[str, Any]:
