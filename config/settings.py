@@ -159,8 +159,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # Must exceed the task time limit, or Redis redelivers a task that is still running.
     "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600")),
 }
-# Celery beat (`celery -A config beat`, or `worker -B` on one worker): requeue debates whose
-# worker died, every DREAM_REQUEUE_EVERY_SECONDS.
+# Celery beat (`celery -A config beat`, or `worker -B` on one worker) runs the periodic
+# tasks below: requeue debates whose worker died (every DREAM_REQUEUE_EVERY_SECONDS), sync
+# review items, fail stale retrieval runs and resend due webhooks.
 CELERY_BEAT_SCHEDULE = {
     "requeue-expired-debates": {
         "task": "debates.requeue_expired_debates",

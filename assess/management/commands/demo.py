@@ -87,7 +87,11 @@ class Command(BaseCommand):
         # stage 0 a newcomer sees labels that agree with each other where the pairs do not.
         add_stage0_arguments(parser, default=True)
         parser.add_argument("--no-serve", action="store_true", help="Stop before serving")
-        parser.add_argument("--addr", default="127.0.0.1:8000")
+        parser.add_argument(
+            "--addr",
+            default="127.0.0.1:8000",
+            help="host:port the web UI serves on at the end (default 127.0.0.1:8000)",
+        )
 
     def _dataset(self):
         """The bundled SciFact sample, imported on the first run."""

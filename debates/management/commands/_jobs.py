@@ -87,8 +87,8 @@ def add_backend_arguments(parser, *, agent_b: bool = True) -> None:
         parser.add_argument(
             f"--rpm{suffix}",
             type=int,
-            help=f"requests per minute allowed for {who}'s backend, shared by all workers "
-            "(openai; default unlimited)",
+            help=f"requests per minute allowed for {_possessive(who)} backend, shared by all "
+            "workers (openai; default unlimited)",
         )
         parser.add_argument(
             f"--timeout{suffix}", type=float, help=f"seconds per request of {who} (openai; 60)"
@@ -96,7 +96,7 @@ def add_backend_arguments(parser, *, agent_b: bool = True) -> None:
         parser.add_argument(
             f"--context-window{suffix}",
             type=int,
-            help=f"context of {who}'s model in tokens (openai default: what the server "
+            help=f"context of {_possessive(who)} model in tokens (openai default: what the server "
             "reports, else 8192; embedded: SmolLM2 2048, a --model-path GGUF its training "
             "context up to 4096)",
         )
@@ -123,6 +123,11 @@ def flag_text(name: str, suffix: str = "") -> str:
     return option_flag("truth_dataset" if name == "dataset" else name) + suffix
 
 
+def _possessive(who: str) -> str:
+    """ "the agents'" for "the agents", "agent B's" for "agent B": help texts' possessive."""
+    return f"{who}'" if who.endswith("s") else f"{who}'s"
+
+
 def add_simulated_arguments(parser, *, suffix: str = "", who: str = "the agents") -> None:
     """--truth FILE, --truth-dataset SLUG, --sensitivity, --specificity, --persistence and
     --seed (also spelt --debater-seed; only that where the command has a --seed of its own):
@@ -140,7 +145,7 @@ def add_simulated_arguments(parser, *, suffix: str = "", who: str = "the agents"
         f"--truth-dataset{suffix}",
         dest=flag_dest("dataset", dest),
         metavar="SLUG",
-        help=f"dataset of {who}'s truth file (simulated; default: the dataset of the "
+        help=f"dataset of {_possessive(who)} truth file (simulated; default: the dataset of the "
         "command or of its pool)",
     )
     for rate in SIMULATED_RATES:
@@ -156,7 +161,7 @@ def add_simulated_arguments(parser, *, suffix: str = "", who: str = "the agents"
         *seeds,
         dest=flag_dest("seed", dest),
         type=int,
-        help=f"seed of {who}'s simulated labels (simulated; default 0)",
+        help=f"seed of {_possessive(who)} simulated labels (simulated; default 0)",
     )
 
 
