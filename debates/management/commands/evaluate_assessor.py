@@ -511,7 +511,9 @@ class Command(BaseCommand):
 
         def progress(stage: str, done: int, total: int) -> None:
             if not opts["no_progress"]:
-                self.stderr.write(f"stage 0: {stage} ({done + 1}/{total})")
+                # Stages done so far of the total, as the job's note, the operation's stage
+                # and the demo print them: "collecting labels (0/6)" starts the training.
+                self.stderr.write(f"stage 0: {stage} ({done}/{total})")
 
         try:
             return stage0_judge_train(dataset=dataset, progress=progress)
