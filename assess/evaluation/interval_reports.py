@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from core.text import plural
+
 from .interval_comparisons import PairComparison
 from .intervals import Interval
 
@@ -106,7 +108,10 @@ class SampleSource:
     (weighted by that job's inclusion probabilities) and ``escalated`` labels of pairs it
     escalated; ``reused`` labels of the set taken over from its debates (label reuse); and
     ``on_pool`` False when the job debated another pool, whose reviews of the same query
-    and document count here (:mod:`assess.refined.same_pairs`)."""
+    and document count here (:mod:`assess.refined.same_pairs`); ``audits_waiting`` pairs
+    of the set its audit drew that have no human label yet and ``escalations_waiting`` pairs
+    it escalated that people have not decided (so a job whose labels all wait is listed
+    too, not left out as if the set held none of its pairs)."""
 
     job: int
     audit_share: float
@@ -114,16 +119,29 @@ class SampleSource:
     escalated: int
     reused: int = 0
     on_pool: bool = True
+    audits_waiting: int = 0
+    escalations_waiting: int = 0
 
     def text(self) -> str:
         """``job 1 (audit share 50%): 1 audited, 0 escalated``, with ``; 2 labels reused from
-        it`` when some were."""
+        it`` when some were and ``; waiting for a human: 7 drawn audits, 57 escalations``
+        when some wait."""
         words = (
             f"job {self.job} (audit share {self.audit_share:.0%}): {self.audited:,} audited, "
             f"{self.escalated:,} escalated"
         )
         if self.reused:
             words += f"; {self.reused:,} label{'s' if self.reused != 1 else ''} reused from it"
+        waiting = [
+            plural(n, what)
+            for n, what in (
+                (self.audits_waiting, "drawn audit"),
+                (self.escalations_waiting, "escalation"),
+            )
+            if n
+        ]
+        if waiting:
+            words += f"; waiting for a human: {', '.join(waiting)}"
         return words
 
 

@@ -36,7 +36,8 @@ class PoolReplay:
     tie-aware, symmetric; None with fewer than 2 systems), ``tau_ap_a`` Yilmaz et al.'s
     asymmetric tau_AP with the whole pool as the truth (None when it ties); ``curve[i]``
     relevant pairs found after judging ``i + 1`` pairs; ``scores_pool`` and ``scores_budget``
-    each system's mean nDCG@10 over ``queries`` queries."""
+    each system's mean nDCG@10 over ``queries`` queries; ``note`` says in words how the
+    budget was resolved and why ``tau_ap`` is None, when it is ("" otherwise)."""
 
     strategy: str
     budget: int
@@ -146,8 +147,27 @@ def pool_replay(
         scores_pool=pool_scores,
         scores_budget=budget_scores,
         curve=curve,
-        note=note,
+        note="; ".join(n for n in (note, tau_ap_missing(pool_scores, budget_scores)) if n),
     )
+
+
+def tau_ap_missing(pool_scores: Mapping[str, float], budget_scores: Mapping[str, float]) -> str:
+    """Why the replay has no tau_AP,b, in words ("" when it has one): it needs at least 2
+    systems, and neither leaderboard may tie every system (:func:`.ranking.tau_ap` returns
+    None then: there is no order to compare)."""
+    head = "τ_AP needs at least 2 systems not all tied"
+    if len(pool_scores) < 2:
+        names = ", ".join(sorted(pool_scores)) or "none"
+        return f"{head}: only {len(pool_scores)} system ({names})"
+    tied = [
+        f"every system ties at {next(iter(board.values())):.3f} on {name}"
+        for name, board in (
+            ("the whole depth pool's leaderboard", pool_scores),
+            ("the judged pairs' leaderboard", budget_scores),
+        )
+        if len(set(board.values())) < 2
+    ]
+    return f"{head}: {' and '.join(tied)}" if tied else ""
 
 
 def _tau_ap_a(pool_scores: dict[str, float], budget_scores: dict[str, float]) -> float | None:

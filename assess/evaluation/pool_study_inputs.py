@@ -19,8 +19,12 @@ def pool_study_inputs(
     name → query id → doc ids in rank order; a query's own document left out when the
     dataset excludes identical ids) and qrel set ``qrels`` as ``{query: {doc: grade}}``.
     ``runs`` names the runs (default: every finished run). Raises :class:`RebenchError` for
-    an unknown qrel set or run, or a dataset without a finished run (saying how to make one).
+    an unknown qrel set or run, a run named twice, or a dataset without a finished run
+    (saying how to make one).
     """
+    if twice := sorted({n for n in runs or () if list(runs or ()).count(n) > 1}):
+        # One run twice would silently become one system of the leaderboards.
+        raise RebenchError(f"run {twice[0]!r} is named twice; name each run once")
     qrel_set = rebench_qrel_set(dataset=dataset, name=qrels)
     try:
         chosen = rebench_runs(dataset=dataset, names=runs or None)

@@ -205,7 +205,9 @@ def sample_sources(*, refined: QrelSet) -> list[SampleSource]:
     debate agreed on is an audited label there), in job order, each
     with its audit share, the labels it gave, the labels of the set reused from its debates,
     and whether it debated the set's pool (else its reviews of the same pairs came through
-    another pool's job). Two queries; [] for a set without provenance."""
+    another pool's job), and the labels it drew or escalated that still wait for a human (a
+    job whose labels all wait is listed with 0 audited, 0 escalated). Three queries; [] for
+    a set without provenance."""
     rows = LabelProvenance.objects.filter(
         qrel_set=refined, original_relevance__isnull=True, job__isnull=False
     )
@@ -223,20 +225,40 @@ def sample_sources(*, refined: QrelSet) -> list[SampleSource]:
         .annotate(n=Count("pk"))
         .values_list("debate__reused_from__job_id", "n")
     )
+    # Labels a job's reviews will give but have not: its drawn audits still without a human
+    # label (the pair keeps its consensus) and its escalations people have not decided.
+    waiting = {
+        r["job_id"]: r
+        for r in rows.exclude(source__in=HUMAN_SOURCES)
+        .values("job_id", "job__audit_share", "job__pool_id")
+        .annotate(
+            audits=Count("pk", filter=Q(review_kind="audit")),
+            escalations=Count(
+                "pk", filter=Q(consensus_label__isnull=True, review_kind="escalated")
+            ),
+        )
+        if r["audits"] or r["escalations"]
+    }
     refinement = getattr(refined, "refinement", None)
     pool = refinement.pool_id if refinement is not None else None
-    found = {
-        r["job_id"]: SampleSource(
-            job=r["job_id"],
-            audit_share=float(r["job__audit_share"]),
-            audited=r["audited"],
-            escalated=r["escalated"],
-            reused=reused.get(r["job_id"], 0),
-            on_pool=r["job__pool_id"] == pool,
+    given = {r["job_id"]: r for r in human}
+    found = []
+    for job in sorted(given.keys() | waiting.keys()):
+        r = given.get(job) or waiting[job]
+        wait = waiting.get(job, {})
+        found.append(
+            SampleSource(
+                job=job,
+                audit_share=float(r["job__audit_share"]),
+                audited=given[job]["audited"] if job in given else 0,
+                escalated=given[job]["escalated"] if job in given else 0,
+                reused=reused.get(job, 0),
+                on_pool=r["job__pool_id"] == pool,
+                audits_waiting=wait.get("audits", 0),
+                escalations_waiting=wait.get("escalations", 0),
+            )
         )
-        for r in human.order_by("job_id")
-    }
-    return [found[job] for job in sorted(found)]
+    return found
 
 
 def refined_simulated(*, refined: QrelSet) -> dict[str, int]:

@@ -153,6 +153,26 @@ def _judged_rows(qrel_set: Any, query_pks: Collection[int] | None) -> list[Any]:
     )
 
 
+def unjudged_negatives_check(*, dataset: Any, qrel_set: Any, allowed: bool) -> bool:
+    """Whether the gold sample of ``qrel_set`` takes its irrelevant pairs from unjudged
+    top-ranked ones (True when the qrels judge no pair non-relevant, i.e. none has grade <= 0).
+
+    Raises DebateJobError when it would but may not: unjudged pairs count as irrelevant only
+    where judgments are dense (``dataset`` in :data:`DENSE_JUDGMENT_DATASETS`) or ``allowed``
+    (``--unjudged-negatives``). Reads the qrels only, so a command can refuse before any
+    costly step (training a stage-0 judge, building a run)."""
+    if qrel_set.qrels.filter(relevance__lte=0).exists():
+        return False
+    if not (allowed or assessment.dense_judgments(dataset.slug)):
+        raise DebateJobError(
+            f"qrels {qrel_set.name!r} of {dataset.slug!r} judge no pair non-relevant, and "
+            "unjudged pairs count as irrelevant only where judgments are dense "
+            f"({', '.join(DENSE_JUDGMENT_DATASETS)}); pass --unjudged-negatives to "
+            "assume so"
+        )
+    return True
+
+
 def _unjudged_negatives(
     *,
     dataset: Any,
@@ -172,13 +192,7 @@ def _unjudged_negatives(
     score)}, excluded self-pairs among the ranked ones)."""
     from corpora.models import RunEntry
 
-    if not (allowed or assessment.dense_judgments(dataset.slug)):
-        raise DebateJobError(
-            f"qrels {qrel_set.name!r} of {dataset.slug!r} judge no pair non-relevant, and "
-            "unjudged pairs count as irrelevant only where judgments are dense "
-            f"({', '.join(DENSE_JUDGMENT_DATASETS)}); pass --unjudged-negatives to "
-            "assume so"
-        )
+    unjudged_negatives_check(dataset=dataset, qrel_set=qrel_set, allowed=allowed)
     if run is None:
         raise DebateJobError("a run is needed to take top-ranked unjudged pairs")
     judged_pairs = {(q, d) for q, d, _ in judged}

@@ -104,11 +104,15 @@ def pool_batch_next(*, job_id: int) -> list[int]:
 
 def pool_batch_notes(job: DebateJob) -> list[str]:
     """The job's judging order in one line when its pool has a strategy or a budget (shown
-    after the progress by ``debate_job ID progress``), else no line."""
+    after the progress by ``debate_job ID progress`` and ``run_debates``), else no line:
+    the pairs chosen so far of the pool's pairs, and the job's budget."""
     pool = job.pool
     if pool.strategy == Pool.Strategy.DEPTH and pool.budget is None:
         return []
-    limit = f"{job.pair_limit:,} pairs" if job.pair_limit else "every pair"
+    # The pool's size, not the budget, after "of": a budget of 200 on a 2,778-pair pool is
+    # "200 chosen of 2,778 pairs (budget 200)".
+    pairs = pool.pairs.count()
+    limit = f"budget {job.pair_limit:,}" if job.pair_limit else "no budget: every pair"
     how = (
         f"{ADAPTIVE_BATCH} at a time, each batch chosen from the labels known by then"
         if pool.adaptive
@@ -116,7 +120,7 @@ def pool_batch_notes(job: DebateJob) -> list[str]:
     )
     return [
         f"judging order: {pool.get_strategy_display()}; {job.debates.count():,} chosen of "
-        f"{limit}, {how}"
+        f"{pairs:,} pair{'' if pairs == 1 else 's'} ({limit}), {how}"
     ]
 
 

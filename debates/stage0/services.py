@@ -238,10 +238,10 @@ def stage0_judge_train(
     """Train a stage-0 judge of ``dataset`` now, in this process (module docstring), and
     return it ready. ``progress(stage, done, total)`` is called as each stage starts
     ("collecting labels", "embedding", "fitting", "calibrating", "scoring held-out",
-    "storing"; done/total count stages). ``lexicon``: the dataset's corpus statistics
-    (:func:`stage0_lexicon_build`) when the caller has them, built here when None. Raises
-    :class:`Stage0Error` in words when the labels do not suffice; the judge row is then
-    stored as failed with the message."""
+    "storing"; ``done`` stages finished so far of ``total``, so the first is 0 of 6).
+    ``lexicon``: the dataset's corpus statistics (:func:`stage0_lexicon_build`) when the
+    caller has them, built here when None. Raises :class:`Stage0Error` in words when the
+    labels do not suffice; the judge row is then stored as failed with the message."""
     judge = Stage0Judge.objects.create(dataset=dataset)
     try:
         return _train(judge, dataset, progress or (lambda *_: None), seed, lexicon)

@@ -100,8 +100,35 @@ def test_batches_of_one_follow_the_strategy_replay_and_stop_at_the_budget(
     assert report.qrel_set.qrels.count() == 2 + 7
     note = next(n for n in debate_job_notes(job=job) if n.startswith("judging order"))
     assert note.endswith(
-        "7 chosen of 7 pairs, 1 at a time, each batch chosen from the labels known by then"
+        "7 chosen of 13 pairs (budget 7), 1 at a time, each batch chosen from the labels known "
+        "by then"
     )
+
+
+@pytest.mark.django_db
+def test_the_judging_order_note_counts_the_chosen_pairs_of_the_whole_pool_and_names_the_budget(
+    adaptive_dataset, fake_llms
+):
+    dataset, runs = adaptive_dataset
+    truthful_agents(fake_llms)
+    test = qrel_set_get(dataset=dataset, name="test")
+    pool = pool_build(
+        dataset=dataset, qrel_set=test, runs=runs, depth=3, strategy="bandit", budget=7
+    ).pool
+    job = debate_job_launch(spec=JobSpec(pool=pool, agent_a=AGENT_A, agent_b=AGENT_B, rounds=1))
+    [note] = pool_batches.pool_batch_notes(job)
+    chosen = job.debates.count()
+    assert note.startswith(
+        f"judging order: bandit (MaxMean over runs); {chosen} chosen of 13 pairs (budget 7), "
+    )
+    everything = pool_build(
+        dataset=dataset, qrel_set=test, runs=runs, depth=3, strategy="mtc", name="all"
+    ).pool
+    job = debate_job_launch(
+        spec=JobSpec(pool=everything, agent_a=AGENT_A, agent_b=AGENT_B, rounds=1)
+    )
+    [note] = pool_batches.pool_batch_notes(job)
+    assert f"{job.debates.count()} chosen of 13 pairs (no budget: every pair), " in note
 
 
 @pytest.mark.django_db

@@ -76,13 +76,21 @@ class Command(BaseCommand):
 
     @staticmethod
     def _text(out: dict) -> str:
-        tau = "n/a" if out["tau_ap"] is None else f"{out['tau_ap']:.3f}"
+        # Without a tau the note (printed below) says why.
+        tau = "none (see the note)" if out["tau_ap"] is None else f"{out['tau_ap']:.3f}"
+        systems = f"{out['systems']} system{'' if out['systems'] == 1 else 's'}"
+        if out["relevant_share"] is None:
+            found = "no relevant pair in the depth pool"
+        else:
+            found = (
+                f"relevant found {out['relevant_found']:,} of "
+                f"{out['relevant_in_depth_pool']:,} ({out['relevant_share']:.1%})"
+            )
         lines = [
-            f"{out['dataset']} ({out['qrels']}), {out['systems']} systems, "
+            f"{out['dataset']} ({out['qrels']}), {systems}, "
             f"{out['queries']} queries, depth {out['depth']}: strategy {out['strategy']}",
             f"judged {out['judged']:,} of the depth pool's {out['depth_pool_judged']:,} pairs "
-            f"({(out['judged_share'] or 0):.1%}); relevant found {out['relevant_found']:,} of "
-            f"{out['relevant_in_depth_pool']:,} ({(out['relevant_share'] or 0):.1%})",
+            f"({(out['judged_share'] or 0):.1%}); {found}",
             f"tau_AP,b of the leaderboard (nDCG@10) from the judged pairs against the whole "
             f"depth pool's: {tau}",
         ]

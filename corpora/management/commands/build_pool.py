@@ -69,7 +69,11 @@ class Command(BaseCommand):
         parser.add_argument("--runs", required=True, help="Comma-separated run names")
         parser.add_argument("--depth", type=int, default=10, help="Pool depth k (default 10)")
         parser.add_argument("--qrels", default="test", help="Qrel set judged against")
-        parser.add_argument("--name", help="Pool name (default: <qrels>-depth<k>)")
+        parser.add_argument(
+            "--name",
+            help="Pool name (default: <qrels>-depth<k>, then -judged with --include-judged and "
+            "-<strategy> for a strategy other than depth, e.g. test-depth10-bandit)",
+        )
         parser.add_argument(
             "--include-judged",
             action="store_true",

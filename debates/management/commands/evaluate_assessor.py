@@ -10,13 +10,13 @@ from corpora.management.commands._common import load_dataset
 from corpora.models import QrelSet, Run
 from corpora.selectors import qrels_top_grade
 from corpora.services import RunError, qrel_set_get, run_create, run_get, run_retrieve
-from debates.assessment import dense_judgments
 from debates.services.assessor import (
     DENSE_JUDGMENT_DATASETS,
     assessor_evaluate,
     evaluation_pool_create,
     single_judge_run,
     single_judge_votes,
+    unjudged_negatives_check,
 )
 from debates.services.common import DebateJobError
 from debates.services.launch import JobSpec, debate_job_launch, job_scale_describe
@@ -451,11 +451,15 @@ class Command(BaseCommand):
         except QrelSet.DoesNotExist:
             names = ", ".join(dataset.qrel_sets.values_list("name", flat=True)) or "none"
             raise CommandError(f"no qrel set {opts['qrels']!r} (known: {names})") from None
-        run = None
-        if not qrel_set.qrels.filter(relevance__lte=0).exists() and (
-            opts["unjudged_negatives"] or dense_judgments(dataset.slug)
-        ):
-            run = self._negatives_run(dataset, qrel_set, opts["run"])
+        # The qrels check comes before any run is built or stage-0 judge trained: a
+        # refusal must cost nothing and leave nothing stored.
+        try:
+            unjudged = unjudged_negatives_check(
+                dataset=dataset, qrel_set=qrel_set, allowed=opts["unjudged_negatives"]
+            )
+        except DebateJobError as exc:
+            raise CommandError(launch_refusal(exc)) from None
+        run = self._negatives_run(dataset, qrel_set, opts["run"]) if unjudged else None
         stage0 = opts["backend"] == STAGE0
         judge = self._stage0_judge(dataset, opts) if stage0 or opts["heldout"] else None
         try:
@@ -507,7 +511,9 @@ class Command(BaseCommand):
 
         def progress(stage: str, done: int, total: int) -> None:
             if not opts["no_progress"]:
-                self.stderr.write(f"stage 0: {stage} ({done + 1}/{total})")
+                # Stages done so far of the total, as the job's note, the operation's stage
+                # and the demo print them: "collecting labels (0/6)" starts the training.
+                self.stderr.write(f"stage 0: {stage} ({done}/{total})")
 
         try:
             return stage0_judge_train(dataset=dataset, progress=progress)
