@@ -73,10 +73,9 @@ def pool_build(
     out unless ``include_judged``. Each Pair gets one PairSource per run ranking it within the
     depth, and its original grade. Incremental and idempotent: building the same pool again
     creates nothing; adding a run adds only the new pairs and provenance rows; pairs are never
-    deleted. One transaction. ``name`` defaults to :func:`pool_default_name`; an existing
-    pool of that name must have the same qrel set, depth and ``include_judged``.
-    ``queries`` (benchmark query ids) bounds the pool to that subset of the judged queries,
-    e.g. for a quick demo; it is stored on the pool and must match when the pool is extended.
+    deleted. One transaction. ``name`` defaults to :func:`pool_default_name`; a pool of that
+    name must have the same qrel set, depth and ``include_judged``. ``queries`` (benchmark
+    query ids) bounds the pool to that subset of the judged queries (stored; must match).
     Every run must be done; one left running by a task that died is marked failed first
     (:func:`run_fail_stale`) and refused with that reason. When the dataset excludes
     identical ids, a query's own document is never pooled (``result.excluded_left_out``
