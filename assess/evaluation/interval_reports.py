@@ -124,7 +124,7 @@ class SampleSource:
 
     def text(self) -> str:
         """``job 1 (audit share 50%): 1 audited, 0 escalated``, with ``; 2 labels reused from
-        it`` when some were and ``; waiting for a human: 7 drawn audits, 57 escalations``
+        it`` when some were and ``; no human label yet: 7 drawn audits, 57 escalations``
         when some wait."""
         words = (
             f"job {self.job} (audit share {self.audit_share:.0%}): {self.audited:,} audited, "
@@ -141,7 +141,7 @@ class SampleSource:
             if n
         ]
         if waiting:
-            words += f"; waiting for a human: {', '.join(waiting)}"
+            words += f"; no human label yet: {', '.join(waiting)}"
         return words
 
 

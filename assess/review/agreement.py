@@ -116,6 +116,7 @@ def audit_error_rate(
     *,
     inclusion: Sequence[float] | None = None,
     strata: Sequence[Hashable] | None = None,
+    collapse_on: Sequence[int] | None = None,
 ) -> Proportion:
     """How often the two agents agreed on a wrong label, estimated from audited pairs.
 
@@ -126,11 +127,12 @@ def audit_error_rate(
     inclusion probability, in (0, 1]; ``strata``: each pair's sampling stratum (None: one).
     A stratum none of whose drawn pairs is judged yet joins the stratum of the same
     consensus label with the most judged pairs (:func:`audit_strata_collapse`, as the
-    intervals collapse strata). A pair not judged yet is missing at random within its
-    weighting class, its stratum's pairs of the same probability
-    (:func:`audit_response_inclusions`, as the intervals
-    treat it: :mod:`assess.evaluation.intervals`), so each judged pair's probability is
-    scaled by its class's response rate. When the probabilities then differ (a Neyman
+    intervals collapse strata); ``collapse_on``, the labels to compare there instead (the
+    grades, when the labels given are a graded job's relevant-or-not sides). A pair not
+    judged yet is missing at random within its weighting class, its stratum's pairs of the
+    same probability (:func:`audit_response_inclusions`, as the intervals treat it:
+    :mod:`assess.evaluation.intervals`), so each judged pair's probability is scaled by its
+    class's response rate. When the probabilities then differ (a Neyman
     audit draws error-prone units more often; a class judged less than another) the share
     is the weighted (Hajek) estimate sum(e_i / pi_i) / sum(1 / pi_i) over the judged pairs
     and the Wilson interval is taken at Kish's effective sample size (sum w)^2 / sum w^2
@@ -145,7 +147,7 @@ def audit_error_rate(
         return raw
     answered = [human is not None for human, _ in human_and_consensus]
     if strata is not None:
-        consensus = [label for _, label in human_and_consensus]
+        consensus = collapse_on or [label for _, label in human_and_consensus]
         strata = audit_strata_collapse(answered, consensus, strata)
     scaled = audit_response_inclusions(answered, inclusion, strata=strata)
     chances = [scaled[i] for i in judged]

@@ -557,6 +557,8 @@ def job_audit(*, job: DebateJob) -> AuditSummary:
                 [(None if h is None else int(h > 0), int(c > 0)) for h, c, _, _ in drawn],
                 inclusion=inclusion,
                 strata=strata,
+                # Strata join by grade, as the intervals join them, not by side.
+                collapse_on=[c for _, c, _, _ in drawn],
             )
             if graded
             else None

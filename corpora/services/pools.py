@@ -73,9 +73,10 @@ def pool_build(
     out unless ``include_judged``. Each Pair gets one PairSource per run ranking it within the
     depth, and its original grade. Incremental and idempotent: building the same pool again
     creates nothing; adding a run adds only the new pairs and provenance rows; pairs are never
-    deleted. One transaction. ``name`` defaults to :func:`pool_default_name`; a pool of that
-    name must have the same qrel set, depth and ``include_judged``. ``queries`` (benchmark
-    query ids) bounds the pool to that subset of the judged queries (stored; must match).
+    deleted. One transaction. ``name`` defaults to :func:`pool_default_name`; an existing
+    pool of that name must have the same qrel set, depth and ``include_judged``.
+    ``queries`` (benchmark query ids) bounds the pool to that subset of the judged queries,
+    e.g. for a quick demo; it is stored on the pool and must match when the pool is extended.
     Every run must be done; one left running by a task that died is marked failed first
     (:func:`run_fail_stale`) and refused with that reason. When the dataset excludes
     identical ids, a query's own document is never pooled (``result.excluded_left_out``
@@ -87,10 +88,8 @@ def pool_build(
     Any strategy but depth, or a budget, stores each pair's place (``Pair.pool_order``),
     recomputed when runs are added; adaptive strategies start from the qrels' labels and are
     reordered by jobs as labels arrive. An existing pool must have the same strategy and
-    budget, or one that works out to the same number of pairs of the pool as it stands (a
-    count above the pool is stored as the pool's size). A run that ranks none of the pooled
-    queries is refused (it would add nothing). Raises :class:`PoolError`; a refused build
-    leaves no pool, pair or order behind.
+    budget. A run that ranks none of the pooled queries is refused (it would add nothing).
+    Raises :class:`PoolError`; a refused build leaves no pool, pair or order behind.
     """
     _pool_runs_check(dataset=dataset, qrel_set=qrel_set, runs=runs, depth=depth)
     _pool_strategy_check(strategy, budget)
@@ -219,11 +218,7 @@ def _pool_order_write(pool: Pool, *, dataset: Dataset, pooled_runs: list[Run]) -
     Pair.objects.bulk_update(changed, ["pool_order"], batch_size=1000)
     count, note = pool_strategies.budget_resolve(asked, pool_size=len(pairs))
     pool.budget = None if asked is None else count
-    if asked is not None and asked >= 1 and count < asked:
-        # A count above the pool is stored as the pool's size, the budget it works out to,
-        # so the settings shown and checked on a rebuild are the ones the build printed.
-        pool.strategy_parameters = {**pool.strategy_parameters, "budget_asked": count}
-    pool.save(update_fields=["budget", "strategy_parameters"])
+    pool.save(update_fields=["budget"])
     return note
 
 
@@ -298,7 +293,7 @@ def _pool_lock(
 ) -> Pool:
     """Pool ``name`` of ``dataset``, created or locked (in the caller's transaction). Raises
     :class:`PoolError` when it exists with another qrel set, depth, ``include_judged``,
-    query subset, strategy or budget (:func:`_budgets_same`)."""
+    query subset, strategy or budget."""
     parameters: dict[str, float | int | None] = {}
     if strategy != Pool.Strategy.DEPTH:
         parameters.update(pool_strategies.StrategyParams().as_dict())
@@ -315,46 +310,22 @@ def _pool_lock(
             "strategy_parameters": parameters,
         },
     )
-    if created:
-        return pool
-    stored = pool.strategy_parameters.get("budget_asked")
-    if (
+    if not created and (
         pool.qrel_set_id != qrel_set.pk
         or pool.depth != depth
         or pool.include_judged != include_judged
         or pool.query_ids != subset
         or pool.strategy != strategy
-        or not _budgets_same(stored, budget, pool_size=pool.pairs.count())
+        or pool.strategy_parameters.get("budget_asked") != budget
     ):
         raise PoolError(
             f"pool {name!r} exists with qrels {pool.qrel_set.name!r}, depth {pool.depth}, "
             f"include_judged={pool.include_judged}, "
             f"{len(pool.query_ids) or 'all'} queries, strategy {pool.strategy}"
-            f"{_budget_words(stored)}: build it with those settings to add runs, or use "
-            "another name"
+            f"{_budget_words(pool.strategy_parameters.get('budget_asked'))}: build it with "
+            "those settings to add runs, or use another name"
         )
-    if budget is not None and budget != stored:
-        # The ask given now applies when this build grows the pool (a count above the new
-        # size is stored as that size again by _pool_order_write).
-        pool.strategy_parameters = {**pool.strategy_parameters, "budget_asked": budget}
-        pool.save(update_fields=["strategy_parameters"])
     return pool
-
-
-def _budgets_same(stored: float | None, asked: float | None, *, pool_size: int) -> bool:
-    """Whether a rebuild's budget ``asked`` is the pool's ``stored`` one: equal, or both
-    working out to the same number of pairs in the pool as it stands (``--budget 999999``,
-    ``--budget 2778`` and no budget all judge every pair of a 2,778-pair pool). Budgets
-    were checked by :func:`_pool_strategy_check` before."""
-    if stored == asked:
-        return True
-    if pool_size == 0:
-        return False
-
-    def resolved(budget: float | None) -> int:
-        return pool_strategies.budget_resolve(budget, pool_size=pool_size)[0]
-
-    return resolved(stored) == resolved(asked)
 
 
 def _budget_words(budget: float | None) -> str:

@@ -163,6 +163,13 @@ def unjudged_negatives_check(*, dataset: Any, qrel_set: Any, allowed: bool) -> b
     costly step (training a stage-0 judge, building a run)."""
     if qrel_set.qrels.filter(relevance__lte=0).exists():
         return False
+    _unjudged_negatives_allowed(dataset=dataset, qrel_set=qrel_set, allowed=allowed)
+    return True
+
+
+def _unjudged_negatives_allowed(*, dataset: Any, qrel_set: Any, allowed: bool) -> None:
+    """Raise DebateJobError unless unjudged pairs may count as irrelevant for ``dataset``:
+    its judgments are dense or ``allowed`` (``--unjudged-negatives``)."""
     if not (allowed or assessment.dense_judgments(dataset.slug)):
         raise DebateJobError(
             f"qrels {qrel_set.name!r} of {dataset.slug!r} judge no pair non-relevant, and "
@@ -170,7 +177,6 @@ def unjudged_negatives_check(*, dataset: Any, qrel_set: Any, allowed: bool) -> b
             f"({', '.join(DENSE_JUDGMENT_DATASETS)}); pass --unjudged-negatives to "
             "assume so"
         )
-    return True
 
 
 def _unjudged_negatives(
@@ -192,7 +198,9 @@ def _unjudged_negatives(
     score)}, excluded self-pairs among the ranked ones)."""
     from corpora.models import RunEntry
 
-    unjudged_negatives_check(dataset=dataset, qrel_set=qrel_set, allowed=allowed)
+    # Checked here whatever the qrels as a whole hold: the sample may need unjudged
+    # negatives for its held-out queries only (their qrels judge none non-relevant).
+    _unjudged_negatives_allowed(dataset=dataset, qrel_set=qrel_set, allowed=allowed)
     if run is None:
         raise DebateJobError("a run is needed to take top-ranked unjudged pairs")
     judged_pairs = {(q, d) for q, d, _ in judged}

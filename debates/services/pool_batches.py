@@ -112,7 +112,13 @@ def pool_batch_notes(job: DebateJob) -> list[str]:
     # The pool's size, not the budget, after "of": a budget of 200 on a 2,778-pair pool is
     # "200 chosen of 2,778 pairs (budget 200)".
     pairs = pool.pairs.count()
-    limit = f"budget {job.pair_limit:,}" if job.pair_limit else "no budget: every pair"
+    # The job's pair limit is the pool's budget, or the job's own --limit when smaller.
+    if not job.pair_limit:
+        limit = "no budget: every pair"
+    elif pool.budget is not None and job.pair_limit == pool.budget:
+        limit = f"budget {job.pair_limit:,}"
+    else:
+        limit = f"at most {job.pair_limit:,} by the job's limit"
     how = (
         f"{ADAPTIVE_BATCH} at a time, each batch chosen from the labels known by then"
         if pool.adaptive

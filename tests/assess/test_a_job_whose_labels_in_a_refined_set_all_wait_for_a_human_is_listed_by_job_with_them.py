@@ -13,13 +13,13 @@ def test_a_job_whose_labels_all_wait_says_what_waits():
         job=2, audit_share=0.02, audited=0, escalated=0, audits_waiting=7, escalations_waiting=57
     )
     assert waiting.text() == (
-        "job 2 (audit share 2%): 0 audited, 0 escalated; waiting for a human: 7 drawn audits, "
+        "job 2 (audit share 2%): 0 audited, 0 escalated; no human label yet: 7 drawn audits, "
         "57 escalations"
     )
     one = SampleSource(job=3, audit_share=0.5, audited=1, escalated=0, escalations_waiting=1)
     assert (
         one.text()
-        == "job 3 (audit share 50%): 1 audited, 0 escalated; waiting for a human: 1 escalation"
+        == "job 3 (audit share 50%): 1 audited, 0 escalated; no human label yet: 1 escalation"
     )
 
 
@@ -38,7 +38,7 @@ def test_the_no_interval_table_lists_the_waiting_job_beside_the_one_that_gave_la
     [table] = interval_tables(result)
     assert table.note.endswith(
         "by job: job 1 (audit share 0%): 0 audited, 5 escalated; job 2 (audit share 2%): "
-        "0 audited, 0 escalated; waiting for a human: 7 drawn audits, 57 escalations."
+        "0 audited, 0 escalated; no human label yet: 7 drawn audits, 57 escalations."
     )
 
 
@@ -59,4 +59,4 @@ def test_sample_sources_count_a_jobs_waiting_audit_and_escalation(holes):
     [source] = sample_sources(refined=refined)
     assert (source.job, source.audited, source.escalated) == (holes.job.pk, 0, 0)
     assert (source.audits_waiting, source.escalations_waiting) == (1, 1)
-    assert source.text().endswith("waiting for a human: 1 drawn audit, 1 escalation")
+    assert source.text().endswith("no human label yet: 1 drawn audit, 1 escalation")

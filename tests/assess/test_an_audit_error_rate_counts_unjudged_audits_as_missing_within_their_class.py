@@ -151,3 +151,20 @@ def test_a_waiting_stratum_joins_its_own_labels_sibling_and_without_one_stays_ou
     assert got.estimate == pytest.approx(2 / 8)
     answered = [True] * 4 + [False] * 2 + [True] * 4
     assert audit_strata_collapse(answered, [1] * 4 + [2] * 2 + [0] * 4, strata) == strata
+
+
+def test_a_graded_jobs_side_error_joins_a_waiting_stratum_by_grade_not_by_side():
+    # "label 1": 4 judged, 2 wrong; "label 2": 2 waiting; "label 0": 4 judged, none wrong; all
+    # at 0.1. By grade, label 2 has no judged sibling and stays out: 2 wrong of 8, 0.25. By
+    # side it would join label 1 (both relevant) and count at its rate: 0.30.
+    strata = ["label 1"] * 4 + ["label 2"] * 2 + ["label 0"] * 4
+    grades = [(0, 1), (0, 1), (1, 1), (1, 1), (None, 2), (None, 2)] + [(0, 0)] * 4
+    sides = [(None if h is None else int(h > 0), int(c > 0)) for h, c in grades]
+
+    by_grade = audit_error_rate(
+        sides, inclusion=[0.1] * 10, strata=strata, collapse_on=[c for _, c in grades]
+    )
+    by_side = audit_error_rate(sides, inclusion=[0.1] * 10, strata=strata)
+
+    assert by_grade.estimate == pytest.approx(2 / 8)
+    assert by_side.estimate == pytest.approx(0.30)

@@ -129,6 +129,12 @@ def test_the_judging_order_note_counts_the_chosen_pairs_of_the_whole_pool_and_na
     )
     [note] = pool_batches.pool_batch_notes(job)
     assert f"{job.debates.count()} chosen of 13 pairs (no budget: every pair), " in note
+    # A job's own limit is no budget of the pool's: the note says whose it is.
+    limited = debate_job_launch(
+        spec=JobSpec(pool=everything, agent_a=AGENT_A, agent_b=AGENT_B, rounds=2, limit=5)
+    )
+    [note] = pool_batches.pool_batch_notes(limited)
+    assert f"{limited.debates.count()} chosen of 13 pairs (at most 5 by the job's limit), " in note
 
 
 @pytest.mark.django_db
