@@ -19,8 +19,10 @@ database, no network.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from typing import TypeVar
 
 Z_95 = 1.959963984540054  # two-sided 95% quantile of the standard normal
 
@@ -142,3 +144,28 @@ def response_factors(
         for i in members:
             out[i] = answered_weight / drawn_weight if drawn_weight else 1.0
     return out
+
+
+_Stratum = TypeVar("_Stratum", bound=Hashable)
+
+
+def collapse_targets(
+    answered: Mapping[_Stratum, int], labels: Mapping[_Stratum, AbstractSet[object]]
+) -> dict[_Stratum, _Stratum]:
+    """Which stratum each stratum with no answered pair joins: ``answered`` counts each
+    stratum's answered (human-labelled) pairs, ``labels`` the machine labels its pairs carry.
+    A stratum with no answer and one label joins the stratum of that same label with the
+    most answers (the larger name as text on a tie); one with no such sibling, or with
+    several labels, is not in the result (collapsed strata: Cochran, *Sampling Techniques*,
+    3rd ed., 1977, sec. 5A.12). A target always has answers, so it never joins another: the
+    result does not depend on the order strata are taken in."""
+    targets: dict[_Stratum, _Stratum] = {}
+    for stratum, count in answered.items():
+        if count or len(labels[stratum]) != 1:
+            continue
+        siblings = [
+            other for other in answered if answered[other] and labels[other] == labels[stratum]
+        ]
+        if siblings:
+            targets[stratum] = max(siblings, key=lambda o: (answered[o], str(o)))
+    return targets

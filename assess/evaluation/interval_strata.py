@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from core.proportions import response_factors
+from core.proportions import collapse_targets, response_factors
 from core.text import plural
 
 ESCALATED = "escalated"  # the stratum of the pairs humans decide (no machine label)
@@ -77,31 +77,17 @@ def strata_collapse(
     pairs then speak for the merged pairs too (predicted at the union's rate of relevance,
     their uncertainty in the interval). A stratum with no same-label sibling that has a human
     label stays as it is (:func:`strata_notes` names it)."""
-    out = {name: list(members) for name, members in strata.items()}
+    machine = {name: ms for name, ms in strata.items() if name != ESCALATED}
+    targets = collapse_targets(
+        {name: sum(1 for m in ms if m.human is not None) for name, ms in machine.items()},
+        {name: {m.machine for m in ms} for name, ms in machine.items()},
+    )
+    out = {name: list(members) for name, members in strata.items() if name not in targets}
     notes: list[str] = []
-
-    def label_of(members: Sequence[PooledLabel]) -> int | None:
-        labels = {m.machine for m in members}
-        return labels.pop() if len(labels) == 1 else None
-
-    def answered(members: Sequence[PooledLabel]) -> int:
-        return sum(1 for m in members if m.human is not None)
-
-    for name in sorted(strata):
-        members = out[name]
-        label = label_of(members)
-        if name == ESCALATED or answered(members) or label is None:
-            continue
-        siblings = [
-            (answered(ms), other)
-            for other, ms in out.items()
-            if other not in (name, ESCALATED) and answered(ms) and label_of(ms) == label
-        ]
-        if not siblings:
-            continue
-        _count, target = max(siblings)
+    for name in sorted(targets):
+        target = targets[name]
+        members = strata[name]
         out[target] += [replace(m, stratum=target) for m in members]
-        del out[name]
         notes.append(
             f"stratum {name!r} ({plural(len(members), 'pair')}) has no human label: collapsed with "
             f"{target!r} (the same machine label), whose audited pairs speak for both"

@@ -33,7 +33,13 @@ import krippendorff
 import numpy as np
 from sklearn.metrics import cohen_kappa_score
 
-from core.proportions import Proportion, response_factors, wilson_bounds, wilson_interval
+from core.proportions import (
+    Proportion,
+    collapse_targets,
+    response_factors,
+    wilson_bounds,
+    wilson_interval,
+)
 
 _Unit = TypeVar("_Unit", bound=Hashable)
 _Rater = TypeVar("_Rater", bound=Hashable)
@@ -180,17 +186,7 @@ def audit_strata_collapse(
     for stratum, done, label in zip(strata, answered, consensus, strict=True):
         answers[stratum] = answers.get(stratum, 0) + int(done)
         labels.setdefault(stratum, set()).add(label)
-    target: dict[Hashable, Hashable] = {}
-    for stratum, count in answers.items():
-        if count or len(labels[stratum]) != 1:
-            continue
-        siblings = [
-            (answers[other], str(other), other)
-            for other in answers
-            if answers[other] and labels[other] == labels[stratum]
-        ]
-        if siblings:
-            target[stratum] = max(siblings, key=lambda s: (s[0], s[1]))[2]
+    target = collapse_targets(answers, labels)
     return [target.get(stratum, stratum) for stratum in strata]
 
 

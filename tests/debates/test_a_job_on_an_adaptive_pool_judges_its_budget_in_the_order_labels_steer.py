@@ -62,6 +62,21 @@ def truthful_agents(fake_llms):
     fake_llms(a=RuleClient(rule), b=RuleClient(rule))
 
 
+def _budgeted_pool(adaptive_dataset, strategy: str, budget: int | None, *, name: str | None = None):
+    """The adaptive dataset's depth-3 pool of its three runs, ordered by ``strategy``."""
+    dataset, runs = adaptive_dataset
+    test = qrel_set_get(dataset=dataset, name="test")
+    return pool_build(
+        dataset=dataset,
+        qrel_set=test,
+        runs=runs,
+        depth=3,
+        strategy=strategy,
+        budget=budget,
+        name=name,
+    ).pool
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("strategy", ["bandit", "mtc"])
 def test_batches_of_one_follow_the_strategy_replay_and_stop_at_the_budget(
@@ -109,21 +124,15 @@ def test_batches_of_one_follow_the_strategy_replay_and_stop_at_the_budget(
 def test_the_judging_order_note_counts_the_chosen_pairs_of_the_whole_pool_and_names_the_budget(
     adaptive_dataset, fake_llms
 ):
-    dataset, runs = adaptive_dataset
     truthful_agents(fake_llms)
-    test = qrel_set_get(dataset=dataset, name="test")
-    pool = pool_build(
-        dataset=dataset, qrel_set=test, runs=runs, depth=3, strategy="bandit", budget=7
-    ).pool
+    pool = _budgeted_pool(adaptive_dataset, "bandit", 7)
     job = debate_job_launch(spec=JobSpec(pool=pool, agent_a=AGENT_A, agent_b=AGENT_B, rounds=1))
     [note] = pool_batches.pool_batch_notes(job)
     chosen = job.debates.count()
     assert note.startswith(
         f"judging order: bandit (MaxMean over runs); {chosen} chosen of 13 pairs (budget 7), "
     )
-    everything = pool_build(
-        dataset=dataset, qrel_set=test, runs=runs, depth=3, strategy="mtc", name="all"
-    ).pool
+    everything = _budgeted_pool(adaptive_dataset, "mtc", None, name="all")
     job = debate_job_launch(
         spec=JobSpec(pool=everything, agent_a=AGENT_A, agent_b=AGENT_B, rounds=1)
     )
@@ -141,12 +150,8 @@ def test_the_judging_order_note_counts_the_chosen_pairs_of_the_whole_pool_and_na
 def test_a_second_identical_job_on_a_budgeted_pool_is_refused_as_a_duplicate(
     adaptive_dataset, fake_llms
 ):
-    dataset, runs = adaptive_dataset
     truthful_agents(fake_llms)
-    test = qrel_set_get(dataset=dataset, name="test")
-    pool = pool_build(
-        dataset=dataset, qrel_set=test, runs=runs, depth=3, strategy="bandit", budget=5
-    ).pool
+    pool = _budgeted_pool(adaptive_dataset, "bandit", 5)
     spec = JobSpec(pool=pool, agent_a=AGENT_A, agent_b=AGENT_B, rounds=1)
     debate_job_launch(spec=spec, start=False)
     with pytest.raises(DuplicateJobError):
@@ -157,13 +162,9 @@ def test_a_second_identical_job_on_a_budgeted_pool_is_refused_as_a_duplicate(
 def test_a_paused_adaptive_job_whose_batch_ended_gets_its_next_batch_on_resume(
     adaptive_dataset, fake_llms, monkeypatch
 ):
-    dataset, runs = adaptive_dataset
     truthful_agents(fake_llms)
     monkeypatch.setattr(pool_batches, "ADAPTIVE_BATCH", 2)
-    test = qrel_set_get(dataset=dataset, name="test")
-    pool = pool_build(
-        dataset=dataset, qrel_set=test, runs=runs, depth=3, strategy="mtc", budget=6
-    ).pool
+    pool = _budgeted_pool(adaptive_dataset, "mtc", 6)
     job = debate_job_launch(spec=JobSpec(pool=pool, agent_a=AGENT_A, agent_b=AGENT_B, rounds=1))
     # The first batch ends while the job is paused: no next batch is chosen then.
     debate_job_pause(job=job)
@@ -187,13 +188,9 @@ def test_only_the_batch_step_finishes_an_adaptive_job_once_its_budget_is_spent(
     # whose check comes first must not finish the job before the next batch is added (it
     # would judge by a snapshot older than that batch): it leaves such jobs alone, and the
     # batch step, under the job's lock, finishes the job once no batch is left.
-    dataset, runs = adaptive_dataset
     truthful_agents(fake_llms)
     monkeypatch.setattr(pool_batches, "ADAPTIVE_BATCH", 2)
-    test = qrel_set_get(dataset=dataset, name="test")
-    pool = pool_build(
-        dataset=dataset, qrel_set=test, runs=runs, depth=3, strategy="bandit", budget=4
-    ).pool
+    pool = _budgeted_pool(adaptive_dataset, "bandit", 4)
     job = debate_job_launch(spec=JobSpec(pool=pool, agent_a=AGENT_A, agent_b=AGENT_B, rounds=1))
     Debate.objects.filter(job=job).update(status=Debate.Status.AGREED, final_label=0)
     assert job_finish_if_done(job_id=job.pk) is False
