@@ -31,9 +31,9 @@ Z_95 = 1.959963984540054  # two-sided 95% quantile of the standard normal
 class Proportion:
     """``successes`` of ``n`` with its point estimate and a confidence interval (shares);
     ``weighted``: the estimate weighs each item by 1 / its inclusion probability, so it is not
-    ``successes / n``, and the interval is taken at ``n_effective`` (Kish's effective sample
-    size; None when not weighted) instead of ``n``
-    (:func:`assess.review.agreement.audit_error_rate`)."""
+    ``successes / n``, and the interval is taken at ``n_effective`` (an effective sample
+    size, :func:`assess.review.agreement.audit_effective_size`; None when not weighted)
+    instead of ``n`` (:func:`assess.review.agreement.audit_error_rate`)."""
 
     successes: int
     n: int

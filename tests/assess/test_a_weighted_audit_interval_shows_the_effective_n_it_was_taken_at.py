@@ -1,11 +1,13 @@
 """Under a Neyman audit the error rate weighs each audited pair by 1 / its inclusion, and the
-Wilson interval is taken at Kish's effective sample size (sum w)^2 / sum w^2, not at the
-number of audited pairs. The pages, the printout and the API gave the raw count "16 of 123"
+Wilson interval is taken at an effective sample size (here Kish's, (sum w)^2 / sum w^2, the
+smaller of it and the design-based one: agreement.audit_effective_size), not at the number
+of audited pairs. The pages, the printout and the API gave the raw count "16 of 123"
 beside an interval computed at another n, which a reader checking the interval cannot
 reproduce. The weighted proportion carries its effective n, and the words give it.
 
 By hand: inclusions 0.5, 0.5, 0.25, 0.25 give weights 2, 2, 4, 4: sum 12, sum of squares
-40, effective n 144 / 40 = 3.6."""
+40, Kish's effective n 144 / 40 = 3.6 (the design-based one, with the one error at weight 2,
+is 9.47)."""
 
 import pytest
 

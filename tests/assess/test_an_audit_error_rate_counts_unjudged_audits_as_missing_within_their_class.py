@@ -105,7 +105,13 @@ def test_a_joined_class_weighs_its_judged_pairs_to_the_drawn_pairs_weight_not_th
     # count rate 2/22 made each B pair weigh 550 (S0 as 1,100 labels): 1100/1300 = 0.846.
     assert (got.successes, got.n, got.weighted) == (2, 12, True)
     assert got.estimate == pytest.approx(140 / 340)
-    assert got.n_effective == pytest.approx(340**2 / (2 * 70**2 + 10 * 20**2))
+    # Effective size: the design-based one (agreement.audit_effective_size), below Kish's
+    # 340^2 / (2 x 70^2 + 10 x 20^2) = 8.377 as the errors sit in the heavy pairs:
+    # v = (2 x (69/70) x 70^2 x (10/17)^2 + 10 x 0.95 x 20^2 x (7/17)^2) / 340^2 = 0.034488,
+    # p (1 - p) = 70/289, so 7.0231.
+    variance = (2 * (69 / 70) * 70**2 * (10 / 17) ** 2 + 10 * 0.95 * 400 * (7 / 17) ** 2) / 340**2
+    assert got.n_effective == pytest.approx((70 / 289) / variance)
+    assert got.n_effective == pytest.approx(7.0231, abs=1e-4)
     scaled = audit_response_inclusions([p[0] is not None for p in pairs], inclusion, strata=strata)
     assert scaled[20:22] == pytest.approx([1 / 70, 1 / 70])
     assert scaled[0] == pytest.approx(0.5 * 5 / 7)
@@ -134,7 +140,10 @@ def test_a_stratum_with_no_judged_audit_is_counted_at_its_same_label_siblings_ra
 
     assert (got.successes, got.n, got.weighted) == (2, 8, True)
     assert got.estimate == pytest.approx(0.30)
-    assert got.n_effective == pytest.approx(100**2 / (4 * 15**2 + 4 * 10**2))
+    # Effective size: the design-based one, just below Kish's 100^2 / 1,300 = 7.692. S's
+    # judged pairs at pi 0.1 x 4/6 = 1/15, U's at 0.1: v = ((14/15) x 15^2 x (2 x 0.7^2 +
+    # 2 x 0.3^2) + 4 x 0.9 x 10^2 x 0.3^2) / 100^2 = 0.0276, p (1 - p) = 0.21: 7.6087.
+    assert got.n_effective == pytest.approx(0.21 / 0.0276)
 
 
 def test_a_waiting_stratum_joins_its_own_labels_sibling_and_without_one_stays_out():

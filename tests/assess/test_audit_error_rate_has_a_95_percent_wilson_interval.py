@@ -56,7 +56,8 @@ def test_no_audited_pair_gives_no_estimate_and_bad_counts_are_refused():
 def test_a_neyman_audits_error_rate_weighs_each_pair_by_its_inverse_inclusion():
     # One wrong pair drawn at 1/2 and two right ones drawn at 1/10: the audit saw 1 of 3
     # wrong, but among the agreed labels the wrong ones are 2 / (2 + 10 + 10) = 1/11. The
-    # Wilson interval is taken at Kish's effective size 22^2 / (4 + 100 + 100) = 2.3725.
+    # Wilson interval is taken at Kish's effective size 22^2 / (4 + 100 + 100) = 2.3725 (the
+    # smaller: the design-based one is 12.7).
     pairs = [(0, 1), (1, 1), (1, 1)]
     got = audit_error_rate(pairs, inclusion=[0.5, 0.1, 0.1])
     n_eff, p, z2 = 22**2 / 204, 1 / 11, 1.959964**2
