@@ -6,7 +6,8 @@ One replication, from a reference qrels file taken as the perfect assessor's lab
 1. hide: each relevant truth pair is removed from the starting qrels with probability
    ``hide``, so it becomes a hole;
 2. pool: every system's top ``depth`` documents per evaluated query that the starting qrels
-   do not judge (depth-k pooling, as ``build_pool`` does);
+   do not judge (depth-k pooling, as ``build_pool`` does); with a budget, only the pairs a
+   pool strategy's order reaches within it (:mod:`.simulation_pool`; the others stay holes);
 3. debate: each pooled pair gets a simulated DREAM debate
    (:class:`debates.simulated.SimulatedAssessor`): consensus or escalation;
 4. humans: every escalated pair gets a simulated annotator's label; each agreed pair is
@@ -17,7 +18,7 @@ One replication, from a reference qrels file taken as the perfect assessor's lab
    budget by each stratum's error rate seen in the pilot times each rank's DCG discount),
    and audited pairs get a label;
 5. the estimand: each system's mean nDCG@10 under the starting qrels plus the truth's label
-   of every pooled pair (a pooled pair the truth does not list is non-relevant). With
+   of every pooled (judged) pair (a pooled pair the truth does not list is non-relevant). With
    annotators who err (``annotator_error`` > 0) the intervals estimate another value: the
    one under the annotators' labels (every pooled pair labelled by the annotator it had or
    would have had, :func:`annotators_completion`), since the estimator takes each human
@@ -55,6 +56,7 @@ from .intervals import (
     refined_intervals,
 )
 from .simulation_comparisons import ComparisonTally
+from .simulation_pool import study_pool_choose, study_strategy_check
 
 METHODS = ("ppi", "llm_only", "human_only")
 AUDIT_DESIGNS = ("uniform", "impact", "neyman")
@@ -103,8 +105,10 @@ class StudyDesign:
     """The study's knobs. ``hide`` in [0, 1], ``audit_share`` in (0, 1]; ``depth`` >= 1;
     ``replications`` >= 1; ``measures`` the measures whose intervals are checked, each one
     of :data:`~assess.evaluation.intervals.INTERVAL_MEASURES`, ``measure`` (the headline,
-    whose figures are the result's ``methods``) among them. Raises ValueError naming the
-    first bad one."""
+    whose figures are the result's ``methods``) among them; ``strategy`` (a pool strategy of
+    :mod:`corpora.pool_strategies`) and ``budget`` (pairs, or below 1 a share of the depth
+    pool; None: every pair) choose the pairs judged (:mod:`.simulation_pool`). Raises
+    ValueError naming the first bad one."""
 
     depth: int = 10
     hide: float = 0.5
@@ -115,6 +119,8 @@ class StudyDesign:
     assessor: SimulatedAssessor = field(default_factory=SimulatedAssessor)
     audit_design: str = "uniform"
     measures: tuple[str, ...] = ("nDCG@10",)
+    strategy: str = "depth"
+    budget: float | None = None
 
     def __post_init__(self) -> None:
         unknown = [m for m in self.measures if m not in INTERVAL_MEASURES]
@@ -139,6 +145,7 @@ class StudyDesign:
             raise ValueError(f"depth: must be at least 1, got {self.depth}")
         if self.replications < 1:
             raise ValueError(f"replications: must be at least 1, got {self.replications}")
+        study_strategy_check(self.strategy, self.budget)
 
 
 @dataclass
@@ -298,6 +305,9 @@ class StudyResult:
     comparisons: dict[str, ComparisonTally] = field(default_factory=dict)
     audit_design: str = "uniform"
     audit_share: float = 0.1
+    strategy: str = "depth"
+    budget: float | None = None
+    depth_pool_pairs: float = 0.0
 
     @property
     def audited_labels(self) -> float:
@@ -308,8 +318,10 @@ class StudyResult:
     def as_json(self) -> dict[str, object]:
         """``{"replications", "systems", "queries", "audit_design", "audit_share" (the
         study's), "human_labels" (mean per replication: escalated and audited pairs),
-        "audited_labels", "pooled_pairs", "escalated", "llm_calls", "wrong_consensus" (means
-        per replication), "labels": "simulated", "methods": {name: {"coverage",
+        "audited_labels", "pooled_pairs" (the pairs judged), "depth_pool_pairs" (the depth
+        pool's unjudged pairs, of which a budget judges "pooled_pairs"), "escalated",
+        "llm_calls", "wrong_consensus" (means per replication), "strategy", "budget" (as
+        given, null for every pair), "labels": "simulated", "methods": {name: {"coverage",
         "mean_width", "intervals", "failures"}} (the headline measure, nDCG@10),
         "measures": {measure: {"methods": {...as above}, "comparisons": {"pairs",
         "coverage", "mean_width", "settled_share", "wrongly_settled",
@@ -325,6 +337,9 @@ class StudyResult:
             "human_labels": round(self.human_labels, 2),
             "audited_labels": round(self.audited_labels, 2),
             "pooled_pairs": round(self.pooled_pairs, 2),
+            "depth_pool_pairs": round(self.depth_pool_pairs, 2),
+            "strategy": self.strategy,
+            "budget": self.budget,
             "escalated": round(self.escalated, 2),
             "llm_calls": round(self.llm_calls, 2),
             "wrong_consensus": round(self.wrong_consensus, 2),
@@ -359,7 +374,7 @@ def _replication(
             for d, g in sorted(truth.get(q, {}).items())
             if not (g and rng.random() < design.hide)
         }
-    pooled = sorted(
+    candidates = sorted(
         {
             (q, d)
             for ranked in runs.values()
@@ -368,99 +383,97 @@ def _replication(
             if d not in start[q]
         }
     )
+    # Every candidate takes its debate, its audit draw and its would-be human label from the
+    # stream in the same order whatever the design, share, strategy and budget, so studies of
+    # one seed share their debates and draws: a comparison of audit shares, designs or
+    # budgets is paired, not blurred by different debates.
+    assessor = design.assessor
+    rows: dict[tuple[str, str], _Row] = {}
+    for q, d in candidates:
+        relevant = bool(truth.get(q, {}).get(d, 0))
+        outcome = assessor.debate(relevant, rng)
+        draw = rng.random()
+        rows[(q, d)] = _Row(outcome, draw, assessor.annotate(relevant, rng))
+    pooled = study_pool_choose(
+        candidates=candidates, runs=runs, queries=queries, start=start, depth=design.depth,
+        strategy=design.strategy, budget=design.budget,
+        seen={pair: row.seen for pair, row in rows.items()},
+    )  # fmt: skip
+    counts = {"escalated": 0, "calls": 0, "wrong": 0, "human": 0, "candidates": len(candidates)}
     if design.audit_design == "neyman":
-        return start, *_neyman_replication(truth, pooled, best_ranks(runs), design, rng)
-    counts = {"escalated": 0, "calls": 0, "wrong": 0, "human": 0}
-    if design.audit_design == "impact":
+        inclusion = _neyman_inclusions(pooled, rows, best_ranks(runs), design)
+    elif design.audit_design == "impact":
         inclusion = audit_inclusions(pooled, runs, share=design.audit_share, depth=design.depth)
     else:
         inclusion = dict.fromkeys(pooled, design.audit_share)
     labels: list[PooledLabel] = []
-    assessor = design.assessor
     for q, d in pooled:
-        relevant = bool(truth.get(q, {}).get(d, 0))
-        # Every pair takes its debate, its audit draw and its would-be human label from the
-        # stream in the same order whatever the design and share (as the Neyman audit does),
-        # so studies of one seed share their debates and draws: a comparison of audit shares
-        # or designs is paired, not blurred by different debates.
-        outcome = assessor.debate(relevant, rng)
-        draw, human = rng.random(), assessor.annotate(relevant, rng)
-        counts["calls"] += outcome.calls
-        if outcome.label is None:
+        row = rows[(q, d)]
+        counts["calls"] += row.outcome.calls
+        if row.outcome.label is None:
             counts["escalated"] += 1
             counts["human"] += 1
-            labels.append(PooledLabel(q, d, None, human, "escalated", True, 1.0))
+            labels.append(PooledLabel(q, d, None, row.human, "escalated", True, 1.0))
             continue
-        counts["wrong"] += outcome.label != int(relevant)
-        drawn = draw < inclusion[(q, d)]
+        label, p = row.outcome.label, inclusion[(q, d)]
+        counts["wrong"] += label != int(bool(truth.get(q, {}).get(d, 0)))
+        drawn = row.draw < p
         counts["human"] += drawn
-        labels.append(
-            PooledLabel(
-                q,
-                d,
-                outcome.label,
-                human if drawn else None,
-                stratum_name(outcome.label, outcome.round),
-                drawn,
-                inclusion[(q, d)],
-            )
-        )
+        name = stratum_name(label, row.outcome.round)
+        labels.append(PooledLabel(q, d, label, row.human if drawn else None, name, drawn, p))
     return start, labels, counts
 
 
-def _neyman_replication(
-    truth: Mapping[str, Mapping[str, int]],
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """One candidate's simulated debate, its audit draw (uniform on [0, 1)) and the label its
+    annotator would give (seen only if it is escalated or drawn)."""
+
+    outcome: DebateOutcome
+    draw: float
+    human: int
+
+    @property
+    def seen(self) -> int:
+        """The label a pool strategy learns from: the consensus, or the annotator's label of
+        an escalated pair."""
+        return self.human if self.outcome.label is None else self.outcome.label
+
+
+def _neyman_inclusions(
     pooled: Sequence[tuple[str, str]],
+    rows: Mapping[tuple[str, str], _Row],
     best: Mapping[tuple[str, str], int],
     design: StudyDesign,
-    rng: random.Random,
-) -> tuple[list[PooledLabel], dict[str, int]]:
-    """(pooled labels, counts) of one replication under the two-phase Neyman audit: every
-    pair's debate, draw and would-be human label are simulated first (the human label is
-    seen only if the pair is drawn), the pilot's labels give each stratum's error rate, and
-    a pair is audited when its draw is below its audit unit's final probability (the unit:
-    its stratum and its best rank over the runs, ``best``, as in a real job's pool)."""
-    assessor = design.assessor
-    counts = {"escalated": 0, "calls": 0, "wrong": 0, "human": 0}
-    rows: list[tuple[str, str, DebateOutcome, float, int]] = []
-    for q, d in pooled:
-        relevant = bool(truth.get(q, {}).get(d, 0))
-        outcome = assessor.debate(relevant, rng)
-        counts["calls"] += outcome.calls
-        rows.append((q, d, outcome, rng.random(), assessor.annotate(relevant, rng)))
+) -> dict[tuple[str, str], float]:
+    """Each agreed pooled pair's audit inclusion probability under the two-phase Neyman
+    audit: the pilot's labels (a pair is in the pilot when its draw is below its unit's pilot
+    probability; its human label is seen only then) give each stratum's error rate, and the
+    final allocation sets every unit's probability (the unit: the pair's stratum and its best
+    rank over the runs, ``best``, as in a real job's pool)."""
 
-    def unit(q: str, d: str, o: DebateOutcome) -> str:
-        return audit_unit(o.label or 0, o.round, best.get((q, d)), allocation="neyman")
+    def unit(pair: tuple[str, str]) -> str:
+        o = rows[pair].outcome
+        return audit_unit(o.label or 0, o.round, best.get(pair), allocation="neyman")
 
-    agreed = [(unit(q, d, o), o.label, u, h) for q, d, o, u, h in rows if o.label is not None]
-    sizes = Counter(name for name, *_ in agreed)
+    agreed = [pair for pair in pooled if rows[pair].outcome.label is not None]
+    sizes = Counter(unit(pair) for pair in agreed)
     pilot = audit_allocation(
         {n: AuditStratum(size) for n, size in sizes.items()},
         share=design.audit_share, allocation="neyman", pilot_done=False,
     )  # fmt: skip
     judged: Counter[str] = Counter()
     wrong: Counter[str] = Counter()
-    for name, label, u, human in agreed:
-        if u < pilot[name]:
+    for pair in agreed:
+        name, row = unit(pair), rows[pair]
+        if row.draw < pilot[name]:
             judged[name] += 1
-            wrong[name] += human != label
+            wrong[name] += row.human != row.outcome.label
     final = audit_allocation(
         {n: AuditStratum(size, pilot[n], judged[n], wrong[n]) for n, size in sizes.items()},
         share=design.audit_share, allocation="neyman", pilot_done=True,
     )  # fmt: skip
-    labels: list[PooledLabel] = []
-    for q, d, outcome, u, human in rows:
-        if outcome.label is None:
-            counts["escalated"] += 1
-            counts["human"] += 1
-            labels.append(PooledLabel(q, d, None, human, "escalated", True, 1.0))
-            continue
-        name, p = stratum_name(outcome.label, outcome.round), final[unit(q, d, outcome)]
-        drawn = u < p
-        counts["wrong"] += outcome.label != int(bool(truth.get(q, {}).get(d, 0)))
-        counts["human"] += drawn
-        labels.append(PooledLabel(q, d, outcome.label, human if drawn else None, name, drawn, p))
-    return labels, counts
+    return {pair: final[unit(pair)] for pair in agreed}
 
 
 def annotators_completion(
@@ -530,11 +543,11 @@ def study_run(
         raise ValueError("the truth qrels judge no query")
     tallies = {m: {name: MethodTally() for name in METHODS} for m in design.measures}
     comparisons = {m: ComparisonTally() for m in design.measures}
-    sums = {"human": 0.0, "pooled": 0.0, "escalated": 0.0, "calls": 0.0, "wrong": 0.0}
+    sums = dict.fromkeys(("human", "pooled", "escalated", "calls", "wrong", "candidates"), 0.0)
     for r in range(design.replications):
         rng = random.Random(f"{design.seed}:{r}")
         start, pool, counts = _replication(truth, runs, queries, design, rng)
-        for key in ("human", "escalated", "calls", "wrong"):
+        for key in ("human", "escalated", "calls", "wrong", "candidates"):
             sums[key] += counts[key]
         sums["pooled"] += len(pool)
         # A stream of its own: the draws above stay those of studies without annotator error.
@@ -558,6 +571,9 @@ def study_run(
         comparisons=comparisons,
         audit_design=design.audit_design,
         audit_share=design.audit_share,
+        strategy=design.strategy,
+        budget=design.budget,
+        depth_pool_pairs=sums["candidates"] / n,
     )
 
 

@@ -261,3 +261,38 @@ def test_the_table_states_the_audit_design_and_share_it_ran_with(study):
         f"at {0.4 * NEYMAN_PILOT * 100:.3g}% of agreed labels first; the rest of the share once "
         "the pilot is judged, where it found the debate wrong most often)"
     )
+
+
+def test_a_strategy_and_budget_judge_part_of_the_depth_pool_and_say_how_much(study):
+    # The fixture's depth-10 pool: two runs' top 10 of 6 queries, less the judged pairs.
+    _dataset, truth = study
+    whole = run_study(truth)
+    assert (whole["strategy"], whole["budget"]) == ("depth", None)
+    assert whole["pooled_pairs"] == whole["depth_pool_pairs"]
+    budgeted = run_study(truth, "--strategy", "bandit", "--budget", "20")
+    assert (budgeted["strategy"], budgeted["budget"]) == ("bandit", 20)
+    assert (budgeted["pooled_pairs"], budgeted["depth_pool_pairs"]) == (
+        20,
+        whole["depth_pool_pairs"],
+    )
+    assert budgeted["llm_calls"] < whole["llm_calls"]
+    out = io.StringIO()
+    call_command(
+        "simulate_study", "study", "--truth", str(truth), "--runs", "r1,r2",
+        "--replications", "2", "--strategy", "mtc", "--budget", "0.5", stdout=out,
+    )  # fmt: skip
+    # Each replication hides other relevant pairs, so its depth pool differs: the means of
+    # the same two replications, and half of each pool judged.
+    two = run_study(truth, "--replications", "2", "--strategy", "mtc", "--budget", "0.5")
+    assert two["pooled_pairs"] < two["depth_pool_pairs"] and two["pooled_pairs"] > 0
+    assert (
+        f"pool: mtc order, budget 0.5: {two['pooled_pairs']:g} of the depth pool's "
+        f"{two['depth_pool_pairs']:g} unjudged pairs judged per replication; the rest stay holes"
+    ) in out.getvalue()
+
+
+@pytest.mark.parametrize("budget", ["0", "1.0", "x"])
+def test_an_unfit_budget_is_a_usage_error_before_any_replication(study, budget, capsys):
+    _dataset, truth = study
+    with pytest.raises(CommandError, match="--budget"):
+        call_command("simulate_study", "study", "--truth", str(truth), "--budget", budget, "--json")

@@ -10,7 +10,8 @@ from assess.evaluation.study import StudyError, study_simulate
 from core.fixes import option_flag
 from core.paths import caller_path
 from core.text import plural
-from corpora.management.commands._common import load_dataset
+from corpora.management.commands._common import budget_type, load_dataset
+from corpora.pool_strategies import MAX_BUDGET, STRATEGIES
 from debates.audit_design import allocation_describe
 from debates.simulated import SimulatedAssessor
 
@@ -98,6 +99,7 @@ class Command(BaseCommand):
             f"{', '.join(INTERVAL_MEASURES)} (default nDCG@10; nDCG@10 is always checked: "
             "the JSON's methods are its figures)",
         )
+        _pool_arguments(parser)
         parser.add_argument("--replications", type=int, default=200, help="Default 200")
         parser.add_argument("--seed", type=int, default=1, help="Default 1")
         parser.add_argument("--json", action="store_true", help="Print one JSON object")
@@ -122,6 +124,8 @@ class Command(BaseCommand):
                 assessor=assessor,
                 audit_design=opts["audit_design"],
                 measures=_measures(opts["measures"]),
+                strategy=opts["strategy"],
+                budget=opts["budget"],
             )
         except ValueError as exc:
             # The designs name the field first ("audit_share: ..."): say it as the flag.
@@ -148,6 +152,7 @@ class Command(BaseCommand):
             f"{_mean(result.human_labels)} human labels ({_mean(result.escalated)} escalated, "
             f"{_mean(result.audited_labels)} audited), {_mean(result.llm_calls)} simulated "
             "LLM calls (none made)\n"
+            f"{_pool_line(result)}"
             f"{_audit_line(result.audit_design, result.audit_share)}\n"
         )
         self._table(result, annotator_error=design.assessor.annotator_error)
@@ -194,6 +199,38 @@ class Command(BaseCommand):
             )
         for measure, tally in result.comparisons.items():
             self.stdout.write(_comparison_line(measure, tally.summary(), result.systems))
+
+
+def _pool_arguments(parser) -> None:
+    """``--strategy`` and ``--budget``: the pairs each replication judges."""
+    parser.add_argument(
+        "--strategy",
+        choices=STRATEGIES,
+        default="depth",
+        help="Judging order of the depth pool, as build_pool --strategy: depth, rbp, rrf, "
+        "bandit or mtc (default depth); with --budget, a replication judges only the "
+        "pairs the order reaches, and the others stay holes",
+    )
+    parser.add_argument(
+        "--budget",
+        type=budget_type,
+        help="Pairs judged at most per replication, in the strategy's order: a number of "
+        f"pairs (at most {MAX_BUDGET:,}), or below 1 a share of the depth pool (0.6); "
+        "default every pair. The estimand is then the value under the pairs judged",
+    )
+
+
+def _pool_line(result) -> str:
+    """The judging order and budget when the study was not every pair of the depth pool:
+    how many of the depth pool's pairs the budget judged ("" with no budget)."""
+    if result.budget is None:
+        return ""
+    return (
+        f"pool: {result.strategy} order, budget {result.budget:g}: "
+        f"{_mean(result.pooled_pairs)} of the depth pool's {_mean(result.depth_pool_pairs)} "
+        "unjudged pairs judged per replication; the rest stay holes (not relevant), and "
+        "the value each interval must cover is the one under the pairs judged\n"
+    )
 
 
 def _audit_line(design: str, share: float) -> str:
