@@ -58,7 +58,7 @@ from debates.services import (
     debate_job_pause,
     debate_job_progress,
 )
-from debates.services.backends import agent_config_build
+from debates.services.backends import agent_config_build, stored_agents_permit
 from debates.services.failures import job_counts
 from debates.services.idempotency import (
     IdempotencyKeyError,
@@ -410,6 +410,9 @@ def job_detail(request: HttpRequest, job_id: RowId) -> JobDetailOut:
 def _control(request: HttpRequest, job_id: int, action: str) -> JobOut:
     job = _job_or_404(job_id)
     try:
+        if action in ("resume", "retry-failed"):
+            # An admin token runs only what the operator allows now.
+            stored_agents_permit(agents=(job.agent_a, job.agent_b))
         if action == "pause":
             debate_job_pause(job=job)
         elif action == "cancel":
@@ -434,7 +437,8 @@ def job_pause(request: HttpRequest, job_id: RowId) -> JobOut:
 
 @router.post("/jobs/{job_id}/resume", response=_CONTROL_RESPONSES, auth=WRITE)
 def job_resume(request: HttpRequest, job_id: RowId) -> JobOut:
-    """Resume a paused job (admin); 409 when it is not paused."""
+    """Resume a paused job (admin); 409 when it is not paused, or when an agent names an
+    endpoint, key variable or file the operator does not allow now (named as at launch)."""
     return _control(request, job_id, "resume")
 
 
@@ -448,7 +452,8 @@ def job_cancel(request: HttpRequest, job_id: RowId) -> JobOut:
 def job_retry_failed(request: HttpRequest, job_id: RowId) -> JobOut:
     """Ask the job's failed pairs again, and only them (admin): each failed debate goes back
     to pending with a fresh set of attempts and resumes from its stored turns, so no stored
-    turn is asked again; a finished job runs again. 409 for a cancelled job."""
+    turn is asked again; a finished job runs again. 409 for a cancelled job, or one whose
+    agents name what the operator does not allow now (named as at launch)."""
     return _control(request, job_id, "retry-failed")
 
 

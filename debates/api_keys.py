@@ -6,7 +6,9 @@ from the ``cryptography`` package) under a key derived from Django's ``SECRET_KE
 HKDF-SHA256 (RFC 5869), stored in ``DebateJob.api_keys_encrypted`` and decrypted only when a
 worker builds the agent's LLM client. ``SECRET_KEY_FALLBACKS`` still decrypt (key rotation).
 Whoever holds both the database and ``SECRET_KEY`` can read the keys: that is the limit of
-this protection, the same as Django's signed cookies.
+this protection, the same as Django's signed cookies. Under the public development key
+(``settings.SECRET_KEY_IS_DEVELOPMENT``) that limit is no limit at all, so no key is stored
+then, whichever edge (job form, HTTP API) typed it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,13 @@ from django.views.decorators.debug import sensitive_variables
 _SALT = b"dream-assess"
 _INFO = b"debate-job-api-keys-v1"
 AGENTS = ("A", "B")
+#: Why a typed key is not stored under the public development SECRET_KEY (the form's field
+#: error; the API's 400 after "api_keys: ").
+DEVELOPMENT_KEY_REFUSAL = (
+    "not stored: SECRET_KEY is the public development key, so an encrypted key would not be "
+    "protected; set SECRET_KEY, or give the name of an environment variable holding the key "
+    "instead"
+)
 
 
 class ApiKeyError(ValueError):
@@ -46,7 +55,8 @@ def api_keys_encrypt(*, keys: dict[str, str]) -> str:
     """One Fernet token (ASCII text) holding ``keys`` = ``{agent "A"/"B": API key}``.
 
     Empty keys are left out; no key at all gives "" (nothing to store). Raises ValueError for
-    an agent other than A or B.
+    an agent other than A or B, and (:data:`DEVELOPMENT_KEY_REFUSAL`) for any key while
+    ``SECRET_KEY`` is the public development key: anyone could decrypt it.
     """
     kept = {agent: key for agent, key in keys.items() if key}
     unknown = sorted(set(kept) - set(AGENTS))
@@ -54,6 +64,8 @@ def api_keys_encrypt(*, keys: dict[str, str]) -> str:
         raise ValueError(f"agent must be A or B, got {unknown[0]!r}")
     if not kept:
         return ""
+    if getattr(settings, "SECRET_KEY_IS_DEVELOPMENT", False):
+        raise ValueError(DEVELOPMENT_KEY_REFUSAL)
     return _cipher().encrypt(json.dumps(kept, sort_keys=True).encode("utf-8")).decode("ascii")
 
 

@@ -23,6 +23,7 @@ from django.http import QueryDict
 from core.fields import StorableCharField
 from corpora.models import Pool
 from debates import prompts
+from debates.api_keys import DEVELOPMENT_KEY_REFUSAL
 from debates.audit_design import ALLOCATIONS
 from debates.engine import MAX_ROUNDS
 from debates.llm.config import EXTRA_BODY_MAX_CHARS, REASONING_EFFORTS, AgentConfig
@@ -491,12 +492,7 @@ class JobLaunchForm(forms.Form):
             key = data.get(f"{prefix}_api_key") or ""
             if key and config is not None and config.backend == "openai":
                 if getattr(settings, "SECRET_KEY_IS_DEVELOPMENT", False):
-                    self.add_error(
-                        f"{prefix}_api_key",
-                        "not stored: SECRET_KEY is the public development key, so an "
-                        "encrypted key would not be protected; set SECRET_KEY, or give the "
-                        "name of an environment variable holding the key instead",
-                    )
+                    self.add_error(f"{prefix}_api_key", DEVELOPMENT_KEY_REFUSAL)
                     continue
                 keys[agent] = key
         config_a, config_b = data.get("agent_a"), data.get("agent_b")

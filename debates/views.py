@@ -44,6 +44,7 @@ from .bundled import embedded_warning
 from .forms import HumanBudgetForm, JobLaunchForm
 from .llm.config import AgentConfig
 from .models import DebateJob
+from .services.backends import stored_agents_permit
 from .services.batch_api import batch_job_overview
 from .services.common import DebateJobError
 from .services.failures import job_counts, job_failures
@@ -226,6 +227,9 @@ def job_control(request: HttpRequest, pk: int, action: str) -> HttpResponse:
         raise Http404(f"No job action {action!r}.")
     job = _job_or_404(pk)
     try:
+        if action in ("resume", "retry-failed"):
+            # An admin runs only what the operator allows now.
+            stored_agents_permit(agents=(job.agent_a, job.agent_b))
         ACTIONS[action](job)
     except DebateJobError as exc:
         messages.error(request, str(exc))

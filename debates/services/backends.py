@@ -33,6 +33,7 @@ __all__ = [
     "agent_config_permit",
     "agent_config_validate",
     "allowed_endpoints",
+    "stored_agents_permit",
     "allowed_key_envs",
     "model_file_permitted",
     "simulation_dirs",
@@ -153,6 +154,16 @@ def agent_config_permit(*, config: AgentConfig | dict[str, Any] | None, agent: s
             raise DebateJobError(
                 f"agent {agent}: model_path {parsed.model_path} {why} ({MODELS_DIR_SETTING})"
             )
+
+
+def stored_agents_permit(*, agents: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    """Refuse to run a stored job's agents again from the browser or the HTTP API (resume,
+    retry failed) unless the operator allows them now (:func:`agent_config_permit`, agent A
+    then B): a setting withdrawn since the launch must stop the job's calls, and a job a
+    command made with an endpoint of its own is resumed by a command. Reads no variable and
+    opens no file. Raises DebateJobError naming the agent, the field and the setting."""
+    for name, raw in zip(("A", "B"), agents, strict=True):
+        agent_config_permit(config=raw, agent=name)
 
 
 def agent_config_validate(
