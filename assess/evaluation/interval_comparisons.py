@@ -56,7 +56,10 @@ def difference_interval(intervals: SystemIntervals, a: str, b: str, measure: str
     ranges = intervals.ranges.get(measure, {})
     if a in ranges and b in ranges:
         low, high = ranges[a][0] - ranges[b][1], ranges[a][1] - ranges[b][0]
-    return bounded(greg_interval(base, diff, intervals.sample, cross), low, high)
+    # A system the sample measures no error of (its own interval is its whole range) leaves
+    # the difference's error unmeasured too: the difference's whole range as well.
+    informed = not ({(measure, a), (measure, b)} & intervals.unseen)
+    return bounded(greg_interval(base, diff, intervals.sample, cross), low, high, informed=informed)
 
 
 def _difference_terms(

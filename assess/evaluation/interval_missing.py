@@ -224,3 +224,35 @@ def audit_waiting_words(m: MissingLabels) -> str:
     """`` (62 more drawn, not judged yet)`` for a sample line, "" when no drawn audit
     pair waits."""
     return f" ({m.audits:,} more drawn, not judged yet)" if m.audits else ""
+
+
+def one_sided_note(values: Sequence[str]) -> str:
+    """The note naming the ``values`` ("system measure") whose estimate is at the lowest or
+    highest value the labels allow: a reader should know that end of the interval is a
+    bound of the range, not of the estimate's error."""
+    return (
+        f"{', '.join(values)}: the estimate is at the lowest or highest value the pairs "
+        "without a human label allow, so its interval stops there (one-sided)"
+    )
+
+
+def unchecked_note(values: Sequence[str]) -> str:
+    """The note naming the ``values`` ("system measure") whose interval is their whole range
+    because no audited pair of the human sample moves them
+    (:func:`assess.evaluation.intervals.bounded`'s ``informed``)."""
+    return (
+        f"{', '.join(values)}: no audited pair of the human sample falls where the value is "
+        "read (its top k), so nothing checks its machine labels: the interval is every value "
+        "the pairs without a human label allow"
+    )
+
+
+def labels_reach(
+    *, fixed: Mapping[str, Mapping[str, int]], pool: Sequence[PooledLabel], rel_level: int
+) -> bool:
+    """Whether any grade, fixed or pooled (machine or human), reaches ``rel_level``."""
+    if any(g >= rel_level for judged in fixed.values() for g in judged.values()):
+        return True
+    return any(
+        (label.machine or 0) >= rel_level or (label.human or 0) >= rel_level for label in pool
+    )

@@ -31,6 +31,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .interval_strata import PooledLabel
 
 
@@ -132,3 +134,62 @@ def system_range(
         highs += high
     n = len(labels) or 1
     return lows / n, highs / n
+
+
+def sample_bears_on(
+    slopes: Sequence[float],
+    design_weight: Sequence[float] | np.ndarray,
+    cross: Sequence[float] | np.ndarray = (),
+) -> bool:
+    """Whether some human label of the probability sample moves a value: a sampled pair with
+    a nonzero ``slopes`` entry (its first-order effect on the value,
+    :func:`assess.evaluation.intervals.greg_interval`) and a nonzero ``design_weight``
+    ((1 - pi) / pi^2: a pair drawn with certainty says nothing about the others), or a
+    nonzero couple term in ``cross``. False when no such pair lies in the top k the value
+    reads (a system whose top 10 holds none of the few audited pairs): the interval's
+    variance, a sum over the sample, is then 0 whatever the errors of the machine labels the
+    value rests on, and :func:`assess.evaluation.intervals.bounded` gives the whole range."""
+    moved = np.abs(np.asarray(slopes, dtype=float)) * np.asarray(design_weight, dtype=float)
+    return bool(np.any(moved > 1e-15)) or bool(np.any(np.abs(np.asarray(cross)) > 1e-15))
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A point estimate with its 95% interval and ``n_human``, the audited human labels behind
+    it (the escalated pairs' human labels are counted apart, by the reports)."""
+
+    estimate: float
+    low: float
+    high: float
+    n_human: int
+
+    @property
+    def half_width(self) -> float:
+        """Half the interval's width."""
+        return (self.high - self.low) / 2
+
+    def contains(self, value: float) -> bool:
+        """True when ``value`` lies in the closed interval (a 1e-12 slack for rounding)."""
+        return self.low - 1e-12 <= value <= self.high + 1e-12
+
+
+def bounded(found: Interval, low: float, high: float, *, informed: bool = True) -> Interval:
+    """``found`` kept within the range ``[low, high]`` the estimand cannot leave (a mean of
+    per-query values in [0, 1]: [0, 1]; a difference of two: [-1, 1]). An estimate outside
+    that range comes from a human sample too small to say anything (a Horvitz-Thompson sum
+    over one or two labels with large weights): the interval is then the whole range, never
+    a clipped, zero-width one that would look certain; otherwise its ends are clipped.
+    ``informed`` False: no audited pair moves this value (:func:`sample_bears_on`), so the
+    sample measures no error of the machine labels it rests on, and its variance would be 0:
+    the interval is the whole range too, not a zero-width one."""
+    slack = 1e-9  # an estimate at a bound, up to rounding, is at the bound
+    if not informed or not low - slack <= found.estimate <= high + slack:
+        return Interval(min(max(found.estimate, low), high), low, high, found.n_human)
+    estimate = min(max(found.estimate, low), high)
+    # Clipped from both sides, so an estimate at a bound up to rounding never inverts it.
+    return Interval(
+        estimate,
+        min(max(found.low, low), estimate),
+        max(min(found.high, high), estimate),
+        found.n_human,
+    )

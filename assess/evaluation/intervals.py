@@ -127,7 +127,10 @@ from .interval_interactions import (
     second_order,
     slope_squares,
 )
-from .interval_range import query_labels, system_range
+from .interval_missing import labels_reach, one_sided_note, unchecked_note
+from .interval_range import Interval as Interval
+from .interval_range import QueryLabels, query_labels, sample_bears_on, system_range
+from .interval_range import bounded as bounded
 from .interval_strata import ESCALATED as ESCALATED
 from .interval_strata import IntervalError as IntervalError
 from .interval_strata import PooledLabel as PooledLabel
@@ -142,26 +145,6 @@ INTERVAL_MEASURES = ("nDCG@10", "P@10", "R@100")
 # The second-order term (step 4 of the module docstring) is on; False only to measure what
 # it does, as docs/measured.md ("The second-order term") did, with the same seeds.
 SECOND_ORDER = True
-
-
-@dataclass(frozen=True)
-class Interval:
-    """A point estimate with its 95% interval and ``n_human``, the audited human labels behind
-    it (the escalated pairs' human labels are counted apart, by the reports)."""
-
-    estimate: float
-    low: float
-    high: float
-    n_human: int
-
-    @property
-    def half_width(self) -> float:
-        """Half the interval's width."""
-        return (self.high - self.low) / 2
-
-    def contains(self, value: float) -> bool:
-        """True when ``value`` lies in the closed interval (a 1e-12 slack for rounding)."""
-        return self.low - 1e-12 <= value <= self.high + 1e-12
 
 
 @dataclass
@@ -222,6 +205,9 @@ class SystemIntervals:
     # Per measure and system, the (lowest, highest) value any completion of the pairs
     # without a human label gives (assess.evaluation.interval_range): intervals stay inside.
     ranges: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict, repr=False)
+    # (measure, system) whose interval is its whole range because the sample gives no measure
+    # of its machine labels' errors (:func:`bounded`'s ``informed``).
+    unseen: set[tuple[str, str]] = field(default_factory=set, repr=False)
 
 
 # --------------------------------------------------------------------------- measures
@@ -572,25 +558,6 @@ def greg_estimate(
     return point, floor + extra, used + extra
 
 
-def bounded(found: Interval, low: float, high: float) -> Interval:
-    """``found`` kept within the range ``[low, high]`` the estimand cannot leave (a mean of
-    per-query values in [0, 1]: [0, 1]; a difference of two: [-1, 1]). An estimate outside
-    that range comes from a human sample too small to say anything (a Horvitz-Thompson sum
-    over one or two labels with large weights): the interval is then the whole range, never
-    a clipped, zero-width one that would look certain; otherwise its ends are clipped."""
-    slack = 1e-9  # an estimate at a bound, up to rounding, is at the bound
-    if not low - slack <= found.estimate <= high + slack:
-        return Interval(min(max(found.estimate, low), high), low, high, found.n_human)
-    estimate = min(max(found.estimate, low), high)
-    # Clipped from both sides, so an estimate at a bound up to rounding never inverts it.
-    return Interval(
-        estimate,
-        min(max(found.low, low), estimate),
-        max(min(found.high, high), estimate),
-        found.n_human,
-    )
-
-
 def best_ranks(runs: Mapping[str, Mapping[str, Sequence[str]]]) -> dict[tuple[str, str], int]:
     """``{(query_id, doc_id): the best rank (1-based) over runs}`` for every document some
     run ranks in its top 10 (``runs``: ``{system: {query_id: [doc_id in rank order]}}``). The
@@ -602,6 +569,42 @@ def best_ranks(runs: Mapping[str, Mapping[str, Sequence[str]]]) -> dict[tuple[st
                 if r < best.get((q, d), 10**9):
                     best[(q, d)] = r
     return best
+
+
+def _system_interval(
+    found: SystemIntervals,
+    design: _Design,
+    state: _MeasureState,
+    run: tuple[str, Mapping[str, Sequence[str]]],
+    queries: Sequence[str],
+    measure: str,
+    labels: Mapping[str, QueryLabels],
+    reachable: bool,
+) -> str:
+    """Put one system's interval on ``measure`` into ``found``; return "unseen" when no
+    audited pair moves its value (the whole range given), "at_bound" when its estimate sits
+    at an end of the range, else ""."""
+    system, ranked = run
+    base, slopes, cross = _system_measure(design, state, ranked, queries, measure)
+    interval = greg_interval(base, slopes, design.human, cross)
+    # The human-completed value lies between the lowest and highest value any completion
+    # of the pairs without a human label gives (within [0, 1]).
+    low, high = system_range(measure, ranked, labels)
+    # No audited pair moves this value: its variance, a sum over the sample, is 0 whatever
+    # its machine labels' errors, so it gets the whole range instead.
+    informed = not reachable or sample_bears_on(slopes, design.human.arrays().design_weight, cross)
+    kept = bounded(interval, low, high, informed=informed)
+    found.by_system.setdefault(system, {})[measure] = kept
+    found.slope.setdefault(measure, {})[system] = slopes
+    found.base.setdefault(measure, {})[system] = base
+    found.cross.setdefault(measure, {})[system] = cross
+    found.ranges.setdefault(measure, {})[system] = (low, high)
+    if high - low <= 1e-9:
+        return ""
+    if not informed:
+        found.unseen.add((measure, system))
+        return "unseen"
+    return "at_bound" if min(kept.estimate - low, high - kept.estimate) <= 1e-9 else ""
 
 
 def refined_intervals(
@@ -658,28 +661,19 @@ def refined_intervals(
         sample=design.human,
     )
     labels = query_labels(fixed=fixed, pool=pool, queries=queries, rel_level=rel_level)
-    at_bound: list[str] = []
+    # At a level no grade reaches every measure is surely 0 (level_note says so), whatever
+    # the loose ranges allow: the sample need not reach a value to say that.
+    reachable = labels_reach(fixed=fixed, pool=pool, rel_level=rel_level)
+    marks: dict[str, list[str]] = {"at_bound": [], "unseen": []}
     for measure in measures:
         state = _measure_state(design, queries, Expect(measure))
         for system, ranked in sorted(runs.items()):
-            base, slopes, cross = _system_measure(design, state, ranked, queries, measure)
-            interval = greg_interval(base, slopes, design.human, cross)
-            # The human-completed value lies between the lowest and highest value any
-            # completion of the pairs without a human label gives (within [0, 1]).
-            low, high = system_range(measure, ranked, labels)
-            kept = bounded(interval, low, high)
-            if high - low > 1e-9 and min(kept.estimate - low, high - kept.estimate) <= 1e-9:
-                at_bound.append(f"{system} {measure}")
-            found.by_system.setdefault(system, {})[measure] = kept
-            found.slope.setdefault(measure, {})[system] = slopes
-            found.base.setdefault(measure, {})[system] = base
-            found.cross.setdefault(measure, {})[system] = cross
-            found.ranges.setdefault(measure, {})[system] = (low, high)
-    if at_bound:
-        # An estimate at the end of what the labels allow has its interval cut there: a
-        # reader should know that end is a bound of the range, not of the estimate's error.
-        found.notes.append(
-            f"{', '.join(at_bound)}: the estimate is at the lowest or highest value the "
-            "pairs without a human label allow, so its interval stops there (one-sided)"
-        )
+            mark = _system_interval(found, design, state, (system, ranked), queries, measure,
+                                    labels, reachable)  # fmt: skip
+            if mark:
+                marks[mark].append(f"{system} {measure}")
+    if marks["at_bound"]:
+        found.notes.append(one_sided_note(marks["at_bound"]))
+    if marks["unseen"]:
+        found.notes.append(unchecked_note(marks["unseen"]))
     return found

@@ -1,0 +1,70 @@
+"""A system whose top k holds none of the sample's human labels: nothing checks the machine
+labels its value rests on, and the GREG variance (a sum over the sampled pairs) is 0. Its
+interval is every value the pairs without a human label allow, never a zero-width one that
+looks certain, and the notes say why (no database)."""
+
+import pytest
+
+from assess.evaluation.interval_comparisons import difference_interval
+from assess.evaluation.intervals import PooledLabel, refined_intervals
+
+# q1: fixed d1 relevant; pooled d2, d3 agreed relevant, never drawn; d4 agreed relevant and
+# audited (human 1); d5 escalated and judged 0. System "seen" ranks d4 and d5 (the sampled
+# pairs) first; system "unseen" ranks only d1, d2, d3: no sampled pair in its top 10.
+FIXED = {"q1": {"d1": 1}}
+POOL = [
+    PooledLabel("q1", "d2", 1, None, "label 1, round 1", False, 0.5),
+    PooledLabel("q1", "d3", 1, None, "label 1, round 1", False, 0.5),
+    PooledLabel("q1", "d4", 1, 1, "label 1, round 1", True, 0.5),
+    PooledLabel("q1", "d5", None, 0, "escalated", True, 1.0),
+]
+RUNS = {"seen": {"q1": ["d4", "d5", "d2"]}, "unseen": {"q1": ["d1", "d2", "d3"]}}
+
+
+def intervals():
+    return refined_intervals(runs=RUNS, fixed=FIXED, pool=POOL, queries=["q1"])
+
+
+def test_the_unseen_systems_interval_is_every_value_its_unjudged_pairs_allow():
+    found = intervals()
+    # P@10 of "unseen": d1 relevant, d2 and d3 unknown: 1/10 to 3/10.
+    p10 = found.by_system["unseen"]["P@10"]
+    assert (p10.low, p10.high) == pytest.approx((0.1, 0.3))
+    assert found.ranges["P@10"]["unseen"] == pytest.approx((0.1, 0.3))
+    assert any(
+        note.startswith("unseen P@10: no audited pair of the human sample falls")
+        for note in found.notes
+    )
+    # nDCG@10 is another matter: the audited d4 is in its ideal DCG, so d4's label moves
+    # "unseen"'s value and the sample does bear on it. Relevant known d1 and d4: d2 and d3
+    # relevant give (1 + 1/log2 3 + 1/2) / (1 + 1/log2 3 + 1/2 + 1/log2 5) = 2.13093 /
+    # 2.56161 = 0.83187; neither, 1 / (1 + 1/log2 3) = 0.61315. Its interval lies within.
+    ndcg = found.by_system["unseen"]["nDCG@10"]
+    assert found.ranges["nDCG@10"]["unseen"] == pytest.approx((0.61315, 0.83187), abs=1e-5)
+    assert 0.61315 - 1e-5 <= ndcg.low <= ndcg.high <= 0.83187 + 1e-5
+    assert not any(
+        note.startswith("unseen nDCG@10") and "no human label" in note for note in found.notes
+    )
+
+
+def test_a_system_the_sample_reaches_keeps_its_own_interval():
+    found = intervals()
+    p10 = found.by_system["seen"]["P@10"]
+    # "seen" ranks d4 (human 1) and d5 (human 0) and d2 unknown: 0.1 to 0.2, and its
+    # interval is the estimator's, inside that range.
+    assert found.ranges["P@10"]["seen"] == pytest.approx((0.1, 0.2))
+    assert 0.1 <= p10.low <= p10.estimate <= p10.high <= 0.2
+    assert not any(note.startswith("seen ") for note in found.notes)
+
+
+def test_a_difference_with_an_unseen_system_spans_what_the_labels_allow():
+    # seen - unseen on P@10: the sample measures no error of "unseen", so none of the
+    # difference either: its range, seen's lowest less unseen's highest (0.1 - 0.3) to seen's
+    # highest less unseen's lowest (0.2 - 0.1). nDCG@10, which the sample reaches for both,
+    # keeps the estimator's interval (within its range).
+    found = intervals()
+    diff = difference_interval(found, "seen", "unseen", "P@10")
+    assert (diff.low, diff.high) == pytest.approx((-0.2, 0.1))
+    ndcg = difference_interval(found, "seen", "unseen", "nDCG@10")
+    (a_low, a_high), (b_low, b_high) = (found.ranges["nDCG@10"][s] for s in ("seen", "unseen"))
+    assert a_low - b_high <= ndcg.low and ndcg.high <= a_high - b_low
