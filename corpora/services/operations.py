@@ -14,7 +14,8 @@ the equivalent command calls (``import_beir``, ``import_qrels``, ``import_run``,
 are first held to ``DREAM_UPLOAD_MAX_UNPACKED_BYTES`` decompressed and to a line length,
 :func:`corpora.uploads.upload_read_check`, which the commands' files are not): on an error
 nothing is imported, the row is ``failed`` with the message, its paths named as inside the
-upload (``scifact/qrels/test.tsv:3: ...``). The upload folder is removed when the step ends.
+upload (``scifact/qrels/test.tsv:3: ...``); so is an error no step words for itself
+(:func:`unexpected_error_shown`). The upload folder is removed when the step ends.
 """
 
 from __future__ import annotations
@@ -216,8 +217,8 @@ def operation_run(*, operation_id: int) -> Operation:
         fix = error_fix(exc)
         _operation_end(operation, error=message, result={"fix": fix.as_dict()} if fix else None)
     except Exception as exc:  # anything else is stored too: the row must not stay running
-        log.exception("operation %s failed", operation_id)
-        _operation_end(operation, error=f"{type(exc).__name__}: {exc}")
+        log.exception("operation %s failed", operation_id)  # the full paths: the server's log
+        _operation_end(operation, error=unexpected_error_shown(exc, root))
     else:
         _operation_end(operation, result=result)
     finally:
@@ -225,6 +226,18 @@ def operation_run(*, operation_id: int) -> Operation:
             shutil.rmtree(root, ignore_errors=True)
     operation.refresh_from_db()
     return operation
+
+
+def unexpected_error_shown(exc: BaseException, root: Path | None) -> str:
+    """An error no step words for itself, as the operation stores it for the page and the API
+    (researchers read them): ``"TypeName: message"``, the upload folder ``root`` taken out as
+    for the steps' own errors (:func:`corpora.uploads.error_relative`: ``'corpus.jsonl'``),
+    then any other path inside ``DREAM_VAR_DIR`` named from the setting, e.g.
+    ``"OSError: [Errno 28] No space left on device: 'DREAM_VAR_DIR/indexes/3.bin'"``."""
+    text = f"{type(exc).__name__}: {exc}"
+    if root is not None:
+        text = error_relative(text, root)
+    return text.replace(str(settings.VAR_DIR).rstrip("/"), "DREAM_VAR_DIR")
 
 
 def operation_fix(*, operation: Operation) -> OptionFix | None:
