@@ -48,6 +48,7 @@ from assess.review.simulated_marks import job_simulated_labels
 from assess.review.stage0_report import job_stage0_report
 from core.fixes import error_worded
 from corpora.formats import RELEVANCE_MAX
+from debates.llm.config import config_shown
 from debates.models import DebateJob
 from debates.reuse import key_short
 from debates.services import (
@@ -174,7 +175,10 @@ class JobOut(Schema):
     max_tokens: int
     max_tokens_cap: int | None
     prompt_version: str
-    agents: list[dict[str, Any]]
+    agents: list[dict[str, Any]] = Field(
+        description="Agent A's and B's backend configs as stored; a simulated agent's truth "
+        "file by its name only (the folder is the server's)."
+    )
     progress: dict[str, Any]
     created: datetime
     finished: datetime | None
@@ -229,7 +233,7 @@ def _job_out(job: DebateJob) -> JobOut:
         max_tokens=job.max_tokens,
         max_tokens_cap=job.max_tokens_cap,
         prompt_version=job.prompt_version,
-        agents=[job.agent_a, job.agent_b],
+        agents=[config_shown(job.agent_a), config_shown(job.agent_b)],
         progress=progress,
         created=job.created,
         finished=job.finished,

@@ -7,13 +7,23 @@ An uploaded archive is untrusted. :func:`archive_extract` unpacks a ``.zip``, ``
 absolute paths or ``..`` (zip slip), links, devices, more than :data:`MAX_MEMBERS` members or
 more than ``max_bytes`` unpacked in all (a zip bomb is refused by the sizes its directory
 declares and again while writing, since a declared size can lie).
+
+The files an import then reads are held to the same ``max_bytes`` (:func:`upload_read_check`,
+before anything is imported): a ``.gz`` inside an archive, or uploaded on its own, counts as
+the bytes it decompresses to, so a few hundred bytes of gzip cannot import gigabytes; and no
+line of them may be longer than :data:`MAX_LINE_BYTES`, since a reader holds a whole line in
+memory. Files an operator imports with a command are not checked.
 """
 
 from __future__ import annotations
 
+import gzip
+import io
 import shutil
 import tarfile
 import zipfile
+import zlib
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from .formats import FormatError
@@ -21,6 +31,9 @@ from .formats import FormatError
 MAX_MEMBERS = 10_000
 _CHUNK = 1 << 20
 BEIR_FILES = ("corpus.jsonl", "corpus.jsonl.gz")
+# The longest line of an uploaded file a reader may meet (bytes, newline excluded): a whole
+# line is held in memory while it is parsed. A BEIR document is a few kilobytes.
+MAX_LINE_BYTES = 64 * 1024**2
 
 
 class UploadError(ValueError):
@@ -138,3 +151,68 @@ def error_relative(message: str, root: Path) -> str:
     for folder in ("unpacked/", "beir/", "qrels/", "run/", ""):
         message = message.replace(f"{base}/{folder}", "")
     return message.replace(base, "the upload")
+
+
+def beir_files_read(folder: Path) -> list[Path]:
+    """The files of the BEIR ``folder`` an import reads (those present): ``corpus.jsonl``,
+    ``queries.jsonl`` (plain or ``.gz``) and ``qrels/*.tsv[.gz]``."""
+    names = [f"{stem}.jsonl{gz}" for stem in ("corpus", "queries") for gz in ("", ".gz")]
+    found = [folder / name for name in names if (folder / name).is_file()]
+    qrels = folder / "qrels"
+    if qrels.is_dir():
+        found += sorted(
+            p for p in qrels.iterdir() if p.name.endswith((".tsv", ".tsv.gz")) and p.is_file()
+        )
+    return found
+
+
+def _long_line(
+    handle: io.BufferedIOBase, budget: list[int], limit: str, max_line: int
+) -> int | None:
+    """The 1-based number of the first line of ``handle`` longer than ``max_line`` bytes
+    (newline excluded), or None. Reads pieces of at most ``max_line`` bytes (``read1``: what
+    a damaged gzip stream gave before its damage is counted too), taking them off
+    ``budget[0]``; past it raises :class:`UploadError` saying ``limit``. A piece is never
+    longer than ``max_line``, so only a line running across pieces (up to a piece's first
+    newline, or after its last) can be too long."""
+    line, run = 1, 0  # the line being read and its bytes so far
+    while piece := handle.read1(min(_CHUNK, max_line)):
+        budget[0] -= len(piece)
+        if budget[0] < 0:
+            raise UploadError(limit)
+        ends = piece.count(b"\n")
+        if ends and run + piece.find(b"\n") > max_line:
+            return line
+        if ends:
+            line += ends
+            run = len(piece) - piece.rfind(b"\n") - 1
+        else:
+            run += len(piece)
+        if run > max_line:
+            return line
+    return None
+
+
+def upload_read_check(*, paths: Iterable[Path], max_bytes: int, max_line: int | None = None) -> int:
+    """Check, before an import reads them, the uploaded files at ``paths``: in all at most
+    ``max_bytes`` bytes (``DREAM_UPLOAD_MAX_UNPACKED_BYTES``) once every ``.gz`` among them is
+    decompressed, and no line longer than ``max_line`` bytes (None: :data:`MAX_LINE_BYTES`
+    as it is when called). Reads each file once, a piece at
+    a time (memory bounded by ``max_line``, at most 1 MiB); writes nothing. Returns the bytes
+    read. Raises :class:`UploadError` naming the file, e.g. ``.../corpus.jsonl.gz: unpacks to
+    more than the upload's limit of 100,000 bytes`` or ``.../corpus.jsonl:3: a line longer
+    than 67,108,864 bytes``. A file that cannot be read or decompressed is left to the import,
+    whose error names the line."""
+    max_line = max_line or MAX_LINE_BYTES
+    budget = [max_bytes]
+    for path in paths:
+        opener = gzip.open if path.name.endswith(".gz") else open
+        limit = f"{path}: unpacks to more than the upload's limit of {max_bytes:,} bytes"
+        try:
+            with opener(path, "rb") as handle:
+                long_line = _long_line(handle, budget, limit, max_line)
+        except (OSError, EOFError, zlib.error):
+            continue  # a damaged file: the import names the line it cannot read
+        if long_line is not None:
+            raise UploadError(f"{path}:{long_line}: a line longer than {max_line:,} bytes")
+    return max_bytes - budget[0]

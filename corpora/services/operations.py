@@ -10,9 +10,12 @@ transaction commits (:func:`core.broker.background_after_commit`: a Celery task 
 broker, a thread without). :func:`operation_run` (the task's one service) claims the row
 with a conditional UPDATE, so a second delivery does nothing, then calls the same service
 the equivalent command calls (``import_beir``, ``import_qrels``, ``import_run``,
-``build_pool``), so the validation and the errors are the commands' own: on an error
+``build_pool``), so the validation and the errors are the commands' own (an upload's files
+are first held to ``DREAM_UPLOAD_MAX_UNPACKED_BYTES`` decompressed and to a line length,
+:func:`corpora.uploads.upload_read_check`, which the commands' files are not): on an error
 nothing is imported, the row is ``failed`` with the message, its paths named as inside the
-upload (``scifact/qrels/test.tsv:3: ...``). The upload folder is removed when the step ends.
+upload (``scifact/qrels/test.tsv:3: ...``); so is an error no step words for itself
+(:func:`unexpected_error_shown`). The upload folder is removed when the step ends.
 """
 
 from __future__ import annotations
@@ -37,7 +40,14 @@ from core.fixes import OptionFix, error_fix, error_worded
 
 from ..formats import FormatError
 from ..models import Dataset, Operation, Pool, QrelSet, Run
-from ..uploads import UploadError, archive_extract, beir_folder_find, error_relative
+from ..uploads import (
+    UploadError,
+    archive_extract,
+    beir_files_read,
+    beir_folder_find,
+    error_relative,
+    upload_read_check,
+)
 from .datasets import dataset_import_beir, qrel_set_get, qrels_import
 from .pools import PoolError, pool_build
 from .runs import RunError, run_get, run_import
@@ -71,6 +81,20 @@ class OperationError(ValueError):
 def upload_max_bytes() -> int:
     """The largest upload accepted, in bytes (``DREAM_UPLOAD_MAX_BYTES``)."""
     return int(settings.DREAM_UPLOAD_MAX_BYTES)
+
+
+def _unpacked_max_bytes() -> int:
+    """The most an upload may come to unpacked and decompressed, in bytes
+    (``DREAM_UPLOAD_MAX_UNPACKED_BYTES``)."""
+    return int(settings.DREAM_UPLOAD_MAX_UNPACKED_BYTES)
+
+
+def _files_read_check(operation: Operation, paths: list[Path]) -> None:
+    """Refuse, before anything is imported, uploaded files that decompress past
+    ``DREAM_UPLOAD_MAX_UNPACKED_BYTES`` or hold an over-long line
+    (:func:`corpora.uploads.upload_read_check`; UploadError naming the file)."""
+    _stage(operation, "checking the files' sizes")
+    upload_read_check(paths=paths, max_bytes=_unpacked_max_bytes())
 
 
 def _files_check(kind: str, files: Mapping[str, UploadedFile]) -> None:
@@ -193,8 +217,8 @@ def operation_run(*, operation_id: int) -> Operation:
         fix = error_fix(exc)
         _operation_end(operation, error=message, result={"fix": fix.as_dict()} if fix else None)
     except Exception as exc:  # anything else is stored too: the row must not stay running
-        log.exception("operation %s failed", operation_id)
-        _operation_end(operation, error=f"{type(exc).__name__}: {exc}")
+        log.exception("operation %s failed", operation_id)  # the full paths: the server's log
+        _operation_end(operation, error=unexpected_error_shown(exc, root))
     else:
         _operation_end(operation, result=result)
     finally:
@@ -202,6 +226,18 @@ def operation_run(*, operation_id: int) -> Operation:
             shutil.rmtree(root, ignore_errors=True)
     operation.refresh_from_db()
     return operation
+
+
+def unexpected_error_shown(exc: BaseException, root: Path | None) -> str:
+    """An error no step words for itself, as the operation stores it for the page and the API
+    (researchers read them): ``"TypeName: message"``, the upload folder ``root`` taken out as
+    for the steps' own errors (:func:`corpora.uploads.error_relative`: ``'corpus.jsonl'``),
+    then any other path inside ``DREAM_VAR_DIR`` named from the setting, e.g.
+    ``"OSError: [Errno 28] No space left on device: 'DREAM_VAR_DIR/indexes/3.bin'"``."""
+    text = f"{type(exc).__name__}: {exc}"
+    if root is not None:
+        text = error_relative(text, root)
+    return text.replace(str(settings.VAR_DIR).rstrip("/"), "DREAM_VAR_DIR")
 
 
 def operation_fix(*, operation: Operation) -> OptionFix | None:
@@ -242,11 +278,12 @@ def _import_beir(operation: Operation, root: Path | None) -> dict[str, Any]:
             path=archives[0],
             dest=root / "unpacked",
             name=archives[0].name,
-            max_bytes=int(settings.DREAM_UPLOAD_MAX_UNPACKED_BYTES),
+            max_bytes=_unpacked_max_bytes(),
         )
         folder = beir_folder_find(unpacked)
     else:
         folder = root / "beir"
+    _files_read_check(operation, beir_files_read(folder))
     _stage(operation, "importing corpus, queries and qrels")
     dataset = dataset_import_beir(
         path=folder,
@@ -282,10 +319,12 @@ def _single_upload(root: Path | None, field: str) -> Path:
 def _import_qrels(operation: Operation, root: Path | None) -> dict[str, Any]:
     params = operation.params
     assert operation.dataset is not None
+    path = _single_upload(root, "qrels")
+    _files_read_check(operation, [path])
     _stage(operation, "importing the qrels")
     qrel_set = qrels_import(
         dataset=operation.dataset,
-        path=_single_upload(root, "qrels"),
+        path=path,
         name=params["name"],
         fmt=params.get("fmt", "trec"),
         on_duplicate=params.get("on_duplicate") or None,
@@ -297,10 +336,12 @@ def _import_qrels(operation: Operation, root: Path | None) -> dict[str, Any]:
 def _import_run(operation: Operation, root: Path | None) -> dict[str, Any]:
     params = operation.params
     assert operation.dataset is not None
+    path = _single_upload(root, "run")
+    _files_read_check(operation, [path])
     _stage(operation, "importing the run")
     run = run_import(
         dataset=operation.dataset,
-        path=_single_upload(root, "run"),
+        path=path,
         name=params.get("name") or None,
         system=params.get("system", ""),
         unknown_ids=params.get("unknown_ids", "reject"),

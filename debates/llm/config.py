@@ -535,7 +535,7 @@ class AgentConfig(BaseModel):
         if self.backend == SIMULATED_BACKEND:
             return (
                 f"simulated debater (SIMULATED labels, not real judgments) from "
-                f"{Path(self.truth or '').name} of {self.dataset}, sens {self.sensitivity:g} "
+                f"{truth_file_shown(self.truth)} of {self.dataset}, sens {self.sensitivity:g} "
                 f"spec {self.specificity:g} persistence {self.persistence:g} seed {self.seed}"
             )
         where = f"openai {self.model} at {self.base_url or 'https://api.openai.com/v1'}"
@@ -572,6 +572,24 @@ def agents_simulated(*agents: dict[str, Any] | None) -> bool:
 
 
 @functools.lru_cache(maxsize=256)
+def truth_file_shown(truth: str | None) -> str:
+    """A simulated agent's truth file as pages and the API show it: its name only, e.g.
+    ``qrels.tsv`` for ``/srv/truths/qrels.tsv`` (the folder is the server's, one of
+    ``DREAM_SIMULATION_DIRS``); "" for None."""
+    return Path(truth or "").name
+
+
+def config_shown(raw: dict[str, Any] | None) -> dict[str, Any]:
+    """A stored agent config (``DebateJob.agent_a``, ``agent_b``) as the API shows it to its
+    readers (researchers too): a copy as stored, but a ``truth`` path by its file name only
+    (:func:`truth_file_shown`), as :meth:`AgentConfig.describe` names it on the job page.
+    Read without validating, as provenance reads a config; ``{}`` for None."""
+    shown = dict(raw or {})
+    if isinstance(shown.get("truth"), str):
+        shown["truth"] = truth_file_shown(shown["truth"])
+    return shown
+
+
 def _stored(text: str) -> AgentConfig:
     raw = json.loads(text)
     if isinstance(raw, dict) and raw.get("backend") == TEST_BACKEND:

@@ -13,7 +13,7 @@ Studio, llama.cpp's C++ server). A server that rejects it (HTTP 400/422, or a 50
 
 Context window: a configured ``context_window`` is used as given. Without one the client asks
 the server once (:func:`server_context_window`: vLLM's ``max_model_len`` in ``GET /models``,
-llama.cpp's ``n_ctx`` in ``GET /props``, ...) and falls back to
+llama.cpp's ``n_ctx`` in ``GET /props`` where the caller allows that URL, ...) and falls back to
 :data:`DEFAULT_CONTEXT_WINDOW`. llama-cpp-python's server reports its context nowhere, but its
 rejection of a long prompt says "maximum context length is N tokens", as OpenAI's and vLLM's
 do: the client then lowers its window to N (the engine fits the chunk again once) and the
@@ -290,15 +290,32 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 _PROBE_OPENER = urllib.request.build_opener(_NoRedirect)
 
 
+def props_url(base_url: str) -> str:
+    """The URL of llama.cpp's ``/props`` for an OpenAI-compatible ``base_url``: the base URL
+    without a trailing slash and without its ``/v1``, then ``/props``, e.g.
+    ``http://gpu1:8080/v1`` -> ``http://gpu1:8080/props``."""
+    return f"{base_url.rstrip('/').removesuffix('/v1')}/props"
+
+
 def server_context_window(
-    *, base_url: str, model: str, api_key: str | None = None, timeout: float = PROBE_TIMEOUT_S
+    *,
+    base_url: str,
+    model: str,
+    api_key: str | None = None,
+    timeout: float = PROBE_TIMEOUT_S,
+    props_allowed: Callable[[str], bool] | None = None,
 ) -> int | None:
     """The context window (tokens) an OpenAI-compatible server says it serves ``model`` with,
     or None when it does not say.
 
     Asks ``GET {base_url}/models`` (the entry whose id is ``model``, or the only entry) for
     vLLM's ``max_model_len`` or the other fields of :data:`_MODEL_CONTEXT_FIELDS`, then
-    ``GET {base_url without /v1}/props`` for llama.cpp's ``default_generation_settings.n_ctx``.
+    ``GET {base_url without /v1}/props`` (:func:`props_url`) for llama.cpp's
+    ``default_generation_settings.n_ctx``, but only when ``props_allowed(url)`` is true: that
+    URL lies outside ``base_url`` (``/props`` beside ``/v1``), and an operator who listed only
+    ``http://host:port/v1`` must see no request, and no key, go anywhere else. The key goes
+    with it when it is asked, as llama.cpp's server wants it there when started with
+    ``--api-key``. ``props_allowed`` None: ``/props`` is never asked.
     Any failure (connection, HTTP error, a redirect, not JSON) counts as "does not say"; nothing
     is raised.
     Servers checked: vLLM (``max_model_len``), llama.cpp's C++ server (``/props``);
@@ -307,8 +324,10 @@ def server_context_window(
     headers = {"Accept": "application/json"}
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
-    root = base_url.rstrip("/")
-    for url, kind in ((f"{root}/models", "models"), (f"{root.removesuffix('/v1')}/props", "props")):
+    probes = [(f"{base_url.rstrip('/')}/models", "models")]
+    if props_allowed is not None and props_allowed(props_url(base_url)):
+        probes.append((props_url(base_url), "props"))
+    for url, kind in probes:
         try:
             request = urllib.request.Request(url, headers=headers)
             with _PROBE_OPENER.open(request, timeout=timeout) as response:
@@ -374,6 +393,8 @@ class OpenAIClient:
     use of :attr:`context_window` (:func:`server_context_window`; never for OpenAI itself), and
     falls back to :data:`DEFAULT_CONTEXT_WINDOW`. A rejection stating a smaller maximum lowers
     it. ``tokenizer`` maps text to a token count; without one :func:`estimate_tokens` is used.
+    ``props_allowed`` decides whether that probe may ask llama.cpp's ``/props``, which lies
+    outside ``base_url`` (:func:`server_context_window`); None, it is never asked.
     """
 
     def __init__(
@@ -388,8 +409,10 @@ class OpenAIClient:
         tokenizer: Callable[[str], int] | None = None,
         reasoning_effort: str | None = None,
         extra_body: dict[str, Any] | None = None,
+        props_allowed: Callable[[str], bool] | None = None,
     ) -> None:
         self.model = model
+        self._props_allowed = props_allowed
         self.reasoning_effort = reasoning_effort
         self.extra_body = dict(extra_body or {})
         # What this server refused once and is asked differently ever after (see the module
@@ -435,6 +458,7 @@ class OpenAIClient:
                             model=self.model,
                             api_key=self._sdk.api_key if not self._key_missing else None,
                             timeout=min(self.timeout, PROBE_TIMEOUT_S),
+                            props_allowed=self._props_allowed,
                         )
                     self.context_source = "server" if found else "default"
                     self._context_window = found or DEFAULT_CONTEXT_WINDOW

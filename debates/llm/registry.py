@@ -3,6 +3,7 @@ which also documents the fields) into an LLM client, and one-line descriptions o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,7 @@ def client_from_config(
     *,
     api_key: str | None = None,
     limiter: Any = None,
+    props_allowed: Callable[[str], bool] | None = None,
 ) -> LLMClient:
     """Build the LLM client a backend config (parsed and checked by :meth:`AgentConfig.load`)
     describes.
@@ -49,6 +51,9 @@ def client_from_config(
     is handed to the SDK and kept nowhere else. Embedded clients share one loaded model per
     process. A config with ``rpm`` gives a client that first takes a slot from the shared rate
     limit (``limiter``, default :func:`debates.llm.ratelimit.default_limiter`).
+    ``props_allowed`` (openai only) says whether a URL outside the base URL (llama.cpp's
+    ``/props``) may be asked for the context window
+    (:func:`debates.llm.openai_backend.server_context_window`); None, it is not.
 
     Raises ValueError for a backend without a client here (the test backend) and
     PermanentLLMError if the bundled model file is missing or llama.cpp cannot load a GGUF
@@ -73,6 +78,7 @@ def client_from_config(
         context_window=config.context_window,
         reasoning_effort=config.reasoning_effort,
         extra_body=config.extra_body_dict,
+        props_allowed=props_allowed,
     )
     if config.rpm:
         from debates.llm.ratelimit import RateLimitedClient

@@ -33,6 +33,7 @@ __all__ = [
     "agent_config_permit",
     "agent_config_validate",
     "allowed_endpoints",
+    "endpoint_listed",
     "stored_agents_permit",
     "allowed_key_envs",
     "model_file_permitted",
@@ -299,4 +300,15 @@ def _client_build(config: AgentConfig, api_key: str | None) -> LLMClient:
         except DebateJobError as exc:
             raise PermanentLLMError(str(exc)) from None
         return SimulatedClient(config)
-    return registry.client_from_config(config, api_key=api_key or None)
+    return registry.client_from_config(
+        config, api_key=api_key or None, props_allowed=endpoint_listed
+    )
+
+
+def endpoint_listed(url: str) -> bool:
+    """True when ``url`` matches ``DREAM_LLM_ALLOWED_ENDPOINTS`` as it is now
+    (:func:`debates.llm.policy.endpoint_allowed`). The context-window probe asks llama.cpp's
+    ``/props`` (beside ``/v1``, outside a listed ``.../v1``) only then, with the key, for every
+    job, a command's too: list the server's root (``http://gpu1:8080``) for it, or give the
+    agent a ``context_window``."""
+    return policy.endpoint_allowed(base_url=url, allowed=allowed_endpoints())
