@@ -24,9 +24,11 @@ matplotlib.use("Agg")
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.text import Annotation  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.typing import RcKeyType
 
 _RC: dict[RcKeyType, Any] = {
@@ -42,6 +44,7 @@ _UP, _DOWN, _SAME = "#1b7837", "#b2182b", "#777777"
 _BEFORE, _AFTER = "#777777", "#2166ac"
 _MARK_COLOR, _MARK_SIZE = "#b00020", 8
 _MARK_PAD, _MARK_GAP = 4 / 72, 6 / 72  # inches: around the mark; between it and the plot
+_LABEL_GAP = 6  # points: between an interval's end and its sample-size label
 
 
 class _RanksLike(Protocol):
@@ -263,6 +266,28 @@ def holes_histogram_svg(
     return _render(draw, (6.0, 3.5), mark)
 
 
+def _right_room(fig: Figure, ax: Axes, labels: Mapping[float, list[Annotation]]) -> None:
+    """Widen ``ax``'s x-axis to the right so that each of ``labels`` (texts drawn from the
+    data x they are keyed by, leftwards aligned, offset in points) ends inside the axes
+    instead of running over their right edge. Measured with an Agg renderer, as
+    :func:`_place_mark` does; a label longer than 80% of the axes is left as it is (no
+    x-range would fit it). With x on [a, b] over W pixels, a label of w pixels starting
+    o pixels right of x ends inside when (x - a) / (b' - a) * W + o + w <= W."""
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    low, high = ax.get_xlim()
+    width = ax.get_window_extent(renderer).width
+    right = high
+    for start, texts in labels.items():
+        for text in texts:
+            used = text.get_window_extent(renderer).width + _LABEL_GAP * fig.dpi / 72 * 2
+            if used < 0.8 * width:
+                right = max(right, low + (start - low) * width / (width - used))
+    if right > high:
+        # The widened range is room for text, not values: no tick beyond the data's margin.
+        ax.set_xticks([t for t in ax.get_xticks() if low <= t <= high])
+    ax.set_xlim(low, right)
+
+
 def intervals_svg(
     before: Mapping[str, float],
     after: Mapping[str, _IntervalLike],
@@ -275,7 +300,8 @@ def intervals_svg(
     """Each system's ``measure`` on the original qrels (``before``: a grey ring, no interval:
     every label there is a human one) and on the refined qrels (``after``: a blue dot with
     its 95% interval as a bar), one row per system, best refined estimate on top; beside
-    each interval its sample size, "n = N human labels (``detail[system]``, if any)".
+    each interval its sample size, "n = N human labels (``detail[system]``, if any)", kept
+    inside the axes (:func:`_right_room` widens the x-axis for it).
     ``caveat`` (our own text) is printed under the axes: a downloaded file carries it;
     ``mark`` across the top, as on every plot here.
 
@@ -291,6 +317,7 @@ def intervals_svg(
 
     def draw(fig: Figure) -> None:
         ax = fig.add_subplot()
+        labels: dict[float, list[Annotation]] = {}  # by the x they start from (a high end)
         for row, system in enumerate(ordered):
             found = after[system]
             ax.errorbar(
@@ -303,16 +330,18 @@ def intervals_svg(
                 label="refined qrels: estimate, 95% interval" if row == 0 else None,
             )
             more = (detail or {}).get(system)
-            ax.annotate(
-                f"n = {found.n_human:,} human labels" + (f" ({more})" if more else ""),
-                (found.high, row + 0.15),
-                xytext=(6, 0),
-                textcoords="offset points",
-                ha="left",
-                va="center",
-                fontsize=8,
-                color=_AFTER,
-            )
+            labels[found.high] = labels.get(found.high, []) + [
+                ax.annotate(
+                    f"n = {found.n_human:,} human labels" + (f" ({more})" if more else ""),
+                    (found.high, row + 0.15),
+                    xytext=(_LABEL_GAP, 0),
+                    textcoords="offset points",
+                    ha="left",
+                    va="center",
+                    fontsize=8,
+                    color=_AFTER,
+                )
+            ]
             if system in before:
                 ax.plot(
                     [before[system]],
@@ -326,6 +355,7 @@ def intervals_svg(
         ax.set_yticks(list(range(len(ordered))), ordered)
         ax.set_ylim(len(ordered) - 0.5, -0.5)
         ax.margins(x=0.25)
+        _right_room(fig, ax, labels)
         ax.set_xlabel(f"{measure} (95% interval, prediction-powered)")
         ax.set_title(f"{measure} per system: original and refined qrels", pad=24)
         ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, fontsize=8, frameon=False)

@@ -124,10 +124,15 @@ class StudyDesign:
 
     def __post_init__(self) -> None:
         unknown = [m for m in self.measures if m not in INTERVAL_MEASURES]
-        if unknown or self.measure not in self.measures:
+        if unknown:
             raise ValueError(
-                f"measures: each one of {', '.join(INTERVAL_MEASURES)}, including "
-                f"{self.measure}; got {', '.join(self.measures) or 'none'}"
+                f"measures: unknown measure{'s' if len(unknown) > 1 else ''} "
+                f"{', '.join(unknown)}; each must be one of {', '.join(INTERVAL_MEASURES)}"
+            )
+        if self.measure not in self.measures:
+            raise ValueError(
+                f"measures: must include the headline {self.measure}; got "
+                f"{', '.join(self.measures) or 'none'}"
             )
         if self.audit_design not in AUDIT_DESIGNS:
             raise ValueError(

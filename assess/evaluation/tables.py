@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from core.text import plural
+
 from .interval_reports import TAU_DEBATE_LABELS
 from .metrics import HOLE10, NDCG10, NDCG10_EXP, PAPER_NDCG10, LeaderboardRow, RebenchResult
 from .ranking import RBP_P, RankingAgreement, RbpScore, ranking_agreement
@@ -300,6 +302,17 @@ def per_query_delta_table(result: RebenchResult, *, measures: Sequence[str] | No
         empty="No query changed for any system: the refined qrels score every run as before.",
         numeric=(False, False, *([True] * (len(measures) + 1))),
     )
+
+
+def per_query_changes_count(table: Table) -> str:
+    """The count in the heading of :func:`per_query_delta_table`'s ``table``: the queries
+    that changed for some system, and the (system, query) rows when there are more of them
+    (one query changed for two systems is "1 query changed, 2 (system, query) rows")."""
+    queries = len({row[1] for row in table.rows})
+    count = f"{plural(queries, 'query', 'queries')} changed"
+    if len(table.rows) == queries:
+        return count
+    return f"{count}, {plural(len(table.rows), '(system, query) row')}"
 
 
 def rebench_tables(result: RebenchResult, *, per_query: bool = True) -> list[Table]:

@@ -46,7 +46,14 @@ from .refined_intervals import (
     report_intervals,
 )
 from .selectors import qrel_sets_by_name, queries_with_answers_count, runs_finished
-from .tables import RAG_FORMULA, mean_deltas, rag_table, rebench_tables, relevance_note
+from .tables import (
+    RAG_FORMULA,
+    mean_deltas,
+    per_query_changes_count,
+    rag_table,
+    rebench_tables,
+    relevance_note,
+)
 
 READERS = (Role.RESEARCHER, Role.ADMIN)
 PLOTS = ("ranks", "deltas", "holes", "intervals")
@@ -169,6 +176,7 @@ def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
                 "relevance_note": relevance_note(report.result),
                 "tables": tables[:3] + report.effects_tables(),
                 "per_query": tables[3],
+                "per_query_count": per_query_changes_count(tables[3]),
                 "ranking": tables[4],
                 "plots": _plots(request, dataset, report, found),
             }

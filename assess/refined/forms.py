@@ -10,7 +10,7 @@ from corpora.models import Dataset, Pool
 
 from .labels import DEFAULT_MAX_UNRESOLVED_SHARE
 from .refine import NAME_MAX
-from .selectors import name_problem, refine_pools, refined_name_suggest
+from .selectors import name_problem, refine_pool_default, refine_pools, refined_name_suggest
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -29,7 +29,8 @@ class RefinePoolField(forms.ModelChoiceField):
 
 class RefineForm(forms.Form):
     """A new refined qrel set from one of ``dataset``'s pools
-    (:func:`assess.refined.refine.qrels_refine`). Unbound, it offers the newest pool and a free name
+    (:func:`assess.refined.refine.qrels_refine`). Unbound, it offers the newest pool a debate job
+    labelled (else the newest pool; :func:`.selectors.refine_pool_default`) and a free name
     for it."""
 
     pool = RefinePoolField(queryset=Pool.objects.none(), empty_label=None)
@@ -69,10 +70,10 @@ class RefineForm(forms.Form):
         pools = refine_pools(dataset=dataset)
         cast(RefinePoolField, self.fields["pool"]).queryset = pools
         if not self.is_bound:
-            newest = pools.first()
-            if newest is not None:
-                self.initial.setdefault("pool", newest.pk)
-                self.initial.setdefault("name", refined_name_suggest(pool=newest))
+            offered = refine_pool_default(pools=pools)
+            if offered is not None:
+                self.initial.setdefault("pool", offered.pk)
+                self.initial.setdefault("name", refined_name_suggest(pool=offered))
 
     def clean_relevant_grade(self) -> int:
         # Left empty (or by a client that predates the field): binary "relevant" is grade 1.

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from django.db.models import Count, QuerySet, Sum
+from django.db.models import Count, Exists, OuterRef, QuerySet, Sum
 from django.db.models.functions import Coalesce
 
 from corpora.models import Dataset, Pool, QrelSet
@@ -66,6 +66,17 @@ def refine_pools(*, dataset: Dataset) -> QuerySet[Pool]:
         .annotate(pair_count=Count("pairs"))
         .order_by("-created", "-pk")
     )
+
+
+def refine_pool_default(*, pools: QuerySet[Pool]) -> Pool | None:
+    """The pool the refine form offers first: the newest of ``pools`` (newest first, as
+    :func:`refine_pools` gives them) that a debate job has labelled (a debate with an agreed
+    label, or a person's judgment of one of its debates), else the newest; None without
+    pools. A pool built after the last debate would otherwise be offered, and refining it
+    gives a set of nothing but holes."""
+    agreed = Debate.objects.filter(job__pool=OuterRef("pk"), final_label__isnull=False)
+    judged = Judgment.objects.filter(item__debate__job__pool=OuterRef("pk"), undone_at__isnull=True)
+    return pools.filter(Exists(agreed) | Exists(judged)).first() or pools.first()
 
 
 def name_problem(name: str) -> str | None:

@@ -95,12 +95,18 @@ def simulation_dirs() -> tuple[str, ...]:
 def truth_file_permit(*, path: str | None, agent: str) -> None:
     """Refuse a simulated agent's ``truth`` file unless it lies in one of the folders of
     ``DREAM_SIMULATION_DIRS`` (symlinks followed; :func:`debates.llm.policy.truth_file_allowed`).
-    Opens no file. Raises DebateJobError naming the agent, the field and the setting."""
+    Opens no file. Raises DebateJobError naming the agent, the field and the setting; with
+    the backend off, the environment variable to set and the truth file's folder as its
+    example value (``agent A: truth: the simulated backend is off until the server's operator
+    sets the environment variable DREAM_SIMULATION_DIRS to the truth files' folders
+    (comma-separated), e.g. DREAM_SIMULATION_DIRS=/abs/truth``)."""
     folders = simulation_dirs()
     if not folders:
+        example = os.path.dirname(os.path.abspath(path)) if path else "/folder/of/truth/files"
         raise DebateJobError(
             f"agent {agent}: truth: the simulated backend is off until the server's operator "
-            f"lists the folders of truth files in {SIMULATION_DIRS_SETTING}"
+            f"sets the environment variable {SIMULATION_DIRS_SETTING} to the truth files' "
+            f"folders (comma-separated), e.g. {SIMULATION_DIRS_SETTING}={example}"
         )
     if not path or not policy.truth_file_allowed(path=path, folders=folders):
         raise DebateJobError(

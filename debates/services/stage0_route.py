@@ -96,8 +96,10 @@ def _judge_ready(
     job: DebateJob, progress: Callable[[str], None] | None, corpus: Callable[[], Lexicon]
 ) -> tuple[Stage0Judge, str]:
     """The dataset's current stage-0 judge, trained first when there is none or it is stale,
-    and why it was trained, in words ("" when it was not)."""
+    and why it was trained, in words for the final note ("" when it was not)."""
     from debates.stage0 import (
+        NO_JUDGE,
+        NO_JUDGE_BEFORE,
         Stage0Error,
         stage0_judge_current,
         stage0_judge_missing_reason,
@@ -124,9 +126,10 @@ def _judge_ready(
             progress(text)
 
     try:
-        return stage0_judge_train(dataset=dataset, progress=step, lexicon=corpus()), why
+        judge = stage0_judge_train(dataset=dataset, progress=step, lexicon=corpus())
     except Stage0Error as exc:
         raise Stage0RouteError(f"{exc} (a new judge was being trained: {why})") from None
+    return judge, NO_JUDGE_BEFORE if why == NO_JUDGE else why
 
 
 def stage0_band_for(*, job: DebateJob, judge: Stage0Judge) -> Stage0Band:

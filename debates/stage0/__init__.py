@@ -22,6 +22,8 @@ from .labels import (
     stage0_simulated_human_register,
 )
 from .services import (
+    NO_JUDGE,
+    NO_JUDGE_BEFORE,
     Stage0Error,
     stage0_judge_current,
     stage0_judge_missing_reason,
@@ -35,6 +37,8 @@ from .services import (
 )
 
 __all__ = [
+    "NO_JUDGE",
+    "NO_JUDGE_BEFORE",
     "Stage0Error",
     "stage0_band_labels_register",
     "stage0_human_labels_register",

@@ -343,6 +343,9 @@ def _hashed(example: Example) -> tuple[str, str, int, str]:
 
 #: Why a job trains its dataset's judge first, in the words of the job's note.
 NO_JUDGE = "no judge yet"
+#: :data:`NO_JUDGE` in a job's final note, read after the training beside the new judge's
+#: hash, where "no judge yet" would seem to say there is still none.
+NO_JUDGE_BEFORE = "the dataset had none"
 OLD_LAYOUT = "the judge's feature layout is older than this version's"
 DATA_CHANGED = "the judge's training data changed (labels added or changed since it was trained)"
 HELDOUT_CHANGED = "the human labels of the judge's held-out queries changed"

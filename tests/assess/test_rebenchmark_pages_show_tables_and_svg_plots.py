@@ -35,7 +35,10 @@ def test_the_page_tables_are_the_command_tables(refined, client_as):
     expected = [[list(t.header), *map(list, t.rows)] for t in shown]
     assert html_tables(html) == expected
     assert "Intervals (95%) on the refined qrels, prediction-powered" in html
-    assert "<details>" in html and "Per-query changes (4 changed)" in html
+    assert (
+        "<details>" in html
+        and "Per-query changes (2 queries changed, 4 (system, query) rows)" in html
+    )
     assert "DREAM paper variant" in html
     elements, inline_scripts = html_elements(html)
     assert inline_scripts == [] and all("style" not in a for _, a in elements)

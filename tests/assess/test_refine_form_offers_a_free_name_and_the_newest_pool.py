@@ -1,13 +1,14 @@
-"""The refine form offers the dataset's newest pool (labelled with its pair count) and a free
-name: ``<original qrels>-dream-<pool>``, or the pool's newest refinement's name, with "-2",
-"-3"... when it is taken."""
+"""The refine form lists the dataset's pools newest first (each with its pair count) and
+offers the newest one a debate job labelled (an agreed debate, or a person's judgment of an
+escalated one), else the newest pool, and a free name: ``<original qrels>-dream-<pool>``, or
+the pool's newest refinement's name, with "-2", "-3"... when it is taken."""
 
 import pytest
 
 from assess.refined.forms import RefineForm, refined_name_suggest
 from assess.refined.refine import qrels_refine
 from corpora.models import Pool, QrelSet
-from tests.fixtures.refine import settle_all
+from tests.fixtures.refine import review, settle, settle_all
 
 
 @pytest.fixture(name="settled")
@@ -53,18 +54,39 @@ def test_a_long_name_stays_within_100_characters(settled):
     ).is_valid()
 
 
-@pytest.mark.django_db
-def test_the_newest_pool_comes_first_and_is_offered(settled):
-    newer = Pool.objects.create(
-        dataset=settled.dataset, qrel_set=settled.test, name="empty-newer", depth=1
+def _newer_pool(world) -> Pool:
+    return Pool.objects.create(
+        dataset=world.dataset, qrel_set=world.test, name="empty-newer", depth=1
     )
+
+
+@pytest.mark.django_db
+def test_the_newest_pool_comes_first_but_the_debated_one_is_offered(settled):
+    _newer_pool(settled)
     form = RefineForm(dataset=settled.dataset)
     assert [label for _, label in form.fields["pool"].choices] == [
         "empty-newer (0 pairs)",
         "p (4 pairs)",
     ]
-    assert form.initial == {"pool": newer.pk, "name": "test-dream-empty-newer"}
+    assert form.initial == {"pool": settled.pool.pk, "name": "test-dream-p"}
     assert form.fields["allow_partial"].initial is False
+
+
+@pytest.mark.django_db
+def test_a_pool_labelled_only_by_a_persons_judgment_is_offered(holes):
+    # p's one settled debate escalated; alice's judgment is its only label.
+    escalated = settle(holes.debate("q2", "d3"), "escalated", reason="disagreement")
+    review(escalated, "escalated", [("alice", 1)])
+    _newer_pool(holes)
+    assert RefineForm(dataset=holes.dataset).initial["pool"] == holes.pool.pk
+
+
+@pytest.mark.django_db
+def test_without_a_labelled_pool_the_newest_pool_is_offered(holes):
+    # p's job has only pending debates: no pool has a label, so the newest is offered.
+    newer = _newer_pool(holes)
+    form = RefineForm(dataset=holes.dataset)
+    assert form.initial == {"pool": newer.pk, "name": "test-dream-empty-newer"}
 
 
 @pytest.mark.django_db

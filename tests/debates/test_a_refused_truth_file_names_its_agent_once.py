@@ -1,7 +1,9 @@
 """A simulated agent's truth file outside DREAM_SIMULATION_DIRS (or the backend switched off)
 is refused with a message that names the agent once (``agent A: truth ...``, never ``agent A:
 agent A: ...``), through the service, run_debates (per agent) and the pipeline (whose one
-backend for both agents is named "backend"); nothing is launched."""
+backend for both agents is named "backend"); nothing is launched. With the backend off, the
+message names the environment variable to set, with the truth file's folder as its example
+value."""
 
 import pytest
 from django.core.management import call_command
@@ -15,8 +17,9 @@ from tests.fixtures.simulated import simulated_agent
 
 ALLOWS = "is not a file in the folders the server's operator allows (DREAM_SIMULATION_DIRS)"
 OFF = (
-    "truth: the simulated backend is off until the server's operator lists the folders of "
-    "truth files in DREAM_SIMULATION_DIRS"
+    "truth: the simulated backend is off until the server's operator sets the environment "
+    "variable DREAM_SIMULATION_DIRS to the truth files' folders (comma-separated), e.g. "
+    "DREAM_SIMULATION_DIRS="
 )
 
 
@@ -41,7 +44,7 @@ def test_the_service_names_the_agent_once_when_the_backend_is_off(energy, truth_
     settings.DREAM_SIMULATION_DIRS = []
     with pytest.raises(DebateJobError) as refused:
         agent_config_build(fields=simulated_agent(truth_dir / "energy.qrels"))
-    assert str(refused.value) == f"agent A: {OFF}"
+    assert str(refused.value) == f"agent A: {OFF}{truth_dir}"
 
 
 @pytest.mark.django_db
@@ -64,4 +67,18 @@ def test_the_pipeline_names_its_backend_once(energy, truth_dir, outside, tmp_pat
             "--truth", str(outside), "--out", str(tmp_path / "out"),
         )  # fmt: skip
     assert str(refused.value) == f"backend: truth {outside} {ALLOWS}"
+    assert not DebateJob.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_pipeline_with_the_backend_off_names_the_variable_and_the_folder(
+    energy, truth_dir, settings, tmp_path
+):
+    settings.DREAM_SIMULATION_DIRS = []
+    with pytest.raises(CommandError) as refused:
+        call_command(
+            "pipeline", "energy", "--retrievers", "bm25", "--backend", "simulated",
+            "--truth", str(truth_dir / "energy.qrels"), "--out", str(tmp_path / "out"),
+        )  # fmt: skip
+    assert str(refused.value) == f"backend: {OFF}{truth_dir}"
     assert not DebateJob.objects.exists()

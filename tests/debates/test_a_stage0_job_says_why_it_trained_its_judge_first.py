@@ -1,5 +1,6 @@
 """A job whose stage 0 trains its dataset's judge first says why, in plain words, in the
-step's progress and in its final note: no judge yet, or the judge went stale (its training
+step's progress ("no judge yet") and in its final note (read beside the new judge, so in the
+past: "the dataset had none"), or the judge went stale (its training
 data, its held-out people's labels or its band's labels changed; an older feature layout).
 A fresh judge is reused and the note says nothing of training."""
 
@@ -49,7 +50,7 @@ def test_the_first_job_says_the_dataset_had_no_judge_yet(stage0_dataset, fake_ll
         "settled non-relevant with a chance of at most 0.1, which needs at least 29 relevant "
         "pairs among its human labels; it has 0; no human label of a pooled pair yet: people "
         "judge a job's escalated and audited pairs at /judge/, and a later job's stage 0 sets "
-        f"its band on those labels{TRAINED}no judge yet"
+        f"its band on those labels{TRAINED}the dataset had none"
     )
     assert len(job.stage0_note) > 500
     assert job.stage0_model_hash == Stage0Judge.objects.get().model_hash

@@ -25,7 +25,14 @@ class Command(BaseCommand):
             "--runs", help="Comma-separated run names (default: every finished run)"
         )
         parser.add_argument(
-            "--strategy", choices=Pool.Strategy.values, default=Pool.Strategy.BANDIT
+            "--strategy",
+            choices=Pool.Strategy.values,
+            # bandit, unlike build_pool's depth: kept because existing scripts call it
+            # without --strategy.
+            default=Pool.Strategy.BANDIT,
+            help="Strategy replayed: depth (rank by rank), rbp (p = 0.8), rrf (k = 60), bandit "
+            "(MaxMean over runs) or mtc (minimal test collection); default bandit (build_pool's "
+            "default is depth)",
         )
         parser.add_argument(
             "--budget",
