@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from django.core.cache import cache
 
 from corpora.identical import skip_identical
-from corpora.models import Dataset, QrelSet, Run
+from corpora.models import Dataset, Qrel, QrelSet, Run
 from corpora.services import qrels_rows, run_rows
 
 from . import metrics
@@ -110,10 +110,10 @@ def rebench_original_check(*, original: QrelSet, refined: QrelSet) -> None:
     "Original qrels") that ``refined`` is no refinement of. The original side is the
     benchmark as it was imported, the qrels a refined set is compared against: an imported
     set is accepted when ``refined`` was refined from it (directly or through refined sets)
-    or was not refined at all (two imported sets); a refined set only as the set ``refined``
-    was itself refined from (a pool built on a refined set). Scored against other qrels, a
-    refinement of a subset of the judgments reads as one that lowers every score. Raises
-    :class:`RebenchError` naming the sets."""
+    or was not refined at all (two imported sets, when they judge some query in common); a
+    refined set only as the set ``refined`` was itself refined from (a pool built on a
+    refined set). Scored against other qrels, a refinement of a subset of the judgments
+    reads as one that lowers every score. Raises :class:`RebenchError` naming the sets."""
     if original.origin != QrelSet.Origin.REFINED:
         origins = rebench_refined_from(refined=refined)
         if origins and all(q.pk != original.pk for q in origins):
@@ -121,6 +121,14 @@ def rebench_original_check(*, original: QrelSet, refined: QrelSet) -> None:
                 f"qrel set {refined.name!r} was refined from {origins[0].name!r}, not from "
                 f"{original.name!r}: compare it with {origins[0].name!r}, the qrels it was "
                 "refined from"
+            )
+        if not origins and not _judge_a_query_in_common(original, refined):
+            # Two imported splits (test and train): every score on one side would be 0,
+            # read as a refinement that lowered them all.
+            raise RebenchError(
+                f"qrel sets {original.name!r} and {refined.name!r} judge no query in common: "
+                "a re-benchmark compares two sets of judgments of the same queries (another "
+                "split?)"
             )
         return
     made_from = getattr(refined, "refinement", None)
@@ -134,6 +142,13 @@ def rebench_original_check(*, original: QrelSet, refined: QrelSet) -> None:
         f"qrel set {original.name!r} is a refined set (refined{origin}): an original qrels "
         f"set is expected (imported: {names or 'none'})"
     )
+
+
+def _judge_a_query_in_common(a: QrelSet, b: QrelSet) -> bool:
+    if a.pk == b.pk:
+        return True
+    queries = Qrel.objects.filter(qrel_set=a).values("query_id")
+    return Qrel.objects.filter(qrel_set=b, query_id__in=queries).exists()
 
 
 def rebench_runs(*, dataset: Dataset, names: Sequence[str] | None = None) -> list[Run]:
