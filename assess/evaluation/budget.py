@@ -24,7 +24,7 @@ from debates.models import DebateJob
 
 from .interval_missing import MissingLabels, unresolved_note
 from .interval_reports import SampleSize, job_sources_note, pair_json, sources_note
-from .refined_intervals import BUDGET_TARGET, COVERAGE_CAVEAT, refinement_intervals
+from .refined_intervals import BUDGET_TARGET, COVERAGE_CAVEAT, plan_caveat, refinement_intervals
 
 MEASURE = "nDCG@10"
 
@@ -86,6 +86,12 @@ class LabelBudget:
         return simulated_sentence(self.simulated, scope=refined_simulated_scope(self.refined))
 
     @property
+    def few_audited(self) -> str:
+        """Words when the figure rests on few audited labels
+        (:func:`~assess.evaluation.refined_intervals.plan_caveat`), else ""."""
+        return plan_caveat(self.n_audited) if self.more_human_labels else ""
+
+    @property
     def panel_notes(self) -> tuple[str, ...]:
         """The notes the panel lists under its figures: all but the one on unresolved pairs,
         which the panel shows as a warning above them."""
@@ -98,12 +104,14 @@ class LabelBudget:
         int, "simulated": bool, "simulated_labels": {"debate", "human"}, "notes": [str],
         "error": str, "refined": str, "unresolved": int, "escalated_waiting": int,
         "audit_waiting": int, "queries": int, "pooled_queries": int, "audit_share_needed":
-        float | None}`` (the API's ``budget``; ``n_human`` counts
+        float | None, "few_audited": str}`` (the API's ``budget``; ``few_audited``: words
+        when the figure rests on fewer than 30 audited labels, else ""; ``n_human`` counts
         audited and escalated human labels; the counts are null without a refined set;
         ``audit_share_needed``: the audit share that would hold the labels wanted, null when
         none are or it is unknown)."""
         return {
             "more_human_labels": self.more_human_labels,
+            "few_audited": self.few_audited,
             "target_half_width": self.target_half_width,
             "measure": self.measure,
             "undecided_pairs": [dict(p) for p in self.undecided_pairs],

@@ -60,6 +60,25 @@ from .rebench import (
 from .tables import Table
 
 BUDGET_TARGET = 0.01  # the half-width the budget planner aims at, on nDCG@10
+# Below this many audited labels the planner's figure is a first guess: it scales the width
+# as if it came from sampling alone, and a few labels give widths that come mostly from the
+# range the unjudged pairs allow or the variance floor (the normal approximation's usual n).
+PLAN_FEW_AUDITED = 30
+
+
+def plan_caveat(n_audited: int | None) -> str:
+    """Words on a budget figure that rests on fewer than :data:`PLAN_FEW_AUDITED` audited
+    labels ("" otherwise, and for an unknown count)."""
+    if n_audited is None or n_audited >= PLAN_FEW_AUDITED:
+        return ""
+    return (
+        f"only {n_audited:,} audited label{'s' if n_audited != 1 else ''} so far, fewer than "
+        f"{PLAN_FEW_AUDITED}: read the figure as a first guess (it scales the intervals' width "
+        "as if it came from sampling alone, which so few labels cannot show); judge the "
+        "drawn audits first"
+    )
+
+
 # What the simulated studies measured (docs/measured.md): said wherever the intervals are
 # shown, so that nobody reads them as exact 95% intervals.
 COVERAGE_CAVEAT = (
@@ -495,9 +514,10 @@ def _summary_note(result: RefinedIntervals) -> str:
         if settled is not None
         else ""
     )
+    caveat = plan_caveat(result.ppi.n_human if result.ppi else None)
     budget = (
         f" About {result.more_labels:,} more audited labels for +-{BUDGET_TARGET} on "
-        "nDCG@10 (from the sample so far)."
+        "nDCG@10 (from the sample so far" + (f"; {caveat}" if caveat else "") + ")."
         if result.more_labels
         else ""
     )

@@ -30,6 +30,7 @@ KEYS = {
     "queries",
     "pooled_queries",
     "audit_share_needed",
+    "few_audited",
 }
 PAIR_KEYS = {"a", "b", "difference", "low", "high", "settled", "n", "n_audited", "n_escalated"}
 
@@ -59,9 +60,13 @@ def test_the_job_detail_has_the_budget_of_the_newest_refined_set(refined, api_as
             "stratum 'label 0, round 2' (1 pair) has no human label: its machine labels' "
             "errors, if any, are not seen by this sample",
             # A two-query world: most estimates sit at an end of what the labels allow.
-            "beta nDCG@10, alpha P@10, beta P@10, alpha R@100, beta R@100: the estimate is at "
-            "the lowest or highest value the pairs without a human label allow, so its "
-            "interval stops there (one-sided)",
+            "beta nDCG@10, alpha P@10, alpha R@100, beta R@100: the estimate is at the lowest "
+            "or highest value the pairs without a human label allow, so its interval stops "
+            "there (one-sided)",
+            # beta's top 10 holds neither audited pair: its P@10 gets its whole range.
+            "beta P@10: no audited pair of the human sample falls where the value is read "
+            "(its top k), so nothing checks its machine labels: the interval is every value "
+            "the pairs without a human label allow",
         ],
         "error": "",
         "refined": "test-dream",
@@ -74,6 +79,10 @@ def test_the_job_detail_has_the_budget_of_the_newest_refined_set(refined, api_as
         # (1 audited + 2 more) labels are more than the fixture's few agreed pairs: every
         # one of them audited, the share capped at 1.
         "audit_share_needed": 1.0,
+        # One audited label: the figure is said to be a first guess.
+        "few_audited": "only 1 audited label so far, fewer than 30: read the figure as a "
+        "first guess (it scales the intervals' width as if it came from sampling alone, "
+        "which so few labels cannot show); judge the drawn audits first",
     }
     # The same shape as the re-benchmark's pair comparisons.
     assert set(pair) == PAIR_KEYS

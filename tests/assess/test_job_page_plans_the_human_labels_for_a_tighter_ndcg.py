@@ -51,6 +51,10 @@ def test_the_panel_says_how_many_more_labels_and_which_pairs_are_undecided(refin
         "±0.01 on nDCG@10, from the 2 "
         "human labels (1 audited, 1 escalated) in the sample of the refined set test-dream"
     ) in text
+    assert (
+        "refine the pool again to count labels judged since). Only 1 audited label so far, "
+        "fewer than 30: read the figure as a first guess"
+    ) in text
     pair = budget.undecided_pairs[0]
     assert (
         "System pairs still undecided at 95% on nDCG@10 (1 of 1), with the difference a − b, "
