@@ -116,8 +116,11 @@ def kendall_tau_interval(
     The interval comes from simultaneous intervals on every system pair's difference
     (:func:`difference_interval`'s GREG estimator and variance, at level ``1 - (1 -
     level) / M`` each for the M pairs: Bonferroni, as in Dunn, "Multiple comparisons among
-    means", JASA 1961). With probability >= ``level`` every pair whose simultaneous interval
-    excludes 0 is ordered as its estimate says; tau is then at least the tau-b with every
+    means", JASA 1961); a pair with a system no audited pair reaches
+    (``intervals.unseen``) is settled only by its range (:func:`difference_interval`), since
+    its variance, 0, measures nothing. With probability >= ``level`` every pair whose
+    simultaneous interval excludes 0 is ordered as its estimate says; tau is then at least
+    the tau-b with every
     other pair counted discordant with the original order and at most the one with every
     other pair concordant. Pairs tied in ``original`` count for neither, as in tau-b. An
     open pair may also be tied on the refined side: the perfect assessor's completion ties
@@ -144,7 +147,12 @@ def kendall_tau_interval(
     for a, b in pairs:
         sign_before = (before[a] > before[b]) - (before[a] < before[b])
         tied_before += sign_before == 0
-        found = _difference_at(intervals, a, b, measure, z)
+        if {(measure, a), (measure, b)} & intervals.unseen:
+            # The sample measures no error of an unseen system: only its range can settle
+            # the pair (difference_interval's whole range, which holds surely).
+            found = difference_interval(intervals, a, b, measure)
+        else:
+            found = _difference_at(intervals, a, b, measure, z)
         if excludes_zero(found):
             if sign_before:
                 agree += 1 if (found.estimate > 0) == (sign_before > 0) else -1

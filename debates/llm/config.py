@@ -571,7 +571,6 @@ def agents_simulated(*agents: dict[str, Any] | None) -> bool:
     return False
 
 
-@functools.lru_cache(maxsize=256)
 def truth_file_shown(truth: str | None) -> str:
     """A simulated agent's truth file as pages and the API show it: its name only, e.g.
     ``qrels.tsv`` for ``/srv/truths/qrels.tsv`` (the folder is the server's, one of
@@ -590,6 +589,7 @@ def config_shown(raw: dict[str, Any] | None) -> dict[str, Any]:
     return shown
 
 
+@functools.lru_cache(maxsize=256)
 def _stored(text: str) -> AgentConfig:
     raw = json.loads(text)
     if isinstance(raw, dict) and raw.get("backend") == TEST_BACKEND:

@@ -23,7 +23,13 @@ from django.conf import settings
 
 from debates.llm import policy, registry
 from debates.llm.base import LLMClient, PermanentLLMError
-from debates.llm.config import DEFAULT_API_KEY_ENV, TEST_BACKEND, TEST_FACTORY_ENV, AgentConfig
+from debates.llm.config import (
+    DEFAULT_API_KEY_ENV,
+    TEST_BACKEND,
+    TEST_FACTORY_ENV,
+    AgentConfig,
+    truth_file_shown,
+)
 from debates.services.common import DebateJobError
 
 __all__ = [
@@ -92,17 +98,24 @@ def simulation_dirs() -> tuple[str, ...]:
     return _setting_list(SIMULATION_DIRS_SETTING, ())
 
 
-def truth_file_permit(*, path: str | None, agent: str) -> None:
+def truth_file_permit(*, path: str | None, agent: str, shown_in_full: bool = True) -> None:
     """Refuse a simulated agent's ``truth`` file unless it lies in one of the folders of
     ``DREAM_SIMULATION_DIRS`` (symlinks followed; :func:`debates.llm.policy.truth_file_allowed`).
     Opens no file. Raises DebateJobError naming the agent, the field and the setting; with
     the backend off, the environment variable to set and the truth file's folder as its
     example value (``agent A: truth: the simulated backend is off until the server's operator
     sets the environment variable DREAM_SIMULATION_DIRS to the truth files' folders
-    (comma-separated), e.g. DREAM_SIMULATION_DIRS=/abs/truth``)."""
+    (comma-separated), e.g. DREAM_SIMULATION_DIRS=/abs/truth``). ``shown_in_full`` False
+    (a refusal stored on a debate, which researchers read): the file by its name only
+    (:func:`debates.llm.config.truth_file_shown`) and no folder of the server's."""
     folders = simulation_dirs()
+    named = path if shown_in_full else truth_file_shown(path)
     if not folders:
-        example = os.path.dirname(os.path.abspath(path)) if path else "/folder/of/truth/files"
+        example = (
+            os.path.dirname(os.path.abspath(path))
+            if path and shown_in_full
+            else "/folder/of/truth/files"
+        )
         raise DebateJobError(
             f"agent {agent}: truth: the simulated backend is off until the server's operator "
             f"sets the environment variable {SIMULATION_DIRS_SETTING} to the truth files' "
@@ -110,7 +123,7 @@ def truth_file_permit(*, path: str | None, agent: str) -> None:
         )
     if not path or not policy.truth_file_allowed(path=path, folders=folders):
         raise DebateJobError(
-            f"agent {agent}: truth {path} is not a file in the folders the server's operator "
+            f"agent {agent}: truth {named} is not a file in the folders the server's operator "
             f"allows ({SIMULATION_DIRS_SETTING})"
         )
 
@@ -302,7 +315,8 @@ def _client_build(config: AgentConfig, api_key: str | None) -> LLMClient:
         from debates.simulated_client import SimulatedClient
 
         try:  # a stored job's folder may have been withdrawn since it was made
-            truth_file_permit(path=config.truth, agent="simulated")
+            # The refusal becomes the debate's last error, which researchers read.
+            truth_file_permit(path=config.truth, agent="simulated", shown_in_full=False)
         except DebateJobError as exc:
             raise PermanentLLMError(str(exc)) from None
         return SimulatedClient(config)
