@@ -266,7 +266,9 @@ def labels_for_half_width(
     reviewer's example: 400 more labels said where about 170 would do); and the uncertainty
     of escalated pairs still unjudged, which a larger audit cannot shrink, is not in it. The
     second-order term's variance (two audited pairs of one query) falls as ((1 - pi) / pi)^2,
-    faster still: one more reason the figure is an upper estimate."""
+    faster still: one more reason the figure is an upper estimate. A system no audited pair
+    reaches (``intervals.unseen``) is left out: its interval is the whole range its unjudged
+    pairs allow, a width that does not shrink as (1 - pi) / pi."""
     n = intervals.n_human
     if not n or pool_size <= 0:
         return 0
@@ -274,7 +276,9 @@ def labels_for_half_width(
     if pi >= 1.0:
         return 0
     needed = pi
-    for system in intervals.by_system.values():
+    for name, system in intervals.by_system.items():
+        if (measure, name) in intervals.unseen:
+            continue
         half = system[measure].half_width
         if half > target:
             ratio = (1 - pi) / pi * (target / half) ** 2

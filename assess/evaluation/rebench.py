@@ -27,9 +27,9 @@ CACHE_SECONDS = 600
 # ranking measures, 3: the effects of corrections apart from holes, 4: the refined intervals'
 # simulated labels, 5: the intervals' query counts, the LLM-only nDCG binary at the
 # relevance level and Wilcoxon's p on the changed queries, 6: the intervals' second-order
-# term), so that a result cached by the code before (e.g. in Redis across a restart) is not
-# read.
-CACHE_VERSION = 6
+# term, 7: a run no audited pair reaches gets its whole range), so that a result cached by
+# the code before (e.g. in Redis across a restart) is not read.
+CACHE_VERSION = 7
 
 
 class RebenchError(ValueError):

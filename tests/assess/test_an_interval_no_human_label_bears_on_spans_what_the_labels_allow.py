@@ -5,7 +5,7 @@ looks certain, and the notes say why (no database)."""
 
 import pytest
 
-from assess.evaluation.interval_comparisons import difference_interval
+from assess.evaluation.interval_comparisons import difference_interval, labels_for_half_width
 from assess.evaluation.intervals import PooledLabel, refined_intervals
 
 # q1: fixed d1 relevant; pooled d2, d3 agreed relevant, never drawn; d4 agreed relevant and
@@ -68,3 +68,13 @@ def test_a_difference_with_an_unseen_system_spans_what_the_labels_allow():
     ndcg = difference_interval(found, "seen", "unseen", "nDCG@10")
     (a_low, a_high), (b_low, b_high) = (found.ranges["nDCG@10"][s] for s in ("seen", "unseen"))
     assert a_low - b_high <= ndcg.low and ndcg.high <= a_high - b_low
+
+
+def test_the_budget_planner_leaves_out_a_system_no_audited_pair_reaches():
+    # One audited label of a pool of 100 agreed pairs: pi = 0.01. "seen"'s P@10 half-width
+    # 0.05 needs pi' = 1 / (1 + 99 (0.01 / 0.05)^2) = 1 / 4.96 = 0.2016: ceil(19.16) = 20 more.
+    # "unseen"'s half-width 0.1 is its whole range, which more audits of other pairs would
+    # not shrink as (1 - pi) / pi; counted, it would have said ceil(49.25) = 50.
+    found = intervals()
+    assert found.by_system["unseen"]["P@10"].half_width == pytest.approx(0.1)
+    assert labels_for_half_width(found, measure="P@10", pool_size=100, target=0.01) == 20
