@@ -56,10 +56,15 @@ def difference_interval(intervals: SystemIntervals, a: str, b: str, measure: str
     ranges = intervals.ranges.get(measure, {})
     if a in ranges and b in ranges:
         low, high = ranges[a][0] - ranges[b][1], ranges[a][1] - ranges[b][0]
-    # A system the sample measures no error of (its own interval is its whole range) leaves
-    # the difference's error unmeasured too: the difference's whole range as well.
-    informed = not ({(measure, a), (measure, b)} & intervals.unseen)
+    informed = not _pair_unseen(intervals, a, b, measure)
     return bounded(greg_interval(base, diff, intervals.sample, cross), low, high, informed=informed)
+
+
+def _pair_unseen(intervals: SystemIntervals, a: str, b: str, measure: str) -> bool:
+    """Whether ``a`` or ``b`` is a system no audited pair reaches on ``measure``: the sample
+    measures no error of it (its own interval is its whole range), so none of a difference
+    with it either, which then only its range can settle."""
+    return bool({(measure, a), (measure, b)} & intervals.unseen)
 
 
 def _difference_terms(
@@ -147,9 +152,8 @@ def kendall_tau_interval(
     for a, b in pairs:
         sign_before = (before[a] > before[b]) - (before[a] < before[b])
         tied_before += sign_before == 0
-        if {(measure, a), (measure, b)} & intervals.unseen:
-            # The sample measures no error of an unseen system: only its range can settle
-            # the pair (difference_interval's whole range, which holds surely).
+        if _pair_unseen(intervals, a, b, measure):
+            # Only the pair's range can settle it (difference_interval's whole range).
             found = difference_interval(intervals, a, b, measure)
         else:
             found = _difference_at(intervals, a, b, measure, z)

@@ -247,12 +247,17 @@ def unchecked_note(values: Sequence[str]) -> str:
     )
 
 
+def label_grades(
+    *, fixed: Mapping[str, Mapping[str, int]], pool: Sequence[PooledLabel]
+) -> list[int]:
+    """Every grade the labels hold: the fixed judgments' and each pooled pair's machine and
+    human label (what :func:`~assess.evaluation.interval_reports.level_note` reads)."""
+    grades = [g for judged in fixed.values() for g in judged.values()]
+    return grades + [g for x in pool for g in (x.machine, x.human) if g is not None]
+
+
 def labels_reach(
     *, fixed: Mapping[str, Mapping[str, int]], pool: Sequence[PooledLabel], rel_level: int
 ) -> bool:
     """Whether any grade, fixed or pooled (machine or human), reaches ``rel_level``."""
-    if any(g >= rel_level for judged in fixed.values() for g in judged.values()):
-        return True
-    return any(
-        (label.machine or 0) >= rel_level or (label.human or 0) >= rel_level for label in pool
-    )
+    return any(g >= rel_level for g in label_grades(fixed=fixed, pool=pool))

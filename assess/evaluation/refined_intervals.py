@@ -36,7 +36,7 @@ from . import interval_comparisons as ic
 from . import intervals as iv
 from . import metrics, plots
 from .interval_labels import pooled_labels
-from .interval_missing import MissingLabels, audit_waiting_words, missing_notes
+from .interval_missing import MissingLabels, audit_waiting_words, label_grades, missing_notes
 from .interval_reports import (
     TAU_PPI,
     SampleSize,
@@ -352,9 +352,7 @@ def rebench_intervals(
     if note := sources_note(result.sources):
         result.notes.append(note)
     fixed = qrels_dict(qrel_set=original)
-    grades = [g for judged in fixed.values() for g in judged.values()]
-    grades += [g for x in labels for g in (x.machine, x.human) if g is not None]
-    if note := level_note(rel_level=rel_level, grades=grades):
+    if note := level_note(rel_level=rel_level, grades=label_grades(fixed=fixed, pool=labels)):
         result.notes.append(note)
     queries = sorted(q for q, judged in fixed.items() if judged)
     result.queries = len(queries)
