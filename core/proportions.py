@@ -150,22 +150,32 @@ _Stratum = TypeVar("_Stratum", bound=Hashable)
 
 
 def collapse_targets(
-    answered: Mapping[_Stratum, int], labels: Mapping[_Stratum, AbstractSet[object]]
+    answered: Mapping[_Stratum, int],
+    labels: Mapping[_Stratum, AbstractSet[object]],
+    *,
+    minimum: int = 1,
 ) -> dict[_Stratum, _Stratum]:
-    """Which stratum each stratum with no answered pair joins: ``answered`` counts each
-    stratum's answered (human-labelled) pairs, ``labels`` the machine labels its pairs carry.
-    A stratum with no answer and one label joins the stratum of that same label with the
-    most answers (the larger name as text on a tie); one with no such sibling, or with
-    several labels, is not in the result (collapsed strata: Cochran, *Sampling Techniques*,
-    3rd ed., 1977, sec. 5A.12). A target always has answers, so it never joins another: the
-    result does not depend on the order strata are taken in."""
+    """Which stratum each stratum with fewer than ``minimum`` answered pairs joins:
+    ``answered`` counts each stratum's answered (human-labelled) pairs, ``labels`` the machine
+    labels its pairs carry. Such a stratum with one label joins the stratum of that same
+    label with the most answers (the larger name as text on a tie), unless it is that
+    stratum itself; one with no such sibling that has answers, or with several labels, is
+    not in the result (collapsed strata: Cochran, *Sampling Techniques*, 3rd ed., 1977, sec.
+    5A.12; Kish, *Survey Sampling*, 1965, sec. 8.6). A target has answers and is the most
+    answered of its label, so it never joins another: the result does not depend on the order
+    strata are taken in. ``minimum`` 1: only strata with no answer join; 2: also those with
+    one, whose residual from their own mean is 0 whatever the truth, so their variance
+    cannot be estimated (Cochran sec. 5A.12, one unit per stratum)."""
     targets: dict[_Stratum, _Stratum] = {}
     for stratum, count in answered.items():
-        if count or len(labels[stratum]) != 1:
+        if count >= minimum or len(labels[stratum]) != 1:
             continue
         siblings = [
             other for other in answered if answered[other] and labels[other] == labels[stratum]
         ]
-        if siblings:
-            targets[stratum] = max(siblings, key=lambda o: (answered[o], str(o)))
+        if not siblings:
+            continue
+        target = max(siblings, key=lambda o: (answered[o], str(o)))
+        if target != stratum:
+            targets[stratum] = target
     return targets

@@ -9,6 +9,8 @@ intervals lack (:mod:`assess.evaluation.interval_missing` says it in words).
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable, Mapping
+
 from assess.models import LabelProvenance, ReviewItem
 from assess.models.overrides import HUMAN_SOURCES
 from corpora.models import QrelSet
@@ -54,17 +56,20 @@ def pooled_labels(*, refined: QrelSet) -> tuple[list[iv.PooledLabel], dict[str, 
     people, with the inclusion probability its provenance stored at refinement (the union
     of the jobs' draws; :mod:`assess.review.across_jobs`). A set refined before these were
     stored reads the consensus of the review that decided the pair, drawn when that review
-    was an audit, and its job's audit share when no inclusion was stored either."""
+    was an audit; when no inclusion was stored either, the share of its job's agreed pairs
+    of its stratum in the set that were drawn (:func:`legacy_inclusions`), not the job's
+    audit share now, which may have been raised or lowered since the draw."""
     counts = dict.fromkeys(COUNT_KEYS, 0)
     labels: list[iv.PooledLabel] = []
     waiting_audits: set[tuple[str, str]] = set()
-    rows = (
+    rows = list(
         LabelProvenance.objects.filter(qrel_set=refined)
         .values_list(*_POOLED_COLUMNS)
         .order_by("pk")
     )
-    for row in rows.iterator(chunk_size=5000):
-        kind, label = _pooled_label(row)
+    legacy = legacy_inclusions(_legacy_draws(rows))
+    for row in rows:
+        kind, label = _pooled_label(row, legacy)
         counts[kind] += 1
         counts["agreed"] += kind == "audited"  # an audited pair is an agreed one with its label
         if label is None:
@@ -111,24 +116,73 @@ def _audits_over_budget(refined: QrelSet, waiting: set[tuple[str, str]]) -> int:
 _POOLED_COLUMNS = (
     "query__query_id", "document__doc_id", "label", "source", "original_relevance",
     "consensus_label", "consensus_round", "review_kind", "inclusion", "job__audit_share",
-    "debate_status", "reason", "drawn", "machine_label", "machine_round",
+    "debate_status", "reason", "drawn", "machine_label", "machine_round", "job_id",
 )  # fmt: skip
 
 
-def _pooled_label(row: tuple) -> tuple[str, iv.PooledLabel | None]:
+def _machine_drawn(row: tuple) -> tuple[int | None, int | None, bool]:
+    """(machine label, its round, drawn) of a provenance row (:data:`_POOLED_COLUMNS`); a set
+    refined before the machine label and the draws of every job were kept reads the
+    consensus of the review that decided the pair, drawn when that review was an audit."""
+    consensus, round_, kind, drawn, machine, machine_round = (
+        row[5], row[6], row[7], row[12], row[13], row[14]
+    )  # fmt: skip
+    if drawn is None:
+        return consensus, round_, kind == "audit"
+    return machine, machine_round, bool(drawn)
+
+
+def _legacy_draws(rows: list[tuple]) -> list[tuple[tuple[int | None, str], bool]]:
+    """((job id, stratum), drawn) of each agreed pair whose row stored no inclusion."""
+    found = []
+    for row in rows:
+        machine, machine_round, drawn = _machine_drawn(row)
+        if row[4] is None and machine is not None and row[8] is None:
+            found.append(((row[15], stratum_name(machine, machine_round)), drawn))
+    return found
+
+
+def legacy_inclusions(
+    draws: Iterable[tuple[Hashable, bool]],
+) -> dict[Hashable, float]:
+    """``{group: drawn / pairs}`` over ``draws`` ((group, drawn) per agreed pair; a group is
+    a job and a stratum), for groups with a drawn pair: the inclusion probability of pairs
+    whose draw's probability was not stored (sets refined before it was).
+
+    Such a set was drawn by the job's uniform audit (one probability per job, hence per job
+    and stratum), at the share the job had then, which nothing recorded: the share now may
+    have been raised (the audit then weighs too little) or lowered (too much) since. Given its
+    size n, a Bernoulli sample of N pairs at one probability is a simple random sample of n
+    of them whatever the probability was, so each pair's inclusion probability given the
+    sample's size is n / N (Sarndal, Swensson and Wretman, *Model Assisted Survey Sampling*,
+    1992, on Bernoulli sampling; conditioning on the size, as Holt and Smith, JRSS A 142,
+    1979, condition on post-strata's sizes). A group with no drawn pair is not in the result
+    (its weight is never used; the job's share stands)."""
+    sizes: dict[Hashable, list[int]] = {}
+    for group, drawn in draws:
+        tally = sizes.setdefault(group, [0, 0])
+        tally[0] += bool(drawn)
+        tally[1] += 1
+    return {group: n / total for group, (n, total) in sizes.items() if n}
+
+
+def _pooled_label(
+    row: tuple, legacy: Mapping[Hashable, float]
+) -> tuple[str, iv.PooledLabel | None]:
     """One provenance row (:data:`_POOLED_COLUMNS`) as the count it adds to and the
-    estimator's label (None: not in the estimator; see :func:`pooled_labels`)."""
-    q, d, label, source, original, consensus, round_, kind, inclusion, share = row[:10]
-    status, reason, drawn, machine, machine_round = row[10:]
+    estimator's label (None: not in the estimator; see :func:`pooled_labels`); ``legacy``:
+    :func:`legacy_inclusions` of the rows that stored no inclusion."""
+    q, d, label, source, original, _consensus, _round, _kind, inclusion, share = row[:10]
+    status, reason = row[10:12]
     if original is not None:
         return "judged_before", None
     human = label if source in HUMAN_SOURCES else None
-    if drawn is None:  # refined before the machine label and the draws of every job were kept
-        drawn, machine, machine_round = kind == "audit", consensus, round_
+    machine, machine_round, drawn = _machine_drawn(row)
     if machine is not None:
-        pi = float(share or 0.0) if inclusion is None else inclusion
-        human = human if drawn else None
         stratum = stratum_name(machine, machine_round)
+        fallback = legacy.get((row[15], stratum), float(share or 0.0))
+        pi = fallback if inclusion is None else inclusion
+        human = human if drawn else None
         kind = "audited" if human is not None else "agreed"
         return kind, iv.PooledLabel(q, d, machine, human, stratum, drawn, pi)
     if human is not None:

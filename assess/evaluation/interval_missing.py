@@ -247,6 +247,19 @@ def unchecked_note(values: Sequence[str]) -> str:
     )
 
 
+def unmeasured_note(values: Sequence[str]) -> str:
+    """The note naming the ``values`` ("system measure") whose interval is their whole range
+    because the human sample's variance for them is 0 although audited pairs move them: those
+    pairs' human labels equal their model's prediction exactly (as a stratum's only human
+    label always does: it is its model), which says nothing of the other pairs' labels."""
+    return (
+        f"{', '.join(values)}: the human sample gives no measure of the error of the machine "
+        "labels it rests on (the audited pairs that move it match their model exactly, as a "
+        "stratum's only human label does): the interval is every value the pairs without a "
+        "human label allow"
+    )
+
+
 def label_grades(
     *, fixed: Mapping[str, Mapping[str, int]], pool: Sequence[PooledLabel]
 ) -> list[int]:

@@ -63,24 +63,36 @@ def response_rates(members: Sequence[PooledLabel], name: str) -> dict[float, flo
     return {m.inclusion: factor for m, factor in zip(members, factors, strict=True)}
 
 
+# A stratum needs this many human labels to stand alone in the model (see strata_collapse).
+STRATUM_LABELS = 2
+
+
 def strata_collapse(
     strata: Mapping[str, Sequence[PooledLabel]],
 ) -> tuple[dict[str, list[PooledLabel]], list[str]]:
-    """``strata`` with each machine-labelled stratum that has no human label merged into the
-    stratum of the same machine label that has the most (collapsed strata: Cochran,
-    *Sampling Techniques*, 3rd ed., 1977, sec. 5A.12), and one note per merge.
+    """``strata`` with each machine-labelled stratum that has fewer than STRATUM_LABELS human
+    labels merged into the stratum of the same machine label that has the most (collapsed
+    strata: Cochran, *Sampling Techniques*, 3rd ed., 1977, sec. 5A.12; Kish, *Survey
+    Sampling*, 1965, sec. 8.6), and one note per merge.
 
     Why: a stratum the audit's draw missed (11 pairs at a 10% audit are all missed one time
     in three) would keep its machine labels with no error and no variance, even when its
-    sibling's audit overturned every label it saw. Under the Poisson design every pair kept
-    its own inclusion probability, so the union is still a probability sample; its audited
-    pairs then speak for the merged pairs too (predicted at the union's rate of relevance,
-    their uncertainty in the interval). A stratum with no same-label sibling that has a human
-    label stays as it is (:func:`strata_notes` names it)."""
+    sibling's audit overturned every label it saw. A stratum with one human label is the
+    one-unit-per-stratum case of the same books: its model is that label (a share of 0 or 1),
+    so its residual is 0 whatever its other pairs are, and it predicts them all at that
+    label with certainty; the variance of its correction cannot be estimated from it. Under
+    the Poisson design every pair kept its own inclusion probability, so the union is still a
+    probability sample; its audited pairs then speak for the merged pairs too (predicted at
+    the union's rate of relevance, their uncertainty in the interval). A stratum with no
+    same-label sibling that has a human label stays as it is (:func:`strata_notes` names one
+    with none; an interval its one label cannot measure spans its range,
+    :func:`assess.evaluation.interval_range.bounded`)."""
     machine = {name: ms for name, ms in strata.items() if name != ESCALATED}
+    answered = {name: sum(1 for m in ms if m.human is not None) for name, ms in machine.items()}
     targets = collapse_targets(
-        {name: sum(1 for m in ms if m.human is not None) for name, ms in machine.items()},
+        answered,
         {name: {m.machine for m in ms} for name, ms in machine.items()},
+        minimum=STRATUM_LABELS,
     )
     out = {name: list(members) for name, members in strata.items() if name not in targets}
     notes: list[str] = []
@@ -88,8 +100,9 @@ def strata_collapse(
         target = targets[name]
         members = strata[name]
         out[target] += [replace(m, stratum=target) for m in members]
+        has = plural(answered[name], "human label") if answered[name] else "no human label"
         notes.append(
-            f"stratum {name!r} ({plural(len(members), 'pair')}) has no human label: collapsed with "
+            f"stratum {name!r} ({plural(len(members), 'pair')}) has {has}: collapsed with "
             f"{target!r} (the same machine label), whose audited pairs speak for both"
         )
     return out, notes

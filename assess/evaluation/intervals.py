@@ -127,7 +127,7 @@ from .interval_interactions import (
     second_order,
     slope_squares,
 )
-from .interval_missing import labels_reach, one_sided_note, unchecked_note
+from .interval_missing import labels_reach, one_sided_note, unchecked_note, unmeasured_note
 from .interval_range import Interval as Interval
 from .interval_range import QueryLabels, query_labels, sample_bears_on, system_range
 from .interval_range import bounded as bounded
@@ -582,8 +582,9 @@ def _system_interval(
     reachable: bool,
 ) -> str:
     """Put one system's interval on ``measure`` into ``found``; return "unseen" when no
-    audited pair moves its value (the whole range given), "at_bound" when its estimate sits
-    at an end of the range, else ""."""
+    audited pair moves its value, "unmeasured" when some does but the variance is 0 (the
+    whole range given for both), "at_bound" when its estimate sits at an end of the range,
+    else ""."""
     system, ranked = run
     base, slopes, cross = _system_measure(design, state, ranked, queries, measure)
     interval = greg_interval(base, slopes, design.human, cross)
@@ -592,7 +593,12 @@ def _system_interval(
     low, high = system_range(measure, ranked, labels)
     # No audited pair moves this value: its variance, a sum over the sample, is 0 whatever
     # its machine labels' errors, so it gets the whole range instead.
-    informed = not reachable or sample_bears_on(slopes, design.human.arrays().design_weight, cross)
+    bears = sample_bears_on(slopes, design.human.arrays().design_weight, cross)
+    # A variance of 0 where the labels allow a range measures no error, it only fails to see
+    # one: the audited pairs that move the value have residual 0 (a stratum's only human
+    # label is its model) and their first-order slopes vanish.
+    measured = interval.high - interval.low > 1e-12 * max(1.0, high - low)
+    informed = not reachable or (bears and measured)
     kept = bounded(interval, low, high, informed=informed)
     found.by_system.setdefault(system, {})[measure] = kept
     found.slope.setdefault(measure, {})[system] = slopes
@@ -603,7 +609,7 @@ def _system_interval(
         return ""
     if not informed:
         found.unseen.add((measure, system))
-        return "unseen"
+        return "unseen" if not bears else "unmeasured"
     return "at_bound" if min(kept.estimate - low, high - kept.estimate) <= 1e-9 else ""
 
 
@@ -664,7 +670,7 @@ def refined_intervals(
     # At a level no grade reaches every measure is surely 0 (level_note says so), whatever
     # the loose ranges allow: the sample need not reach a value to say that.
     reachable = labels_reach(fixed=fixed, pool=pool, rel_level=rel_level)
-    marks: dict[str, list[str]] = {"at_bound": [], "unseen": []}
+    marks: dict[str, list[str]] = {"at_bound": [], "unseen": [], "unmeasured": []}
     for measure in measures:
         state = _measure_state(design, queries, Expect(measure))
         for system, ranked in sorted(runs.items()):
@@ -676,4 +682,6 @@ def refined_intervals(
         found.notes.append(one_sided_note(marks["at_bound"]))
     if marks["unseen"]:
         found.notes.append(unchecked_note(marks["unseen"]))
+    if marks["unmeasured"]:
+        found.notes.append(unmeasured_note(marks["unmeasured"]))
     return found

@@ -27,9 +27,12 @@ CACHE_SECONDS = 600
 # ranking measures, 3: the effects of corrections apart from holes, 4: the refined intervals'
 # simulated labels, 5: the intervals' query counts, the LLM-only nDCG binary at the
 # relevance level and Wilcoxon's p on the changed queries, 6: the intervals' second-order
-# term, 7: a run no audited pair reaches gets its whole range), so that a result cached by
-# the code before (e.g. in Redis across a restart) is not read.
-CACHE_VERSION = 7
+# term, 7: a run no audited pair reaches gets its whole range, 8: a stratum with one human
+# label joins its same-label sibling, a value the sample gives no variance gets its whole
+# range, and a set refined before inclusions were stored weighs each job's stratum by the
+# share drawn), so that a result cached by the code before (e.g. in Redis across a
+# restart) is not read.
+CACHE_VERSION = 8
 
 
 class RebenchError(ValueError):

@@ -426,7 +426,8 @@ def _refinement_key(refinement: Refinement, runs: Sequence[Run], rel_level: int)
     """What a refined set's intervals depend on: its provenance (written once, with the set),
     the original set, the runs, the relevance level and the audit share of every job behind
     the provenance (read live for sets refined before each pair's inclusion probability was
-    stored with its provenance, whose weight is still the job's share)."""
+    stored with its provenance: a job and stratum none of whose pairs was drawn still
+    carries the job's share, though no weight uses it)."""
     shares = (
         LabelProvenance.objects.filter(qrel_set=refinement.qrel_set)
         .values_list("job_id", "job__audit_share")

@@ -59,6 +59,17 @@ from .simulation_comparisons import ComparisonTally
 from .simulation_pool import study_pool_choose, study_strategy_check
 
 METHODS = ("ppi", "llm_only", "human_only")
+# What the llm_only figure is, said wherever the study prints it (the table and --json's
+# "notes"): a contrast, not an interval that claims 95% of the human-completed value.
+LLM_ONLY_NOTE = (
+    "llm_only is not a valid interval on the human-completed value: it takes every machine "
+    "label as right and bootstraps over the queries, so its centre is off by the net effect "
+    "of the machine labels' errors and its width is the queries' spread, which has nothing to "
+    "do with those errors. Its coverage is the share of replications where that error happens "
+    "to be smaller than the query spread: it swings with the debaters' accuracy, the share of "
+    "pairs they label and the number of queries (more queries: narrower, so lower), and can "
+    "be far below 95%; it is shown only to contrast with ppi and human_only."
+)
 AUDIT_DESIGNS = ("uniform", "impact", "neyman")
 
 
@@ -327,7 +338,8 @@ class StudyResult:
         pool's unjudged pairs, of which a budget judges "pooled_pairs"), "escalated",
         "llm_calls", "wrong_consensus" (means per replication), "strategy", "budget" (as
         given, null for every pair), "labels": "simulated", "methods": {name: {"coverage",
-        "mean_width", "intervals", "failures"}} (the headline measure, nDCG@10),
+        "mean_width", "intervals", "failures"}} (the headline measure, nDCG@10), "notes"
+        (sentences on reading the figures: what llm_only is, :data:`LLM_ONLY_NOTE`),
         "measures": {measure: {"methods": {...as above}, "comparisons": {"pairs",
         "coverage", "mean_width", "settled_share", "wrongly_settled",
         "wrongly_settled_share", "tau": {...}}}}}`` (comparisons as
@@ -349,6 +361,7 @@ class StudyResult:
             "llm_calls": round(self.llm_calls, 2),
             "wrong_consensus": round(self.wrong_consensus, 2),
             "methods": {name: tally.summary() for name, tally in self.methods.items()},
+            "notes": [LLM_ONLY_NOTE],
             "measures": {
                 measure: {
                     "methods": {name: t.summary() for name, t in tallies.items()},

@@ -210,8 +210,10 @@ def audit_strata_collapse(
     pairs share one ``consensus`` label joins the stratum of that label with the most
     answered pairs (the larger name as text on a tie), which then speaks for its pairs too;
     one with no such sibling stays (collapsed strata: Cochran, *Sampling Techniques*, 3rd
-    ed., 1977, sec. 5A.12). The same rule as the intervals'
-    (:func:`assess.evaluation.interval_strata.strata_collapse`).
+    ed., 1977, sec. 5A.12). The intervals' rule
+    (:func:`assess.evaluation.interval_strata.strata_collapse`), which also joins a stratum
+    with one answered pair (its own model there); the error rate fits no model per
+    stratum, so here one answered pair stands.
 
     Why: a stratum whose drawn audits all wait (or were never served) would drop out of the
     error rate, which would then describe the other strata's agreed labels only, while the

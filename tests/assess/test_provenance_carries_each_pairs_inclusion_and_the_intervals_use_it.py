@@ -1,11 +1,12 @@
 """A refinement stores each pair's probability of going to humans in its provenance: 1 for
 an escalated pair, for an agreed pair its audit stratum's probability in its job, drawn for
-the audit or not. The intervals' labels read it (a set refined before it was stored falls
-back to the job's audit share), name the strata "label L, round R", and the labels export
-carries it."""
+the audit or not. The intervals' labels read it (a set refined before it was stored weighs
+each pair by the share of its job's stratum that was drawn, not by the job's share now), name
+the strata "label L, round R", and the labels export carries it."""
 
 import uuid
 
+from assess.evaluation.interval_labels import legacy_inclusions
 from assess.evaluation.refined_intervals import pooled_labels
 from assess.models import LabelProvenance, ReviewItem
 from assess.refined.export_rows import labels_records
@@ -56,8 +57,21 @@ def test_provenance_and_the_intervals_carry_the_strata_probabilities(make_review
     records = {r["doc_id"]: r["inclusion"] for r in labels_records(qrel_set=refined)}
     assert (records["d001"], records["d002"], records["d041"]) == (1.0, 0.25, 0.5)
 
-    # A set refined before inclusions were stored: its job's audit share.
+    # A set refined before inclusions were stored: its job's audit share then was not
+    # recorded and the share now may differ (raised here to 0.9 after the draw). Each pair
+    # weighs by the share of its job's stratum drawn, the inclusion probability given the
+    # sample's size: 9 of the 20 ones, 6 of the 20 zeros, whatever the share is now.
     LabelProvenance.objects.filter(qrel_set=refined).update(inclusion=None)
+    DebateJob.objects.filter(pk=job.pk).update(audit_share=0.9)
     labels, _ = pooled_labels(refined=refined)
-    agreed = [p for p in labels if p.stratum != "escalated"]
-    assert {p.inclusion for p in agreed} == {0.25}
+    by_stratum = {
+        name: {p.inclusion for p in labels if p.stratum == name} for name in (ONES, ZEROS)
+    }
+    assert by_stratum == {ONES: {9 / 20}, ZEROS: {6 / 20}}
+
+
+def test_a_legacy_draw_weighs_by_the_share_drawn_in_its_job_and_stratum():
+    draws = [((7, ONES), True)] * 2 + [((7, ONES), False)] * 6 + [((7, ZEROS), False)] * 3
+    draws += [((8, ONES), True)]
+    # No pair drawn in job 7's zeros: no weight is needed there, none is given.
+    assert legacy_inclusions(draws) == {(7, ONES): 0.25, (8, ONES): 1.0}

@@ -300,3 +300,17 @@ def test_an_unfit_budget_is_a_usage_error_before_any_replication(study, budget, 
     _dataset, truth = study
     with pytest.raises(CommandError, match="--budget"):
         call_command("simulate_study", "study", "--truth", str(truth), "--budget", budget, "--json")
+
+
+def test_the_json_and_the_table_say_the_llm_only_figure_is_no_valid_interval(study):
+    # llm_only's coverage swings from setting to setting (it takes the machine labels as
+    # right): both outputs say what it is beside the figure, the JSON under "notes".
+    _dataset, truth = study
+    notes = run_study(truth)["notes"]
+    assert any(n.startswith("llm_only is not a valid interval") for n in notes)
+    out = io.StringIO()
+    call_command(
+        "simulate_study", "study", "--truth", str(truth), "--runs", "r1,r2",
+        "--replications", "3", stdout=out, stderr=io.StringIO(),
+    )  # fmt: skip
+    assert "llm_only is not a valid interval on the human-completed value" in out.getvalue()

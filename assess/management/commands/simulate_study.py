@@ -5,7 +5,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from assess.evaluation.intervals import INTERVAL_MEASURES
-from assess.evaluation.simulation import AUDIT_DESIGNS, StudyDesign
+from assess.evaluation.simulation import AUDIT_DESIGNS, LLM_ONLY_NOTE, StudyDesign
 from assess.evaluation.study import StudyError, study_simulate
 from core.fixes import option_flag
 from core.paths import caller_path
@@ -22,8 +22,10 @@ class Command(BaseCommand):
         "from a truth qrels file, many times over, and report how often each method's 95% "
         "interval on nDCG@10 (and each measure of --measures) contains the value a perfect "
         "assessor would give (coverage) and how wide it is; and how often the paired "
-        "differences and the tau interval cover, and settled orders are wrong. Every label in "
-        "it is simulated; nothing is stored."
+        "differences and the tau interval cover, and settled orders are wrong. The llm_only "
+        "row takes the machine labels as right with a bootstrap over queries: not a valid "
+        "interval on that value, shown for contrast, its coverage may be far below 95%. Every "
+        "label in it is simulated; nothing is stored."
     )
 
     def add_arguments(self, parser):
@@ -191,6 +193,7 @@ class Command(BaseCommand):
             "mean error: estimate - the perfect assessor's value, over the intervals (the "
             "bias as far as the replications tell), with its standard error over them\n"
         )
+        self.stdout.write(f"{LLM_ONLY_NOTE}\n")
         if erring:
             self.stdout.write(
                 f"The simulated annotators err ({annotator_error:g}): the intervals take "
