@@ -206,10 +206,11 @@ class JobOut(Schema):
     #: prompt version, scale, R and consensus rule); ``progress.reused`` counts the labels.
     reuse: bool = True
     reuse_key: str = ""
-    #: Sentences to heed (pairs too long for the agents' context: they end escalated as
-    #: "too_long"; the pairs earlier jobs of the dataset hold, reused or asked again; no
-    #: Celery worker taking its debates for a minute, naming the queue); the job runs all
-    #: the same.
+    #: Sentences to heed: why the workers paused the job (an agent the operator's settings
+    #: no longer allow, naming the agent, the field and the setting); and, the job running
+    #: all the same, pairs too long for the agents' context (they end escalated as
+    #: "too_long"), the pairs earlier jobs of the dataset hold, reused or asked again, no
+    #: Celery worker taking its debates for a minute (naming the queue).
     warnings: list[str] = []
     #: The pairs by outcome (total = settled + escalated + failed + pending + running) and
     #: the last failure's reason, as a judgment run reports them.

@@ -253,9 +253,11 @@ def _job_reuse_check(
     version = f", prompts {prompt_version}" if prompt_version else ""
     raise DebateJobError(
         f"pool {job.pool.name!r} was already debated by job {job.pk} "
-        f"({job_agents_describe(job)}, R = {job.rounds}{job_scale_describe(job)}, "
+        f"({job_agents_describe(job, full_path=True)}, "
+        f"R = {job.rounds}{job_scale_describe(job)}, "
         f"{debated} of its {pairs} pairs, prompts {job.prompt_version}); "
-        f"this run asks for {agent_config_validate(config).describe()}, R = {rounds}"
+        f"this run asks for {agent_config_validate(config).describe(full_path=True)}, "
+        f"R = {rounds}"
         f"{f', graded (consensus {consensus})' if scale == 'graded' else ''}{version}"
         f"{', stage 0 first' if stage0 else ''}"
         f"{' (the job has stage 0)' if job.stage0 and not stage0 else ''}. "

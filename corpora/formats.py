@@ -59,6 +59,33 @@ _BOM = b"\xef\xbb\xbf"
 MAX_LISTED = 50
 
 
+def beir_file_find(folder: Path, stem: str) -> Path | None:
+    """The file an import of the BEIR ``folder`` reads for ``stem`` ("corpus", "queries"):
+    ``STEM.jsonl`` when it is a file, else ``STEM.jsonl.gz``; None when neither is. The import
+    and an upload's size check both ask this, so a folder holding both files is counted as it
+    is read: the plain file only."""
+    for candidate in (folder / f"{stem}.jsonl", folder / f"{stem}.jsonl.gz"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def beir_qrels_files(folder: Path) -> dict[str, Path]:
+    """{split: file} of the BEIR ``folder``'s ``qrels/SPLIT.tsv`` and ``qrels/SPLIT.tsv.gz``,
+    splits in name order; a split with both files is read from ``SPLIT.tsv.gz`` (the later by
+    name, as the import has always taken it). {} without a ``qrels`` folder."""
+    qrels = folder / "qrels"
+    if not qrels.is_dir():
+        return {}
+    found: dict[str, Path] = {}
+    for path in sorted(qrels.iterdir()):
+        for suffix in (".tsv.gz", ".tsv"):
+            if path.name.endswith(suffix) and path.is_file():
+                found[path.name[: -len(suffix)]] = path
+                break
+    return found
+
+
 class FormatError(ValueError):
     """A file that cannot be imported. ``str()`` reads ``path:line: reason``.
 

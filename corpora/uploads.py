@@ -26,7 +26,7 @@ import zlib
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-from .formats import FormatError
+from .formats import FormatError, beir_file_find, beir_qrels_files
 
 MAX_MEMBERS = 10_000
 _CHUNK = 1 << 20
@@ -154,16 +154,13 @@ def error_relative(message: str, root: Path) -> str:
 
 
 def beir_files_read(folder: Path) -> list[Path]:
-    """The files of the BEIR ``folder`` an import reads (those present): ``corpus.jsonl``,
-    ``queries.jsonl`` (plain or ``.gz``) and ``qrels/*.tsv[.gz]``."""
-    names = [f"{stem}.jsonl{gz}" for stem in ("corpus", "queries") for gz in ("", ".gz")]
-    found = [folder / name for name in names if (folder / name).is_file()]
-    qrels = folder / "qrels"
-    if qrels.is_dir():
-        found += sorted(
-            p for p in qrels.iterdir() if p.name.endswith((".tsv", ".tsv.gz")) and p.is_file()
-        )
-    return found
+    """The files of the BEIR ``folder`` an import reads (those present), each once, as the
+    import picks them (:func:`corpora.formats.beir_file_find`,
+    :func:`~corpora.formats.beir_qrels_files`): ``corpus.jsonl`` and ``queries.jsonl``, each
+    plain when both it and its ``.gz`` are there, then one file per qrels split (by path). A
+    file the import leaves unread is not counted against the upload's limit."""
+    found = [beir_file_find(folder, stem) for stem in ("corpus", "queries")]
+    return [p for p in found if p is not None] + sorted(beir_qrels_files(folder).values())
 
 
 def _long_line(

@@ -63,6 +63,10 @@ class DebateJob(models.Model):
         CANCELLED = "cancelled", "cancelled"
         FINISHED = "finished", "finished"
 
+    class LaunchedFrom(models.TextChoices):
+        WEB = "web", "the browser or the HTTP API"
+        COMMAND = "command", "a management command (the server's operator)"
+
     pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="debate_jobs")
     agent_a = models.JSONField(
         help_text="Backend config of agent A (initial stance relevant); never holds a key."
@@ -251,6 +255,17 @@ class DebateJob(models.Model):
         blank=True,
         help_text="At launch: how many of its pairs earlier jobs of the dataset debated, and "
         "how many of them were reused.",
+    )
+    launched_from = models.CharField(
+        max_length=10,
+        choices=LaunchedFrom.choices,
+        default=LaunchedFrom.WEB,
+        editable=False,
+        help_text="web: the workers check its agents against the operator's settings before "
+        "they call (debates.services.backends.stored_agents_permit); command: the operator's.",
+    )
+    stop_note = models.CharField(
+        max_length=500, blank=True, help_text="Why the workers paused the job themselves."
     )
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)

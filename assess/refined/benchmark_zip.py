@@ -42,7 +42,7 @@ from corpora.ordering import code_point
 from corpora.services import qrels_export
 from corpora.simulated import simulated_filename
 from debates.bundled import embedded_warning
-from debates.llm.config import AgentConfig, backend_and_model
+from debates.llm.config import AgentConfig, backend_and_model, model_shown
 from debates.models import Debate, DebateJob
 
 from ..models import LabelProvenance, Refinement
@@ -114,7 +114,7 @@ def _agent_sheets(job: DebateJob) -> tuple[AgentSheet, ...]:
             config = AgentConfig.stored(raw)
         except ValueError:  # a config this code no longer reads: name what it stored
             backend, model = backend_and_model(raw)
-            out.append(AgentSheet(name, stance, model or backend, backend))
+            out.append(AgentSheet(name, stance, model_shown(model) or backend, backend))
             continue
         options = config.generation_options()
         reasoning = json.dumps(options, sort_keys=True, ensure_ascii=False) if options else ""

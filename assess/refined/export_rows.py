@@ -17,7 +17,7 @@ from django.db.models import Count, F, Q
 from assess.models.overrides import HUMAN_SOURCES, overrides_consensus
 from corpora.models import Document, Pool, Qrel, QrelSet, Query
 from corpora.ordering import code_point
-from debates.llm.config import AgentConfig
+from debates.llm.config import AgentConfig, model_shown
 from debates.models import Debate, DebateJob, Turn
 from debates.prices import Price, llm_prices
 
@@ -481,6 +481,7 @@ def _transcript_record(row: tuple) -> dict:
     for key in _EMPTY_AS_LIST:
         record[key] = record[key] or []
     record["created"] = _iso(record["created"])
+    record["model"] = model_shown(record["model"])  # a GGUF file by its name: no server folder
     return record
 
 

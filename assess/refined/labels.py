@@ -61,7 +61,7 @@ from typing import TypedDict
 
 from assess.models.overrides import overrides_consensus
 from corpora.formats import relevance_level_check
-from debates.llm.config import backend_and_model
+from debates.llm.config import backend_and_model, model_shown
 
 from ..review.agreement import majority_label, median_grade
 
@@ -158,10 +158,13 @@ def provenance_models(
     agent_a: dict, agent_b: dict, *, settled_by: str, stage0_hash: str
 ) -> tuple[str, ...]:
     """The models a label's provenance names: for a stage-0 label the judge, by its model
-    hash (``"stage0:<hash>"``); else each agent's model (its backend when it names none)."""
+    hash (``"stage0:<hash>"``); else each agent's model (its backend when it names none), a
+    GGUF file by its name only (:func:`debates.llm.config.model_shown`: researchers read
+    exports, the folder is the server's)."""
     if settled_by == STAGE0:
         return (f"stage0:{stage0_hash}",)
-    return tuple(model or backend for backend, model in map(backend_and_model, (agent_a, agent_b)))
+    named = map(backend_and_model, (agent_a, agent_b))
+    return tuple(model_shown(model) or backend for backend, model in named)
 
 
 @dataclass(frozen=True, slots=True)

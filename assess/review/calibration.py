@@ -33,7 +33,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
 from debates.calibration import Calibration, calibration_summary
-from debates.llm.config import AgentConfig
+from debates.llm.config import AgentConfig, model_shown
 from debates.models import Debate, DebateJob, Turn
 
 from ..models import Adjudication, GoldPair, ReviewItem
@@ -213,7 +213,9 @@ def _model(raw: Any) -> str:
     try:
         return AgentConfig.stored(raw).label
     except ValueError:
-        return str(raw.get("model") or raw.get("backend") or "") if isinstance(raw, dict) else ""
+        if not isinstance(raw, dict):
+            return ""
+        return model_shown(str(raw.get("model") or "")) or str(raw.get("backend") or "")
 
 
 def reliability_svg(figures: Calibration, *, size: int = 160) -> str:

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from debates.audit_design import stratum_name
 from debates.engine import evidence_spans
+from debates.llm.config import model_shown
 from debates.models import Debate, DebateJob, Turn
 from debates.rubric import grade_names, rubric
 
@@ -174,7 +175,7 @@ def _turn_view(turn: Turn, spans: dict[str, list[tuple[int, int]]]) -> TurnView:
         label_text=LABEL_TEXT.get(turn.label, f"grade {turn.label}"),
         argument=turn.argument,
         evidence=evidence,
-        model=turn.model,
+        model=model_shown(turn.model),
         parse_error=turn.parse_error,
         css=turn.agent.lower(),
         reasoning=turn.reasoning,

@@ -303,23 +303,10 @@ def qrel_set_grades_record(*, qrel_set: QrelSet) -> dict[int, int]:
 
 
 def _find_beir_file(folder: Path, stem: str) -> Path:
-    for candidate in (folder / f"{stem}.jsonl", folder / f"{stem}.jsonl.gz"):
-        if candidate.is_file():
-            return candidate
-    raise FormatError(folder, None, f"no {stem}.jsonl or {stem}.jsonl.gz in the folder")
-
-
-def _qrels_splits(folder: Path) -> list[tuple[str, Path]]:
-    qrels_dir = folder / "qrels"
-    if not qrels_dir.is_dir():
-        return []
-    splits = []
-    for path in sorted(qrels_dir.iterdir()):
-        for suffix in (".tsv.gz", ".tsv"):
-            if path.name.endswith(suffix) and path.is_file():
-                splits.append((path.name[: -len(suffix)], path))
-                break
-    return splits
+    found = formats.beir_file_find(folder, stem)
+    if found is None:
+        raise FormatError(folder, None, f"no {stem}.jsonl or {stem}.jsonl.gz in the folder")
+    return found
 
 
 def dataset_summary(*, dataset: Dataset) -> dict:
@@ -372,7 +359,7 @@ def dataset_identical_ids_count(*, dataset: Dataset, policy: str | None = None) 
 def _beir_splits_chosen(folder: Path, splits: list[str] | None) -> dict[str, Path]:
     """{split: qrels file} of the BEIR ``folder``: every split found, or only ``splits`` in
     that order. Raises :class:`FormatError` naming the splits asked for that are not there."""
-    found = dict(_qrels_splits(folder))
+    found = formats.beir_qrels_files(folder)
     if splits is not None:
         missing = [s for s in splits if s not in found]
         if missing:

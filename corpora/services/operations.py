@@ -211,8 +211,7 @@ def operation_run(*, operation_id: int) -> Operation:
     except (FormatError, UploadError, OperationError, RunError, PoolError, ValueError) as exc:
         # Stored without the option that would get past it: the page and the API word that
         # for themselves (a form's label, a JSON field) from ``result["fix"]``.
-        text = error_worded(exc, "plain")
-        message = error_relative(text, root) if root else text
+        message = server_paths_hidden(error_worded(exc, "plain"), root)
         message = FAILED_PREFIX.get(operation.kind, "") + message  # the commands' words
         fix = error_fix(exc)
         _operation_end(operation, error=message, result={"fix": fix.as_dict()} if fix else None)
@@ -230,14 +229,29 @@ def operation_run(*, operation_id: int) -> Operation:
 
 def unexpected_error_shown(exc: BaseException, root: Path | None) -> str:
     """An error no step words for itself, as the operation stores it for the page and the API
-    (researchers read them): ``"TypeName: message"``, the upload folder ``root`` taken out as
-    for the steps' own errors (:func:`corpora.uploads.error_relative`: ``'corpus.jsonl'``),
-    then any other path inside ``DREAM_VAR_DIR`` named from the setting, e.g.
+    (researchers read them): ``"TypeName: message"`` with the server's folders taken out as
+    for the steps' own errors (:func:`server_paths_hidden`), e.g.
     ``"OSError: [Errno 28] No space left on device: 'DREAM_VAR_DIR/indexes/3.bin'"``."""
-    text = f"{type(exc).__name__}: {exc}"
+    return server_paths_hidden(f"{type(exc).__name__}: {exc}", root)
+
+
+def server_paths_hidden(text: str, root: Path | None) -> str:
+    """An operation's error ``text`` as the page and the API show it (researchers read it):
+    the upload folder ``root`` taken out (:func:`corpora.uploads.error_relative`:
+    ``corpus.jsonl:3: ...``), then every other server folder the app knows named, not
+    given: a path inside ``DREAM_VAR_DIR`` (as set, or with its links followed) from the
+    setting (``DREAM_VAR_DIR/indexes/3.bin``), one inside the code's folder as "the app's
+    folder". A folder is replaced only as a whole name (``/srv/app`` leaves ``/srv/apple``)."""
     if root is not None:
         text = error_relative(text, root)
-    return text.replace(str(settings.VAR_DIR).rstrip("/"), "DREAM_VAR_DIR")
+    var = Path(settings.VAR_DIR)
+    folders = {str(var): "DREAM_VAR_DIR", str(var.resolve()): "DREAM_VAR_DIR"}
+    folders.setdefault(str(settings.BASE_DIR), "the app's folder")
+    for folder, name in folders.items():
+        folder = folder.rstrip("/")
+        if folder:
+            text = re.sub(re.escape(folder) + r"(?![\w.-])", name, text)
+    return text
 
 
 def operation_fix(*, operation: Operation) -> OptionFix | None:

@@ -523,11 +523,14 @@ class AgentConfig(BaseModel):
             return f"{self.model}:{self.dataset}:{self.truth}"
         return f"openai:{self.base_url or 'default'}:{self.model}"
 
-    def describe(self) -> str:
+    def describe(self, *, full_path: bool = False) -> str:
         """One line for pages and logs, e.g. ``openai gpt-4o-mini at https://api.openai.com/v1``.
-        Does not look at an embedded model's file (it may be gone since the job ran)."""
+        Does not look at an embedded model's file (it may be gone since the job ran), and
+        names it by its file name only (:func:`model_shown`: pages, exports and the API are
+        read by researchers) unless ``full_path`` (a command's output, for the operator)."""
         if self.backend == "embedded" and self.model_path:
-            return f"embedded {self.model_path} (local GGUF in-process, context {self.n_ctx})"
+            path = self.model_path if full_path else model_shown(self.model_path)
+            return f"embedded {path} (local GGUF in-process, context {self.n_ctx})"
         if self.backend == "embedded":
             return f"embedded {self.model} (in-process; for trying the pipeline, not a benchmark)"
         if self.backend == TEST_BACKEND:
@@ -547,8 +550,9 @@ class AgentConfig(BaseModel):
 
     @property
     def label(self) -> str:
-        """What a label's provenance names the agent by: the model, else the backend."""
-        return self.model or self.backend
+        """What a label's provenance names the agent by: the model (a GGUF file by its name,
+        :func:`model_shown`), else the backend."""
+        return model_shown(self.model) or self.backend
 
 
 def backend_and_model(raw: dict[str, Any] | None) -> tuple[str, str]:
@@ -578,14 +582,28 @@ def truth_file_shown(truth: str | None) -> str:
     return Path(truth or "").name
 
 
+def model_shown(model: str | None) -> str:
+    """A model as pages, exports and the API show it to their readers (researchers too): an
+    embedded agent's GGUF file (its ``model_path``, which is its ``model`` too: an absolute
+    path on the server) by its file name only, e.g. ``qwen2.5-7b-q4_k_m.gguf`` for
+    ``/srv/models/qwen2.5-7b-q4_k_m.gguf``; any other name (``gpt-4o``, ``Qwen/Qwen3-8B``)
+    as it is; "" for None."""
+    text = model or ""
+    return Path(text).name if Path(text).is_absolute() else text
+
+
 def config_shown(raw: dict[str, Any] | None) -> dict[str, Any]:
     """A stored agent config (``DebateJob.agent_a``, ``agent_b``) as the API shows it to its
     readers (researchers too): a copy as stored, but a ``truth`` path by its file name only
-    (:func:`truth_file_shown`), as :meth:`AgentConfig.describe` names it on the job page.
-    Read without validating, as provenance reads a config; ``{}`` for None."""
+    (:func:`truth_file_shown`) and an embedded ``model_path`` (and the ``model`` it names) by
+    its file name only (:func:`model_shown`), as :meth:`AgentConfig.describe` names them on
+    the job page. Read without validating, as provenance reads a config; ``{}`` for None."""
     shown = dict(raw or {})
     if isinstance(shown.get("truth"), str):
         shown["truth"] = truth_file_shown(shown["truth"])
+    for name in ("model", "model_path"):
+        if isinstance(shown.get(name), str):
+            shown[name] = model_shown(shown[name])
     return shown
 
 

@@ -12,8 +12,10 @@ API: only the endpoints, key variables and model files the server's operator lis
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
+import json
 import os
 import threading
 from collections.abc import Callable, Mapping
@@ -28,6 +30,7 @@ from debates.llm.config import (
     TEST_BACKEND,
     TEST_FACTORY_ENV,
     AgentConfig,
+    model_shown,
     truth_file_shown,
 )
 from debates.services.common import DebateJobError
@@ -41,6 +44,7 @@ __all__ = [
     "allowed_endpoints",
     "endpoint_listed",
     "stored_agents_permit",
+    "stored_agents_refusal",
     "allowed_key_envs",
     "model_file_permitted",
     "simulation_dirs",
@@ -128,7 +132,9 @@ def truth_file_permit(*, path: str | None, agent: str, shown_in_full: bool = Tru
         )
 
 
-def agent_config_permit(*, config: AgentConfig | dict[str, Any] | None, agent: str) -> None:
+def agent_config_permit(
+    *, config: AgentConfig | dict[str, Any] | None, agent: str, shown_in_full: bool = True
+) -> None:
     """Refuse a backend config from the browser or the HTTP API that names what the server's
     operator did not allow: an openai ``base_url`` (absent: https://api.openai.com/v1) not
     matching ``DREAM_LLM_ALLOWED_ENDPOINTS``, an ``api_key_env`` (absent: OPENAI_API_KEY)
@@ -139,7 +145,9 @@ def agent_config_permit(*, config: AgentConfig | dict[str, Any] | None, agent: s
     setting, e.g. ``agent A: base_url http://127.0.0.1:9000/v1 is not one of the endpoints
     the server's operator allows (DREAM_LLM_ALLOWED_ENDPOINTS)``; also for a config that is
     invalid (as :func:`agent_config_validate` words it). The scripted test backend passes
-    (it exists only while ``DREAM_TEST_LLM_FACTORY`` is set)."""
+    (it exists only while ``DREAM_TEST_LLM_FACTORY`` is set). ``shown_in_full`` False (a
+    refusal stored on a job, which researchers read): a model or truth file by its name only
+    (:func:`debates.llm.config.model_shown`), no folder of the server's."""
     try:
         parsed = AgentConfig.load(config, check_file=False)
     except ValueError as exc:
@@ -161,7 +169,7 @@ def agent_config_permit(*, config: AgentConfig | dict[str, Any] | None, agent: s
                 f"allows for keys ({KEY_ENVS_SETTING}: {listed})"
             )
     if parsed.is_simulated:
-        truth_file_permit(path=parsed.truth, agent=agent)
+        truth_file_permit(path=parsed.truth, agent=agent, shown_in_full=shown_in_full)
     if parsed.backend == "embedded" and parsed.model_path:
         if not model_file_permitted(path=parsed.model_path):
             if getattr(settings, MODELS_DIR_SETTING, ""):
@@ -171,19 +179,55 @@ def agent_config_permit(*, config: AgentConfig | dict[str, Any] | None, agent: s
                     "is refused: only the bundled model may be used until the server's "
                     "operator sets a models folder"
                 )
-            raise DebateJobError(
-                f"agent {agent}: model_path {parsed.model_path} {why} ({MODELS_DIR_SETTING})"
-            )
+            named = parsed.model_path if shown_in_full else model_shown(parsed.model_path)
+            raise DebateJobError(f"agent {agent}: model_path {named} {why} ({MODELS_DIR_SETTING})")
 
 
-def stored_agents_permit(*, agents: tuple[dict[str, Any], dict[str, Any]]) -> None:
+def stored_agents_permit(
+    *, agents: tuple[dict[str, Any], dict[str, Any]], shown_in_full: bool = True
+) -> None:
     """Refuse to run a stored job's agents again from the browser or the HTTP API (resume,
-    retry failed) unless the operator allows them now (:func:`agent_config_permit`, agent A
-    then B): a setting withdrawn since the launch must stop the job's calls, and a job a
-    command made with an endpoint of its own is resumed by a command. Reads no variable and
-    opens no file. Raises DebateJobError naming the agent, the field and the setting."""
+    retry failed), or on a worker for a job made there (:func:`stored_agents_refusal`),
+    unless the operator allows them now (:func:`agent_config_permit`, agent A then B): a
+    setting withdrawn since the launch must stop the job's calls, and a job a command made
+    with an endpoint of its own is resumed by a command. Reads no variable and opens no
+    file. Raises DebateJobError naming the agent, the field and the setting (a file by its
+    name only unless ``shown_in_full``)."""
     for name, raw in zip(("A", "B"), agents, strict=True):
-        agent_config_permit(config=raw, agent=name)
+        agent_config_permit(config=raw, agent=name, shown_in_full=shown_in_full)
+
+
+def stored_agents_refusal(*, agents: tuple[str, str]) -> str:
+    """What a worker asks before it calls for a debate of a job made in the browser or the
+    API: "" when the operator's settings as they are now allow its agents (``agents``: agent
+    A's and B's stored configs as JSON text), else :func:`stored_agents_permit`'s refusal
+    with a file by its name only (stored on the job, which researchers read), e.g. ``agent A:
+    base_url http://gpu1:8000/v1 is not one of the endpoints the server's operator allows
+    (DREAM_LLM_ALLOWED_ENDPOINTS)``. Answered once per process, configs and settings (the
+    settings are part of the key, so a changed setting applies at once). Opens no file."""
+    return _refusal(agents, _policy_now())
+
+
+def _policy_now() -> tuple[Any, ...]:
+    """The settings :func:`agent_config_permit` reads, as they are now."""
+    folder = str(getattr(settings, MODELS_DIR_SETTING, "") or "")
+    return (
+        allowed_endpoints(),
+        allowed_key_envs(),
+        folder,
+        simulation_dirs(),
+        os.environ.get(TEST_FACTORY_ENV, ""),
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _refusal(agents: tuple[str, str], _policy: tuple[Any, ...]) -> str:
+    try:
+        raw = (json.loads(agents[0]), json.loads(agents[1]))
+        stored_agents_permit(agents=raw, shown_in_full=False)
+    except DebateJobError as exc:
+        return str(exc)
+    return ""
 
 
 def agent_config_validate(

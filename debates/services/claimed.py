@@ -42,11 +42,11 @@ _DEBATE, _JOB, _TURN, _PAIR, _QUERY, _DOCUMENT = (
 # What a run reads of debate ``d`` (a row with its id, job_id and pair_id): the job's id and
 # key token, the query's id, text and answers, the document's id, title and text, the agents'
 # configs, the original grade a check-judged job compares the consensus with (NULL for other
-# jobs), :data:`CONFIG_COLUMNS`, then the stored turns.
+# jobs), where the job was launched, :data:`CONFIG_COLUMNS`, then the stored turns.
 _COLUMNS = f"""
 SELECT d.job_id, j.api_keys_encrypted, q.query_id, q.text, q.answers, doc.doc_id, doc.title,
     doc.text, j.agent_a, j.agent_b, CASE WHEN j.check_judged THEN p.original_relevance END,
-    {", ".join(f"j.{column}" for column in CONFIG_COLUMNS)},
+    j.launched_from, {", ".join(f"j.{column}" for column in CONFIG_COLUMNS)},
     (SELECT COUNT(*) FROM {_TURN} t WHERE t.debate_id = d.id)
 """  # noqa: S608
 _JOINS = f"""
@@ -77,7 +77,9 @@ class ClaimedDebate:
     :meth:`agent_configs`, which raise ValueError for settings this code cannot run.
     ``original_to_check`` is the pair's original grade when its job checks the judged pairs
     (None otherwise): compared with the consensus once the debate ended
-    (:func:`debates.check_judged.check_judged_outcome`), never part of what the agents see."""
+    (:func:`debates.check_judged.check_judged_outcome`), never part of what the agents see.
+    ``launched_from`` is the job's (``DebateJob.LaunchedFrom``): a job made in the browser or
+    the API has its agents checked against the operator's settings before any call."""
 
     debate_id: int
     job_id: int
@@ -87,6 +89,7 @@ class ClaimedDebate:
     api_keys_encrypted: str
     turns_stored: int
     original_to_check: int | None = None
+    launched_from: str = DebateJob.LaunchedFrom.WEB
 
     def engine_config(self) -> DebateConfig:
         """The job's engine config (parsed once per process and distinct settings)."""
@@ -172,8 +175,9 @@ def _claimed(debate_id: int, row: tuple[Any, ...]) -> ClaimedDebate:
         job_id=job_id,
         pair=pair,
         agents_stored=(_as_text(agent_a), _as_text(agent_b)),
-        config_stored=tuple(row[11:-1]),
+        config_stored=tuple(row[12:-1]),
         api_keys_encrypted=keys,
         turns_stored=int(row[-1]),
         original_to_check=row[10],
+        launched_from=row[11],
     )

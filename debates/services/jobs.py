@@ -5,7 +5,8 @@
 :func:`debate_job_retry_failed` change a job's status, each in one transaction with its
 debates sent to Celery only after commit (:func:`debates.services.queue.debates_enqueue`); a
 pause or cancel stores the job's webhook event in that transaction
-(:func:`debates.services.webhooks.webhook_job_event`)."""
+(:func:`debates.services.webhooks.webhook_job_event`). A worker pauses a job whose agents
+the operator no longer allows with :func:`debate_job_stop_refused`."""
 
 from __future__ import annotations
 
@@ -154,6 +155,22 @@ def debate_job_pause(*, job: DebateJob) -> None:
     job.refresh_from_db()
 
 
+def debate_job_stop_refused(*, job_id: int, note: str) -> bool:
+    """On a worker: pause running job ``job_id``, whose agents the operator's settings no
+    longer allow, with ``note`` (the refusal, naming the agent, the field and the setting) as
+    its ``stop_note``, which the job page and the API show until it is resumed; a job with a
+    callback URL sends ``job.paused``. True when this call paused it (False: it was no longer
+    running). Its pending debates stay pending, to be resumed once the operator allows
+    the agents again (resuming checks them)."""
+    with transaction.atomic():
+        paused = DebateJob.objects.filter(pk=job_id, status=DebateJob.Status.RUNNING).update(
+            status=DebateJob.Status.PAUSED, stop_note=note[:500]
+        )
+        if paused:  # stored with the pause, sent after commit (none without a callback)
+            webhook_job_event(job_id=job_id, event=WebhookDelivery.Event.PAUSED)
+    return bool(paused)
+
+
 def debate_job_resume(*, job: DebateJob, enqueue: bool = True) -> int:
     """Resume a paused job: enqueue its pending debates again (a debate queued twice runs
     once). Returns the number enqueued. Raises DebateJobError unless the job is paused."""
@@ -163,7 +180,8 @@ def debate_job_resume(*, job: DebateJob, enqueue: bool = True) -> int:
             raise DebateJobError(f"job {job.pk} is {locked.status}; only a paused job resumes")
         locked.status = DebateJob.Status.RUNNING
         locked.started = locked.started or timezone.now()
-        locked.save(update_fields=["status", "started"])
+        locked.stop_note = ""  # why the workers paused it, if they did: no longer so
+        locked.save(update_fields=["status", "started", "stop_note"])
         pending = debates_pending_ids(locked)
         if enqueue and not locked.batch:
             _pending_send(locked, pending)

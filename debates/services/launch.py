@@ -503,6 +503,11 @@ def debate_job_launch(
             concurrency=checked.concurrency,
             api_keys_encrypted=checked.api_keys_encrypted,
             created_by=created_by,
+            # The workers hold a job made in the browser or the API to the operator's
+            # settings as they are when they call (debates.services.run._agents_refusal).
+            launched_from=(
+                DebateJob.LaunchedFrom.WEB if untrusted else DebateJob.LaunchedFrom.COMMAND
+            ),
             callback_url=checked.callback_url,
             stage0_state=Stage0State.WAITING if spec.stage0 else Stage0State.OFF,
             **_reuse_fields(spec, same),
@@ -590,17 +595,22 @@ def debate_job_retry_launch(*, job: DebateJob, background: bool = False) -> int:
 
 
 def debate_job_warnings(*, job: DebateJob) -> list[str]:
-    """What a job's page, its API body and its launch warn of, as sentences: pairs too long
-    for the agents' context (:func:`debates.estimate_selectors.job_too_long_pairs`), which
-    end escalated as "too_long" (the job is not refused: its other pairs are debated), and
-    the pairs it shares with earlier jobs of its dataset, reused or asked again
+    """What a job's page, its API body and its launch warn of, as sentences: why the workers
+    paused it themselves (``DebateJob.stop_note``: its agents refused by the operator's
+    settings as they are now, :func:`debates.services.jobs.debate_job_stop_refused`), pairs
+    too long for the agents' context (:func:`debates.estimate_selectors.job_too_long_pairs`),
+    which end escalated as "too_long" (the job is not refused: its other pairs are debated),
+    and the pairs it shares with earlier jobs of its dataset, reused or asked again
     (``DebateJob.reuse_note``, :func:`debates.services.reuse.reuse_note_set`)."""
     from debates.estimate import too_long_warning
     from debates.estimate_selectors import job_too_long_pairs
 
     count, names, context = job_too_long_pairs(job=job)
     warning = too_long_warning(count, names, context=context)
-    return [text for text in (warning, job.reuse_note) if text]
+    stopped = (
+        f"paused by the workers, resumable once allowed: {job.stop_note}" if job.stop_note else ""
+    )
+    return [text for text in (stopped, warning, job.reuse_note) if text]
 
 
 def debate_job_run_in_background(*, job_id: int) -> bool:
@@ -675,9 +685,10 @@ def job_scale_describe(job: DebateJob) -> str:
     return f", graded 0..{job.max_grade} (consensus {job.consensus})"
 
 
-def job_agents_describe(job: DebateJob) -> str:
-    """The job's agents in one line: "DESCRIPTION" when both are the same, else "A vs B"."""
-    a, b = (config.describe() for config in job.agents)
+def job_agents_describe(job: DebateJob, *, full_path: bool = False) -> str:
+    """The job's agents in one line: "DESCRIPTION" when both are the same, else "A vs B"; a
+    model file by its name only unless ``full_path`` (a command's output)."""
+    a, b = (config.describe(full_path=full_path) for config in job.agents)
     return a if a == b else f"{a} vs {b}"
 
 

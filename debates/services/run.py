@@ -56,6 +56,7 @@ from debates.services.common import (
     llm_retry_attempts,
 )
 from debates.services.guarded import GuardedClient, Meter
+from debates.services.jobs import debate_job_stop_refused
 from debates.services.lane import lane_release, lane_run
 from debates.services.leases import (
     JobStopped,
@@ -230,6 +231,10 @@ def debate_run_status(
     if claimed is None:
         return lane_run(lambda: _status_read(debate_id))
     row, lease, done = claimed
+    refusal = _agents_refusal(row)
+    if refusal:
+        lane_run(partial(_job_stop_refused, row, lease, refusal))
+        return lane_run(lambda: _status_read(debate_id))
     started = time.monotonic()
     meter = Meter()
     writer: TurnWriter | None = None
@@ -253,6 +258,27 @@ def debate_run_status(
     if stored is not None:
         return DebateRunStatus(status=stored, last_error="")
     return lane_run(lambda: _status_read(debate_id))
+
+
+def _agents_refusal(row: ClaimedDebate) -> str:
+    """Why a claimed debate may not call: for a job made in the browser or the API, its
+    agents against the operator's settings as this process reads them now
+    (:func:`~debates.services.backends.stored_agents_refusal`; an endpoint, key variable,
+    models folder or truth folder withdrawn since the launch, then the workers restarted);
+    "" when it may, and always for a job a command made (the operator's own endpoints)."""
+    if row.launched_from == DebateJob.LaunchedFrom.COMMAND:
+        return ""
+    return backends.stored_agents_refusal(agents=row.agents_stored)
+
+
+def _job_stop_refused(row: ClaimedDebate, lease: Lease, refusal: str) -> None:
+    """A claimed debate whose agents the operator no longer allows: given back (pending, no
+    attempt counted, no call made) and its job paused with ``refusal`` as its stop note
+    (:func:`~debates.services.jobs.debate_job_stop_refused`), so no other debate of it is
+    claimed; resuming it asks the settings again."""
+    lease_release(lease=lease, elapsed=0.0)
+    if debate_job_stop_refused(job_id=row.job_id, note=refusal):
+        log.warning("job %s paused: %s", row.job_id, refusal)
 
 
 def _status_read(debate_id: int) -> DebateRunStatus:

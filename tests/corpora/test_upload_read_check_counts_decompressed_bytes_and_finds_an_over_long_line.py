@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from corpora.formats import beir_file_find, beir_qrels_files
 from corpora.uploads import UploadError, beir_files_read, upload_read_check
 
 
@@ -91,3 +92,28 @@ def test_the_files_an_import_reads_are_corpus_queries_and_the_qrels_splits(tmp_p
         "qrels/dev.tsv.gz",
         "qrels/test.tsv",
     ]
+
+
+def test_a_folder_with_both_a_plain_and_a_gz_file_counts_only_the_one_the_import_reads(
+    tmp_path,
+):
+    # The import reads corpus.jsonl before corpus.jsonl.gz (queries likewise) and a split's
+    # SPLIT.tsv.gz before its SPLIT.tsv: the other file is never read, so never counted.
+    _write(tmp_path / "corpus.jsonl", b"c" * 100)
+    _write(tmp_path / "corpus.jsonl.gz", b"C" * 5000)
+    _write(tmp_path / "queries.jsonl.gz", b"q" * 10)
+    _write(tmp_path / "qrels" / "test.tsv", b"t" * 7000)
+    _write(tmp_path / "qrels" / "test.tsv.gz", b"T" * 30)
+
+    read = beir_files_read(tmp_path)
+
+    assert [p.relative_to(tmp_path).as_posix() for p in read] == [
+        "corpus.jsonl",
+        "queries.jsonl.gz",
+        "qrels/test.tsv.gz",
+    ]
+    assert upload_read_check(paths=read, max_bytes=140) == 140  # 100 + 10 + 30
+    # The same files the import takes (corpora.services.datasets asks these two).
+    assert beir_file_find(tmp_path, "corpus") == read[0]
+    assert beir_file_find(tmp_path, "queries") == read[1]
+    assert beir_qrels_files(tmp_path) == {"test": read[2]}

@@ -87,6 +87,10 @@ def test_another_model_name_next_to_a_path_is_refused(gguf_copy):
 def test_a_stored_config_whose_file_is_gone_is_still_described(gguf_copy):
     stored = validate_backend_config({"backend": "embedded", "model_path": str(gguf_copy)})
     gguf_copy.unlink()
+    # Pages name the file by its name (the folder is the server's), a command by its path.
     assert describe_backend(AgentConfig.stored(stored)) == (
+        "embedded copy.gguf (local GGUF in-process, context 4096)"
+    )
+    assert AgentConfig.stored(stored).describe(full_path=True) == (
         f"embedded {gguf_copy} (local GGUF in-process, context 4096)"
     )

@@ -18,7 +18,9 @@ def test_a_job_on_a_local_gguf_has_no_smollm2_warning(client_as, make_review_job
     DebateJob.objects.filter(pk=job.pk).update(agent_a=LOCAL, agent_b=LOCAL)
     html = client_as("admin").get(f"/jobs/{job.pk}/").content.decode()
     assert 'id="embedded-warning"' not in html
-    assert "/models/qwen2.5-7b-instruct-q4_k_m.gguf" in html  # the agents are named
+    # The agents are named, their file by its name only (the folder is the server's).
+    assert "embedded qwen2.5-7b-instruct-q4_k_m.gguf (local GGUF" in html
+    assert "/models/qwen2.5-7b-instruct-q4_k_m.gguf" not in html
 
 
 def test_one_agent_on_the_bundled_model_brings_the_warning_back(client_as, make_review_job):

@@ -578,8 +578,9 @@ def wait_job(
 
 
 def describe_agents(job: DebateJob) -> str:
-    """ "agents: DESCRIPTION" when both agents are the same, else "agent A: ...; agent B: ..."."""
-    a, b = (config.describe() for config in job.agents)
+    """ "agents: DESCRIPTION" when both agents are the same, else "agent A: ...; agent B: ...";
+    a model file by its full path (a command's output is the operator's)."""
+    a, b = (config.describe(full_path=True) for config in job.agents)
     return f"agents: {a}" if a == b else f"agent A: {a}; agent B: {b}"
 
 
