@@ -267,6 +267,11 @@ class DebateJob(models.Model):
     stop_note = models.CharField(
         max_length=500, blank=True, help_text="Why the workers paused the job themselves."
     )
+    truth_note = models.TextField(
+        blank=True,
+        help_text="At launch, for simulated debaters: a warning when their truth file lists "
+        "none of the pool's pairs as relevant (debates.simulated.truth_pool_note).",
+    )
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)

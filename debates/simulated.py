@@ -23,6 +23,7 @@ Annotators give the true label, flipped with probability ``annotator_error``.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 SIMULATED = "simulated"  # the provenance every simulated label carries
@@ -82,3 +83,37 @@ class SimulatedAssessor:
         """A simulated annotator's label for a pair whose true label is ``relevant``."""
         wrong = rng.random() < self.annotator_error
         return int(relevant) if not wrong else int(not relevant)
+
+
+def truth_pool_note(
+    *, truth: Mapping[str, Mapping[str, int]], pairs: Iterable[tuple[str, str]]
+) -> str:
+    """A warning when the truth file (``{query_id: {doc_id: grade}}``) lists none of a pool's
+    ``pairs`` (query id, document id) as relevant; "" when it lists at least one.
+
+    Why: a pool leaves out the pairs its qrels judged, so a truth file equal to those same
+    qrels calls every pooled pair non-relevant, and each "relevant" label the simulated
+    debaters give is one of their errors (about 1 - specificity of the pairs): the study then
+    measures only the error model, not the holes. The remedy is to pool from qrels with part
+    of their relevant rows hidden (``./dream manage hide_qrels``) and keep the whole qrels
+    as the truth, as ``simulate_study --hide`` does in memory."""
+    count = 0
+    listed = 0
+    for query_id, doc_id in pairs:
+        count += 1
+        grade = truth.get(query_id, {}).get(doc_id)
+        if grade is None:
+            continue
+        listed += 1
+        if grade > 0:
+            return ""
+    if not count:
+        return ""
+    return (
+        f"SIMULATED: the truth file lists none of this pool's {count:,} pairs as relevant "
+        f"({listed:,} of them as non-relevant, the others not at all), so every 'relevant' "
+        "label its simulated debaters give is an error. A pool leaves out the pairs its "
+        "qrels judged: a truth equal to those qrels finds no hole. To study holes, pool from "
+        "qrels with part of their relevant rows hidden (./dream manage hide_qrels) and give "
+        "the whole qrels as the truth."
+    )

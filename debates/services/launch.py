@@ -59,6 +59,7 @@ from debates.services.pool_batches import pool_batch_first, pool_batch_next
 from debates.services.progress import JobProgress, debate_job_progress
 from debates.services.run import debate_job_run_inline
 from debates.services.stage0_route import debate_job_stage0_nothing_left, stage0_options_check
+from debates.services.truth_note import debate_job_truth_note_set
 from debates.services.webhooks import webhook_callback_validate
 from debates.stage0_band import LEVEL_MAX as STAGE0_LEVEL_MAX
 from debates.stage0_band import LEVEL_MIN as STAGE0_LEVEL_MIN
@@ -516,6 +517,7 @@ def debate_job_launch(
             raise DebateJobError(f"pool {spec.pool} has no pairs to debate")
         if spec.human_budget is not None:
             debate_job_budget_set(job=job, budget=spec.human_budget)
+        debate_job_truth_note_set(job=job)
         if start:
             # A batch job makes no direct calls: its rounds go out with debate_batch.
             debate_job_begin(job=job)
@@ -601,7 +603,8 @@ def debate_job_warnings(*, job: DebateJob) -> list[str]:
     too long for the agents' context (:func:`debates.estimate_selectors.job_too_long_pairs`),
     which end escalated as "too_long" (the job is not refused: its other pairs are debated),
     and the pairs it shares with earlier jobs of its dataset, reused or asked again
-    (``DebateJob.reuse_note``, :func:`debates.services.reuse.reuse_note_set`)."""
+    (``DebateJob.reuse_note``, :func:`debates.services.reuse.reuse_note_set`), and simulated
+    debaters whose truth finds no relevant pair in the pool (``DebateJob.truth_note``)."""
     from debates.estimate import too_long_warning
     from debates.estimate_selectors import job_too_long_pairs
 
@@ -610,7 +613,7 @@ def debate_job_warnings(*, job: DebateJob) -> list[str]:
     stopped = (
         f"paused by the workers, resumable once allowed: {job.stop_note}" if job.stop_note else ""
     )
-    return [text for text in (stopped, warning, job.reuse_note) if text]
+    return [text for text in (stopped, warning, job.reuse_note, job.truth_note) if text]
 
 
 def debate_job_run_in_background(*, job_id: int) -> bool:
