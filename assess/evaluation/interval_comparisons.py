@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
+from .interval_range import undetermined_queries
 from .intervals import (
     Interval,
     PooledLabel,
@@ -45,19 +46,81 @@ def sign(value: float) -> int:
 def difference_interval(intervals: SystemIntervals, a: str, b: str, measure: str) -> Interval:
     """95% interval on system ``a``'s mean ``measure`` minus system ``b``'s (paired: the same
     queries and the same human sample, so the estimator is the GREG estimator of the
-    difference, with slopes slope_a - slope_b; see :mod:`assess.evaluation.intervals`), kept
-    within [-1, 1] and within the systems' ranges (a's lowest less b's highest, a's highest
-    less b's lowest: :mod:`assess.evaluation.interval_range`; :func:`bounded`: the whole
-    range when the estimate left it). Raises KeyError for an unknown system or measure."""
+    difference, with slopes slope_a - slope_b, and its design-based variance: Sarndal,
+    Swensson and Wretman, *Model Assisted Survey Sampling*, 1992, sec. 6.6; see
+    :mod:`assess.evaluation.intervals`), kept within [-1, 1] and within the systems' ranges
+    (a's lowest less b's highest, a's highest less b's lowest:
+    :mod:`assess.evaluation.interval_range`; :func:`bounded`: the whole range when the
+    estimate left it). The whole range too when only it can settle the pair
+    (:func:`range_only`: the sample measures no error of the difference although the pairs
+    without a human label can move it). Raises KeyError for an unknown system or measure."""
     base, diff, cross = _difference_terms(intervals, a, b, measure)
-    # A difference of two means of values in [0, 1] lies in [-1, 1], and within a's lowest
-    # less b's highest and a's highest less b's lowest (assess.evaluation.interval_range).
-    low, high = -1.0, 1.0
+    found = greg_interval(base, diff, intervals.sample, cross)
+    low, high = _difference_range(intervals, a, b, measure)
+    informed = not range_only(intervals, a, b, measure, found)
+    return bounded(found, low, high, informed=informed)
+
+
+def _difference_range(
+    intervals: SystemIntervals, a: str, b: str, measure: str
+) -> tuple[float, float]:
+    """(lowest, highest) a - b: a difference of two means of values in [0, 1] lies in
+    [-1, 1], and within a's lowest less b's highest and a's highest less b's lowest (the
+    logical bounds of :mod:`assess.evaluation.interval_range`, taken for each system apart:
+    valid, if wider than the paired range, which is not computed)."""
     ranges = intervals.ranges.get(measure, {})
     if a in ranges and b in ranges:
-        low, high = ranges[a][0] - ranges[b][1], ranges[a][1] - ranges[b][0]
-    informed = not _pair_unseen(intervals, a, b, measure)
-    return bounded(greg_interval(base, diff, intervals.sample, cross), low, high, informed=informed)
+        return ranges[a][0] - ranges[b][1], ranges[a][1] - ranges[b][0]
+    return -1.0, 1.0
+
+
+def difference_known(intervals: SystemIntervals, a: str, b: str, measure: str) -> bool:
+    """Whether ``a`` minus ``b`` on ``measure`` is the same for every completion of the
+    pairs without a human label (:func:`~assess.evaluation.interval_range.
+    undetermined_queries` of their footprints finds no query; e.g. two systems with the same
+    top 10 tie exactly on P@10 whatever the labels). False when a footprint is missing."""
+    prints = intervals.footprint.get(measure, {})
+    return a in prints and b in prints and not undetermined_queries(prints[a], prints[b])
+
+
+def range_only(
+    intervals: SystemIntervals, a: str, b: str, measure: str, found: Interval | None = None
+) -> bool:
+    """Whether only its range can settle ``a`` minus ``b``: the difference is not known
+    (:func:`difference_known`) and the sample measures none of its error, because ``a`` or
+    ``b`` is a system it measures none of (:func:`_pair_unseen`) or because the GREG
+    variance of the difference is 0 (``found``, its interval, computed when None), as when
+    every audited pair moves both systems alike (the same slopes) while an unaudited one
+    moves only one. A variance of 0 then only fails to see an error; the range is the
+    logical bounds the labels allow (partial identification: Manski, *Partial
+    Identification of Probability Distributions*, 2003, ch. 1). The tolerance is the one a
+    system's own interval uses (:func:`assess.evaluation.intervals.refined_intervals`)."""
+    if difference_known(intervals, a, b, measure):
+        return False
+    if _pair_unseen(intervals, a, b, measure):
+        return True
+    if found is None:
+        base, diff, cross = _difference_terms(intervals, a, b, measure)
+        found = greg_interval(base, diff, intervals.sample, cross)
+    low, high = _difference_range(intervals, a, b, measure)
+    return found.high - found.low <= 1e-12 * max(1.0, high - low)
+
+
+def unmeasured_differences(intervals: SystemIntervals, measure: str = "nDCG@10") -> list[str]:
+    """``"a - b measure"`` for every system pair (in name order) whose difference spans its
+    range because its variance is 0 although the pairs without a human label can move it
+    (:func:`range_only`), neither system being one the sample measures nothing of (those
+    the systems' own notes name): what :func:`~assess.evaluation.interval_missing.
+    unmeasured_difference_note` names."""
+    systems = sorted(intervals.by_system)
+    return [
+        f"{a} - {b} {measure}"
+        for i, a in enumerate(systems)
+        for b in systems[i + 1 :]
+        if measure in intervals.slope
+        and not _pair_unseen(intervals, a, b, measure)
+        and range_only(intervals, a, b, measure)
+    ]
 
 
 def _pair_unseen(intervals: SystemIntervals, a: str, b: str, measure: str) -> bool:
@@ -122,8 +185,10 @@ def kendall_tau_interval(
     (:func:`difference_interval`'s GREG estimator and variance, at level ``1 - (1 -
     level) / M`` each for the M pairs: Bonferroni, as in Dunn, "Multiple comparisons among
     means", JASA 1961); a pair with a system no audited pair reaches
-    (``intervals.unseen``) is settled only by its range (:func:`difference_interval`), since
-    its variance, 0, measures nothing. With probability >= ``level`` every pair whose
+    (``intervals.unseen``), or whose difference has variance 0 although the unaudited pairs
+    can move it, is settled only by its range (:func:`range_only`), since its variance, 0,
+    measures nothing; a pair whose difference is known (:func:`difference_known`) is
+    settled by that value. With probability >= ``level`` every pair whose
     simultaneous interval excludes 0 is ordered as its estimate says; tau is then at least
     the tau-b with every
     other pair counted discordant with the original order and at most the one with every
@@ -152,7 +217,7 @@ def kendall_tau_interval(
     for a, b in pairs:
         sign_before = (before[a] > before[b]) - (before[a] < before[b])
         tied_before += sign_before == 0
-        if _pair_unseen(intervals, a, b, measure):
+        if range_only(intervals, a, b, measure):
             # Only the pair's range can settle it (difference_interval's whole range).
             found = difference_interval(intervals, a, b, measure)
         else:

@@ -260,6 +260,19 @@ def unmeasured_note(values: Sequence[str]) -> str:
     )
 
 
+def unmeasured_difference_note(values: Sequence[str]) -> str:
+    """The note naming the system pairs' ``values`` ("a - b measure") whose difference
+    interval is its whole range because the human sample's variance for the difference is 0
+    although the pairs without a human label can move it: every audited pair that moves one
+    system moves the other alike, which says nothing of the pairs only one of them ranks."""
+    return (
+        f"{', '.join(values)}: the human sample gives no measure of the error of this "
+        "difference (every audited pair moves both systems alike, while pairs without a human "
+        "label move one of them): its interval is every value those pairs allow, so it does "
+        "not settle the order"
+    )
+
+
 def label_grades(
     *, fixed: Mapping[str, Mapping[str, int]], pool: Sequence[PooledLabel]
 ) -> list[int]:

@@ -28,7 +28,7 @@ not get an interval above the highest P@10 any completion gives.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -134,6 +134,69 @@ def system_range(
         highs += high
     n = len(labels) or 1
     return lows / n, highs / n
+
+
+def query_footprint(measure: str, ranking: Sequence[str], labels: QueryLabels) -> Hashable:
+    """What of one query's ``measure`` the pairs without a human label can move, as a key
+    such that two systems with equal keys have a difference on this query that is the same
+    for every completion of those pairs (the converse holds but for coincidences of the
+    known values, which only make a difference look movable: conservative). ``ranking``,
+    ``labels``: as :func:`query_range`; raises ValueError for another measure.
+
+    Why each key suffices (binary relevance; U the query's unknown pairs, K its known ones):
+
+    - P@10: a - b = (relevant in a's top 10 - in b's) / 10; an unknown pair in both top 10s
+      (at any ranks) or in neither adds the same to both, so the set of unknown pairs in
+      the top 10 decides.
+    - R@100 = relevant in the top 100 / all relevant, the denominator shared and moved by
+      every unknown pair: with the same unknown pairs in both top 100s, a - b = (known
+      relevant in a's top 100 - in b's) / (|K| + relevant unknown), fixed only when the two
+      numerators are equal, so the key is (that set, a's known count).
+    - nDCG@10 = DCG / ideal DCG, the ideal shared and, below 10 known relevant documents,
+      moved by every unknown pair: an unknown pair at the same rank in both top 10s (or in
+      neither) adds the same gain to both DCGs, and a - b = (known DCG of a - of b) / ideal
+      is then fixed only when the known DCGs are equal or the ideal cannot move (10 known
+      relevant documents fill it), so the key is (unknown pairs with their ranks, a's
+      known DCG, or None once the ideal is full).
+
+    A query with no unknown pair has nothing to move: the key is None."""
+    if not labels.unknown:
+        return None
+    if measure == "P@10":
+        return frozenset(d for d in ranking[:10] if d in labels.unknown)
+    if measure == "R@100":
+        top = ranking[:100]
+        known = sum(1 for d in top if d in labels.relevant)
+        return frozenset(d for d in top if d in labels.unknown), known
+    if measure == "nDCG@10":
+        ranks: list[tuple[int, str]] = list(enumerate(ranking[:10], 1))
+        placed = frozenset((doc, rank) for rank, doc in ranks if doc in labels.unknown)
+        if len(labels.relevant) >= 10:
+            return placed, None
+        # Rounded: the same gains summed in another order differ by float rounding.
+        dcg = sum(_DISCOUNT[rank] for rank, doc in ranks if doc in labels.relevant)
+        return placed, round(dcg, 9)
+    raise ValueError(f"no footprint for measure {measure!r}")
+
+
+def system_footprint(
+    measure: str, ranked: Mapping[str, Sequence[str]], labels: Mapping[str, QueryLabels]
+) -> dict[str, Hashable]:
+    """``{query_id: query_footprint}`` of one system (``ranked``: ``{query_id: [doc_id in rank
+    order]}``) over the queries of ``labels`` that have an unknown pair."""
+    return {
+        q: query_footprint(measure, ranked.get(q, []), query)
+        for q, query in labels.items()
+        if query.unknown
+    }
+
+
+def undetermined_queries(a: Mapping[str, Hashable], b: Mapping[str, Hashable]) -> list[str]:
+    """The queries (sorted) on which the pairs without a human label can move system a's
+    value less system b's, from their :func:`system_footprint` on the same labels. Each
+    pair belongs to one query, so a - b, a sum over queries, is the same for every
+    completion exactly when it is so on every query: an empty list says a - b is known."""
+    return sorted(q for q in a.keys() | b.keys() if a.get(q) != b.get(q))
 
 
 def sample_bears_on(

@@ -99,7 +99,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -129,7 +129,13 @@ from .interval_interactions import (
 )
 from .interval_missing import labels_reach, one_sided_note, unchecked_note, unmeasured_note
 from .interval_range import Interval as Interval
-from .interval_range import QueryLabels, query_labels, sample_bears_on, system_range
+from .interval_range import (
+    QueryLabels,
+    query_labels,
+    sample_bears_on,
+    system_footprint,
+    system_range,
+)
 from .interval_range import bounded as bounded
 from .interval_strata import ESCALATED as ESCALATED
 from .interval_strata import IntervalError as IntervalError
@@ -208,6 +214,8 @@ class SystemIntervals:
     # (measure, system) whose interval is its whole range because the sample gives no measure
     # of its machine labels' errors (:func:`bounded`'s ``informed``).
     unseen: set[tuple[str, str]] = field(default_factory=set, repr=False)
+    # Per measure and system, interval_range.system_footprint (a difference's known when equal).
+    footprint: dict[str, dict[str, dict[str, Hashable]]] = field(default_factory=dict, repr=False)
 
 
 # --------------------------------------------------------------------------- measures
@@ -605,6 +613,10 @@ def _system_interval(
     found.base.setdefault(measure, {})[system] = base
     found.cross.setdefault(measure, {})[system] = cross
     found.ranges.setdefault(measure, {})[system] = (low, high)
+    # At a level no grade reaches every value is surely 0: nothing moves a difference.
+    found.footprint.setdefault(measure, {})[system] = (
+        system_footprint(measure, ranked, labels) if reachable else {}
+    )
     if high - low <= 1e-9:
         return ""
     if not informed:

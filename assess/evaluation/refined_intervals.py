@@ -36,7 +36,13 @@ from . import interval_comparisons as ic
 from . import intervals as iv
 from . import metrics, plots
 from .interval_labels import pooled_labels
-from .interval_missing import MissingLabels, audit_waiting_words, label_grades, missing_notes
+from .interval_missing import (
+    MissingLabels,
+    audit_waiting_words,
+    label_grades,
+    missing_notes,
+    unmeasured_difference_note,
+)
 from .interval_reports import (
     TAU_PPI,
     SampleSize,
@@ -384,6 +390,8 @@ def rebench_intervals(
         runs=ranked, fixed=fixed, pool=labels, queries=queries, rel_level=rel_level
     )
     result.pairs = ic.pair_comparisons(result.ppi)
+    if unmeasured := ic.unmeasured_differences(result.ppi):
+        result.notes.append(unmeasured_difference_note(unmeasured))
     result.more_labels = ic.labels_for_half_width(
         result.ppi, target=BUDGET_TARGET, pool_size=counts["agreed"]
     )
