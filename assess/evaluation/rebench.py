@@ -30,9 +30,10 @@ CACHE_SECONDS = 600
 # term, 7: a run no audited pair reaches gets its whole range, 8: a stratum with one human
 # label joins its same-label sibling, a value the sample gives no variance gets its whole
 # range, and a set refined before inclusions were stored weighs each job's stratum by the
-# share drawn), so that a result cached by the code before (e.g. in Redis across a
+# share drawn, 9: the intervals' original scores of every interval measure, which the Δ
+# intervals subtract), so that a result cached by the code before (e.g. in Redis across a
 # restart) is not read.
-CACHE_VERSION = 8
+CACHE_VERSION = 9
 
 
 class RebenchError(ValueError):
