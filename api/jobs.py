@@ -618,8 +618,11 @@ def refined_rebenchmark(
     ...}``; per run ``rbp`` (refined qrels) and ``rbp_original``: ``{"p": 0.8, "base",
     "residual"}``; and ``intervals``: 95% intervals on each run's refined nDCG@10, P@10 and
     R@100 from the audit's human labels (prediction-powered), the naive ones beside them, every
-    run pair's difference, the share of settled pairs and Kendall's tau with its interval; when
-    the human sample cannot support them, ``intervals.error`` says what is missing. When the
+    run pair's difference, the share of settled pairs, Kendall's tau with its interval and,
+    under ``intervals.deltas``, each run's change from the original score with its interval (the
+    refined interval minus the exact original score; the rank changes' "Δ nDCG@10 [95%]"
+    column); when the human sample cannot support them, ``intervals.error`` says what is
+    missing. When the
     refined set corrects original grades, ``effects`` holds the leaderboards on the original
     with the corrections only, the holes only and both (its table comes last); else null.
     ``simulated`` (bool) and ``simulated_labels`` ``{"debate": n, "human": m, "stage0": k}``
@@ -635,10 +638,10 @@ def refined_rebenchmark(
         )
     except RebenchError as exc:
         raise HttpError(400, str(exc)) from None
-    tables = rebench_tables(report.result) + report.effects_tables()
     found = report_intervals(
         report=report, original=refinement.original, refined=refined, rel_level=rel_level
     )
+    tables = rebench_tables(report.result, deltas=found.deltas()) + report.effects_tables()
     intervals = found.as_json()
     return {
         **ranking_json(report.result),

@@ -630,8 +630,8 @@ def _rebench_report(
     if rebench.self_entries_note():
         echo(rebench.self_entries_note())
     echo(relevance_note(rebench.result))
-    echo(format_text(rebench_tables(rebench.result, per_query=False)))
     found = report_intervals(
         report=rebench, original=qrel_set, refined=refined, rel_level=rel_level
     )
+    echo(format_text(rebench_tables(rebench.result, per_query=False, deltas=found.deltas())))
     echo(format_text(interval_tables(found)))

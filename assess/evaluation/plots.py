@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import textwrap
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import matplotlib
@@ -45,6 +45,7 @@ _BEFORE, _AFTER = "#777777", "#2166ac"
 _MARK_COLOR, _MARK_SIZE = "#b00020", 8
 _MARK_PAD, _MARK_GAP = 4 / 72, 6 / 72  # inches: around the mark; between it and the plot
 _LABEL_GAP = 6  # points: between an interval's end and its sample-size label
+TIE_DECIMALS = 4  # scores the rank plot calls tied: equal as the tables print them
 
 
 class _RanksLike(Protocol):
@@ -122,9 +123,41 @@ def _ranks(value: _RanksLike | tuple[int, int]) -> tuple[int, int]:
     return int(value.before), int(value.after)
 
 
+def shown_ranks(scores: Mapping[str, float], *, decimals: int = TIE_DECIMALS) -> dict[str, str]:
+    """Each system's rank as the rank plot labels it: 1 + the systems scoring more
+    (competition ranking), prefixed "=" when another system has the same score (``=2``, as
+    leaderboards print a tie). Scores equal to ``decimals`` places tie: by default the four
+    the re-benchmark's tables print (:func:`assess.evaluation.tables.number`), so that two
+    systems the leaderboard shows as 0.3097 and 0.3097 are not drawn as 2nd and 3rd."""
+    rounded = {s: round(float(v), decimals) for s, v in scores.items()}
+    count = Counter(rounded.values())
+    return {
+        s: ("=" if count[v] > 1 else "") + str(1 + sum(1 for w in rounded.values() if w > v))
+        for s, v in rounded.items()
+    }
+
+
+def _slope_labels(
+    ranks: Mapping[str, tuple[int, int]], scores: Mapping[str, tuple[float, float]] | None
+) -> dict[str, tuple[str, str]]:
+    """The rank labels of each system, before and after: the plot's positions as they are,
+    or with ``scores`` (before, after) their competition ranks, ties marked ``=k``."""
+    if not scores:
+        return {s: (str(b), str(a)) for s, (b, a) in ranks.items()}
+    left = shown_ranks({s: scores[s][0] for s in ranks})
+    right = shown_ranks({s: scores[s][1] for s in ranks})
+    return {s: (left[s], right[s]) for s in ranks}
+
+
+def _rank_number(label: str) -> int:
+    return int(label.lstrip("="))
+
+
 def rank_slope_svg(
     rank_changes: Mapping[str, _RanksLike | tuple[int, int]],
     *,
+    scores: Mapping[str, tuple[float, float]] | None = None,
+    caption: str = "",
     title: str = "System ranks on nDCG@10: original → refined qrels",
     mark: str = "",
 ) -> str:
@@ -132,34 +165,43 @@ def rank_slope_svg(
     rank on the refined qrels (right); rank 1 on top; green moved up, red down.
 
     ``rank_changes`` maps system names to ``RankChange`` (``assess.evaluation.metrics``) or to
-    ``(rank_before, rank_after)``. Returns SVG text. ValueError when empty.
+    ``(rank_before, rank_after)``: the rows they are drawn on (a tie broken by name, so no
+    two lines share a row). With ``scores`` ``{system: (score before, score after)}`` the
+    labels give each side's competition rank instead, systems tied on a side labelled alike
+    (``=2``: :func:`shown_ranks`) and coloured by those ranks, and the caption says how ties
+    are drawn. ``caption`` (our own words, e.g. how settled the refined order is) is printed
+    under the axes. Returns SVG text. ValueError when empty.
     """
     if not rank_changes:
         raise ValueError("rank_slope_svg needs at least one system")
     ranks = {s: _ranks(v) for s, v in sorted(rank_changes.items())}
+    labels = _slope_labels(ranks, scores)
     n = max(max(b, a) for b, a in ranks.values())
+    tied = any(label.startswith("=") for pair in labels.values() for label in pair)
+    words = " ".join(
+        w
+        for w in (
+            f"=k: systems whose nDCG@10 is equal to {TIE_DECIMALS} decimals (as the tables "
+            "print it) share rank k; their rows keep the leaderboard's order."
+            if tied
+            else "",
+            caption,
+        )
+        if w
+    )
 
     def draw(fig: Figure) -> None:
         ax = fig.add_subplot()
         for system, (before, after) in ranks.items():
-            color = _UP if after < before else _DOWN if after > before else _SAME
+            left, right = (_rank_number(label) for label in labels[system])
+            color = _UP if right < left else _DOWN if right > left else _SAME
             ax.plot([0, 1], [before, after], marker="o", color=color, linewidth=1.5)
-            ax.annotate(
-                f"{before}. {system}",
-                (0, before),
-                xytext=(-6, 0),
-                textcoords="offset points",
-                ha="right",
-                va="center",
-            )
-            ax.annotate(
-                f"{after}. {system}",
-                (1, after),
-                xytext=(6, 0),
-                textcoords="offset points",
-                ha="left",
-                va="center",
-            )
+            for x, y, text, ha, dx in (
+                (0, before, f"{labels[system][0]}. {system}", "right", -6),
+                (1, after, f"{labels[system][1]}. {system}", "left", 6),
+            ):
+                ax.annotate(text, (x, y), xytext=(dx, 0), textcoords="offset points", ha=ha,
+                            va="center")  # fmt: skip
         ax.set_xlim(0, 1)
         ax.set_ylim(n + 0.5, 0.5)
         ax.set_xticks([0, 1], ["original qrels", "refined qrels"])
@@ -167,21 +209,66 @@ def rank_slope_svg(
         for side in ("left", "right", "top"):
             ax.spines[side].set_visible(False)
         ax.set_title(title)
+        if words:
+            _caption_under(ax, words, columns=100)
 
     return _render(draw, (6.0, max(2.5, 0.3 * n + 1.2)), mark)
+
+
+def _caption_under(ax: Axes, words: str, *, columns: int, below: float = 30) -> None:
+    """``words`` (our own) wrapped to ``columns`` under ``ax``, ``below`` points under its
+    bottom edge (clear of the tick labels), whatever the figure's height."""
+    text = textwrap.fill(words, columns, break_on_hyphens=False)  # names keep their hyphens
+    ax.annotate(text, (0, 0), xycoords="axes fraction", xytext=(0, -below),
+                textcoords="offset points", ha="left", va="top", fontsize=7,
+                color="#444444")  # fmt: skip
+
+
+def _error_bars(ax: Axes, positions: Sequence[int], found: Sequence[_IntervalLike | None]) -> None:
+    """Each interval of ``found`` (None: none) as a black dot and error bar on its bar's row:
+    the estimate and its 95% interval, drawn over the bars."""
+    for y, interval in zip(positions, found, strict=True):
+        if interval is None:
+            continue
+        below = max(0.0, interval.estimate - interval.low)
+        above = max(0.0, interval.high - interval.estimate)
+        ax.errorbar([interval.estimate], [y], xerr=[[below], [above]], fmt="o", color="black",
+                    markersize=3, capsize=3, elinewidth=1, zorder=3)  # fmt: skip
+
+
+def _readable_ticks(fig: Figure, axes: Sequence[Axes]) -> None:
+    """At most about four x ticks per axes, and their labels turned 30 degrees where they
+    would still run into each other (measured with an Agg renderer, as :func:`_place_mark`
+    does): a narrow panel of small changes otherwise prints "0.00000.00250.0050..."."""
+    for ax in axes:
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=4))
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)  # the tick labels' texts exist once drawn
+    for ax in axes:
+        shown = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text()]
+        boxes = sorted((t.get_window_extent(renderer) for t in shown), key=lambda b: b.x0)
+        if any(a.x1 + 2 > b.x0 for a, b in zip(boxes, boxes[1:], strict=False)):
+            ax.tick_params(axis="x", labelrotation=30)
+            for text in ax.get_xticklabels():
+                text.set_horizontalalignment("right")
 
 
 def delta_bars_svg(
     deltas: Mapping[str, float],
     *,
     measure: str = "nDCG@10",
+    intervals: Mapping[str, _IntervalLike] | None = None,
+    caption: str = "",
     mark: str = "",
 ) -> str:
     """Horizontal bars of each system's change in ``measure`` (refined − original).
 
     ``deltas`` maps system names to the change of the mean score. Bars are sorted by change
-    descending, then name; positive green, negative red. Returns SVG text. ValueError when
-    empty.
+    descending, then name; positive green, negative red. ``intervals`` (``{system:
+    interval}``, anything with ``estimate``, ``low``, ``high``) draws each system's Δ
+    interval as a dot with error bars on its bar (a system without one: its bar alone);
+    ``caption`` (our own words: what the bars are, n) is printed under the axes. Returns SVG
+    text. ValueError when empty.
     """
     if not deltas:
         raise ValueError("delta_bars_svg needs at least one system")
@@ -191,25 +278,39 @@ def delta_bars_svg(
         ax = fig.add_subplot()
         values = [deltas[s] for s in ordered]
         colors = [_UP if v > 0 else _DOWN if v < 0 else _SAME for v in values]
-        positions = range(len(ordered))
-        ax.barh(list(positions), values, color=colors)
-        ax.set_yticks(list(positions), ordered)
+        positions = list(range(len(ordered)))
+        ax.barh(positions, values, color=colors)
+        _error_bars(ax, positions, [(intervals or {}).get(s) for s in ordered])
+        ax.set_yticks(positions, ordered)
         ax.invert_yaxis()
         ax.axvline(0, color="black", linewidth=0.8)
         ax.set_xlabel(f"Δ {measure} (refined − original)")
         ax.set_title(f"Change in {measure} per system")
+        _readable_ticks(fig, [ax])
+        if caption:
+            _caption_under(ax, caption, columns=100, below=40)
 
     return _render(draw, (6.0, max(2.5, 0.3 * len(ordered) + 1.2)), mark)
 
 
-def delta_panels_svg(deltas: Mapping[str, Mapping[str, float]], *, mark: str = "") -> str:
+def delta_panels_svg(
+    deltas: Mapping[str, Mapping[str, float]],
+    *,
+    intervals: Mapping[str, Mapping[str, _IntervalLike]] | None = None,
+    caption: str = "",
+    mark: str = "",
+) -> str:
     """One panel of horizontal bars per measure: each system's change in that measure
     (refined − original), in a grid of two columns.
 
     ``deltas`` maps measure labels (panel order) to ``{system: change of the mean score}``.
     Every panel lists the systems in the same order (change in the first measure
     descending, then name) so a system sits on the same row everywhere; positive green,
-    negative red. Returns SVG text. ValueError when there is no measure or no system.
+    negative red. ``intervals`` ``{measure: {system: interval}}`` draws each Δ interval as
+    a dot with error bars on its bar (a measure without any: bars alone); ``caption`` (our
+    own words: what the bars are, n, which panels have none) is printed under the grid.
+    At most about four x ticks a panel, turned where they would still collide. Returns SVG
+    text. ValueError when there is no measure or no system.
     """
     if not deltas or not any(deltas.values()):
         raise ValueError("delta_panels_svg needs at least one measure and one system")
@@ -222,6 +323,7 @@ def delta_panels_svg(deltas: Mapping[str, Mapping[str, float]], *, mark: str = "
 
     def draw(fig: Figure) -> None:
         axes = fig.subplots(rows, columns, squeeze=False)
+        shown = []
         for index, ax in enumerate(axes.flat):
             if index >= len(measures):
                 ax.set_visible(False)
@@ -231,12 +333,22 @@ def delta_panels_svg(deltas: Mapping[str, Mapping[str, float]], *, mark: str = "
             colors = [_UP if v > 0 else _DOWN if v < 0 else _SAME for v in values]
             positions = list(range(len(ordered)))
             ax.barh(positions, values, color=colors)
+            found = (intervals or {}).get(measure, {})
+            _error_bars(ax, positions, [found.get(s) for s in ordered])
             ax.set_yticks(positions, ordered)
             ax.invert_yaxis()
             ax.axvline(0, color="black", linewidth=0.8)
             ax.set_title(f"Δ {measure}", fontsize=9)
+            shown.append(ax)
         fig.suptitle("Change per system and measure (refined − original)")
         fig.tight_layout()
+        _readable_ticks(fig, shown)
+        fig.tight_layout()  # room for turned tick labels
+        if caption:
+            # Under the grid, hanging below the figure's edge: the saved file's tight box
+            # takes it in, and tight_layout's panels keep their places.
+            text = textwrap.fill(caption, 80 * columns, break_on_hyphens=False)
+            fig.text(0.01, 0, text, ha="left", va="top", fontsize=7, color="#444444")
 
     return _render(draw, (5.0 * columns, rows * panel_height + 0.6), mark)
 

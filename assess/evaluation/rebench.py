@@ -31,9 +31,10 @@ CACHE_SECONDS = 600
 # label joins its same-label sibling, a value the sample gives no variance gets its whole
 # range, and a set refined before inclusions were stored weighs each job's stratum by the
 # share drawn, 9: a system difference the sample gives no variance spans its range unless
-# the unaudited pairs cannot move it), so that a result cached by the code before (e.g. in
-# Redis across a restart) is not read.
-CACHE_VERSION = 9
+# the unaudited pairs cannot move it, 10: the intervals' original scores of every interval
+# measure, which the Δ intervals subtract), so that a result cached by the code before (e.g.
+# in Redis across a restart) is not read.
+CACHE_VERSION = 10
 
 
 class RebenchError(ValueError):

@@ -35,6 +35,7 @@ from corpora.services import run_rows
 from . import interval_comparisons as ic
 from . import intervals as iv
 from . import metrics, plots
+from .interval_deltas import DeltaIntervals, delta_intervals
 from .interval_labels import pooled_labels
 from .interval_missing import (
     MissingLabels,
@@ -116,6 +117,9 @@ class RefinedIntervals:
     # {run: nDCG@10 on the original qrels} as the estimator measures it (binary gains at the
     # relevance level): what the refined estimates are compared with, by tau and the plot.
     before: dict[str, float] = field(default_factory=dict)
+    # {measure: {run: score on the original qrels}} for every interval measure, measured as
+    # ``before``: what each Δ interval subtracts (:meth:`deltas`).
+    originals: dict[str, dict[str, float]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     more_labels: int | None = None  # more audit labels for +-BUDGET_TARGET on nDCG@10
@@ -145,6 +149,19 @@ class RefinedIntervals:
         """ "SIMULATED labels: ..." when the refined set holds simulated labels, else ""."""
         return simulated_sentence(self.simulated)
 
+    def deltas(self) -> DeltaIntervals:
+        """Each run's change from the original score to the refined estimate (Δ) with its
+        95% interval, on nDCG@10, P@10 and R@100: the refined interval minus the exact
+        original score (:mod:`assess.evaluation.interval_deltas`); without intervals,
+        ``missing`` says why."""
+        if self.ppi is None:
+            return DeltaIntervals(missing=self.error)
+        refined = {
+            m: {s: by[m] for s, by in self.ppi.by_system.items() if m in by} for m in self.originals
+        }
+        samples = {m: {s: self.sample(i) for s, i in by.items()} for m, by in refined.items()}
+        return delta_intervals(refined=refined, original=self.originals, samples=samples)
+
     def tau_sample(self) -> SampleSize | None:
         """The human labels behind Kendall's tau interval (those of the nDCG@10 estimates)."""
         if self.ppi is None or not self.ppi.by_system:
@@ -154,10 +171,13 @@ class RefinedIntervals:
     def as_json(self) -> dict[str, Any]:
         """The API's ``intervals``, at 95%: ``{"method", "level", "caveat", "error",
         "counts", "notes", "simulated", "simulated_labels", "sample_sources": [{"job",
-        "audit_share", "audited", "escalated", "reused", "on_pool"}], "systems": {system: {measure:
-        INTERVAL}}, "naive": {"llm_only": {system: INTERVAL + "n_queries"}, "human_only":
-        {...}}, "pairs": [PAIR], "settled_share", "budget": {"measure", "target_half_width",
-        "more_human_labels", "undecided_pairs": [PAIR]}, "kendall_tau_original_vs_ppi":
+        "audit_share", "audited", "escalated", "reused", "on_pool"}], "deltas" (each run's
+        change from the original score, with its interval:
+        :meth:`~assess.evaluation.interval_deltas.DeltaIntervals.as_json`), "systems":
+        {system: {measure: INTERVAL}}, "naive": {"llm_only": {system: INTERVAL +
+        "n_queries"}, "human_only": {...}}, "pairs": [PAIR], "settled_share", "budget":
+        {"measure", "target_half_width", "more_human_labels", "undecided_pairs": [PAIR]},
+        "kendall_tau_original_vs_ppi":
         {"tau", "low", "high", "n", "n_audited", "n_escalated", "systems", "compares"},
         "kendall_tau": the same}``, INTERVAL as
         :func:`~assess.evaluation.interval_reports.interval_json`, PAIR as
@@ -175,6 +195,7 @@ class RefinedIntervals:
             "simulated": any(self.simulated.values()),
             "simulated_labels": dict(self.simulated),
             "sample_sources": [asdict(source) for source in self.sources],
+            "deltas": self.deltas().as_json(),
         }
         if self.ppi is None:
             return out
@@ -316,22 +337,26 @@ def _answers_since_sentence(refined: QrelSet) -> str:
     )
 
 
-def _binary_ndcg(
+def _binary_scores(
     ranked: Mapping[str, metrics.Ranked],
     fixed: Mapping[str, Mapping[str, int]],
     queries: Sequence[str],
     rel_level: int,
-) -> dict[str, float]:
-    """{run: mean nDCG@10 over ``queries`` under ``fixed`` with binary gains (grade >=
-    ``rel_level``)}: the estimator's own definition (:func:`assess.evaluation.intervals.
-    query_measure`), equal to trec_eval's on binary qrels."""
+) -> dict[str, dict[str, float]]:
+    """{measure: {run: mean over ``queries`` under ``fixed``}} for every interval measure,
+    relevance binary (grade >= ``rel_level``; binary gains for nDCG@10): the estimator's own
+    definition (:func:`assess.evaluation.intervals.query_measure`), equal to trec_eval's on
+    binary qrels."""
     binary = {q: {d: int(g >= rel_level) for d, g in judged.items()} for q, judged in fixed.items()}
     return {
-        name: sum(
-            iv.query_measure("nDCG@10", ranking.get(q, []), binary.get(q, {})) for q in queries
-        )
-        / max(len(queries), 1)
-        for name, ranking in ranked.items()
+        measure: {
+            name: sum(
+                iv.query_measure(measure, ranking.get(q, []), binary.get(q, {})) for q in queries
+            )
+            / max(len(queries), 1)
+            for name, ranking in ranked.items()
+        }
+        for measure in iv.INTERVAL_MEASURES
     }
 
 
@@ -395,7 +420,8 @@ def rebench_intervals(
     result.more_labels = ic.labels_for_half_width(
         result.ppi, target=BUDGET_TARGET, pool_size=counts["agreed"]
     )
-    result.before = _binary_ndcg(ranked, fixed, queries, rel_level)
+    result.originals = _binary_scores(ranked, fixed, queries, rel_level)
+    result.before = result.originals["nDCG@10"]
     if with_tau and len(ranked) > 1:
         result.tau = ic.kendall_tau_interval(result.ppi, result.before)
     return result

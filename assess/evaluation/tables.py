@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from core.text import plural
 
+from .interval_deltas import DeltaIntervals
 from .interval_reports import TAU_DEBATE_LABELS
 from .metrics import HOLE10, NDCG10, NDCG10_EXP, PAPER_NDCG10, LeaderboardRow, RebenchResult
 from .ranking import RBP_P, RankingAgreement, RbpScore, ranking_agreement
@@ -106,11 +107,13 @@ def rbp_cell(score: RbpScore | None) -> str:
     return "n/a" if score is None else f"{score.base:.4f} + {score.residual:.4f}"
 
 
-def rank_change_table(result: RebenchResult) -> Table:
+def rank_change_table(result: RebenchResult, *, deltas: DeltaIntervals | None = None) -> Table:
     """Per system: rank before/after and its change, nDCG@10 before/after/delta, Hole@10,
     the paired tests on per-query nDCG@10 (Wilcoxon signed-rank and paired t), and RBP
-    (p = 0.8) with its residual on the original and the refined qrels."""
-    header = (
+    (p = 0.8) with its residual on the original and the refined qrels. With ``deltas``
+    (:meth:`assess.evaluation.refined_intervals.RefinedIntervals.deltas`), the delta's 95%
+    interval beside it, "Δ nDCG@10 [95%]", and the note says its n, or why there is none."""
+    header = [
         "system",
         "rank original",
         "rank refined",
@@ -118,36 +121,43 @@ def rank_change_table(result: RebenchResult) -> Table:
         f"{NDCG10} original",
         f"{NDCG10} refined",
         f"Δ {NDCG10}",
+    ]
+    if deltas is not None:
+        header.append(f"Δ {NDCG10} [95%]")
+    header += [
         HOLE10,
         "queries",
         "Wilcoxon p",
         "t-test p",
         f"RBP(p={RBP_P}) original + residual",
         f"RBP(p={RBP_P}) refined + residual",
-    )
+    ]
     before = {r.system: r.scores[NDCG10] for r in result.before}
     after = {r.system: r.scores[NDCG10] for r in result.after}
     rows: list[tuple[str, ...]] = []
     for system in sorted(result.rank_changes, key=lambda s: (result.rank_changes[s].after, s)):
         change = result.rank_changes[system]
         test = result.significance[system]
-        rows.append(
-            (
-                system,
-                str(change.before),
-                str(change.after),
-                f"{change.change:+d}" if change.change else "0",
-                number(before[system]),
-                number(after[system]),
-                signed(after[system] - before[system]),
-                number(result.holes[system]),
-                str(test.n),
-                p_value(test.wilcoxon_p),
-                p_value(test.t_p),
-                rbp_cell(result.rbp_before.get(system)),
-                rbp_cell(result.rbp_after.get(system)),
-            )
-        )
+        cells = [
+            system,
+            str(change.before),
+            str(change.after),
+            f"{change.change:+d}" if change.change else "0",
+            number(before[system]),
+            number(after[system]),
+            signed(after[system] - before[system]),
+        ]
+        if deltas is not None:
+            cells.append(deltas.cell(NDCG10, system))
+        cells += [
+            number(result.holes[system]),
+            str(test.n),
+            p_value(test.wilcoxon_p),
+            p_value(test.t_p),
+            rbp_cell(result.rbp_before.get(system)),
+            rbp_cell(result.rbp_after.get(system)),
+        ]
+        rows.append(tuple(cells))
     tau = (
         f"Kendall's tau-b {TAU_DEBATE_LABELS}, between the two {NDCG10} rankings: "
         f"{number(result.kendall_tau)} "
@@ -155,12 +165,14 @@ def rank_change_table(result: RebenchResult) -> Table:
         if result.kendall_tau is not None
         else f"Kendall's tau: n/a (needs 2+ systems and non-constant {NDCG10})"
     )
+    interval = f" {deltas.table_note(NDCG10, result.rel_level)}" if deltas is not None else ""
     return Table(
         title="Rank changes",
-        header=header,
+        header=tuple(header),
         rows=rows,
         note=f"{tau}. Change = rank original − rank refined (positive: moved up). "
-        f"{len(result.queries):,} evaluation queries (judged in the original qrels). {RBP_NOTE}",
+        f"{len(result.queries):,} evaluation queries (judged in the original qrels).{interval} "
+        f"{RBP_NOTE}",
         numeric=(False, *([True] * (len(header) - 1))),
     )
 
@@ -315,14 +327,17 @@ def per_query_changes_count(table: Table) -> str:
     return f"{count}, {plural(len(table.rows), '(system, query) row')}"
 
 
-def rebench_tables(result: RebenchResult, *, per_query: bool = True) -> list[Table]:
-    """The re-benchmark's tables: the two leaderboards, rank changes, (with ``per_query``)
-    the per-query deltas, and the ranking agreement last (after the per-query deltas, so
-    the API's tables keep their places; the page shows it after the rank changes)."""
+def rebench_tables(
+    result: RebenchResult, *, per_query: bool = True, deltas: DeltaIntervals | None = None
+) -> list[Table]:
+    """The re-benchmark's tables: the two leaderboards, rank changes (with ``deltas``, each
+    nDCG@10 delta's 95% interval: :func:`rank_change_table`), (with ``per_query``) the
+    per-query deltas, and the ranking agreement last (after the per-query deltas, so the
+    API's tables keep their places; the page shows it after the rank changes)."""
     tables = [
         leaderboard_table(result, after=False),
         leaderboard_table(result, after=True, holes=result.holes),
-        rank_change_table(result),
+        rank_change_table(result, deltas=deltas),
     ]
     if per_query:
         tables.append(per_query_delta_table(result))

@@ -28,6 +28,8 @@ from corpora.models import Dataset, QrelSet
 from corpora.services import dataset_get
 
 from . import plots
+from .interval_deltas import DeltaIntervals, not_refined, order_caption
+from .metrics import NDCG10
 from .rag_eval import rag_generators, rag_stored_report
 from .rebench import (
     RebenchError,
@@ -158,16 +160,10 @@ def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
         except RebenchError as exc:
             context["errors"].append(str(exc))
     if report is not None:
-        tables = rebench_tables(report.result)
-        refined = choice["refined"]
-        found = None
-        if hasattr(refined, "refinement"):
-            found = report_intervals(
-                report=report,
-                original=choice["original"],
-                refined=refined,
-                rel_level=choice["rel_level"],
-            )
+        found = _found(report, choice)
+        deltas = _deltas(found, choice)
+        tables = rebench_tables(report.result, deltas=deltas)
+        if found is not None:
             context["interval_tables"] = interval_tables(found)
             context["simulated_line"] = found.simulated_line
         context.update(
@@ -178,20 +174,51 @@ def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
                 "per_query": tables[3],
                 "per_query_count": per_query_changes_count(tables[3]),
                 "ranking": tables[4],
-                "plots": _plots(request, dataset, report, found),
+                "plots": _plots(request, dataset, report, found, deltas),
             }
         )
     status = 400 if context["errors"] else 200
     return render(request, "assess/refined/rebenchmark.html", context, status=status)
 
 
+def _found(report: RebenchReport, choice: dict) -> RefinedIntervals | None:
+    """The intervals of the chosen refined set (None: not made by refine, no provenance)."""
+    refined = choice["refined"]
+    if not hasattr(refined, "refinement"):
+        return None
+    return report_intervals(
+        report=report, original=choice["original"], refined=refined, rel_level=choice["rel_level"]
+    )
+
+
+def _deltas(found: RefinedIntervals | None, choice: dict) -> DeltaIntervals:
+    """Each run's Δ interval, or why there is none."""
+    return found.deltas() if found is not None else not_refined(choice["refined"].name)
+
+
+def _order_caption(found: RefinedIntervals | None, deltas: DeltaIntervals) -> str:
+    """The rank plot's words on how settled the refined order is, or why it is not known."""
+    if found is None or found.ppi is None:
+        return order_caption(None, deltas.missing)
+    return order_caption(found.pairs)
+
+
 def _plots(
-    request: HttpRequest, dataset: Dataset, report: RebenchReport, found: RefinedIntervals | None
+    request: HttpRequest,
+    dataset: Dataset,
+    report: RebenchReport,
+    found: RefinedIntervals | None,
+    deltas: DeltaIntervals,
 ) -> list[dict]:
-    """The page's figures: ``name``, ``alt``, ``url``, the delta panels' ``measures`` and,
-    for the intervals plot (only for a refined set, whose provenance it needs), its
-    ``caveat`` and, when the sample cannot support intervals, the ``error`` shown in its
-    place."""
+    """The page's figures: ``name``, ``alt``, ``url``, the delta panels' ``measures``, the
+    ``caption`` the ranks and deltas plots carry in their files too (how settled the refined
+    order is; what the Δ error bars are, with n) and, for the intervals plot (only for a
+    refined set, whose provenance it needs), its ``caveat`` and, when the sample cannot
+    support intervals, the ``error`` shown in its place."""
+    captions = {
+        "ranks": _order_caption(found, deltas),
+        "deltas": deltas.plot_caption(report.result.measures, report.result.rel_level),
+    }
     out = []
     for plot in PLOTS:
         if plot == "intervals" and found is None:
@@ -208,6 +235,7 @@ def _plots(
                 ],
                 "error": found.error if plot == "intervals" and found else "",
                 "caveat": COVERAGE_CAVEAT if plot == "intervals" else "",
+                "caption": captions.get(plot, ""),
             }
         )
     return out
@@ -240,7 +268,9 @@ def _plot_url(request: HttpRequest, dataset: Dataset, plot: str, **extra: str) -
 @require_GET
 def rebenchmark_plot(request: HttpRequest, slug: str, plot: str) -> HttpResponse:
     """One re-benchmark plot as an SVG file: ``ranks`` (slope chart of ranks before →
-    after), ``deltas`` (each system's change in every measure, one panel per measure; with
+    after, ties labelled "=k", its caption saying how many run pairs' refined order is
+    settled at 95%), ``deltas`` (each system's change in every measure, one panel per
+    measure, the Δ intervals as error bars and their n in the caption; with
     ``?measure=LABEL`` that measure's bars alone), ``holes`` (holes filled per query) or
     ``intervals`` (nDCG@10 per system, original and refined with its 95% interval and
     sample size: a refined set only). ``?download=1`` serves it as an attachment. An
@@ -280,21 +310,48 @@ def _plot_svg(request: HttpRequest, slug: str, plot: str) -> tuple[Dataset, dict
         return dataset, choice, name, _intervals_svg(report, choice)  # marked when drawn
     mark = simulated_sentence(refined_simulated(refined=choice["refined"]))
     if plot == "ranks":
-        svg = plots.rank_slope_svg(result.rank_changes, mark=mark)
+        svg = _ranks_svg(report, choice, mark)
     elif plot == "deltas":
-        deltas = mean_deltas(result)
-        measure = request.GET.get("measure")
-        if measure is None:
-            svg = plots.delta_panels_svg(deltas, mark=mark)
-        elif measure in deltas:
-            svg = plots.delta_bars_svg(deltas[measure], measure=measure, mark=mark)
-            name = f"{plot}-{slugify(measure)}"
-        else:
-            raise Http404(f"Unknown measure {measure!r} (known: {', '.join(deltas)}).")
+        name, svg = _deltas_svg(report, choice, request.GET.get("measure"), mark)
     else:
         holes = {q: report.holes_per_query.get(q, 0) for q in result.queries}
         svg = plots.holes_histogram_svg(holes, mark=mark)
     return dataset, choice, name, svg
+
+
+def _ranks_svg(report: RebenchReport, choice: dict, mark: str) -> str:
+    """The rank plot: ties labelled alike, and how settled the refined order is."""
+    result = report.result
+    after = {row.system: row.scores[NDCG10] for row in result.after}
+    scores = {row.system: (row.scores[NDCG10], after[row.system]) for row in result.before}
+    found = _found(report, choice)
+    caption = _order_caption(found, _deltas(found, choice))
+    return plots.rank_slope_svg(result.rank_changes, scores=scores, caption=caption, mark=mark)
+
+
+def _deltas_svg(
+    report: RebenchReport, choice: dict, measure: str | None, mark: str
+) -> tuple[str, str]:
+    """``(file name stem, SVG)`` of the Δ plot, every measure's panel or ``measure``'s bars
+    alone, each Δ interval as error bars. Http404 for an unknown measure."""
+    result = report.result
+    deltas = mean_deltas(result)
+    if measure is not None and measure not in deltas:
+        raise Http404(f"Unknown measure {measure!r} (known: {', '.join(deltas)}).")
+    intervals = _deltas(_found(report, choice), choice)
+    caption = intervals.plot_caption(
+        list(deltas) if measure is None else [measure], result.rel_level
+    )
+    if measure is None:
+        svg = plots.delta_panels_svg(
+            deltas, intervals=intervals.intervals, caption=caption, mark=mark
+        )
+        return "deltas", svg
+    svg = plots.delta_bars_svg(
+        deltas[measure], measure=measure, intervals=intervals.intervals.get(measure),
+        caption=caption, mark=mark,
+    )  # fmt: skip
+    return f"deltas-{slugify(measure)}", svg
 
 
 @role_required(*READERS)

@@ -28,7 +28,8 @@ def test_the_page_tables_are_the_command_tables(refined, client_as):
         runs=refined.runs,
         with_tau=True,
     )
-    tables = rebench_tables(report.result)
+    # The rank changes carry each nDCG@10 change's interval, from the same intervals.
+    tables = rebench_tables(report.result, deltas=found.deltas())
     # The ranking agreement (last of the command's tables) follows the three main tables,
     # then the intervals; the per-query changes come last.
     shown = [*tables[:3], tables[4], *interval_tables(found), tables[3]]

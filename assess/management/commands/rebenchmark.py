@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from assess.evaluation.interval_deltas import DeltaIntervals, not_refined
 from assess.evaluation.rebench import (
     RebenchError,
     rebench_compute,
@@ -22,7 +23,8 @@ class Command(BaseCommand):
     help = (
         "Score every run of a dataset on the original and a refined qrel set: leaderboards, "
         "rank changes, Kendall's tau-b, tau_AP,b, top-10 tau, RBO, RBP with its residual, "
-        "paired tests and per-query changes."
+        "paired tests and per-query changes; for a set made by refine, each nDCG@10 change "
+        "with its 95% interval and the intervals of the refined measures."
     )
 
     def add_arguments(self, parser):
@@ -87,23 +89,27 @@ class Command(BaseCommand):
         if report.self_entries_note():
             self.stdout.write(report.self_entries_note() + "\n")
         self.stdout.write(relevance_note(report.result) + "\n\n")
-        self.stdout.write(
-            format_text(rebench_tables(report.result, per_query=not opts["no_per_query"]))
-        )
+        found = None
+        if opts["no_intervals"]:
+            deltas = DeltaIntervals(missing="not computed (--no-intervals)")
+        elif not hasattr(refined, "refinement"):
+            deltas = not_refined(refined.name)
+        else:
+            found = report_intervals(
+                report=report, original=original, refined=refined, rel_level=opts["rel_level"]
+            )
+            deltas = found.deltas()
+        tables = rebench_tables(report.result, per_query=not opts["no_per_query"], deltas=deltas)
+        self.stdout.write(format_text(tables))
         if report.effects_tables():  # the refined set corrects original grades
             self.stdout.write("\n" + format_text(report.effects_tables()))
-        if opts["no_intervals"]:
-            return
-        if not hasattr(refined, "refinement"):
+        if found is not None:
+            self.stdout.write("\n" + format_text(interval_tables(found)))
+        elif not opts["no_intervals"]:
             self.stdout.write(
                 f"\nNo intervals: {refined.name} was not made by refine, so no label has a "
                 "provenance to sample from.\n"
             )
-            return
-        found = report_intervals(
-            report=report, original=original, refined=refined, rel_level=opts["rel_level"]
-        )
-        self.stdout.write("\n" + format_text(interval_tables(found)))
 
 
 def _original_check(original, refined) -> None:
