@@ -30,9 +30,9 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.debug import sensitive_post_parameters
-from django.views.decorators.http import require_POST
 
 from core.htmx import htmx_view, wants_fragment
+from core.http import post_only
 from core.roles import Role, role_required, user_has_role
 
 # GENERIC_EMBEDDED_WARNING is re-exported: the job page's banner text, as tests read it.
@@ -197,7 +197,7 @@ ACTION_DONE = {
 
 
 @role_required(Role.ADMIN)
-@require_POST
+@post_only
 def job_control(request: HttpRequest, pk: int, action: str) -> HttpResponse:
     """POST: pause, resume, cancel or retry the failed debates of a job; back to its page."""
     if action not in ACTIONS:
@@ -217,7 +217,7 @@ def job_control(request: HttpRequest, pk: int, action: str) -> HttpResponse:
 
 
 @role_required(Role.ADMIN)
-@require_POST
+@post_only
 def job_budget(request: HttpRequest, pk: int) -> HttpResponse:
     """POST: set the job's human budget (empty: no limit); back to its page."""
     job = _job_or_404(pk)
