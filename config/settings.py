@@ -199,6 +199,9 @@ DREAM_ACTIVE_IDLE_SECONDS = float(os.environ.get("DREAM_ACTIVE_IDLE_SECONDS", "6
 DREAM_ACTIVE_HEARTBEAT_SECONDS = float(os.environ.get("DREAM_ACTIVE_HEARTBEAT_SECONDS", "15"))
 DREAM_CLICK_THROUGH_SECONDS = float(os.environ.get("DREAM_CLICK_THROUGH_SECONDS", "2"))
 DREAM_CLICK_THROUGH_WORDS = int(os.environ.get("DREAM_CLICK_THROUGH_WORDS", "100"))
+# The older single LLM price (money per 1,000 tokens, prompt and completion alike): a job
+# page's cost uses it only when DREAM_LLM_PRICES (below) does not price the job's agents
+# (debates.services.cost).
 DREAM_PRICE_PER_1K_TOKENS = os.environ.get("DREAM_PRICE_PER_1K_TOKENS", "")
 # Folder whose *.gguf files the job form offers as embedded models (a form never takes a free
 # path). A model_path of a job made in the browser or the API must resolve (symlinks

@@ -6,8 +6,8 @@ from __future__ import annotations
 from django import forms
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
 
+from .http import post_only
 from .roles import ROLES, role_required
 from .tokens import (
     api_token_create,
@@ -49,7 +49,7 @@ def tokens_page(request: HttpRequest, *, secret: str = "") -> HttpResponse:
 
 
 @role_required(*ROLES)
-@require_POST
+@post_only
 def token_revoke(request: HttpRequest) -> HttpResponse:
     """POST: revoke one of the user's own tokens (another user's id revokes nothing)."""
     form = RevokeForm(request.POST)
@@ -59,7 +59,7 @@ def token_revoke(request: HttpRequest) -> HttpResponse:
 
 
 @role_required(*ROLES)
-@require_POST
+@post_only
 def webhook_secret_new(request: HttpRequest) -> HttpResponseBase:
     """POST: replace the user's webhook secret; the page shows the new one."""
     return tokens_page(request, secret=webhook_secret_rotate(user=request.user))

@@ -14,6 +14,7 @@ from core.fields import NameField, StorableCharField, TitleField
 from .models import Dataset, Pool, QrelSet, Run
 from .pool_strategies import MAX_BUDGET, budget_read
 from .retrieval import BM25_B, BM25_K1
+from .selectors import qrel_set_original_default
 
 UNKNOWN_IDS = [("reject", "reject the file"), ("drop", "drop those rows, counted")]
 DUPLICATES = [
@@ -104,6 +105,10 @@ class RetrieveForm(forms.Form):
         names = list(dataset.qrel_sets.order_by("name").values_list("name", flat=True))
         choices = [(n, f"qrel set {n}") for n in names] + [("all", "all queries")]
         self.fields["queries"].choices = choices  # type: ignore[attr-defined]
+        # The benchmark's own judged queries, not a refined set's that sorts first by name.
+        original = qrel_set_original_default(dataset=dataset)
+        if original is not None:
+            self.fields["queries"].initial = original.name
 
 
 class PoolForm(forms.Form):

@@ -18,6 +18,8 @@ from typing import IO
 
 import numpy as np
 
+from core.text import plural
+
 from .formats import FormatError, check_id, parse_lines
 
 
@@ -254,3 +256,25 @@ def ir_measures_run(rows: Iterable[tuple[str, str, int, float]]) -> dict[str, di
         scores = strictly_decreasing([score for _, _, score in entries])
         run[query_id] = {doc_id: s for (_, doc_id, _), s in zip(entries, scores, strict=True)}
     return run
+
+
+#: At most this many ids of the queries without a result are named (the rest are counted).
+EMPTY_QUERIES_NAMED = 3
+
+
+def queries_answered_words(asked: Sequence[str], answered: Iterable[str]) -> tuple[str, str]:
+    """How many of the ``asked`` query ids (in the order asked) a run answered, for the
+    ``retrieve`` command: ``("323 queries", "")`` when each has an entry, else ``("298
+    queries with results", "25 of the 323 queries matched no document (e.g. PLAIN-1008,
+    PLAIN-1014, PLAIN-1016, ...)")``, naming the first :data:`EMPTY_QUERIES_NAMED`. A query
+    BM25 shares no term with (stop words alone, a misspelling) gets no entry: counting only
+    the answered ones would hide it."""
+    have = set(answered)
+    empty = [query_id for query_id in asked if query_id not in have]
+    if not empty:
+        return plural(len(asked), "query", "queries"), ""
+    more = ", ..." if len(empty) > EMPTY_QUERIES_NAMED else ""
+    named = ", ".join(empty[:EMPTY_QUERIES_NAMED]) + more
+    got = plural(len(asked) - len(empty), "query", "queries")
+    of = plural(len(asked), "query", "queries")
+    return f"{got} with results", f"{len(empty):,} of the {of} matched no document (e.g. {named})"

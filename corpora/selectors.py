@@ -190,6 +190,26 @@ def qrels_top_grade(*, qrel_set: QrelSet) -> int:
     return max(int(top or 0), 1)
 
 
+def qrel_set_original_default(*, dataset: Dataset) -> QrelSet | None:
+    """The qrel set a form offers first where the benchmark's own judgments are meant (the
+    dataset page's "Queries of" for a built-in retriever): an imported set, never a refined
+    one (its labels, perhaps simulated, are the app's), and of those the one the newest pool
+    is built on (pools are built on the original qrels), else ``test`` (what the commands
+    default to), else the first by name; None when the dataset has no imported set."""
+    imported = dataset.qrel_sets.filter(origin=QrelSet.Origin.IMPORTED)
+    pooled = (
+        Pool.objects.filter(dataset=dataset, qrel_set__in=imported)
+        .order_by("-created", "-pk")
+        .values_list("qrel_set_id", flat=True)
+        .first()
+    )
+    return (
+        (imported.filter(pk=pooled).first() if pooled is not None else None)
+        or imported.filter(name="test").first()
+        or imported.order_by("name").first()
+    )
+
+
 @dataclass(frozen=True)
 class IdenticalCounts:
     """How far a dataset's queries are documents of its corpus (see :mod:`corpora.identical`):

@@ -12,10 +12,11 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
 from core.fixes import error_worded
 from core.htmx import htmx_view, wants_fragment
+from core.http import post_only
 from core.roles import Role, role_required
 
 from .forms import BeirUploadForm, QrelsUploadForm, RunUploadForm
@@ -93,7 +94,7 @@ def dataset_name_check(request: HttpRequest) -> HttpResponse:
 
 
 @role_required(Role.ADMIN)
-@require_POST
+@post_only
 def dataset_action(request: HttpRequest, slug: str, action: str) -> HttpResponse:
     """POST one of the dataset page's actions: ``qrels`` or ``run`` (upload), ``retrieve``
     (a built-in run), ``pool`` (build a pool). A valid one starts in the background and

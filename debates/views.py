@@ -22,20 +22,17 @@ with a broker its debates are sent to the Celery workers.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable
-from decimal import Decimal, InvalidOperation
 from urllib.parse import urlsplit
 
-from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.debug import sensitive_post_parameters
-from django.views.decorators.http import require_POST
 
 from core.htmx import htmx_view, wants_fragment
+from core.http import post_only
 from core.roles import Role, role_required, user_has_role
 
 # GENERIC_EMBEDDED_WARNING is re-exported: the job page's banner text, as tests read it.
@@ -47,6 +44,7 @@ from .models import DebateJob
 from .services.backends import stored_agents_permit
 from .services.batch_api import batch_job_overview
 from .services.common import DebateJobError
+from .services.cost import debate_job_cost
 from .services.failures import job_counts, job_failures
 from .services.human import debate_job_budget_set
 from .services.jobs import debate_job_cancel, debate_job_get, debate_job_pause
@@ -63,7 +61,6 @@ log = logging.getLogger(__name__)
 
 READERS = (Role.RESEARCHER, Role.ADMIN)
 FAILED_SHOWN = 50
-PRICE_SETTING = "DREAM_PRICE_PER_1K_TOKENS"
 
 #: Panels other apps add to the job page: ``panel(request, job) -> str`` (HTML rendered by
 #: the template engine, autoescaped).
@@ -75,19 +72,6 @@ def job_panel_register(panel: Callable[[HttpRequest, DebateJob], str]) -> None:
     rendered with a template (autoescaped), shown below the progress."""
     if panel not in JOB_PANELS:
         JOB_PANELS.append(panel)
-
-
-def price_per_1k_tokens() -> Decimal | None:
-    """``DREAM_PRICE_PER_1K_TOKENS`` (setting or environment): money per 1,000 tokens, prompt
-    and completion alike; None when unset or not a number."""
-    value = getattr(settings, PRICE_SETTING, None)
-    if value is None:
-        value = os.environ.get(PRICE_SETTING, "")
-    try:
-        price = Decimal(str(value).strip())
-    except (InvalidOperation, ValueError):
-        return None
-    return price if price.is_finite() and price >= 0 else None
 
 
 def _job_or_404(pk: int) -> DebateJob:
@@ -144,7 +128,6 @@ def job_launch(request: HttpRequest) -> HttpResponse:
 
 def _progress_context(request: HttpRequest, job: DebateJob) -> dict:
     progress = debate_job_progress(job=job)
-    price = price_per_1k_tokens()
     tokens = progress.prompt_tokens + progress.completion_tokens
     return {
         "job": job,
@@ -157,13 +140,7 @@ def _progress_context(request: HttpRequest, job: DebateJob) -> dict:
             "tokens": progress.per_pair(tokens),
             "seconds": progress.per_pair(progress.seconds),
         },
-        "price": price,
-        "cost": (Decimal(tokens) / 1000 * price) if price is not None else None,
-        "cost_per_pair": (
-            Decimal(tokens) / 1000 * price / progress.done
-            if price is not None and progress.done
-            else None
-        ),
+        "cost": debate_job_cost(job=job, progress=progress),
         "failed": job_failures(job=job, stop=FAILED_SHOWN).items if progress.failed else [],
         "counts": job_counts(job=job, progress=progress),
         "can_control": user_has_role(request.user, Role.ADMIN),
@@ -220,7 +197,7 @@ ACTION_DONE = {
 
 
 @role_required(Role.ADMIN)
-@require_POST
+@post_only
 def job_control(request: HttpRequest, pk: int, action: str) -> HttpResponse:
     """POST: pause, resume, cancel or retry the failed debates of a job; back to its page."""
     if action not in ACTIONS:
@@ -240,7 +217,7 @@ def job_control(request: HttpRequest, pk: int, action: str) -> HttpResponse:
 
 
 @role_required(Role.ADMIN)
-@require_POST
+@post_only
 def job_budget(request: HttpRequest, pk: int) -> HttpResponse:
     """POST: set the job's human budget (empty: no limit); back to its page."""
     job = _job_or_404(pk)

@@ -7,11 +7,11 @@ clock, no dict order: every mapping is sorted), so the zip holding it stays byte
 
 Every value that came from the database (dataset name, source and licence, qrel set, pool
 and run names, model names, backend descriptions, query ids...) is untrusted: it is written
-inside a code span (:func:`md_code`) or, in the title, with every ASCII punctuation
-character backslash-escaped (:func:`md_text`), after line breaks and other control
-characters are replaced (:func:`one_line`). So no value can open a link, a heading, a
-table, raw HTML or a new line of the document: the structure (headings, lists, fenced
-blocks) is this module's alone. No table is used, since GitHub splits table cells at a
+inside a code span (:func:`md_code`) or, in the title, with the characters Markdown reads
+there backslash-escaped (:func:`md_title`), after line breaks and other control characters
+are replaced (:func:`one_line`). So no value can open a link, a heading, a table, raw HTML
+or a new line of the document: the structure (headings, lists, fenced blocks) is this
+module's alone. No table is used, since GitHub splits table cells at a
 ``|`` even inside a code span.
 """
 
@@ -40,11 +40,15 @@ from .labels import HUMAN_TIE, budget_split
 # bidirectional overrides (which can reorder what a reader sees) become U+FFFD.
 _BREAKS = re.compile(r"[\t\n\v\f\r\x85\u2028\u2029]")
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 # The characters that can open an inline construct mid-line (emphasis, code, link, image,
 # autolink, raw HTML, entity, strikethrough, table cell) and the escape itself: "(", "'" or
 # "," can do nothing once "[", "]" and "<" are escaped.
 _INLINE = re.compile(r"([\\`*_\[\]<>&~|])")
+# In a heading's words, beyond those: ":" and "@", which GitHub turns into a link after
+# "http", "https" or "mailto", or around an e-mail address, and the "." after "www", which
+# starts one too (GFM's extended autolinks).
+_TITLE = re.compile(r"([\\`*_\[\]<>&~|:@])")
+_WWW = re.compile(r"(?i)(www)\.")
 _BACKTICKS = re.compile(r"`+")
 # At most this many ids of a pool's query subset are listed (the rest are counted).
 QUERIES_LISTED = 50
@@ -56,10 +60,14 @@ def one_line(value: str) -> str:
     return _CONTROLS.sub("\ufffd", _BREAKS.sub(" ", value))
 
 
-def md_text(value: str) -> str:
-    """``value`` as inert Markdown text: on one line, every ASCII punctuation character
-    backslash-escaped (CommonMark allows escaping any of them), so it renders as itself."""
-    return _PUNCTUATION.sub(r"\\\1", one_line(value))
+def md_title(value: str) -> str:
+    """``value`` as inert Markdown words of a heading: on one line, with a backslash before
+    each character that could open an inline construct there (emphasis, code, link, image,
+    raw HTML, entity, strikethrough, table cell, an autolink's ``:``, ``@`` or ``www.``) and
+    before a leading ``#``; any other character, a hyphen or a dot, stays as it is, so a
+    name such as ``nfcorpus-test`` reads as itself in the text too."""
+    text = _WWW.sub(r"\1\\.", _TITLE.sub(r"\\\1", one_line(value)))
+    return "\\" + text if text.startswith("#") else text
 
 
 def md_inline(value: str) -> str:
@@ -328,7 +336,7 @@ def _simulated_lines(s: Datasheet) -> list[str]:
 def _header(s: Datasheet) -> list[str]:
     created = s.created.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     return [
-        f"# {md_text(s.dataset_name) or 'Benchmark'}: refined qrels {md_code(s.refined_name)}",
+        f"# {md_title(s.dataset_name) or 'Benchmark'}: refined qrels {md_code(s.refined_name)}",
         "",
         *_simulated_lines(s),
         f"A benchmark in BEIR layout: the corpus and queries of {md_code(s.dataset_name)} with "

@@ -6,7 +6,7 @@ The figures are computed by evaluation (``assess.evaluation.refined_intervals``,
 package may not import) and handed in as plain values by ``assess.datasheet_intervals``.
 Values from the database (run names, notes, errors) are written with the datasheet's own
 writers (``code``, ``text`` and ``flat``: :func:`assess.refined.datasheet.md_code`,
-``md_text``, ``one_line``), so this module never decides how untrusted text is escaped.
+``md_inline``, ``one_line``), so this module never decides how untrusted text is escaped.
 """
 
 from __future__ import annotations

@@ -20,10 +20,11 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpRe
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
 from core.fixes import error_worded
 from core.htmx import htmx_view, wants_fragment
+from core.http import post_only
 from core.roles import Role, role_required, user_has_role
 from corpora.models import Dataset, Operation
 from corpora.services import dataset_get
@@ -126,7 +127,7 @@ def refined_list(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @role_required(Role.ADMIN)
-@require_POST
+@post_only
 def refine_create(request: HttpRequest, slug: str) -> HttpResponse:
     """Refine again: start a new refined qrel set from a pool's current final labels in the
     background (:func:`assess.refined.operations.refinement_start`) and open its progress
@@ -220,7 +221,7 @@ def refined_detail(request: HttpRequest, slug: str, name: str) -> HttpResponse:
 
 @htmx_view(no_store=True)
 @role_required(*READERS)
-@require_POST
+@post_only
 def export_start(request: HttpRequest, slug: str, name: str, kind: str) -> HttpResponse:
     """Request export ``kind`` of refined set ``name`` (transcripts: of its pool). A second
     click reuses the pending, running or done job. htmx gets the status fragment."""

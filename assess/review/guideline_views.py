@@ -20,9 +20,9 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
 
 from core.htmx import htmx_view
+from core.http import post_only
 from core.roles import Role, role_required, user_has_role
 from corpora.models import Dataset
 from corpora.services import dataset_get
@@ -55,7 +55,7 @@ class GuidelinesForm(forms.Form):
 
 @htmx_view(no_store=True)
 @role_required(Role.ANNOTATOR)
-@require_POST
+@post_only
 def judge_guidelines_confirm(request: HttpRequest, guidelines_id: int) -> HttpResponse:
     """Record that this annotator read guidelines ``guidelines_id`` (idempotent), then show
     the pair they hold (or the next one): the judging fragment for htmx, else a redirect to

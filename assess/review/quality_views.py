@@ -19,8 +19,8 @@ from django.contrib.auth import get_user_model
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
-from django.views.decorators.http import require_POST
 
+from core.http import post_only
 from core.roles import Role, role_required, user_has_role
 
 from ..models.simulated import SIMULATED_ANNOTATOR
@@ -58,7 +58,7 @@ def annotators_page_context(request: HttpRequest) -> dict:
 
 
 @role_required(Role.ADMIN)
-@require_POST
+@post_only
 def quality_floor_set(request: HttpRequest) -> HttpResponse:
     """Set the gold accuracy floor and the answers it needs, then back to the annotators
     page."""
@@ -86,7 +86,7 @@ def _annotator_or_404(username: str):
 
 
 @role_required(Role.ADMIN)
-@require_POST
+@post_only
 def annotator_labels_return(request: HttpRequest, username: str) -> HttpResponse:
     """Send a flagged annotator's labels back to the queue, then back to their page."""
     annotator = _annotator_or_404(username)

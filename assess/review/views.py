@@ -24,9 +24,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.utils import timezone
-from django.views.decorators.http import require_POST
 
 from core.htmx import htmx_view, wants_fragment
+from core.http import post_only
 from core.roles import Role, role_required, user_has_role
 from debates.models import DebateJob
 
@@ -159,7 +159,7 @@ def judge(request: HttpRequest) -> HttpResponse:
 
 @htmx_view(no_store=True)
 @role_required(Role.ANNOTATOR)
-@require_POST
+@post_only
 def judge_submit(request: HttpRequest, item_id: uuid.UUID) -> HttpResponse:
     """Save a judgment (idempotent on ``client_id``), then answer with the next pair.
 
@@ -214,7 +214,7 @@ def judge_submit(request: HttpRequest, item_id: uuid.UUID) -> HttpResponse:
 
 @htmx_view(no_store=True)
 @role_required(Role.ANNOTATOR)
-@require_POST
+@post_only
 def judge_active(request: HttpRequest, item_id: uuid.UUID) -> HttpResponse:
     """Add the active seconds the judging page measured (a heartbeat every 15 s, or the
     beacon sent when it is hidden or left) to the pair's lease.
@@ -238,7 +238,7 @@ def judge_active(request: HttpRequest, item_id: uuid.UUID) -> HttpResponse:
 
 @htmx_view(no_store=True)
 @role_required(Role.ANNOTATOR)
-@require_POST
+@post_only
 def judge_skip(request: HttpRequest, item_id: uuid.UUID) -> HttpResponse:
     """Give the pair back to the queue and do not offer it again in this login session."""
     item = item_or_404(item_id)
@@ -253,7 +253,7 @@ def judge_skip(request: HttpRequest, item_id: uuid.UUID) -> HttpResponse:
 
 @htmx_view(no_store=True)
 @role_required(Role.ANNOTATOR)
-@require_POST
+@post_only
 def judge_undo(request: HttpRequest) -> HttpResponse:
     """Undo the judgment the page named (``undo``: its client id) and show its pair again.
 
@@ -288,7 +288,7 @@ def judge_undo(request: HttpRequest) -> HttpResponse:
 
 @htmx_view(no_store=True)
 @role_required(Role.ANNOTATOR)
-@require_POST
+@post_only
 def judge_unskip(request: HttpRequest) -> HttpResponse:
     """Offer the pairs skipped in this login session again."""
     request.session[SKIPPED_KEY] = []

@@ -21,7 +21,7 @@ from assess.refined.datasheet import (
     RunSheet,
     datasheet_render,
     md_code,
-    md_text,
+    md_title,
 )
 from assess.review.agreement import wilson_interval
 
@@ -254,7 +254,7 @@ def test_hostile_names_and_models_stay_inert():
         costs=("```", "# not a heading"),
     )
     text = datasheet_render(sheet=hostile)
-    assert text.splitlines()[0] == r"# \# x\]\(javascript\:alert\(1\)\): refined qrels ``` `` ```"
+    assert text.splitlines()[0] == r"# \# x\](javascript\:alert(1)): refined qrels ``` `` ```"
     assert "\u202e" not in text and "\u2028" not in text and "\r" not in text
     html = render_html(text)
     assert "<table" not in html and "<script" not in html and "<img" not in html
@@ -275,8 +275,21 @@ def test_code_spans_and_text_escape_what_markdown_would_read():
     assert md_code("`x`") == "`` `x` ``"
     assert md_code("") == "(none)" and md_code("", empty="not recorded") == "not recorded"
     assert md_code("a\nb\r\nc") == "`a b  c`"
-    assert md_text("a*b_[c](d)") == r"a\*b\_\[c\]\(d\)"
-    assert render_html(md_text("<b>*x*</b>")).strip() == "<p>&lt;b&gt;*x*&lt;/b&gt;</p>"
+
+
+def test_the_title_escapes_what_markdown_reads_in_a_heading_and_nothing_else():
+    # A hyphen or a dot means nothing in a heading's words: the name reads as itself.
+    assert md_title("nfcorpus-test") == "nfcorpus-test"
+    assert md_title("trec-covid.v2 (round 5), 'beir'!") == "trec-covid.v2 (round 5), 'beir'!"
+    assert datasheet_render(sheet=sheet(dataset_name="nfcorpus-test")).startswith(
+        "# nfcorpus-test: refined qrels "
+    )
+    # What would open emphasis, code, a link, HTML, an entity or a heading stays escaped.
+    assert md_title("a*b_[c](d)") == r"a\*b\_\[c\](d)"
+    assert md_title("#1 `x` a~b &amp; c|d") == r"\#1 \`x\` a\~b \&amp; c\|d"
+    assert render_html(md_title("<b>*x*</b>")).strip() == "<p>&lt;b&gt;*x*&lt;/b&gt;</p>"
+    # GitHub's bare autolinks (a scheme, an e-mail address, www.) are broken up too.
+    assert md_title("https://a.org me@a.org www.a.org") == r"https\://a.org me\@a.org www\.a.org"
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,8 @@
 drives the pipeline and run_debates (the dataset taken from the command's dataset or pool):
 perfect debaters that never hold a stance agree on the truth's label of every pair, and the
 refined set's datasheet opens with the SIMULATED warning (a real job's does not). A flag of
-the simulated backend given to another backend is refused naming it."""
+the simulated backend given to another backend is refused naming it. run_debates' closing
+summary marks its calls and tokens SIMULATED."""
 
 import io
 
@@ -56,12 +57,20 @@ def test_the_pipeline_runs_perfect_simulated_debaters_on_the_truth(energy, truth
 def test_run_debates_runs_them_on_a_pool(energy, truth_dir):
     pairs = [("q1", "d2"), ("q1", "d4"), ("q3", "d4"), ("q3", "d1"), ("q2", "d1")]
     pool_of(energy, pairs)
+    out = io.StringIO()
     call_command(
         "run_debates", "energy/pool", "--backend", "simulated",
-        "--truth", str(truth_dir / "energy.qrels"), *PERFECT, "--no-progress",
+        "--truth", str(truth_dir / "energy.qrels"), *PERFECT, "--no-progress", stdout=out,
     )  # fmt: skip
     got = _outcomes(DebateJob.objects.get())
     assert got == {pair: ("agreed", int(pair in ENERGY_TRUTH_RELEVANT)) for pair in pairs}
+    # The summary's calls and tokens are the simulation's, and it says so.
+    lines = out.getvalue().splitlines()
+    assert [line.split(":")[0] for line in lines if line.startswith(("per pair", "tokens"))] == [
+        "per pair (SIMULATED debaters",
+        "tokens (SIMULATED debaters",
+    ]
+    assert "(SIMULATED debaters: no real LLM call): 2.00 LLM calls, " in out.getvalue()
 
 
 @pytest.mark.django_db

@@ -1,10 +1,16 @@
 """The job page counts debates by status, agreed ones by round, escalated ones by reason,
 lists failed debates with their errors (escaped), sums calls, tokens and seconds, and
-estimates the cost when DREAM_PRICE_PER_1K_TOKENS is set."""
+estimates the cost at DREAM_LLM_PRICES as the rest of the app prices tokens (per backend and
+model, cached and batch prices, each agent at its own price), at DREAM_PRICE_PER_1K_TOKENS
+only when those leave the agents unpriced, and else names DREAM_LLM_PRICES. A job of
+simulated debaters marks its cost panel SIMULATED."""
+
+import json
+from html import unescape
 
 import pytest
 
-from debates.models import Debate, DebateJob
+from debates.models import Debate, DebateJob, Turn
 from tests.fixtures.ui import html_tables
 
 ERROR = "TransientLLMError: 503 <b>upstream</b> down"
@@ -27,7 +33,9 @@ def mixed_job(make_review_job):
     return review
 
 
-def test_counts_by_status_round_and_reason_and_sums(client_as, mixed_job):
+def test_counts_by_status_round_and_reason_and_sums(client_as, mixed_job, settings):
+    settings.DREAM_LLM_PRICES = ""
+    settings.DREAM_PRICE_PER_1K_TOKENS = ""
     html = client_as("researcher").get(f"/jobs/{mixed_job.job.pk}/").content.decode()
     tables = html_tables(html)
     assert tables[0] == [
@@ -51,7 +59,11 @@ def test_counts_by_status_round_and_reason_and_sums(client_as, mixed_job):
         ["tokens per pair", "1500"],
         ["seconds per pair", "3.00"],
     ]
-    assert "Set DREAM_PRICE_PER_1K_TOKENS to see an estimated cost." in html
+    assert (
+        '<p class="muted small" id="job-cost-note">No estimated cost: price not set for '
+        "SmolLM2-135M-Instruct-Q4_1; set DREAM_LLM_PRICES (per backend and model).</p>"
+    ) in html
+    assert "SIMULATED" not in html
     assert '<strong id="job-percent">83%</strong>' in html  # 5 of 6
 
 
@@ -84,10 +96,93 @@ def test_only_the_first_failures_are_shown_and_the_rest_are_pointed_to(
     ) in html
 
 
-def test_the_cost_is_estimated_from_the_price_per_thousand_tokens(client_as, mixed_job, settings):
+def cost_panel(client, job) -> tuple[list[list[str]], str]:
+    """The cost table's last two rows and the note under it, unescaped."""
+    page = client.get(f"/jobs/{job.pk}/").content.decode()
+    note = page[page.index('id="job-cost-note">') :].split(">", 1)[1].split("</p>", 1)[0]
+    return html_tables(page)[3][-2:], unescape(note)
+
+
+def test_the_cost_is_priced_at_dream_llm_prices_with_its_cached_price(
+    client_as, mixed_job, settings
+):
+    prices = {"embedded": {"prompt": 1.0, "completion": 4.0, "cached_prompt": 0.5}}
+    settings.DREAM_LLM_PRICES = json.dumps(prices)
+    settings.DREAM_PRICE_PER_1K_TOKENS = "0.002"  # the older setting: not read here
+    Debate.objects.filter(job=mixed_job.job).update(cached_tokens=200)
+    rows, note = cost_panel(client_as("admin"), mixed_job.job)
+    # 6,000 prompt tokens of which 1,200 cached, 1,500 completion:
+    # 4,800 / 1,000 * 1 + 1,200 / 1,000 * 0.5 + 1,500 / 1,000 * 4 = 4.8 + 0.6 + 6 = 11.4;
+    # per done pair 11.4 / 5 = 2.28.
+    assert rows == [["estimated cost", "11.4000"], ["per pair", "2.280000"]]
+    assert note == "At SmolLM2-135M-Instruct-Q4_1's prices (DREAM_LLM_PRICES)."
+
+
+def test_a_batch_job_is_priced_at_the_batch_prices(client_as, mixed_job, settings):
+    prices = {"embedded": {"prompt": 1.0, "completion": 4.0, "batch_prompt": 0.5,
+                           "batch_completion": 2.0, "cached_prompt": 0.5}}  # fmt: skip
+    settings.DREAM_LLM_PRICES = json.dumps(prices)
+    DebateJob.objects.filter(pk=mixed_job.job.pk).update(batch=True)
+    Debate.objects.filter(job=mixed_job.job).update(cached_tokens=200)
+    rows, note = cost_panel(client_as("admin"), mixed_job.job)
+    # 4,800 / 1,000 * 0.5 + 1,200 / 1,000 * 0.5 + 1,500 / 1,000 * 2 = 2.4 + 0.6 + 3 = 6; 6 / 5.
+    assert rows == [["estimated cost", "6.0000"], ["per pair", "1.200000"]]
+    assert note == "At SmolLM2-135M-Instruct-Q4_1's batch prices (DREAM_LLM_PRICES)."
+
+
+def test_agents_at_two_prices_are_each_priced_on_their_own_turns(client_as, mixed_job, settings):
+    job = mixed_job.job
+    DebateJob.objects.filter(pk=job.pk).update(
+        agent_b={"backend": "openai", "model": "gpt-4o-mini"}
+    )
+    prices = {
+        "embedded": {"prompt": 1.0, "completion": 4.0},
+        "openai:gpt-4o-mini": {"prompt": 2.0, "completion": 10.0},
+    }
+    settings.DREAM_LLM_PRICES = json.dumps(prices)
+    # 8 turns each (two escalated debates of 2 rounds, four agreed of 1).
+    Turn.objects.filter(debate__job=job, agent="A").update(prompt_tokens=100, completion_tokens=10)
+    Turn.objects.filter(debate__job=job, agent="B").update(prompt_tokens=300, completion_tokens=30)
+    rows, note = cost_panel(client_as("admin"), job)
+    # A: 800 / 1,000 * 1 + 80 / 1,000 * 4 = 1.12; B: 2,400 / 1,000 * 2 + 240 / 1,000 * 10 = 7.2;
+    # 8.32 in all, 8.32 / 5 = 1.664 per done pair.
+    assert rows == [["estimated cost", "8.3200"], ["per pair", "1.664000"]]
+    assert note == "At SmolLM2-135M-Instruct-Q4_1 and gpt-4o-mini's prices (DREAM_LLM_PRICES)."
+
+
+def test_the_older_single_price_is_read_only_when_dream_llm_prices_leaves_an_agent_unpriced(
+    client_as, mixed_job, settings
+):
+    settings.DREAM_LLM_PRICES = json.dumps({"openai": {"prompt": 1.0, "completion": 1.0}})
     settings.DREAM_PRICE_PER_1K_TOKENS = "0.002"
-    html = client_as("admin").get(f"/jobs/{mixed_job.job.pk}/").content.decode()
-    cost = html_tables(html)[3]
+    rows, note = cost_panel(client_as("admin"), mixed_job.job)
     # 7,500 tokens / 1,000 * 0.002 = 0.015; per done pair 0.015 / 5 = 0.003.
-    assert cost[-2:] == [["estimated cost", "0.0150"], ["per pair", "0.003000"]]
-    assert "At 0.002 per 1,000 tokens" in html
+    assert rows == [["estimated cost", "0.0150"], ["per pair", "0.003000"]]
+    assert note == (
+        "At 0.002 per 1,000 tokens, prompt and completion alike (DREAM_PRICE_PER_1K_TOKENS, "
+        "read because DREAM_LLM_PRICES gives no price: price not set for "
+        "SmolLM2-135M-Instruct-Q4_1)."
+    )
+
+
+def test_the_cost_of_simulated_debaters_is_marked_simulated(client_as, mixed_job, settings):
+    settings.DREAM_LLM_PRICES = ""
+    settings.DREAM_PRICE_PER_1K_TOKENS = ""
+    simulated = {
+        "backend": "simulated",
+        "model": "simulated:sens0.9-spec0.8-pers0.3-seed1",
+        "truth": "/nowhere/truth.qrels",
+        "dataset": mixed_job.job.pool.dataset.slug,
+        "sensitivity": 0.9,
+        "specificity": 0.8,
+        "persistence": 0.3,
+        "seed": 1,
+    }
+    DebateJob.objects.filter(pk=mixed_job.job.pk).update(agent_a=simulated, agent_b=simulated)
+    page = client_as("admin").get(f"/jobs/{mixed_job.job.pk}/").content.decode()
+    assert '<h3>Cost <strong class="simulated">SIMULATED</strong></h3>' in page
+    assert (
+        '<p class="muted small" id="job-cost-simulated">SIMULATED debaters make no real LLM '
+        "call: these calls and tokens are the simulation's, not a server's.</p>"
+    ) in page
+    assert "price not set for simulated:sens0.9-spec0.8-pers0.3-seed1;" in page

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from core.broker import tasks_run_in_process
 from corpora import retrieval
 from corpora.models import QrelSet, Run
+from corpora.runs import queries_answered_words
 from corpora.services.datasets import qrel_set_get
 from corpora.services.runs import (
     QUERIES_ALL,
@@ -14,6 +15,7 @@ from corpora.services.runs import (
     run_create,
     run_enqueue,
     run_evaluate,
+    run_queries,
     run_retrieve,
 )
 
@@ -114,12 +116,8 @@ class Command(BaseCommand):
         else:
             with self._failures(run):
                 run = run_retrieve(run=run, progress=not opts["no_progress"])
-        entries = run.entries.count()
-        queries = run.entries.values("query").distinct().count()
-        self.stdout.write(
-            f"run {run.name}: {run.system}; {queries:,} queries, {entries:,} entries "
-            f"in {run.seconds:.1f} s"
-        )
+        for line in self._run_lines(run):
+            self.stdout.write(line)
         if run.truncated_documents is not None:
             total = dataset.documents.count()
             how = (
@@ -143,6 +141,19 @@ class Command(BaseCommand):
                 + ": "
                 + ", ".join(f"{m} {v:.4f}" for m, v in scores.items())
             )
+
+    @staticmethod
+    def _run_lines(run: Run) -> list[str]:
+        """The run, its queries and entries; then the queries asked that matched no document
+        (they have no entry, so counting the queries of its entries would hide them)."""
+        entries = run.entries.count()
+        asked = run_queries(dataset=run.dataset, queries=run.parameters.get("queries"))
+        answered = run.entries.values_list("query__query_id", flat=True).distinct()
+        queries, empty = queries_answered_words([q[1] for q in asked], answered)
+        line = (
+            f"run {run.name}: {run.system}; {queries}, {entries:,} entries in {run.seconds:.1f} s"
+        )
+        return [line, f"  {empty}"] if empty else [line]
 
     @contextmanager
     def _failures(self, run: Run) -> Iterator[None]:

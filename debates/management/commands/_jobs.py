@@ -26,6 +26,7 @@ from debates.llm.config import (
     TEST_BACKEND,
     TEST_FACTORY_ENV,
     AgentConfig,
+    agents_simulated,
 )
 from debates.models import DebateJob
 from debates.services.backends import (
@@ -611,12 +612,16 @@ def format_summary(job: DebateJob, progress: JobProgress) -> str:
         )
     if progress.pending or progress.running:
         lines.append(f"not finished: {progress.pending:,} pending, {progress.running:,} running")
+    # Simulated debaters call no server: their calls and tokens say so, as the pages do.
+    simulated = ""
+    if agents_simulated(job.agent_a, job.agent_b):
+        simulated = " (SIMULATED debaters: no real LLM call)"
     lines.append(
-        f"per pair: {progress.per_pair(progress.calls):.2f} LLM calls, "
+        f"per pair{simulated}: {progress.per_pair(progress.calls):.2f} LLM calls, "
         f"{progress.per_pair(tokens):,.0f} tokens "
         f"({progress.per_pair(progress.prompt_tokens):,.0f} prompt + "
         f"{progress.per_pair(progress.completion_tokens):,.0f} completion), "
         f"{progress.per_pair(progress.seconds):.2f} s"
     )
-    lines.append(f"tokens: {tokens_describe(progress)}")
+    lines.append(f"tokens{simulated}: {tokens_describe(progress)}")
     return "\n".join(lines)
