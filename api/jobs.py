@@ -417,7 +417,7 @@ def _control(request: HttpRequest, job_id: int, action: str) -> JobOut:
     try:
         if action in ("resume", "retry-failed"):
             # An admin token runs only what the operator allows now.
-            stored_agents_permit(agents=(job.agent_a, job.agent_b))
+            stored_agents_permit(agents=(job.agent_a, job.agent_b), shown_in_full=False)
         if action == "pause":
             debate_job_pause(job=job)
         elif action == "cancel":

@@ -115,5 +115,5 @@ def truth_pool_note(
         "label its simulated debaters give is an error. A pool leaves out the pairs its "
         "qrels judged: a truth equal to those qrels finds no hole. To study holes, pool from "
         "qrels with part of their relevant rows hidden (./dream manage hide_qrels) and give "
-        "the whole qrels as the truth."
+        "the whole qrels as the truth"
     )

@@ -206,7 +206,7 @@ def job_control(request: HttpRequest, pk: int, action: str) -> HttpResponse:
     try:
         if action in ("resume", "retry-failed"):
             # An admin runs only what the operator allows now.
-            stored_agents_permit(agents=(job.agent_a, job.agent_b))
+            stored_agents_permit(agents=(job.agent_a, job.agent_b), shown_in_full=False)
         ACTIONS[action](job)
     except DebateJobError as exc:
         messages.error(request, str(exc))

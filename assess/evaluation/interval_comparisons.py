@@ -53,9 +53,14 @@ def difference_interval(intervals: SystemIntervals, a: str, b: str, measure: str
     :mod:`assess.evaluation.interval_range`; :func:`bounded`: the whole range when the
     estimate left it). The whole range too when only it can settle the pair
     (:func:`range_only`: the sample measures no error of the difference although the pairs
-    without a human label can move it). Raises KeyError for an unknown system or measure."""
+    without a human label can move it). A difference those pairs cannot move
+    (:func:`difference_known`) is its exact value, of width 0: F_a - F_b is the expectation of
+    a - b under the model, and the expectation of a constant is that constant. Raises
+    KeyError for an unknown system or measure."""
     base, diff, cross = _difference_terms(intervals, a, b, measure)
     found = greg_interval(base, diff, intervals.sample, cross)
+    if difference_known(intervals, a, b, measure):
+        return Interval(base, base, base, found.n_human)
     low, high = _difference_range(intervals, a, b, measure)
     informed = not range_only(intervals, a, b, measure, found)
     return bounded(found, low, high, informed=informed)
@@ -217,8 +222,9 @@ def kendall_tau_interval(
     for a, b in pairs:
         sign_before = (before[a] > before[b]) - (before[a] < before[b])
         tied_before += sign_before == 0
-        if range_only(intervals, a, b, measure):
-            # Only the pair's range can settle it (difference_interval's whole range).
+        if range_only(intervals, a, b, measure) or difference_known(intervals, a, b, measure):
+            # Only the pair's range can settle it (difference_interval's whole range), or the
+            # pair's difference is known exactly (difference_interval gives that value).
             found = difference_interval(intervals, a, b, measure)
         else:
             found = _difference_at(intervals, a, b, measure, z)

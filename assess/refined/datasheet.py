@@ -45,9 +45,9 @@ _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u20
 # "," can do nothing once "[", "]" and "<" are escaped.
 _INLINE = re.compile(r"([\\`*_\[\]<>&~|])")
 # In a heading's words, beyond those: ":" and "@", which GitHub turns into a link after
-# "http", "https" or "mailto", or around an e-mail address, and the "." after "www", which
-# starts one too (GFM's extended autolinks).
-_TITLE = re.compile(r"([\\`*_\[\]<>&~|:@])")
+# "http", "https" or "mailto", or around an e-mail address, the "." after "www", which
+# starts one too (GFM's extended autolinks), and "$", which opens math on GitHub.
+_TITLE = re.compile(r"([\\`*_\[\]<>&~|:@$])")
 _WWW = re.compile(r"(?i)(www)\.")
 _BACKTICKS = re.compile(r"`+")
 # At most this many ids of a pool's query subset are listed (the rest are counted).
@@ -63,9 +63,9 @@ def one_line(value: str) -> str:
 def md_title(value: str) -> str:
     """``value`` as inert Markdown words of a heading: on one line, with a backslash before
     each character that could open an inline construct there (emphasis, code, link, image,
-    raw HTML, entity, strikethrough, table cell, an autolink's ``:``, ``@`` or ``www.``) and
-    before a leading ``#``; any other character, a hyphen or a dot, stays as it is, so a
-    name such as ``nfcorpus-test`` reads as itself in the text too."""
+    raw HTML, entity, strikethrough, table cell, math, an autolink's ``:``, ``@`` or
+    ``www.``) and before a leading ``#``; any other character, a hyphen or a dot, stays as it
+    is, so a name such as ``nfcorpus-test`` reads as itself in the text too."""
     text = _WWW.sub(r"\1\\.", _TITLE.sub(r"\\\1", one_line(value)))
     return "\\" + text if text.startswith("#") else text
 

@@ -153,11 +153,17 @@ def _load(model_path: Path, n_ctx: int, n_threads: int) -> _LoadedModel:
                 verbose=False,
             )
         except (ValueError, OSError) as exc:  # llama-cpp-python's "Failed to load model ..."
-            raise PermanentLLMError(f"{model_path}: llama.cpp cannot load it ({exc})") from exc
+            # Stored as the debate's error, which researchers read: the file by its name only
+            # (the folder is the server's), in llama.cpp's own words too.
+            said = str(exc).replace(str(model_path), Path(model_path).name)
+            raise PermanentLLMError(
+                f"{Path(model_path).name}: llama.cpp cannot load it ({said})"
+            ) from exc
         if not llama.metadata.get("tokenizer.chat_template"):
             llama.close()
             raise PermanentLLMError(
-                f"{model_path}: no chat template (tokenizer.chat_template) in its metadata"
+                f"{Path(model_path).name}: no chat template (tokenizer.chat_template) in its "
+                "metadata"
             )
         model = llama._model
         eos_id, bos_id = llama.token_eos(), llama.token_bos()
@@ -259,6 +265,9 @@ class EmbeddedClient:
         model_path: Path | None = None,
     ) -> None:
         self.model = MODEL_NAME if model_path is None else str(model_path)
+        # How errors name the model: they are stored on debates, which researchers read, so a
+        # file of the server's is named by its file name only.
+        self._named = Path(self.model).name
         self.context_window = n_ctx
         self._loaded = _load(
             model_path or smollm2_gguf_path(), n_ctx, n_threads or default_threads()
@@ -313,7 +322,7 @@ class EmbeddedClient:
         n_prompt = self.prompt_tokens(messages)
         if n_prompt + params.max_tokens > self.context_window:
             raise ContextTooLongError(
-                f"{self.model}: prompt of {n_prompt} tokens + max_tokens {params.max_tokens} "
+                f"{self._named}: prompt of {n_prompt} tokens + max_tokens {params.max_tokens} "
                 f"exceeds the context window of {self.context_window} tokens"
             )
         kwargs: dict[str, Any] = dict(params.extra)
@@ -333,11 +342,13 @@ class EmbeddedClient:
                     **kwargs,
                 )
         except ValueError as exc:
-            if "exceed context window" in str(exc):
-                raise ContextTooLongError(f"{self.model}: {exc}") from exc
-            raise PermanentLLMError(f"{self.model}: {exc}") from exc
+            said = str(exc).replace(self.model, self._named)
+            if "exceed context window" in said:
+                raise ContextTooLongError(f"{self._named}: {said}") from exc
+            raise PermanentLLMError(f"{self._named}: {said}") from exc
         except Exception as exc:  # llama.cpp failures are not worth retrying in-process
-            raise PermanentLLMError(f"{self.model}: {type(exc).__name__}: {exc}") from exc
+            said = str(exc).replace(self.model, self._named)
+            raise PermanentLLMError(f"{self._named}: {type(exc).__name__}: {said}") from exc
         latency_ms = (time.perf_counter() - start) * 1000.0
         choice = out["choices"][0]
         usage = out.get("usage") or {}

@@ -5,9 +5,12 @@ def commands_mark(apps, schema_editor):
     """Jobs made before the field existed: those without a creator came from a command
     (run_debates without --user, evaluate_assessor, the pipeline; the browser and the API
     always record the signed-in user), so they keep the endpoints of their own the operator
-    gave them; the others are held to the operator's settings, as a new web job is."""
+    gave them; the others, and any job holding keys typed into the job form or the API
+    (a web job whose creator was deleted since), are held to the operator's settings, as a
+    new web job is."""
     DebateJob = apps.get_model("debates", "DebateJob")
-    DebateJob.objects.filter(created_by__isnull=True).update(launched_from="command")
+    made_by_command = DebateJob.objects.filter(created_by__isnull=True, api_keys_encrypted="")
+    made_by_command.update(launched_from="command")
 
 
 class Migration(migrations.Migration):

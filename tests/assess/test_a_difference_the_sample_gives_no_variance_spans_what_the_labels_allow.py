@@ -94,3 +94,23 @@ def test_the_shared_ideal_dcg_cancels_only_when_the_dcgs_are_equal():
     a10 = system_footprint("nDCG@10", {"q1": ["d1", "d2", "d3", "f1"]}, ten)
     b10 = system_footprint("nDCG@10", {"q1": ["d1", "d2", "d3"]}, ten)
     assert undetermined_queries(a10, b10) == []
+
+
+@pytest.mark.parametrize("measure", ["P@10", "nDCG@10"])
+def test_a_difference_the_unaudited_pairs_cannot_move_is_its_exact_value(measure):
+    # d3 (no human label) at rank 2 in both; a ranks the audited relevant d1 first, b the
+    # audited not relevant d2. On P@10 a - b is 0.1 whatever d3 is; on nDCG@10 it is
+    # 1 / ideal DCG, and the ideal DCG moves with d3, so only P@10 is known here. The GREG
+    # estimate of a known difference would have a width (d1's residual moves a only); its
+    # exact value has none, and settles the pair.
+    runs = {"a": {"q1": ["d1", "d3"]}, "b": {"q1": ["d2", "d3"]}}
+    found = _intervals(runs, measures=(measure,))
+    diff = difference_interval(found, "a", "b", measure)
+    if measure == "P@10":
+        assert (diff.estimate, diff.low, diff.high) == pytest.approx((0.1, 0.1, 0.1))
+        [pair] = pair_comparisons(found, measure)
+        assert pair.settled
+        tau = kendall_tau_interval(found, {"a": 0.3, "b": 0.2}, measure=measure)
+        assert tau is not None and tau[1:] == pytest.approx((1.0, 1.0))
+    else:
+        assert diff.high - diff.low > 0.01

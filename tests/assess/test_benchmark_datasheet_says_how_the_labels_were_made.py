@@ -290,6 +290,8 @@ def test_the_title_escapes_what_markdown_reads_in_a_heading_and_nothing_else():
     assert render_html(md_title("<b>*x*</b>")).strip() == "<p>&lt;b&gt;*x*&lt;/b&gt;</p>"
     # GitHub's bare autolinks (a scheme, an e-mail address, www.) are broken up too.
     assert md_title("https://a.org me@a.org www.a.org") == r"https\://a.org me\@a.org www\.a.org"
+    # GitHub's math ($...$, $$...$$) is broken up as well.
+    assert md_title("$\\sqrt{x}$ data $$y$$") == r"\$\\sqrt{x}\$ data \$\$y\$\$"
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,11 @@ import math
 
 import pytest
 
-from assess.evaluation.refined_intervals import _binary_ndcg
+from assess.evaluation.refined_intervals import _binary_scores
+
+
+def _binary_ndcg(ranked, fixed, queries, rel_level):
+    return _binary_scores(ranked, fixed, queries, rel_level)["nDCG@10"]
 
 
 def test_two_runs_that_swap_a_grade_2_and_a_grade_1_document_tie_on_binary_ndcg():
