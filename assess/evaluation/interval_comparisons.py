@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
-from .interval_range import undetermined_queries
+from .interval_range import footprints_equal
 from .intervals import (
     Interval,
     PooledLabel,
@@ -85,7 +85,7 @@ def difference_known(intervals: SystemIntervals, a: str, b: str, measure: str) -
     undetermined_queries` of their footprints finds no query; e.g. two systems with the same
     top 10 tie exactly on P@10 whatever the labels). False when a footprint is missing."""
     prints = intervals.footprint.get(measure, {})
-    return a in prints and b in prints and not undetermined_queries(prints[a], prints[b])
+    return a in prints and b in prints and footprints_equal(prints[a], prints[b])
 
 
 def range_only(

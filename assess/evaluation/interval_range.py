@@ -191,6 +191,15 @@ def system_footprint(
     }
 
 
+def footprints_equal(a: Mapping[str, Hashable], b: Mapping[str, Hashable]) -> bool:
+    """Whether :func:`undetermined_queries` of ``a`` and ``b`` is empty, stopping at the first
+    query that differs (most system pairs differ on their first query: the pair comparisons
+    ask this for every pair of every measure)."""
+    return all(b.get(q) == key for q, key in a.items()) and all(
+        a.get(q) == key for q, key in b.items()
+    )
+
+
 def undetermined_queries(a: Mapping[str, Hashable], b: Mapping[str, Hashable]) -> list[str]:
     """The queries (sorted) on which the pairs without a human label can move system a's
     value less system b's, from their :func:`system_footprint` on the same labels. Each

@@ -114,3 +114,18 @@ def test_a_difference_the_unaudited_pairs_cannot_move_is_its_exact_value(measure
         assert tau is not None and tau[1:] == pytest.approx((1.0, 1.0))
     else:
         assert diff.high - diff.low > 0.01
+
+
+def test_the_early_stopping_check_agrees_with_the_list_of_undetermined_queries():
+    from assess.evaluation.interval_range import footprints_equal
+
+    rng = __import__("random").Random(3)
+    keys = [None, frozenset(), frozenset({"d1"}), (frozenset({("d1", 2)}), 0.5)]
+    agreed = 0
+    for _ in range(2_000):
+        a = {f"q{i}": rng.choice(keys) for i in range(3) if rng.random() < 0.8}
+        b = {f"q{i}": rng.choice(keys) for i in range(3) if rng.random() < 0.8}
+        known = not undetermined_queries(a, b)
+        assert footprints_equal(a, b) == known
+        agreed += known
+    assert 0 < agreed < 2_000  # both answers were met
