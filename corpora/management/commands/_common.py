@@ -7,9 +7,9 @@ import argparse
 from django.core.management.base import CommandError
 
 from corpora.formats import UNKNOWN_ID_POLICIES
-from corpora.models import Dataset
+from corpora.models import Dataset, QrelSet
 from corpora.pool_strategies import budget_read
-from corpora.services.datasets import dataset_get
+from corpora.services.datasets import dataset_get, qrel_set_get
 
 
 def load_dataset(slug: str) -> Dataset:
@@ -19,6 +19,15 @@ def load_dataset(slug: str) -> Dataset:
     except Dataset.DoesNotExist:
         known = ", ".join(Dataset.objects.values_list("slug", flat=True)) or "none"
         raise CommandError(f"no dataset {slug!r} (known: {known})") from None
+
+
+def load_qrel_set(dataset: Dataset, name: str) -> QrelSet:
+    """The dataset's qrel set of this name, or a CommandError listing the ones it has."""
+    try:
+        return qrel_set_get(dataset=dataset, name=name)
+    except QrelSet.DoesNotExist:
+        names = ", ".join(dataset.qrel_sets.values_list("name", flat=True)) or "none"
+        raise CommandError(f"no qrel set {name!r} (known: {names})") from None
 
 
 def budget_type(text: str) -> float:

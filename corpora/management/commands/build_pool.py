@@ -1,12 +1,11 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from corpora.models import Pool, QrelSet, Run
+from corpora.models import Pool, Run
 from corpora.pool_strategies import MAX_BUDGET
-from corpora.services.datasets import qrel_set_get
 from corpora.services.pools import PoolBuildReport, PoolError, pool_build
 from corpora.services.runs import run_get
 
-from ._common import budget_type, load_dataset
+from ._common import budget_type, load_dataset, load_qrel_set
 
 
 def format_report(report: PoolBuildReport, *, per_query: bool = True) -> str:
@@ -96,11 +95,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         dataset = load_dataset(opts["dataset"])
-        try:
-            qrel_set = qrel_set_get(dataset=dataset, name=opts["qrels"])
-        except QrelSet.DoesNotExist:
-            names = ", ".join(dataset.qrel_sets.values_list("name", flat=True)) or "none"
-            raise CommandError(f"no qrel set {opts['qrels']!r} (known: {names})") from None
+        qrel_set = load_qrel_set(dataset, opts["qrels"])
         runs = []
         for name in [n.strip() for n in opts["runs"].split(",") if n.strip()]:
             try:

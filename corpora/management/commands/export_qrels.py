@@ -1,13 +1,12 @@
 import sys
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from core.paths import caller_path
-from corpora.models import QrelSet
-from corpora.services.datasets import qrel_set_get, qrels_export
+from corpora.services.datasets import qrels_export
 from corpora.simulated import qrel_set_simulated_counts, simulated_note
 
-from ._common import load_dataset
+from ._common import load_dataset, load_qrel_set
 
 
 class Command(BaseCommand):
@@ -23,11 +22,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         dataset = load_dataset(opts["dataset"])
-        try:
-            qrel_set = qrel_set_get(dataset=dataset, name=opts["qrelset"])
-        except QrelSet.DoesNotExist:
-            names = ", ".join(dataset.qrel_sets.values_list("name", flat=True)) or "none"
-            raise CommandError(f"no qrel set {opts['qrelset']!r} (known: {names})") from None
+        qrel_set = load_qrel_set(dataset, opts["qrelset"])
         if opts["out"] == "-":
             rows = qrels_export(qrel_set=qrel_set, out=sys.stdout, fmt=opts["format"])
         else:

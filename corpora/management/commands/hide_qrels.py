@@ -1,10 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from corpora.models import QrelSet
-from corpora.services.datasets import qrel_set_get
 from corpora.services.holes import HideError, qrel_set_hide
 
-from ._common import load_dataset
+from ._common import load_dataset, load_qrel_set
 
 
 class Command(BaseCommand):
@@ -29,11 +27,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         dataset = load_dataset(opts["dataset"])
-        try:
-            start = qrel_set_get(dataset=dataset, name=opts["qrels"])
-        except QrelSet.DoesNotExist:
-            names = ", ".join(dataset.qrel_sets.values_list("name", flat=True)) or "none"
-            raise CommandError(f"no qrel set {opts['qrels']!r} (known: {names})") from None
+        start = load_qrel_set(dataset, opts["qrels"])
         try:
             made = qrel_set_hide(
                 qrel_set=start, name=opts["name"], hide=opts["hide"], seed=opts["seed"]
