@@ -40,13 +40,13 @@ from debates.services.launch import (
     MAX_MAX_TOKENS,
     MAX_PAIRS,
     MIN_MAX_TOKENS,
-    STAGE0_LEVEL_MAX,
-    STAGE0_LEVEL_MIN,
     JobSpec,
     job_option_default,
     job_option_names,
 )
 from debates.services.webhooks import webhook_url_check
+from debates.stage0_band import LEVEL_MAX as STAGE0_LEVEL_MAX
+from debates.stage0_band import LEVEL_MIN as STAGE0_LEVEL_MIN
 
 AGENTS = (("a", "A"), ("b", "B"))
 # The simulated backend is left out on purpose: it plans studies from the API and the

@@ -7,19 +7,17 @@ clock, no dict order: every mapping is sorted), so the zip holding it stays byte
 
 Every value that came from the database (dataset name, source and licence, qrel set, pool
 and run names, model names, backend descriptions, query ids...) is untrusted: it is written
-inside a code span (:func:`md_code`) or, in the title, with the characters Markdown reads
-there backslash-escaped (:func:`md_title`), after line breaks and other control characters
-are replaced (:func:`one_line`). So no value can open a link, a heading, a table, raw HTML
-or a new line of the document: the structure (headings, lists, fenced blocks) is this
-module's alone. No table is used, since GitHub splits table cells at a
-``|`` even inside a code span.
+by the writers of :mod:`assess.refined.datasheet_markdown` (a code span, a fenced block, or
+words with Markdown's characters escaped), so no value can open a link, a heading, a table,
+raw HTML or a new line of the document: the structure (headings, lists, fenced blocks) is
+this module's alone. No table is used, since GitHub splits table cells at a ``|`` even
+inside a code span.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -33,75 +31,12 @@ from .datasheet_corrections import copied_words, corrections_lines
 # IntervalCell is re-exported: callers build the sheet from this module's names.
 from .datasheet_interval_lines import IntervalCell as IntervalCell
 from .datasheet_interval_lines import IntervalsSheet, interval_lines
+from .datasheet_markdown import md_code, md_fenced, md_inline, md_title, one_line
 from .datasheet_ranking import ranking_lines
 from .labels import HUMAN_TIE, budget_split
 
-# Line breaks of any kind (CommonMark, Unicode) become spaces; other control characters and
-# bidirectional overrides (which can reorder what a reader sees) become U+FFFD.
-_BREAKS = re.compile(r"[\t\n\v\f\r\x85\u2028\u2029]")
-_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-# The characters that can open an inline construct mid-line (emphasis, code, link, image,
-# autolink, raw HTML, entity, strikethrough, table cell) and the escape itself: "(", "'" or
-# "," can do nothing once "[", "]" and "<" are escaped.
-_INLINE = re.compile(r"([\\`*_\[\]<>&~|])")
-# In a heading's words, beyond those: ":" and "@", which GitHub turns into a link after
-# "http", "https" or "mailto", or around an e-mail address, the "." after "www", which
-# starts one too (GFM's extended autolinks), and "$", which opens math on GitHub.
-_TITLE = re.compile(r"([\\`*_\[\]<>&~|:@$])")
-_WWW = re.compile(r"(?i)(www)\.")
-_BACKTICKS = re.compile(r"`+")
 # At most this many ids of a pool's query subset are listed (the rest are counted).
 QUERIES_LISTED = 50
-
-
-def one_line(value: str) -> str:
-    """``value`` on one line: line breaks as spaces, other control characters and
-    bidirectional overrides as U+FFFD."""
-    return _CONTROLS.sub("\ufffd", _BREAKS.sub(" ", value))
-
-
-def md_title(value: str) -> str:
-    """``value`` as inert Markdown words of a heading: on one line, with a backslash before
-    each character that could open an inline construct there (emphasis, code, link, image,
-    raw HTML, entity, strikethrough, table cell, math, an autolink's ``:``, ``@`` or
-    ``www.``) and before a leading ``#``; any other character, a hyphen or a dot, stays as it
-    is, so a name such as ``nfcorpus-test`` reads as itself in the text too."""
-    text = _WWW.sub(r"\1\\.", _TITLE.sub(r"\\\1", one_line(value)))
-    return "\\" + text if text.startswith("#") else text
-
-
-def md_inline(value: str) -> str:
-    """``value`` as inert Markdown text in the middle of a line (after a list item's words,
-    never where a heading, list or block could start): on one line, only the characters of
-    :data:`_INLINE` escaped, so a note reads as plain text too ("'label 1, round 2' (11
-    pairs)", not "\\'label 1\\, round 2\\' \\(11 pairs\\)")."""
-    return _INLINE.sub(r"\\\1", one_line(value))
-
-
-def _fence(text: str, *, at_least: int) -> str:
-    # One backtick more than the longest run inside: the content can never close it.
-    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
-    return "`" * max(longest + 1, at_least)
-
-
-def md_code(value: str, *, empty: str = "(none)") -> str:
-    """``value`` as a Markdown code span (rendered verbatim: no link, emphasis or HTML);
-    ``empty`` (our own plain text) when ``value`` is empty."""
-    text = one_line(value)
-    if not text:
-        return empty
-    fence = _fence(text, at_least=1)
-    if text[0] in "` " or text[-1] in "` ":
-        # CommonMark strips one space on each side: pad so a leading backtick or space stays.
-        text = f" {text} "
-    return f"{fence}{text}{fence}"
-
-
-def _fenced(info: str, lines: Iterable[str]) -> list[str]:
-    """A fenced code block of ``lines`` (one per line) whose fence no line can close."""
-    body = [one_line(line) for line in lines]
-    fence = _fence("\n".join(body), at_least=3)
-    return [f"{fence}{info}", *body, fence]
 
 
 def _share(value: float | None) -> str:
@@ -640,7 +575,7 @@ def _costs(s: Datasheet) -> list[str]:
         + (f" {SIMULATED_COST_NOTE}" if s.simulated_labels else ""),
         "",
     ]
-    return lines + _fenced("text", s.costs or ("no new labels",))
+    return lines + md_fenced("text", s.costs or ("no new labels",))
 
 
 def _loading(s: Datasheet) -> list[str]:
@@ -651,7 +586,7 @@ def _loading(s: Datasheet) -> list[str]:
         "",
         "Unzip, then with BEIR (`pip install beir`) from the folder holding this one:",
         "",
-        *_fenced(
+        *md_fenced(
             "python",
             [
                 "from beir.datasets.data_loader import GenericDataLoader",
@@ -665,7 +600,7 @@ def _loading(s: Datasheet) -> list[str]:
         "`load` keeps the queries that have qrels. Without BEIR, every `.jsonl` line is one "
         "JSON object and the qrels read with the standard library:",
         "",
-        *_fenced(
+        *md_fenced(
             "python",
             [
                 "import csv",

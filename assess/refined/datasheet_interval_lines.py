@@ -5,7 +5,7 @@ Kendall's tau of the original scores and the PPI estimates. Pure: no database.
 The figures are computed by evaluation (``assess.evaluation.refined_intervals``, which this
 package may not import) and handed in as plain values by ``assess.datasheet_intervals``.
 Values from the database (run names, notes, errors) are written with the datasheet's own
-writers (``code``, ``text`` and ``flat``: :func:`assess.refined.datasheet.md_code`,
+writers (``code``, ``text`` and ``flat``: :func:`assess.refined.datasheet_markdown.md_code`,
 ``md_inline``, ``one_line``), so this module never decides how untrusted text is escaped.
 """
 

@@ -5,7 +5,7 @@ database.
 The figures are computed by evaluation (``assess.evaluation.ranking``, which this package may
 not import) and handed in as plain values by ``assess.datasheet_intervals``, with the
 intervals. Run names come from the database: they are written with the datasheet's own
-code-span writer (``code``, :func:`assess.refined.datasheet.md_code`), so this module never
+code-span writer (``code``, :func:`assess.refined.datasheet_markdown.md_code`), so this module never
 decides how untrusted text is escaped.
 """
 

@@ -5,7 +5,7 @@ and a hostile one still renders inert."""
 
 import pytest
 
-from assess.refined.datasheet import md_inline
+from assess.refined.datasheet_markdown import md_inline
 
 
 def test_quotes_commas_and_parentheses_stay_as_they_are():

@@ -9,6 +9,7 @@ from assess.refined.refine import qrels_refine
 from corpora.pool_strategies import pool_order
 from corpora.services import dataset_import_beir, pool_build, qrel_set_get, run_import
 from debates.llm.scripted import RuleClient
+from debates.management.commands._jobs import bar_total, wait_job
 from debates.models import Debate, DebateJob
 from debates.services import pool_batches
 from debates.services.jobs import debate_job_extend, debate_job_pause, debate_job_resume
@@ -202,3 +203,26 @@ def test_only_the_batch_step_finishes_an_adaptive_job_once_its_budget_is_spent(
     assert pool_batches.pool_batch_next(job_id=job.pk) == []  # the budget of 4 is spent
     job.refresh_from_db()
     assert job.status == DebateJob.Status.FINISHED and job.finished is not None
+
+
+@pytest.mark.django_db
+def test_the_progress_bar_of_a_job_on_an_adaptive_pool_counts_to_its_budget(
+    adaptive_dataset, fake_llms, monkeypatch, capsys
+):
+    truthful_agents(fake_llms)
+    monkeypatch.setattr(pool_batches, "ADAPTIVE_BATCH", 1)
+    pool = _budgeted_pool(adaptive_dataset, "bandit", 7)
+    job = debate_job_launch(spec=JobSpec(pool=pool, agent_a=AGENT_A, agent_b=AGENT_B, rounds=1))
+    assert job.debates.count() == 1  # the job holds one debate, but will judge 7
+    progress = wait_job(job, progress_bar=True)
+    assert progress.done == 7
+    bar = capsys.readouterr().err
+    # The first frame already counts to the budget, never to the one debate made so far.
+    assert "0/7" in bar and "7/7" in bar and "/1 " not in bar
+
+
+def test_the_bar_counts_an_adaptive_pools_job_to_its_limit_or_the_pools_end() -> None:
+    assert bar_total(debates=1, adaptive=True, pair_limit=7, pool_pairs=13) == 7
+    assert bar_total(debates=1, adaptive=True, pair_limit=20, pool_pairs=13) == 13
+    assert bar_total(debates=2, adaptive=True, pair_limit=None, pool_pairs=13) == 13
+    assert bar_total(debates=4, adaptive=False, pair_limit=7, pool_pairs=13) == 4

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from functools import partial
 from typing import Any
 
 from django.core.management.base import CommandError
@@ -532,6 +533,17 @@ def load_job(pk: int) -> DebateJob:
         raise CommandError(f"no debate job {pk}") from None
 
 
+def bar_total(*, debates: int, adaptive: bool, pair_limit: int | None, pool_pairs: int) -> int:
+    """The pairs a job's progress bar counts to. A job on an adaptive pool (bandit, mtc) adds
+    its debates batch by batch as labels arrive, so the debates it has so far (``debates``)
+    are not its end: that is its pair limit (the pool's budget) or the pool's size, whichever
+    is smaller. Any other job has all its debates from the start."""
+    if not adaptive:
+        return debates
+    end = pool_pairs if pair_limit is None else min(pair_limit, pool_pairs)
+    return max(debates, end)
+
+
 def _bar(total: int, done: int, enabled: bool) -> tqdm:
     return tqdm(
         total=total,
@@ -552,7 +564,14 @@ def wait_job(
     ``follow_only`` only follow). Returns the progress at the end. Ctrl-C gives the debates
     being run back (pending, turns kept) and raises CommandError saying how to continue."""
     progress = debate_job_progress(job=job)
-    with _bar(progress.total, progress.done, progress_bar) as bar:
+    pool = job.pool
+    total = partial(
+        bar_total,
+        adaptive=pool.adaptive,
+        pair_limit=job.pair_limit if job.pair_limit is not None else pool.budget,
+        pool_pairs=pool.pairs.count() if pool.adaptive else 0,
+    )
+    with _bar(total(debates=progress.total), progress.done, progress_bar) as bar:
         # tqdm.write keeps the bar intact below the line.
         watch = worker_warning_watch(job=job, say=lambda text: tqdm.write(text, file=sys.stderr))
 
@@ -564,6 +583,7 @@ def wait_job(
                 failed=progress.failed,
                 refresh=False,
             )
+            bar.total = total(debates=progress.total)  # an adaptive pool's job grows
             bar.update(progress.done - bar.n)
 
         try:
