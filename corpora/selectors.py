@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Exists, Max, Min, OuterRef, Q, Subquery
+from django.db.models import Count, Exists, F, Max, Min, OuterRef, Prefetch, Q, Subquery
 
 from .models import (
     Dataset,
@@ -283,3 +283,102 @@ def pair_best_ranks(*, pair_ids: Iterable[int]) -> dict[int, int]:
         )
         out.update({pair_id: best for pair_id, best in rows if best is not None})
     return out
+
+
+PAIRS_PER_PAGE = 50
+
+
+@dataclass(frozen=True)
+class RunContribution:
+    """What one run of a pool put in it: ``pairs`` it ranked within the pool's depth (and
+    pooled) and ``only`` those no other run of the pool ranked: its unique contribution, the
+    pairs the pool would lose without it (Zobel, "How reliable are the results of large-scale
+    information retrieval experiments?", SIGIR 1998, measures pool bias by leaving a run's
+    unique pairs out)."""
+
+    run: Run
+    pairs: int
+    only: int
+
+
+@dataclass(frozen=True)
+class PoolOverview:
+    """What the pool page shows above its pairs: ``pairs`` and ``queries`` in the pool, the
+    fewest, median and most pairs a query has, how many pairs hold an original grade (a pool
+    that keeps judged pairs), how many have a place in the strategy's judging order, and each
+    run's contribution."""
+
+    pool: Pool
+    pairs: int
+    queries: int
+    per_query_min: int
+    per_query_median: float
+    per_query_max: int
+    judged: int
+    ordered: int
+    runs: list[RunContribution]
+
+
+def _median(values: list[int]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if not ordered:
+        return 0.0
+    if len(ordered) % 2:
+        return float(ordered[middle])
+    return (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def pool_overview(*, pool: Pool) -> PoolOverview:
+    """The counts of :class:`PoolOverview` for ``pool``: five grouped queries whatever its
+    size (pairs per query, judged and ordered pairs, each run's pairs, the pairs with one
+    source by that source's run)."""
+    pairs = pool.pairs.order_by()
+    per_query = list(pairs.values("query").annotate(n=Count("pk")).values_list("n", flat=True))
+    totals = pairs.aggregate(
+        judged=Count("pk", filter=Q(original_relevance__isnull=False)),
+        ordered=Count("pk", filter=Q(pool_order__isnull=False)),
+    )
+    sources = PairSource.objects.filter(pair__pool=pool).order_by()
+    found = dict(sources.values("run").annotate(n=Count("pk")).values_list("run", "n"))
+    alone = pairs.annotate(n=Count("sources")).filter(n=1).values("pk")
+    only = dict(
+        sources.filter(pair__in=alone).values("run").annotate(n=Count("pk")).values_list("run", "n")
+    )
+    return PoolOverview(
+        pool=pool,
+        pairs=sum(per_query),
+        queries=len(per_query),
+        per_query_min=min(per_query, default=0),
+        per_query_median=_median(per_query),
+        per_query_max=max(per_query, default=0),
+        judged=totals["judged"],
+        ordered=totals["ordered"],
+        runs=[
+            RunContribution(run=run, pairs=found.get(run.pk, 0), only=only.get(run.pk, 0))
+            for run in pool.runs.order_by("name")
+        ],
+    )
+
+
+def pool_pairs_page(*, pool: Pool, query_id: str = "", page: int | str = 1) -> Page:
+    """One page (:data:`PAIRS_PER_PAGE`) of ``pool``'s pairs, only query ``query_id``'s when
+    given, in judging order: the strategy's stored order first (``pool_order``), then query
+    id and document id (the canonical order); each pair with its sources (run and rank, best
+    rank first) prefetched. Out-of-range pages give the last page."""
+    pairs = pool.pairs.select_related("query", "document").only(
+        "pool_order", "original_relevance", "query__query_id", "document__doc_id"
+    )
+    if query_id:
+        pairs = pairs.filter(query__query_id=query_id)
+    ordered = pairs.order_by(
+        F("pool_order").asc(nulls_last=True), "query__query_id", "document__doc_id"
+    ).prefetch_related(
+        Prefetch(
+            "sources",
+            queryset=PairSource.objects.select_related("run")
+            .only("pair", "rank", "run__name")
+            .order_by("rank", "run__name"),
+        )
+    )
+    return Paginator(ordered, PAIRS_PER_PAGE).get_page(page)

@@ -18,6 +18,12 @@ urlpatterns = [
         upload_views.dataset_action,
         name="dataset_action",
     ),
+    # A pool's name is letters, digits, ".", "_" and "-" (core.names), so a "." too.
+    re_path(
+        r"^datasets/(?P<slug>[-a-zA-Z0-9_]+)/pools/(?P<name>[-a-zA-Z0-9_.]+)/$",
+        views.pool_detail,
+        name="pool_detail",
+    ),
     path("operations/<int:pk>/", upload_views.operation_detail, name="operation_detail"),
     path("datasets/<slug:slug>/documents/", views.document_list, name="document_list"),
     # Document ids may hold any character ("/", "#", ".."), so the id travels in ?id=.

@@ -6,6 +6,7 @@ Who may open what (every view is wrapped in :func:`core.roles.role_required`):
 |----------------------------------------|-----------|------------|-------|
 | home                                   | yes       | yes        | yes   |
 | datasets, dataset, documents, document | 403       | yes        | yes   |
+| a pool (its runs' share, its pairs)    | 403       | yes        | yes   |
 | qrels download (TREC, BEIR)            | 403       | yes        | yes   |
 | new dataset (upload), dataset actions  | 403       | 403        | yes   |
 | an upload's or a pool build's progress | 403       | yes        | yes   |
@@ -29,15 +30,18 @@ from core.roles import ROLES, Role, role_required, user_has_role
 
 from . import formats
 from .forms import PoolForm, QrelsUploadForm, RetrieveForm, RunUploadForm
-from .models import Dataset, Document, QrelSet, Run
+from .models import Dataset, Document, Pool, QrelSet, Run
 from .selectors import (
     dataset_counts_list,
     dataset_overview,
     document_get,
     document_judgments,
     documents_page,
+    pool_overview,
+    pool_pairs_page,
 )
 from .services.datasets import dataset_get, qrel_set_get, qrels_rows
+from .services.pools import pool_get
 from .simulated import qrel_set_simulated_counts, simulated_filename, simulated_response_mark
 
 READERS = (Role.RESEARCHER, Role.ADMIN)
@@ -228,6 +232,31 @@ def document_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "dataset": dataset,
             "document": document,
             "judgments": document_judgments(document=document),
+        },
+    )
+
+
+@role_required(*READERS)
+def pool_detail(request: HttpRequest, slug: str, name: str) -> HttpResponse:
+    """One pool: how it was built, each run's contribution (pairs found, pairs only it
+    found) and its pairs in judging order with the runs and ranks that put each there, 50 a
+    page, filtered to one query (``?query=<query id>``)."""
+    dataset = _dataset_or_404(slug)
+    try:
+        pool = pool_get(dataset=dataset, name=name)
+    except Pool.DoesNotExist:
+        raise Http404(f"No pool {name!r} in {dataset.slug}.") from None
+    query_id = request.GET.get("query", "").strip()
+    page = pool_pairs_page(pool=pool, query_id=query_id, page=request.GET.get("page", 1))
+    return render(
+        request,
+        "corpora/pool_detail.html",
+        {
+            "dataset": dataset,
+            "overview": pool_overview(pool=pool),
+            "page": page,
+            "query_id": query_id,
+            "is_admin": user_has_role(request.user, Role.ADMIN),
         },
     )
 
