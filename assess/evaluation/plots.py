@@ -27,6 +27,10 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.text import Annotation  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
+# shown_ranks is re-exported: the plots' callers and tests name it here.
+from .ranking import TIE_DECIMALS  # noqa: E402
+from .ranking import shown_ranks as shown_ranks  # noqa: E402
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.typing import RcKeyType
@@ -45,7 +49,6 @@ _BEFORE, _AFTER = "#777777", "#2166ac"
 _MARK_COLOR, _MARK_SIZE = "#b00020", 8
 _MARK_PAD, _MARK_GAP = 4 / 72, 6 / 72  # inches: around the mark; between it and the plot
 _LABEL_GAP = 6  # points: between an interval's end and its sample-size label
-TIE_DECIMALS = 4  # scores the rank plot calls tied: equal as the tables print them
 
 
 class _RanksLike(Protocol):
@@ -121,20 +124,6 @@ def _ranks(value: _RanksLike | tuple[int, int]) -> tuple[int, int]:
     if isinstance(value, tuple):
         return int(value[0]), int(value[1])
     return int(value.before), int(value.after)
-
-
-def shown_ranks(scores: Mapping[str, float], *, decimals: int = TIE_DECIMALS) -> dict[str, str]:
-    """Each system's rank as the rank plot labels it: 1 + the systems scoring more
-    (competition ranking), prefixed "=" when another system has the same score (``=2``, as
-    leaderboards print a tie). Scores equal to ``decimals`` places tie: by default the four
-    the re-benchmark's tables print (:func:`assess.evaluation.tables.number`), so that two
-    systems the leaderboard shows as 0.3097 and 0.3097 are not drawn as 2nd and 3rd."""
-    rounded = {s: round(float(v), decimals) for s, v in scores.items()}
-    count = Counter(rounded.values())
-    return {
-        s: ("=" if count[v] > 1 else "") + str(1 + sum(1 for w in rounded.values() if w > v))
-        for s, v in rounded.items()
-    }
 
 
 def _slope_labels(

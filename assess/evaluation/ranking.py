@@ -19,6 +19,7 @@ inside a tie (:func:`kendall_at_k`).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -33,6 +34,7 @@ Qrels = Mapping[str, Mapping[str, int]]  # {query_id: {doc_id: grade}}
 TOP_K = 10  # kendall@10, autojudge-evaluate's default top-k correlation
 RBO_P = 0.9  # persistence of RBO: the top 10 carry about 86% of the weight
 RBP_P = 0.8  # persistence of RBP (ir_measures' default): the user reads 5 documents on average
+TIE_DECIMALS = 4  # scores shown as tied ranks: equal as the tables print them
 
 
 def _systems(reference: Leaderboard, other: Leaderboard) -> list[str]:
@@ -346,3 +348,18 @@ def rbp(
         math.fsum(s.residual for s in scores) / len(per_query),
     )
     return mean, per_query
+
+
+def shown_ranks(scores: Mapping[str, float], *, decimals: int = TIE_DECIMALS) -> dict[str, str]:
+    """Each system's rank as the rank plot and the rank-change table label it: 1 + the
+    systems scoring more (competition ranking), prefixed "=" when another system has the
+    same score (``=2``, as leaderboards print a tie). Scores equal to ``decimals`` places
+    tie: by default the four the re-benchmark's tables print
+    (:func:`assess.evaluation.tables.number`), so that two systems the leaderboard shows as
+    0.3097 and 0.3097 are not shown as 2nd and 3rd."""
+    rounded = {s: round(float(v), decimals) for s, v in scores.items()}
+    count = Counter(rounded.values())
+    return {
+        s: ("=" if count[v] > 1 else "") + str(1 + sum(1 for w in rounded.values() if w > v))
+        for s, v in rounded.items()
+    }

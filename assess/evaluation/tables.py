@@ -16,7 +16,7 @@ from core.text import plural
 from .interval_deltas import DeltaIntervals
 from .interval_reports import TAU_DEBATE_LABELS
 from .metrics import HOLE10, NDCG10, NDCG10_EXP, PAPER_NDCG10, LeaderboardRow, RebenchResult
-from .ranking import RBP_P, RankingAgreement, RbpScore, ranking_agreement
+from .ranking import RBP_P, TIE_DECIMALS, RankingAgreement, RbpScore, ranking_agreement, shown_ranks
 
 
 def relevance_note(result: RebenchResult) -> str:
@@ -134,15 +134,19 @@ def rank_change_table(result: RebenchResult, *, deltas: DeltaIntervals | None = 
     ]
     before = {r.system: r.scores[NDCG10] for r in result.before}
     after = {r.system: r.scores[NDCG10] for r in result.after}
+    # Ranks as printed: systems whose nDCG@10 the table shows equal share a rank ("=2"), so
+    # a tie never reads as a system moving down a place; the rows keep the leaderboard's
+    # order (a tie broken by name).
+    rank_before, rank_after = shown_ranks(before), shown_ranks(after)
     rows: list[tuple[str, ...]] = []
     for system in sorted(result.rank_changes, key=lambda s: (result.rank_changes[s].after, s)):
-        change = result.rank_changes[system]
+        moved = int(rank_before[system].lstrip("=")) - int(rank_after[system].lstrip("="))
         test = result.significance[system]
         cells = [
             system,
-            str(change.before),
-            str(change.after),
-            f"{change.change:+d}" if change.change else "0",
+            rank_before[system],
+            rank_after[system],
+            f"{moved:+d}" if moved else "0",
             number(before[system]),
             number(after[system]),
             signed(after[system] - before[system]),
@@ -170,7 +174,8 @@ def rank_change_table(result: RebenchResult, *, deltas: DeltaIntervals | None = 
         title="Rank changes",
         header=tuple(header),
         rows=rows,
-        note=f"{tau}. Change = rank original − rank refined (positive: moved up). "
+        note=f"{tau}. Change = rank original − rank refined (positive: moved up; =k: "
+        f"tied at k with a system whose {NDCG10} is equal to {TIE_DECIMALS} decimals). "
         f"{len(result.queries):,} evaluation queries (judged in the original qrels).{interval} "
         f"{RBP_NOTE}",
         numeric=(False, *([True] * (len(header) - 1))),

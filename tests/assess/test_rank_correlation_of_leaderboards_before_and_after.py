@@ -95,3 +95,23 @@ def test_queries_judged_only_in_the_refined_qrels_are_listed_not_evaluated():
     assert result.refined_only_queries == ("q4",)
     assert result.queries == ("q1", "q2", "q3")
     assert result.after[0].scores["nDCG@10"] == pytest.approx(0.762090, abs=1e-6)
+
+
+def test_the_rank_change_table_shows_a_tie_as_a_shared_rank_not_a_place_lost():
+    """alpha2 ranks exactly as alpha, so they tie on both sides: =1 before (gamma 3rd, beta
+    4th) and =2 after (beta 1st, gamma 4th), each losing one place; the leaderboard's own
+    ranks break the tie by name (alpha 1 and 2 after, alpha2 2 and 3)."""
+    from assess.evaluation.tables import rank_change_table
+
+    result = rebenchmark(ORIGINAL, REFINED, {**RUNS, "alpha2": RUNS["alpha"]})
+    assert result.rank_changes["alpha2"] == RankChange(before=2, after=3, change=-1)
+    rows = {row[0]: row[1:4] for row in rank_change_table(result).rows}
+    assert rows == {
+        "beta": ("4", "1", "+3"),
+        "alpha": ("=1", "=2", "-1"),
+        "alpha2": ("=1", "=2", "-1"),
+        "gamma": ("3", "4", "-1"),
+    }
+    assert "=k: tied at k with a system whose nDCG@10 is equal to 4 decimals" in (
+        rank_change_table(result).note
+    )
