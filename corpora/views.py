@@ -236,6 +236,17 @@ def document_detail(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
+#: Panels other apps add to a pool's page: ``panel(request, pool) -> str`` (HTML rendered by
+#: the template engine, autoescaped), as debates adds the jobs on the pool.
+POOL_PANELS: list[Callable[[HttpRequest, Pool], str]] = []
+
+
+def pool_panel_register(panel: Callable[[HttpRequest, Pool], str]) -> None:
+    """Add a panel to every pool page (idempotent), shown below the pool's facts."""
+    if panel not in POOL_PANELS:
+        POOL_PANELS.append(panel)
+
+
 @role_required(*READERS)
 def pool_detail(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     """One pool: how it was built, each run's contribution (pairs found, pairs only it
@@ -257,6 +268,7 @@ def pool_detail(request: HttpRequest, slug: str, name: str) -> HttpResponse:
             "page": page,
             "query_id": query_id,
             "is_admin": user_has_role(request.user, Role.ADMIN),
+            "panels": [panel(request, pool) for panel in POOL_PANELS],
         },
     )
 

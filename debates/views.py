@@ -23,17 +23,21 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 from django.contrib import messages
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.debug import sensitive_post_parameters
 
 from core.htmx import htmx_view, wants_fragment
 from core.http import post_only
 from core.roles import Role, role_required, user_has_role
+from corpora.models import Pool
 
 # GENERIC_EMBEDDED_WARNING is re-exported: the job page's banner text, as tests read it.
 from .bundled import GENERIC_EMBEDDED_WARNING as GENERIC_EMBEDDED_WARNING
@@ -81,26 +85,40 @@ def _job_or_404(pk: int) -> DebateJob:
         raise Http404(f"No debate job {pk}.") from None
 
 
+JOBS_LISTED = 200  # the newest jobs the job list and a pool's page show
+
+
+def _job_rows(jobs: QuerySet[DebateJob]) -> dict[str, Any]:
+    """The job table's context (``debates/partials/job_table.html``): the newest
+    :data:`JOBS_LISTED` of ``jobs``, each with its progress, and the ids of those whose
+    debaters are simulated (marked in every list, as on the job's page)."""
+    listed = list(jobs.select_related("pool__dataset", "created_by")[:JOBS_LISTED])
+    return {
+        "rows": [(job, debate_job_progress(job=job)) for job in listed],
+        "simulated": {
+            job.pk
+            for job in listed
+            if any(
+                AgentConfig.stored_or_named(raw).is_simulated for raw in (job.agent_a, job.agent_b)
+            )
+        },
+    }
+
+
 @role_required(*READERS)
 def job_list(request: HttpRequest) -> HttpResponse:
     """Every debate job, newest first, with its counts; a job of simulated debaters marked."""
-    jobs = list(DebateJob.objects.select_related("pool__dataset", "created_by")[:200])
-    rows = [(job, debate_job_progress(job=job)) for job in jobs]
-    # A job of simulated debaters says so in the list too, as on its page.
-    simulated = {
-        job.pk
-        for job in jobs
-        if any(AgentConfig.stored_or_named(raw).is_simulated for raw in (job.agent_a, job.agent_b))
-    }
-    return render(
-        request,
-        "debates/job_list.html",
-        {
-            "rows": rows,
-            "simulated": simulated,
-            "can_launch": user_has_role(request.user, Role.ADMIN),
-        },
-    )
+    context = _job_rows(DebateJob.objects.all())
+    context["can_launch"] = user_has_role(request.user, Role.ADMIN)
+    return render(request, "debates/job_list.html", context)
+
+
+def pool_jobs_panel(request: HttpRequest, pool: Pool) -> str:
+    """The pool page's panel of the debate jobs on ``pool``, newest first, with their counts
+    (registered with :func:`corpora.views.pool_panel_register`: corpora cannot import
+    debates). Only researchers and admins open a pool's page, as the job list."""
+    context = _job_rows(DebateJob.objects.filter(pool=pool))
+    return render_to_string("debates/partials/pool_jobs.html", context, request=request)
 
 
 @role_required(Role.ADMIN)

@@ -49,6 +49,14 @@ MATRIX = [
         _row({ANONYMOUS: LOGIN, NO_ROLE: 403, "annotator": 403}, others=404),
     ),
     ("get", "corpora:document_list", {"slug": "tiny"}, "", READERS_ONLY),
+    ("get", "corpora:pool_detail", {"slug": "tiny", "name": "p"}, "query=q1", READERS_ONLY),
+    (
+        "get",
+        "corpora:pool_detail",
+        {"slug": "tiny", "name": "nope"},
+        "",
+        _row({ANONYMOUS: LOGIN, NO_ROLE: 403, "annotator": 403}, others=404),
+    ),
     ("get", "corpora:document_detail", {"slug": "tiny"}, "id=d1", READERS_ONLY),
     (
         "get",

@@ -122,3 +122,33 @@ def test_an_unknown_pool_is_404_and_annotators_are_refused(three_runs, client_as
     _pool(three_runs, name="p3")
     assert client_as("researcher").get("/datasets/pp/pools/nope/").status_code == 404
     assert client_as("annotator").get("/datasets/pp/pools/p3/").status_code == 403
+
+
+def test_the_page_lists_the_debate_jobs_on_the_pool_and_only_those(
+    three_runs, client_as, fake_llms
+):
+    from debates.services.launch import JobSpec, debate_job_launch
+    from tests.fixtures.jobs import AGENT_A, AGENT_B
+
+    pool = _pool(three_runs, name="p3")
+    other = _pool(three_runs, name="other")
+    job = debate_job_launch(spec=JobSpec(pool=pool, agent_a=AGENT_A, agent_b=AGENT_B, limit=2))
+    elsewhere = debate_job_launch(spec=JobSpec(pool=other, agent_a=AGENT_A, agent_b=AGENT_B))
+    html = client_as("researcher").get("/datasets/pp/pools/p3/").content.decode()
+    assert "Debate jobs on this pool" in html
+    assert f'href="/jobs/{job.pk}/"' in html and f'href="/jobs/{elsewhere.pk}/"' not in html
+    jobs_table = html_tables(html)[1]
+    assert jobs_table[0][:3] == ["Job", "Status", "Pairs"]  # no pool column on its own page
+    assert jobs_table[1][0] == f"Job {job.pk}" and jobs_table[1][2] == "2"
+    empty = client_as("researcher").get("/datasets/pp/pools/p3/", {"query": "q1"})
+    assert empty.status_code == 200
+
+
+def test_the_job_list_links_each_jobs_pool_page(three_runs, client_as, fake_llms):
+    from debates.services.launch import JobSpec, debate_job_launch
+    from tests.fixtures.jobs import AGENT_A, AGENT_B
+
+    pool = _pool(three_runs, name="p3")
+    debate_job_launch(spec=JobSpec(pool=pool, agent_a=AGENT_A, agent_b=AGENT_B, limit=1))
+    html = client_as("researcher").get("/jobs/").content.decode()
+    assert 'href="/datasets/pp/pools/p3/"' in html
