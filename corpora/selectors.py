@@ -25,6 +25,7 @@ from .models import (
     Query,
     Run,
 )
+from .ordering import code_point
 
 DOCUMENTS_PER_PAGE = 50
 JUDGMENTS_SHOWN = 200
@@ -363,16 +364,20 @@ def pool_overview(*, pool: Pool) -> PoolOverview:
 
 def pool_pairs_page(*, pool: Pool, query_id: str = "", page: int | str = 1) -> Page:
     """One page (:data:`PAIRS_PER_PAGE`) of ``pool``'s pairs, only query ``query_id``'s when
-    given, in judging order: the strategy's stored order first (``pool_order``), then query
-    id and document id (the canonical order); each pair with its sources (run and rank, best
-    rank first) prefetched. Out-of-range pages give the last page."""
+    given, in judging order: the strategy's stored order first (``pool_order``; an adaptive
+    strategy's job chooses as labels arrive, so for bandit and mtc this is the order at
+    build), then query id and document id by code point (the canonical order); each pair
+    with its sources (run and rank, best rank first) prefetched. Out-of-range pages give the
+    last page."""
     pairs = pool.pairs.select_related("query", "document").only(
         "pool_order", "original_relevance", "query__query_id", "document__doc_id"
     )
     if query_id:
         pairs = pairs.filter(query__query_id=query_id)
     ordered = pairs.order_by(
-        F("pool_order").asc(nulls_last=True), "query__query_id", "document__doc_id"
+        F("pool_order").asc(nulls_last=True),
+        code_point("query__query_id"),
+        code_point("document__doc_id"),
     ).prefetch_related(
         Prefetch(
             "sources",

@@ -18,9 +18,11 @@ urlpatterns = [
         upload_views.dataset_action,
         name="dataset_action",
     ),
-    # A pool's name is letters, digits, ".", "_" and "-" (core.names), so a "." too.
+    # A pool's name is letters, digits, ".", "_" and "-" (core.names), so a "." too; any
+    # segment is taken (an unknown name is a 404), so that a pool stored under an older rule
+    # still gets its link on the dataset page.
     re_path(
-        r"^datasets/(?P<slug>[-a-zA-Z0-9_]+)/pools/(?P<name>[-a-zA-Z0-9_.]+)/$",
+        r"^datasets/(?P<slug>[-a-zA-Z0-9_]+)/pools/(?P<name>[^/]+)/$",
         views.pool_detail,
         name="pool_detail",
     ),

@@ -12,7 +12,7 @@ from debates.stage0_band import DEFAULT_ALPHA as STAGE0_ALPHA
 from debates.stage0_band import DEFAULT_BETA as STAGE0_BETA
 from debates.stage0_band import DEFAULT_DELTA as STAGE0_DELTA
 
-# A new job's human side (debates.services.launch.JobOptions takes them from here): one
+# A new job's human side (debates.services.job_options.JobOptions takes them from here): one
 # judgment per escalated pair, 2% of agreed labels audited, 5% of each annotator's pairs
 # known-answer pairs.
 DEFAULT_JUDGMENTS_PER_PAIR = 1

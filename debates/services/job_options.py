@@ -45,48 +45,48 @@ class JobOptions:
     """How a debate job debates, and what goes to humans: every option of a job, declared
     once. Its defaults are the defaults of the job form (its initial values), the HTTP API
     (``JobIn`` is built from these fields) and the commands' flags; the ``Annotated`` ranges
-    are the API's schema and the form's bounds, checked again by :func:`debate_job_launch`.
+    are the API's schema and the form's bounds, checked again by
+    :func:`~debates.services.launch.debate_job_launch`.
 
     ``agent_a`` argues the initial stance "relevant", ``agent_b`` "irrelevant": typed backend
     configs (None: the embedded model; ``agent_b`` None: as agent A). ``rounds`` is R (1..5);
     ``max_tokens`` the budget of a turn's first call (None:
-    :func:`~debates.services.common.default_max_tokens`, 2048 for openai agents, else 384)
-    and ``max_tokens_cap`` the most a re-ask of a cut reply gets (None: twice
-    ``max_tokens``). ``scale`` "binary" (DREAM) or "graded": grades 0..G, G = ``max_grade``
-    or, when None, the pool's qrels top grade; ``consensus`` "exact" or "binary"
+    :func:`~debates.services.common.default_max_tokens`, 2048 for openai agents, else 384) and
+    ``max_tokens_cap`` the most a re-ask of a cut reply gets (None: twice ``max_tokens``).
+    ``scale`` "binary" (DREAM) or "graded": grades 0..G, G = ``max_grade`` or, when None, the
+    pool's qrels top grade; ``consensus`` "exact" or "binary"
     (:func:`debates.engine.consensus_label`). ``prompt_version`` one of the scale's
     :data:`debates.prompts.PROMPT_VERSIONS` ("dream-v1" reproduces a job made before the
-    shared-prefix layout), "" this code's default for the scale ("dream-v2",
-    "dream-graded-v2"). ``limit`` takes only the first N pairs in canonical order (query id,
-    then doc id, by code point). ``judgments_per_pair`` human judgments per escalated pair;
-    ``audit_share`` (0..1) of agreed labels drawn for a human audit, spread over the strata
-    (consensus label x round) by ``audit_allocation`` (:data:`debates.audit_design.ALLOCATIONS`:
-    "proportional", every stratum at the share, or "neyman", a pilot at a tenth of the share and
-    the rest where the pilot found the debate wrong most); ``gold_share`` (0..0.5)
-    of each annotator's pairs that are known-answer pairs from the original qrels (0: none;
-    see ``assess.review.gold``); ``human_budget`` at most this many pairs to humans (None:
-    no limit). ``concurrency`` debates run at once in process (1..256; None: 16 for remote
-    agents, 1 with an embedded one). ``batch``: no direct calls, the rounds go out as batch
-    files (:mod:`debates.services.batch`; openai agents only). ``callback_url`` gets a signed
-    POST when the job finishes, fails, is paused or cancelled ("" for none; see
-    :func:`debates.services.webhooks.webhook_callback_validate`). ``allow_duplicate``
-    confirms a job with the same debate settings as a running or paused job of the pool
-    (:class:`DuplicateJobError`). ``reuse``: each pair whose latest settled debate in another
-    job of the dataset with the same reuse key (:mod:`debates.reuse`: both agents' full
-    configs, sampling, prompt version, scale, R, consensus rule) agreed takes that label
-    without a call (:mod:`debates.services.reuse`); False asks every pair. ``stage0``:
-    before any debate, the dataset's stage-0 judge (trained first when it has none) settles
-    the pairs whose calibrated P(relevant) lies outside a band chosen on held-out human
+    shared-prefix layout), "" this code's default for the scale ("dream-v2", "dream-graded-v2").
+    ``limit`` takes only the first N pairs in canonical order (query id, then doc id, by code
+    point). ``judgments_per_pair`` human judgments per escalated pair; ``audit_share`` (0..1) of
+    agreed labels drawn for a human audit, spread over the strata (consensus label x round) by
+    ``audit_allocation`` (:data:`debates.audit_design.ALLOCATIONS`: "proportional", every
+    stratum at the share, or "neyman", a pilot at a tenth of the share and the rest where the
+    pilot found the debate wrong most); ``gold_share`` (0..0.5) of each annotator's pairs that
+    are known-answer pairs from the original qrels (0: none; see ``assess.review.gold``);
+    ``human_budget`` at most this many pairs to humans (None: no limit). ``concurrency`` debates
+    run at once in process (1..256; None: 16 for remote agents, 1 with an embedded one).
+    ``batch``: no direct calls, the rounds go out as batch files (:mod:`debates.services.batch`;
+    openai agents only). ``callback_url`` gets a signed POST when the job finishes, fails, is
+    paused or cancelled ("" for none; see
+    :func:`debates.services.webhooks.webhook_callback_validate`). ``allow_duplicate`` confirms a
+    job with the same debate settings as a running or paused job of the pool
+    (:class:`~debates.services.launch.DuplicateJobError`). ``reuse``: each pair whose latest
+    settled debate in another job of the dataset with the same reuse key (:mod:`debates.reuse`:
+    both agents' full configs, sampling, prompt version, scale, R, consensus rule) agreed takes
+    that label without a call (:mod:`debates.services.reuse`); False asks every pair.
+    ``stage0``: before any debate, the dataset's stage-0 judge (trained first when it has none)
+    settles the pairs whose calibrated P(relevant) lies outside a band chosen on held-out human
     labels so that at most ``stage0_alpha`` of its labels disagree with humans and at most
-    ``stage0_beta`` of the relevant pairs are settled not relevant (1: that share not
-    bounded), with probability at least 1 - ``stage0_delta``
-    (:mod:`debates.services.stage0_route`, :mod:`debates.stage0_band`); binary direct jobs.
-    ``min_agreement_probability`` (0..1, 0 off): an agreement where an agent's label
-    probability (from logprobs) is below it escalates as "low_confidence"
-    (:class:`debates.engine.DebateConfig`). ``check_judged``: check the qrels' own labels:
-    debate only the pool's judged pairs (the agents never see the original grade); a
-    consensus on the other side of the original grade escalates as "suspect_original", an
-    agreeing one confirms it (:mod:`debates.check_judged`); no audit is drawn.
+    ``stage0_beta`` of the relevant pairs are settled not relevant (1: that share not bounded),
+    with probability at least 1 - ``stage0_delta`` (:mod:`debates.services.stage0_route`,
+    :mod:`debates.stage0_band`); binary direct jobs. ``min_agreement_probability`` (0..1, 0
+    off): an agreement where an agent's label probability (from logprobs) is below it escalates
+    as "low_confidence" (:class:`debates.engine.DebateConfig`). ``check_judged``: check the
+    qrels' own labels: debate only the pool's judged pairs (the agents never see the original
+    grade); a consensus on the other side of the original grade escalates as "suspect_original",
+    an agreeing one confirms it (:mod:`debates.check_judged`); no audit is drawn.
     """
 
     agent_a: AgentConfig | None = None
@@ -124,7 +124,7 @@ class JobOptions:
 @dataclass(frozen=True, kw_only=True)
 class JobSpec(JobOptions):
     """What a debate job debates (``pool``) and how (:class:`JobOptions`); validated by
-    :func:`debate_job_launch`."""
+    :func:`~debates.services.launch.debate_job_launch`."""
 
     pool: Pool
 

@@ -100,7 +100,7 @@ def test_queries_judged_only_in_the_refined_qrels_are_listed_not_evaluated():
 def test_the_rank_change_table_shows_a_tie_as_a_shared_rank_not_a_place_lost():
     """alpha2 ranks exactly as alpha, so they tie on both sides: =1 before (gamma 3rd, beta
     4th) and =2 after (beta 1st, gamma 4th), each losing one place; the leaderboard's own
-    ranks break the tie by name (alpha 1 and 2 after, alpha2 2 and 3)."""
+    ranks break the tie by name (alpha goes 1 -> 2, alpha2 2 -> 3)."""
     from assess.evaluation.tables import rank_change_table
 
     result = rebenchmark(ORIGINAL, REFINED, {**RUNS, "alpha2": RUNS["alpha"]})

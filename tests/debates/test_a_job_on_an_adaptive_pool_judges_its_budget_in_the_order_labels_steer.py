@@ -226,3 +226,24 @@ def test_the_bar_counts_an_adaptive_pools_job_to_its_limit_or_the_pools_end() ->
     assert bar_total(debates=1, adaptive=True, pair_limit=20, pool_pairs=13) == 13
     assert bar_total(debates=2, adaptive=True, pair_limit=None, pool_pairs=13) == 13
     assert bar_total(debates=4, adaptive=False, pair_limit=7, pool_pairs=13) == 4
+
+
+@pytest.mark.django_db
+def test_the_bar_of_a_job_that_finds_fewer_unlabelled_pairs_than_its_budget_ends_at_its_debates(
+    adaptive_dataset, fake_llms, monkeypatch, capsys
+):
+    truthful_agents(fake_llms)
+    monkeypatch.setattr(pool_batches, "ADAPTIVE_BATCH", 1)
+    pool = _budgeted_pool(adaptive_dataset, "bandit", 9)
+    first = debate_job_launch(spec=JobSpec(pool=pool, agent_a=AGENT_A, agent_b=AGENT_B, rounds=1))
+    debate_job_run_inline(job=first)
+    # The second job's first pair (the stored order's first) is reused from the first job;
+    # then its strategy skips the 9 pairs the first labelled: 4 of the 13 are left.
+    second = debate_job_launch(
+        spec=JobSpec(pool=pool, agent_a=AGENT_A, agent_b=AGENT_B, rounds=1, reuse=True)
+    )
+    progress = wait_job(second, progress_bar=True)
+    assert progress.status == "finished" and progress.total == 5 and progress.reused == 1
+    frames = capsys.readouterr().err.replace("\n", "\r").split("\r")
+    last = [frame for frame in frames if frame.strip()][-1]
+    assert "5/5" in last

@@ -536,8 +536,10 @@ def load_job(pk: int) -> DebateJob:
 def bar_total(*, debates: int, adaptive: bool, pair_limit: int | None, pool_pairs: int) -> int:
     """The pairs a job's progress bar counts to. A job on an adaptive pool (bandit, mtc) adds
     its debates batch by batch as labels arrive, so the debates it has so far (``debates``)
-    are not its end: that is its pair limit (the pool's budget) or the pool's size, whichever
-    is smaller. Any other job has all its debates from the start."""
+    are not its end: that is at most its pair limit (the pool's budget) or the pool's size,
+    whichever is smaller (a job whose strategy skips pairs already labelled, by an earlier
+    job, humans or stage 0, finishes below it: :func:`wait_job` then ends the bar at the
+    debates made). Any other job, and a batch-file job, has all its debates from the start."""
     if not adaptive:
         return debates
     end = pool_pairs if pair_limit is None else min(pair_limit, pool_pairs)
@@ -565,11 +567,12 @@ def wait_job(
     being run back (pending, turns kept) and raises CommandError saying how to continue."""
     progress = debate_job_progress(job=job)
     pool = job.pool
+    adaptive = pool.adaptive and not job.batch  # as debates.services.pool_batches decides
     total = partial(
         bar_total,
-        adaptive=pool.adaptive,
+        adaptive=adaptive,
         pair_limit=job.pair_limit if job.pair_limit is not None else pool.budget,
-        pool_pairs=pool.pairs.count() if pool.adaptive else 0,
+        pool_pairs=pool.pairs.count() if adaptive else 0,
     )
     with _bar(total(debates=progress.total), progress.done, progress_bar) as bar:
         # tqdm.write keeps the bar intact below the line.
@@ -587,7 +590,7 @@ def wait_job(
             bar.update(progress.done - bar.n)
 
         try:
-            return debate_job_wait(
+            progress = debate_job_wait(
                 job=job, on_progress=moved, poll_seconds=poll_seconds, follow_only=follow_only
             )
         except KeyboardInterrupt:
@@ -596,6 +599,10 @@ def wait_job(
                 f"interrupted: job {job.pk} keeps every stored turn; continue it with "
                 f"`debate_job {job.pk} resume`"
             ) from None
+        if progress.status == DebateJob.Status.FINISHED:
+            bar.total = progress.total  # its end, also when it made fewer debates than hoped
+            bar.refresh()
+        return progress
 
 
 def describe_agents(job: DebateJob) -> str:
