@@ -9,3 +9,7 @@ class CoreConfig(AppConfig):
         # The login rate limit learns of failed logins through Django's user_login_failed
         # signal: connect its receiver whether or not a view imported core.accounts yet.
         from . import accounts  # noqa: F401
+        from .converters import converters_register
+
+        # The URL modules use <name:slug> for dataset slugs (a "." included).
+        converters_register()

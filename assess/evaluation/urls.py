@@ -7,11 +7,11 @@ from django.urls import path
 from . import views
 
 urlpatterns = [
-    path("datasets/<slug:slug>/rebenchmark/", views.rebenchmark, name="rebenchmark"),
+    path("datasets/<name:slug>/rebenchmark/", views.rebenchmark, name="rebenchmark"),
     path(
-        "datasets/<slug:slug>/rebenchmark/<slug:plot>.svg",
+        "datasets/<name:slug>/rebenchmark/<slug:plot>.svg",
         views.rebenchmark_plot,
         name="rebenchmark_plot",
     ),
-    path("datasets/<slug:slug>/rag/", views.rag, name="rag"),
+    path("datasets/<name:slug>/rag/", views.rag, name="rag"),
 ]

@@ -11,20 +11,20 @@ from . import views
 app_name = "refined"
 
 urlpatterns = [
-    path("datasets/<slug:slug>/refined/", views.refined_list, name="refined_list"),
+    path("datasets/<name:slug>/refined/", views.refined_list, name="refined_list"),
     # Before refined_detail, which would take "new" for a name (assess.refined.forms reserves
     # it).
-    path("datasets/<slug:slug>/refined/new/", views.refine_create, name="refine_create"),
+    path("datasets/<name:slug>/refined/new/", views.refine_create, name="refine_create"),
     # A refinement in progress (its operation), under the same reserved "new".
     path(
-        "datasets/<slug:slug>/refined/new/<int:pk>/",
+        "datasets/<name:slug>/refined/new/<int:pk>/",
         views.refine_operation,
         name="refine_operation",
     ),
     # Refined set names are limited to letters, digits, "-", "_" and "." (assess.refined.refine).
-    path("datasets/<slug:slug>/refined/<str:name>/", views.refined_detail, name="refined_detail"),
+    path("datasets/<name:slug>/refined/<str:name>/", views.refined_detail, name="refined_detail"),
     path(
-        "datasets/<slug:slug>/refined/<str:name>/exports/<slug:kind>/",
+        "datasets/<name:slug>/refined/<str:name>/exports/<slug:kind>/",
         views.export_start,
         name="export_start",
     ),

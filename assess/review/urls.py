@@ -23,7 +23,7 @@ urlpatterns = [
     ),
     # After corpora's dataset pages in config/urls.py; no corpora pattern takes this path.
     path(
-        "datasets/<slug:slug>/guidelines/",
+        "datasets/<name:slug>/guidelines/",
         guideline_views.dataset_guidelines,
         name="dataset_guidelines",
     ),

@@ -1,0 +1,27 @@
+"""The URL converter of the app's names (:mod:`core.names`): a dataset slug, like any name,
+is letters, digits, ".", "_" and "-", starting with a letter or digit. Django's ``slug``
+converter has no ".", so a dataset slugged ``trec.covid`` (a name the importer accepts) would
+have no address, and every page linking it would fail to render."""
+
+from __future__ import annotations
+
+from django.urls import register_converter
+
+
+class NameConverter:
+    """``<name:slug>``: one path segment that is a name by :data:`core.names.NAME_RULE`
+    (the ".." a name may not hold is refused there; here it matches and finds nothing)."""
+
+    regex = r"[A-Za-z0-9][A-Za-z0-9._-]*"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+def converters_register() -> None:
+    """Register ``name`` (:class:`NameConverter`) with Django's URL resolver; called from
+    ``CoreConfig.ready``, before any URL module is loaded."""
+    register_converter(NameConverter, "name")
