@@ -33,6 +33,23 @@ def truth_qrels_read(*, dataset: Dataset, path: str | Path) -> dict[str, dict[st
         raise StudyError(str(exc)) from None
 
 
+def study_builtin_runs_make(
+    *,
+    dataset: Dataset,
+    names: Sequence[str],
+    queries: str = "test",
+    echo: Callable[[str], None] = lambda _: None,
+) -> None:
+    """Make each of ``names`` that names a built-in retriever (``bm25``, ``dense``) and is no
+    run of the dataset yet, with that retriever (top 100 of each query of the qrel set
+    ``queries``), saying so through ``echo``; other names are left to the caller to find.
+    A study on a fresh import thus needs no ``retrieve`` first."""
+    for name in names:
+        if name in BUILT_IN and not Run.objects.filter(dataset=dataset, name=name).exists():
+            echo(f"making run {name} with the built-in retriever (top 100 per query)")
+            run_retrieve(run=run_create(dataset=dataset, retriever=name, queries=queries))
+
+
 def study_runs_load(
     *,
     dataset: Dataset,
@@ -44,12 +61,10 @@ def study_runs_load(
     A finished run is used as it is; a missing ``bm25`` or ``dense`` is made with the
     built-in retriever (top 100 of the ``queries`` split) first. Raises StudyError for
     another missing or unfinished run."""
+    study_builtin_runs_make(dataset=dataset, names=names, queries=queries, echo=echo)
     out: dict[str, dict[str, list[str]]] = {}
     for name in names:
         run = Run.objects.filter(dataset=dataset, name=name).first()
-        if run is None and name in BUILT_IN:
-            echo(f"making run {name} with the built-in retriever (top 100 per query)")
-            run = run_retrieve(run=run_create(dataset=dataset, retriever=name, queries=queries))
         if run is None or run.status != Run.Status.DONE:
             known = ", ".join(
                 Run.objects.filter(dataset=dataset, status=Run.Status.DONE).values_list(

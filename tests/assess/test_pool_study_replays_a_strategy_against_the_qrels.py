@@ -79,3 +79,15 @@ def test_a_run_ranking_none_of_the_judged_queries_is_refused_by_name():
     rankings = {**RANKINGS, "C": {"q7": ["d1", "d2"]}}
     with pytest.raises(ValueError, match=r"run\(s\) C rank none of the queries the qrels judge"):
         pool_replay("bandit", rankings, QRELS, depth=3, budget=None)
+
+
+@pytest.mark.django_db
+def test_a_missing_bm25_run_is_made_first_and_said_on_stderr(energy, capsys):
+    from corpora.models import Run
+
+    call_command("pool_study", "energy", "--runs", "bm25", "--strategy", "depth", "--json")
+    captured = capsys.readouterr()
+    assert "making run bm25 with the built-in retriever" in captured.err
+    out = json.loads(captured.out)  # stdout stays one JSON object
+    assert out["strategy"] == "depth" and out["judged"] == out["depth_pool_judged"] > 0
+    assert Run.objects.get(dataset=energy, name="bm25").status == Run.Status.DONE

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from assess.evaluation.pool_study import pool_replay
 from assess.evaluation.pool_study_inputs import pool_study_inputs
 from assess.evaluation.rebench import RebenchError
+from assess.evaluation.study import study_builtin_runs_make
 from corpora.formats import relevance_level_check
 from corpora.management.commands._common import budget_type, load_dataset
 from corpora.models import Pool
@@ -22,7 +23,9 @@ class Command(BaseCommand):
         parser.add_argument("dataset", help="Dataset slug")
         parser.add_argument("--qrels", default="test", help="Qrel set replayed (default test)")
         parser.add_argument(
-            "--runs", help="Comma-separated run names (default: every finished run)"
+            "--runs",
+            help="Comma-separated run names (default: every finished run; a missing bm25 or "
+            "dense is made with the built-in retriever)",
         )
         parser.add_argument(
             "--strategy",
@@ -57,6 +60,15 @@ class Command(BaseCommand):
             raise CommandError(f"--rel-level: {exc}") from None
         dataset = load_dataset(opts["dataset"])
         names = [n.strip() for n in (opts["runs"] or "").split(",") if n.strip()]
+        if opts["qrels"] in set(dataset.qrel_sets.values_list("name", flat=True)):
+            # As simulate_study does: a study on a fresh import needs no `retrieve` first.
+            # Said on stderr, so that --json's stdout stays one object.
+            study_builtin_runs_make(
+                dataset=dataset,
+                names=names,
+                queries=opts["qrels"],
+                echo=lambda text: self.stderr.write(text),
+            )
         try:
             rankings, qrels = pool_study_inputs(
                 dataset=dataset, qrels=opts["qrels"], runs=names, depth=opts["depth"]
