@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from django.conf import settings
 from django.db import transaction
 
 from .. import retrieval
@@ -265,3 +266,24 @@ def embeddings_seed_write(
     path.parent.mkdir(parents=True, exist_ok=True)
     np.save(path, np.ascontiguousarray(vectors, dtype="<f4"))
     return path
+
+
+def bundled_vector_folders() -> list[Path]:
+    """The folders of precomputed vectors shipped in this repository: ``data/<dataset>/
+    embeddings`` (SciFact's), in name order."""
+    return sorted((Path(settings.BASE_DIR) / "data").glob("*/embeddings"))
+
+
+def embeddings_seed_bundled(
+    *, dataset: Dataset, model_name: str = retrieval.DENSE_MODEL_NAME
+) -> int:
+    """:func:`embeddings_seed` from each of :func:`bundled_vector_folders` in turn, until one
+    matches the dataset's documents and ``model_name`` exactly: a dataset imported from the
+    bundled folder (by the demo, ``import_beir data/scifact`` or an upload of the same
+    files) gets its vectors without encoding; any other finds no file of its key and costs
+    one hash of its texts. Returns how many documents were seeded (0: none)."""
+    for folder in bundled_vector_folders():
+        seeded = embeddings_seed(dataset=dataset, folder=folder, model_name=model_name)
+        if seeded:
+            return seeded
+    return 0

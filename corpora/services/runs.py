@@ -41,6 +41,7 @@ from .datasets import (
 )
 from .embeddings import (
     embeddings_ensure,
+    embeddings_seed_bundled,
     embeddings_windows_ensure,
     run_documents,
     truncated_document_count,
@@ -357,6 +358,8 @@ def _run_execute(run: Run, *, progress: bool, cache_dir: Path | None) -> Run:
                     cache_dir=cache_dir,
                 )
             else:
+                # The bundled corpus's vectors, when this dataset is it: no encoding.
+                embeddings_seed_bundled(dataset=run.dataset, model_name=params["model"])
                 doc_vectors = embeddings_ensure(
                     dataset=run.dataset,
                     documents=documents,

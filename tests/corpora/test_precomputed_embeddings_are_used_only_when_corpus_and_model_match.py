@@ -83,3 +83,27 @@ def test_the_bundled_scifact_vectors_match_the_bundled_corpus(tmp_path):
     vectors = embeddings_ensure(dataset=dataset)
     assert vectors.shape == (5183, 384)
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+@pytest.mark.django_db
+def test_a_dense_run_takes_the_bundled_vectors_of_its_corpus_without_being_told(
+    energy, tmp_path, monkeypatch
+):
+    # A dataset imported from a bundled folder (not through the demo) finds its vectors too.
+    first = run_retrieve(run=run_create(dataset=energy, retriever="dense", k=2))
+    bundled = tmp_path / "data" / "energy" / "embeddings"
+    embeddings_seed_write(dataset=energy, folder=bundled)
+    monkeypatch.setattr(
+        "corpora.services.embeddings.bundled_vector_folders", lambda: [tmp_path / "x", bundled]
+    )
+    again = _import(tmp_path, "energy-again", list(reversed(ENERGY_CORPUS)))
+    monkeypatch.setattr(retrieval, "encode_cached", _must_not_encode)
+    second = run_retrieve(run=run_create(dataset=again, retriever="dense", k=2))
+    assert DocumentEmbedding.objects.filter(dataset=again).count() == 4
+    assert list(run_rows(run=second)) == list(run_rows(run=first))
+
+
+def test_the_bundled_vector_folders_are_scifacts():
+    from corpora.services.embeddings import bundled_vector_folders
+
+    assert bundled_vector_folders() == [BUNDLED / "embeddings"]
