@@ -377,9 +377,10 @@ def _judging_order(s: Datasheet, pairs: int) -> list[str]:
     )
     return [
         line + f"; budget {plural(s.pool_budget, 'pair')} a job judges at most, in that order: "
-        f"{plural(within, 'pair')} put to the debate jobs, {elsewhere or ''}"
-        f"{plural(unjudged, 'pair')} never debated (beyond the budget) and left unjudged (not "
-        "relevant in the qrels; counted unresolved below, reason `not debated`)"
+        f"{plural(within, 'pair')} within it (those no job debated yet counted unresolved "
+        f"below), {elsewhere or ''}{plural(unjudged, 'pair')} never debated (beyond the "
+        "budget) and left unjudged (not relevant in the qrels; counted unresolved below, "
+        "reason `not debated`)"
     ]
 
 

@@ -54,8 +54,8 @@ ALLOW_PARTIAL_FIX = OptionFix(
 class RefineReport:
     """What :func:`qrels_refine` wrote: the refined set, its Refinement row, the counts, the
     unresolved pairs the summary counts ``(query_id, doc_id, reason)`` in canonical order,
-    and ``beyond_budget``, the pairs of a budgeted pool no job debated (left unjudged by
-    design, outside the summary: :func:`beyond_budget`)."""
+    and ``beyond_budget``, the pairs of a budgeted pool beyond its budget (left unjudged by
+    design, outside the summary: :func:`budget_holes`)."""
 
     qrel_set: QrelSet
     refinement: Refinement
@@ -64,10 +64,33 @@ class RefineReport:
     beyond_budget: int = 0
 
 
-def beyond_budget(pool: Pool, label: final.FinalLabel) -> bool:
-    """Whether ``label`` is of a pair of a budgeted ``pool`` that no job debated: a hole by
-    design, which neither blocks a refinement nor counts among its unresolved pairs."""
-    return pool.budget is not None and label.reason == final.NOT_DEBATED
+def budget_holes(pool: Pool, labels: Sequence[PoolLabel]) -> frozenset[tuple[str, str]]:
+    """The ``(query_id, doc_id)`` of the pairs of a budgeted ``pool`` (``labels``: its final
+    labels) left beyond the budget: holes by design, which neither block a refinement nor
+    count among its unresolved pairs. Empty without a budget.
+
+    The budget is spent on the first min(budget, pairs) pairs. While fewer pairs than that
+    have a label or a debate (no job ran yet, or one stopped at a smaller ``--limit``), the
+    difference is still due: that many never-debated pairs, the first in the pool's stored
+    order, stay unresolved ("not debated") and only the rest are beyond. (A bandit or mtc
+    job chooses its pairs as labels arrive, so there which pairs are due is the stored
+    order's guess; how many is exact.)"""
+    if pool.budget is None:
+        return frozenset()
+    never = [
+        (p.final.query_id, p.final.doc_id) for p in labels if p.final.reason == final.NOT_DEBATED
+    ]
+    due = max(0, min(pool.budget, len(labels)) - (len(labels) - len(never)))
+    if due:
+        order = {
+            (q, d): o
+            for q, d, o in pool.pairs.values_list(
+                "query__query_id", "document__doc_id", "pool_order"
+            )
+        }
+        # Stored order first, then query id and doc id by code point (Python's str order).
+        never.sort(key=lambda key: (order.get(key) is None, order.get(key) or 0, key))
+    return frozenset(never[due:])
 
 
 #: Unresolved reasons of an escalated pair no human has settled yet: its disagreement is open.
@@ -209,21 +232,24 @@ def qrels_refine(
         progress(f"step 3 of 3: writing the provenance of {len(labels):,} pairs")
         label_provenance_write(refinement=refinement, labels=labels, qrel_pk=qrel_pk, people=people)
         qrel_set_grades_record(qrel_set=refined)
+    holes = budget_holes(pool, labels)
     return RefineReport(
         qrel_set=refined,
         refinement=refinement,
         summary=summary,
-        unresolved=_unresolved(pool, labels),
-        beyond_budget=sum(1 for p in labels if beyond_budget(pool, p.final)),
+        unresolved=_unresolved(labels, holes),
+        beyond_budget=len(holes),
     )
 
 
-def _unresolved(pool: Pool, labels: Sequence[PoolLabel]) -> list[tuple[str, str, str]]:
-    """The unresolved pairs the summary counts (not those beyond a budget)."""
+def _unresolved(
+    labels: Sequence[PoolLabel], holes: frozenset[tuple[str, str]]
+) -> list[tuple[str, str, str]]:
+    """The unresolved pairs the summary counts (not ``holes``, those beyond a budget)."""
     return [
         (p.final.query_id, p.final.doc_id, p.final.reason)
         for p in labels
-        if not p.final.resolved and not beyond_budget(pool, p.final)
+        if not p.final.resolved and (p.final.query_id, p.final.doc_id) not in holes
     ]
 
 
@@ -302,8 +328,9 @@ def _refine_labels(
     labels = final_labels_collect(pool=pool, exclude_annotators=excluded)
     if not labels:
         raise RefineError(f"pool {pool.name!r} has no pairs to refine")
-    # Pairs of a budgeted pool that no job debated stay holes by design: they block nothing.
-    kept = [p.final for p in labels if not beyond_budget(pool, p.final)]
+    # Pairs beyond a budgeted pool's budget stay holes by design: they block nothing.
+    holes = budget_holes(pool, labels)
+    kept = [p.final for p in labels if (p.final.query_id, p.final.doc_id) not in holes]
     summary = final.summarise(kept)
     if summary.unresolved_share > max_unresolved_share and not allow_partial:
         raise RefineError(_unresolved_message(summary, max_unresolved_share), ALLOW_PARTIAL_FIX)

@@ -1,5 +1,5 @@
 """A benchmark zip's datasheet of a budgeted pool names the pool's judging order and budget,
-and how many of its pairs were put to the debate jobs and how many never were (beyond the
+and how many of its pairs lie within the budget and how many were never debated (beyond the
 budget, left unjudged); its unresolved count holds those, as the intervals' note counts
 them ("N pool pairs have no final label").
 
@@ -38,8 +38,8 @@ def test_the_pool_section_names_order_budget_and_unjudged_pairs(budgeted, tmp_pa
     assert "- Name: `p`: 4 pairs, the union of each run's top 3 documents per query" in text
     assert (
         "- Judging order: bandit (MaxMean over runs); budget 3 pairs a job judges at most, in "
-        "that order: 3 pairs put to the debate jobs, 1 pair never debated (beyond the budget) "
-        "and left unjudged"
+        "that order: 3 pairs within it (those no job debated yet counted unresolved below), "
+        "1 pair never debated (beyond the budget) and left unjudged"
     ) in text
 
 
@@ -56,7 +56,7 @@ def test_a_depth_pool_without_budget_has_no_order_line(refined, tmp_path):
 
 def test_the_refine_printout_counts_the_pairs_beyond_the_budget_apart(holes):
     # One count for each kind: the pool's pairs, those beyond the budget (never debated, holes
-    # by design) and the unresolved ones among those put to the debates (none here), not a
+    # by design) and the unresolved ones among those within it (none here), not a
     # "1 unresolved" beside a list of 2,074.
     from assess.management.commands.refine import format_report
 
@@ -68,7 +68,7 @@ def test_the_refine_printout_counts_the_pairs_beyond_the_budget_apart(holes):
     text = format_report(report)
     assert text.startswith(
         "pool holes/p: 4 pairs, 1 of them beyond its budget of 3 and never debated (left "
-        "unjudged by design), 3 put to the debates; 3 with a final label"
+        "unjudged by design), 3 within it; 3 with a final label"
     )
     assert "0 unresolved (0.0% of pairs" in text
     assert "unresolved pairs (no final label" not in text
@@ -79,8 +79,8 @@ def test_pairs_beyond_the_budget_that_have_a_label_are_not_counted_as_debated_wi
 ):
     # A budget of 2 over 4 pairs whose first 3 have labels: the third was labelled from
     # elsewhere (a job on another pool, or debated before the budget was lowered), so the
-    # sheet says 2 put to the debate jobs, 1 beyond the budget labelled all the same, 1 never
-    # debated: not "3 put to the debate jobs" of a budget of 2.
+    # sheet says 2 within it, 1 beyond the budget labelled all the same, 1 never debated:
+    # not "3 within it" of a budget of 2.
     from assess.management.commands.refine import format_report
     from assess.refined.labels import budget_split
 
@@ -91,13 +91,51 @@ def test_pairs_beyond_the_budget_that_have_a_label_are_not_counted_as_debated_wi
     report = qrels_refine(pool=holes.pool, name="test-bandit-2", allow_partial=True)
     holes.refined = report.qrel_set
     assert (
-        "budget 2 pairs a job judges at most, in that order: 2 pairs put to the debate jobs, "
-        "1 pair beyond it labelled all the same (by jobs on other pools of the dataset, whose "
-        "labels are reused, or debated before the budget was set), 1 pair never debated"
+        "budget 2 pairs a job judges at most, in that order: 2 pairs within it (those no job "
+        "debated yet counted unresolved below), 1 pair beyond it labelled all the same (by "
+        "jobs on other pools of the dataset, whose labels are reused, or debated before the "
+        "budget was set), 1 pair never debated"
     ) in readme(holes, tmp_path)
     assert format_report(report).startswith(
         "pool holes/p: 4 pairs, 1 of them beyond its budget of 2 and never debated (left "
-        "unjudged by design), 2 put to the debates, 1 beyond the budget labelled by other jobs;"
+        "unjudged by design), 2 within it, 1 beyond the budget labelled by other jobs;"
     )
     assert budget_split(pairs=3, budget=2) == (2, 1)
     assert budget_split(pairs=3, budget=10) == (3, 0)
+
+
+def test_a_budget_not_yet_spent_leaves_its_due_pairs_unresolved_not_beyond(holes):
+    # A budget of 3 over 4 pairs of which 2 were debated: one more pair is still due (the
+    # first never-debated one in the stored order) and is unresolved, so refining without
+    # --allow-partial is refused; only the last pair is beyond the budget.
+    from assess.refined.pool_labels import final_labels_collect
+    from assess.refined.refine import RefineError, budget_holes
+
+    settle_all(holes)
+    holes.debate("q1", "d5").delete()
+    holes.debate("q2", "d6").delete()
+    holes.pool.strategy, holes.pool.budget = "depth", 3
+    holes.pool.save(update_fields=["strategy", "budget"])
+    labels = final_labels_collect(pool=holes.pool)
+    assert len(labels) == 4
+    [beyond] = budget_holes(holes.pool, labels)
+    assert beyond in {("q1", "d5"), ("q2", "d6")}
+    with pytest.raises(RefineError, match="unresolved"):
+        qrels_refine(pool=holes.pool, name="test-due")
+    report = qrels_refine(pool=holes.pool, name="test-due", allow_partial=True)
+    assert report.beyond_budget == 1 and report.summary.unresolved == 1
+    assert [reason for _q, _d, reason in report.unresolved] == ["not debated"]
+
+
+def test_a_budgeted_pool_no_job_debated_has_every_budgeted_pair_unresolved(holes):
+    from assess.refined.pool_labels import final_labels_collect
+    from assess.refined.refine import budget_holes
+
+    holes.pool.strategy, holes.pool.budget = "depth", 3
+    holes.pool.save(update_fields=["strategy", "budget"])
+    for debate in list(holes.pool.pairs.all()):
+        debate.debates.all().delete()
+    labels = final_labels_collect(pool=holes.pool)
+    # 3 of the 4 pairs are due (the budget), 1 beyond.
+    assert len(budget_holes(holes.pool, labels)) == 1
+    assert sum(1 for p in labels if not p.final.resolved) == 4

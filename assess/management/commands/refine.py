@@ -61,8 +61,8 @@ def format_report(report: RefineReport, *, listed: int = LISTED) -> str:
         within, labelled = budget_split(pairs=s.pairs, budget=r.pool.budget or 0)
         scope = (
             f"{s.pairs + beyond:,} pairs, {beyond:,} of them beyond its budget of "
-            f"{r.pool.budget:,} and never debated (left unjudged by design), {within:,} put "
-            "to the debates"
+            f"{r.pool.budget:,} and never debated (left unjudged by design), {within:,} "
+            "within it"
             + (f", {labelled:,} beyond the budget labelled by other jobs" if labelled else "")
         )
     lines = [
