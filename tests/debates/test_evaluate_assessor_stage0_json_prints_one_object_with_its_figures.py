@@ -51,3 +51,21 @@ def test_one_json_object_with_balanced_accuracy_recalls_and_n(stage0_dataset):
     assert "stage 0, P(relevant) >=" in text.getvalue()
     assert "95% intervals, stage 0: rec.irr " in text.getvalue()
     assert Stage0Judge.objects.count() == 1  # the ready judge is reused
+    assert body["simulated"] is False and body["simulated_labels"] == 0
+    assert "SIMULATED" not in text.getvalue()
+
+
+@pytest.mark.django_db
+def test_a_judge_that_learnt_from_simulated_labels_is_marked_simulated(stage0_dataset):
+    call_command("evaluate_assessor", "stage0", "--backend", "stage0", "--sample", "6", "--json",
+                 stdout=io.StringIO(), stderr=io.StringIO())  # fmt: skip
+    # As if its training set had held 12 labels of simulated debaters or annotators.
+    Stage0Judge.objects.update(simulated_labels=12)
+    out, text = io.StringIO(), io.StringIO()
+    call_command("evaluate_assessor", "stage0", "--backend", "stage0", "--sample", "6", "--json",
+                 stdout=out, stderr=io.StringIO())  # fmt: skip
+    body = json.loads(out.getvalue())
+    assert body["simulated"] is True and body["simulated_labels"] == 12
+    assert body["simulated_note"].startswith("SIMULATED: stage-0 judge ")
+    call_command("evaluate_assessor", "stage0", "--backend", "stage0", "--sample", "6", stdout=text)
+    assert "was trained on 12 simulated labels" in text.getvalue()

@@ -283,9 +283,26 @@ def debates_json(sample, job, report, sampling: dict | None = None) -> dict:
     }
 
 
+def stage0_simulated_note(judge) -> str:
+    """What the report says of a stage-0 judge that learnt from simulated labels (consensus
+    of simulated debaters, the simulated annotator's labels): its figures on gold measure a
+    judge trained on a simulation, and its own held-out figures score some simulated labels
+    too; "" when it learnt from none."""
+    if not judge.simulated_labels:
+        return ""
+    return (
+        f"SIMULATED: stage-0 judge {judge.pk} was trained on {judge.simulated_labels:,} "
+        "simulated labels (simulated debaters' consensus, the simulated annotator's labels): "
+        "its figures on these gold pairs measure a judge that learnt from a simulation, and "
+        "its own held-out figures count simulated labels too"
+    )
+
+
 def stage0_json(sample, judge, evaluation) -> dict:
     """The ``--json`` object of ``--backend stage0``: its figures on the sample (held-out
-    test queries only), with ECE and Brier, and the judge's own held-out figures."""
+    test queries only), with ECE and Brier, and the judge's own held-out figures;
+    ``simulated`` (and ``simulated_labels``, how many) when the judge learnt from simulated
+    labels (:func:`stage0_simulated_note`)."""
     scores, metrics = evaluation.scores, evaluation.metrics
     figures = recalls_json(scores.settled, scores, ece=metrics.ece, brier=metrics.brier)
     heldout = {k: judge.metrics.get(k) for k in (*_HELDOUT_KEYS, "ece", "brier")}
@@ -298,6 +315,9 @@ def stage0_json(sample, judge, evaluation) -> dict:
         **_sample_json(sample),
         "assessors": {STAGE0: figures},
         "judge_heldout": heldout,
+        "simulated": bool(judge.simulated_labels),
+        "simulated_labels": judge.simulated_labels,
+        "simulated_note": stage0_simulated_note(judge),
     }
 
 
@@ -332,6 +352,7 @@ def format_stage0_report(sample, judge, evaluation, *, seconds: float) -> str:
             f"{'judged non-relevant' if sample.negatives == 'judged' else 'top-ranked unjudged'}",
             f"stage-0 judge {judge.pk} ({held.get('classifier')}, Platt-calibrated), model hash "
             f"{judge.model_hash[:16]}, trained on {judge.n_train:,} pairs; {seconds:.0f} s",
+            *([note] if (note := stage0_simulated_note(judge)) else []),
             "",
             f"{'method':<36} {'rec.irr':>7} {'rec.rel':>7} {'bal.acc':>7} {'settled':>7} "
             f"{'escal.':>7} {'failed':>6} {'calls/pair':>10}",
