@@ -117,3 +117,17 @@ def test_the_engine_and_the_model_share_the_options_defaults():
         JobOptions().rounds,
         JobOptions().temperature,
     )
+
+
+@pytest.mark.parametrize("flag", ["stage0_alpha", "stage0_delta", "stage0_beta"])
+def test_a_stage0_level_without_stage0_is_refused_not_ignored(flag):
+    from django.core.management.base import CommandError
+
+    opts = {"stage0": False, "stage0_alpha": 0.1, "stage0_delta": 0.1, "stage0_beta": 0.1}
+    opts[flag] = 0.2
+    with pytest.raises(CommandError, match=f"--{flag.replace('_', '-')} 0.2: .*add --stage0"):
+        job_options_given(opts)
+    assert job_options_given({**opts, "stage0": True})[flag] == 0.2
+    # Left at their defaults they pass without --stage0.
+    defaults = {name: job_option_default(name) for name in opts if name != "stage0"}
+    assert job_options_given({"stage0": False, **defaults})["stage0"] is False

@@ -16,6 +16,7 @@ from assess.evaluation.refined_intervals import (
 )
 from assess.evaluation.tables import format_text, rebench_tables, relevance_note
 from assess.models.simulated import simulated_sentence
+from corpora.formats import relevance_level_check
 from corpora.management.commands._common import load_dataset
 
 
@@ -59,6 +60,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **opts):
+        try:  # named by its flag, as pool_study does, before anything is read
+            relevance_level_check(opts["rel_level"])
+        except ValueError as exc:
+            raise CommandError(f"--rel-level: {exc}") from None
         dataset = load_dataset(opts["dataset"])
         names = [n.strip() for n in (opts["runs"] or "").split(",") if n.strip()]
         try:

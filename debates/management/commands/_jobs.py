@@ -334,7 +334,14 @@ def job_options_given(opts: dict[str, Any]) -> dict[str, Any]:
     """The job options among a command's parsed ``opts`` (a flag's dest is the option's
     name, e.g. ``--human-budget`` for ``human_budget``), for
     :class:`~debates.services.launch.JobSpec`; a flag left at None whose option has another
-    default is not given (the option keeps its default)."""
+    default is not given (the option keeps its default). Raises CommandError for a stage-0
+    level (``--stage0-alpha``, ``--stage0-delta``, ``--stage0-beta``) set away from its
+    default without ``--stage0``: it would be ignored without a word."""
+    if "stage0" in opts and not opts["stage0"]:
+        for name in ("stage0_alpha", "stage0_delta", "stage0_beta"):
+            if name in opts and opts[name] != job_option_default(name):
+                flag = "--" + name.replace("_", "-")
+                raise CommandError(f"{flag} {opts[name]:g}: a level of stage 0, add --stage0")
     given = {}
     for name in job_option_names():
         if name in opts and (opts[name] is not None or job_option_default(name) is None):
