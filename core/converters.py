@@ -9,10 +9,13 @@ from django.urls import register_converter
 
 
 class NameConverter:
-    """``<name:slug>``: one path segment that is a name by :data:`core.names.NAME_RULE`
-    (the ".." a name may not hold is refused there; here it matches and finds nothing)."""
+    """``<name:slug>``: one path segment that is a name by :data:`core.names.NAME_RULE` or a
+    Django slug (the ".." a name may not hold is refused there; here it matches and finds
+    nothing)."""
 
-    regex = r"[A-Za-z0-9][A-Za-z0-9._-]*"
+    # Names (core.names) and Django's slugs alike: a slug made before the name rule, or in
+    # the admin, may start with "-" or "_" and must keep its address too.
+    regex = r"[-a-zA-Z0-9_.]+"
 
     def to_python(self, value: str) -> str:
         return value

@@ -22,7 +22,7 @@ urlpatterns = [
     # segment is taken (an unknown name is a 404), so that a pool stored under an older rule
     # still gets its link on the dataset page.
     re_path(
-        r"^datasets/(?P<slug>[A-Za-z0-9][A-Za-z0-9._-]*)/pools/(?P<name>[^/]+)/$",
+        r"^datasets/(?P<slug>[-a-zA-Z0-9_.]+)/pools/(?P<name>[^/]+)/$",
         views.pool_detail,
         name="pool_detail",
     ),
@@ -32,7 +32,7 @@ urlpatterns = [
     path("datasets/<name:slug>/document/", views.document_detail, name="document_detail"),
     # Qrel set names are free text: the name may hold "/", the format is the last segment.
     re_path(
-        r"^datasets/(?P<slug>[A-Za-z0-9][A-Za-z0-9._-]*)/qrels/(?P<name>.+)/(?P<fmt>trec|beir)$",
+        r"^datasets/(?P<slug>[-a-zA-Z0-9_.]+)/qrels/(?P<name>.+)/(?P<fmt>trec|beir)$",
         views.qrels_download,
         name="qrels_download",
     ),

@@ -536,7 +536,8 @@ def refined_rows(
 
 def budget_split(*, pairs: int, budget: int) -> tuple[int, int]:
     """(within, labelled beyond) for a budgeted pool: of its ``pairs`` counted by a
-    refinement (those with a label or put to a debate, not those never debated), ``within``
+    refinement (all but those beyond the budget: :func:`assess.refined.refine.budget_holes`),
+    ``within``
     those the pool's jobs debated, at most the budget's first ``budget`` pairs of the pool's
     order; ``labelled beyond`` the rest, pairs past the budget that have a label all the
     same (from a job on another pool of the dataset, whose labels are reused, or debated

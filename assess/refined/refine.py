@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from core.fixes import FixableError, OptionFix
 from core.names import name_problem
@@ -24,6 +24,7 @@ from corpora.identical import skip_identical
 from corpora.models import Dataset, Pool, Qrel, QrelSet
 from corpora.ordering import code_point
 from corpora.services import qrel_set_grades_record
+from debates.models import Debate, DebateJob
 
 from ..models import LabelProvenance, Refinement
 from . import labels as final
@@ -69,18 +70,26 @@ def budget_holes(pool: Pool, labels: Sequence[PoolLabel]) -> frozenset[tuple[str
     labels) left beyond the budget: holes by design, which neither block a refinement nor
     count among its unresolved pairs. Empty without a budget.
 
-    The budget is spent on the first min(budget, pairs) pairs. While fewer pairs than that
-    have a label or a debate (no job ran yet, or one stopped at a smaller ``--limit``), the
-    difference is still due: that many never-debated pairs, the first in the pool's stored
-    order, stay unresolved ("not debated") and only the rest are beyond. (A bandit or mtc
-    job chooses its pairs as labels arrive, so there which pairs are due is the stored
-    order's guess; how many is exact.)"""
+    The budget B is min(budget, pairs). It is spent once a job on the pool finished on its
+    own with a pair limit of at least B (an adaptive job that found fewer pairs to choose,
+    the others labelled elsewhere, finished too); until then, B minus the pairs this pool's
+    jobs put to a debate are still due (no job ran yet, or one stopped at a smaller
+    ``--limit``; labels taken from other pools do not spend this pool's budget): that many
+    never-debated pairs, the first in the pool's stored order, stay unresolved ("not
+    debated") and only the rest are beyond. (A bandit or mtc job chooses its pairs as labels
+    arrive, so there which pairs are due is the stored order's guess; how many is exact.)"""
     if pool.budget is None:
         return frozenset()
     never = [
         (p.final.query_id, p.final.doc_id) for p in labels if p.final.reason == final.NOT_DEBATED
     ]
-    due = max(0, min(pool.budget, len(labels)) - (len(labels) - len(never)))
+    whole = min(pool.budget, len(labels))
+    jobs = DebateJob.objects.filter(pool=pool)
+    spent = jobs.filter(
+        Q(pair_limit__isnull=True) | Q(pair_limit__gte=whole), status=DebateJob.Status.FINISHED
+    ).exists()
+    debated = Debate.objects.filter(job__pool=pool).values("pair").distinct().count()
+    due = 0 if spent else max(0, whole - debated)
     if due:
         order = {
             (q, d): o
@@ -204,7 +213,7 @@ def qrels_refine(
         )
         progress(f"step 1 of 3: resolving the final labels of {pool.pairs.count():,} pairs")
         people = refinement_people_get(exclude_flagged=exclude_flagged)
-        labels, summary = _refine_labels(
+        labels, summary, holes = _refine_labels(
             pool,
             name=name,
             relevant_grade=relevant_grade,
@@ -232,7 +241,6 @@ def qrels_refine(
         progress(f"step 3 of 3: writing the provenance of {len(labels):,} pairs")
         label_provenance_write(refinement=refinement, labels=labels, qrel_pk=qrel_pk, people=people)
         qrel_set_grades_record(qrel_set=refined)
-    holes = budget_holes(pool, labels)
     return RefineReport(
         qrel_set=refined,
         refinement=refinement,
@@ -319,11 +327,12 @@ def _refine_labels(
     max_unresolved_share: float,
     allow_partial: bool,
     excluded: frozenset[int] = frozenset(),
-) -> tuple[list[PoolLabel], final.ResolutionSummary]:
-    """The final labels of ``pool`` (locked, with its dataset and qrel set) and their
-    summary, once the refinement is allowed: raises :class:`RefineError` when ``name`` is
-    taken in the dataset, ``relevant_grade`` is above the original set's top grade, the pool
-    has no pairs, or too many pairs are unresolved and ``allow_partial`` is False."""
+) -> tuple[list[PoolLabel], final.ResolutionSummary, frozenset[tuple[str, str]]]:
+    """The final labels of ``pool`` (locked, with its dataset and qrel set), their summary and the
+    pairs beyond its budget (:func:`budget_holes`), once the refinement is allowed: raises
+    :class:`RefineError` when ``name`` is taken in the dataset, ``relevant_grade`` is above the
+    original set's top grade, the pool has no pairs, or too many pairs are unresolved and
+    ``allow_partial`` is False."""
     _refine_target_check(pool, name, relevant_grade)
     labels = final_labels_collect(pool=pool, exclude_annotators=excluded)
     if not labels:
@@ -334,7 +343,7 @@ def _refine_labels(
     summary = final.summarise(kept)
     if summary.unresolved_share > max_unresolved_share and not allow_partial:
         raise RefineError(_unresolved_message(summary, max_unresolved_share), ALLOW_PARTIAL_FIX)
-    return labels, summary
+    return labels, summary, holes
 
 
 def _refined_set_create(pool: Pool, name: str) -> QrelSet:

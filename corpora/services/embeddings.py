@@ -282,7 +282,19 @@ def embeddings_seed_bundled(
     bundled folder (by the demo, ``import_beir data/scifact`` or an upload of the same
     files) gets its vectors without encoding; any other finds no file of its key and costs
     one hash of its texts. Returns how many documents were seeded (0: none)."""
+    total = Document.objects.filter(dataset=dataset).count()
+    stored = DocumentEmbedding.objects.filter(
+        dataset=dataset, model_name=model_name, windowing=""
+    ).count()
+    if stored >= total:  # every vector stored: no text is read
+        return 0
     for folder in bundled_vector_folders():
+        # A file with another number of rows cannot be this corpus's: looked at (its header
+        # only) before any text is read and hashed.
+        if not any(
+            np.load(path, mmap_mode="r").shape[:1] == (total,) for path in folder.glob("*.npy")
+        ):
+            continue
         seeded = embeddings_seed(dataset=dataset, folder=folder, model_name=model_name)
         if seeded:
             return seeded

@@ -105,9 +105,10 @@ def test_pairs_beyond_the_budget_that_have_a_label_are_not_counted_as_debated_wi
 
 
 def test_a_budget_not_yet_spent_leaves_its_due_pairs_unresolved_not_beyond(holes):
-    # A budget of 3 over 4 pairs of which 2 were debated: one more pair is still due (the
-    # first never-debated one in the stored order) and is unresolved, so refining without
-    # --allow-partial is refused; only the last pair is beyond the budget.
+    # A budget of 3 over 4 pairs of which 2 were debated, the job still open: one more pair
+    # is still due, the first never-debated one in the stored order (none is stored here, so
+    # query id then doc id: q1 d5), and is unresolved, so refining without --allow-partial
+    # is refused; only q2 d6 is beyond the budget.
     from assess.refined.pool_labels import final_labels_collect
     from assess.refined.refine import RefineError, budget_holes
 
@@ -118,8 +119,7 @@ def test_a_budget_not_yet_spent_leaves_its_due_pairs_unresolved_not_beyond(holes
     holes.pool.save(update_fields=["strategy", "budget"])
     labels = final_labels_collect(pool=holes.pool)
     assert len(labels) == 4
-    [beyond] = budget_holes(holes.pool, labels)
-    assert beyond in {("q1", "d5"), ("q2", "d6")}
+    assert budget_holes(holes.pool, labels) == {("q2", "d6")}
     with pytest.raises(RefineError, match="unresolved"):
         qrels_refine(pool=holes.pool, name="test-due")
     report = qrels_refine(pool=holes.pool, name="test-due", allow_partial=True)
@@ -139,3 +139,24 @@ def test_a_budgeted_pool_no_job_debated_has_every_budgeted_pair_unresolved(holes
     # 3 of the 4 pairs are due (the budget), 1 beyond.
     assert len(budget_holes(holes.pool, labels)) == 1
     assert sum(1 for p in labels if not p.final.resolved) == 4
+
+
+def test_a_job_that_finished_its_budget_leaves_no_pair_due_even_with_fewer_debates(holes):
+    # An adaptive job finishes below its budget when the other pairs were labelled
+    # elsewhere (its strategy never chooses them): its budget is spent all the same.
+    from assess.refined.pool_labels import final_labels_collect
+    from assess.refined.refine import budget_holes
+
+    settle_all(holes)
+    holes.debate("q1", "d5").delete()
+    holes.debate("q2", "d6").delete()
+    holes.pool.strategy, holes.pool.budget = "bandit", 3
+    holes.pool.save(update_fields=["strategy", "budget"])
+    holes.job.status, holes.job.pair_limit = "finished", 3
+    holes.job.save(update_fields=["status", "pair_limit"])
+    labels = final_labels_collect(pool=holes.pool)
+    assert budget_holes(holes.pool, labels) == {("q1", "d5"), ("q2", "d6")}
+    # A job that stopped at a smaller --limit has not spent it: one pair is still due.
+    holes.job.pair_limit = 2
+    holes.job.save(update_fields=["pair_limit"])
+    assert budget_holes(holes.pool, labels) == {("q2", "d6")}

@@ -36,6 +36,7 @@ def test_every_dataset_page_reverses_with_a_dotted_slug(name):
     assert reverse(name, kwargs={"slug": "trec.covid"}).startswith("/datasets/trec.covid/")
 
 
-def test_a_segment_that_is_no_name_has_no_address():
+def test_a_django_slug_keeps_its_address_and_a_segment_with_a_slash_has_none():
+    assert reverse("corpora:dataset_detail", kwargs={"slug": "_scratch"}) == "/datasets/_scratch/"
     with pytest.raises(NoReverseMatch):
-        reverse("corpora:dataset_detail", kwargs={"slug": ".hidden"})
+        reverse("corpora:dataset_detail", kwargs={"slug": "a/b"})

@@ -10,6 +10,7 @@ from corpora.formats import relevance_level_check
 from corpora.management.commands._common import budget_type, load_dataset
 from corpora.models import Pool
 from corpora.pool_strategies import StrategyParams
+from corpora.services import RunBusy, RunError
 
 
 class Command(BaseCommand):
@@ -63,12 +64,15 @@ class Command(BaseCommand):
         if opts["qrels"] in set(dataset.qrel_sets.values_list("name", flat=True)):
             # As simulate_study does: a study on a fresh import needs no `retrieve` first.
             # Said on stderr, so that --json's stdout stays one object.
-            study_builtin_runs_make(
-                dataset=dataset,
-                names=names,
-                queries=opts["qrels"],
-                echo=lambda text: self.stderr.write(text),
-            )
+            try:
+                study_builtin_runs_make(
+                    dataset=dataset,
+                    names=names,
+                    queries=opts["qrels"],
+                    echo=lambda text: self.stderr.write(text),
+                )
+            except (RunError, RunBusy) as exc:
+                raise CommandError(f"making the missing run: {exc}") from None
         try:
             rankings, qrels = pool_study_inputs(
                 dataset=dataset, qrels=opts["qrels"], runs=names, depth=opts["depth"]
