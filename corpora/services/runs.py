@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
+import numpy as np
 from django.db import DatabaseError, connection, transaction
 from django.db.models import F
 
@@ -322,6 +323,35 @@ def run_retrieve(*, run: Run, progress: bool = False, cache_dir: Path | None = N
         return _run_execute(run, progress=progress, cache_dir=cache_dir)
 
 
+def _document_vectors(
+    run: Run, documents: list[tuple[int, str, str]], *, progress: bool, cache_dir: Path | None
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """A dense run's document vectors and, with windows, each document's first window
+    (:func:`retrieval.cosine_search`'s ``window_starts``; None without windows)."""
+    params = run.parameters
+    windows = params.get("windows")
+    if windows:
+        return embeddings_windows_ensure(
+            dataset=run.dataset,
+            documents=documents,
+            model_name=params["model"],
+            max_length=windows["max_length"],
+            stride=windows["stride"],
+            progress=progress,
+            cache_dir=cache_dir,
+        )
+    # The bundled corpus's vectors, when this dataset is it: no encoding.
+    embeddings_seed_bundled(dataset=run.dataset, model_name=params["model"])
+    vectors = embeddings_ensure(
+        dataset=run.dataset,
+        documents=documents,
+        model_name=params["model"],
+        progress=progress,
+        cache_dir=cache_dir,
+    )
+    return vectors, None
+
+
 def _run_execute(run: Run, *, progress: bool, cache_dir: Path | None) -> Run:
     """The body of :func:`run_retrieve`, called with the run's lock held."""
     Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING, error="")
@@ -346,27 +376,9 @@ def _run_execute(run: Run, *, progress: bool, cache_dir: Path | None) -> Run:
         else:
             truncated = truncated_document_count(documents)
             Run.objects.filter(pk=run.pk).update(truncated_documents=truncated)
-            windows, starts = params.get("windows"), None
-            if windows:
-                doc_vectors, starts = embeddings_windows_ensure(
-                    dataset=run.dataset,
-                    documents=documents,
-                    model_name=params["model"],
-                    max_length=windows["max_length"],
-                    stride=windows["stride"],
-                    progress=progress,
-                    cache_dir=cache_dir,
-                )
-            else:
-                # The bundled corpus's vectors, when this dataset is it: no encoding.
-                embeddings_seed_bundled(dataset=run.dataset, model_name=params["model"])
-                doc_vectors = embeddings_ensure(
-                    dataset=run.dataset,
-                    documents=documents,
-                    model_name=params["model"],
-                    progress=progress,
-                    cache_dir=cache_dir,
-                )
+            doc_vectors, starts = _document_vectors(
+                run, documents, progress=progress, cache_dir=cache_dir
+            )
             model = retrieval.load_encoder()
             query_vectors = retrieval.encode(model, [q[2] for q in queries])
             rankings = retrieval.cosine_search(

@@ -48,6 +48,8 @@ from debates.services.launch import (
 )
 from debates.services.progress import JobProgress, debate_job_progress
 from debates.services.worker_wait import worker_warning_watch
+from debates.stage0_band import LEVEL_MAX as STAGE0_LEVEL_MAX
+from debates.stage0_band import LEVEL_MIN as STAGE0_LEVEL_MIN
 
 
 def backend_choices() -> tuple[str, ...]:
@@ -336,10 +338,15 @@ def job_options_given(opts: dict[str, Any]) -> dict[str, Any]:
     :class:`~debates.services.launch.JobSpec`; a flag left at None whose option has another
     default is not given (the option keeps its default). Raises CommandError for a stage-0
     level (``--stage0-alpha``, ``--stage0-delta``, ``--stage0-beta``) set away from its
-    default without ``--stage0``: it would be ignored without a word."""
+    default without ``--stage0``: it would be ignored without a word. (A level out of its
+    range is left to the launch, which names the range.)"""
     if "stage0" in opts and not opts["stage0"]:
         for name in ("stage0_alpha", "stage0_delta", "stage0_beta"):
-            if name in opts and opts[name] != job_option_default(name):
+            high = 1.0 if name == "stage0_beta" else STAGE0_LEVEL_MAX
+            level = opts.get(name)
+            if level is None or not STAGE0_LEVEL_MIN <= level <= high:
+                continue
+            if level != job_option_default(name):
                 flag = "--" + name.replace("_", "-")
                 raise CommandError(f"{flag} {opts[name]:g}: a level of stage 0, add --stage0")
     given = {}
