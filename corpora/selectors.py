@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from statistics import median
 from typing import Any
 
 from django.core.paginator import Page, Paginator
@@ -320,16 +321,6 @@ class PoolOverview:
     runs: list[RunContribution]
 
 
-def _median(values: list[int]) -> float:
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    if not ordered:
-        return 0.0
-    if len(ordered) % 2:
-        return float(ordered[middle])
-    return (ordered[middle - 1] + ordered[middle]) / 2
-
-
 def pool_overview(*, pool: Pool) -> PoolOverview:
     """The counts of :class:`PoolOverview` for ``pool``: five grouped queries whatever its
     size (pairs per query, judged and ordered pairs, each run's pairs, the pairs with one
@@ -351,7 +342,7 @@ def pool_overview(*, pool: Pool) -> PoolOverview:
         pairs=sum(per_query),
         queries=len(per_query),
         per_query_min=min(per_query, default=0),
-        per_query_median=_median(per_query),
+        per_query_median=float(median(per_query)) if per_query else 0.0,
         per_query_max=max(per_query, default=0),
         judged=totals["judged"],
         ordered=totals["ordered"],
