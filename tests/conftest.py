@@ -8,6 +8,23 @@ fixtures and the plain helpers the folders share; a module is listed below befor
 modules that import it, so that pytest rewrites the asserts of each.
 """
 
+import os
+import re
+
+# Under pytest-xdist (``./dream test`` runs two workers, one per core) each worker gets its own
+# test database from pytest-django (``test_<name>_gw0``, ``..._gw1``), but the Redis database
+# of ``CELERY_TEST_BROKER_URL`` would be shared: one worker's Celery worker could take the
+# other's tasks and run them against the wrong database. Worker N therefore uses the Redis
+# database N below the one given (15, 14, ...). This runs before the fixture modules read it.
+_XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+_BROKER = os.environ.get("CELERY_TEST_BROKER_URL", "")
+_BROKER_DB = re.fullmatch(r"(redis://[^/]+/)(\d+)", _BROKER)
+if _XDIST_WORKER.startswith("gw") and _BROKER_DB:
+    _db = int(_BROKER_DB.group(2)) - int(_XDIST_WORKER[2:])
+    if _db < 0:
+        raise RuntimeError(f"CELERY_TEST_BROKER_URL {_BROKER}: too few Redis databases below it")
+    os.environ["CELERY_TEST_BROKER_URL"] = f"{_BROKER_DB.group(1)}{_db}"
+
 pytest_plugins = [
     "tests.fixtures.id_offset",
     "tests.fixtures.datasets",
