@@ -39,6 +39,7 @@ from assess.refined.refine import (
     RefineError,
     open_disagreements_count,
     open_disagreements_sentence,
+    refinement_budget_get,
 )
 from assess.refined.selectors import refined_costs, refined_sources, refinements_of
 from assess.review.audit import audit_phase, audit_pilot_waiting, audit_strata
@@ -514,12 +515,20 @@ def _refined_out(refinement: Any) -> dict[str, Any]:
     dataset, name = refinement.qrel_set.dataset.slug, refinement.qrel_set.name
     base = f"/api/v1/datasets/{dataset}/qrels/{name}/download"
     by_source, simulated = refined_sources(refinement=refinement)
+    budget = refinement_budget_get(refinement=refinement)
     return {
         "name": name,
         "pool": refinement.pool_id,
         "original": refinement.original.name,
+        # pool_pairs = pairs (labelled + unresolved) + beyond_budget (left unjudged by design,
+        # reason "beyond budget"); budget: the pool's when refined (budget_recorded false: a
+        # set refined before it was stored, whose budget is the pool's now).
         "pairs": refinement.pairs,
         "unresolved": refinement.unresolved,
+        "pool_pairs": budget.pool_pairs,
+        "budget": budget.budget,
+        "beyond_budget": budget.beyond,
+        "budget_recorded": budget.recorded,
         # Escalated pairs no human settled yet (part of "unresolved"), and the sentence.
         "open_disagreements": open_disagreements_count((refinement.counts or {}).get("by_reason")),
         "open_disagreements_note": open_disagreements_sentence(

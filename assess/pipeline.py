@@ -75,6 +75,7 @@ from .models.simulated import (
 from .refined.cost import SIMULATED_COST_NOTE, format_costs
 from .refined.refine import (
     qrels_refine,
+    refinement_budget_get,
     refinement_get,
     refinement_unresolved,
     relevant_grade_check,
@@ -101,7 +102,10 @@ class PipelineReport:
     refined: str
     refined_file: Path
     refined_rows: int
+    # Pairs still due (no final label yet); a budgeted pool's pairs beyond its budget, left
+    # unjudged by design, are counted apart in beyond_budget.
     pending: int
+    beyond_budget: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
 
 
@@ -379,7 +383,7 @@ def pipeline_run(*, dataset: Dataset, spec: PipelineSpec, echo: Echo = print) ->
     counts = _debates_report(job, progress, echo)
     steps.lap("debates")
     name = spec.refined_name or f"{spec.qrels}-dream-{pool.name}"
-    refined, path, rows, pending = _refined_ensure(
+    refined, path, rows, (pending, beyond) = _refined_ensure(
         pool=pool,
         qrel_set=qrel_set,
         name=name,
@@ -406,6 +410,7 @@ def pipeline_run(*, dataset: Dataset, spec: PipelineSpec, echo: Echo = print) ->
         refined_file=path,
         refined_rows=rows,
         pending=pending,
+        beyond_budget=beyond,
         seconds=steps.total(),
     )
 
@@ -547,9 +552,11 @@ def _refined_ensure(
     relevant_grade: int,
     out_dir: Path,
     echo: Echo,
-) -> tuple[QrelSet, Path, int, int]:
+) -> tuple[QrelSet, Path, int, tuple[int, int]]:
     """The refined qrel set ``name`` (created, or reused as it is), written as TREC qrels to
-    ``out_dir``, with its cost per final label echoed. Returns (set, file, rows, pending)."""
+    ``out_dir``, with its cost per final label echoed. Returns (set, file, rows, (pending,
+    beyond budget)): the pairs with no final label still due, and apart those beyond a
+    budgeted pool's budget, left unjudged by design."""
     refined = QrelSet.objects.filter(dataset=pool.dataset, name=name).first()
     if refined is None:
         refined = qrels_refine(
@@ -561,7 +568,9 @@ def _refined_ensure(
             f"refined qrels {name}: already exists, reused (human labels given since are in a "
             "new refined set: Refine on the refined qrels page, or the refine command)"
         )
-    pending = refinement_unresolved(refinement=refinement_get(qrel_set=refined)).count()
+    refinement = refinement_get(qrel_set=refined)
+    pending = refinement_unresolved(refinement=refinement).count()
+    beyond = refinement_budget_get(refinement=refinement).beyond
     out_dir.mkdir(parents=True, exist_ok=True)
     # A TREC file has no room for a comment: a set with simulated labels says so in its name.
     marks = qrel_set_simulated_rows(qrel_set=refined)
@@ -579,7 +588,12 @@ def _refined_ensure(
         f"{new} new labels{tag}; {plural(pending, 'pair')} pending (no final "
         f"label yet: escalated to humans, failed, or still running) → {path}"
     )
-    echo(f"  new rows by grade{tag}: {_new_grades(refinement_get(qrel_set=refined))}")
+    if beyond:
+        echo(
+            f"  {plural(beyond, 'pair')} beyond the pool's budget of {refinement.budget or 0:,}: "
+            "never debated, left unjudged by design (not pending)"
+        )
+    echo(f"  new rows by grade{tag}: {_new_grades(refinement)}")
     # What every final label cost, split by where it came from (consensus, humans), so a
     # researcher can weigh the refinement against its price.
     costs = refined_costs(qrel_set=refined)
@@ -593,7 +607,7 @@ def _refined_ensure(
         echo(line)
     if own["consensus"]:
         echo(f"  {SIMULATED_COST_NOTE}")
-    return refined, path, rows, pending
+    return refined, path, rows, (pending, beyond)
 
 
 def _own_simulated(marks: dict[tuple[int, int], SimulatedRow], *, name: str) -> dict[str, int]:

@@ -5,8 +5,9 @@
   is written once by :func:`assess.refined.refine.qrels_refine`, and no code path updates its rows.
 - :class:`LabelProvenance`: one row per pool pair at refinement time: its final label and
   where it came from (consensus at round j, human majority, adjudication), or why it has none
-  (pending, escalated awaiting a human, human tie, failed, not debated); a consensus label
-  reused from an earlier job says so (``reused``).
+  (pending, escalated awaiting a human, human tie, failed, not debated, beyond budget: a
+  budgeted pool's pair left unjudged by design); a consensus label reused from an earlier
+  job says so (``reused``).
 - :class:`ExportFile`: one export written by a Celery job to a file under
   ``settings.VAR_DIR / "exports"``, with its sha256.
 - :class:`RagGeneration`: one generated answer (run, query, k, generator, prompt version),
@@ -42,8 +43,27 @@ class Refinement(models.Model):
     )
     allow_partial = models.BooleanField(default=False)
     max_unresolved_share = models.FloatField(help_text="Refusal threshold in force (0..1).")
-    pairs = models.PositiveIntegerField(default=0, help_text="Pool pairs considered.")
+    pairs = models.PositiveIntegerField(
+        default=0,
+        help_text="Pool pairs considered: all but those beyond the pool's budget "
+        "(pairs = labelled + unresolved).",
+    )
     unresolved = models.PositiveIntegerField(default=0)
+    # What the pool's budget was at refinement, so the set's page and datasheet never read
+    # the pool as it is now (its budget may have changed since).
+    budget = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="The pool's budget (pairs a job judges at most) when refined; empty: no "
+        "budget, or a set refined before it was stored (then beyond_budget is empty too).",
+    )
+    beyond_budget = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Pool pairs beyond the budget, never debated and left unjudged by design "
+        "(reason 'beyond budget', outside pairs); 0 without a budget; empty: a set refined "
+        "before it was stored.",
+    )
     original_rows = models.PositiveIntegerField(default=0)
     new_relevant = models.PositiveIntegerField(default=0)
     new_nonrelevant = models.PositiveIntegerField(default=0)

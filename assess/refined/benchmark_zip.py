@@ -69,7 +69,7 @@ from .datasheet import (
 )
 from .export_formats import label_source, write_jsonl
 from .export_rows import ExportError
-from .labels import NOT_DEBATED
+from .refine import refinement_budget_get
 from .selectors import refined_costs
 
 BATCH_SIZE = 5000
@@ -223,7 +223,9 @@ def benchmark_datasheet(*, refinement: Refinement) -> Datasheet:
     # The jobs behind every row the set copied, walked once: two facts below read them.
     chain = _chain_jobs(qrel_set)
     jobs = DebateJob.objects.filter(pk__in=list(refinement.jobs or [])).order_by("pk")
-    pool_pairs, by_source, by_reason = _pool_counts(refinement)
+    by_source, by_reason = _pool_counts(refinement)
+    # The budget the set was refined under, not the pool's now (it may have changed since).
+    budget = refinement_budget_get(refinement=refinement)
     simulated_rows = qrel_set_simulated_rows(qrel_set=qrel_set)
     simulated = simulated_rows_counts(simulated_rows)
     # The qrels file's name carries the mark too: its split is what a loader names.
@@ -253,8 +255,10 @@ def benchmark_datasheet(*, refinement: Refinement) -> Datasheet:
         pool_queries=tuple(str(q) for q in pool.query_ids or []),
         # Depth-k is the canonical order the pool line already says: no line of its own.
         pool_strategy="" if pool.strategy == Pool.Strategy.DEPTH else pool.get_strategy_display(),
-        pool_budget=pool.budget,
-        pool_pairs=pool_pairs,
+        pool_budget=budget.budget,
+        pool_pairs=budget.pool_pairs,
+        beyond_budget=budget.beyond,
+        budget_recorded=budget.recorded,
         pairs=refinement.pairs,
         by_source=by_source,
         by_reason=by_reason,
@@ -290,20 +294,12 @@ def _chain_jobs(qrel_set: QrelSet) -> list[int]:
     return sorted({job for jobs in chain.values_list("jobs", flat=True) for job in jobs or []})
 
 
-def _pool_counts(refinement: Refinement) -> tuple[int, dict[str, int], dict[str, int]]:
-    """``(pool pairs, by_source, by_reason)``: every pair of the pool (each has a provenance
-    row), and the refinement's counts with the pairs it left out of them (a budgeted pool's
-    pairs no job debated: :data:`assess.refined.labels.NOT_DEBATED`) counted unresolved, as
-    the intervals count them."""
+def _pool_counts(refinement: Refinement) -> tuple[dict[str, int], dict[str, int]]:
+    """``(by_source, by_reason)``: the refinement's counts of its pairs (those within its
+    pool's budget: labelled + unresolved); the pairs beyond the budget are counted apart
+    (:func:`assess.refined.refine.refinement_budget_get`)."""
     counts = refinement.counts or {}
-    by_source = dict(counts.get("by_source") or {})
-    by_reason = dict(counts.get("by_reason") or {})
-    pool_pairs = LabelProvenance.objects.filter(refinement=refinement).count()
-    left_out = pool_pairs - refinement.pairs
-    if left_out > 0:
-        by_source["unresolved"] = by_source.get("unresolved", 0) + left_out
-        by_reason[NOT_DEBATED] = by_reason.get(NOT_DEBATED, 0) + left_out
-    return max(pool_pairs, refinement.pairs), by_source, by_reason
+    return dict(counts.get("by_source") or {}), dict(counts.get("by_reason") or {})
 
 
 def _refinement(qrel_set: QrelSet) -> Refinement:

@@ -33,7 +33,7 @@ from .datasheet_interval_lines import IntervalCell as IntervalCell
 from .datasheet_interval_lines import IntervalsSheet, interval_lines
 from .datasheet_markdown import md_code, md_fenced, md_inline, md_title, one_line
 from .datasheet_ranking import ranking_lines
-from .labels import HUMAN_TIE, budget_split
+from .labels import BEYOND_BUDGET, HUMAN_TIE, budget_split
 
 # At most this many ids of a pool's query subset are listed (the rest are counted).
 QUERIES_LISTED = 50
@@ -190,8 +190,12 @@ class Datasheet:
     annotator (:mod:`assess.review.simulated_annotators`; any: a warning opens the sheet);
     ``corrections`` the judged pairs a human verdict re-graded; ``pool_strategy`` the
     pool's judging order (its label, "" for depth-k), ``pool_budget`` the pairs a job judges
-    at most (None: every pair), ``pool_pairs`` all the pool's pairs (0: ``pairs``, which then
-    counts only those within the budget); ``simulated_labels`` the "SIMULATED labels: ..."
+    at most when the set was refined (None: every pair), ``pool_pairs`` all the pool's pairs
+    (0: ``pairs``, which counts only those within the budget: labelled + unresolved),
+    ``beyond_budget`` the pairs beyond the budget (never debated, left unjudged by design,
+    reason ``beyond budget``: pool_pairs = pairs + beyond_budget), ``budget_recorded`` False
+    for a set refined before its budget was stored (``pool_budget`` is then the pool's
+    now); ``simulated_labels`` the "SIMULATED labels: ..."
     line of the set's final labels ("" when none is simulated), first under the title;
     ``embedded_warning`` the job page's banner on the bundled model's labels
     (:func:`debates.bundled.embedded_warning`; "" when no job used it), a warning under it.
@@ -234,6 +238,8 @@ class Datasheet:
     pool_strategy: str = ""
     pool_budget: int | None = None
     pool_pairs: int = 0
+    beyond_budget: int = 0
+    budget_recorded: bool = True
     simulated_labels: str = ""
     embedded_warning: str = ""
 
@@ -369,18 +375,20 @@ def _judging_order(s: Datasheet, pairs: int) -> list[str]:
     line = f"- Judging order: {s.pool_strategy or 'depth-k'}"
     if s.pool_budget is None:
         return [line + "; no budget: every pair was put to the debate jobs"]
-    unjudged = pairs - s.pairs
+    unjudged = max(pairs - s.pairs, s.beyond_budget)
     within, labelled = budget_split(pairs=s.pairs, budget=s.pool_budget)
     elsewhere = labelled and (
         f"{plural(labelled, 'pair')} beyond it labelled all the same (by jobs on other pools "
         "of the dataset, whose labels are reused, or debated before the budget was set), "
     )
+    # A set refined before its budget was stored: the budget read is the pool's now.
+    now = "" if s.budget_recorded else " (the pool's budget now: not recorded when refined)"
     return [
-        line + f"; budget {plural(s.pool_budget, 'pair')} a job judges at most, in that order: "
-        f"{plural(within, 'pair')} within it (those no job debated yet counted unresolved "
-        f"below), {elsewhere or ''}{plural(unjudged, 'pair')} never debated (beyond the "
-        "budget) and left unjudged (not relevant in the qrels; counted unresolved below, "
-        "reason `not debated`)"
+        line + f"; budget {plural(s.pool_budget, 'pair')}{now} a job judges at most, in that "
+        f"order: {plural(within, 'pair')} within it (those no job debated yet counted "
+        f"unresolved below), {elsewhere or ''}{plural(unjudged, 'pair')} never debated "
+        "(beyond the budget) and left unjudged (not relevant in the qrels; counted apart "
+        f"below, reason {md_code(BEYOND_BUDGET)}, not as unresolved)"
     ]
 
 
@@ -392,6 +400,20 @@ _SOURCES = (
     ("adjudicated", "adjudicated by an admin"),
     ("unresolved", "unresolved (no label, so not in the qrels)"),
 )
+
+
+def _beyond_budget_lines(s: Datasheet) -> list[str]:
+    """The pairs beyond a budgeted pool's budget, after the unresolved ones: counted apart,
+    so the pool's pairs are the labelled + the unresolved + these; nothing without a budget
+    or such a pair."""
+    if s.pool_budget is None and not s.beyond_budget:
+        return []
+    return [
+        f"- Beyond the pool's budget (never debated, left unjudged by design, so not in the "
+        f"qrels; reason {md_code(BEYOND_BUDGET)}): {_count(s.beyond_budget)}",
+        f"- Pool pairs: {_count(s.pairs)} within the budget (labelled or unresolved) + "
+        f"{_count(s.beyond_budget)} beyond it = {_count(s.pairs + s.beyond_budget)}",
+    ]
 
 
 # A tie merges every vote on the pair, over jobs; each job's agreement line counts only the
@@ -421,6 +443,7 @@ def _labels(s: Datasheet) -> list[str]:
                 line + _TIE_NOTE if line.startswith(f"  - {md_code(HUMAN_TIE)}:") else line
                 for line in _counted(s.by_reason)
             ]
+            lines += _beyond_budget_lines(s)
     others = {k: n for k, n in s.by_source.items() if k not in known}
     if others:
         lines.append("- Other sources:")

@@ -27,6 +27,7 @@ from . import debate_cost
 from .corrections import correction_of
 from .debate_cost import needs_turns
 from .export_formats import label_source
+from .labels import BEYOND_BUDGET
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
@@ -552,7 +553,9 @@ def _why_listed(row: dict) -> list[str]:
     if row["debate_status"] == Debate.Status.ESCALATED:
         why.append("escalated")
     if label is None:
-        why.append(f"unresolved: {row['reason']}")
+        # A pair beyond its pool's budget is left unjudged by design, not still due.
+        reason = row["reason"]
+        why.append(reason if reason == BEYOND_BUDGET else f"unresolved: {reason}")
     # LabelProvenance.overrides_consensus, on plain values.
     if overrides_consensus(
         source=row["source"],

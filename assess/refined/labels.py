@@ -31,7 +31,9 @@ arXiv 2602.06526, where humans make the final call on escalated pairs):
 4. **nothing**: the pair is unresolved, with a reason: ``escalated, awaiting human``
    (escalated and no human answer yet), ``human review incomplete``, ``human tie``,
    ``pending`` (debate not finished), ``failed`` (the debate failed for good) or
-   ``not debated`` (no job covers the pair).
+   ``not debated`` (no job covers the pair). A refinement then marks the never-debated
+   pairs of a budgeted pool that lie beyond its budget ``beyond budget``
+   (:func:`beyond_budget_mark`): holes by design, not pairs still due.
 
 Labels and grades: a binary job's labels (consensus, human, adjudicated) are 1/0, a graded
 job's are grades 0..G. :func:`final_grade` turns a final label into the grade the refined
@@ -55,7 +57,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TypedDict
 
@@ -79,6 +81,9 @@ HUMAN_TIE = "human tie"
 PENDING = "pending"
 FAILED = "failed"
 NOT_DEBATED = "not debated"
+# A budgeted pool's never-debated pair beyond its budget: left unjudged by design, neither
+# counted unresolved nor due (assess.refined.refine.budget_holes says which).
+BEYOND_BUDGET = "beyond budget"
 # The job caps how many pairs humans review (highest impact first); the rest wait here.
 OVER_BUDGET = "over the human budget"
 UNRESOLVED_REASONS = (
@@ -89,6 +94,7 @@ UNRESOLVED_REASONS = (
     FAILED,
     NOT_DEBATED,
     OVER_BUDGET,
+    BEYOND_BUDGET,
 )
 
 # Debate statuses (debates.models.Debate.Status values).
@@ -532,6 +538,18 @@ def refined_rows(
         if grade is not None and (key not in rows or label.corrects_original):
             rows[key] = grade
     return [(q, d, g) for (q, d), g in sorted(rows.items())]
+
+
+def beyond_budget_mark(label: FinalLabel) -> FinalLabel:
+    """``label`` (a never-debated pair's, reason ``not debated``) with the reason
+    :data:`BEYOND_BUDGET`: its pool's budget leaves it unjudged by design. Raises ValueError
+    for a resolved label or another reason (a debated pair is never beyond the budget)."""
+    if label.resolved or label.reason != NOT_DEBATED:
+        raise ValueError(
+            f"only a never-debated pair can be beyond the budget, not {label.query_id} "
+            f"{label.doc_id} ({label.reason or label.source})"
+        )
+    return replace(label, reason=BEYOND_BUDGET)
 
 
 def budget_split(*, pairs: int, budget: int) -> tuple[int, int]:

@@ -105,13 +105,21 @@ def refine_step(operation: Operation, root: Path | None) -> dict[str, Any]:
         "refinement": refinement.pk,
         "pairs": refinement.pairs,
         "unresolved": refinement.unresolved,
+        "beyond_budget": report.beyond_budget,
         "original_rows": refinement.original_rows,
         "new_labels": new_labels,
         "open_disagreements": open_count,
         # What the page said after refining when it refined inside the request.
         "message": f"Refined qrel set {report.qrel_set.name} created: "
         f"{refinement.original_rows:,} original rows + {new_labels:,} new labels, "
-        f"{plural(refinement.unresolved, 'pair')} pending. "
+        f"{plural(refinement.unresolved, 'pair')} pending"
+        + (
+            f", {plural(report.beyond_budget, 'pair')} beyond the pool's budget (left "
+            "unjudged by design)"
+            if report.beyond_budget
+            else ""
+        )
+        + ". "
         + open_disagreements_sentence(open_count),
     }
 

@@ -11,7 +11,7 @@ qrels copied unchanged plus one row per new final label
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
@@ -77,7 +77,9 @@ def budget_holes(pool: Pool, labels: Sequence[PoolLabel]) -> frozenset[tuple[str
     ``--limit``; labels taken from other pools do not spend this pool's budget): that many
     never-debated pairs, the first in the pool's stored order, stay unresolved ("not
     debated") and only the rest are beyond. (A bandit or mtc job chooses its pairs as labels
-    arrive, so there which pairs are due is the stored order's guess; how many is exact.)"""
+    arrive, so there which pairs are due is the stored order's guess; how many is exact.)
+    A refinement stores them with the reason ``beyond budget``
+    (:data:`assess.refined.labels.BEYOND_BUDGET`)."""
     if pool.budget is None:
         return frozenset()
     never = [
@@ -237,6 +239,7 @@ def qrels_refine(
             created_by=created_by,
             relevant_grade=relevant_grade,
             people=people,
+            beyond_budget=len(holes),
         )
         progress(f"step 3 of 3: writing the provenance of {len(labels):,} pairs")
         label_provenance_write(refinement=refinement, labels=labels, qrel_pk=qrel_pk, people=people)
@@ -343,7 +346,21 @@ def _refine_labels(
     summary = final.summarise(kept)
     if summary.unresolved_share > max_unresolved_share and not allow_partial:
         raise RefineError(_unresolved_message(summary, max_unresolved_share), ALLOW_PARTIAL_FIX)
-    return labels, summary, holes
+    return _holes_marked(labels, holes), summary, holes
+
+
+def _holes_marked(labels: list[PoolLabel], holes: frozenset[tuple[str, str]]) -> list[PoolLabel]:
+    """``labels`` with each of the ``holes`` (pairs beyond the budget) given the reason
+    ``beyond budget`` instead of ``not debated``, so its provenance row, the exports and
+    the pages tell a pair left out on purpose from one still due."""
+    if not holes:
+        return labels
+    return [
+        replace(p, final=final.beyond_budget_mark(p.final))
+        if (p.final.query_id, p.final.doc_id) in holes
+        else p
+        for p in labels
+    ]
 
 
 def _refined_set_create(pool: Pool, name: str) -> QrelSet:
@@ -443,8 +460,11 @@ def _refinement_create(
     created_by: Any,
     relevant_grade: int,
     people: RefinementPeople,
+    beyond_budget: int,
 ) -> Refinement:
-    """The Refinement row of ``refined``: its pool, counts, options and who was left out."""
+    """The Refinement row of ``refined``: its pool, counts, options, who was left out, and
+    the pool's budget then with the ``beyond_budget`` pairs it left unjudged (outside
+    ``summary.pairs``)."""
     return Refinement.objects.create(
         qrel_set=refined,
         pool=pool,
@@ -453,6 +473,8 @@ def _refinement_create(
         max_unresolved_share=max_unresolved_share,
         pairs=summary.pairs,
         unresolved=summary.unresolved,
+        budget=pool.budget,
+        beyond_budget=beyond_budget,
         original_rows=original_rows,
         new_relevant=summary.new_relevant,
         new_nonrelevant=summary.new_nonrelevant,
@@ -480,11 +502,48 @@ def refinement_get(*, qrel_set: QrelSet) -> Refinement:
     )
 
 
-def refinement_unresolved(*, refinement: Refinement) -> QuerySet[LabelProvenance]:
-    """The refinement's unresolved pairs as a queryset of LabelProvenance, in canonical order
-    (query id, then doc id, by code point)."""
-    return (
-        LabelProvenance.objects.filter(refinement=refinement, label__isnull=True)
-        .select_related("query", "document")
-        .order_by(code_point("query__query_id"), code_point("document__doc_id"))
+def refinement_unresolved(
+    *, refinement: Refinement, beyond_budget: bool = False
+) -> QuerySet[LabelProvenance]:
+    """The refinement's unresolved pairs (those its ``unresolved`` counts: still due) as a
+    queryset of LabelProvenance, in canonical order (query id, then doc id, by code point);
+    with ``beyond_budget``, instead the pairs beyond its pool's budget (reason ``beyond
+    budget``: left unjudged by design). A set refined before that reason was stored has its
+    pairs beyond the budget among the unresolved ones, as ``not debated``."""
+    rows = LabelProvenance.objects.filter(refinement=refinement, label__isnull=True)
+    rows = (
+        rows.filter(reason=final.BEYOND_BUDGET)
+        if beyond_budget
+        else rows.exclude(reason=final.BEYOND_BUDGET)
+    )
+    return rows.select_related("query", "document").order_by(
+        code_point("query__query_id"), code_point("document__doc_id")
+    )
+
+
+@dataclass(frozen=True)
+class RefinementBudget:
+    """The budget a refinement was made under: ``budget`` the pool's budget then (None: no
+    budget), ``beyond`` the pool pairs beyond it (left unjudged by design, outside
+    ``Refinement.pairs``), ``pool_pairs`` every pair of the pool (pairs + beyond), and
+    ``recorded`` False for a set refined before these were stored: then ``beyond`` is read
+    from its provenance rows (one per pool pair, exact) and ``budget`` is the pool's now."""
+
+    budget: int | None
+    beyond: int
+    pool_pairs: int
+    recorded: bool = True
+
+
+def refinement_budget_get(*, refinement: Refinement) -> RefinementBudget:
+    """The budget ``refinement`` was made under (:class:`RefinementBudget`), from its own
+    fields; only a set refined before they were stored reads its provenance rows and its
+    pool. Reads only."""
+    if refinement.beyond_budget is not None:
+        beyond = refinement.beyond_budget
+        return RefinementBudget(refinement.budget, beyond, refinement.pairs + beyond)
+    rows = LabelProvenance.objects.filter(refinement=refinement).count()
+    beyond = max(rows - refinement.pairs, 0)
+    return RefinementBudget(
+        refinement.pool.budget, beyond, refinement.pairs + beyond, recorded=False
     )

@@ -50,6 +50,7 @@ from .refine import (
     RefineError,
     open_disagreements_count,
     open_disagreements_sentence,
+    refinement_budget_get,
     refinement_get,
     refinement_unresolved,
 )
@@ -183,10 +184,13 @@ def refine_operation(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @role_required(*READERS)
 @require_GET
 def refined_detail(request: HttpRequest, slug: str, name: str) -> HttpResponse:
-    """One refined set: how it was made, labels by source, unresolved pairs, exports."""
+    """One refined set: how it was made (the budget it was refined under), labels by
+    source, unresolved pairs and those beyond the budget apart, exports."""
     dataset = _dataset_or_404(slug)
     refinement = _refinement_or_404(dataset, name)
     unresolved = refinement_unresolved(refinement=refinement)
+    budget = refinement_budget_get(refinement=refinement)
+    beyond = refinement_unresolved(refinement=refinement, beyond_budget=True)
     exports = exports_current(refinement=refinement, kinds=[kind for kind, _ in EXPORT_KINDS])
     by_source, simulated = refined_sources(refinement=refinement)
     return render(
@@ -208,6 +212,10 @@ def refined_detail(request: HttpRequest, slug: str, name: str) -> HttpResponse:
             "threshold_percent": f"{refinement.max_unresolved_share:.1%}",
             "unresolved": unresolved[:UNRESOLVED_SHOWN],
             "unresolved_more": max(refinement.unresolved - UNRESOLVED_SHOWN, 0),
+            "budget": budget,
+            "labelled": refinement.pairs - refinement.unresolved,
+            "beyond": beyond[:UNRESOLVED_SHOWN] if budget.beyond else [],
+            "beyond_more": max(budget.beyond - UNRESOLVED_SHOWN, 0),
             "exports": [(kind, label, exports.get(kind)) for kind, label in EXPORT_KINDS],
             "costs": cost_rows(refined_costs(qrel_set=refinement.qrel_set)),
             "rebench_url": reverse("refined:rebenchmark", args=[dataset.slug])

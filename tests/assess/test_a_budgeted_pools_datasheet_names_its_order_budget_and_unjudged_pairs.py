@@ -1,7 +1,7 @@
 """A benchmark zip's datasheet of a budgeted pool names the pool's judging order and budget,
 and how many of its pairs lie within the budget and how many were never debated (beyond the
-budget, left unjudged); its unresolved count holds those, as the intervals' note counts
-them ("N pool pairs have no final label").
+budget, left unjudged); those are counted apart from the unresolved ones, with their own
+reason `beyond budget` (pool pairs = labelled + unresolved + beyond the budget).
 
 The ``holes`` world of tests/fixtures/refine.py ordered by the bandit with a budget of 3
 pairs, whose (q1, d5) no job debated: 4 pool pairs, 3 debated, 1 never."""
@@ -43,9 +43,21 @@ def test_the_pool_section_names_order_budget_and_unjudged_pairs(budgeted, tmp_pa
     ) in text
 
 
-def test_the_unresolved_count_holds_the_unjudged_pairs(budgeted, tmp_path):
+def test_the_unjudged_pairs_are_counted_beyond_the_budget_not_unresolved(budgeted, tmp_path):
+    # 4 pool pairs: 3 labelled (2 consensus, 1 human), 0 unresolved, 1 beyond the budget;
+    # the pair beyond is no longer an unresolved `not debated` one (a pair still due).
     text = readme(budgeted, tmp_path)
-    assert "- Unresolved (no label, so not in the qrels): 1\n  - `not debated`: 1" in text
+    assert "- Unresolved (no label, so not in the qrels): 0\n" in text
+    assert "`not debated`" not in text
+    assert (
+        "- Beyond the pool's budget (never debated, left unjudged by design, so not in the "
+        "qrels; reason `beyond budget`): 1\n"
+        "- Pool pairs: 3 within the budget (labelled or unresolved) + 1 beyond it = 4\n"
+    ) in text
+    assert (
+        "1 pair never debated (beyond the budget) and left unjudged (not relevant in the "
+        "qrels; counted apart below, reason `beyond budget`, not as unresolved)"
+    ) in text
 
 
 def test_a_depth_pool_without_budget_has_no_order_line(refined, tmp_path):
@@ -125,6 +137,17 @@ def test_a_budget_not_yet_spent_leaves_its_due_pairs_unresolved_not_beyond(holes
     report = qrels_refine(pool=holes.pool, name="test-due", allow_partial=True)
     assert report.beyond_budget == 1 and report.summary.unresolved == 1
     assert [reason for _q, _d, reason in report.unresolved] == ["not debated"]
+    # The provenance tells the pair still due (q1 d5) from the one beyond the budget (q2 d6).
+    reasons = dict(
+        report.refinement.provenance.filter(label__isnull=True).values_list(
+            "document__doc_id", "reason"
+        )
+    )
+    assert reasons == {"d5": "not debated", "d6": "beyond budget"}
+    # 4 pairs = 2 labelled + 1 unresolved + 1 beyond, stored with the budget it was made under.
+    r = report.refinement
+    assert (r.pairs, r.unresolved, r.budget, r.beyond_budget) == (3, 1, 3, 1)
+    assert r.pairs - r.unresolved == 2
 
 
 def test_a_budgeted_pool_no_job_debated_has_every_budgeted_pair_unresolved(holes):

@@ -58,10 +58,11 @@ def format_report(report: RefineReport, *, listed: int = LISTED) -> str:
     beyond = report.beyond_budget
     scope = f"{s.pairs:,} pairs"
     if beyond:
-        within, labelled = budget_split(pairs=s.pairs, budget=r.pool.budget or 0)
+        # The budget stored on the refinement: the one its pairs were counted under.
+        within, labelled = budget_split(pairs=s.pairs, budget=r.budget or 0)
         scope = (
             f"{s.pairs + beyond:,} pairs, {beyond:,} of them beyond its budget of "
-            f"{r.pool.budget:,} and never debated (left unjudged by design), {within:,} "
+            f"{r.budget or 0:,} and never debated (left unjudged by design), {within:,} "
             "within it"
             + (f", {labelled:,} beyond the budget labelled by other jobs" if labelled else "")
         )

@@ -1,0 +1,145 @@
+"""A budgeted pool's never-debated pairs beyond its budget carry the reason `beyond budget`
+wherever a refined set's unlabelled pairs are shown or exported, apart from the unresolved
+`not debated` pairs still due, and the counts add up: pool pairs = labelled + unresolved +
+beyond the budget. The refinement stores the budget it was made under, so its page and
+datasheet do not follow the pool's budget after a change; a set refined before that was
+stored still renders.
+
+The ``holes`` world of tests/fixtures/refine.py (4 pairs: q1 d3, q1 d5, q2 d3, q2 d6),
+settled, with a depth pool budgeted to 3 pairs and the debates of q1 d5 and q2 d6 deleted:
+2 pairs debated (q1 d3 agreed, q2 d3 a human label), the job still open, so 3 - 2 = 1 pair
+is still due, the first never-debated one by query id then doc id (q1 d5: unresolved, `not
+debated`), and the other (q2 d6) is beyond the budget. 4 = 2 + 1 + 1."""
+
+import pytest
+
+from assess.models import Refinement
+from assess.refined.benchmark_zip import benchmark_datasheet
+from assess.refined.datasheet import datasheet_render
+from assess.refined.export_rows import disagreement_rows
+from assess.refined.refine import qrels_refine, refinement_budget_get, refinement_unresolved
+from tests.fixtures.refine import settle_all
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def due(holes):
+    settle_all(holes)
+    holes.debate("q1", "d5").delete()
+    holes.debate("q2", "d6").delete()
+    holes.pool.strategy, holes.pool.budget = "depth", 3
+    holes.pool.save(update_fields=["strategy", "budget"])
+    holes.report = qrels_refine(pool=holes.pool, name="test-due", allow_partial=True)
+    holes.refinement = holes.report.refinement
+    return holes
+
+
+def test_the_refinement_stores_its_budget_and_the_pairs_beyond_it(due):
+    r = due.refinement
+    assert (r.budget, r.beyond_budget, r.pairs, r.unresolved) == (3, 1, 3, 1)
+    budget = refinement_budget_get(refinement=r)
+    assert (budget.budget, budget.beyond, budget.pool_pairs, budget.recorded) == (3, 1, 4, True)
+    assert [p.document.doc_id for p in refinement_unresolved(refinement=r)] == ["d5"]
+    beyond = refinement_unresolved(refinement=r, beyond_budget=True)
+    assert [(p.query.query_id, p.document.doc_id, p.reason) for p in beyond] == [
+        ("q2", "d6", "beyond budget")
+    ]
+
+
+def test_a_pool_without_budget_stores_none_and_zero_beyond(refined):
+    r = Refinement.objects.get(qrel_set=refined.refined)
+    assert (r.budget, r.beyond_budget, r.pairs) == (None, 0, 4)
+
+
+def test_the_disagreements_csv_says_beyond_budget_apart_from_unresolved(due):
+    rows = {row[2]: row for row in disagreement_rows(qrel_set=due.report.qrel_set)}
+    # Columns: why listed (4), source (6), reason (8).
+    assert (rows["d5"][4], rows["d5"][6], rows["d5"][8]) == (
+        "unresolved: not debated",
+        "unresolved",
+        "not debated",
+    )
+    assert (rows["d6"][4], rows["d6"][8]) == ("beyond budget", "beyond budget")
+
+
+def test_the_refined_page_counts_and_lists_the_pairs_beyond_the_budget_apart(due, client_as):
+    page = client_as("researcher").get("/datasets/holes/refined/test-due/").content.decode()
+    assert '<dd id="refined-pairs">4 = 2 labelled + 1 unresolved + 1 beyond the budget</dd>' in page
+    assert (
+        '<dd id="refined-budget">3 pairs a job judges at most (when refined); 3 within it, 1 '
+        "beyond it (never debated, left unjudged by design, reason <code>beyond budget</code>; "
+        "not counted unresolved)</dd>"
+    ) in page
+    unresolved = page[page.index("<h2>Unresolved pairs</h2>") : page.index('id="beyond-budget"')]
+    assert "<td>not debated</td>" in unresolved and "d6" not in unresolved
+    beyond = page[page.index('id="beyond-budget"') :]
+    assert "<td>beyond budget</td>" in beyond and ">d6</a>" in beyond and "d5" not in beyond
+
+
+def test_the_datasheet_keeps_the_budget_it_was_refined_under(due):
+    # The pool's budget raised to 4 after refining: the sheet still says 3, and 3 within it.
+    due.pool.budget = 4
+    due.pool.save(update_fields=["budget"])
+    sheet = benchmark_datasheet(refinement=Refinement.objects.get(pk=due.refinement.pk))
+    assert (sheet.pool_budget, sheet.pool_pairs, sheet.pairs, sheet.beyond_budget) == (3, 4, 3, 1)
+    text = datasheet_render(sheet=sheet)
+    assert "budget 3 pairs a job judges at most, in that order: 3 pairs within it" in text
+    assert "- Unresolved (no label, so not in the qrels): 1\n  - `not debated`: 1\n" in text
+    assert "- Pool pairs: 3 within the budget (labelled or unresolved) + 1 beyond it = 4" in text
+
+
+def test_a_set_refined_before_the_budget_was_stored_still_renders(due, client_as):
+    # As a set refined before the fields existed: empty fields, its pair beyond the budget
+    # stored as `not debated`. The beyond count is read from its provenance (4 rows - 3
+    # pairs), the budget from the pool now, and both the page and the sheet say so.
+    Refinement.objects.filter(pk=due.refinement.pk).update(budget=None, beyond_budget=None)
+    due.refinement.provenance.filter(reason="beyond budget").update(reason="not debated")
+    legacy = Refinement.objects.get(pk=due.refinement.pk)
+    budget = refinement_budget_get(refinement=legacy)
+    assert (budget.budget, budget.beyond, budget.pool_pairs, budget.recorded) == (3, 1, 4, False)
+    page = client_as("researcher").get("/datasets/holes/refined/test-due/")
+    assert page.status_code == 200
+    assert "(the pool's budget now: not recorded when refined)" in page.content.decode()
+    text = datasheet_render(sheet=benchmark_datasheet(refinement=legacy))
+    assert "budget 3 pairs (the pool's budget now: not recorded when refined)" in text
+
+
+def test_the_pipelines_pending_count_leaves_out_the_pairs_beyond_the_budget(due, tmp_path):
+    from assess.pipeline import _refined_ensure
+
+    lines: list[str] = []
+    _set, _path, _rows, (pending, beyond) = _refined_ensure(
+        pool=due.pool,
+        qrel_set=due.test,
+        name="test-due",
+        relevant_grade=1,
+        out_dir=tmp_path,
+        echo=lines.append,
+    )
+    assert (pending, beyond) == (1, 1)
+    text = "\n".join(lines)
+    assert "; 1 pair pending (no final label yet" in text
+    assert (
+        "  1 pair beyond the pool's budget of 3: never debated, left unjudged by design (not "
+        "pending)"
+    ) in text
+
+
+def test_the_refine_operation_says_the_pair_beyond_the_budget_apart_from_the_pending(holes):
+    from assess.refined.operations import refine_step, refinement_start
+
+    settle_all(holes)
+    holes.debate("q1", "d5").delete()
+    holes.debate("q2", "d6").delete()
+    holes.pool.strategy, holes.pool.budget = "depth", 3
+    holes.pool.save(update_fields=["strategy", "budget"])
+    operation = refinement_start(
+        pool=holes.pool, name="test-due", allow_partial=True, max_unresolved_share=1.0
+    )
+    result = refine_step(operation, None)
+    assert (result["pairs"], result["unresolved"], result["beyond_budget"]) == (3, 1, 1)
+    assert (
+        ", 1 pair pending, 1 pair beyond the pool's budget (left unjudged by design). "
+        in result["message"]
+    )
