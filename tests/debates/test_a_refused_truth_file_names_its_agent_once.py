@@ -55,7 +55,7 @@ def test_run_debates_names_agent_b_once(energy, truth_dir, outside):
             "run_debates", "energy/pool", "--backend", "simulated",
             "--truth", str(truth_dir / "energy.qrels"), "--truth-b", str(outside),
         )  # fmt: skip
-    assert str(refused.value) == f"agent B: truth {outside} {ALLOWS}"
+    assert str(refused.value) == f"agent B: truth {outside} {ALLOWS} (flag --truth-b)"
     assert not DebateJob.objects.exists()
 
 

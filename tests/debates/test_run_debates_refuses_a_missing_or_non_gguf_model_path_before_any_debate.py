@@ -31,7 +31,7 @@ def test_a_text_file_is_refused_for_agent_b_by_run_debates(small_pool, text_file
         call_command("run_debates", "small/pool", "--model-path-b", str(text_file), "--no-progress")
     assert str(caught.value) == (
         f"agent B: model_path {text_file}: not a GGUF file (it does not start with the GGUF "
-        "magic bytes)"
+        "magic bytes) (flag --model-path-b)"
     )
     assert (DebateJob.objects.count(), Debate.objects.count()) == (0, 0)
 

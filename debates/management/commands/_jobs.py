@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from functools import partial
 from typing import Any
@@ -514,12 +515,38 @@ def backend_flags_configs(
         try:
             config = agent_config_build(fields=raw_a, agent="A")
         except DebateJobError as exc:
-            raise DebateJobError(f"backend: {str(exc).removeprefix('agent A: ')}") from None
+            message = _flag_named(str(exc), opts)
+            raise DebateJobError(f"backend: {message.removeprefix('agent A: ')}") from None
         return config, config
-    return (
-        agent_config_build(fields=raw_a, agent="A"),
-        agent_config_build(fields=raw_b, agent="B"),
+    try:
+        return (
+            agent_config_build(fields=raw_a, agent="A"),
+            agent_config_build(fields=raw_b, agent="B"),
+        )
+    except DebateJobError as exc:
+        raise DebateJobError(_flag_named(str(exc), opts)) from None
+
+
+_AGENT_FIELD_ERROR = re.compile(r"agent ([AB]): (\w+)[: ]")
+
+
+def _flag_named(message: str, opts: dict[str, Any]) -> str:
+    """``message`` ("agent B: FIELD: why", the config's words) with the flag that sets FIELD
+    appended where its name is not FIELD's own, e.g. "agent B: model: required for the openai
+    backend (flag --model-b)": a command's user types flags, not field names. Agent B's flag is its
+    ``-b`` one when given or when ``--backend-b`` makes all of B's fields its own; otherwise
+    B took A's value, so A's flag is named."""
+    found = _AGENT_FIELD_ERROR.match(message)
+    if found is None or found.group(2) not in AGENT_FIELD_NAMES:
+        return message
+    agent, name = found.groups()
+    own_b = agent == "B" and (
+        opts.get(flag_dest(name, "_b")) is not None or opts.get("backend_b") is not None
     )
+    flag = flag_text(name, "-b" if own_b else "")
+    if flag == option_flag(name):  # "agent A: model_path" says --model-path plainly enough
+        return message
+    return f"{message} (flag {flag})"
 
 
 def load_pool(spec: str) -> Pool:
