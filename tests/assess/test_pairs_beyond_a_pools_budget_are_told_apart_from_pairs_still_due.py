@@ -143,3 +143,63 @@ def test_the_refine_operation_says_the_pair_beyond_the_budget_apart_from_the_pen
         ", 1 pair pending, 1 pair beyond the pool's budget (left unjudged by design). "
         in result["message"]
     )
+
+
+def test_the_intervals_count_the_pair_beyond_the_budget_apart_from_the_unresolved(due):
+    from assess.evaluation.interval_labels import pooled_labels
+
+    # q1 d3 agreed, q2 d3 human (escalated), q1 d5 unresolved (not debated), q2 d6 beyond.
+    labels, counts = pooled_labels(refined=due.report.qrel_set)
+    assert (counts["unresolved"], counts["beyond_budget"], counts["escalated_waiting"]) == (1, 1, 0)
+    assert {(x.query_id, x.doc_id) for x in labels} == {("q1", "d3"), ("q2", "d3")}
+
+
+def test_one_readme_says_the_same_counts_in_its_labels_and_its_intervals_sections(due):
+    text = datasheet_render(sheet=benchmark_datasheet(refinement=due.refinement))
+    labels = text[text.index("## Final labels of the pool's pairs") :]
+    labels = labels[: labels.index("\n## ")]
+    intervals = text[text.index("## Intervals on the refined measures") :]
+    assert "- Unresolved (no label, so not in the qrels): 1\n" in labels
+    assert "left unjudged by design, so not in the qrels; reason `beyond budget`): 1\n" in labels
+    sizes = next(line for line in intervals.splitlines() if line.startswith("- Sample sizes:"))
+    # No audited pair is judged, so no interval: the line and the notes say nothing of them.
+    assert sizes == (
+        "- Sample sizes: 1 human label (0 audited agreed pairs, 1 escalated pair); 1 machine "
+        "label (the debates' consensus); 1 pair without a final label, left out of the qrels "
+        "(so not relevant in the point values) + 1 pair beyond the pool's budget, left "
+        "unjudged by design (out of the qrels too, the point values count it as not relevant)"
+    )
+    assert "2 pairs without a final label" not in text
+    notes = [line for line in intervals.splitlines() if line.startswith("- Note: ")]
+    assert notes == [
+        "- Note: 1 pool pair has no final label: left out of the refined qrels, so the point "
+        "values count it as not relevant",
+        "- Note: 1 pool pair is beyond the pool's budget, left unjudged by design (never "
+        "debated, not due): left out of the refined qrels, so the point values count it as "
+        "not relevant",
+    ]
+
+
+def test_with_intervals_the_words_say_the_pairs_beyond_the_budget_are_not_relevant_there():
+    from assess.evaluation.interval_missing import MissingLabels, missing_notes
+    from assess.refined.datasheet_interval_lines import IntervalsSheet, interval_lines
+
+    notes = missing_notes(MissingLabels.of({"unresolved": 1, "beyond_budget": 2}))
+    assert notes[1] == (
+        "2 pool pairs are beyond the pool's budget, left unjudged by design (never debated, "
+        "not due): left out of the refined qrels, so the point values count them as not "
+        "relevant; the intervals count them as not relevant too, so no interval covers their "
+        "labels"
+    )
+    lines = interval_lines(
+        IntervalsSheet(agreed=3, audited=1, unresolved=1, beyond_budget=2),
+        code=str,
+        text=str,
+        flat=str,
+    )
+    assert lines[4].endswith(
+        "; 1 pair without a final label, left out of the qrels (so not relevant in the point "
+        "values; the notes say how the intervals take it) + 2 pairs beyond the pool's budget, "
+        "left unjudged by design (out of the qrels too, the point values and the intervals "
+        "count them as not relevant)"
+    )
