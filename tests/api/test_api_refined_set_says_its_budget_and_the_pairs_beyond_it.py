@@ -61,3 +61,15 @@ def test_the_intervals_and_the_jobs_budget_count_the_pair_beyond_apart(holes, ap
         "1 pool pair is beyond the pool's budget, left unjudged by design (never debated, not "
         "due): left out of the refined qrels, so the point values count it as not relevant"
     ) in budget["notes"]
+
+
+def test_a_set_refined_before_the_budget_was_stored_reads_it_from_its_provenance(holes, api_as):
+    from assess.models import Refinement
+
+    report = _due(holes)
+    Refinement.objects.filter(pk=report.refinement.pk).update(budget=None, beyond_budget=None)
+    report.refinement.provenance.filter(reason="beyond budget").update(reason="not debated")
+    item = _refined(api_as("researcher"))
+    got = {k: item[k] for k in ("pool_pairs", "pairs", "unresolved", "budget", "beyond_budget")}
+    assert got == {"pool_pairs": 4, "pairs": 3, "unresolved": 1, "budget": 3, "beyond_budget": 1}
+    assert item["budget_recorded"] is False

@@ -17,7 +17,12 @@ from assess.models import Refinement
 from assess.refined.benchmark_zip import benchmark_datasheet
 from assess.refined.datasheet import datasheet_render
 from assess.refined.export_rows import disagreement_rows
-from assess.refined.refine import qrels_refine, refinement_budget_get, refinement_unresolved
+from assess.refined.refine import (
+    qrels_refine,
+    refinement_beyond_budget_get,
+    refinement_budget_get,
+    refinement_unresolved,
+)
 from tests.fixtures.refine import settle_all
 
 pytestmark = pytest.mark.django_db
@@ -41,7 +46,7 @@ def test_the_refinement_stores_its_budget_and_the_pairs_beyond_it(due):
     budget = refinement_budget_get(refinement=r)
     assert (budget.budget, budget.beyond, budget.pool_pairs, budget.recorded) == (3, 1, 4, True)
     assert [p.document.doc_id for p in refinement_unresolved(refinement=r)] == ["d5"]
-    beyond = refinement_unresolved(refinement=r, beyond_budget=True)
+    beyond = refinement_beyond_budget_get(refinement=r)
     assert [(p.query.query_id, p.document.doc_id, p.reason) for p in beyond] == [
         ("q2", "d6", "beyond budget")
     ]
@@ -89,13 +94,18 @@ def test_the_datasheet_keeps_the_budget_it_was_refined_under(due):
     assert "- Pool pairs: 3 within the budget (labelled or unresolved) + 1 beyond it = 4" in text
 
 
-def test_a_set_refined_before_the_budget_was_stored_still_renders(due, client_as):
-    # As a set refined before the fields existed: empty fields, its pair beyond the budget
-    # stored as `not debated`. The beyond count is read from its provenance (4 rows - 3
-    # pairs), the budget from the pool now, and both the page and the sheet say so.
+def _legacy(due) -> Refinement:
+    """``due``'s set as one refined before the fields existed: empty fields, its pair beyond
+    the budget stored as `not debated`."""
     Refinement.objects.filter(pk=due.refinement.pk).update(budget=None, beyond_budget=None)
     due.refinement.provenance.filter(reason="beyond budget").update(reason="not debated")
-    legacy = Refinement.objects.get(pk=due.refinement.pk)
+    return Refinement.objects.get(pk=due.refinement.pk)
+
+
+def test_a_set_refined_before_the_budget_was_stored_still_renders(due, client_as):
+    # The beyond count is read from its provenance (4 rows - 3 pairs), the budget from the
+    # pool now, and both the page and the sheet say so.
+    legacy = _legacy(due)
     budget = refinement_budget_get(refinement=legacy)
     assert (budget.budget, budget.beyond, budget.pool_pairs, budget.recorded) == (3, 1, 4, False)
     page = client_as("researcher").get("/datasets/holes/refined/test-due/")
@@ -203,3 +213,90 @@ def test_with_intervals_the_words_say_the_pairs_beyond_the_budget_are_not_releva
         "left unjudged by design (out of the qrels too, the point values and the intervals "
         "count them as not relevant)"
     )
+
+
+def test_the_pipeline_of_a_set_refined_before_the_budget_was_stored(due, tmp_path):
+    # Its label-null rows are 2 (q1 d5 due, q2 d6 beyond, both `not debated`): pending is the
+    # refinement's own 1, and the budget is the pool's now, said so, never "of 0".
+    from assess.pipeline import _refined_ensure
+
+    _legacy(due)
+    lines: list[str] = []
+    _set, _path, _rows, (pending, beyond) = _refined_ensure(
+        pool=due.pool,
+        qrel_set=due.test,
+        name="test-due",
+        relevant_grade=1,
+        out_dir=tmp_path,
+        echo=lines.append,
+    )
+    assert (pending, beyond) == (1, 1)
+    text = "\n".join(lines)
+    assert "; 1 pair pending (no final label yet" in text
+    assert (
+        "  1 pair beyond the pool's budget of 3 (the pool's budget now: not recorded when "
+        "refined): never debated, left unjudged by design (not pending)"
+    ) in text
+
+
+def test_the_page_of_a_set_refined_before_says_its_unresolved_list_holds_the_pair_beyond(
+    due, client_as
+):
+    _legacy(due)
+    page = client_as("researcher").get("/datasets/holes/refined/test-due/").content.decode()
+    assert '<dd id="refined-pairs">4 = 2 labelled + 1 unresolved + 1 beyond the budget</dd>' in page
+    assert (
+        "3 within it, 1 beyond it (never debated, left unjudged by design, listed among the "
+        "unresolved pairs as <code>not debated</code>: refined before the reason <code>beyond "
+        "budget</code> was stored; not counted unresolved)</dd>"
+    ) in page
+    assert (
+        "its 1 pair beyond the budget is listed below among the unresolved ones with the "
+        "reason <code>not debated</code>"
+    ) in page
+    unresolved = page[page.index("<h2>Unresolved pairs</h2>") :]
+    assert ">d5</a>" in unresolved and ">d6</a>" in unresolved
+    assert 'id="beyond-budget"' not in page
+
+
+def test_the_budget_line_counts_pairs_past_the_budget_that_other_labels_settled(holes, client_as):
+    # Budget 1 with 2 pairs debated (q1 d3, q2 d3): the budget is spent, so the 2 never
+    # debated (q1 d5, q2 d6) are beyond it; of the 2 labelled pairs 1 is within the budget
+    # and 1 past it, labelled all the same. 4 = 2 labelled + 0 unresolved + 2 beyond.
+    settle_all(holes)
+    holes.debate("q1", "d5").delete()
+    holes.debate("q2", "d6").delete()
+    holes.pool.strategy, holes.pool.budget = "depth", 1
+    holes.pool.save(update_fields=["strategy", "budget"])
+    r = qrels_refine(pool=holes.pool, name="test-one", allow_partial=True).refinement
+    assert (r.pairs, r.unresolved, r.beyond_budget) == (2, 0, 2)
+    page = client_as("researcher").get("/datasets/holes/refined/test-one/").content.decode()
+    assert '<dd id="refined-pairs">4 = 2 labelled + 0 unresolved + 2 beyond the budget</dd>' in page
+    assert (
+        '<dd id="refined-budget">1 pair a job judges at most (when refined); 1 within it, 1 '
+        "beyond it labelled all the same (by jobs on other pools of the dataset, whose labels "
+        "are reused, or debated before the budget was set), 2 beyond it (never debated"
+    ) in page
+
+
+def test_the_refined_list_shows_the_pool_pairs_and_those_beyond_the_budget(due, client_as):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = client_as("researcher")
+    client.get("/datasets/holes/refined/")  # warm the session and caches
+    with CaptureQueriesContext(connection) as fresh:
+        page = client.get("/datasets/holes/refined/").content.decode()
+    row = page[page.index("test-due</a>") :]
+    row = row[: row.index("</tr>")]
+    # Pool pairs 4 (not pairs 3), new relevant 2 (q1 d3, q2 d3), new not relevant 0,
+    # unresolved 1 (q1 d5), beyond the budget 1 (q2 d6).
+    cells = [c.split("<")[0] for c in row.split('<td class="num">')[1:]]
+    assert cells == ["4", "2", "0", "1", "1"]
+    _legacy(due)
+    with CaptureQueriesContext(connection) as legacy:
+        page = client.get("/datasets/holes/refined/").content.decode()
+    # The set refined before reads its beyond count from its provenance: one COUNT more.
+    assert len(legacy) == len(fresh) + 1
+    row = page[page.index("test-due</a>") :]
+    assert row.index('<td class="num">4</td>') < row.index("</tr>")
