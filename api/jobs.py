@@ -37,9 +37,10 @@ from assess.evaluation.tables import leaderboards_json, ranking_json, rebench_ta
 from assess.refined.operations import refinement_start
 from assess.refined.refine import (
     RefineError,
+    RefinementBudget,
     open_disagreements_count,
     open_disagreements_sentence,
-    refinement_budget_get,
+    refinement_budgets_get,
 )
 from assess.refined.selectors import refined_costs, refined_sources, refinements_of
 from assess.review.audit import audit_phase, audit_pilot_waiting, audit_strata
@@ -511,11 +512,10 @@ class RefineIn(StrictIn):
     exclude_flagged: bool = False  # leave out annotators flagged under the gold floor
 
 
-def _refined_out(refinement: Any) -> dict[str, Any]:
+def _refined_out(refinement: Any, budget: RefinementBudget) -> dict[str, Any]:
     dataset, name = refinement.qrel_set.dataset.slug, refinement.qrel_set.name
     base = f"/api/v1/datasets/{dataset}/qrels/{name}/download"
     by_source, simulated = refined_sources(refinement=refinement)
-    budget = refinement_budget_get(refinement=refinement)
     return {
         "name": name,
         "pool": refinement.pool_id,
@@ -573,7 +573,10 @@ def refined_list(request: HttpRequest, slug: str, page: PageNumber = 1) -> Refin
     (``"consensus (simulated)"``, ``"human (simulated)"``)."""
     refinements = refinements_of(dataset=dataset_or_404(slug))
     start, stop = page_bounds(page)
-    items = [_refined_out(r) for r in refinements[start:stop]]
+    shown = list(refinements[start:stop])
+    # The page's budgets at once: one COUNT for all its sets refined before it was stored.
+    budgets = refinement_budgets_get(refinements=shown)
+    items = [_refined_out(r, budgets[r.pk]) for r in shown]
     return RefinedPage(items=items, count=refinements.count())
 
 

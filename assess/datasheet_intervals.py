@@ -33,6 +33,7 @@ def refinement_intervals_sheet(refinement: Refinement) -> IntervalsSheet:
         agreed=counts.get("agreed", 0),
         audit_waiting=counts.get("audit_waiting", 0),
         unresolved=counts.get("unresolved", 0),
+        beyond_budget=counts.get("beyond_budget", 0),
         caveat=COVERAGE_CAVEAT,
         notes=tuple(found.notes),
         ranking=_ranking_sheet(found),

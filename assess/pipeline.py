@@ -77,7 +77,6 @@ from .refined.refine import (
     qrels_refine,
     refinement_budget_get,
     refinement_get,
-    refinement_unresolved,
     relevant_grade_check,
 )
 from .refined.selectors import refined_costs
@@ -569,8 +568,11 @@ def _refined_ensure(
             "new refined set: Refine on the refined qrels page, or the refine command)"
         )
     refinement = refinement_get(qrel_set=refined)
-    pending = refinement_unresolved(refinement=refinement).count()
-    beyond = refinement_budget_get(refinement=refinement).beyond
+    # The refinement's own count: a set refined before the reason "beyond budget" was stored
+    # keeps its pairs beyond the budget among the label-null rows, as "not debated".
+    pending = refinement.unresolved
+    budget = refinement_budget_get(refinement=refinement)
+    beyond = budget.beyond
     out_dir.mkdir(parents=True, exist_ok=True)
     # A TREC file has no room for a comment: a set with simulated labels says so in its name.
     marks = qrel_set_simulated_rows(qrel_set=refined)
@@ -589,9 +591,11 @@ def _refined_ensure(
         f"label yet: escalated to humans, failed, or still running) → {path}"
     )
     if beyond:
+        of = "" if budget.budget is None else f" of {budget.budget:,}"
+        now = "" if budget.recorded else " (the pool's budget now: not recorded when refined)"
         echo(
-            f"  {plural(beyond, 'pair')} beyond the pool's budget of {refinement.budget or 0:,}: "
-            "never debated, left unjudged by design (not pending)"
+            f"  {plural(beyond, 'pair')} beyond the pool's budget{of}{now}: never debated, "
+            "left unjudged by design (not pending)"
         )
     echo(f"  new rows by grade{tag}: {_new_grades(refinement)}")
     # What every final label cost, split by where it came from (consensus, humans), so a

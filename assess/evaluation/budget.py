@@ -42,10 +42,13 @@ class LabelBudget:
     :func:`~assess.evaluation.interval_reports.pair_json` (``a``, ``b``, the difference a -
     b with its interval and ``n``); ``pairs``: all system pairs compared; ``simulated``: the
     refined set's simulated labels ``{"debate": n, "human": m, "stage0": k}``;
-    ``unresolved``: the pool pairs with no final label (beyond a pool's or a job's budget,
-    failed, pending, waiting for a human), left out of the refined qrels, so not relevant in
-    the point values; ``escalated_waiting`` of them are escalations, which the intervals take
-    as missing at random among the escalated pairs (the others are not relevant there too);
+    ``unresolved``: the pool pairs with no final label still due (over a job's human budget,
+    failed, pending, waiting for a human, never debated within the pool's budget), left out
+    of the refined qrels, so not relevant in the point values; ``escalated_waiting`` of them
+    are escalations, which the intervals take as missing at random among the escalated pairs
+    (the others are not relevant there too); ``beyond_budget``: a budgeted pool's pairs
+    beyond its budget, never debated and left unjudged by design (not in ``unresolved``; not
+    relevant in the point values and the intervals; a note says so);
     ``audit_waiting``: agreed pairs drawn for the audit with no human label yet, missing at
     random in the intervals; ``unresolved_words``: the note on the unresolved pairs, as the
     re-benchmark words it (:func:`~assess.evaluation.interval_missing.unresolved_note`);
@@ -70,6 +73,7 @@ class LabelBudget:
     notes: tuple[str, ...] = field(default=())
     simulated: Mapping[str, int] = field(default_factory=dict)
     unresolved: int | None = None
+    beyond_budget: int | None = None
     escalated_waiting: int | None = None
     audit_waiting: int | None = None
     unresolved_words: str = ""
@@ -102,7 +106,8 @@ class LabelBudget:
         "nDCG@10", "undecided_pairs": [{"a", "b", "difference", "low", "high", "settled",
         "n", "n_audited", "n_escalated"}], "n_human": int, "n_audited": int, "n_escalated":
         int, "simulated": bool, "simulated_labels": {"debate", "human"}, "notes": [str],
-        "error": str, "refined": str, "unresolved": int, "escalated_waiting": int,
+        "error": str, "refined": str, "unresolved": int, "beyond_budget": int,
+        "escalated_waiting": int,
         "audit_waiting": int, "queries": int, "pooled_queries": int, "audit_share_needed":
         float | None, "few_audited": str}`` (the API's ``budget``; ``few_audited``: words
         when the figure rests on fewer than 30 audited labels, else ""; ``n_human`` counts
@@ -124,6 +129,7 @@ class LabelBudget:
             "error": self.error,
             "refined": self.refined,
             "unresolved": self.unresolved,
+            "beyond_budget": self.beyond_budget,
             "escalated_waiting": self.escalated_waiting,
             "audit_waiting": self.audit_waiting,
             "queries": self.queries,
@@ -206,6 +212,7 @@ def _missing_fields(counts: Mapping[str, int], *, intervals: bool) -> dict[str, 
     missing = MissingLabels.of(counts)
     return {
         "unresolved": missing.unresolved,
+        "beyond_budget": missing.beyond_budget,
         "escalated_waiting": missing.escalations,
         "audit_waiting": missing.audits,
         "unresolved_words": unresolved_note(missing, intervals=intervals),

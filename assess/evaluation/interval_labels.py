@@ -25,6 +25,9 @@ ESCALATED_STATUS = Debate.Status.ESCALATED.value  # LabelProvenance.debate_statu
 # its job's human budget.
 _HUMAN_TIE = "human tie"
 _OVER_BUDGET = "over the human budget"
+# A budgeted pool's never-debated pair beyond its budget: left unjudged by design, so counted
+# apart from the unresolved pairs still due (not relevant in the intervals all the same).
+_BEYOND_BUDGET = "beyond budget"
 
 #: The keys of :func:`pooled_labels`'s counts.
 COUNT_KEYS = (
@@ -36,6 +39,7 @@ COUNT_KEYS = (
     "escalated_waiting",
     "over_budget",
     "unresolved",
+    "beyond_budget",
     "judged_before",
 )
 
@@ -48,7 +52,11 @@ def pooled_labels(*, refined: QrelSet) -> tuple[list[iv.PooledLabel], dict[str, 
     ``escalated`` human-labelled pairs without a machine label; ``unresolved`` pairs with no
     final label, of which ``escalated_waiting`` are humans' to decide (awaiting, incomplete,
     tied or over the human budget; in the estimator) and ``over_budget`` of those wait beyond
-    a job's human budget; ``judged_before`` pairs of the original qrels.
+    a job's human budget; ``beyond_budget`` a budgeted pool's pairs beyond its budget (reason
+    ``beyond budget``: never debated, left unjudged by design; not in ``unresolved``, not in
+    the estimator, so not relevant like the unresolved pairs that are no escalation; a set
+    refined before that reason was stored counts them unresolved, as ``not debated``);
+    ``judged_before`` pairs of the original qrels.
 
     An agreed pair is in the audit stratum (:func:`debates.audit_design.stratum_name`) of its
     machine label, the consensus of the debate that decides it whatever humans said (so it
@@ -192,4 +200,4 @@ def _pooled_label(
     # pair no job debated, is not humans' to decide: left out, so not relevant.
     if status == ESCALATED_STATUS or reason == _HUMAN_TIE:
         return "unresolved", iv.PooledLabel(q, d, None, None, iv.ESCALATED, True, 1.0)
-    return "unresolved", None
+    return ("beyond_budget" if reason == _BEYOND_BUDGET else "unresolved"), None

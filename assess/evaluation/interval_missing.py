@@ -11,6 +11,9 @@ zip's datasheet), all from :func:`missing_notes`:
   random among the escalated pairs, predicted at the judged escalations' share of relevant;
   any other (a debate pending or failed, a pair never debated) is no escalation: not
   relevant there too, its label outside every interval.
+- A budgeted pool's pair beyond its budget (reason ``beyond budget``: never debated, left
+  unjudged by design) is taken like a pair never debated, not relevant everywhere, but
+  counted and said apart from the unresolved pairs: it is not due, no job will judge it.
 - An agreed pair drawn for the audit whose human label is not in yet keeps its debate label
   in the refined qrels and the point values; the intervals take its human label as missing
   at random within its weighting class (its stratum's pairs drawn at its rate; under a
@@ -39,7 +42,9 @@ class MissingLabels:
     of those wait beyond a job's human budget; ``audits``: agreed pairs drawn for the audit
     with no human label yet (their debate label is final), of which ``audits_unseen`` are in
     a stratum with no human label at all (:func:`audits_unseen`) and ``audits_over_budget``
-    wait beyond their jobs' human budgets, so no annotator is given them."""
+    wait beyond their jobs' human budgets, so no annotator is given them; ``beyond_budget``:
+    a budgeted pool's pairs beyond its budget, left unjudged by design (not in
+    ``unresolved``)."""
 
     unresolved: int = 0
     escalations: int = 0
@@ -47,11 +52,13 @@ class MissingLabels:
     audits: int = 0
     audits_unseen: int = 0
     audits_over_budget: int = 0
+    beyond_budget: int = 0
 
     @classmethod
     def of(cls, counts: Mapping[str, int], pool: Sequence[PooledLabel] = ()) -> MissingLabels:
         """From a refined set's interval ``counts`` (``unresolved``, ``escalated_waiting``,
-        ``over_budget``, ``audit_waiting``, ``audit_over_budget``; absent keys count 0) and, for
+        ``over_budget``, ``audit_waiting``, ``audit_over_budget``, ``beyond_budget``; absent
+        keys count 0) and, for
         ``audits_unseen``, its pooled labels ``pool``."""
         return cls(
             unresolved=counts.get("unresolved", 0),
@@ -60,6 +67,7 @@ class MissingLabels:
             audits=counts.get("audit_waiting", 0),
             audits_unseen=audits_unseen(pool),
             audits_over_budget=counts.get("audit_over_budget", 0),
+            beyond_budget=counts.get("beyond_budget", 0),
         )
 
 
@@ -97,6 +105,27 @@ def unresolved_note(m: MissingLabels, *, intervals: bool = True) -> str:
         words + f"; the intervals take the {plural(waiting, 'escalated one')} as missing at "
         f"random among the escalated pairs, and count the other {others:,} ({never}) as not "
         "relevant too, outside every interval"
+    )
+
+
+def beyond_budget_note(m: MissingLabels, *, intervals: bool = True) -> str:
+    """What a budgeted pool's pairs beyond its budget (never debated, left unjudged by
+    design) are in the refined qrels and the point values (not relevant) and, with
+    ``intervals``, in the intervals (not relevant too, as a pair never debated): said apart
+    from :func:`unresolved_note`, since no job will judge them. "" when none."""
+    n = m.beyond_budget
+    if not n:
+        return ""
+    words = (
+        f"{plural(n, 'pool pair is', 'pool pairs are')} beyond the pool's budget, left "
+        f"unjudged by design (never debated, not due): left out of the refined qrels, so the "
+        f"point values count {_them(n)} as not relevant"
+    )
+    if not intervals:
+        return words
+    return (
+        words + f"; the intervals count {_them(n)} as not relevant too, so no interval covers "
+        f"{'its label' if n == 1 else 'their labels'}"
     )
 
 
@@ -211,10 +240,10 @@ def audits_unseen(pool: Sequence[PooledLabel]) -> int:
 
 
 def missing_notes(m: MissingLabels, *, intervals: bool = True) -> list[str]:
-    """Every note on the labels the intervals lack (:func:`unresolved_note`, then, with
-    ``intervals`` computed, :func:`escalations_note` and :func:`audits_note`), empty ones
-    left out."""
-    notes = [unresolved_note(m, intervals=intervals)]
+    """Every note on the labels the intervals lack (:func:`unresolved_note`,
+    :func:`beyond_budget_note`, then, with ``intervals`` computed, :func:`escalations_note`
+    and :func:`audits_note`), empty ones left out."""
+    notes = [unresolved_note(m, intervals=intervals), beyond_budget_note(m, intervals=intervals)]
     if intervals:
         notes += [escalations_note(m), audits_note(m)]
     return [note for note in notes if note]

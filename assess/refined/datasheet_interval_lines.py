@@ -59,6 +59,8 @@ class IntervalsSheet:
     machine-labelled pairs (the debates' consensus); ``audit_waiting``: agreed pairs drawn for
     the audit whose human label is not in yet; ``unresolved``: pool pairs without a final
     label, left out of the qrels (the notes say how the intervals take them, when computed);
+    ``beyond_budget``: a budgeted pool's pairs beyond its budget, left unjudged by design
+    (not in ``unresolved``; not relevant in the point values and the intervals);
     ``pairs`` system pairs compared on nDCG@10 and ``settled`` of them with their order
     settled at 95%; ``tau``: Kendall's tau between the runs' original
     nDCG@10 and their PPI estimates, with its interval (low, high); ``caveat``: the measured
@@ -74,6 +76,7 @@ class IntervalsSheet:
     agreed: int = 0
     audit_waiting: int = 0
     unresolved: int = 0
+    beyond_budget: int = 0
     pairs: int = 0
     settled: int = 0
     tau: tuple[float, float, float] | None = None
@@ -115,9 +118,10 @@ def _estimates(v: IntervalsSheet, code: Callable[[str], str]) -> list[str]:
 
 
 def _sample_sizes(v: IntervalsSheet) -> str:
-    """The sample sizes line: human labels, drawn audits waiting, machine labels and pairs
+    """The sample sizes line: human labels, drawn audits waiting, machine labels, pairs
     without a final label (how the intervals take the missing ones is in the notes, when
-    intervals were computed: with ``error`` the notes say nothing of intervals)."""
+    intervals were computed: with ``error`` the notes say nothing of intervals) and, apart,
+    a budgeted pool's pairs beyond its budget, left unjudged by design."""
     waiting = f" ({v.audit_waiting:,} more drawn, not judged yet)" if v.audit_waiting else ""
     them = "it" if v.unresolved == 1 else "them"
     how = "" if v.error else f"; the notes say how the intervals take {them}"
@@ -128,6 +132,20 @@ def _sample_sizes(v: IntervalsSheet) -> str:
         f"{plural(v.escalated, 'escalated pair')}); "
         f"{plural(v.agreed, 'machine label')} (the debates' consensus); "
         f"{plural(v.unresolved, 'pair')} without a final label, left out of the qrels{unresolved}"
+        + _beyond_words(v)
+    )
+
+
+def _beyond_words(v: IntervalsSheet) -> str:
+    """`` + 1 pair beyond the pool's budget, ...`` for the sample sizes line, "" when none:
+    the same pairs the labels section counts apart from the unresolved ones."""
+    if not v.beyond_budget:
+        return ""
+    them = "it" if v.beyond_budget == 1 else "them"
+    also = "" if v.error else " and the intervals"
+    return (
+        f" + {plural(v.beyond_budget, 'pair')} beyond the pool's budget, left unjudged by "
+        f"design (out of the qrels too, the point values{also} count {them} as not relevant)"
     )
 
 

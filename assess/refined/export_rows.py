@@ -533,10 +533,12 @@ _DISAGREEMENT_COLUMNS = (
 
 # Every provenance row :func:`_why_listed` can list, and a few more (an audit whose one
 # judgment agrees): the database leaves out the bulk of a refined set, the agreed pairs
-# nobody contradicted, and Python decides on the rest.
+# nobody contradicted, and Python decides on the rest. A budgeted pool's pairs beyond its
+# budget (never debated, left unjudged by design) are no disagreement and may be tens of
+# thousands: never listed (the refinement counts them, Refinement.beyond_budget).
 _MAYBE_LISTED = (
     Q(debate_status=Debate.Status.ESCALATED)
-    | Q(label__isnull=True)
+    | (Q(label__isnull=True) & ~Q(reason=BEYOND_BUDGET))
     | (Q(source__in=HUMAN_SOURCES, consensus_label__isnull=False) & ~Q(consensus_label=F("label")))
     | (Q(source__in=HUMAN_SOURCES, machine_label__isnull=False) & ~Q(machine_label=F("label")))
     | ~Q(judgments=[])
@@ -552,10 +554,8 @@ def _why_listed(row: dict) -> list[str]:
     label, original = row["label"], row["original_relevance"]
     if row["debate_status"] == Debate.Status.ESCALATED:
         why.append("escalated")
-    if label is None:
-        # A pair beyond its pool's budget is left unjudged by design, not still due.
-        reason = row["reason"]
-        why.append(reason if reason == BEYOND_BUDGET else f"unresolved: {reason}")
+    if label is None and row["reason"] != BEYOND_BUDGET:
+        why.append(f"unresolved: {row['reason']}")
     # LabelProvenance.overrides_consensus, on plain values.
     if overrides_consensus(
         source=row["source"],
@@ -638,7 +638,9 @@ def disagreement_rows(*, qrel_set: QrelSet) -> Iterator[list]:
     """Rows of the disagreements CSV (header
     :data:`assess.refined.export_formats.DISAGREEMENT_HEADER`) for a refined set: every pair that
     was escalated, is unresolved, had its consensus overridden by humans, split its annotators, or
-    contradicts its original grade. Canonical order (query id, then doc id, by code point).
+    contradicts its original grade; never a pair beyond a budgeted pool's budget (reason
+    ``beyond budget``: left unjudged by design, no disagreement). Canonical order (query
+    id, then doc id, by code point).
 
     A function of the refined set alone, as its export key promises: provenance rows are
     written once by the refinement, and the agents' last arguments are those of the turns

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from core.fixes import FixableError, OptionFix
 from core.names import name_problem
@@ -502,20 +502,27 @@ def refinement_get(*, qrel_set: QrelSet) -> Refinement:
     )
 
 
-def refinement_unresolved(
-    *, refinement: Refinement, beyond_budget: bool = False
-) -> QuerySet[LabelProvenance]:
+def refinement_unresolved(*, refinement: Refinement) -> QuerySet[LabelProvenance]:
     """The refinement's unresolved pairs (those its ``unresolved`` counts: still due) as a
     queryset of LabelProvenance, in canonical order (query id, then doc id, by code point);
-    with ``beyond_budget``, instead the pairs beyond its pool's budget (reason ``beyond
-    budget``: left unjudged by design). A set refined before that reason was stored has its
-    pairs beyond the budget among the unresolved ones, as ``not debated``."""
+    the pairs beyond its pool's budget are :func:`refinement_beyond_budget_get`'s. A set
+    refined before that reason was stored (``Refinement.beyond_budget`` empty) has its pairs
+    beyond the budget here too, as ``not debated`` (:class:`RefinementBudget` counts them)."""
     rows = LabelProvenance.objects.filter(refinement=refinement, label__isnull=True)
-    rows = (
-        rows.filter(reason=final.BEYOND_BUDGET)
-        if beyond_budget
-        else rows.exclude(reason=final.BEYOND_BUDGET)
-    )
+    return _canonical(rows.exclude(reason=final.BEYOND_BUDGET))
+
+
+def refinement_beyond_budget_get(*, refinement: Refinement) -> QuerySet[LabelProvenance]:
+    """The pairs beyond the refinement's pool's budget (reason ``beyond budget``: never
+    debated, left unjudged by design, outside ``Refinement.pairs``) as a queryset of
+    LabelProvenance in canonical order; empty for a set refined before that reason was
+    stored (its pairs beyond the budget are among :func:`refinement_unresolved`'s)."""
+    rows = LabelProvenance.objects.filter(refinement=refinement, label__isnull=True)
+    return _canonical(rows.filter(reason=final.BEYOND_BUDGET))
+
+
+def _canonical(rows: QuerySet[LabelProvenance]) -> QuerySet[LabelProvenance]:
+    """``rows`` with their query and document, by query id then doc id (code point)."""
     return rows.select_related("query", "document").order_by(
         code_point("query__query_id"), code_point("document__doc_id")
     )
@@ -537,13 +544,31 @@ class RefinementBudget:
 
 def refinement_budget_get(*, refinement: Refinement) -> RefinementBudget:
     """The budget ``refinement`` was made under (:class:`RefinementBudget`), from its own
-    fields; only a set refined before they were stored reads its provenance rows and its
-    pool. Reads only."""
-    if refinement.beyond_budget is not None:
-        beyond = refinement.beyond_budget
-        return RefinementBudget(refinement.budget, beyond, refinement.pairs + beyond)
-    rows = LabelProvenance.objects.filter(refinement=refinement).count()
-    beyond = max(rows - refinement.pairs, 0)
-    return RefinementBudget(
-        refinement.pool.budget, beyond, refinement.pairs + beyond, recorded=False
+    fields; only a set refined before they were stored reads its provenance rows (one
+    COUNT) and its pool. Reads only."""
+    return refinement_budgets_get(refinements=[refinement])[refinement.pk]
+
+
+def refinement_budgets_get(*, refinements: Sequence[Refinement]) -> dict[int, RefinementBudget]:
+    """``{refinement pk: RefinementBudget}`` for each of ``refinements``, as
+    :func:`refinement_budget_get` says, with one grouped COUNT for all the sets refined
+    before the budget was stored (none when every set stored it), so a list of sets costs
+    no query per row; a legacy set reads ``refinement.pool`` (select it related). Reads
+    only."""
+    legacy = [r.pk for r in refinements if r.beyond_budget is None]
+    rows = dict(
+        LabelProvenance.objects.filter(refinement__in=legacy)
+        .values_list("refinement")
+        .annotate(n=Count("pk"))
+        .values_list("refinement", "n")
+        if legacy
+        else ()
     )
+    found = {}
+    for r in refinements:
+        if r.beyond_budget is not None:
+            found[r.pk] = RefinementBudget(r.budget, r.beyond_budget, r.pairs + r.beyond_budget)
+            continue
+        beyond = max(rows.get(r.pk, 0) - r.pairs, 0)
+        found[r.pk] = RefinementBudget(r.pool.budget, beyond, r.pairs + beyond, recorded=False)
+    return found

@@ -7,6 +7,7 @@ none writes.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import replace
 
 from django.db.models import Count, Exists, OuterRef, QuerySet, Sum
@@ -40,7 +41,7 @@ def refinements_of(*, dataset: Dataset) -> QuerySet[Refinement]:
     )
 
 
-def refinements_simulated(*, refinements: QuerySet[Refinement]) -> set[int]:
+def refinements_simulated(*, refinements: Iterable[Refinement]) -> set[int]:
     """The ids of ``refinements`` whose refined set holds simulated labels (debates of the
     ``simulated`` backend, the simulated annotator's, stage 0's of a judge that learnt from
     them, or rows copied from a set holding such:

@@ -34,6 +34,7 @@ from corpora.simulated import simulated_response_mark
 from ..models import ExportFile, Refinement
 from ..models.simulated import simulated_sentence
 from .cost import cost_rows
+from .detail import refined_detail_get
 from .exports import (
     CONTENT_TYPE,
     ExportError,
@@ -42,7 +43,6 @@ from .exports import (
     export_refinement,
     export_request,
     export_simulated_counts,
-    exports_current,
 )
 from .forms import RefineForm
 from .operations import refinement_operation_get, refinement_start
@@ -50,15 +50,12 @@ from .refine import (
     RefineError,
     open_disagreements_count,
     open_disagreements_sentence,
-    refinement_budget_get,
+    refinement_budgets_get,
     refinement_get,
-    refinement_unresolved,
 )
 from .selectors import (
     dataset_has_pools,
     qrel_set_find,
-    refined_costs,
-    refined_sources,
     refinements_of,
     refinements_simulated,
 )
@@ -103,13 +100,15 @@ def _refined_list_render(
         form = None
     elif form is None:
         form = RefineForm(dataset=dataset)
-    refinements = refinements_of(dataset=dataset)
+    refinements = list(refinements_of(dataset=dataset))
+    # Each set's budget (pool pairs = pairs + beyond it): one COUNT for the legacy ones.
+    budgets = refinement_budgets_get(refinements=refinements)
     return render(
         request,
         "assess/refined/refined_list.html",
         {
             "dataset": dataset,
-            "refinements": refinements,
+            "refinements": [(r, budgets[r.pk]) for r in refinements],
             "simulated": refinements_simulated(refinements=refinements),
             "can_refine": can_refine,
             "has_pools": has_pools,
@@ -188,36 +187,30 @@ def refined_detail(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     source, unresolved pairs and those beyond the budget apart, exports."""
     dataset = _dataset_or_404(slug)
     refinement = _refinement_or_404(dataset, name)
-    unresolved = refinement_unresolved(refinement=refinement)
-    budget = refinement_budget_get(refinement=refinement)
-    beyond = refinement_unresolved(refinement=refinement, beyond_budget=True)
-    exports = exports_current(refinement=refinement, kinds=[kind for kind, _ in EXPORT_KINDS])
-    by_source, simulated = refined_sources(refinement=refinement)
+    page = refined_detail_get(
+        refinement=refinement, shown=UNRESOLVED_SHOWN, export_kinds=[k for k, _ in EXPORT_KINDS]
+    )
     return render(
         request,
         "assess/refined/refined_detail.html",
         {
             "dataset": dataset,
             "refinement": refinement,
+            "page": page,
             "counts": refinement.counts,
             # Sorted for display (jsonb does not keep key order); simulated labels apart.
-            "by_source": sorted(by_source.items()),
-            "simulated_line": simulated_sentence(simulated),
-            "simulated": simulated,
+            "by_source": sorted(page.by_source.items()),
+            "simulated_line": simulated_sentence(page.simulated),
+            "simulated": page.simulated,
             "by_reason": sorted((refinement.counts.get("by_reason") or {}).items()),
             "open_note": open_disagreements_sentence(
                 open_disagreements_count(refinement.counts.get("by_reason"))
             ),
             "unresolved_percent": f"{refinement.unresolved_share:.1%}",
             "threshold_percent": f"{refinement.max_unresolved_share:.1%}",
-            "unresolved": unresolved[:UNRESOLVED_SHOWN],
-            "unresolved_more": max(refinement.unresolved - UNRESOLVED_SHOWN, 0),
-            "budget": budget,
-            "labelled": refinement.pairs - refinement.unresolved,
-            "beyond": beyond[:UNRESOLVED_SHOWN] if budget.beyond else [],
-            "beyond_more": max(budget.beyond - UNRESOLVED_SHOWN, 0),
-            "exports": [(kind, label, exports.get(kind)) for kind, label in EXPORT_KINDS],
-            "costs": cost_rows(refined_costs(qrel_set=refinement.qrel_set)),
+            "budget": page.budget,
+            "exports": [(kind, label, page.exports.get(kind)) for kind, label in EXPORT_KINDS],
+            "costs": cost_rows(page.costs),
             "rebench_url": reverse("refined:rebenchmark", args=[dataset.slug])
             + "?"
             + urlencode(

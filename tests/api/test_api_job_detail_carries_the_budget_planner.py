@@ -25,6 +25,7 @@ KEYS = {
     "error",
     "refined",
     "unresolved",
+    "beyond_budget",
     "escalated_waiting",
     "audit_waiting",
     "queries",
@@ -71,6 +72,7 @@ def test_the_job_detail_has_the_budget_of_the_newest_refined_set(refined, api_as
         "error": "",
         "refined": "test-dream",
         "unresolved": 0,
+        "beyond_budget": 0,
         "escalated_waiting": 0,
         "audit_waiting": counts["audit_waiting"],
         # Both evaluated queries hold pooled pairs.

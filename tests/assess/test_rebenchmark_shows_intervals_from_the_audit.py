@@ -37,7 +37,8 @@ def test_the_audited_error_is_weighted_by_the_inverse_audit_share(audited):
     assert found.counts == {
         "agreed": 3, "audited": 1, "audit_waiting": drawn_waiting(audited),
         "audit_over_budget": 0, "escalated": 1,
-        "escalated_waiting": 0, "over_budget": 0, "unresolved": 0, "judged_before": 0,
+        "escalated_waiting": 0, "over_budget": 0, "unresolved": 0, "beyond_budget": 0,
+        "judged_before": 0,
     }  # fmt: skip
     alpha, beta = found.ppi.by_system["alpha"], found.ppi.by_system["beta"]
     # The model: the label-1 stratum's one audited pair, (q2, d6), is not relevant, so the
