@@ -25,8 +25,9 @@ def p_at_10(humans, *, runs=None, docs=DOCS):
     len(``humans``) drawn and judged as given, the others not drawn; every pair of best rank
     5 (one model cell)."""
     pool = [
-        PooledLabel("q", d, 1, humans[i] if i < len(humans) else None, "label 1",
-                    i < len(humans), SHARE)  # fmt: skip
+        PooledLabel(
+            "q", d, 1, humans[i] if i < len(humans) else None, "label 1", i < len(humans), SHARE
+        )  # fmt: skip
         for i, d in enumerate(docs)
     ]
     return refined_intervals(
@@ -67,8 +68,7 @@ def test_four_audited_labels_give_the_whole_range_and_say_why():
     assert got.estimate == pytest.approx((2 + 6 * 0.5) / 10)
     assert got.n_bearing == 4
     assert any(
-        "s P@10: too few audited labels bear on this run's value (n = 4; at least 5 needed)"
-        in note
+        "s P@10: too few audited labels bear on this run's value (n = 4; at least 5 needed)" in note
         for note in found.notes
     ), found.notes
     assert ("P@10", "s") in found.unseen
