@@ -353,8 +353,10 @@ def labels_for_half_width(
     of escalated pairs still unjudged, which a larger audit cannot shrink, is not in it. The
     second-order term's variance (two audited pairs of one query) falls as ((1 - pi) / pi)^2,
     faster still: one more reason the figure is an upper estimate. A system no audited pair
-    reaches (``intervals.unseen``) is left out: its interval is the whole range its unjudged
-    pairs allow, a width that does not shrink as (1 - pi) / pi."""
+    reaches (``intervals.unseen`` with n_b 0) is left out: its interval is the whole range
+    its unjudged pairs allow, a width that does not shrink as (1 - pi) / pi. One with too
+    few audited labels (n_b below MIN_BEARING) is counted at its whole range: more labels
+    are what it lacks, and the figure is an upper estimate for it too."""
     n = intervals.n_human
     if not n or pool_size <= 0:
         return 0
@@ -363,7 +365,7 @@ def labels_for_half_width(
         return 0
     needed = pi
     for name, system in intervals.by_system.items():
-        if (measure, name) in intervals.unseen:
+        if (measure, name) in intervals.unseen and not system[measure].n_bearing:
             continue
         half = system[measure].half_width
         if half > target:

@@ -690,10 +690,7 @@ def intervals_plot(*, found: RefinedIntervals) -> str:
     for system, by in found.ppi.by_system.items():
         sample = found.sample(by["nDCG@10"])
         after[system] = replace(by["nDCG@10"], n_human=sample.total)
-        detail[system] = (
-            f"{sample.audited:,} audited, {sample.escalated:,} escalated; "
-            f"{bearing_text(by['nDCG@10'])}"
-        )
+        detail[system] = f"{sample.audited:,} audited, {sample.escalated:,} escalated"
     words = [COVERAGE_CAVEAT] + [f"Note: {note}." for note in found.notes]
     return plots.intervals_svg(
         found.before, after, caveat=" ".join(words), detail=detail, mark=found.simulated_line

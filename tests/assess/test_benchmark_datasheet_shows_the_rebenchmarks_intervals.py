@@ -45,7 +45,10 @@ def test_the_datasheet_holds_the_numbers_of_report_intervals(refined, tmp_path):
     for system, by in found.ppi.by_system.items():
         for measure, i in by.items():
             # n: every human label behind the interval, the 1 audited and the 1 escalated.
-            assert sheet.systems[system][measure] == IntervalCell(i.estimate, i.low, i.high, 2)
+            assert sheet.systems[system][measure] == IntervalCell(
+                i.estimate, i.low, i.high, 2, i.n_bearing
+            )
+            assert i.n_bearing is not None  # n_b, the audited labels that move the value
     benchmark_zip_write(qrel_set=refined.refined, path=tmp_path / "b.zip")
     with zipfile.ZipFile(tmp_path / "b.zip") as archive:
         readme = archive.read("holes/README.md").decode()
