@@ -17,7 +17,6 @@ from assess.evaluation.interval_comparisons import (
 )
 from assess.evaluation.intervals import HumanSample, Interval, SystemIntervals
 
-
 # Five sampled pairs, the fewest an interval rests on (assess.evaluation.interval_range.
 # MIN_BEARING): with fewer every pair below would be open.
 PAIRS = 5
