@@ -29,8 +29,9 @@ pytestmark = pytest.mark.django_db
 
 
 def cell(i) -> str:
-    # n = 2: the holes world's one audited label and its one escalated pair's label.
-    return f"{i.estimate:.4f} [{i.low:.4f}, {i.high:.4f}] (n = 2)"
+    # n = 2: the holes world's one audited label and its one escalated pair's label; n_b:
+    # those that move the value.
+    return f"{i.estimate:.4f} [{i.low:.4f}, {i.high:.4f}] (n = 2; n_b = {i.n_bearing})"
 
 
 def test_the_datasheet_holds_the_numbers_of_report_intervals(refined, tmp_path):
