@@ -75,7 +75,10 @@ def test_the_datasheet_holds_the_numbers_of_report_intervals(refined, tmp_path):
     assert "each pair's interval on its own, not adjusted for the 1 pair compared" in section
     # What the interval covers, and the parts of the method beyond the cited estimator.
     assert "cover the value under the annotators' labels" in section
-    assert "a conservative floor beyond the GREG variance" in section
+    assert "a model-assisted (GREG) survey estimator" in section
+    assert "in the spirit of prediction-powered inference" in section
+    assert "a floor beyond the GREG variance that is a heuristic, tuned in simulation" in section
+    assert "with n_b below 5 (a convention) it is every value the unjudged pairs" in section
     assert "nDCG@10 has binary gains here" in section
     tau, low, high = found.tau
     assert (
