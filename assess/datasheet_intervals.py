@@ -44,7 +44,7 @@ def refinement_intervals_sheet(refinement: Refinement) -> IntervalsSheet:
         sheet,
         systems={
             system: {
-                m: IntervalCell(i.estimate, i.low, i.high, found.sample(i).total)
+                m: IntervalCell(i.estimate, i.low, i.high, found.sample(i).total, i.n_bearing)
                 for m, i in by.items()
             }
             for system, by in found.ppi.by_system.items()

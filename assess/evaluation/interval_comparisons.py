@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.stats import norm
 
-from .interval_range import footprints_equal
+from .interval_range import MIN_BEARING, footprints_equal, interval_quantile, sample_bears_on
 from .intervals import (
     Interval,
     PooledLabel,
@@ -53,14 +52,16 @@ def difference_interval(intervals: SystemIntervals, a: str, b: str, measure: str
     :mod:`assess.evaluation.interval_range`; :func:`bounded`: the whole range when the
     estimate left it). The whole range too when only it can settle the pair
     (:func:`range_only`: the sample measures no error of the difference although the pairs
-    without a human label can move it). A difference those pairs cannot move
+    without a human label can move it, or fewer than MIN_BEARING audited pairs move the two
+    systems unalike, too few to estimate it; the interval's ``n_bearing`` counts them). A
+    difference those pairs cannot move
     (:func:`difference_known`) is its exact value, of width 0: F_a - F_b is the expectation of
     a - b under the model, and the expectation of a constant is that constant. Raises
     KeyError for an unknown system or measure."""
     base, diff, cross = _difference_terms(intervals, a, b, measure)
     found = greg_interval(base, diff, intervals.sample, cross)
     if difference_known(intervals, a, b, measure):
-        return Interval(base, base, base, found.n_human)
+        return replace(found, estimate=base, low=base, high=base)
     low, high = _difference_range(intervals, a, b, measure)
     informed = not range_only(intervals, a, b, measure, found)
     return bounded(found, low, high, informed=informed)
@@ -96,7 +97,9 @@ def range_only(
     ``b`` is a system it measures none of (:func:`_pair_unseen`) or because the GREG
     variance of the difference is 0 (``found``, its interval, computed when None), as when
     every audited pair moves both systems alike (the same slopes) while an unaudited one
-    moves only one. A variance of 0 then only fails to see an error; the range is the
+    moves only one, or is estimated from fewer than
+    :data:`~assess.evaluation.interval_range.MIN_BEARING` pairs with a nonzero slope_a -
+    slope_b (its ``n_bearing``). A variance of 0 then only fails to see an error; the range is the
     logical bounds the labels allow (partial identification: Manski, *Partial
     Identification of Probability Distributions*, 2003, ch. 1). The tolerance is the one a
     system's own interval uses (:func:`assess.evaluation.intervals.refined_intervals`)."""
@@ -107,6 +110,8 @@ def range_only(
     if found is None:
         base, diff, cross = _difference_terms(intervals, a, b, measure)
         found = greg_interval(base, diff, intervals.sample, cross)
+    if (found.n_bearing or 0) < MIN_BEARING:
+        return True
     low, high = _difference_range(intervals, a, b, measure)
     return found.high - found.low <= 1e-12 * max(1.0, high - low)
 
@@ -190,17 +195,18 @@ def kendall_tau_interval(
     (:func:`difference_interval`'s GREG estimator and variance, at level ``1 - (1 -
     level) / M`` each for the M pairs: Bonferroni, as in Dunn, "Multiple comparisons among
     means", JASA 1961); a pair with a system no audited pair reaches
-    (``intervals.unseen``), or whose difference has variance 0 although the unaudited pairs
-    can move it, is settled only by its range (:func:`range_only`), since its variance, 0,
-    measures nothing; a pair whose difference is known (:func:`difference_known`) is
-    settled by that value. With probability >= ``level`` every pair whose
-    simultaneous interval excludes 0 is ordered as its estimate says; tau is then at least
-    the tau-b with every
-    other pair counted discordant with the original order and at most the one with every
-    other pair concordant. Pairs tied in ``original`` count for neither, as in tau-b. An
-    open pair may also be tied on the refined side: the perfect assessor's completion ties
-    near-identical systems exactly (two runs with the same relevant documents in their top
-    100 on every query have the same R@100), and tau-b's tie correction then shrinks its
+    (``intervals.unseen``: none, or fewer than MIN_BEARING, of its audited pairs move it),
+    or whose difference has variance 0 or fewer than MIN_BEARING audited pairs moving it
+    although the unaudited pairs can move it, is settled only by its range
+    (:func:`range_only`), since its variance measures nothing; the others' intervals take
+    the t quantile on their n_b - 1 degrees of freedom; a pair whose difference is known
+    (:func:`difference_known`) is settled by that value. With probability >= ``level``
+    every pair whose simultaneous interval excludes 0 is ordered as its estimate says; tau
+    is then at least the tau-b with every other pair counted discordant with the original order and
+    at most the one with every other pair concordant. Pairs tied in ``original`` count for neither,
+    as in tau-b. An open pair may also be tied on the refined side: the perfect assessor's
+    completion ties near-identical systems exactly (two runs with the same relevant documents in
+    their top 100 on every query have the same R@100), and tau-b's tie correction then shrinks its
     denominator, so the bounds are taken over those ties too (:func:`tau_b_bounds`); the
     point estimate takes the refined side as untied (its estimates are continuous).
     Conservative by construction: a percentile interval of tau over draws around the
@@ -217,7 +223,7 @@ def kendall_tau_interval(
     if tau is None:
         return None
     pairs = [(a, b) for i, a in enumerate(systems) for b in systems[i + 1 :]]
-    z = float(norm.ppf(1 - (1 - level) / (2 * len(pairs))))
+    each = 1 - (1 - level) / len(pairs)  # Bonferroni: each pair's own level
     agree = open_untied = open_tied = tied_before = 0
     for a, b in pairs:
         sign_before = (before[a] > before[b]) - (before[a] < before[b])
@@ -227,7 +233,7 @@ def kendall_tau_interval(
             # pair's difference is known exactly (difference_interval gives that value).
             found = difference_interval(intervals, a, b, measure)
         else:
-            found = _difference_at(intervals, a, b, measure, z)
+            found = _difference_at(intervals, a, b, measure, each)
         if excludes_zero(found):
             if sign_before:
                 agree += 1 if (found.estimate > 0) == (sign_before > 0) else -1
@@ -271,13 +277,18 @@ def tau_b_bounds(
     return max(-1.0, low), min(1.0, high)
 
 
-def _difference_at(intervals: SystemIntervals, a: str, b: str, measure: str, z: float) -> Interval:
-    """The GREG estimate of ``a`` minus ``b`` (:func:`difference_interval`) with ``z``
-    standard errors on each side instead of 1.96, unclipped."""
+def _difference_at(
+    intervals: SystemIntervals, a: str, b: str, measure: str, level: float
+) -> Interval:
+    """The GREG estimate of ``a`` minus ``b`` (:func:`difference_interval`) with its interval
+    at ``level`` instead of 95% (the t quantile on n_b - 1 degrees of freedom,
+    :func:`~assess.evaluation.interval_range.interval_quantile`), unclipped."""
     base, diff, cross = _difference_terms(intervals, a, b, measure)
     point, _model, used = greg_estimate(base, diff, intervals.sample, cross)
-    half = z * math.sqrt(used)
-    return Interval(point, point - half, point + half, 0)
+    bearing = sample_bears_on(diff, intervals.sample.arrays().design_weight, cross,
+                              intervals.sample.couples)  # fmt: skip
+    half = interval_quantile(bearing, level) * math.sqrt(used)
+    return Interval(point, point - half, point + half, 0, bearing)
 
 
 # --------------------------------------------------------------------------- naive intervals
@@ -342,8 +353,10 @@ def labels_for_half_width(
     of escalated pairs still unjudged, which a larger audit cannot shrink, is not in it. The
     second-order term's variance (two audited pairs of one query) falls as ((1 - pi) / pi)^2,
     faster still: one more reason the figure is an upper estimate. A system no audited pair
-    reaches (``intervals.unseen``) is left out: its interval is the whole range its unjudged
-    pairs allow, a width that does not shrink as (1 - pi) / pi."""
+    reaches (``intervals.unseen`` with n_b 0) is left out: its interval is the whole range
+    its unjudged pairs allow, a width that does not shrink as (1 - pi) / pi. One with too
+    few audited labels (n_b below MIN_BEARING) is counted at its whole range: more labels
+    are what it lacks, and the figure is an upper estimate for it too."""
     n = intervals.n_human
     if not n or pool_size <= 0:
         return 0
@@ -352,7 +365,7 @@ def labels_for_half_width(
         return 0
     needed = pi
     for name, system in intervals.by_system.items():
-        if (measure, name) in intervals.unseen:
+        if (measure, name) in intervals.unseen and not system[measure].n_bearing:
             continue
         half = system[measure].half_width
         if half > target:

@@ -26,7 +26,7 @@ from typing import Any
 from core.text import plural
 
 from .interval_comparisons import PairComparison
-from .interval_reports import SampleSize, interval_json
+from .interval_reports import SampleSize, bearing_text, interval_json
 from .intervals import INTERVAL_MEASURES, Interval
 
 # Why the other measures of the re-benchmark have no interval: said once, wherever a Δ of
@@ -57,15 +57,16 @@ class DeltaIntervals:
         return self.intervals.get(measure, {}).get(system)
 
     def cell(self, measure: str, system: str) -> str:
-        """``-0.1220 [-0.2309, -0.0131] (n = 2)``, n every human label behind it; ``n/a``
-        when there is no interval (the table's note says why)."""
+        """``-0.1220 [-0.2309, -0.0131] (n = 2; n_b = 1)``, n every human label behind it,
+        n_b the audited ones that move the value; ``n/a`` when there is no interval (the
+        table's note says why)."""
         found = self.get(measure, system)
         if found is None:
             return "n/a"
         sample = self.samples[measure][system]
         return (
             f"{_signed(found.estimate)} [{_signed(found.low)}, {_signed(found.high)}] "
-            f"(n = {sample.total:,})"
+            f"(n = {sample.total:,}" + (f"; {bearing_text(found)})" if bearing_text(found) else ")")
         )
 
     def sample_text(self, measure: str) -> str:
@@ -157,7 +158,9 @@ def delta_intervals(
             if system not in original.get(measure, {}):
                 continue
             b = original[measure][system]
-            shifted = Interval(found.estimate - b, found.low - b, found.high - b, found.n_human)
+            shifted = Interval(
+                found.estimate - b, found.low - b, found.high - b, found.n_human, found.n_bearing
+            )
             intervals.setdefault(measure, {})[system] = shifted
             kept.setdefault(measure, {})[system] = b
     return DeltaIntervals(

@@ -178,3 +178,36 @@ def influence(terms: QueryTerms, pair: PairExpect) -> float:
             mass -= gain
         delta += p * mass * (one_loo.get(p, 0.0) - zero_loo.get(p, 0.0))
     return delta
+
+
+def _gain(grade: int) -> float:
+    return float(grade) if grade > 0 else 0.0
+
+
+def query_measure(
+    measure: str, ranking: Sequence[str], judged: Mapping[str, int], *, rel_level: int = 1
+) -> float:
+    """One query's ``nDCG@10``, ``P@10`` or ``R@100`` under ``judged`` ({doc_id: grade}).
+
+    Same definitions as ir_measures / trec_eval: nDCG@10 with linear gains and the ideal DCG
+    over every judged grade (Jarvelin and Kekalainen, TOIS 2002); P@10 = relevant in the top
+    10 / 10; R@100 = relevant in the top 100 / all relevant (0 when the query has none).
+    Raises ValueError for another measure name.
+    """
+    if measure == "nDCG@10":
+        ideal = ideal_dcg(list(judged.values()), 10)
+        if ideal <= 0:
+            return 0.0
+        dcg = sum(
+            _gain(judged.get(d, 0)) / math.log2(rank + 1)
+            for rank, d in enumerate(ranking[:10], start=1)
+        )
+        return dcg / ideal
+    if measure == "P@10":
+        return sum(1 for d in ranking[:10] if judged.get(d, 0) >= rel_level) / 10
+    if measure == "R@100":
+        total = sum(1 for g in judged.values() if g >= rel_level)
+        if not total:
+            return 0.0
+        return sum(1 for d in ranking[:100] if judged.get(d, 0) >= rel_level) / total
+    raise ValueError(f"no interval for measure {measure!r} (one of {', '.join(SPEC)})")

@@ -316,3 +316,61 @@ def labels_reach(
 ) -> bool:
     """Whether any grade, fixed or pooled (machine or human), reaches ``rel_level``."""
     return any(g >= rel_level for g in label_grades(fixed=fixed, pool=pool))
+
+
+def few_labels_note(values: Sequence[tuple[str, str]], *, minimum: int) -> str:
+    """The note naming the ``values`` (("system measure", n_b)) whose interval is their whole
+    range because fewer than ``minimum`` audited labels bear on them
+    (:func:`assess.evaluation.interval_range.sample_bears_on`): a variance estimated from so
+    few terms is not to be trusted (the rule, a convention, is
+    :data:`assess.evaluation.interval_range.MIN_BEARING`'s)."""
+    if len(values) == 1:
+        value, n = values[0]
+        return (
+            f"{value}: too few audited labels bear on this run's value (n = {n}; at least "
+            f"{minimum} needed): the interval is every value the pairs without a human label "
+            "allow"
+        )
+    named = ", ".join(f"{value} (n = {n})" for value, n in values)
+    return (
+        f"{named}: too few audited labels bear on these runs' values (at least {minimum} "
+        "needed): each interval is every value the pairs without a human label allow"
+    )
+
+
+def blind_note(values: Sequence[tuple[str, str]]) -> str:
+    """The note naming the ``values`` (("system measure", the strata named)) whose interval is
+    their whole range because a stratum with no human label, not even after collapsing with
+    the strata of the same binary machine label, holds pairs that move them: its machine
+    labels' errors are neither corrected nor in the variance."""
+    by_strata: dict[str, list[str]] = {}
+    for value, strata in values:
+        by_strata.setdefault(strata, []).append(value)
+    named = "; ".join(
+        f"stratum {strata} moves {', '.join(found)}" for strata, found in sorted(by_strata.items())
+    )
+    return (
+        f"{named}: no human label checks that stratum's machine labels (none of its pairs, nor "
+        "of any stratum with the same binary label, was audited), so each of these intervals "
+        "is every value the pairs without a human label allow"
+    )
+
+
+def mark_notes(marks: Mapping[str, Sequence[tuple[str, str]]], *, minimum: int) -> list[str]:
+    """The notes on the values the intervals marked, in a fixed order. ``marks``: {mark:
+    [("system measure", detail)]} for the marks "at_bound", "blind" (detail: the strata
+    named), "unseen", "few" (detail: n_b) and "unmeasured"
+    (:func:`assess.evaluation.intervals.refined_intervals`); ``minimum``: the n_b an
+    interval needs (:data:`assess.evaluation.interval_range.MIN_BEARING`)."""
+    notes = []
+    if marks["at_bound"]:
+        notes.append(one_sided_note([value for value, _ in marks["at_bound"]]))
+    if marks["blind"]:
+        notes.append(blind_note(marks["blind"]))
+    if marks["unseen"]:
+        notes.append(unchecked_note([value for value, _ in marks["unseen"]]))
+    if marks["few"]:
+        notes.append(few_labels_note(marks["few"], minimum=minimum))
+    if marks["unmeasured"]:
+        notes.append(unmeasured_note([value for value, _ in marks["unmeasured"]]))
+    return notes

@@ -68,10 +68,12 @@ STRATUM_LABELS = 2
 
 
 def strata_collapse(
-    strata: Mapping[str, Sequence[PooledLabel]],
+    strata: Mapping[str, Sequence[PooledLabel]], *, rel_level: int = 1
 ) -> tuple[dict[str, list[PooledLabel]], list[str]]:
     """``strata`` with each machine-labelled stratum that has fewer than STRATUM_LABELS human
-    labels merged into the stratum of the same machine label that has the most (collapsed
+    labels merged into the stratum of the same binary machine label (grade >= ``rel_level``:
+    the label the estimator reads; a grade-3 stratum joins a grade-1 one at level 1) that has
+    the most (collapsed
     strata: Cochran, *Sampling Techniques*, 3rd ed., 1977, sec. 5A.12; Kish, *Survey
     Sampling*, 1965, sec. 8.6), and one note per merge.
 
@@ -85,13 +87,16 @@ def strata_collapse(
     probability sample; its audited pairs then speak for the merged pairs too (predicted at
     the union's rate of relevance, their uncertainty in the interval). A stratum with no
     same-label sibling that has a human label stays as it is (:func:`strata_notes` names one
-    with none; an interval its one label cannot measure spans its range,
-    :func:`assess.evaluation.interval_range.bounded`)."""
+    with none, and every value its pairs move spans its range, :func:`blinded_strata`; an
+    interval its one label cannot measure spans its range too,
+    :func:`assess.evaluation.interval_range.bounded`). Merging by grade alone left a grade
+    stratum the audit missed at its machine labels, silently: in a reviewer's example, 30
+    grade-3 pairs, none drawn, all wrong, gave nDCG@10 [0.961, 0.998] for a true 0.896."""
     machine = {name: ms for name, ms in strata.items() if name != ESCALATED}
     answered = {name: sum(1 for m in ms if m.human is not None) for name, ms in machine.items()}
     targets = collapse_targets(
         answered,
-        {name: {m.machine for m in ms} for name, ms in machine.items()},
+        {name: {(m.machine or 0) >= rel_level for m in ms} for name, ms in machine.items()},
         minimum=STRATUM_LABELS,
     )
     out = {name: list(members) for name, members in strata.items() if name not in targets}
@@ -103,7 +108,7 @@ def strata_collapse(
         has = plural(answered[name], "human label") if answered[name] else "no human label"
         notes.append(
             f"stratum {name!r} ({plural(len(members), 'pair')}) has {has}: collapsed with "
-            f"{target!r} (the same machine label), whose audited pairs speak for both"
+            f"{target!r} (the same binary machine label), whose audited pairs speak for both"
         )
     return out, notes
 
@@ -133,3 +138,23 @@ def strata_notes(strata: Mapping[str, Sequence[PooledLabel]]) -> list[str]:
 def unjudged_escalations(pool: Sequence[PooledLabel]) -> int:
     """How many pairs without a machine label have no human label yet."""
     return sum(1 for label in pool if label.machine is None and label.human is None)
+
+
+def blinded_strata(
+    blind: Mapping[str, Mapping[str, str]], ranked: Mapping[str, Sequence[str]], measure: str
+) -> set[str]:
+    """The strata with no human label whose pairs can move one system's ``measure``
+    (``nDCG@10``, ``P@10`` or ``R@100``). ``blind``: {query_id: {doc_id: stratum}}, the
+    pairs of strata without a human label even after :func:`strata_collapse`; ``ranked``:
+    the system's {query_id: [doc_id in rank order]} over the evaluated queries. A P@10
+    moves through a pair in its top 10; an nDCG@10 or R@100 through any pair of an
+    evaluated query, since the ideal DCG and the count of relevant documents, their
+    denominators, read every label of the query. Their errors are neither corrected nor in the
+    variance, so such a value gets its whole range, as a value no audited pair reaches."""
+    found: set[str] = set()
+    for q, pairs in blind.items():
+        if q not in ranked:
+            continue
+        top = set(ranked[q][:10]) if measure == "P@10" else pairs.keys()
+        found.update(name for doc, name in pairs.items() if doc in top)
+    return found

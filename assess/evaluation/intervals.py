@@ -46,7 +46,9 @@ Why expand around the model and not around the machine labels (the plain differe
 estimator, theta(machine labels) + HT sum of each wrong label's effect): nDCG@10 and R@100
 are ratios (the ideal DCG or the denominator depends on every label of the query), so two
 wrong labels in one query move them by more or less than the sum of their single effects
-(Oosterhuis et al. 2024, arXiv 2407.02464, on ratio measures). Around the machine labels
+(this within-query argument is ours; Oosterhuis et al. 2024, arXiv 2407.02464, apply PPI
+to IR evaluation with human annotations of whole queries, not within a query). Around the
+machine labels
 every wrong label's deviation has the same sign, so those interactions add up to a bias
 (-0.035 nDCG@10 on SciFact, 80% coverage; docs/measured.md); around the model the deviations
 are centred and their interactions cancel on average when a query's labels are about
@@ -56,17 +58,25 @@ ArguAna, SciFact), the interactions add up again, to a bias that does not shrink
 number of queries (-0.04 R@100 on ArguAna's 1,401); step 4 estimates them. With every pair audited
 (pi = 1) the estimate is the human value exactly.
 
-The interval is normal, with the GREG variance (Sarndal et al. sec. 6.6, Poisson sampling)
-per model cell: the larger of sum (1 - pi_i) / pi_i^2 * (dF/dx_i)^2 * e_i^2 (the sample's
-residuals) and the same with e_i^2 replaced by v_c = p(1 - p) at p, the 95% point of the
-cell's Jeffreys posterior Beta(k + 1/2, n - k + 1/2) on the side of 1/2 (k relevant of n
-audited). The second term is there for rare disagreements: an audit that saw none in a
+The interval is symmetric about the estimate, with the GREG variance (Sarndal et al. sec.
+6.6, Poisson sampling) per model cell: the larger of sum (1 - pi_i) / pi_i^2 * (dF/dx_i)^2
+* e_i^2 (the sample's residuals) and the same with e_i^2 replaced by v_c = p(1 - p) at p, the 95%
+point of the cell's Jeffreys posterior Beta(k + 1/2, n - k + 1/2) on the side of 1/2 (k relevant of
+n audited). The second term is there for rare disagreements: an audit that saw none in a
 large cell does not show there are none, and a normal interval built from what it saw would
 be narrowest exactly when it missed them. Where a query has two audited pairs, each
 (dF/dx_i)^2 is taken at the query's human labels instead
 (:func:`~assess.evaluation.interval_interactions.slope_squares`) and the second-order term
 adds its couples' own variance. docs/measured.md ("Intervals") gives the coverage
-this reaches on real qrels.
+this reaches on real qrels. The interval's half-width is the Student t quantile on n_b - 1
+degrees of freedom times the standard error, n_b the audited labels that bear on the value
+(a nonzero slope: :func:`~assess.evaluation.interval_range.sample_bears_on`), and with
+n_b < 5 the interval is the value's whole range
+(:func:`~assess.evaluation.interval_range.interval_quantile`, :data:`MIN_BEARING`: the
+small-sample t interval of a survey mean, Cochran 1977 sec. 2.15; the 5 is a convention
+checked in simulation, docs/measured.md). A stratum with no human label even once merged
+with those of the same binary machine label gives each value its pairs can move the whole
+range too (:func:`~assess.evaluation.interval_strata.blinded_strata`).
 
 Why not ``ppi_py.ppi_mean_ci``: it assumes i.i.d. labelled and unlabelled samples from a
 super-population (its variance adds var(Y_hat)/N for the unlabelled mean), whereas here the
@@ -110,12 +120,12 @@ from .interval_expectations import (
     Expect,
     PairExpect,
     QueryTerms,
-    ideal_dcg,
     influence,
     pair_expect,
     query_terms,
     rank_gains,
 )
+from .interval_expectations import query_measure as query_measure
 from .interval_interactions import (
     Floats,
     QueryCouples,
@@ -127,10 +137,12 @@ from .interval_interactions import (
     second_order,
     slope_squares,
 )
-from .interval_missing import labels_reach, one_sided_note, unchecked_note, unmeasured_note
+from .interval_missing import labels_reach, mark_notes
+from .interval_range import MIN_BEARING as MIN_BEARING
 from .interval_range import Interval as Interval
 from .interval_range import (
     QueryLabels,
+    interval_quantile,
     query_labels,
     sample_bears_on,
     system_footprint,
@@ -141,6 +153,7 @@ from .interval_strata import ESCALATED as ESCALATED
 from .interval_strata import IntervalError as IntervalError
 from .interval_strata import PooledLabel as PooledLabel
 from .interval_strata import (
+    blinded_strata,
     response_rates,
     strata_collapse,
     strata_notes,
@@ -218,42 +231,6 @@ class SystemIntervals:
     footprint: dict[str, dict[str, dict[str, Hashable]]] = field(default_factory=dict, repr=False)
 
 
-# --------------------------------------------------------------------------- measures
-
-
-def _gain(grade: int) -> float:
-    return float(grade) if grade > 0 else 0.0
-
-
-def query_measure(
-    measure: str, ranking: Sequence[str], judged: Mapping[str, int], *, rel_level: int = 1
-) -> float:
-    """One query's ``nDCG@10``, ``P@10`` or ``R@100`` under ``judged`` ({doc_id: grade}).
-
-    Same definitions as ir_measures / trec_eval: nDCG@10 with linear gains and the ideal DCG
-    over every judged grade (Jarvelin and Kekalainen, TOIS 2002); P@10 = relevant in the top
-    10 / 10; R@100 = relevant in the top 100 / all relevant (0 when the query has none).
-    Raises ValueError for another measure name.
-    """
-    if measure == "nDCG@10":
-        ideal = ideal_dcg(list(judged.values()), 10)
-        if ideal <= 0:
-            return 0.0
-        dcg = sum(
-            _gain(judged.get(d, 0)) / math.log2(rank + 1)
-            for rank, d in enumerate(ranking[:10], start=1)
-        )
-        return dcg / ideal
-    if measure == "P@10":
-        return sum(1 for d in ranking[:10] if judged.get(d, 0) >= rel_level) / 10
-    if measure == "R@100":
-        total = sum(1 for g in judged.values() if g >= rel_level)
-        if not total:
-            return 0.0
-        return sum(1 for d in ranking[:100] if judged.get(d, 0) >= rel_level) / total
-    raise ValueError(f"no interval for measure {measure!r} (one of {', '.join(INTERVAL_MEASURES)})")
-
-
 # --------------------------------------------------------------------------- the design
 
 
@@ -268,6 +245,9 @@ class _Design:
     sample: list[tuple[str, str]]  # (query, document) of each audited, answered pair
     human: HumanSample
     notes: list[str]
+    # query -> {document: its stratum} for the pairs of a stratum with no human label even
+    # after collapsing: kept at their machine label, their errors unseen (blinded_strata).
+    blind: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -331,11 +311,12 @@ def _cell_add(
     """Add one model cell's pairs to ``design`` (``cell``: the cell's index): each unaudited
     pair at the cell's prediction, each audited one at its human label, with its weight and
     residual. A stratum that no audit reached (``m_group`` None) keeps each pair's machine
-    label (0 in the human-only estimator) as the prediction: its errors are unseen
-    (strata_notes names it)."""
+    label (0 in the human-only estimator) as the prediction: its errors are unseen, so the
+    pairs go to ``design.blind`` (the values they move get their whole range)."""
     if m_group is None:
         for a in members:
             design.soft.setdefault(a.label.query_id, {})[a.label.doc_id] = a.machine
+            design.blind.setdefault(a.label.query_id, {})[a.label.doc_id] = a.label.stratum
         return
     m, v, lam = _cell_model(members, m_group)
     for a in members:
@@ -394,7 +375,7 @@ def _design(
             strata.setdefault(ESCALATED, []).append(replace(label, stratum=ESCALATED, drawn=True))
     if not strata:
         return design
-    strata, collapsed = strata_collapse(strata)
+    strata, collapsed = strata_collapse(strata, rel_level=rel_level)
     design.notes = strata_notes(strata) + collapsed
     machine_strata = [members for name, members in strata.items() if name != ESCALATED]
     if machine_strata and not any(m.human is not None for ms in machine_strata for m in ms):
@@ -508,13 +489,10 @@ def _system_measure(
     return total / n, slopes, cross if state.couples else np.zeros(0)
 
 
-Z_95 = 1.959963984540054  # the standard normal's 97.5% point
-
-
 def greg_interval(
     base: float, slopes: Sequence[float], sample: HumanSample, cross: Floats = ()
 ) -> Interval:
-    """The estimate and its normal 95% interval for one system's mean (or one difference of
+    """The estimate and its 95% interval for one system's mean (or one difference of
     two: slopes a - b), from the prediction ``base`` = F(x) and each sampled pair's
     ``slopes`` (in ``sample``'s order):
 
@@ -530,10 +508,15 @@ def greg_interval(
     (a - b for a difference), whose second-order term
     (:func:`~assess.evaluation.interval_interactions.second_order`) adds to the estimate
     and its variance to the variance; empty: no couple. With every pair audited (pi = 1)
-    every sum vanishes and the interval has no width: nothing is left to estimate."""
+    every sum vanishes and the interval has no width: nothing is left to estimate. The
+    half-width is the t quantile on n_b - 1 degrees of freedom times the standard error
+    (:func:`~assess.evaluation.interval_range.interval_quantile`; n_b, the sampled pairs
+    these slopes and couples give weight to, :func:`sample_bears_on`, is the interval's
+    ``n_bearing``); a caller gives a value with n_b < :data:`MIN_BEARING` its whole range."""
     point, _model, used = greg_estimate(base, slopes, sample, cross)
-    half = Z_95 * math.sqrt(used)
-    return Interval(point, point - half, point + half, audited_count(sample))
+    bearing = sample_bears_on(slopes, sample.arrays().design_weight, cross, sample.couples)
+    half = interval_quantile(bearing) * math.sqrt(used)
+    return Interval(point, point - half, point + half, audited_count(sample), bearing)
 
 
 def audited_count(sample: HumanSample) -> int:
@@ -588,25 +571,28 @@ def _system_interval(
     measure: str,
     labels: Mapping[str, QueryLabels],
     reachable: bool,
-) -> str:
-    """Put one system's interval on ``measure`` into ``found``; return "unseen" when no
-    audited pair moves its value, "unmeasured" when some does but the variance is 0 (the
-    whole range given for both), "at_bound" when its estimate sits at an end of the range,
-    else ""."""
+) -> tuple[str, str]:
+    """Put one system's interval on ``measure`` into ``found``; return (mark, detail): mark
+    "unseen" when no audited pair moves its value, "few" when fewer than MIN_BEARING do
+    (detail: how many), "blind" when a stratum with no human label can move it (detail: the
+    strata), "unmeasured" when some does but the variance is 0 (the whole range given for
+    all four), "at_bound" when its estimate sits at an end of the range, else ""."""
     system, ranked = run
     base, slopes, cross = _system_measure(design, state, ranked, queries, measure)
     interval = greg_interval(base, slopes, design.human, cross)
     # The human-completed value lies between the lowest and highest value any completion
     # of the pairs without a human label gives (within [0, 1]).
     low, high = system_range(measure, ranked, labels)
-    # No audited pair moves this value: its variance, a sum over the sample, is 0 whatever
-    # its machine labels' errors, so it gets the whole range instead.
-    bears = sample_bears_on(slopes, design.human.arrays().design_weight, cross)
+    # n_b, the audited pairs that move this value: with none its variance, a sum over the
+    # sample, is 0 whatever its machine labels' errors; with fewer than MIN_BEARING it is
+    # estimated from too few terms (coverage fell to 33-87% in simulation): the whole range.
+    bears = interval.n_bearing or 0
+    blind = blinded_strata(design.blind, {q: ranked.get(q, []) for q in queries}, measure)
     # A variance of 0 where the labels allow a range measures no error, it only fails to see
     # one: the audited pairs that move the value have residual 0 (a stratum's only human
     # label is its model) and their first-order slopes vanish.
     measured = interval.high - interval.low > 1e-12 * max(1.0, high - low)
-    informed = not reachable or (bears and measured)
+    informed = not reachable or (bears >= MIN_BEARING and measured and not blind)
     kept = bounded(interval, low, high, informed=informed)
     found.by_system.setdefault(system, {})[measure] = kept
     found.slope.setdefault(measure, {})[system] = slopes
@@ -618,11 +604,15 @@ def _system_interval(
         system_footprint(measure, ranked, labels) if reachable else {}
     )
     if high - low <= 1e-9:
-        return ""
+        return "", ""
     if not informed:
         found.unseen.add((measure, system))
-        return "unseen" if not bears else "unmeasured"
-    return "at_bound" if min(kept.estimate - low, high - kept.estimate) <= 1e-9 else ""
+        if blind:
+            return "blind", ", ".join(repr(name) for name in sorted(blind))
+        if bears < MIN_BEARING:
+            return ("unseen", "") if not bears else ("few", str(bears))
+        return "unmeasured", ""
+    return "at_bound" if min(kept.estimate - low, high - kept.estimate) <= 1e-9 else "", ""
 
 
 def refined_intervals(
@@ -682,18 +672,15 @@ def refined_intervals(
     # At a level no grade reaches every measure is surely 0 (level_note says so), whatever
     # the loose ranges allow: the sample need not reach a value to say that.
     reachable = labels_reach(fixed=fixed, pool=pool, rel_level=rel_level)
-    marks: dict[str, list[str]] = {"at_bound": [], "unseen": [], "unmeasured": []}
+    marks: dict[str, list[tuple[str, str]]] = {
+        name: [] for name in ("at_bound", "blind", "unseen", "few", "unmeasured")
+    }
     for measure in measures:
         state = _measure_state(design, queries, Expect(measure))
         for system, ranked in sorted(runs.items()):
-            mark = _system_interval(found, design, state, (system, ranked), queries, measure,
-                                    labels, reachable)  # fmt: skip
+            mark, detail = _system_interval(found, design, state, (system, ranked), queries,
+                                            measure, labels, reachable)  # fmt: skip
             if mark:
-                marks[mark].append(f"{system} {measure}")
-    if marks["at_bound"]:
-        found.notes.append(one_sided_note(marks["at_bound"]))
-    if marks["unseen"]:
-        found.notes.append(unchecked_note(marks["unseen"]))
-    if marks["unmeasured"]:
-        found.notes.append(unmeasured_note(marks["unmeasured"]))
+                marks[mark].append((f"{system} {measure}", detail))
+    found.notes += mark_notes(marks, minimum=MIN_BEARING)
     return found

@@ -48,6 +48,7 @@ from .interval_reports import (
     TAU_PPI,
     SampleSize,
     SampleSource,
+    bearing_text,
     interval_json,
     level_note,
     pair_json,
@@ -87,13 +88,15 @@ def plan_caveat(n_audited: int | None) -> str:
 
 
 # What the simulated studies measured (docs/measured.md): said wherever the intervals are
-# shown, so that nobody reads them as exact 95% intervals.
+# shown, so that nobody reads them as exact 95% intervals, nor as measured beyond what was.
 COVERAGE_CAVEAT = (
     "Measured coverage of the prediction-powered (nominal 95%) intervals in simulated "
-    "studies on real qrels, at a 10% audit: 93-100% on SciFact (300 and 1,109 queries), "
-    "ArguAna (1,401), NFCorpus, Cranfield and Vaswani, for nDCG@10, P@10 and R@100 "
-    "(docs/measured.md). "
-    "Read them as approximate. "
+    "studies on real qrels, at one audit share only, 10% of the agreed pairs: 93-100% on "
+    "SciFact (300 and 1,109 queries), ArguAna (1,401), NFCorpus, Cranfield and Vaswani, "
+    "for nDCG@10, P@10 and R@100 (docs/measured.md); at smaller audits, not measured here. "
+    "The variance floor that keeps them this wide is a heuristic, tuned in those "
+    "simulations, not a theorem; an interval with fewer than 5 audited labels bearing on "
+    "it (n_b) is the value's whole range, also a convention. Read them as approximate. "
     "The studies' annotators never erred: the intervals take every human label as right, "
     "so they cover the value under the annotators' labels, not the annotators' errors."
 )
@@ -200,7 +203,7 @@ class RefinedIntervals:
         if self.ppi is None:
             return out
 
-        def one(i: iv.Interval) -> dict[str, float | int]:
+        def one(i: iv.Interval) -> dict[str, float | int | None]:
             return interval_json(i, self.sample(i))
 
         out["systems"] = {
@@ -504,9 +507,12 @@ def refinement_intervals(*, refinement: Refinement, rel_level: int = 1) -> Refin
 
 
 def _cell(interval: iv.Interval, sample: SampleSize | None = None) -> str:
-    """``0.6655 [0.6012, 0.7301]``, with `` (n = 12)`` when ``sample`` is given."""
+    """``0.6655 [0.6012, 0.7301] (n_b = 7)``, with ``n = 12; `` before n_b when ``sample``
+    is given (n_b: :func:`~assess.evaluation.interval_reports.bearing_text`, left out when no
+    sample is behind the interval)."""
     cell = f"{interval.estimate:.4f} [{interval.low:.4f}, {interval.high:.4f}]"
-    return cell if sample is None else f"{cell} (n = {sample.total:,})"
+    sizes = ([f"n = {sample.total:,}"] if sample else []) + [bearing_text(interval)]
+    return f"{cell} ({'; '.join(s for s in sizes if s)})" if any(sizes) else cell
 
 
 def _llm_only_cell(interval: iv.Interval, result: RefinedIntervals) -> str:
@@ -637,9 +643,11 @@ def interval_tables(result: RefinedIntervals) -> list[Table]:
         note=(
             "Debate labels corrected by the audit's human labels (GREG "
             f"estimator; docs/rebenchmarking.md). {_scope_words(result)} {sample}. n: the "
-            "human labels behind each "
-            "interval, audited and escalated (an escalated pair's label enters every "
-            "estimate as it is). 'LLM only': debate labels, bootstrap over queries, blind to "
+            "human labels behind each interval, audited and escalated (an escalated pair's "
+            "label enters every estimate as it is); n_b: the audited ones that move that "
+            f"value, which its width rests on (fewer than {iv.MIN_BEARING}: the interval is "
+            "every value the unjudged pairs allow; a t quantile on n_b - 1 degrees of freedom "
+            "otherwise). 'LLM only': debate labels, bootstrap over queries, blind to "
             "label errors; 'humans only': the human sample alone. "
             f"{COVERAGE_CAVEAT}{_summary_note(result)}"
         ),

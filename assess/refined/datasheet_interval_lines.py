@@ -22,29 +22,35 @@ HEADING = "## Intervals on the refined measures"
 
 # The method, with its sources; the formulas are in assess/evaluation/intervals.py.
 INTERVALS_METHOD = (
-    "Each run's measures on the refined qrels are estimated by prediction-powered inference "
-    "(Angelopoulos, Bates, Fannjiang, Jordan and Zrnic, Science 382, 2023): the audit, a "
-    "probability sample of the agreed pairs, gives per consensus stratum and rank band how "
-    "often humans call such a pair relevant; the measure is computed with the unaudited "
-    "pairs at that probability, then corrected by the audited pairs' residuals weighted by "
-    "their audit shares (the GREG estimator, Sarndal, Swensson and Wretman 1992; escalated "
+    "Each run's measures on the refined qrels are estimated by a model-assisted (GREG) "
+    "survey estimator (Sarndal, Swensson and Wretman 1992) in the spirit of "
+    "prediction-powered inference (Angelopoulos, Bates, Fannjiang, Jordan and Zrnic, "
+    "Science 382, 2023): the audit, a probability sample of the agreed pairs, gives per "
+    "consensus stratum and rank band how often humans call such a pair relevant; the "
+    "measure is computed with the unaudited pairs at that probability, then corrected by "
+    "the audited pairs' residuals weighted by their inclusion probabilities (escalated "
     "pairs are all labelled by humans). Each cell's variance is at least that of its "
-    "human-relevant rate at the 95% point of its Jeffreys posterior, a conservative floor "
-    "beyond the GREG variance, chosen and checked in simulation. nDCG@10 has binary gains "
-    "here. Intervals are at 95%, conditional on the evaluated queries; how they are computed "
-    'and checked: `docs/rebenchmarking.md` of DREAM Assess, section "Intervals".'
+    "human-relevant rate at the 95% point of its Jeffreys posterior, a floor beyond the GREG "
+    "variance that is a heuristic, tuned in simulation. Each interval is the t quantile on "
+    "n_b - 1 degrees of freedom times its standard error, n_b the audited labels that move "
+    "that value; with n_b below 5 (a convention) it is every value the unjudged pairs "
+    "allow. nDCG@10 has binary gains here. Intervals are at 95%, conditional on the "
+    "evaluated queries; how they are computed and checked: `docs/rebenchmarking.md` of "
+    'DREAM Assess, section "Intervals".'
 )
 
 
 @dataclass(frozen=True, slots=True)
 class IntervalCell:
-    """One 95% interval: the point ``estimate``, its ``low`` and ``high`` ends and the
-    ``n_human`` human labels behind it (audited and escalated)."""
+    """One 95% interval: the point ``estimate``, its ``low`` and ``high`` ends, the
+    ``n_human`` human labels behind it (audited and escalated) and ``n_bearing`` (n_b), the
+    audited ones that move this value (None: not known)."""
 
     estimate: float
     low: float
     high: float
     n_human: int
+    n_bearing: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,13 +92,17 @@ class IntervalsSheet:
 
 
 def _cell(c: IntervalCell) -> str:
-    return f"{c.estimate:.4f} [{c.low:.4f}, {c.high:.4f}] (n = {c.n_human:,})"
+    bearing = "" if c.n_bearing is None else f"; n_b = {c.n_bearing:,}"
+    return f"{c.estimate:.4f} [{c.low:.4f}, {c.high:.4f}] (n = {c.n_human:,}{bearing})"
 
 
 def _estimates(v: IntervalsSheet, code: Callable[[str], str]) -> list[str]:
     """Per run its cells, the settled pairs and Kendall's tau, each with its n."""
     split = f"{v.audited:,} audited + {v.escalated:,} escalated"
-    lines = [f"- Per run: estimate [95% interval] (n = human labels behind it, {split}):"]
+    lines = [
+        f"- Per run: estimate [95% interval] (n = human labels behind it, {split}; n_b = "
+        "the audited ones that move that value):"
+    ]
     for system, by in sorted(v.systems.items()):
         # nDCG@10 first (the measure the rest of the section is about), then by name.
         order = sorted(by, key=lambda m: (m != "nDCG@10", m))

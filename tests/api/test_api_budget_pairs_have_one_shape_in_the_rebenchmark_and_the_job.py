@@ -10,7 +10,18 @@ from tests.fixtures.refine import refined_at_share
 
 pytestmark = pytest.mark.django_db
 
-KEYS = {"a", "b", "difference", "low", "high", "settled", "n", "n_audited", "n_escalated"}
+KEYS = {
+    "a",
+    "b",
+    "difference",
+    "low",
+    "high",
+    "settled",
+    "n",
+    "n_audited",
+    "n_escalated",
+    "n_bearing",
+}
 
 
 def test_the_rebenchmark_and_the_job_give_the_same_pair_objects(refined, api_as):

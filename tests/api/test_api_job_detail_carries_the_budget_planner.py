@@ -33,7 +33,18 @@ KEYS = {
     "audit_share_needed",
     "few_audited",
 }
-PAIR_KEYS = {"a", "b", "difference", "low", "high", "settled", "n", "n_audited", "n_escalated"}
+PAIR_KEYS = {
+    "a",
+    "b",
+    "difference",
+    "low",
+    "high",
+    "settled",
+    "n",
+    "n_audited",
+    "n_escalated",
+    "n_bearing",
+}
 
 
 def test_the_job_detail_has_the_budget_of_the_newest_refined_set(refined, api_as):
@@ -60,14 +71,15 @@ def test_the_job_detail_has_the_budget_of_the_newest_refined_set(refined, api_as
             *missing_notes(MissingLabels.of(counts, labels)),
             "stratum 'label 0, round 2' (1 pair) has no human label: its machine labels' "
             "errors, if any, are not seen by this sample",
-            # A two-query world: most estimates sit at an end of what the labels allow.
-            "beta nDCG@10, alpha P@10, alpha R@100, beta R@100: the estimate is at the lowest "
-            "or highest value the pairs without a human label allow, so its interval stops "
-            "there (one-sided)",
-            # beta's top 10 holds neither audited pair: its P@10 gets its whole range.
-            "beta P@10: no audited pair of the human sample falls where the value is read "
-            "(its top k), so nothing checks its machine labels: the interval is every value "
-            "the pairs without a human label allow",
+            # That stratum's pairs move every value but alpha's P@10 (a P@10 reads its top
+            # 10 only): each of those is its whole range, the stratum named.
+            "stratum 'label 0, round 2' moves alpha nDCG@10, beta nDCG@10, beta P@10, alpha "
+            "R@100, beta R@100: no human label checks that stratum's machine labels (none of "
+            "its pairs, nor of any stratum with the same binary label, was audited), so each "
+            "of these intervals is every value the pairs without a human label allow",
+            # One audited label bears on alpha's P@10, fewer than 5: its whole range too.
+            "alpha P@10: too few audited labels bear on this run's value (n = 1; at least 5 "
+            "needed): the interval is every value the pairs without a human label allow",
         ],
         "error": "",
         "refined": "test-dream",

@@ -25,9 +25,14 @@ POOL = [
 ]
 
 
-def _intervals(runs, measures=("P@10",), fixed=None):
+# Four more audited pairs e0-e3 (not relevant, relevant, ...) for a world in which each
+# system has enough audited labels bearing on it (5 at least) for intervals of its own.
+SHARED = [PooledLabel("q1", f"e{i}", 1, i % 2, STRATUM, True, 0.5) for i in range(4)]
+
+
+def _intervals(runs, measures=("P@10",), fixed=None, pool=POOL):
     return refined_intervals(
-        runs=runs, fixed=fixed or {}, pool=POOL, queries=["q1"], measures=measures
+        runs=runs, fixed=fixed or {}, pool=pool, queries=["q1"], measures=measures
     )
 
 
@@ -42,6 +47,15 @@ def test_a_zero_variance_difference_the_unaudited_pairs_move_is_their_whole_rang
     assert diff.low <= diff.estimate <= diff.high
     [pair] = pair_comparisons(found, "P@10")
     assert not pair.settled
+    # Here a and b have two audited labels each, too few: their own notes say so, and the
+    # difference is not named again. With e0-e3 in both top 10s (six each, all moving a and
+    # b alike) the difference alone is named.
+    assert unmeasured_differences(found, "P@10") == []
+    shared = [f"e{i}" for i in range(4)]
+    runs = {"a": {"q1": ["d1", "d2", "d3", *shared]}, "b": {"q1": ["d1", "d2", "x", *shared]}}
+    found = _intervals(runs, pool=POOL + SHARED)
+    assert found.by_system["a"]["P@10"].n_bearing == 6
+    assert difference_interval(found, "a", "b", "P@10").n_bearing == 0
     assert unmeasured_differences(found, "P@10") == ["a - b P@10"]
     note = unmeasured_difference_note(["a - b P@10"])
     assert note.startswith("a - b P@10: the human sample gives no measure of the error")

@@ -9,16 +9,24 @@ from assess.evaluation.interval_comparisons import difference_interval, labels_f
 from assess.evaluation.intervals import PooledLabel, refined_intervals
 
 # q1: fixed d1 relevant; pooled d2, d3 agreed relevant, never drawn; d4 agreed relevant and
-# audited (human 1); d5 escalated and judged 0. System "seen" ranks d4 and d5 (the sampled
-# pairs) first; system "unseen" ranks only d1, d2, d3: no sampled pair in its top 10.
+# audited (human 1); d6-d10 agreed relevant and audited, all overturned (human 0); d5
+# escalated and judged 0. System "seen" ranks d4 and d5, then d2, then d6-d10: six audited
+# labels bear on its P@10 (d5, drawn with certainty, says nothing of the others), enough for
+# an interval of its own (5 at least). System "unseen" ranks only d1, d2, d3: no sampled
+# pair in its top 10. The overturned pairs are relevant to neither, so the ranges below do
+# not depend on them.
 FIXED = {"q1": {"d1": 1}}
 POOL = [
     PooledLabel("q1", "d2", 1, None, "label 1, round 1", False, 0.5),
     PooledLabel("q1", "d3", 1, None, "label 1, round 1", False, 0.5),
     PooledLabel("q1", "d4", 1, 1, "label 1, round 1", True, 0.5),
     PooledLabel("q1", "d5", None, 0, "escalated", True, 1.0),
+    *(PooledLabel("q1", f"d{i}", 1, 0, "label 1, round 1", True, 0.5) for i in range(6, 11)),
 ]
-RUNS = {"seen": {"q1": ["d4", "d5", "d2"]}, "unseen": {"q1": ["d1", "d2", "d3"]}}
+RUNS = {
+    "seen": {"q1": ["d4", "d5", "d2", *(f"d{i}" for i in range(6, 11))]},
+    "unseen": {"q1": ["d1", "d2", "d3"]},
+}
 
 
 def intervals():
@@ -54,7 +62,12 @@ def test_a_system_the_sample_reaches_keeps_its_own_interval():
     # interval is the estimator's, inside that range.
     assert found.ranges["P@10"]["seen"] == pytest.approx((0.1, 0.2))
     assert 0.1 <= p10.low <= p10.estimate <= p10.high <= 0.2
-    assert not any(note.startswith("seen ") for note in found.notes)
+    assert p10.n_bearing == 6
+    # No note gives any of its values the whole range (one is one-sided: at a bound).
+    assert not any(
+        note.startswith("seen ") and "every value the pairs without a human label" in note
+        for note in found.notes
+    )
 
 
 def test_a_difference_with_an_unseen_system_spans_what_the_labels_allow():
@@ -71,10 +84,12 @@ def test_a_difference_with_an_unseen_system_spans_what_the_labels_allow():
 
 
 def test_the_budget_planner_leaves_out_a_system_no_audited_pair_reaches():
-    # One audited label of a pool of 100 agreed pairs: pi = 0.01. "seen"'s P@10 half-width
-    # 0.05 needs pi' = 1 / (1 + 99 (0.01 / 0.05)^2) = 1 / 4.96 = 0.2016: ceil(19.16) = 20 more.
-    # "unseen"'s half-width 0.1 is its whole range, which more audits of other pairs would
-    # not shrink as (1 - pi) / pi; counted, it would have said ceil(49.25) = 50.
+    # Six audited labels of a pool of 100 agreed pairs: pi = 0.06. "seen"'s P@10 half-width
+    # 0.05 (kept within [0.1, 0.2]) needs pi' = 1 / (1 + (0.94 / 0.06) (0.01 / 0.05)^2) =
+    # 1 / 1.62667 = 0.61475: ceil(55.475) = 56 more. "unseen"'s half-width 0.1 is its whole
+    # range, which more audits of other pairs would not shrink as (1 - pi) / pi; counted, it
+    # would have said 1 / (1 + 15.667 * 0.01) = 0.86455: ceil(80.46) = 81.
     found = intervals()
+    assert found.by_system["seen"]["P@10"].half_width == pytest.approx(0.05)
     assert found.by_system["unseen"]["P@10"].half_width == pytest.approx(0.1)
-    assert labels_for_half_width(found, measure="P@10", pool_size=100, target=0.01) == 20
+    assert labels_for_half_width(found, measure="P@10", pool_size=100, target=0.01) == 56

@@ -103,23 +103,25 @@ def test_a_pooled_pair_also_in_the_fixed_judgments_is_refused_naming_it():
 
 
 def test_an_estimate_at_the_end_of_what_the_labels_allow_is_said_to_be_one_sided():
-    # Four agreed "relevant" pairs, two audited at half and found relevant: the model predicts
+    # Seven agreed "relevant" pairs, five audited at half and found relevant (five, so that
+    # enough audited labels bear on the value for an interval of its own): the model predicts
     # the other two relevant too, so the estimate is the highest value the two unknown pairs
-    # allow (P@10 = 5 / 10 with d0 also relevant and ranked), and the interval stops there.
+    # allow (P@10 = 8 / 10 with d0 also relevant and ranked), and the interval stops there.
     pool = [
-        PooledLabel("q1", f"d{i}", 1, 1 if i <= 2 else None, "label 1, round 1", i <= 2, 0.5)
-        for i in range(1, 5)
+        PooledLabel("q1", f"d{i}", 1, 1 if i <= 5 else None, "label 1, round 1", i <= 5, 0.5)
+        for i in range(1, 8)
     ]
     found = refined_intervals(
-        runs={"alpha": {"q1": ["d0", "d1", "d2", "d3", "d4", "x1"]}},
+        runs={"alpha": {"q1": ["d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "x1"]}},
         fixed={"q1": {"d0": 1}},
         pool=pool,
         queries=["q1"],
         measures=("P@10",),
     )
     interval = found.by_system["alpha"]["P@10"]
-    assert interval.estimate == pytest.approx(0.5) and interval.high == pytest.approx(0.5)
-    assert found.ranges["P@10"]["alpha"] == pytest.approx((0.3, 0.5))
+    assert interval.n_bearing == 5
+    assert interval.estimate == pytest.approx(0.8) and interval.high == pytest.approx(0.8)
+    assert found.ranges["P@10"]["alpha"] == pytest.approx((0.6, 0.8))
     assert (
         "alpha P@10: the estimate is at the lowest or highest value the pairs without a human "
         "label allow, so its interval stops there (one-sided)"

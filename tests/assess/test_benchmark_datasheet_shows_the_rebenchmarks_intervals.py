@@ -29,8 +29,9 @@ pytestmark = pytest.mark.django_db
 
 
 def cell(i) -> str:
-    # n = 2: the holes world's one audited label and its one escalated pair's label.
-    return f"{i.estimate:.4f} [{i.low:.4f}, {i.high:.4f}] (n = 2)"
+    # n = 2: the holes world's one audited label and its one escalated pair's label; n_b:
+    # those that move the value.
+    return f"{i.estimate:.4f} [{i.low:.4f}, {i.high:.4f}] (n = 2; n_b = {i.n_bearing})"
 
 
 def test_the_datasheet_holds_the_numbers_of_report_intervals(refined, tmp_path):
@@ -45,7 +46,10 @@ def test_the_datasheet_holds_the_numbers_of_report_intervals(refined, tmp_path):
     for system, by in found.ppi.by_system.items():
         for measure, i in by.items():
             # n: every human label behind the interval, the 1 audited and the 1 escalated.
-            assert sheet.systems[system][measure] == IntervalCell(i.estimate, i.low, i.high, 2)
+            assert sheet.systems[system][measure] == IntervalCell(
+                i.estimate, i.low, i.high, 2, i.n_bearing
+            )
+            assert i.n_bearing is not None  # n_b, the audited labels that move the value
     benchmark_zip_write(qrel_set=refined.refined, path=tmp_path / "b.zip")
     with zipfile.ZipFile(tmp_path / "b.zip") as archive:
         readme = archive.read("holes/README.md").decode()
@@ -71,7 +75,10 @@ def test_the_datasheet_holds_the_numbers_of_report_intervals(refined, tmp_path):
     assert "each pair's interval on its own, not adjusted for the 1 pair compared" in section
     # What the interval covers, and the parts of the method beyond the cited estimator.
     assert "cover the value under the annotators' labels" in section
-    assert "a conservative floor beyond the GREG variance" in section
+    assert "a model-assisted (GREG) survey estimator" in section
+    assert "in the spirit of prediction-powered inference" in section
+    assert "a floor beyond the GREG variance that is a heuristic, tuned in simulation" in section
+    assert "with n_b below 5 (a convention) it is every value the unjudged pairs" in section
     assert "nDCG@10 has binary gains here" in section
     tau, low, high = found.tau
     assert (

@@ -40,7 +40,9 @@ def test_the_printout_gives_each_system_and_each_pair_its_n_with_the_split(audit
         # The naive intervals carry theirs: the debate labels alone rest on the escalated
         # pair's human label only; the humans-only one on both.
         # The LLM-only bootstrap's own sample is the queries it resamples.
-        assert row[4].endswith("(n = 1; 2 queries resampled)") and row[5].endswith("(n = 2)")
+        assert row[4].endswith("(n = 1; 2 queries resampled)") and row[5].endswith(
+            "(n = 2; n_b = 1)"
+        )
     pairs = rows(text, "System pairs: nDCG@10 difference on the refined qrels (a - b)")
     assert pairs[0][:2] == ["alpha", "beta"] and pairs[0][-1] == "2 (1 audited, 1 escalated)"
     assert "n = 2 (1 audited, 1 escalated) human labels" in text  # Kendall's tau

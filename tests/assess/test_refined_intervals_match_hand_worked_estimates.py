@@ -60,6 +60,13 @@ def one_query_p_at_10(pool, ranking, **options):
     )
 
 
+# The Student t quantile, 97.5% point, on n_b - 1 degrees of freedom (tables), n_b the
+# audited pairs that move the value: an interval's half-width is this times its standard
+# error (assess.evaluation.interval_range.interval_quantile). With n_b < 5 the reported
+# interval is the value's whole range.
+T_975 = {2: 12.706205, 3: 4.302653, 4: 3.182446, 5: 2.776445}
+
+
 # The residual variance v of a model cell whose audit saw k relevant of n, predicting m:
 # p(1 - p) at p, the 95% point of the Jeffreys posterior Beta(k + 1/2, n - k + 1/2) on the
 # side of 1/2 (never past 1/2, never nearer 0 or 1 than m).
@@ -88,8 +95,9 @@ def test_p_at_10_is_the_models_prediction_plus_the_greg_correction():
     assert interval.n_human == 3
     assert found.base["P@10"]["s"] == pytest.approx(0.05)
     # Each audited pair's slope is 0.1 / 2 queries; (1 - pi) / pi^2 = 2. Variance
-    # 2 * 0.05^2 * (v(0, 1) + 2 * v(0, 2)).
-    half = 1.959963984540054 * math.sqrt(2 * 0.05**2 * (v(0, 1) + 2 * v(0, 2)))
+    # 2 * 0.05^2 * (v(0, 1) + 2 * v(0, 2)); n_b = 3 (b, c and z move P@10).
+    half = T_975[3] * math.sqrt(2 * 0.05**2 * (v(0, 1) + 2 * v(0, 2)))
+    assert greg(found).n_bearing == 3
     assert greg(found).high == pytest.approx(0.05 + half)
     # Only y has no human label: the human value is 0.05 (y not relevant) or 0.1, and the
     # interval stays there.
@@ -105,7 +113,7 @@ def test_an_unaudited_pair_is_predicted_at_its_strata_audited_share_of_relevant(
     found = one_query_p_at_10(pool, ["a", "b", "c", "d"])
     interval = found.by_system["s"]["P@10"]
     assert interval.estimate == pytest.approx(0.25)
-    half = 1.959963984540054 * math.sqrt(2 * 2 * 0.1**2 * v(1, 2, 0.5))
+    half = T_975[2] * math.sqrt(2 * 2 * 0.1**2 * v(1, 2, 0.5))  # n_b = 2: b and c
     assert greg(found).half_width == pytest.approx(half)
     assert (interval.low, interval.high) == pytest.approx((0.2, 0.3))  # d either way
 
@@ -145,7 +153,7 @@ def test_a_stratum_with_unanswered_audits_weighs_its_answered_pairs_more():
     interval = found.by_system["s"]["P@10"]
     assert interval.estimate == pytest.approx(0.05)
     variance = 0.05**2 * (12 * v(0, 1) + 2 * 2 * v(0, 2))
-    assert greg(found).high == pytest.approx(0.05 + 1.959963984540054 * math.sqrt(variance))
+    assert greg(found).high == pytest.approx(0.05 + T_975[3] * math.sqrt(variance))  # b, c, z
     assert (interval.low, interval.high) == pytest.approx((0.05, 0.1))  # y, unanswered
 
 
@@ -185,7 +193,7 @@ def test_a_paired_difference_uses_the_same_sample_for_both_systems():
     base = found.base["P@10"]["s1"] - found.base["P@10"]["s2"]
     raw = greg_interval(base, slopes, found.sample)
     assert raw.estimate == pytest.approx(0.0)
-    half = 1.959963984540054 * math.sqrt(2 * 2 * 0.1**2 * v(0, 1))
+    half = T_975[2] * math.sqrt(2 * 2 * 0.1**2 * v(0, 1))  # n_b = 2: b and c
     assert (raw.low, raw.high) == pytest.approx((-half, half))
     # Every pooled pair has its human label: the difference is known to be 0, and the
     # reported interval says so.
@@ -201,12 +209,14 @@ def test_an_audit_that_found_no_wrong_label_still_admits_the_ones_it_did_not_see
     assert interval.estimate == pytest.approx(0.1)
     # Five audited pairs in the top 10, none relevant (k, at rank 11, leaves the band below
     # 10 unaudited, so the stratum is one model cell): v(0, 5) > 0, so the interval has
-    # width even though the audit saw no disagreement.
-    half = 1.959963984540054 * math.sqrt(5 * 2 * 0.1**2 * v(0, 5))
-    assert interval.high == pytest.approx(0.1 + half)
+    # width even though the audit saw no disagreement; n_b = 5, so t on 4 degrees of freedom.
+    half = T_975[5] * math.sqrt(5 * 2 * 0.1**2 * v(0, 5))
+    assert greg(found).high == pytest.approx(0.1 + half)
     # The same by the numbers: Beta(1/2, 11/2)'s 95% point is 0.30575, v = 0.21227, so the
-    # half-width is 1.96 * sqrt(0.1 * 0.21227) = 0.28555.
-    assert interval.high == pytest.approx(0.38555, abs=1e-5)
+    # half-width is 2.776445 * sqrt(0.1 * 0.21227) = 0.40451.
+    assert greg(found).high == pytest.approx(0.50451, abs=1e-5)
+    # Reported within what the labels allow: a and the four unaudited pairs g-j at most.
+    assert (interval.low, interval.high) == pytest.approx((0.1, 0.5))
     assert interval.half_width > 0
 
 
@@ -219,16 +229,16 @@ def test_two_audited_labels_that_agree_still_give_an_interval_with_width():
     found = one_query_p_at_10(pool, ["a", *"bcdefg"])
     interval = found.by_system["s"]["P@10"]
     assert interval.estimate == pytest.approx(0.7)
-    half = 1.959963984540054 * math.sqrt(2 * 2 * 0.1**2 * v(2, 2, 1.0))
+    half = T_975[2] * math.sqrt(2 * 2 * 0.1**2 * v(2, 2, 1.0))  # n_b = 2: b and c
     assert greg(found).half_width == pytest.approx(half)
-    # P@10 is at most 0.7 (d-g all relevant): the interval keeps its low end and stops there.
-    assert (interval.low, interval.high) == pytest.approx((0.7 - half, 0.7))
-    assert interval.low > 0.3  # a, b and c are relevant whatever d-g are
+    # Two audited labels bear on P@10, fewer than 5: the interval is what the labels allow,
+    # a, b and c relevant whatever d-g are (0.3) up to d-g all relevant (0.7).
+    assert (interval.low, interval.high) == pytest.approx((0.3, 0.7))
     assert found.notes == [
         "stratum 'label 1': a rank band has no audited pair, so the stratum's pairs share one "
         "model",
-        "s P@10: the estimate is at the lowest or highest value the pairs without a human "
-        "label allow, so its interval stops there (one-sided)",
+        "s P@10: too few audited labels bear on this run's value (n = 2; at least 5 needed): "
+        "the interval is every value the pairs without a human label allow",
     ]
 
 
@@ -259,7 +269,8 @@ def test_an_unjudged_escalation_is_missing_at_random_among_the_escalated_pairs()
     assert p_at_10.estimate == pytest.approx(0.25)
     # Variance: each answered pair weighs (1 - pi) / pi^2 * slope^2 = (1/3) (9/4) 0.01 =
     # 0.0075; residuals^2 1/4 each, and the model's v at m = 1/2 is 1/4: 0.00375.
-    assert greg(found).half_width == pytest.approx(1.959964 * math.sqrt(0.00375), abs=1e-6)
+    # n_b = 2 (b and d, each drawn with pi = 2/3 < 1).
+    assert greg(found).half_width == pytest.approx(T_975[2] * math.sqrt(0.00375), abs=1e-6)
     assert (p_at_10.low, p_at_10.high) == pytest.approx((0.2, 0.3))  # c either way
     # Its n counts audited labels only: the two judged escalations are escalated labels,
     # which the reports add as such (never twice).
@@ -298,12 +309,13 @@ def test_a_stratum_without_a_human_label_is_named_in_the_notes():
     # d (rank 4) is the only pair of its rank band: the merged stratum is one model cell.
     assert found.notes == [
         "stratum 'label 1, round 2' (1 pair) has no human label: collapsed with 'label 1, "
-        "round 1' (the same machine label), whose audited pairs speak for both",
+        "round 1' (the same binary machine label), whose audited pairs speak for both",
         "stratum 'label 1, round 1': a rank band has no audited pair, so the stratum's pairs "
         "share one model",
-        # d predicted relevant (both audited pairs are): P@10 at the most the labels allow.
-        "s P@10: the estimate is at the lowest or highest value the pairs without a human "
-        "label allow, so its interval stops there (one-sided)",
+        # Two audited labels (b, c) bear on P@10, fewer than 5: its whole range, said so
+        # (nDCG@10 and R@100 are 1 whatever d is: nothing to say).
+        "s P@10: too few audited labels bear on this run's value (n = 2; at least 5 needed): "
+        "the interval is every value the pairs without a human label allow",
     ]
 
 
@@ -403,7 +415,7 @@ def test_a_stratum_the_audit_missed_is_collapsed_with_its_same_label_sibling():
     assert found.by_system["s"]["P@10"].estimate == pytest.approx(0.1)
     assert (
         "stratum 'label 1, round 2' (1 pair) has no human label: collapsed with 'label 1, "
-        "round 1' (the same machine label), whose audited pairs speak for both"
+        "round 1' (the same binary machine label), whose audited pairs speak for both"
     ) in found.notes
     # No same-label sibling with a human label: the stratum stays, and the note says so.
     alone = [at("b", 0, "label 0, round 1"), at("d", None, "label 1, round 2", drawn=False)]

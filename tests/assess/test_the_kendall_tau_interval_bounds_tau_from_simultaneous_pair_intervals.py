@@ -1,13 +1,13 @@
 """Kendall's tau between the original leaderboard and the refined estimates, with an interval
 from simultaneous (Bonferroni) intervals on every system pair's difference: pairs whose
 interval excludes 0 keep their estimated order, the others may go either way. Worked by hand
-on a human sample of one pair (no database)."""
+on a human sample of five pairs alike (no database)."""
 
 import math
 
 import numpy as np
 import pytest
-from scipy.stats import norm
+from scipy.stats import t as student_t
 
 from assess.evaluation.interval_comparisons import (
     PairComparison,
@@ -17,14 +17,23 @@ from assess.evaluation.interval_comparisons import (
 )
 from assess.evaluation.intervals import HumanSample, Interval, SystemIntervals
 
+# Five sampled pairs, the fewest an interval rests on (assess.evaluation.interval_range.
+# MIN_BEARING): with fewer every pair below would be open.
+PAIRS = 5
+
 
 def three_systems(v: float) -> SystemIntervals:
-    """Estimates s1 0.9, s2 0.5, s3 0.45 with one sampled pair (pi = 1/2, residual 0, cell
-    variance ``v``) whose slopes are 0, 0.1 and -0.1: the difference a - b has variance
-    (1 - pi) / pi^2 * (slope_a - slope_b)^2 * v = 2 v (slope_a - slope_b)^2."""
+    """Estimates s1 0.9, s2 0.5, s3 0.45 with five sampled pairs alike (pi = 1/2, residual
+    0, cell variance ``v``) whose slopes are 0, 0.1 / sqrt(5) and -0.1 / sqrt(5): the
+    difference a - b has variance 5 (1 - pi) / pi^2 * (slope_a - slope_b)^2 * v = 2 v (0.1
+    or 0.2)^2, as one pair of slopes 0, 0.1 and -0.1 would give, on n_b = 5 pairs."""
     base = {"s1": 0.9, "s2": 0.5, "s3": 0.45}
-    slope = {"s1": [0.0], "s2": [0.1], "s3": [-0.1]}
-    sample = HumanSample([2.0], [0.5], [0.0], [v], [0.0], [0], ["label 1"])
+    one = 0.1 / math.sqrt(PAIRS)
+    slope = {"s1": [0.0] * PAIRS, "s2": [one] * PAIRS, "s3": [-one] * PAIRS}
+    sample = HumanSample(
+        [2.0] * PAIRS, [0.5] * PAIRS, [0.0] * PAIRS, [v] * PAIRS, [0.0] * PAIRS,
+        [0] * PAIRS, ["label 1"] * PAIRS,
+    )  # fmt: skip
     return SystemIntervals(
         method="ppi",
         n_human=1,
@@ -38,25 +47,26 @@ def three_systems(v: float) -> SystemIntervals:
 
 def test_settled_pairs_keep_their_order_and_the_open_one_goes_either_way():
     # v = 1/4: sd(s1 - s2) = sd(s1 - s3) = 0.0707, sd(s2 - s3) = 0.1414. Three pairs at
-    # 95% together: z = 2.394 each. s1 - s2 = 0.40 and s1 - s3 = 0.45 are settled, s2 - s3 =
-    # 0.05 (+-0.339) is not. The original order is s1, s3, s2: tau = (2 - 1) / 3, and the
+    # 95% together, each on n_b = 5 pairs: the t quantile on 4 degrees of freedom at
+    # 1 - 0.05 / 6, 3.961, each. s1 - s2 = 0.40 and s1 - s3 = 0.45 are settled, s2 - s3 =
+    # 0.05 (+-0.560) is not. The original order is s1, s3, s2: tau = (2 - 1) / 3, and the
     # open pair may agree or not: [(2 - 1) / 3, (2 + 1) / 3].
-    z = norm.ppf(1 - 0.05 / 6)
-    assert z == pytest.approx(2.394, abs=1e-3)
+    z = student_t.ppf(1 - 0.05 / 6, PAIRS - 1)
+    assert z == pytest.approx(3.961, abs=1e-3)
     assert 0.40 > z * math.sqrt(0.005) and 0.05 < z * math.sqrt(0.02)
     tau, low, high = kendall_tau_interval(three_systems(0.25), {"s1": 0.8, "s2": 0.3, "s3": 0.35})
     assert (tau, low, high) == pytest.approx((1 / 3, 1 / 3, 1.0))
 
 
 def test_with_nothing_settled_tau_can_be_anything():
-    # v = 4: sd(s1 - s2) = 0.283, 2.394 of them = 0.677 > 0.45: no pair is settled.
+    # v = 4: sd(s1 - s2) = 0.283, 3.961 of them = 1.12 > 0.45: no pair is settled.
     tau, low, high = kendall_tau_interval(three_systems(4.0), {"s1": 0.8, "s2": 0.3, "s3": 0.35})
     assert (tau, low, high) == pytest.approx((1 / 3, -1.0, 1.0))
 
 
 def test_a_pair_tied_on_the_original_leaderboard_counts_for_neither_side_but_may_tie_again():
     # s2 and s3 tied originally: tau-b = 2 / sqrt(2 * 3) whatever their refined order. Their
-    # difference is open (0.05 +- 0.339), so the perfect assessor's values may tie them too
+    # difference is open (0.05 +- 0.560), so the perfect assessor's values may tie them too
     # (near-identical systems do tie exactly): then n2 = 1 and tau-b = 2 / sqrt(2 * 2) = 1,
     # which the interval must hold.
     tau, low, high = kendall_tau_interval(three_systems(0.25), {"s1": 0.8, "s2": 0.3, "s3": 0.3})
