@@ -9,7 +9,7 @@ is pure (:mod:`corpora.pooling`); this module reads and writes the database.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.utils import timezone
@@ -41,6 +41,9 @@ class PoolBuildReport:
     query_ids: dict[int, str]
     run_names: dict[int, str]
     budget_note: str = ""
+    #: The pool's runs before this build, by name ([] for a pool this build created: a pool
+    #: is never stored without a run).
+    runs_before: list[str] = field(default_factory=list)
 
 
 def pool_default_name(
@@ -111,6 +114,7 @@ def pool_build(
             strategy=strategy,
             budget=budget,
         )
+        runs_before = sorted(pool.runs.values_list("name", flat=True))
         pool.runs.add(*runs)
         pooled_runs = list(pool.runs.all())
         result = _pool_candidates(dataset=dataset, pool=pool, pooled_runs=pooled_runs)
@@ -132,6 +136,7 @@ def pool_build(
         query_ids=query_ids,
         run_names={r.pk: r.name for r in pooled_runs},
         budget_note=budget_note,
+        runs_before=runs_before,
     )
 
 
