@@ -92,8 +92,7 @@ def pool_build(
     recomputed when runs are added; adaptive strategies start from the qrels' labels and are
     reordered by jobs as labels arrive. An existing pool must have the same strategy and
     budget. A run that ranks none of the pooled queries is refused (it would add nothing).
-    Raises :class:`PoolError`; a refused build leaves no pool, pair or order behind.
-    """
+    Raises :class:`PoolError`; a refused build leaves no pool, pair or order behind."""
     _pool_runs_check(dataset=dataset, qrel_set=qrel_set, runs=runs, depth=depth)
     _pool_strategy_check(strategy, budget)
     name = name or pool_default_name(
