@@ -83,6 +83,16 @@ WHOLE = BeforeValidator(_whole_float_to_int)
 Whole = Annotated[int, WHOLE]
 
 
+def header_text(value: str) -> str:
+    """A header's value as the client wrote it: WSGI hands a header's bytes over decoded as
+    ISO-8859-1 (PEP 3333), so ``é`` sent as UTF-8 arrives as two characters (``Ã©``);
+    they are decoded again as UTF-8 when they are UTF-8, else left as they came."""
+    try:
+        return value.encode("latin-1").decode("utf-8")
+    except UnicodeError:
+        return value
+
+
 def query_unknown_refuse(view: Callable[..., Any]) -> Callable[..., Any]:
     """Wrap an API view (django-ninja "operation" decorator, run after validation) so that
     a query parameter it does not take is a 422 naming it, as an unknown body field is."""

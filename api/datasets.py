@@ -28,6 +28,7 @@ from corpora.pool_strategies import MAX_BUDGET, PoolStrategyName, budget_read
 from corpora.retrieval import BM25_B, BM25_K1
 from corpora.selectors import dataset_counts_list
 from corpora.services import RunError, qrels_rows, run_create
+from corpora.services.datasets import dataset_slug_taken
 from corpora.services.operations import OperationError, operation_create
 from corpora.services.runs import run_start_background
 from corpora.simulated import (
@@ -238,10 +239,12 @@ def _texts_check(name: str, source: str, licence: str) -> dict[str, str]:
 
 
 _UPLOAD = {202: OperationOut, **error_responses(400, 404, 413, 422)}
+# A multipart upload: 415 for a body that is no form (JSON, say).
+_FORM_UPLOAD = {202: OperationOut, **error_responses(400, 404, 413, 415, 422)}
 
 
 @router.post(
-    "/datasets", response={202: OperationOut, **error_responses(400, 413, 422)}, auth=WRITE
+    "/datasets", response={202: OperationOut, **error_responses(400, 413, 415, 422)}, auth=WRITE
 )
 def dataset_create(
     request: HttpRequest,
@@ -260,8 +263,16 @@ def dataset_create(
 ) -> Status[OperationOut]:
     """Import a benchmark (admin): a BEIR ``archive`` (.zip or .tar.gz), or its ``corpus``,
     ``queries`` and ``qrels`` (one split, named ``split``) as separate files; the options of
-    ``import_beir``. Answers 202 with the operation to poll."""
+    ``import_beir``. Answers 202 with the operation to poll; a slug (given, or made from
+    ``name``) a dataset has already is a 400 at once naming ``slug`` and a free one."""
     _names_check(slug=slug, split=split)
+    if taken := dataset_slug_taken(name=name, slug=slug):
+        raise HttpError(
+            400,
+            f"slug: a dataset with slug {taken[0]!r} exists already; send another "
+            f'"slug" (e.g. "{taken[1]}"), or upload into the existing one with '
+            f"POST /datasets/{taken[0]}/qrels or /runs",
+        )
     files = {"archive": archive, "corpus": corpus, "queries": queries, "qrels": qrels}
     params = {
         **_texts_check(name, source, licence),
@@ -354,7 +365,7 @@ def qrels_download(
     return _attachment(response, f"{stem}{'.qrels' if format == 'trec' else '.tsv'}")
 
 
-@router.post("/datasets/{slug}/qrels", response=_UPLOAD, auth=WRITE)
+@router.post("/datasets/{slug}/qrels", response=_FORM_UPLOAD, auth=WRITE)
 def qrels_upload(
     request: HttpRequest,
     slug: str,
@@ -394,7 +405,7 @@ def run_detail(request: HttpRequest, slug: str, name: str) -> RunOut:
     return _run_out(run_or_404(dataset_or_404(slug), name))
 
 
-@router.post("/datasets/{slug}/runs", response=_UPLOAD, auth=WRITE)
+@router.post("/datasets/{slug}/runs", response=_FORM_UPLOAD, auth=WRITE)
 def run_upload(
     request: HttpRequest,
     slug: str,

@@ -6,7 +6,7 @@ Researchers and admins may request them, as on the page."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from django.http import FileResponse, HttpRequest
 from ninja import Router, Schema, Status
@@ -17,6 +17,7 @@ from assess.refined.exports import (
     CONTENT_TYPE,
     ExportError,
     export_get,
+    export_key,
     export_path,
     export_request,
     export_simulated_counts,
@@ -29,6 +30,15 @@ from .errors import error_responses
 router = Router(tags=["exports"])
 
 Kind = Literal["benchmark", "labels", "trec", "beir", "disagreements", "transcripts"]
+
+# A route that answers an export's file: its 200 in the OpenAPI document.
+_FILE_RESPONSE = {
+    "description": "The export's file (a zip, JSONL, TSV, TREC or CSV text).",
+    "content": {
+        media: {"schema": {"type": "string", "format": "binary"}}
+        for media in sorted({t.split(";")[0] for t in CONTENT_TYPE.values()})
+    },
+}
 
 
 class ExportOut(Schema):
@@ -61,6 +71,17 @@ def _export_out(export: ExportFile) -> ExportOut:
     )
 
 
+def _sources(slug: str, name: str, kind: str) -> dict[str, Any]:
+    """The source export ``kind`` of refined set ``name`` is made from: ``{"pool": ...}``
+    for transcripts (every turn of its pool's debates), else ``{"qrel_set": ...}``; 404 for
+    no such set, 400 for a set that was not refined."""
+    qrel_set = qrel_set_or_404(dataset_or_404(slug), name)
+    refinement = getattr(qrel_set, "refinement", None)
+    if refinement is None:
+        raise HttpError(400, f"qrel set {name!r} was not refined: nothing to export")
+    return {"pool": refinement.pool} if kind == "transcripts" else {"qrel_set": qrel_set}
+
+
 @router.post(
     "/datasets/{slug}/refined/{name}/exports/{kind}",
     response={202: ExportOut, **error_responses(400, 404, 422)},
@@ -68,21 +89,45 @@ def _export_out(export: ExportFile) -> ExportOut:
 def export_create(request: HttpRequest, slug: str, name: str, kind: Kind) -> Status[ExportOut]:
     """Request export ``kind`` of refined set ``name`` (``benchmark``: the zip in BEIR layout
     with its datasheet; ``transcripts``: every turn of its pool's debates). 202 with the
-    export to poll; its ``download`` URL serves the file once ``status`` is ``done``."""
-    dataset = dataset_or_404(slug)
-    qrel_set = qrel_set_or_404(dataset, name)
-    refinement = getattr(qrel_set, "refinement", None)
-    if refinement is None:
-        raise HttpError(400, f"qrel set {name!r} was not refined: nothing to export")
+    export to poll; its ``download`` URL, or a GET of this URL, serves the file once
+    ``status`` is ``done``."""
     try:
-        if kind == "transcripts":
-            export, _ = export_request(kind=kind, pool=refinement.pool, requested_by=request.user)
-        else:
-            export, _ = export_request(kind=kind, qrel_set=qrel_set, requested_by=request.user)
+        export, _ = export_request(
+            kind=kind, requested_by=request.user, **_sources(slug, name, kind)
+        )
     except ExportError as exc:
         raise HttpError(400, str(exc)) from None
     export.refresh_from_db()
     return Status(202, _export_out(export))
+
+
+@router.get(
+    "/datasets/{slug}/refined/{name}/exports/{kind}",
+    response=error_responses(400, 404, 409, 422),
+    openapi_extra={"responses": {200: _FILE_RESPONSE}},
+)
+def export_built(request: HttpRequest, slug: str, name: str, kind: Kind) -> FileResponse:
+    """The file of export ``kind`` of refined set ``name`` once it is built (the refined set's
+    ``downloads.benchmark`` link): what ``GET /exports/{id}/download`` serves, so a link
+    works in a browser or ``curl -O``. Builds nothing (a GET changes nothing): 404 when
+    it was never requested (``POST`` this URL to build it), 409 while it is being built."""
+    sources = _sources(slug, name, kind)
+    try:
+        key = export_key(kind=kind, **sources)
+    except ExportError as exc:
+        raise HttpError(400, str(exc)) from None
+    export = (
+        ExportFile.objects.filter(key=key, status__in=["pending", "running", "done"])
+        .order_by("-pk")
+        .first()
+    )
+    if export is None:
+        raise HttpError(
+            404,
+            f"no {kind} export of {name!r} built yet: POST this URL to build it, poll "
+            "the answer's url until its status is done, then GET this URL again",
+        )
+    return _file_response(export)
 
 
 def _export_or_404(export_id: int) -> ExportFile:
@@ -101,25 +146,23 @@ def export_detail(request: HttpRequest, export_id: RowId) -> ExportOut:
 @router.get(
     "/exports/{export_id}/download",
     response=error_responses(404, 409, 422),
-    openapi_extra={
-        "responses": {
-            200: {
-                "description": "The export's file (a zip, JSONL, TSV, TREC or CSV text).",
-                "content": {
-                    media: {"schema": {"type": "string", "format": "binary"}}
-                    for media in sorted({t.split(";")[0] for t in CONTENT_TYPE.values()})
-                },
-            }
-        }
-    },
+    openapi_extra={"responses": {200: _FILE_RESPONSE}},
 )
 def export_download(request: HttpRequest, export_id: RowId) -> FileResponse:
     """The file of a done export, with its sha256 in ``X-Checksum-SHA256``; 409 while it
     is not ready."""
-    export = _export_or_404(export_id)
+    return _file_response(_export_or_404(export_id))
+
+
+def _file_response(export: ExportFile) -> FileResponse:
+    """``export``'s file as a download (sha256 and simulated labels in headers); 409 while
+    it is not ready."""
     path = export_path(export=export)
     if export.status != ExportFile.Status.DONE or not path.is_file():
-        raise HttpError(409, f"export {export_id} is {export.status}, not ready")
+        raise HttpError(
+            409,
+            f"export {export.pk} is {export.status}, not ready: poll /api/v1/exports/{export.pk}",
+        )
     response = FileResponse(
         open(path, "rb"),  # noqa: SIM115  (FileResponse closes it)
         as_attachment=True,

@@ -27,7 +27,7 @@ from typing import (
 from django.db import transaction
 from django.http import HttpRequest, StreamingHttpResponse
 from ninja import Field, Header, Query, Router, Schema, Status
-from ninja.errors import HttpError
+from ninja.errors import HttpError, ValidationError
 from pydantic import create_model
 
 from assess.evaluation.budget import job_budget
@@ -62,6 +62,7 @@ from debates.services import (
     debate_job_progress,
 )
 from debates.services.backends import agent_config_build, stored_agents_permit
+from debates.services.common import AgentConfigError
 from debates.services.failures import job_counts
 from debates.services.idempotency import (
     IdempotencyKeyError,
@@ -89,6 +90,7 @@ from .common import (
     StrictIn,
     Whole,
     dataset_or_404,
+    header_text,
     page_bounds,
     pool_or_404,
     qrel_set_or_404,
@@ -364,7 +366,7 @@ def job_create(
         )
         return job, 202, _job_out(job).model_dump(mode="json")
 
-    key = idempotency_key
+    key = None if idempotency_key is None else header_text(idempotency_key)
     try:
         if key is None:
             with transaction.atomic():
@@ -378,16 +380,21 @@ def job_create(
     return Status(status, JobOut.model_validate(body))
 
 
-def _job_create_refused(exc: DebateJobError) -> HttpError:
+def _job_create_refused(exc: DebateJobError) -> HttpError | ValidationError:
     """The API's answer to a refused launch: 409 for a duplicate of an open job or a key
-    reused with another request, 422 for a malformed key, else 400."""
+    reused with another request, 422 for a malformed key or agent config (naming
+    ``agent_a.model``, as a field the schema refuses), else 400."""
+    if isinstance(exc, AgentConfigError):
+        where = ("body", "payload", f"agent_{exc.agent.lower()}", *filter(None, [exc.field]))
+        return ValidationError([{"loc": where, "msg": exc.reason, "type": "value_error"}])
     if isinstance(exc, DuplicateJobError):
         return HttpError(409, exc.said('send "allow_duplicate": true to launch it anyway'))
     if isinstance(exc, IdempotencyKeyReused):
         return HttpError(409, str(exc))
     if isinstance(exc, IdempotencyKeyError):
-        return HttpError(422, str(exc))
-    return HttpError(400, str(exc))
+        head, _, reason = str(exc).partition(": ")
+        return ValidationError([{"loc": ("header", head), "msg": reason, "type": "value_error"}])
+    return HttpError(400, error_worded(exc, "api"))
 
 
 @router.get("/jobs/{job_id}", response={200: JobDetailOut, **error_responses(404, 422)})

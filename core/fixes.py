@@ -34,11 +34,13 @@ class OptionFix:
     """An option that gets past an error: ``key`` as the services and the API name it
     (``"unknown_ids"``), the ``value`` to give (a string, True for a switch, None for a
     value of the user's own, such as a name) and its ``purpose`` as the end of a sentence
-    (``"to skip those rows (counted and listed)"``, or "")."""
+    (``"to skip those rows (counted and listed)"``, or ""); ``flag`` the command's flag when
+    it is not :func:`option_flag` of the key (``--format`` for the API's ``fmt``), else ""."""
 
     key: str
     value: str | bool | None
     purpose: str
+    flag: str = ""
 
     def words(self, interface: str, label: str = "", choice: str = "") -> str:
         """The fix as ``interface`` says it ("cli", "api" or "browser"; for the browser
@@ -46,7 +48,7 @@ class OptionFix:
         value to choose, else the value). Raises ValueError for another interface."""
         end = f" {self.purpose}" if self.purpose else ""
         if interface == "cli":
-            flag = option_flag(self.key)
+            flag = self.flag or option_flag(self.key)
             given = flag if self.value is True or self.value is None else f"{flag} {self.value}"
             return f"pass {given}{end}"
         if interface == "api":
@@ -71,15 +73,22 @@ class OptionFix:
         return self.words("browser", label, choices.get(str(self.value), ""))
 
     def as_dict(self) -> dict[str, Any]:
-        """The fix as JSON can store it: ``{"key", "value", "purpose"}``."""
-        return {"key": self.key, "value": self.value, "purpose": self.purpose}
+        """The fix as JSON can store it: ``{"key", "value", "purpose"}``, and ``"flag"`` when
+        the command's flag is not the key's."""
+        flag = {"flag": self.flag} if self.flag else {}
+        return {"key": self.key, "value": self.value, "purpose": self.purpose, **flag}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> OptionFix | None:
         """A fix stored by :meth:`as_dict`, or None for no (or a malformed) fix."""
         if not data or not {"key", "value", "purpose"} <= set(data):
             return None
-        return cls(key=str(data["key"]), value=data["value"], purpose=str(data["purpose"]))
+        return cls(
+            key=str(data["key"]),
+            value=data["value"],
+            purpose=str(data["purpose"]),
+            flag=str(data.get("flag") or ""),
+        )
 
 
 class FixableError(ValueError):

@@ -499,6 +499,34 @@ def parse_beir_qrels(path: str | Path) -> Iterator[QrelRecord]:
     yield from parse_lines(path, read, _NO_QRELS)
 
 
+def trec_qrels_header_refuse(path: str | Path) -> None:
+    """Refuse a file given as TREC qrels whose first line is a BEIR qrels header
+    (:func:`is_qrels_header`, e.g. ``query-id<TAB>corpus-id<TAB>score``): read as TREC, every
+    line would be refused for its field count, never saying why. Raises :class:`FormatError`
+    naming the file and line, with the fix (the format ``beir``: ``--format beir`` on the
+    command line, ``"fmt": "beir"`` over the API, the form's "Format"). Reads one line; a
+    file it cannot read is left to the parser to report."""
+    lines = iter_lines(path, LineErrors(path))
+    try:
+        first = next(((n, t.split()) for n, t in lines if t.split()), None)
+    except FormatError:
+        return
+    finally:
+        # The generator's file is closed now, not when it is collected.
+        lines.close()  # type: ignore[attr-defined]  # iter_lines is a generator
+    if first is not None and is_qrels_header(first[1]):
+        number, fields = first
+        raise FormatError(
+            path,
+            number,
+            f"a BEIR qrels header ({' '.join(fields)}), not TREC qrels (qid iter docid rel): "
+            "the file is BEIR TSV",
+            fix=OptionFix(
+                key="fmt", value="beir", purpose="to read it as BEIR TSV", flag="--format"
+            ),
+        )
+
+
 def parse_trec_qrels(path: str | Path) -> Iterator[QrelRecord]:
     """Stream a TREC qrels file: ``qid iter docid rel`` separated by any whitespace.
 

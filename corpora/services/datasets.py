@@ -257,6 +257,8 @@ def _import_qrels(
         raise FormatError(path, None, problem)
     if QrelSet.objects.filter(dataset=dataset, name=name).exists():
         raise FormatError(path, None, f"qrel set {name!r} already exists in {dataset.slug!r}")
+    if fmt == "trec":
+        formats.trec_qrels_header_refuse(path)
     parser = formats.parse_trec_qrels if fmt == "trec" else formats.parse_beir_qrels
     records, dropped = formats.resolve_duplicate_qrels(parser(path), on_duplicate, path)
     query_pk, doc_pk, records, unknown = _resolve_ids(dataset, records, path, unknown_ids)
@@ -628,6 +630,23 @@ def dataset_name_problem(*, name: str, slug: str = "") -> str | None:
             f"{field}: a dataset with slug {made!r} exists already ({existing!r}); choose another"
         )
     return None
+
+
+def dataset_slug_taken(*, name: str, slug: str = "") -> tuple[str, str] | None:
+    """``(slug, free)`` when the slug a new dataset would get (``slug``, or the one made from
+    ``name``) is a dataset's already, ``free`` the first of ``slug-2``, ``slug-3``, ... no
+    dataset has (100 characters at most); None when it is free or comes out empty. For a
+    refusal that names a slug to send instead (the HTTP API)."""
+    made = slug or slugify(name)
+    if not made or not Dataset.objects.filter(slug=made).exists():
+        return None
+    taken = set(
+        Dataset.objects.filter(slug__startswith=f"{made[:95]}-").values_list("slug", flat=True)
+    )
+    n = 2
+    while f"{made[:95]}-{n}" in taken:
+        n += 1
+    return made, f"{made[:95]}-{n}"
 
 
 def dataset_get(*, slug: str) -> Dataset:

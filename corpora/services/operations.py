@@ -49,7 +49,7 @@ from ..uploads import (
     upload_read_check,
 )
 from .datasets import dataset_import_beir, qrel_set_get, qrels_import
-from .pools import PoolError, pool_build
+from .pools import PoolBuildReport, PoolError, pool_build
 from .runs import RunError, run_get, run_import
 
 log = logging.getLogger(__name__)
@@ -393,12 +393,43 @@ def _build_pool(operation: Operation, root: Path | None) -> dict[str, Any]:
         budget=params.get("budget"),
     )
     pool = report.pool
-    result: dict[str, Any] = {"pool": pool.pk, "name": pool.name, "pairs": pool.pairs.count()}
+    result: dict[str, Any] = {
+        "pool": pool.pk,
+        "name": pool.name,
+        "pairs": pool.pairs.count(),
+        "runs": sorted(report.run_names.values()),
+        "created_pairs": report.created_pairs,
+        "created_sources": report.created_sources,
+        "existed": bool(report.runs_before),
+        "built": _pool_built_words(report, result_pairs=pool.pairs.count()),
+    }
     if pool.budget is not None:
         result["budget"] = pool.budget
     if report.budget_note:
         result["note"] = report.budget_note
     return result
+
+
+def _pool_built_words(report: PoolBuildReport, *, result_pairs: int) -> str:
+    """What a pool build did, in words, as ``build_pool`` prints it: a new pool, or one of
+    that name extended with runs it did not hold (a build with the same name adds runs to the
+    pool; pairs are never removed), or nothing new at all."""
+    pool, before = report.pool, report.runs_before
+    made = f"{report.created_pairs:,} new pairs and {report.created_sources:,} provenance rows"
+    if not before:
+        return f"pool {pool.name!r} built: {result_pairs:,} pairs"
+    added = sorted(set(report.run_names.values()) - set(before))
+    held = f"pool {pool.name!r} existed already with runs {', '.join(before)}"
+    if not added and not report.created_pairs:
+        return (
+            f'{held}: nothing was built (the same runs again); send another "name" for a new pool'
+        )
+    if not added:
+        return f"{held}: this build created {made}"
+    return (
+        f"{held}; this build added runs {', '.join(added)} to it ({made}; now "
+        f'{result_pairs:,} pairs); send another "name" for a pool of its own'
+    )
 
 
 #: A step: the operation and its upload folder (None without files) -> the result to store.

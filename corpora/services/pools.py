@@ -9,7 +9,7 @@ is pure (:mod:`corpora.pooling`); this module reads and writes the database.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.utils import timezone
@@ -41,6 +41,9 @@ class PoolBuildReport:
     query_ids: dict[int, str]
     run_names: dict[int, str]
     budget_note: str = ""
+    #: The pool's runs before this build, by name ([] for a pool this build created: a pool
+    #: is never stored without a run).
+    runs_before: list[str] = field(default_factory=list)
 
 
 def pool_default_name(
@@ -89,8 +92,7 @@ def pool_build(
     recomputed when runs are added; adaptive strategies start from the qrels' labels and are
     reordered by jobs as labels arrive. An existing pool must have the same strategy and
     budget. A run that ranks none of the pooled queries is refused (it would add nothing).
-    Raises :class:`PoolError`; a refused build leaves no pool, pair or order behind.
-    """
+    Raises :class:`PoolError`; a refused build leaves no pool, pair or order behind."""
     _pool_runs_check(dataset=dataset, qrel_set=qrel_set, runs=runs, depth=depth)
     _pool_strategy_check(strategy, budget)
     name = name or pool_default_name(
@@ -111,6 +113,7 @@ def pool_build(
             strategy=strategy,
             budget=budget,
         )
+        runs_before = sorted(pool.runs.values_list("name", flat=True))
         pool.runs.add(*runs)
         pooled_runs = list(pool.runs.all())
         result = _pool_candidates(dataset=dataset, pool=pool, pooled_runs=pooled_runs)
@@ -132,6 +135,7 @@ def pool_build(
         query_ids=query_ids,
         run_names={r.pk: r.name for r in pooled_runs},
         budget_note=budget_note,
+        runs_before=runs_before,
     )
 
 

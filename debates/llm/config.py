@@ -256,6 +256,8 @@ def _simulated_config(config: dict[str, Any], *, check_file: bool) -> dict[str, 
 def _openai_config(config: dict[str, Any]) -> dict[str, Any]:
     """An openai backend config checked and normalised (see :func:`validate_backend_config`)."""
     model = config.get("model")
+    if model is not None and not isinstance(model, str):
+        raise ValueError(f"model: must be a string, got {model!r}")
     if not isinstance(model, str) or not model.strip():
         raise ValueError("model: required for the openai backend (e.g. gpt-4o-mini)")
     out: dict[str, Any] = {"backend": "openai", "model": model.strip()}

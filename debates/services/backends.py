@@ -33,7 +33,7 @@ from debates.llm.config import (
     model_shown,
     truth_file_shown,
 )
-from debates.services.common import DebateJobError
+from debates.services.common import AgentConfigError, DebateJobError
 
 __all__ = [
     "TEST_BACKEND",
@@ -143,15 +143,16 @@ def agent_config_permit(
     Checked before anything is sent, read or opened: no variable's value is looked at and
     no model file is read. Raises DebateJobError naming the agent, the field and the
     setting, e.g. ``agent A: base_url http://127.0.0.1:9000/v1 is not one of the endpoints
-    the server's operator allows (DREAM_LLM_ALLOWED_ENDPOINTS)``; also for a config that is
-    invalid (as :func:`agent_config_validate` words it). The scripted test backend passes
-    (it exists only while ``DREAM_TEST_LLM_FACTORY`` is set). ``shown_in_full`` False (a
-    refusal stored on a job, which researchers read): a model or truth file by its name only
-    (:func:`debates.llm.config.model_shown`), no folder of the server's."""
+    the server's operator allows (DREAM_LLM_ALLOWED_ENDPOINTS)``; and AgentConfigError for a
+    config that is invalid (worded as :func:`agent_config_validate` words it). The scripted
+    test backend passes (it exists only while ``DREAM_TEST_LLM_FACTORY`` is set).
+    ``shown_in_full`` False (a refusal stored on a job, which researchers read): a model or
+    truth file by its name only (:func:`debates.llm.config.model_shown`), no folder of the
+    server's."""
     try:
         parsed = AgentConfig.load(config, check_file=False)
     except ValueError as exc:
-        raise DebateJobError(f"agent {agent}: {exc}") from None
+        raise AgentConfigError(agent=agent, message=str(exc)) from None
     if parsed.backend == "openai":
         if not policy.endpoint_allowed(base_url=parsed.base_url, allowed=allowed_endpoints()):
             shown = parsed.base_url or policy.DEFAULT_ENDPOINT

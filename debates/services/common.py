@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -39,6 +40,20 @@ log = logging.getLogger(__name__)
 
 class DebateJobError(ValueError):
     """A job action that is refused (bad settings, a job in the wrong status, ...)."""
+
+
+class AgentConfigError(DebateJobError):
+    """An agent's backend config that does not parse (a field's type or range, an unknown
+    field, a missing model): ``agent`` ("A" or "B"), ``field`` (the config's key the message
+    starts with, e.g. ``model``; "" when it names none) and ``reason`` (the rest). ``str()``
+    is ``agent A: model: must be a string, got 5``, as :class:`DebateJobError` words it; the
+    HTTP API answers it as a 422 naming ``agent_a.model``."""
+
+    def __init__(self, *, agent: str, message: str) -> None:
+        found = re.match(r"([a-z_][a-z0-9_]*): (.+)", message, flags=re.DOTALL)
+        self.agent = agent
+        self.field, self.reason = (found.group(1), found.group(2)) if found else ("", message)
+        super().__init__(f"agent {agent}: {message}")
 
 
 class DebateJobOptionError(DebateJobError):

@@ -38,11 +38,15 @@ class IdempotencyKeyReused(IdempotencyKeyError):
 
 def idempotency_key_check(key: str) -> str:
     """``key`` if it is 1 to 200 printable ASCII characters (space to tilde); else
-    IdempotencyKeyError naming the header."""
-    if not 1 <= len(key) <= MAX_KEY_LENGTH or not all(" " <= c <= "~" for c in key):
+    IdempotencyKeyError naming the header, the key's length in characters and its first
+    character that is not printable ASCII, e.g. ``Idempotency-Key: 1 to 200 printable ASCII
+    characters, got 1 character(s): 'é' is not printable ASCII``."""
+    bad = next((c for c in key if not " " <= c <= "~"), None)
+    if not 1 <= len(key) <= MAX_KEY_LENGTH or bad is not None:
+        why = "" if bad is None else f": {bad!r} is not printable ASCII"
         raise IdempotencyKeyError(
             f"Idempotency-Key: 1 to {MAX_KEY_LENGTH} printable ASCII characters, got "
-            f"{len(key):,} character(s)"
+            f"{len(key):,} character(s){why}"
         )
     return key
 

@@ -222,6 +222,27 @@ def _spec_check(spec: JobSpec, config_a: AgentConfig, config_b: AgentConfig) -> 
     return concurrency
 
 
+class NoJudgedPairsError(DebateJobError):
+    """A check-judged job on a pool without judged pairs: the fix is another pool, built
+    keeping them, named as the interface that builds it names the option (``str()``: the
+    command line's ``--include-judged``, the pages' too; :meth:`worded` for "api": the pool
+    route's ``"include_judged": true``)."""
+
+    def __init__(self, pool: Any) -> None:
+        self.pool_name, self.dataset = str(pool), pool.dataset.slug
+        super().__init__(self.worded("cli"))
+
+    def worded(self, interface: str, form: Any = None) -> str:
+        """The refusal for ``interface`` (:data:`core.fixes.INTERFACES`); ``form`` unused."""
+        head = f"check_judged: pool {self.pool_name} has no judged pairs"
+        if interface == "api":
+            return (
+                f'{head}: build a pool that keeps them with "include_judged": true '
+                f"(POST /api/v1/datasets/{self.dataset}/pools) and launch on it"
+            )
+        return f"{head}: build it with --include-judged"
+
+
 def _check_judged_check(spec: JobSpec) -> None:
     """Refuse a check-judged job that has nothing to check (a pool without judged pairs) or
     cannot check: stage 0 (its judge learns from the very qrels being checked) and an
@@ -230,9 +251,7 @@ def _check_judged_check(spec: JobSpec) -> None:
         return
     pool = spec.pool
     if not pool.pairs.filter(original_relevance__isnull=False).exists():
-        raise DebateJobError(
-            f"check_judged: pool {pool} has no judged pairs: build it with --include-judged"
-        )
+        raise NoJudgedPairsError(pool)
     if spec.stage0:
         raise DebateJobError(
             "check_judged: stage 0 learns from the qrels being checked; launch without it"

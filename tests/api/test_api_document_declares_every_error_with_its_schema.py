@@ -44,6 +44,7 @@ def test_routes_declare_404_413_and_422_where_they_apply():
 def test_job_controls_and_an_export_download_declare_409():
     conflicting = sorted(p for m, p, op in OPERATIONS if 409 in op["responses"])
     assert conflicting == [
+        "/api/v1/datasets/{slug}/refined/{name}/exports/{kind}",  # GET while it is built
         "/api/v1/exports/{export_id}/download",
         "/api/v1/jobs",  # a duplicate of an open job, or an Idempotency-Key reused
         "/api/v1/jobs/{job_id}/cancel",
@@ -87,3 +88,5 @@ def test_downloads_declare_the_types_of_their_files():
     assert set(download["responses"][200]["content"]) == {"text/plain", "application/x-ndjson"}
     export = SCHEMA["paths"]["/api/v1/exports/{export_id}/download"]["get"]
     assert "application/zip" in export["responses"][200]["content"]
+    built = SCHEMA["paths"]["/api/v1/datasets/{slug}/refined/{name}/exports/{kind}"]["get"]
+    assert "application/zip" in built["responses"][200]["content"]

@@ -88,3 +88,33 @@ def test_a_refused_launch_stores_no_key_so_a_corrected_repeat_is_not_held_to_it(
     assert _post(client, body, "order-3").status_code == 422  # gold share over its range
     assert JobIdempotencyKey.objects.count() == 0
     assert _post(client, {**body, "gold_share": 0.1}, "order-3").status_code == 202
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [
+        "\u00e9",  # as a test client hands it over
+        "\u00e9".encode().decode("latin-1"),  # as WSGI hands over its UTF-8 bytes (PEP 3333)
+    ],
+)
+def test_a_non_ascii_key_is_a_422_counting_characters_not_bytes(api_as, tiny_dataset, sent):
+    body = {"pool": tiny_dataset.pools.get().pk, "rounds": 1}
+
+    refused = _post(api_as("admin"), body, sent)
+
+    message = (
+        "1 to 200 printable ASCII characters, got 1 character(s): '\u00e9' is not printable ASCII"
+    )
+    assert refused.status_code == 422, refused.content
+    assert refused.json() == {
+        "detail": f"Idempotency-Key: {message}",
+        "errors": [
+            {
+                "field": "Idempotency-Key",
+                "message": message,
+                "type": "value_error",
+                "loc": ["header", "Idempotency-Key"],
+            }
+        ],
+    }
+    assert DebateJob.objects.count() == 0

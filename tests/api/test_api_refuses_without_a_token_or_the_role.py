@@ -1,5 +1,5 @@
-"""No token or an unknown or revoked one: 401. A token whose user lacks the role: 403, as
-the pages answer a signed-in user."""
+"""No token or an unknown or revoked one: 401, with ``WWW-Authenticate: Bearer``. A token
+whose user lacks the role: 403, as the pages answer a signed-in user."""
 
 import pytest
 
@@ -12,13 +12,17 @@ def test_a_request_without_a_valid_token_is_401(client, db, header):
     answer = client.get("/api/v1/datasets", **extra)
     assert answer.status_code == 401
     assert answer.json() == {"detail": "Unauthorized"}
+    # RFC 6750 section 3: every 401 names the scheme to authenticate with.
+    assert answer["WWW-Authenticate"] == 'Bearer realm="api"'
 
 
 def test_a_revoked_token_is_401(api_as):
     api = api_as("researcher")
     assert api.get("/api/v1/datasets").status_code == 200
     api_token_revoke(user=api.user)
-    assert api.get("/api/v1/datasets").status_code == 401
+    answer = api.post("/api/v1/jobs", {}, content_type="application/json")
+    assert answer.status_code == 401
+    assert answer["WWW-Authenticate"] == 'Bearer realm="api"'
 
 
 def test_an_annotator_reads_no_dataset_and_a_researcher_changes_nothing(api_as, tiny_dataset):

@@ -65,3 +65,27 @@ def test_an_unknown_query_parameter_is_a_422_naming_it(api_as, db):
             "loc": ["query", "pgae"],
         }
     ]
+
+
+def test_an_empty_body_is_named_body_not_the_views_parameter(api_as, db):
+    answer = api_as("admin").post("/api/v1/jobs", "", content_type="application/json")
+    assert answer.status_code == 422
+    assert answer.json() == {
+        "detail": "body: required, a JSON object (Content-Type: application/json)",
+        "errors": [
+            {
+                "field": "body",
+                "message": "required, a JSON object (Content-Type: application/json)",
+                "type": "missing",
+                "loc": ["body", "payload"],
+            }
+        ],
+    }
+
+
+def test_json_sent_to_a_multipart_route_is_a_415_naming_the_type_it_takes(api_as, db):
+    answer = api_as("admin").post(
+        "/api/v1/datasets", {"name": "x"}, content_type="application/json"
+    )
+    assert answer.status_code == 415
+    assert answer.json() == {"detail": "this route takes multipart/form-data, got application/json"}

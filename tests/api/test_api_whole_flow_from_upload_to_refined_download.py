@@ -123,10 +123,22 @@ def test_an_admin_scripts_upload_bm25_pool_job_refine_and_download(api_as, beir_
     tables = _ok(api.get(refined["rebenchmark"]))["tables"]
     assert [row[1] for row in tables[0]["rows"]] == ["bm25"]
 
+    # The benchmark link: a GET serves only a zip already built (a GET builds nothing).
+    unbuilt = api.get(refined["downloads"]["benchmark"])
+    assert (unbuilt.status_code, unbuilt.json()) == (
+        404,
+        {
+            "detail": "no benchmark export of 'test-dream' built yet: POST this URL to build "
+            "it, poll the answer's url until its status is done, then GET this URL again"
+        },
+    )
     export = _ok(api.post(refined["downloads"]["benchmark"]), 202)
     export = wait_for(lambda: _ok(api.get(export["url"])), lambda e: e["status"] == "done")
     download = api.get(export["download"])
     assert download["X-Checksum-SHA256"] == export["sha256"]
+    linked = api.get(refined["downloads"]["benchmark"])
+    assert (linked.status_code, linked["X-Checksum-SHA256"]) == (200, export["sha256"])
+    assert linked["Content-Type"] == "application/zip"
     with zipfile.ZipFile(io.BytesIO(b"".join(download.streaming_content))) as archive:
         names = archive.namelist()
         assert archive.read("tiny-beir/qrels/test.tsv").decode().splitlines()[1:] == [

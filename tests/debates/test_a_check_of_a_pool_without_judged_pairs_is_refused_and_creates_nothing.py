@@ -51,7 +51,11 @@ def test_the_api_refuses_it(tiny_dataset, api_as):
     body = {"pool": tiny_dataset.pools.get().pk, "rounds": 1, "check_judged": True}
     answer = api_as("admin").post("/api/v1/jobs", body, content_type="application/json")
     assert answer.status_code == 400, answer.content
-    assert answer.json()["detail"] == REFUSAL
+    # The API names the pool route's JSON field, not the command's flag.
+    assert answer.json()["detail"] == (
+        "check_judged: pool tiny/p has no judged pairs: build a pool that keeps them with "
+        '"include_judged": true (POST /api/v1/datasets/tiny/pools) and launch on it'
+    )
     assert _nothing_created()
 
 

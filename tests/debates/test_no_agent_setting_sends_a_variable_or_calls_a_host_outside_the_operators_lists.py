@@ -143,14 +143,17 @@ def test_no_hostile_config_through_the_api_reaches_the_listener_or_makes_a_job(
     for agent in agents:
         for extra in ({}, {"api_keys": {"A": "sk-typed-key-0123456789abcdef"}}):
             answer = _api_post(client, pool, agent, **extra)
-            assert answer.status_code == 400, (agent, answer.content)
+            # 400: refused by the operator's lists; 422: a config that does not parse.
+            assert answer.status_code in (400, 422), (agent, answer.content)
             text = answer.content.decode()
             assert "root:" not in text and "SECRET_KEY=" not in text, (agent, text)
         # A config refused for the agent B slot is refused as well.
         listed = {"backend": "openai", "model": "x", "base_url": listener.base_url}
         answer = _api_post(client, pool, listed, agent_b=agent)
-        assert answer.status_code == 400, (agent, answer.content)
-        assert answer.json()["detail"].startswith("agent B: "), answer.content
+        assert answer.status_code in (400, 422), (agent, answer.content)
+        assert answer.json()["detail"].startswith(
+            "agent B: " if answer.status_code == 400 else "agent_b."
+        ), answer.content
     assert not DebateJob.objects.exists()
     assert listener.seen == []
     assert _leaks(listener) == []
