@@ -103,7 +103,7 @@ def export_create(request: HttpRequest, slug: str, name: str, kind: Kind) -> Sta
 
 @router.get(
     "/datasets/{slug}/refined/{name}/exports/{kind}",
-    response=error_responses(400, 404, 409, 422),
+    response=error_responses(400, 404, 409, 410, 422),
     openapi_extra={"responses": {200: _FILE_RESPONSE}},
 )
 def export_built(request: HttpRequest, slug: str, name: str, kind: Kind) -> FileResponse:
@@ -145,7 +145,7 @@ def export_detail(request: HttpRequest, export_id: RowId) -> ExportOut:
 
 @router.get(
     "/exports/{export_id}/download",
-    response=error_responses(404, 409, 422),
+    response=error_responses(404, 409, 410, 422),
     openapi_extra={"responses": {200: _FILE_RESPONSE}},
 )
 def export_download(request: HttpRequest, export_id: RowId) -> FileResponse:
@@ -156,9 +156,16 @@ def export_download(request: HttpRequest, export_id: RowId) -> FileResponse:
 
 def _file_response(export: ExportFile) -> FileResponse:
     """``export``'s file as a download (sha256 and simulated labels in headers); 409 while
-    it is not ready."""
+    it is not ready; 410 when it was built but its file is no longer on disk (polling would
+    never change that: a new ``POST`` builds it again)."""
     path = export_path(export=export)
-    if export.status != ExportFile.Status.DONE or not path.is_file():
+    if export.status == ExportFile.Status.DONE and not path.is_file():
+        raise HttpError(
+            410,
+            f"export {export.pk} was built but its file is gone from the server's disk: POST "
+            "the refined set's export URL to build it again",
+        )
+    if export.status != ExportFile.Status.DONE:
         raise HttpError(
             409,
             f"export {export.pk} is {export.status}, not ready: poll /api/v1/exports/{export.pk}",

@@ -11,11 +11,13 @@ modules that import it, so that pytest rewrites the asserts of each.
 import os
 import re
 
-# Under pytest-xdist (``./dream test`` runs two workers, one per core) each worker gets its own
+# Under pytest-xdist (``./dream test`` runs one worker per core, at most 8) each worker gets its own
 # test database from pytest-django (``test_<name>_gw0``, ``..._gw1``), but the Redis database
 # of ``CELERY_TEST_BROKER_URL`` would be shared: one worker's Celery worker could take the
 # other's tasks and run them against the wrong database. Worker N therefore uses the Redis
-# database N below the one given (15, 14, ...). This runs before the fixture modules read it.
+# database N below the one given (15, 14, ..., 8 with eight workers; the worker tests flush
+# theirs, so keep other Redis data out of that range). This runs before the fixture modules
+# read it.
 _XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 _BROKER = os.environ.get("CELERY_TEST_BROKER_URL", "")
 _BROKER_DB = re.fullmatch(r"(redis://[^/]+/)(\d+)", _BROKER)

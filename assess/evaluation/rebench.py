@@ -32,9 +32,11 @@ CACHE_SECONDS = 600
 # range, and a set refined before inclusions were stored weighs each job's stratum by the
 # share drawn, 9: a system difference the sample gives no variance spans its range unless
 # the unaudited pairs cannot move it, 10: the intervals' original scores of every interval
-# measure, which the Δ intervals subtract), so that a result cached by the code before (e.g.
-# in Redis across a restart) is not read.
-CACHE_VERSION = 10
+# measure, which the Δ intervals subtract, 11: n_b beside every interval, the whole range
+# below 5 and Student t above, strata merged by the binary label, pairs beyond a pool's
+# budget counted apart), so that a result cached by the code before (e.g. in Redis across a
+# restart) is not read.
+CACHE_VERSION = 11
 
 
 class RebenchError(ValueError):

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Func, IntegerField, Q, Sum
 from django.db.models.functions import Coalesce
 from django.utils.text import slugify
@@ -438,9 +438,16 @@ def dataset_import_beir(
     with transaction.atomic():
         if Dataset.objects.filter(slug=slug).exists():
             raise FormatError(folder, None, f"dataset {slug!r} already exists")
-        dataset = Dataset.objects.create(
-            name=name, slug=slug, source=source or str(folder), licence=licence
-        )
+        try:
+            # Another import of the same slug may be running: its row is not visible until it
+            # commits, so the check above passes and this insert waits on the unique index,
+            # then fails; that is the same refusal, in words.
+            with transaction.atomic():
+                dataset = Dataset.objects.create(
+                    name=name, slug=slug, source=source or str(folder), licence=licence
+                )
+        except IntegrityError:
+            raise FormatError(folder, None, f"dataset {slug!r} already exists") from None
         _, doc_dupes = _import_documents(
             dataset, corpus_path, on_duplicate=on_duplicate, progress=progress
         )

@@ -103,3 +103,29 @@ def test_a_truncated_gzip_corpus_names_the_cut_line_and_imports_nothing(tiny_bei
         "(Compressed file ended before the end-of-stream marker was reached)"
     )
     assert table_counts() == before
+
+
+@pytest.mark.django_db
+def test_an_import_racing_another_of_the_same_slug_is_refused_in_words(
+    tiny_beir, table_counts, monkeypatch
+):
+    # Another import's row is invisible until it commits, so the early check passes and the
+    # insert meets the unique index: seen here by hiding the committed row from the check.
+    from django.db.models import QuerySet
+
+    from corpora.models import Dataset
+
+    folder = tiny_beir()
+    dataset_import_beir(path=folder, name="tiny")
+    before = table_counts()
+    real_exists = QuerySet.exists
+
+    def exists_but_not_the_slug_check(self):
+        return False if self.model is Dataset else real_exists(self)
+
+    monkeypatch.setattr(QuerySet, "exists", exists_but_not_the_slug_check)
+    with pytest.raises(FormatError) as err:
+        dataset_import_beir(path=folder, name="tiny")
+    assert str(err.value) == f"{folder}: dataset 'tiny' already exists"
+    monkeypatch.undo()
+    assert table_counts() == before
