@@ -59,7 +59,7 @@ def difference_interval(intervals: SystemIntervals, a: str, b: str, measure: str
     a - b under the model, and the expectation of a constant is that constant. Raises
     KeyError for an unknown system or measure."""
     base, diff, cross = _difference_terms(intervals, a, b, measure)
-    found = greg_interval(base, diff, intervals.sample, cross)
+    found = greg_interval(base, diff, intervals.sample, cross, _reached(intervals, a, b, measure))
     if difference_known(intervals, a, b, measure):
         return replace(found, estimate=base, low=base, high=base)
     low, high = _difference_range(intervals, a, b, measure)
@@ -109,7 +109,9 @@ def range_only(
         return True
     if found is None:
         base, diff, cross = _difference_terms(intervals, a, b, measure)
-        found = greg_interval(base, diff, intervals.sample, cross)
+        found = greg_interval(
+            base, diff, intervals.sample, cross, _reached(intervals, a, b, measure)
+        )
     if (found.n_bearing or 0) < MIN_BEARING:
         return True
     low, high = _difference_range(intervals, a, b, measure)
@@ -150,6 +152,14 @@ def _difference_terms(
     crosses = intervals.cross.get(measure, {})
     cross = crosses.get(a, np.zeros(0)) - crosses.get(b, np.zeros(0))
     return base, [x - y for x, y in zip(sa, sb, strict=True)], cross
+
+
+def _reached(intervals: SystemIntervals, a: str, b: str, measure: str) -> np.ndarray | None:
+    """Whether each sampled pair lies in ``a``'s or ``b``'s top k on ``measure`` (what a
+    difference's n_b is capped at: :func:`~assess.evaluation.interval_range.sample_bears_on`);
+    None when either system's is not kept."""
+    reach = intervals.reach.get(measure, {})
+    return reach[a] | reach[b] if a in reach and b in reach else None
 
 
 @dataclass(frozen=True)
@@ -285,8 +295,15 @@ def _difference_at(
     :func:`~assess.evaluation.interval_range.interval_quantile`), unclipped."""
     base, diff, cross = _difference_terms(intervals, a, b, measure)
     point, _model, used = greg_estimate(base, diff, intervals.sample, cross)
-    bearing = sample_bears_on(diff, intervals.sample.arrays().design_weight, cross,
-                              intervals.sample.couples)  # fmt: skip
+    arrays = intervals.sample.arrays()
+    bearing = sample_bears_on(
+        diff,
+        arrays.design_weight,
+        cross,
+        intervals.sample.couples,
+        variance=arrays.variance,
+        reached=_reached(intervals, a, b, measure),
+    )
     half = interval_quantile(bearing, level) * math.sqrt(used)
     return Interval(point, point - half, point + half, 0, bearing)
 

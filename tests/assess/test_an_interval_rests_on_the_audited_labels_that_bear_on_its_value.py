@@ -1,4 +1,4 @@
-"""Each refined-metric interval rests on n_b, the audited labels that move its value: with
+"""Each refined-metric interval rests on n_b, the human labels that bear on its value: with
 fewer than 5 it is the value's whole range, said in a note, and with 5 or more its
 half-width is the Student t quantile on n_b - 1 degrees of freedom times its standard error
 (assess.evaluation.intervals; no database). Numbers worked by hand."""
@@ -91,11 +91,41 @@ def test_a_difference_four_audited_labels_bear_on_is_only_settled_by_its_range()
     assert (diff.low, diff.high) == pytest.approx((-0.3, 0.1))
 
 
-def test_the_count_is_of_sampled_pairs_with_a_slope_and_a_weight():
-    # Pairs 0 and 2 move the value; pair 1 has no slope, pair 3 was drawn with certainty.
-    assert sample_bears_on([0.1, 0.0, -0.2, 0.3], [2.0, 2.0, 2.0, 0.0]) == 2
-    # A couple's second-order term makes both its pairs bear on the value.
-    assert sample_bears_on([0.0, 0.0, 0.1], [1.0, 1.0, 1.0], [0.05], [(0, 1)]) == 3
+def test_five_bearing_labels_give_the_t_quantile_on_four_degrees_of_freedom():
+    found = p_at_10([1, 1, 1, 0, 0])
+    got = found.by_system["s"]["P@10"]
+    # By hand: the cell's model m = 3/5 = 0.6, the estimate (3 + 5 * 0.6) / 10 = 0.6. Each
+    # slope 1/10, design weight 0.2 / 0.64 = 0.3125. The model's sum 5 * 0.25 (v = 0.25, as
+    # above) = 1.25 exceeds the residuals' 3 * 0.4^2 + 2 * 0.6^2 = 1.2: variance
+    # 0.3125 * 0.01 * 1.25 = 0.00390625, se = 0.0625.
+    t_975_4 = 2.776445  # Student t, 97.5% point, 4 degrees of freedom (tables: 2.7764)
+    assert got.n_bearing == 5
+    assert got.estimate == pytest.approx(0.6)
+    assert got.high - got.estimate == pytest.approx(t_975_4 * 0.0625, rel=1e-6)
+    assert got.estimate - got.low == pytest.approx(t_975_4 * 0.0625, rel=1e-6)
+    assert interval_quantile(5) == pytest.approx(t_975_4, rel=1e-6)
+    assert ("P@10", "s") not in found.unseen
+    # One label fewer and the interval is the whole range (the test above with n_b = 4).
+    assert p_at_10([1, 1, 0, 0]).by_system["s"]["P@10"].n_bearing == 4
+
+
+def test_the_count_is_the_effective_number_of_variance_terms():
+    # Pairs 0 and 2 move the value; pair 1 has no slope, pair 3 was drawn with certainty
+    # (design weight 0). Terms t_i = weight * slope^2: 0.02 and 0.08, so
+    # (0.1)^2 / (0.02^2 + 0.08^2) = 0.01 / 0.0068 = 1.47: n_b = 1, not the 2 pairs counted
+    # before (Kish's effective size: one term carries four fifths of the variance).
+    assert sample_bears_on([0.1, 0.0, -0.2, 0.3], [2.0, 2.0, 2.0, 0.0]) == 1
+    # Equal terms: the count.
+    assert sample_bears_on([0.1, -0.1, 0.1, 0.0], [2.0, 2.0, 2.0, 0.0]) == 3
+    # A couple's second-order term makes both its pairs bear on the value: terms 0.05^2,
+    # 0.05^2 and 0.1^2, (0.015)^2 / (2 * 0.0025^2 + 0.01^2) = 0.000225 / 0.0001125 = 2
+    # (the 3 pairs counted before, reworked).
+    assert sample_bears_on([0.0, 0.0, 0.1], [1.0, 1.0, 1.0], [0.05], [(0, 1)]) == 2
+    # ... but not when one member was drawn with certainty: the couple adds no variance.
+    assert sample_bears_on([0.0, 0.0, 0.1], [0.0, 1.0, 1.0], [0.05], [(0, 1)]) == 1
+    # A per-pair variance weighs the terms; ``reached`` caps the count at pairs read.
+    assert sample_bears_on([0.1, 0.1, 0.1], [1.0, 1.0, 1.0], variance=[1.0, 1.0, 4.0]) == 2
+    assert sample_bears_on([0.1] * 6, [1.0] * 6, reached=[True, False] * 3) == 3
     assert interval_quantile(6) == pytest.approx(2.570582, rel=1e-6)
     assert interval_quantile(1000) == pytest.approx(1.96, abs=0.003)
 

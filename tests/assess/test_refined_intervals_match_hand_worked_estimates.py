@@ -153,7 +153,13 @@ def test_a_stratum_with_unanswered_audits_weighs_its_answered_pairs_more():
     interval = found.by_system["s"]["P@10"]
     assert interval.estimate == pytest.approx(0.05)
     variance = 0.05**2 * (12 * v(0, 1) + 2 * 2 * v(0, 2))
-    assert greg(found).high == pytest.approx(0.05 + T_975[3] * math.sqrt(variance))  # b, c, z
+    # n_b: b, c and z bear on it, but b's term carries 12 of the 16 parts (v = 0.25 in both
+    # cells): Kish's effective size (12 + 2 + 2)^2 / (12^2 + 2^2 + 2^2) = 256 / 152 = 1.68,
+    # floored to 1 (the 3 counted before; the t quantile then taken on 1 degree of freedom).
+    assert (v(0, 1), v(0, 2)) == (0.25, 0.25)
+    raw = greg(found)
+    assert raw.n_bearing == 1 == interval.n_bearing
+    assert raw.high == pytest.approx(0.05 + T_975[2] * math.sqrt(variance))
     assert (interval.low, interval.high) == pytest.approx((0.05, 0.1))  # y, unanswered
 
 
