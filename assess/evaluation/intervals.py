@@ -69,8 +69,8 @@ be narrowest exactly when it missed them. Where a query has two audited pairs, e
 (:func:`~assess.evaluation.interval_interactions.slope_squares`) and the second-order term
 adds its couples' own variance. docs/measured.md ("Intervals") gives the coverage
 this reaches on real qrels. The interval's half-width is the Student t quantile on n_b - 1
-degrees of freedom times the standard error, n_b the audited labels that bear on the value
-(a nonzero slope: :func:`~assess.evaluation.interval_range.sample_bears_on`), and with
+degrees of freedom times the standard error, n_b the human labels (audited or escalated)
+bearing on it (:func:`~assess.evaluation.interval_range.sample_bears_on`), and with
 n_b < 5 the interval is the value's whole range
 (:func:`~assess.evaluation.interval_range.interval_quantile`, :data:`MIN_BEARING`: the
 small-sample t interval of a survey mean, Cochran 1977 sec. 2.15; the 5 is a convention

@@ -11,7 +11,10 @@ from assess.evaluation.interval_comparisons import (
     difference_interval,
     kendall_tau_interval,
     range_only,
+    range_only_differences,
+    unmeasured_differences,
 )
+from assess.evaluation.interval_missing import difference_notes
 from assess.evaluation.interval_range import interval_quantile, sample_bears_on
 from assess.evaluation.intervals import PooledLabel, refined_intervals
 
@@ -57,7 +60,7 @@ def test_six_audited_labels_give_the_t_quantile_on_five_degrees_of_freedom():
     assert got.estimate - got.low == pytest.approx(t_975_5 * se, rel=1e-6)
     # Not 1.96 standard errors: the interval is wider than the normal one by 2.5706 / 1.96.
     assert got.high - got.low > 2 * 1.96 * se * 1.3
-    assert not any("too few audited labels" in note for note in found.notes)
+    assert not any("too few human labels" in note for note in found.notes)
 
 
 def test_four_audited_labels_give_the_whole_range_and_say_why():
@@ -68,7 +71,8 @@ def test_four_audited_labels_give_the_whole_range_and_say_why():
     assert got.estimate == pytest.approx((2 + 6 * 0.5) / 10)
     assert got.n_bearing == 4
     assert any(
-        "s P@10: too few audited labels bear on this run's value (n = 4; at least 5 needed)" in note
+        "s P@10: too few human labels (audited or escalated) bear on this run's value (n = 4; at "
+        "least 5 needed)" in note
         for note in found.notes
     ), found.notes
     assert ("P@10", "s") in found.unseen
@@ -89,6 +93,16 @@ def test_a_difference_four_audited_labels_bear_on_is_only_settled_by_its_range()
     # s: 4 known relevant + d8, d9 open = [0.4, 0.6]; t: 5 + e2, e3 = [0.5, 0.7]; so s - t
     # lies in [0.4 - 0.7, 0.6 - 0.5] = [-0.3, 0.1]: the whole range, the order not settled.
     assert (diff.low, diff.high) == pytest.approx((-0.3, 0.1))
+    # Named with its n_b, not among the differences no human label measures (whose note says
+    # every audited pair moves both systems alike: false here).
+    assert unmeasured_differences(found, "P@10") == []
+    unmeasured, few = range_only_differences(found, "P@10")
+    assert (unmeasured, few) == ([], [("s - t P@10", "4")])
+    assert difference_notes(unmeasured, few, minimum=5) == [
+        "s - t P@10 (n_b = 4): too few human labels (audited or escalated) bear on this "
+        "difference (at least 5 needed): its interval is every value the pairs without a "
+        "human label allow, so it does not settle the order"
+    ]
 
 
 def test_five_bearing_labels_give_the_t_quantile_on_four_degrees_of_freedom():
