@@ -59,7 +59,7 @@ def difference_interval(intervals: SystemIntervals, a: str, b: str, measure: str
     a - b under the model, and the expectation of a constant is that constant. Raises
     KeyError for an unknown system or measure."""
     base, diff, cross = _difference_terms(intervals, a, b, measure)
-    found = greg_interval(base, diff, intervals.sample, cross)
+    found = greg_interval(base, diff, intervals.sample, cross, _reached(intervals, a, b, measure))
     if difference_known(intervals, a, b, measure):
         return replace(found, estimate=base, low=base, high=base)
     low, high = _difference_range(intervals, a, b, measure)
@@ -109,7 +109,9 @@ def range_only(
         return True
     if found is None:
         base, diff, cross = _difference_terms(intervals, a, b, measure)
-        found = greg_interval(base, diff, intervals.sample, cross)
+        found = greg_interval(
+            base, diff, intervals.sample, cross, _reached(intervals, a, b, measure)
+        )
     if (found.n_bearing or 0) < MIN_BEARING:
         return True
     low, high = _difference_range(intervals, a, b, measure)
@@ -119,18 +121,40 @@ def range_only(
 def unmeasured_differences(intervals: SystemIntervals, measure: str = "nDCG@10") -> list[str]:
     """``"a - b measure"`` for every system pair (in name order) whose difference spans its
     range because its variance is 0 although the pairs without a human label can move it
-    (:func:`range_only`), neither system being one the sample measures nothing of (those
-    the systems' own notes name): what :func:`~assess.evaluation.interval_missing.
-    unmeasured_difference_note` names."""
+    (:func:`range_only`, with no human label bearing on it), neither system being one the
+    sample measures nothing of (those the systems' own notes name): what
+    :func:`~assess.evaluation.interval_missing.unmeasured_difference_note` names."""
+    return range_only_differences(intervals, measure)[0]
+
+
+def range_only_differences(
+    intervals: SystemIntervals, measure: str = "nDCG@10"
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """(unmeasured, few): the system pairs (in name order, ``"a - b measure"``) that only
+    their range settles (:func:`range_only`), neither system being one the sample measures
+    nothing of: ``unmeasured`` those no human label bears on (n_b = 0, or a variance of 0),
+    ``few`` those with 1 to MIN_BEARING - 1 bearing on them, each with its n_b as a string
+    (what :func:`~assess.evaluation.interval_missing.few_labels_difference_note` names)."""
+    unmeasured: list[str] = []
+    few: list[tuple[str, str]] = []
+    if measure not in intervals.slope:
+        return unmeasured, few
     systems = sorted(intervals.by_system)
-    return [
-        f"{a} - {b} {measure}"
-        for i, a in enumerate(systems)
-        for b in systems[i + 1 :]
-        if measure in intervals.slope
-        and not _pair_unseen(intervals, a, b, measure)
-        and range_only(intervals, a, b, measure)
-    ]
+    for i, a in enumerate(systems):
+        for b in systems[i + 1 :]:
+            if _pair_unseen(intervals, a, b, measure) or difference_known(intervals, a, b, measure):
+                continue
+            base, diff, cross = _difference_terms(intervals, a, b, measure)
+            reached = _reached(intervals, a, b, measure)
+            found = greg_interval(base, diff, intervals.sample, cross, reached)
+            if not range_only(intervals, a, b, measure, found):
+                continue
+            bearing = found.n_bearing or 0
+            if 0 < bearing < MIN_BEARING:
+                few.append((f"{a} - {b} {measure}", str(bearing)))
+            else:
+                unmeasured.append(f"{a} - {b} {measure}")
+    return unmeasured, few
 
 
 def _pair_unseen(intervals: SystemIntervals, a: str, b: str, measure: str) -> bool:
@@ -150,6 +174,14 @@ def _difference_terms(
     crosses = intervals.cross.get(measure, {})
     cross = crosses.get(a, np.zeros(0)) - crosses.get(b, np.zeros(0))
     return base, [x - y for x, y in zip(sa, sb, strict=True)], cross
+
+
+def _reached(intervals: SystemIntervals, a: str, b: str, measure: str) -> np.ndarray | None:
+    """Whether each sampled pair lies in ``a``'s or ``b``'s top k on ``measure`` (what a
+    difference's n_b is capped at: :func:`~assess.evaluation.interval_range.sample_bears_on`);
+    None when either system's is not kept."""
+    reach = intervals.reach.get(measure, {})
+    return reach[a] | reach[b] if a in reach and b in reach else None
 
 
 @dataclass(frozen=True)
@@ -285,8 +317,15 @@ def _difference_at(
     :func:`~assess.evaluation.interval_range.interval_quantile`), unclipped."""
     base, diff, cross = _difference_terms(intervals, a, b, measure)
     point, _model, used = greg_estimate(base, diff, intervals.sample, cross)
-    bearing = sample_bears_on(diff, intervals.sample.arrays().design_weight, cross,
-                              intervals.sample.couples)  # fmt: skip
+    arrays = intervals.sample.arrays()
+    bearing = sample_bears_on(
+        diff,
+        arrays.design_weight,
+        cross,
+        intervals.sample.couples,
+        variance=arrays.variance,
+        reached=_reached(intervals, a, b, measure),
+    )
     half = interval_quantile(bearing, level) * math.sqrt(used)
     return Interval(point, point - half, point + half, 0, bearing)
 
@@ -355,8 +394,8 @@ def labels_for_half_width(
     faster still: one more reason the figure is an upper estimate. A system no audited pair
     reaches (``intervals.unseen`` with n_b 0) is left out: its interval is the whole range
     its unjudged pairs allow, a width that does not shrink as (1 - pi) / pi. One with too
-    few audited labels (n_b below MIN_BEARING) is counted at its whole range: more labels
-    are what it lacks, and the figure is an upper estimate for it too."""
+    few human labels (audited or escalated; n_b below MIN_BEARING) is counted at its whole
+    range: more labels are what it lacks, and the figure is an upper estimate for it too."""
     n = intervals.n_human
     if not n or pool_size <= 0:
         return 0

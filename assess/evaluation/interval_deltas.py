@@ -58,8 +58,8 @@ class DeltaIntervals:
 
     def cell(self, measure: str, system: str) -> str:
         """``-0.1220 [-0.2309, -0.0131] (n = 2; n_b = 1)``, n every human label behind it,
-        n_b the audited ones that move the value; ``n/a`` when there is no interval (the
-        table's note says why)."""
+        n_b the human labels (audited or escalated) that bear on it; ``n/a`` when there is no
+        interval (the table's note says why)."""
         found = self.get(measure, system)
         if found is None:
             return "n/a"

@@ -302,6 +302,29 @@ def unmeasured_difference_note(values: Sequence[str]) -> str:
     )
 
 
+def few_labels_difference_note(values: Sequence[tuple[str, str]], *, minimum: int) -> str:
+    """The note naming the system pairs' ``values`` (("a - b measure", n_b)) whose difference
+    interval is its whole range because fewer than ``minimum`` human labels bear on the
+    difference (move the two systems unalike): too few terms to estimate its variance."""
+    named = ", ".join(f"{value} (n_b = {n})" for value, n in values)
+    return (
+        f"{named}: too few human labels (audited or escalated) bear on "
+        f"{'this difference' if len(values) == 1 else 'these differences'} (at least {minimum} "
+        "needed): its interval is every value the pairs without a human label allow, so it "
+        "does not settle the order"
+    )
+
+
+def difference_notes(
+    unmeasured: Sequence[str], few: Sequence[tuple[str, str]], *, minimum: int
+) -> list[str]:
+    """The notes on the system pairs only their range settles
+    (:func:`assess.evaluation.interval_comparisons.range_only_differences`): those no human
+    label bears on, then those too few do."""
+    notes = [unmeasured_difference_note(unmeasured)] if unmeasured else []
+    return notes + ([few_labels_difference_note(few, minimum=minimum)] if few else [])
+
+
 def label_grades(
     *, fixed: Mapping[str, Mapping[str, int]], pool: Sequence[PooledLabel]
 ) -> list[int]:
@@ -320,20 +343,22 @@ def labels_reach(
 
 def few_labels_note(values: Sequence[tuple[str, str]], *, minimum: int) -> str:
     """The note naming the ``values`` (("system measure", n_b)) whose interval is their whole
-    range because fewer than ``minimum`` audited labels bear on them
+    range because fewer than ``minimum`` human labels (audited or escalated) bear on them
     (:func:`assess.evaluation.interval_range.sample_bears_on`): a variance estimated from so
     few terms is not to be trusted (the rule, a convention, is
     :data:`assess.evaluation.interval_range.MIN_BEARING`'s)."""
     if len(values) == 1:
         value, n = values[0]
         return (
-            f"{value}: too few audited labels bear on this run's value (n = {n}; at least "
+            f"{value}: too few human labels (audited or escalated) bear on this run's value (n = "
+            f"{n}; at least "
             f"{minimum} needed): the interval is every value the pairs without a human label "
             "allow"
         )
     named = ", ".join(f"{value} (n = {n})" for value, n in values)
     return (
-        f"{named}: too few audited labels bear on these runs' values (at least {minimum} "
+        f"{named}: too few human labels (audited or escalated) bear on these runs' values (at "
+        f"least {minimum} "
         "needed): each interval is every value the pairs without a human label allow"
     )
 

@@ -215,27 +215,56 @@ def sample_bears_on(
     design_weight: Sequence[float] | np.ndarray,
     cross: Sequence[float] | np.ndarray = (),
     couples: Sequence[tuple[int, int]] = (),
+    *,
+    variance: Sequence[float] | np.ndarray | None = None,
+    reached: Sequence[bool] | np.ndarray | None = None,
 ) -> int:
-    """n_b, how many human labels of the probability sample bear on a value: the sampled
-    pairs with a nonzero ``slopes`` entry (its first-order effect on the value,
-    :func:`assess.evaluation.intervals.greg_interval`) and a nonzero ``design_weight``
-    ((1 - pi) / pi^2: a pair drawn with certainty says nothing about the others), with the
-    pairs of each couple of ``couples`` (indices into the sample, in ``cross``' order) whose
-    ``cross`` term is nonzero. 0 when no such pair lies in the top k the value reads (a
-    system whose top 10 holds none of the few audited pairs): the interval's variance, a sum
-    over the sample, is then 0 whatever the errors of the machine labels the value rests on,
-    and :func:`assess.evaluation.intervals.bounded` gives the whole range. Between 1 and
+    """n_b, how many human labels (audited or escalated) of the probability sample bear on a
+    value: the effective number of terms its variance estimate rests on,
+    floor((sum_i t_i)^2 / sum_i t_i^2) (Kish, *Survey Sampling*, 1965, sec. 11.7; the
+    degrees of freedom of Satterthwaite, 1946, for a sum of squares weighted by t_i), over
+    the sampled pairs with a nonzero ``design_weight`` ((1 - pi) / pi^2: a pair drawn with
+    certainty adds nothing to the variance) and a nonzero ``slopes`` entry (its first-order
+    effect on the value, :func:`assess.evaluation.intervals.greg_interval`) or a couple of
+    ``couples`` (indices into the sample, in ``cross``' order) with a nonzero ``cross`` term
+    whose two members both have a weight. t_i = design weight * (slope_i^2 + the squares of
+    its couples' cross terms) * ``variance`` (v_c of the pair's model cell; 1 each when
+    None): n_b is the count when every term is alike and less when a few dominate.
+    ``reached`` (one flag per sampled pair: in the top k the value reads, in either system's
+    for a difference) caps n_b at the bearing pairs reached: a pair outside moves nDCG@10 or
+    R@100 only through the normalisation (the ideal DCG, the relevant count), so the errors
+    of the machine labels the value counts are measured by those inside alone. 0 when no
+    such pair lies in the top k the value reads (a system whose top 10 holds none of the few
+    audited pairs): the variance then measures none of its labels' errors, and
+    :func:`assess.evaluation.intervals.bounded` gives the whole range. Between 1 and
     :data:`MIN_BEARING` - 1 the variance is estimated from too few terms to be trusted
     (:func:`interval_quantile`). ``couples`` empty: the couples count only when no pair's
     own slope does (as 1, the value being then moved by the sample all the same)."""
-    moved = np.abs(np.asarray(slopes, dtype=float)) * np.asarray(design_weight, dtype=float)
-    bearing = set(np.flatnonzero(moved > 1e-15).tolist())
-    crossed = np.flatnonzero(np.abs(np.asarray(cross, dtype=float)) > 1e-15).tolist()
-    if couples:
-        bearing.update(i for c in crossed for i in couples[c])
-    elif crossed and not bearing:
+    weight = np.asarray(design_weight, dtype=float)
+    slope = np.asarray(slopes, dtype=float)
+    weighted = weight > 1e-15
+    bearing = weighted & (np.abs(slope) * weight > 1e-15)
+    square = slope * slope
+    f = np.asarray(cross, dtype=float)
+    crossed = np.abs(f) > 1e-15
+    if couples and crossed.any():
+        pair = np.asarray(couples, dtype=np.intp).reshape(-1, 2)
+        # A couple bears through both members' weights: with one drawn surely, none.
+        kept = crossed & weighted[pair[:, 0]] & weighted[pair[:, 1]]
+        both = np.where(kept, f * f, 0.0)
+        square = square + sum(np.bincount(pair[:, m], both, len(slope)) for m in (0, 1))
+        bearing[pair[kept].ravel()] = True
+    elif crossed.any() and not bearing.any():
         return 1
-    return len(bearing)
+    scale = np.ones_like(weight) if variance is None else np.asarray(variance, dtype=float)
+    terms = np.where(bearing, weight * square * scale, 0.0)
+    total, squares = float(terms.sum()), float((terms * terms).sum())
+    count = int(bearing.sum())
+    # Equal terms give the count, up to rounding: hence the slack before the floor.
+    effective = min(count, math.floor(total * total / squares + 1e-9)) if squares > 0 else count
+    if reached is not None:
+        effective = min(effective, int((bearing & np.asarray(reached, dtype=bool)).sum()))
+    return effective
 
 
 # An interval needs at least this many human labels bearing on its value (n_b,

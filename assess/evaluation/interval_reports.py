@@ -57,9 +57,9 @@ def sample_of(interval: Interval, *, escalated: int) -> SampleSize:
 def interval_json(interval: Interval, sample: SampleSize) -> dict[str, float | int | None]:
     """``{"estimate", "low", "high", "n_human", "n", "n_audited", "n_escalated",
     "n_bearing"}``: ``n_human`` and ``n`` both count every human label behind it (audited and
-    escalated); ``n_bearing`` (n_b) the audited labels that move this value, on which its
-    width rests (fewer than 5: the interval is the value's whole range; None: no sample
-    behind it, as for the LLM-only bootstrap)."""
+    escalated); ``n_bearing`` (n_b) the human labels (audited or escalated) that bear on
+    this value, on which its width rests (fewer than 5: the interval is the value's whole
+    range; None: no sample behind it, as for the LLM-only bootstrap)."""
     return {
         "estimate": interval.estimate,
         "low": interval.low,
@@ -71,8 +71,8 @@ def interval_json(interval: Interval, sample: SampleSize) -> dict[str, float | i
 
 
 def bearing_text(interval: Interval) -> str:
-    """``n_b = 7``: the audited labels that move the value of ``interval`` (its
-    ``n_bearing``), shown beside it; "" when no sample is behind it."""
+    """``n_b = 7``: the human labels (audited or escalated) that bear on the value of
+    ``interval`` (its ``n_bearing``), shown beside it; "" when no sample is behind it."""
     return "" if interval.n_bearing is None else f"n_b = {interval.n_bearing:,}"
 
 
@@ -81,7 +81,8 @@ def pair_json(pair: PairComparison, sample: SampleSize) -> dict[str, Any]:
     ``pairs`` and ``budget.undecided_pairs``, the job's ``budget.undecided_pairs``): ``{"a",
     "b", "difference", "low", "high", "settled", "n", "n_audited", "n_escalated",
     "n_bearing"}`` (a - b, its 95% interval, whether the interval excludes 0, the human labels
-    behind it, and n_b, the audited ones that move the two systems unalike)."""
+    behind it, and n_b, the human labels (audited or escalated) that bear on it, moving
+    the two systems unalike)."""
     d = pair.difference
     return {
         "a": pair.a,

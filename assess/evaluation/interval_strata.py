@@ -114,11 +114,13 @@ def strata_collapse(
 
 
 def strata_notes(strata: Mapping[str, Sequence[PooledLabel]]) -> list[str]:
-    """One line per stratum without a human label (one that collapsing could not join to
-    another): its machine labels enter the estimate as they are, so their errors, if any, are
-    neither corrected nor in the interval's variance. Raises
-    IntervalError when escalated pairs wait for humans and none of them is judged."""
-    notes = []
+    """The notes on the strata before any value is measured: none since a stratum without a
+    human label (one that collapsing could not join to another) is said once, with the
+    values it moves, by :func:`assess.evaluation.interval_missing.blind_note` (each such
+    value is its whole range: the stratum's errors are neither corrected nor in the
+    variance). Raises IntervalError when escalated pairs wait for humans and none of them is
+    judged."""
+    notes: list[str] = []
     for name, members in sorted(strata.items()):
         if name == ESCALATED and not any(m.human is not None for m in members):
             # Nothing to predict the waiting pairs from, and counting them as not relevant
@@ -126,11 +128,6 @@ def strata_notes(strata: Mapping[str, Sequence[PooledLabel]]) -> list[str]:
             raise IntervalError(
                 f"intervals need some escalated pairs judged: none of the {len(members):,} "
                 "escalated pairs has a human label yet"
-            )
-        if not any(m.human is not None for m in members):
-            notes.append(
-                f"stratum {name!r} ({plural(len(members), 'pair')}) has no human label: its "
-                "machine labels' errors, if any, are not seen by this sample"
             )
     return notes
 

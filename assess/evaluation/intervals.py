@@ -69,8 +69,8 @@ be narrowest exactly when it missed them. Where a query has two audited pairs, e
 (:func:`~assess.evaluation.interval_interactions.slope_squares`) and the second-order term
 adds its couples' own variance. docs/measured.md ("Intervals") gives the coverage
 this reaches on real qrels. The interval's half-width is the Student t quantile on n_b - 1
-degrees of freedom times the standard error, n_b the audited labels that bear on the value
-(a nonzero slope: :func:`~assess.evaluation.interval_range.sample_bears_on`), and with
+degrees of freedom times the standard error, n_b the human labels (audited or escalated)
+bearing on it (:func:`~assess.evaluation.interval_range.sample_bears_on`), and with
 n_b < 5 the interval is the value's whole range
 (:func:`~assess.evaluation.interval_range.interval_quantile`, :data:`MIN_BEARING`: the
 small-sample t interval of a survey mean, Cochran 1977 sec. 2.15; the 5 is a convention
@@ -229,6 +229,8 @@ class SystemIntervals:
     unseen: set[tuple[str, str]] = field(default_factory=set, repr=False)
     # Per measure and system, interval_range.system_footprint (a difference's known when equal).
     footprint: dict[str, dict[str, dict[str, Hashable]]] = field(default_factory=dict, repr=False)
+    # Per measure and system, whether each sampled pair lies in the top k the value reads.
+    reach: dict[str, dict[str, np.ndarray]] = field(default_factory=dict, repr=False)
 
 
 # --------------------------------------------------------------------------- the design
@@ -461,8 +463,9 @@ def _system_measure(
     ranked: Mapping[str, Sequence[str]],
     queries: Sequence[str],
     measure: str,
-) -> tuple[float, list[float], np.ndarray]:
-    """(F(x), slope_i per sampled pair, F_ij per couple): the system's mean measure expected
+) -> tuple[float, list[float], np.ndarray, np.ndarray]:
+    """(F(x), slope_i per sampled pair, F_ij per couple, whether each sampled pair lies in
+    its top k): the system's mean measure expected
     at x (the model's prediction, audited pairs at their human labels), each audited pair's
     first-order effect on that mean, (F(x_i = 1) - F(x_i = 0)) / |queries|, for F the
     multilinear extension of the measure (its expectation under independent Bernoulli
@@ -486,11 +489,17 @@ def _system_measure(
     cross = np.zeros(len(design.human.couples))
     for q, found in state.couples.items():
         cross[found.positions] = query_interactions(found, terms_of[q]) / n
-    return total / n, slopes, cross if state.couples else np.zeros(0)
+    top = {q: set(ranked.get(q, [])[:k]) for q in state.sampled}
+    reached = np.array([d in top.get(q, ()) for q, d in design.sample], dtype=bool)
+    return total / n, slopes, cross if state.couples else np.zeros(0), reached
 
 
 def greg_interval(
-    base: float, slopes: Sequence[float], sample: HumanSample, cross: Floats = ()
+    base: float,
+    slopes: Sequence[float],
+    sample: HumanSample,
+    cross: Floats = (),
+    reached: np.ndarray | None = None,
 ) -> Interval:
     """The estimate and its 95% interval for one system's mean (or one difference of
     two: slopes a - b), from the prediction ``base`` = F(x) and each sampled pair's
@@ -510,11 +519,15 @@ def greg_interval(
     and its variance to the variance; empty: no couple. With every pair audited (pi = 1)
     every sum vanishes and the interval has no width: nothing is left to estimate. The
     half-width is the t quantile on n_b - 1 degrees of freedom times the standard error
-    (:func:`~assess.evaluation.interval_range.interval_quantile`; n_b, the sampled pairs
-    these slopes and couples give weight to, :func:`sample_bears_on`, is the interval's
-    ``n_bearing``); a caller gives a value with n_b < :data:`MIN_BEARING` its whole range."""
+    (:func:`~assess.evaluation.interval_range.interval_quantile`; n_b, the effective number
+    of variance terms, capped at the pairs ``reached``: :func:`sample_bears_on`, the
+    interval's ``n_bearing``); a caller gives a value with n_b < :data:`MIN_BEARING` its
+    whole range."""
     point, _model, used = greg_estimate(base, slopes, sample, cross)
-    bearing = sample_bears_on(slopes, sample.arrays().design_weight, cross, sample.couples)
+    a = sample.arrays()
+    bearing = sample_bears_on(
+        slopes, a.design_weight, cross, sample.couples, variance=a.variance, reached=reached
+    )
     half = interval_quantile(bearing) * math.sqrt(used)
     return Interval(point, point - half, point + half, audited_count(sample), bearing)
 
@@ -578,8 +591,8 @@ def _system_interval(
     strata), "unmeasured" when some does but the variance is 0 (the whole range given for
     all four), "at_bound" when its estimate sits at an end of the range, else ""."""
     system, ranked = run
-    base, slopes, cross = _system_measure(design, state, ranked, queries, measure)
-    interval = greg_interval(base, slopes, design.human, cross)
+    base, slopes, cross, reached = _system_measure(design, state, ranked, queries, measure)
+    interval = greg_interval(base, slopes, design.human, cross, reached)
     # The human-completed value lies between the lowest and highest value any completion
     # of the pairs without a human label gives (within [0, 1]).
     low, high = system_range(measure, ranked, labels)
@@ -598,6 +611,7 @@ def _system_interval(
     found.slope.setdefault(measure, {})[system] = slopes
     found.base.setdefault(measure, {})[system] = base
     found.cross.setdefault(measure, {})[system] = cross
+    found.reach.setdefault(measure, {})[system] = reached
     found.ranges.setdefault(measure, {})[system] = (low, high)
     # At a level no grade reaches every value is surely 0: nothing moves a difference.
     found.footprint.setdefault(measure, {})[system] = (

@@ -40,9 +40,9 @@ from .interval_labels import pooled_labels
 from .interval_missing import (
     MissingLabels,
     audit_waiting_words,
+    difference_notes,
     label_grades,
     missing_notes,
-    unmeasured_difference_note,
 )
 from .interval_reports import (
     TAU_PPI,
@@ -95,8 +95,9 @@ COVERAGE_CAVEAT = (
     "SciFact (300 and 1,109 queries), ArguAna (1,401), NFCorpus, Cranfield and Vaswani, "
     "for nDCG@10, P@10 and R@100 (docs/measured.md); at smaller audits, not measured here. "
     "The variance floor that keeps them this wide is a heuristic, tuned in those "
-    "simulations, not a theorem; an interval with fewer than 5 audited labels bearing on "
-    "it (n_b) is the value's whole range, also a convention. Read them as approximate. "
+    "simulations, not a theorem; an interval with fewer than 5 human labels (audited or "
+    "escalated) bearing on it (n_b) is the value's whole range, also a convention. Read them as "
+    "approximate. "
     "The studies' annotators never erred: the intervals take every human label as right, "
     "so they cover the value under the annotators' labels, not the annotators' errors."
 )
@@ -418,8 +419,8 @@ def rebench_intervals(
         runs=ranked, fixed=fixed, pool=labels, queries=queries, rel_level=rel_level
     )
     result.pairs = ic.pair_comparisons(result.ppi)
-    if unmeasured := ic.unmeasured_differences(result.ppi):
-        result.notes.append(unmeasured_difference_note(unmeasured))
+    found = ic.range_only_differences(result.ppi)
+    result.notes += difference_notes(*found, minimum=iv.MIN_BEARING)
     result.more_labels = ic.labels_for_half_width(
         result.ppi, target=BUDGET_TARGET, pool_size=counts["agreed"]
     )
@@ -644,8 +645,9 @@ def interval_tables(result: RefinedIntervals) -> list[Table]:
             "Debate labels corrected by the audit's human labels (GREG "
             f"estimator; docs/rebenchmarking.md). {_scope_words(result)} {sample}. n: the "
             "human labels behind each interval, audited and escalated (an escalated pair's "
-            "label enters every estimate as it is); n_b: the audited ones that move that "
-            f"value, which its width rests on (fewer than {iv.MIN_BEARING}: the interval is "
+            "label enters every estimate as it is); n_b: the human labels (audited or escalated) "
+            f"that bear on that value, which its width rests on (fewer than {iv.MIN_BEARING}: the "
+            "interval is "
             "every value the unjudged pairs allow; a t quantile on n_b - 1 degrees of freedom "
             "otherwise). 'LLM only': debate labels, bootstrap over queries, blind to "
             "label errors; 'humans only': the human sample alone. "

@@ -32,8 +32,10 @@ INTERVALS_METHOD = (
     "pairs are all labelled by humans). Each cell's variance is at least that of its "
     "human-relevant rate at the 95% point of its Jeffreys posterior, a floor beyond the GREG "
     "variance that is a heuristic, tuned in simulation. Each interval is the t quantile on "
-    "n_b - 1 degrees of freedom times its standard error, n_b the audited labels that move "
-    "that value; with n_b below 5 (a convention) it is every value the unjudged pairs "
+    "n_b - 1 degrees of freedom times its standard error, n_b the human labels (audited or "
+    "escalated) that bear on that value (the effective number of its variance's terms, "
+    "among the pairs in the top k it reads); with n_b below 5 (a convention) it is every value the "
+    "unjudged pairs "
     "allow. nDCG@10 has binary gains here. Intervals are at 95%, conditional on the "
     "evaluated queries; how they are computed and checked: `docs/rebenchmarking.md` of "
     'DREAM Assess, section "Intervals".'
@@ -44,7 +46,7 @@ INTERVALS_METHOD = (
 class IntervalCell:
     """One 95% interval: the point ``estimate``, its ``low`` and ``high`` ends, the
     ``n_human`` human labels behind it (audited and escalated) and ``n_bearing`` (n_b), the
-    audited ones that move this value (None: not known)."""
+    human labels (audited or escalated) that bear on this value (None: not known)."""
 
     estimate: float
     low: float
@@ -101,7 +103,7 @@ def _estimates(v: IntervalsSheet, code: Callable[[str], str]) -> list[str]:
     split = f"{v.audited:,} audited + {v.escalated:,} escalated"
     lines = [
         f"- Per run: estimate [95% interval] (n = human labels behind it, {split}; n_b = "
-        "the audited ones that move that value):"
+        "the human labels (audited or escalated) that bear on it):"
     ]
     for system, by in sorted(v.systems.items()):
         # nDCG@10 first (the measure the rest of the section is about), then by name.

@@ -69,8 +69,6 @@ def test_the_job_detail_has_the_budget_of_the_newest_refined_set(refined, api_as
             # Agreed pairs the audit drew at 0.5 and nobody judged yet (which ones: a hash
             # of the job's id), first, said as the re-benchmark says them.
             *missing_notes(MissingLabels.of(counts, labels)),
-            "stratum 'label 0, round 2' (1 pair) has no human label: its machine labels' "
-            "errors, if any, are not seen by this sample",
             # That stratum's pairs move every value but alpha's P@10 (a P@10 reads its top
             # 10 only): each of those is its whole range, the stratum named.
             "stratum 'label 0, round 2' moves alpha nDCG@10, beta nDCG@10, beta P@10, alpha "
@@ -78,7 +76,8 @@ def test_the_job_detail_has_the_budget_of_the_newest_refined_set(refined, api_as
             "its pairs, nor of any stratum with the same binary label, was audited), so each "
             "of these intervals is every value the pairs without a human label allow",
             # One audited label bears on alpha's P@10, fewer than 5: its whole range too.
-            "alpha P@10: too few audited labels bear on this run's value (n = 1; at least 5 "
+            "alpha P@10: too few human labels (audited or escalated) bear on this run's value (n = "
+            "1; at least 5 "
             "needed): the interval is every value the pairs without a human label allow",
         ],
         "error": "",

@@ -3,6 +3,8 @@ labels its value rests on, and the GREG variance (a sum over the sampled pairs) 
 interval is every value the pairs without a human label allow, never a zero-width one that
 looks certain, and the notes say why (no database)."""
 
+import re
+
 import pytest
 
 from assess.evaluation.interval_comparisons import difference_interval, labels_for_half_width
@@ -12,9 +14,9 @@ from assess.evaluation.intervals import PooledLabel, refined_intervals
 # audited (human 1); d6-d10 agreed relevant and audited, all overturned (human 0); d5
 # escalated and judged 0. System "seen" ranks d4 and d5, then d2, then d6-d10: six audited
 # labels bear on its P@10 (d5, drawn with certainty, says nothing of the others), enough for
-# an interval of its own (5 at least). System "unseen" ranks only d1, d2, d3: no sampled
-# pair in its top 10. The overturned pairs are relevant to neither, so the ranges below do
-# not depend on them.
+# an interval of its own (n_b = 5 at least, below). System "unseen" ranks only d1, d2, d3:
+# no sampled pair in its top 10. The overturned pairs are relevant to neither, so the
+# ranges below do not depend on them.
 FIXED = {"q1": {"d1": 1}}
 POOL = [
     PooledLabel("q1", "d2", 1, None, "label 1, round 1", False, 0.5),
@@ -40,19 +42,19 @@ def test_the_unseen_systems_interval_is_every_value_its_unjudged_pairs_allow():
     assert (p10.low, p10.high) == pytest.approx((0.1, 0.3))
     assert found.ranges["P@10"]["unseen"] == pytest.approx((0.1, 0.3))
     assert any(
-        note.startswith("unseen P@10: no audited pair of the human sample falls")
+        note.startswith("unseen nDCG@10, unseen P@10, unseen R@100: no audited pair of the "
+                        "human sample falls")
         for note in found.notes
-    )
-    # nDCG@10 is another matter: the audited d4 is in its ideal DCG, so d4's label moves
-    # "unseen"'s value and the sample does bear on it. Relevant known d1 and d4: d2 and d3
-    # relevant give (1 + 1/log2 3 + 1/2) / (1 + 1/log2 3 + 1/2 + 1/log2 5) = 2.13093 /
-    # 2.56161 = 0.83187; neither, 1 / (1 + 1/log2 3) = 0.61315. Its interval lies within.
+    )  # fmt: skip
+    # nDCG@10 too: the audited d4 is in its ideal DCG, so d4's label moves "unseen"'s value,
+    # but only through the normalisation: nothing checks the labels of its top 10, so n_b = 0
+    # and the interval is the whole range. Relevant known d1 and d4: d2 and d3 relevant give
+    # (1 + 1/log2 3 + 1/2) / (1 + 1/log2 3 + 1/2 + 1/log2 5) = 2.13093 / 2.56161 = 0.83187;
+    # neither, 1 / (1 + 1/log2 3) = 0.61315.
     ndcg = found.by_system["unseen"]["nDCG@10"]
     assert found.ranges["nDCG@10"]["unseen"] == pytest.approx((0.61315, 0.83187), abs=1e-5)
-    assert 0.61315 - 1e-5 <= ndcg.low <= ndcg.high <= 0.83187 + 1e-5
-    assert not any(
-        note.startswith("unseen nDCG@10") and "no human label" in note for note in found.notes
-    )
+    assert ndcg.n_bearing == 0
+    assert (ndcg.low, ndcg.high) == pytest.approx((0.61315, 0.83187), abs=1e-5)
 
 
 def test_a_system_the_sample_reaches_keeps_its_own_interval():
@@ -62,12 +64,19 @@ def test_a_system_the_sample_reaches_keeps_its_own_interval():
     # interval is the estimator's, inside that range.
     assert found.ranges["P@10"]["seen"] == pytest.approx((0.1, 0.2))
     assert 0.1 <= p10.low <= p10.estimate <= p10.high <= 0.2
-    assert p10.n_bearing == 6
-    # No note gives any of its values the whole range (one is one-sided: at a bound).
+    # Six audited labels, each of slope 1/10 and design weight (1 - 0.5) / 0.25 = 2, but in
+    # two model cells of variance v = 0.21227 (five) and 0.25 (one): terms 0.02 v, and Kish's
+    # effective size (5 * 0.21227 + 0.25)^2 / (5 * 0.21227^2 + 0.25^2) = 1.71958 / 0.28778
+    # = 5.975, floored: n_b = 5, still enough for an interval of its own.
+    assert p10.n_bearing == 5
+    # No note gives its P@10 the whole range (its nDCG@10 and R@100 get it: d4's term, at
+    # rank 1, outweighs the others', n_b = 1 and 3).
     assert not any(
-        note.startswith("seen ") and "every value the pairs without a human label" in note
+        re.search(r"(^|, )seen P@10", note)
+        and "every value the pairs without a human label" in note
         for note in found.notes
     )
+    assert found.by_system["seen"]["nDCG@10"].n_bearing == 1
 
 
 def test_a_difference_with_an_unseen_system_spans_what_the_labels_allow():

@@ -1,4 +1,4 @@
-"""Each refined-metric interval rests on n_b, the audited labels that move its value: with
+"""Each refined-metric interval rests on n_b, the human labels that bear on its value: with
 fewer than 5 it is the value's whole range, said in a note, and with 5 or more its
 half-width is the Student t quantile on n_b - 1 degrees of freedom times its standard error
 (assess.evaluation.intervals; no database). Numbers worked by hand."""
@@ -11,7 +11,10 @@ from assess.evaluation.interval_comparisons import (
     difference_interval,
     kendall_tau_interval,
     range_only,
+    range_only_differences,
+    unmeasured_differences,
 )
+from assess.evaluation.interval_missing import difference_notes
 from assess.evaluation.interval_range import interval_quantile, sample_bears_on
 from assess.evaluation.intervals import PooledLabel, refined_intervals
 
@@ -57,7 +60,7 @@ def test_six_audited_labels_give_the_t_quantile_on_five_degrees_of_freedom():
     assert got.estimate - got.low == pytest.approx(t_975_5 * se, rel=1e-6)
     # Not 1.96 standard errors: the interval is wider than the normal one by 2.5706 / 1.96.
     assert got.high - got.low > 2 * 1.96 * se * 1.3
-    assert not any("too few audited labels" in note for note in found.notes)
+    assert not any("too few human labels" in note for note in found.notes)
 
 
 def test_four_audited_labels_give_the_whole_range_and_say_why():
@@ -68,7 +71,8 @@ def test_four_audited_labels_give_the_whole_range_and_say_why():
     assert got.estimate == pytest.approx((2 + 6 * 0.5) / 10)
     assert got.n_bearing == 4
     assert any(
-        "s P@10: too few audited labels bear on this run's value (n = 4; at least 5 needed)" in note
+        "s P@10: too few human labels (audited or escalated) bear on this run's value (n = 4; at "
+        "least 5 needed)" in note
         for note in found.notes
     ), found.notes
     assert ("P@10", "s") in found.unseen
@@ -89,13 +93,53 @@ def test_a_difference_four_audited_labels_bear_on_is_only_settled_by_its_range()
     # s: 4 known relevant + d8, d9 open = [0.4, 0.6]; t: 5 + e2, e3 = [0.5, 0.7]; so s - t
     # lies in [0.4 - 0.7, 0.6 - 0.5] = [-0.3, 0.1]: the whole range, the order not settled.
     assert (diff.low, diff.high) == pytest.approx((-0.3, 0.1))
+    # Named with its n_b, not among the differences no human label measures (whose note says
+    # every audited pair moves both systems alike: false here).
+    assert unmeasured_differences(found, "P@10") == []
+    unmeasured, few = range_only_differences(found, "P@10")
+    assert (unmeasured, few) == ([], [("s - t P@10", "4")])
+    assert difference_notes(unmeasured, few, minimum=5) == [
+        "s - t P@10 (n_b = 4): too few human labels (audited or escalated) bear on this "
+        "difference (at least 5 needed): its interval is every value the pairs without a "
+        "human label allow, so it does not settle the order"
+    ]
 
 
-def test_the_count_is_of_sampled_pairs_with_a_slope_and_a_weight():
-    # Pairs 0 and 2 move the value; pair 1 has no slope, pair 3 was drawn with certainty.
-    assert sample_bears_on([0.1, 0.0, -0.2, 0.3], [2.0, 2.0, 2.0, 0.0]) == 2
-    # A couple's second-order term makes both its pairs bear on the value.
-    assert sample_bears_on([0.0, 0.0, 0.1], [1.0, 1.0, 1.0], [0.05], [(0, 1)]) == 3
+def test_five_bearing_labels_give_the_t_quantile_on_four_degrees_of_freedom():
+    found = p_at_10([1, 1, 1, 0, 0])
+    got = found.by_system["s"]["P@10"]
+    # By hand: the cell's model m = 3/5 = 0.6, the estimate (3 + 5 * 0.6) / 10 = 0.6. Each
+    # slope 1/10, design weight 0.2 / 0.64 = 0.3125. The model's sum 5 * 0.25 (v = 0.25, as
+    # above) = 1.25 exceeds the residuals' 3 * 0.4^2 + 2 * 0.6^2 = 1.2: variance
+    # 0.3125 * 0.01 * 1.25 = 0.00390625, se = 0.0625.
+    t_975_4 = 2.776445  # Student t, 97.5% point, 4 degrees of freedom (tables: 2.7764)
+    assert got.n_bearing == 5
+    assert got.estimate == pytest.approx(0.6)
+    assert got.high - got.estimate == pytest.approx(t_975_4 * 0.0625, rel=1e-6)
+    assert got.estimate - got.low == pytest.approx(t_975_4 * 0.0625, rel=1e-6)
+    assert interval_quantile(5) == pytest.approx(t_975_4, rel=1e-6)
+    assert ("P@10", "s") not in found.unseen
+    # One label fewer and the interval is the whole range (the test above with n_b = 4).
+    assert p_at_10([1, 1, 0, 0]).by_system["s"]["P@10"].n_bearing == 4
+
+
+def test_the_count_is_the_effective_number_of_variance_terms():
+    # Pairs 0 and 2 move the value; pair 1 has no slope, pair 3 was drawn with certainty
+    # (design weight 0). Terms t_i = weight * slope^2: 0.02 and 0.08, so
+    # (0.1)^2 / (0.02^2 + 0.08^2) = 0.01 / 0.0068 = 1.47: n_b = 1, not the 2 pairs counted
+    # before (Kish's effective size: one term carries four fifths of the variance).
+    assert sample_bears_on([0.1, 0.0, -0.2, 0.3], [2.0, 2.0, 2.0, 0.0]) == 1
+    # Equal terms: the count.
+    assert sample_bears_on([0.1, -0.1, 0.1, 0.0], [2.0, 2.0, 2.0, 0.0]) == 3
+    # A couple's second-order term makes both its pairs bear on the value: terms 0.05^2,
+    # 0.05^2 and 0.1^2, (0.015)^2 / (2 * 0.0025^2 + 0.01^2) = 0.000225 / 0.0001125 = 2
+    # (the 3 pairs counted before, reworked).
+    assert sample_bears_on([0.0, 0.0, 0.1], [1.0, 1.0, 1.0], [0.05], [(0, 1)]) == 2
+    # ... but not when one member was drawn with certainty: the couple adds no variance.
+    assert sample_bears_on([0.0, 0.0, 0.1], [0.0, 1.0, 1.0], [0.05], [(0, 1)]) == 1
+    # A per-pair variance weighs the terms; ``reached`` caps the count at pairs read.
+    assert sample_bears_on([0.1, 0.1, 0.1], [1.0, 1.0, 1.0], variance=[1.0, 1.0, 4.0]) == 2
+    assert sample_bears_on([0.1] * 6, [1.0] * 6, reached=[True, False] * 3) == 3
     assert interval_quantile(6) == pytest.approx(2.570582, rel=1e-6)
     assert interval_quantile(1000) == pytest.approx(1.96, abs=0.003)
 

@@ -117,6 +117,9 @@ def test_an_estimate_at_the_end_of_what_the_labels_allow_is_said_to_be_one_sided
         pool=pool,
         queries=["q1"],
         measures=("P@10",),
+        # One model cell, so that the five terms of the variance are alike and n_b = 5 (the
+        # rank bands of d1..d5 give cells of unequal v, an effective size of 4.x).
+        best_rank={("q1", f"d{i}"): 5 for i in range(1, 8)},
     )
     interval = found.by_system["alpha"]["P@10"]
     assert interval.n_bearing == 5

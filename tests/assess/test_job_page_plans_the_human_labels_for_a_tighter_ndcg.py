@@ -58,9 +58,9 @@ def test_the_panel_says_how_many_more_labels_and_which_pairs_are_undecided(refin
     pair = budget.undecided_pairs[0]
     assert (
         "System pairs still undecided at 95% on nDCG@10 (1 of 1), with the difference a − b, "
-        "its 95% interval and the human labels behind it: alpha vs beta: "
-        f"{pair['difference']:.4f} [{pair['low']:.4f}, {pair['high']:.4f}], n = 2 (1 audited, "
-        "1 escalated)"
+        "its 95% interval, the human labels behind it and n_b, those that bear on the "
+        f"difference: alpha vs beta: {pair['difference']:.4f} [{pair['low']:.4f}, "
+        f"{pair['high']:.4f}], n = 2 (1 audited, 1 escalated); n_b = {pair['n_bearing']}"
     ) in text
     assert "Read them as approximate" in text
     assert (

@@ -53,7 +53,8 @@ def test_the_audited_error_is_weighted_by_the_inverse_audit_share(audited):
     d2 = 1 / math.log2(3)
     assert alpha["nDCG@10"].estimate == pytest.approx((d2 + d2 / (1 + d2)) / 2)
     assert alpha["nDCG@10"].n_human == 1
-    assert any("'label 0, round 2' (1 pair) has no human label" in n for n in found.notes)
+    # The stratum without a human label is named once, with the values it moves.
+    assert any(n.startswith("stratum 'label 0, round 2' moves ") for n in found.notes)
 
 
 def test_the_command_and_the_api_show_them_with_the_sample_size(audited, api_as):

@@ -153,7 +153,13 @@ def test_a_stratum_with_unanswered_audits_weighs_its_answered_pairs_more():
     interval = found.by_system["s"]["P@10"]
     assert interval.estimate == pytest.approx(0.05)
     variance = 0.05**2 * (12 * v(0, 1) + 2 * 2 * v(0, 2))
-    assert greg(found).high == pytest.approx(0.05 + T_975[3] * math.sqrt(variance))  # b, c, z
+    # n_b: b, c and z bear on it, but b's term carries 12 of the 16 parts (v = 0.25 in both
+    # cells): Kish's effective size (12 + 2 + 2)^2 / (12^2 + 2^2 + 2^2) = 256 / 152 = 1.68,
+    # floored to 1 (the 3 counted before; the t quantile then taken on 1 degree of freedom).
+    assert (v(0, 1), v(0, 2)) == (0.25, 0.25)
+    raw = greg(found)
+    assert raw.n_bearing == 1 == interval.n_bearing
+    assert raw.high == pytest.approx(0.05 + T_975[2] * math.sqrt(variance))
     assert (interval.low, interval.high) == pytest.approx((0.05, 0.1))  # y, unanswered
 
 
@@ -237,7 +243,8 @@ def test_two_audited_labels_that_agree_still_give_an_interval_with_width():
     assert found.notes == [
         "stratum 'label 1': a rank band has no audited pair, so the stratum's pairs share one "
         "model",
-        "s P@10: too few audited labels bear on this run's value (n = 2; at least 5 needed): "
+        "s P@10: too few human labels (audited or escalated) bear on this run's value (n = 2; at "
+        "least 5 needed): "
         "the interval is every value the pairs without a human label allow",
     ]
 
@@ -314,7 +321,8 @@ def test_a_stratum_without_a_human_label_is_named_in_the_notes():
         "share one model",
         # Two audited labels (b, c) bear on P@10, fewer than 5: its whole range, said so
         # (nDCG@10 and R@100 are 1 whatever d is: nothing to say).
-        "s P@10: too few audited labels bear on this run's value (n = 2; at least 5 needed): "
+        "s P@10: too few human labels (audited or escalated) bear on this run's value (n = 2; at "
+        "least 5 needed): "
         "the interval is every value the pairs without a human label allow",
     ]
 
@@ -417,12 +425,14 @@ def test_a_stratum_the_audit_missed_is_collapsed_with_its_same_label_sibling():
         "stratum 'label 1, round 2' (1 pair) has no human label: collapsed with 'label 1, "
         "round 1' (the same binary machine label), whose audited pairs speak for both"
     ) in found.notes
-    # No same-label sibling with a human label: the stratum stays, and the note says so.
+    # No same-label sibling with a human label: the stratum stays, and one note says so with
+    # the value it moves (its whole range).
     alone = [at("b", 0, "label 0, round 1"), at("d", None, "label 1, round 2", drawn=False)]
     found = one_query_p_at_10([replace_machine(alone[0], 0), alone[1]], ["a", "b", "c", "d"])
     assert found.base["P@10"]["s"] == pytest.approx(0.2)  # a and d, d at its machine label
-    assert any("'label 1, round 2' (1 pair) has no human label: its machine" in n
+    assert any(n.startswith("stratum 'label 1, round 2' moves s P@10: no human label checks")
                for n in found.notes)  # fmt: skip
+    assert not any("not seen by this sample" in n for n in found.notes)
 
 
 def replace_machine(label: PooledLabel, machine: int) -> PooledLabel:

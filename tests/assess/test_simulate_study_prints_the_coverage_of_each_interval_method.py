@@ -75,7 +75,9 @@ def test_the_json_has_the_interface_keys_and_the_same_seed_gives_the_same_number
     # audited labels, so both methods give most of their whole range; with half the agreed
     # labels audited the values rest on enough labels to compare widths at the same labels.
     half = run_study(truth, "--audit-share", "0.5")
-    assert half["methods"]["ppi"]["whole_range_intervals"] < 30  # 24 of 60 at seed 1
+    # 32 of 60 at seed 1 (24 when n_b counted every pair with a slope; its effective size,
+    # interval_range.sample_bears_on, is smaller where a few pairs' terms dominate).
+    assert half["methods"]["ppi"]["whole_range_intervals"] < 40
     assert half["methods"]["human_only"]["mean_width"] > half["methods"]["ppi"]["mean_width"]
     assert run_study(truth) == first
     assert run_study(truth, "--seed", "2") != first
