@@ -78,10 +78,12 @@ def test_the_intervals_cover_the_value_under_the_pairs_an_adaptive_budget_judged
     # independent of that choice, so given the pairs judged the audit is still a probability
     # sample of them. 60 replications x 3 systems; the systems of a replication share its
     # draws, so the check is loose (0.90) beside the 0.98-0.99 measured over 200 replications.
+    # A 30% audit: at 20% a few values (5-8 of 180) rest on an effective n_b below 5 and are
+    # whole ranges by design, which this test, about covering intervals, does not want.
     truth, runs = synthetic_collection()
     design = StudyDesign(
         replications=60,
-        audit_share=0.2,
+        audit_share=0.3,
         hide=0.5,
         assessor=SimulatedAssessor(0.9, 0.8),
         strategy=strategy,
