@@ -394,6 +394,23 @@ def _dataset_texts_check(
         raise FormatError(folder, None, str(exc)) from None
 
 
+def _dataset_create(folder: Path, *, name: str, slug: str, source: str, licence: str) -> Dataset:
+    """The new Dataset row of an import from ``folder``; raises FormatError when ``slug`` is
+    taken, also by another import still running."""
+    if Dataset.objects.filter(slug=slug).exists():
+        raise FormatError(folder, None, f"dataset {slug!r} already exists")
+    try:
+        # Another import of the same slug may be running: its row is not visible until it
+        # commits, so the check above passes and this insert waits on the unique index, then
+        # fails; that is the same refusal, in words.
+        with transaction.atomic():
+            return Dataset.objects.create(
+                name=name, slug=slug, source=source or str(folder), licence=licence
+            )
+    except IntegrityError:
+        raise FormatError(folder, None, f"dataset {slug!r} already exists") from None
+
+
 def dataset_import_beir(
     *,
     path: str | Path,
@@ -436,18 +453,7 @@ def dataset_import_beir(
     found = _beir_splits_chosen(folder, splits)
     name, slug, source, licence = _dataset_texts_check(folder, name, slug, source, licence)
     with transaction.atomic():
-        if Dataset.objects.filter(slug=slug).exists():
-            raise FormatError(folder, None, f"dataset {slug!r} already exists")
-        try:
-            # Another import of the same slug may be running: its row is not visible until it
-            # commits, so the check above passes and this insert waits on the unique index,
-            # then fails; that is the same refusal, in words.
-            with transaction.atomic():
-                dataset = Dataset.objects.create(
-                    name=name, slug=slug, source=source or str(folder), licence=licence
-                )
-        except IntegrityError:
-            raise FormatError(folder, None, f"dataset {slug!r} already exists") from None
+        dataset = _dataset_create(folder, name=name, slug=slug, source=source, licence=licence)
         _, doc_dupes = _import_documents(
             dataset, corpus_path, on_duplicate=on_duplicate, progress=progress
         )
