@@ -393,9 +393,14 @@ def labels_for_half_width(
     second-order term's variance (two audited pairs of one query) falls as ((1 - pi) / pi)^2,
     faster still: one more reason the figure is an upper estimate. A system no audited pair
     reaches (``intervals.unseen`` with n_b 0) is left out: its interval is the whole range
-    its unjudged pairs allow, a width that does not shrink as (1 - pi) / pi. One with too
-    few human labels (audited or escalated; n_b below MIN_BEARING) is counted at its whole
-    range: more labels are what it lacks, and the figure is an upper estimate for it too."""
+    its unjudged pairs allow, a width that does not shrink as (1 - pi) / pi. One whose value
+    rests on too few labels (n_b from 1 to MIN_BEARING - 1, its interval the whole range) is
+    not put through Cochran's rule either: its whole-range half-width would ask for nearly
+    every pair, which says nothing about the variance. It asks instead for the share that
+    brings its n_b to MIN_BEARING, pi * MIN_BEARING / n_b, taking n_b (Kish's effective
+    size of the labels bearing on it) to grow in proportion to the share, as the count of
+    an equal-probability sample does; its width is known only once those labels are in, so
+    for it the figure is a first step (plan again then), not an upper estimate."""
     n = intervals.n_human
     if not n or pool_size <= 0:
         return 0
@@ -404,7 +409,11 @@ def labels_for_half_width(
         return 0
     needed = pi
     for name, system in intervals.by_system.items():
-        if (measure, name) in intervals.unseen and not system[measure].n_bearing:
+        bearing = system[measure].n_bearing
+        if (measure, name) in intervals.unseen and not bearing:
+            continue
+        if bearing is not None and 0 < bearing < MIN_BEARING:
+            needed = max(needed, min(1.0, pi * MIN_BEARING / bearing))
             continue
         half = system[measure].half_width
         if half > target:

@@ -34,9 +34,10 @@ CACHE_SECONDS = 600
 # the unaudited pairs cannot move it, 10: the intervals' original scores of every interval
 # measure, which the Δ intervals subtract, 11: n_b beside every interval, the whole range
 # below 5 and Student t above, strata merged by the binary label, pairs beyond a pool's
-# budget counted apart), so that a result cached by the code before (e.g. in Redis across a
-# restart) is not read.
-CACHE_VERSION = 11
+# budget counted apart, 12: the budget planner asks a value on fewer than 5 labels'
+# effective size only for the share that gives it 5), so that a result cached by the code
+# before (e.g. in Redis across a restart) is not read.
+CACHE_VERSION = 12
 
 
 class RebenchError(ValueError):

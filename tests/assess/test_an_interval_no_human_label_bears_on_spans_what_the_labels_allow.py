@@ -102,3 +102,36 @@ def test_the_budget_planner_leaves_out_a_system_no_audited_pair_reaches():
     assert found.by_system["seen"]["P@10"].half_width == pytest.approx(0.05)
     assert found.by_system["unseen"]["P@10"].half_width == pytest.approx(0.1)
     assert labels_for_half_width(found, measure="P@10", pool_size=100, target=0.01) == 56
+
+
+def _planned(**systems):
+    """SystemIntervals of 10 audited labels over 100 agreed pairs (pi = 0.1) whose nDCG@10
+    intervals are ``systems``: name -> (half-width, n_b)."""
+    from assess.evaluation.interval_range import Interval
+    from assess.evaluation.intervals import SystemIntervals
+
+    by_system = {
+        name: {"nDCG@10": Interval(0.5, 0.5 - half, 0.5 + half, 10, bearing)}
+        for name, (half, bearing) in systems.items()
+    }
+    return SystemIntervals(method="ppi", n_human=10, queries=5, by_system=by_system)
+
+
+def test_a_system_on_too_few_labels_asks_for_the_share_that_gives_it_five():
+    # pi = 0.1. "thin" rests on n_b = 2 (its interval the whole range, half-width 0.5):
+    # Cochran's rule on that width would ask pi' = 1 / (1 + 9 (0.01 / 0.5)^2) = 0.99641,
+    # 90 more of 100. Its n_b grows with the share, so n_b = 5 needs pi' = 0.1 * 5 / 2 =
+    # 0.25: ceil(15) = 15 more. "measured" (n_b 8, half-width 0.05) needs
+    # 1 / (1 + 9 (0.01 / 0.05)^2) = 1 / 1.36 = 0.73529: ceil(63.53) = 64, the larger.
+    assert labels_for_half_width(_planned(thin=(0.5, 2)), pool_size=100) == 15
+    both = _planned(thin=(0.5, 2), measured=(0.05, 8))
+    assert labels_for_half_width(both, pool_size=100) == 64
+
+
+def test_a_system_on_one_label_asks_for_at_most_every_pair():
+    # n_b = 1 at pi = 0.1 asks pi * 5 = 0.5: 40 more; at pi = 0.3 it would ask 1.5, kept
+    # at every pair: 70 more of 100.
+    assert labels_for_half_width(_planned(thin=(0.5, 1)), pool_size=100) == 40
+    found = _planned(thin=(0.5, 1))
+    found.n_human = 30
+    assert labels_for_half_width(found, pool_size=100) == 70
