@@ -1,8 +1,8 @@
 """Annotator quality over the API: each annotator's work and accuracy on known-answer pairs
 (with 95% Wilson intervals), the floor that flags, and a flagged annotator's labels.
 
-Readers (researchers, admins) read; admins set the floor. Annotators have no API access
-(their own figures are on ``/review/me/``)."""
+Readers (researchers, admins) read; admins set the floor. Annotators judge over the API
+(:mod:`api.review`) but do not read these figures (their own are on ``/review/me/``)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ninja import NinjaAPI
 
-from . import annotators, datasets, exports, job_failures, jobs
+from . import annotators, datasets, exports, job_failures, jobs, review
 from .common import READ, query_unknown_refuse
 from .errors import api_errors_install
 
@@ -30,4 +30,5 @@ api.add_router("", jobs.router)
 api.add_router("", job_failures.router)
 api.add_router("", exports.router)
 api.add_router("", annotators.router)
+api.add_router("", review.router)
 api.add_router("", "api.guidelines.router")

@@ -1,5 +1,6 @@
 """Schemathesis, a property-based fuzzer, sends requests made from ``/api/v1/openapi.json``
-to EVERY route (reads and writes, with an admin token) and fails on any of its checks: no
+to EVERY route (reads and writes, with an admin token; the judging routes, an annotator's
+alone, with an annotator's) and fails on any of its checks: no
 5xx, every status and content type declared, every body matching its declared schema,
 invalid input refused, valid input accepted, no route answering without a token, a JSON
 405 with ``Allow`` for a method a path does not take.
@@ -78,7 +79,8 @@ def flatmap_case(context, case):
 @pytest.fixture(name="seeded")
 def seeded_fixture(refined, var_dir, settings):
     """The refined ``holes`` world (tests.fixtures.refine), an annotator and an admin token;
-    fills KNOWN and answers the admin's ``Authorization`` header. Requests run in this
+    fills KNOWN and answers ``{"admin": headers, "annotator": headers}``, each with its
+    user's ``Authorization`` header. Requests run in this
     test's transaction: the signals that would close its connection are held off, as
     Django's test client does."""
     from core.tokens import api_token_create
@@ -88,6 +90,7 @@ def seeded_fixture(refined, var_dir, settings):
     admin = _make_user("admin")
     annotator = _make_user("annotator")
     _, token = api_token_create(user=admin, name="schemathesis")
+    _, judging = api_token_create(user=annotator, name="schemathesis")
     KNOWN.clear()
     KNOWN.update(
         slug=[refined.dataset.slug],
@@ -102,7 +105,10 @@ def seeded_fixture(refined, var_dir, settings):
     request_started.disconnect(close_old_connections)
     request_finished.disconnect(close_old_connections)
     try:
-        yield {"Authorization": f"Bearer {token}"}
+        yield {
+            "admin": {"Authorization": f"Bearer {token}"},
+            "annotator": {"Authorization": f"Bearer {judging}"},
+        }
     finally:
         request_started.connect(close_old_connections)
         request_finished.connect(close_old_connections)
@@ -111,4 +117,5 @@ def seeded_fixture(refined, var_dir, settings):
 @schema.parametrize()
 @settings(deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
 def test_every_route_passes_every_check(case, seeded):
-    case.call_and_validate(headers=seeded)
+    role = "annotator" if case.path.startswith("/api/v1/review/") else "admin"
+    case.call_and_validate(headers=seeded[role])
