@@ -30,6 +30,7 @@ from assess.review.services import (
     JudgingConflict,
     JudgingError,
     judgment_record,
+    judgment_undo,
     review_item_claim,
     review_item_release,
 )
@@ -218,6 +219,24 @@ def _seconds(item: ReviewItem, annotator: Any, sent: float | None) -> float:
         return sent or 0.0
     held = max(0.0, (timezone.now() - item.claimed_at).total_seconds())
     return held if sent is None else min(sent, held)
+
+
+@router.post(
+    "/review/judgments/{client_id}/undo",
+    response={200: dict[str, Any], **error_responses(409, 422)},
+    auth=JUDGE,
+)
+def review_undo(request: HttpRequest, client_id: uuid.UUID) -> dict[str, Any]:
+    """Undo this annotator's answer sent with ``client_id`` (within the undo window, as the
+    page's ``u``) and lease its pair to them again: ``{"item": ITEM}`` as ``/review/next``
+    gives it, to be answered again. Idempotent: a re-sent undo answers as the first did.
+    409 when there is nothing to undo (no such answer of yours, or too long ago), another
+    annotator holds the pair or an admin decided it."""
+    try:
+        item = judgment_undo(annotator=request.user, client_id=client_id)
+    except JudgingError as exc:  # JudgingConflict too: both say why nothing changed
+        raise HttpError(409, str(exc)) from None
+    return {"item": _item_out(item, request.user)}
 
 
 @router.post(

@@ -17,6 +17,7 @@ PARAMS = {
     "kind": "benchmark",
     "username": "nobody",
     "item_id": "00000000-0000-4000-8000-000000000000",
+    "client_id": "00000000-0000-4000-8000-000000000001",
 }
 # Requests a researcher may POST: an export is a download made in the background, as the
 # refined set's page lets researchers ask for one.

@@ -141,3 +141,21 @@ def test_only_annotators_judge_over_the_api(api_as, make_review_job, role):
     answer = _post(api_as(role), NEXT)
     assert answer.status_code == 403
     assert not ReviewItem.objects.filter(leased_to__isnull=False).exists()
+
+
+def test_an_undone_answer_gives_the_pair_back_to_answer_again(api_as, make_review_job):
+    make_review_job(escalated=2)
+    client = api_as("annotator")
+    item = _confirmed_item(client)
+    client_id = str(uuid.uuid4())
+    assert _post(client, item["judgment"], {"label": 1, "client_id": client_id}).status_code == 201
+    undo = f"/api/v1/review/judgments/{client_id}/undo"
+    undone = _post(client, undo)
+    assert undone.status_code == 200 and undone.json()["item"]["id"] == item["id"]
+    assert Judgment.objects.get().undone_at is not None
+    assert _post(client, undo).json()["item"]["id"] == item["id"]  # a re-send: the same
+    assert _post(client, NEXT).json()["item"]["id"] == item["id"]
+    again = {"label": 0, "client_id": str(uuid.uuid4())}
+    assert _post(client, item["judgment"], again).status_code == 201
+    nothing = _post(client, f"/api/v1/review/judgments/{uuid.uuid4()}/undo")
+    assert nothing.status_code == 409 and "Nothing to undo" in nothing.json()["detail"]
