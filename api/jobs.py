@@ -97,6 +97,7 @@ from .common import (
 )
 from .errors import error_responses
 from .job_failures import FailureOut, JobCountsOut, failures_first_page
+from .job_inputs import AgentConfigIn, IdempotencyKeyIn
 
 router = Router(tags=["jobs"])
 
@@ -122,8 +123,8 @@ def _job_in() -> type[StrictIn]:
     hints = get_type_hints(JobOptions, include_extras=True)
     own: dict[str, Any] = {
         "pool": (Whole, Field(..., ge=1, le=MAX_ID)),
-        "agent_a": (dict[str, Any] | None, None),
-        "agent_b": (dict[str, Any] | None, None),
+        "agent_a": (AgentConfigIn, None),
+        "agent_b": (AgentConfigIn, None),
     }
     options = {
         name: (_whole(hints[name]), job_option_default(name))
@@ -333,7 +334,7 @@ def jobs_list(request: HttpRequest, page: PageNumber = 1) -> JobPage:
 def job_create(
     request: HttpRequest,
     payload: JobIn,
-    idempotency_key: str | None = Header(  # noqa: B008  (django-ninja's way to declare it)
+    idempotency_key: IdempotencyKeyIn = Header(  # noqa: B008  (django-ninja's way to declare it)
         None,
         alias="Idempotency-Key",
         description="1 to 200 printable ASCII characters, unique per intended job (e.g. a "

@@ -223,7 +223,7 @@ def _seconds(item: ReviewItem, annotator: Any, sent: float | None) -> float:
 
 @router.post(
     "/review/judgments/{client_id}/undo",
-    response={200: dict[str, Any], **error_responses(409, 422)},
+    response={200: dict[str, Any], **error_responses(404, 409, 422)},
     auth=JUDGE,
 )
 def review_undo(request: HttpRequest, client_id: uuid.UUID) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """The OpenAPI document says what each route can answer: 401 and 403 everywhere (every
-route needs a token of a role), 404 where a path names something, 409 for job controls and
-unready downloads, 413 where a body is sent, 422 where input is validated; each with its
-schema (``ErrorOut``, ``ValidationErrorOut`` for 422). Closed sets are enums."""
+route needs a token of a role), 404 where a path names something, 409 for job controls,
+unready downloads and judging a pair someone else holds, 413 where a body is sent, 422
+where input is validated; each with its schema (``ErrorOut``, ``ValidationErrorOut`` for
+422). Closed sets are enums."""
 
 from api.main import api
 
@@ -51,6 +52,8 @@ def test_job_controls_and_an_export_download_declare_409():
         "/api/v1/jobs/{job_id}/pause",
         "/api/v1/jobs/{job_id}/resume",
         "/api/v1/jobs/{job_id}/retry-failed",
+        "/api/v1/review/items/{item_id}/judgment",  # a pair held by another, or decided
+        "/api/v1/review/judgments/{client_id}/undo",  # too late, or nothing to undo
     ]
 
 
