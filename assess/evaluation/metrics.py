@@ -443,6 +443,8 @@ class RebenchResult:
     - ``rbp_before`` / ``rbp_after``: ``{system: RbpScore}``, RBP (p = 0.8) and its residual
       on the original / refined qrels, means over the evaluation queries, relevance at
       ``rel_level`` (:func:`assess.evaluation.ranking.rbp`).
+    - ``top_grade``: the highest grade in either qrel set (None: neither holds a judgment),
+      so that a ``rel_level`` above it can be said in words, not only shown as zeros.
     """
 
     measures: tuple[str, ...]
@@ -463,6 +465,7 @@ class RebenchResult:
     agreement: RankingAgreement | None = None
     rbp_before: dict[str, RbpScore] = field(default_factory=dict)
     rbp_after: dict[str, RbpScore] = field(default_factory=dict)
+    top_grade: int | None = None
 
 
 def leaderboard(scores: Mapping[str, Mapping[str, float]]) -> list[LeaderboardRow]:
@@ -625,4 +628,13 @@ def rebenchmark(
         agreement=agreement,
         rbp_before=rbp_before,
         rbp_after=rbp_after,
+        top_grade=max(
+            (
+                g
+                for qrels in (original_qrels, refined_qrels)
+                for d in qrels.values()
+                for g in d.values()
+            ),
+            default=None,
+        ),
     )

@@ -31,7 +31,16 @@ def relevance_note(result: RebenchResult) -> str:
     )
     if NDCG10_EXP in result.measures:
         note += f"; '{NDCG10_EXP}' gains = 2^grade - 1"
-    return note + "."
+    note += "."
+    top = result.top_grade
+    if top is not None and top < rel:
+        # trec_eval and ir_measures give 0 here too; said, so that zeros are not read as a
+        # finding about the runs.
+        note += (
+            f" No judgment of either qrel set reaches grade {rel} (the highest is {top}): "
+            f"R@k, P@k, Success@k and {HOLE10} are 0 for every run by construction."
+        )
+    return note
 
 
 def mean_deltas(result: RebenchResult) -> dict[str, dict[str, float]]:

@@ -112,3 +112,20 @@ def test_exp_gain_adds_the_named_column(graded):
     before = tables["Leaderboard on the original qrels"]
     # original q1: D2 / (3 + D2) = 0.173765; q2: (D2 + 3/2) / (3 + D2) = 0.586883 -> 0.3803
     assert column(before, "nDCG@10 (exp. gain)") == "0.3803"
+
+
+def test_a_level_above_every_grade_is_said_above_the_tables_not_only_shown_as_zeros():
+    from assess.evaluation.metrics import rebenchmark as compare
+    from assess.evaluation.tables import relevance_note
+
+    original, refined = {"q1": {"d1": 1}}, {"q1": {"d1": 1, "d2": 1}}
+    runs = {"s": {"q1": {"d2": 0.9, "d1": 0.8}}}
+    above = compare(original, refined, runs, rel_level=2)
+    assert above.top_grade == 1
+    assert above.after[0].scores["P@10"] == 0.0
+    assert "No judgment of either qrel set reaches grade 2 (the highest is 1)" in (
+        relevance_note(above)
+    )
+    within = compare(original, refined, runs, rel_level=1)
+    assert within.after[0].scores["P@10"] == pytest.approx(0.2)
+    assert "No judgment" not in relevance_note(within)
