@@ -207,6 +207,21 @@ def check_unknown_ids(policy: str, path: Path) -> None:
         )
 
 
+def _id_lines(records: list[formats.QrelRecord]) -> dict[tuple[str, str], str]:
+    """Where each id of ``records`` is found, in words: ``{("query" | "doc", id): "line 4"
+    | "line 4 and 12 more lines"}`` (its first line, so that a refusal listing an unknown id
+    points at a line to fix, and how many others name it)."""
+    found: dict[tuple[str, str], list[int]] = {}
+    for r in records:
+        found.setdefault(("query", r.query_id), []).append(r.line)
+        found.setdefault(("doc", r.doc_id), []).append(r.line)
+    return {
+        key: f"line {min(at)}"
+        + (f" and {len(at) - 1:,} more line{'s' if len(at) > 2 else ''}" if len(at) > 1 else "")
+        for key, at in found.items()
+    }
+
+
 def _resolve_ids(
     dataset: Dataset, records: list[formats.QrelRecord], path: Path, unknown_ids: str = "reject"
 ) -> tuple[dict[str, int], dict[str, int], list[formats.QrelRecord], list[str]]:
@@ -227,8 +242,9 @@ def _resolve_ids(
         first_line = min(
             r.line for r in records if r.query_id not in query_pk or r.doc_id not in doc_pk
         )
-        details = [f"unknown query id {q!r}" for q in missing_queries]
-        details += [f"unknown document id {d!r}" for d in missing_docs]
+        lines = _id_lines(records)
+        details = [f"unknown query id {q!r} ({lines['query', q]})" for q in missing_queries]
+        details += [f"unknown document id {d!r} ({lines['doc', d]})" for d in missing_docs]
         raise FormatError(
             path,
             first_line,
