@@ -61,7 +61,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 # Bump when an export's layout changes: old files then no longer count as current.
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 KINDS = tuple(ExportFile.Kind.values)
 QREL_KINDS = ("trec", "beir", "labels", "disagreements", "benchmark")
 # Kinds only a refined set has, and what the refusal calls them.
