@@ -18,6 +18,7 @@ from assess.refined.exports import (
     ExportError,
     export_get,
     export_key,
+    export_outdated_find,
     export_path,
     export_request,
     export_simulated_counts,
@@ -110,7 +111,9 @@ def export_built(request: HttpRequest, slug: str, name: str, kind: Kind) -> File
     """The file of export ``kind`` of refined set ``name`` once it is built (the refined set's
     ``downloads.benchmark`` link): what ``GET /exports/{id}/download`` serves, so a link
     works in a browser or ``curl -O``. Builds nothing (a GET changes nothing): 404 when
-    it was never requested (``POST`` this URL to build it), 409 while it is being built."""
+    no current one was requested (``POST`` this URL to build it), naming the newest one that
+    is out of date (its id, when it was built and what changed since) when there is one; 409
+    while it is being built."""
     sources = _sources(slug, name, kind)
     try:
         key = export_key(kind=kind, **sources)
@@ -122,12 +125,28 @@ def export_built(request: HttpRequest, slug: str, name: str, kind: Kind) -> File
         .first()
     )
     if export is None:
-        raise HttpError(
-            404,
-            f"no {kind} export of {name!r} built yet: POST this URL to build it, poll "
-            "the answer's url until its status is done, then GET this URL again",
-        )
+        raise HttpError(404, _not_current(kind=kind, name=name, key=key, sources=sources))
     return _file_response(export)
+
+
+def _not_current(*, kind: str, name: str, key: str, sources: dict[str, Any]) -> str:
+    """The 404's words when no current export of ``kind`` exists: an older one that is out of
+    date is named (its id, when built, why), since "never built" would be untrue."""
+    then = "POST this URL to build {}, poll the answer's url until its status is done, then GET "
+    then += "this URL again"
+    outdated = export_outdated_find(kind=kind, key=key, **sources)
+    if outdated is None:
+        return f"no {kind} export of {name!r} built yet: " + then.format("it")
+    old, why = outdated
+    when = (
+        f"built {old.finished.isoformat(timespec='seconds')}"
+        if old.status == ExportFile.Status.DONE and old.finished is not None
+        else f"requested {old.created.isoformat(timespec='seconds')}, still {old.status}"
+    )
+    return (
+        f"the newest {kind} export of {name!r}, export {old.pk} ({when}), is out of date: "
+        f"{why}; " + then.format("the current one")
+    )
 
 
 def _export_or_404(export_id: int) -> ExportFile:

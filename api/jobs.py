@@ -178,7 +178,10 @@ class JobOut(Schema):
     rounds: int
     scale: JobScale
     max_tokens: int
-    max_tokens_cap: int | None
+    #: The most a re-ask of a cut reply gets: the job's cap, or the default (twice
+    #: ``max_tokens``, ``max_tokens_cap_default`` true) when it set none, as the labels JSONL.
+    max_tokens_cap: int
+    max_tokens_cap_default: bool
     prompt_version: str
     agents: list[dict[str, Any]] = Field(
         description="Agent A's and B's backend configs as stored; a simulated agent's truth "
@@ -237,7 +240,8 @@ def _job_out(job: DebateJob) -> JobOut:
         # The model's choices, checked against these enums by the API's tests.
         scale=cast(JobScale, job.scale),
         max_tokens=job.max_tokens,
-        max_tokens_cap=job.max_tokens_cap,
+        max_tokens_cap=job.max_tokens_cap_applied,
+        max_tokens_cap_default=job.max_tokens_cap is None,
         prompt_version=job.prompt_version,
         agents=[config_shown(job.agent_a), config_shown(job.agent_b)],
         progress=progress,

@@ -98,6 +98,14 @@ DEFAULT_ROUNDS = 2
 DEFAULT_TEMPERATURE = 0.0
 
 
+def max_tokens_cap_effective(max_tokens: int, cap: int | None) -> int:
+    """The most a re-ask of a reply cut at its budget gets (tokens): ``cap`` when a job set
+    one, else the default, twice ``max_tokens`` (:mod:`debates.turns` doubles a cut reply's
+    budget, up to this cap). Every place that states a job's cap states this value, with
+    whether it was the default (``cap is None``)."""
+    return cap if cap is not None else 2 * max_tokens
+
+
 @dataclass(frozen=True, slots=True)
 class DebateConfig:
     """Debate settings. ``rounds`` is R (1..5), ``max_tokens`` the completion budget of a
@@ -180,7 +188,7 @@ class DebateConfig:
     @property
     def turn_settings(self) -> TurnSettings:
         """How each turn is asked (:class:`debates.turns.TurnSettings`); the cap filled in."""
-        cap = self.max_tokens_cap if self.max_tokens_cap is not None else 2 * self.max_tokens
+        cap = max_tokens_cap_effective(self.max_tokens, self.max_tokens_cap)
         return TurnSettings(
             temperature=self.temperature,
             max_tokens=self.max_tokens,

@@ -140,7 +140,8 @@ def _job_sheet(job: DebateJob) -> JobSheet:
         consensus=job.consensus,
         temperature=job.temperature,
         max_tokens=job.max_tokens,
-        max_tokens_cap=job.max_tokens_cap or 2 * job.max_tokens,
+        max_tokens_cap=job.max_tokens_cap_applied,
+        max_tokens_cap_default=job.max_tokens_cap is None,
         audit=AuditSheet(
             share=audit.share,
             sampled=audit.sampled,

@@ -143,7 +143,8 @@ class JobSheet:
     """One debate job of the pool: agents, prompt version, ``rounds`` (R), label ``scale``
     ("binary" or "graded", top grade ``max_grade``), ``consensus`` rule, temperature, the
     token budget of a turn's first call (``max_tokens``) and of a re-ask (``max_tokens_cap``,
-    resolved: the job's cap or twice ``max_tokens``), the audit and human agreement."""
+    resolved: the job's cap or twice ``max_tokens``; ``max_tokens_cap_default`` true when it
+    was that default, the job having set none), the audit and human agreement."""
 
     job: int
     agents: tuple[AgentSheet, ...]
@@ -160,6 +161,7 @@ class JobSheet:
     calibration: tuple[CalibrationSheet, ...] = ()
     calibration_missing: str = ""
     status: str = "finished"  # the job's status when the file was written
+    max_tokens_cap_default: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -540,7 +542,12 @@ def _job(job: JobSheet) -> list[str]:
         f"- Prompt version {md_code(job.prompt_version)}; R = {job.rounds} rounds at most; "
         f"scale {scale}; consensus {md_code(job.consensus)}; temperature {job.temperature:g}",
         f"- Token budget: {_count(job.max_tokens)} completion tokens for a turn's first call, "
-        f"{_count(job.max_tokens_cap)} for the re-ask of a reply cut at its budget",
+        f"{_count(job.max_tokens_cap)} for the re-ask of a reply cut at its budget"
+        + (
+            " (the default, twice the first call's: the job set no cap)"
+            if job.max_tokens_cap_default
+            else ""
+        ),
         _audit(job.audit),
         _agreement(job.agreement),
         _calibration(job),

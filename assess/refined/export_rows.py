@@ -17,6 +17,7 @@ from django.db.models import Count, F, Q
 from assess.models.overrides import HUMAN_SOURCES, overrides_consensus
 from corpora.models import Document, Pool, Qrel, QrelSet, Query
 from corpora.ordering import code_point
+from debates.engine import max_tokens_cap_effective
 from debates.llm.config import AgentConfig, model_shown
 from debates.models import Debate, DebateJob, Turn
 from debates.prices import Price, llm_prices
@@ -246,9 +247,12 @@ def _generation_json(
     agent_a: str | None, agent_b: str | None, max_tokens: int | None, cap: int | None
 ) -> str:
     """The ``generation`` field of a label from its job's stored agents and budgets, as
-    canonical JSON: ``{"max_tokens", "max_tokens_cap", "agents": [A's options, B's]}`` (each
-    agent's ``reasoning_effort`` and ``extra_body`` when given); "null" without a job. Jobs
-    repeat over millions of rows: each distinct one is built once."""
+    canonical JSON: ``{"max_tokens", "max_tokens_cap", "max_tokens_cap_default", "agents":
+    [A's options, B's]}`` (each agent's ``reasoning_effort`` and ``extra_body`` when given;
+    ``max_tokens_cap`` the cap the job applied, ``max_tokens_cap_default`` true when the job
+    set none and that cap was the default, twice ``max_tokens``:
+    :func:`debates.engine.max_tokens_cap_effective`); "null" without a job. Jobs repeat over
+    millions of rows: each distinct one is built once."""
     if agent_a is None or agent_b is None or max_tokens is None:
         return "null"
     agents = []
@@ -260,7 +264,8 @@ def _generation_json(
     value = {
         "agents": agents,
         "max_tokens": max_tokens,
-        "max_tokens_cap": cap if cap is not None else 2 * max_tokens,
+        "max_tokens_cap": max_tokens_cap_effective(max_tokens, cap),
+        "max_tokens_cap_default": cap is None,
     }
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 

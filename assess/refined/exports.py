@@ -61,7 +61,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 # Bump when an export's layout changes: old files then no longer count as current.
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 KINDS = tuple(ExportFile.Kind.values)
 QREL_KINDS = ("trec", "beir", "labels", "disagreements", "benchmark")
 # Kinds only a refined set has, and what the refusal calls them.
@@ -208,6 +208,51 @@ def export_key(*, kind: str, qrel_set: QrelSet | None = None, pool: Pool | None 
         f"v{FORMAT_VERSION}:transcripts:pool:{pool.pk}:{turns['n']}:{turns['last'] or 0}:"
         f"{statuses}:{stamp}"
     )[:200]
+
+
+def export_key_change(*, kind: str, built_key: str, current_key: str) -> str:
+    """Why an export built under ``built_key`` no longer matches ``current_key`` (both
+    :func:`export_key` of ``kind`` for one source), in words; pure. The key says what
+    changed: its format version, a transcripts key's turn count, a labels key's price stamp,
+    a benchmark key's README hash (which cannot say which line changed)."""
+    built, current = built_key.split(":"), current_key.split(":")
+    if built[0] != current[0]:
+        return f"the export format changed since ({built[0]} then, {current[0]} now)"
+    if kind == "transcripts":
+        turns = (built[4], current[4]) if len(built) > 4 and len(current) > 4 else None
+        if turns is not None and turns[0] != turns[1]:
+            return f"the pool has debates or turns since ({turns[0]} turns then, {turns[1]} now)"
+        return "the pool's debates changed since (a status or finish time; no new turns)"
+    if kind == "labels":
+        return "the LLM prices (DREAM_LLM_PRICES) changed since, and the file states money at them"
+    if kind == "benchmark":
+        return (
+            "its datasheet README would read differently now (a dataset field, the audit's "
+            "labels, a job or the prices changed since)"
+        )
+    return "what it is made from changed since"
+
+
+def export_outdated_find(
+    *, kind: str, key: str, qrel_set: QrelSet | None = None, pool: Pool | None = None
+) -> tuple[ExportFile, str] | None:
+    """``(export, why)``: the newest pending, running or done export of ``kind`` of the same
+    source (``qrel_set``, or ``pool`` for transcripts) whose key is not ``key``, the current
+    one, with :func:`export_key_change` saying why; None when there is none or the newest
+    one is current. A selector: reads only."""
+    newest = (
+        ExportFile.objects.filter(
+            kind=kind,
+            qrel_set=qrel_set,
+            pool=pool,
+            status__in=["pending", "running", "done"],
+        )
+        .order_by("-created", "-pk")
+        .first()
+    )
+    if newest is None or newest.key == key:
+        return None
+    return newest, export_key_change(kind=kind, built_key=newest.key, current_key=key)
 
 
 def _filename(kind: str, qrel_set: QrelSet | None, pool: Pool | None) -> str:

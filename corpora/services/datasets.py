@@ -644,12 +644,17 @@ def qrels_export(*, qrel_set: QrelSet, out: IO[str], fmt: str) -> int:
     return formats.write_qrels(qrels_rows(qrel_set=qrel_set), out, fmt)
 
 
+def _slug_of(name: str, slug: str) -> str:
+    # The slug a new dataset gets: the one given, else the one made from its name.
+    return slug or slugify(name)
+
+
 def dataset_name_problem(*, name: str, slug: str = "") -> str | None:
     """Why a new dataset cannot be called ``name`` (with ``slug``, "" for the one made from
     the name), naming the field, or None when it can: a slug that comes out empty, or one a
     dataset already has. Read-only and cheap (one indexed lookup): the upload form asks it
     as the name is typed, before any file is sent; the import refuses the same again."""
-    made = slug or slugify(name)
+    made = _slug_of(name, slug)
     field = "slug" if slug else "name"
     if not made:
         return f"{field}: {name!r} gives an empty slug; use letters or digits"
@@ -666,8 +671,9 @@ def dataset_slug_taken(*, name: str, slug: str = "") -> tuple[str, str] | None:
     ``name``) is a dataset's already, ``free`` the first of ``slug-2``, ``slug-3``, ... no
     dataset has (100 characters at most); None when it is free or comes out empty. For a
     refusal that names a slug to send instead (the HTTP API)."""
-    made = slug or slugify(name)
-    if not made or not Dataset.objects.filter(slug=made).exists():
+    made = _slug_of(name, slug)
+    # An empty slug is a problem of the name, not a taken slug: None, as for a free one.
+    if not made or dataset_name_problem(name=name, slug=slug) is None:
         return None
     taken = set(
         Dataset.objects.filter(slug__startswith=f"{made[:95]}-").values_list("slug", flat=True)

@@ -6,7 +6,7 @@ from django.db import models
 
 from corpora.models import Pool
 from debates.audit_design import ALLOCATIONS, AuditDesign
-from debates.engine import DEFAULT_ROUNDS, DEFAULT_TEMPERATURE
+from debates.engine import DEFAULT_ROUNDS, DEFAULT_TEMPERATURE, max_tokens_cap_effective
 from debates.llm.config import AgentConfig
 from debates.stage0_band import DEFAULT_ALPHA as STAGE0_ALPHA
 from debates.stage0_band import DEFAULT_BETA as STAGE0_BETA
@@ -275,6 +275,13 @@ class DebateJob(models.Model):
         """Agent A's and agent B's backend configs, parsed from the stored JSON
         (:meth:`AgentConfig.stored` parses each distinct config once per process)."""
         return AgentConfig.stored(self.agent_a), AgentConfig.stored(self.agent_b)
+
+    @property
+    def max_tokens_cap_applied(self) -> int:
+        """The cap a re-ask of a cut reply got (tokens): ``max_tokens_cap``, or when the job
+        set none (null), the default, twice ``max_tokens``
+        (:func:`debates.engine.max_tokens_cap_effective`)."""
+        return max_tokens_cap_effective(self.max_tokens, self.max_tokens_cap)
 
     @property
     def uses_bundled_model(self) -> bool:

@@ -33,7 +33,7 @@ from debates.llm.config import (
     model_shown,
     truth_file_shown,
 )
-from debates.services.common import AgentConfigError, DebateJobError
+from debates.services.common import AgentConfigError, AgentFieldError, DebateJobError
 
 __all__ = [
     "TEST_BACKEND",
@@ -120,15 +120,17 @@ def truth_file_permit(*, path: str | None, agent: str, shown_in_full: bool = Tru
             if path and shown_in_full
             else "/folder/of/truth/files"
         )
-        raise DebateJobError(
-            f"agent {agent}: truth: the simulated backend is off until the server's operator "
-            f"sets the environment variable {SIMULATION_DIRS_SETTING} to the truth files' "
-            f"folders (comma-separated), e.g. {SIMULATION_DIRS_SETTING}={example}"
+        raise AgentFieldError(
+            agent=agent,
+            message=f"truth: the simulated backend is off until the server's operator sets "
+            f"the environment variable {SIMULATION_DIRS_SETTING} to the truth files' folders "
+            f"(comma-separated), e.g. {SIMULATION_DIRS_SETTING}={example}",
         )
     if not path or not policy.truth_file_allowed(path=path, folders=folders):
-        raise DebateJobError(
-            f"agent {agent}: truth {named} is not a file in the folders the server's operator "
-            f"allows ({SIMULATION_DIRS_SETTING})"
+        raise AgentFieldError(
+            agent=agent,
+            message=f"truth {named} is not a file in the folders the server's operator allows "
+            f"({SIMULATION_DIRS_SETTING})",
         )
 
 
@@ -257,7 +259,7 @@ def agent_config_validate(
     except DebateJobError:
         raise  # already names the agent (truth_file_permit): never "agent A: agent A: ..."
     except ValueError as exc:
-        raise DebateJobError(f"agent {agent}: {exc}") from None
+        raise AgentFieldError(agent=agent, message=str(exc)) from None
 
 
 # The fields a form or a command's flags give per backend (a form shows every backend's

@@ -42,18 +42,32 @@ class DebateJobError(ValueError):
     """A job action that is refused (bad settings, a job in the wrong status, ...)."""
 
 
-class AgentConfigError(DebateJobError):
-    """An agent's backend config that does not parse (a field's type or range, an unknown
-    field, a missing model): ``agent`` ("A" or "B"), ``field`` (the config's key the message
-    starts with, e.g. ``model``; "" when it names none) and ``reason`` (the rest). ``str()``
-    is ``agent A: model: must be a string, got 5``, as :class:`DebateJobError` words it; the
-    HTTP API answers it as a 422 naming ``agent_a.model``."""
+# A config's refusal starts with the field it is about: "model: why", or, for a file, the
+# field and its value, "model_path /m/x.txt: not a GGUF file" (:mod:`debates.llm.config`).
+_FIELD_FIRST = re.compile(r"([a-z_][a-z0-9_]*)(: | )(.+)", flags=re.DOTALL)
+
+
+class AgentFieldError(DebateJobError):
+    """One agent's backend config refused by a field's value (a config that does not parse,
+    a file that cannot be read, a truth file or endpoint the operator does not allow):
+    ``agent`` ("A" or "B"), ``field`` (the config's key ``message`` starts with, e.g.
+    ``model``, ``model_path`` in ``model_path /m/x.txt: not a GGUF file``; "" when it starts
+    with none) and ``reason`` (after ``field: ``; the whole message when the field's value
+    follows it). ``str()`` is ``agent A: model: must be a string, got 5``, as
+    :class:`DebateJobError` words it; a command adds the flag that sets the field."""
 
     def __init__(self, *, agent: str, message: str) -> None:
-        found = re.match(r"([a-z_][a-z0-9_]*): (.+)", message, flags=re.DOTALL)
+        found = _FIELD_FIRST.match(message)
         self.agent = agent
-        self.field, self.reason = (found.group(1), found.group(2)) if found else ("", message)
+        self.field = found.group(1) if found else ""
+        self.reason = found.group(3) if found and found.group(2) == ": " else message
         super().__init__(f"agent {agent}: {message}")
+
+
+class AgentConfigError(AgentFieldError):
+    """An agent's backend config that does not parse (a field's type or range, an unknown
+    field, a missing model), with :class:`AgentFieldError`'s ``agent``, ``field`` and
+    ``reason``; the HTTP API answers it as a 422 naming ``agent_a.model``."""
 
 
 class DebateJobOptionError(DebateJobError):

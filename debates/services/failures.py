@@ -9,8 +9,9 @@ stage 0), *escalated* when it went to humans, *failed* when an LLM error left no
 Where a failure is kept: on the debate, ``Debate.last_error`` ("TypeName: message", at most
 :data:`~debates.services.common.ERROR_CHARS` characters, cleared when a later attempt ends
 the debate) and ``Debate.attempts`` (failed attempts since the debate was last given back by
-:func:`~debates.services.jobs.debate_job_retry_failed`, which sets it to 0 and keeps the
-error and the stored turns)."""
+:func:`~debates.services.jobs.debate_job_retry_failed`, which keeps the error, the attempts,
+the failure time and the stored turns until a worker asks the debate again and the count
+starts afresh; a job cancelled before then puts such debates back failed, as they were)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,8 @@ the operator no longer allows with :func:`debate_job_stop_refused`."""
 from __future__ import annotations
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, F, OuterRef
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from debates.models import Debate, DebateJob, WebhookDelivery
@@ -194,13 +195,19 @@ def debate_job_resume(*, job: DebateJob, enqueue: bool = True) -> int:
 
 def debate_job_cancel(*, job: DebateJob) -> None:
     """Cancel a running or paused job for good: no further debate starts, running ones stop
-    before their next LLM call; finished debates and stored turns are kept. A job with a
-    callback URL sends ``job.cancelled``. Raises DebateJobError for a finished or cancelled
-    job."""
+    before their next LLM call; finished debates and stored turns are kept. Debates that
+    :func:`debate_job_retry_failed` gave back and no worker has asked again (pending, with the
+    time they failed) will never run: they end failed again, as they were (error, attempts,
+    time), so the job's failures still list them. A job with a callback URL sends
+    ``job.cancelled``. Raises DebateJobError for a finished or cancelled job."""
     with transaction.atomic():
         cancelled = DebateJob.objects.filter(
             pk=job.pk, status__in=[DebateJob.Status.RUNNING, DebateJob.Status.PAUSED]
         ).update(status=DebateJob.Status.CANCELLED, finished=timezone.now())
+        if cancelled:
+            Debate.objects.filter(
+                job_id=job.pk, status=Debate.Status.PENDING, finished__isnull=False
+            ).update(status=Debate.Status.FAILED)
         if cancelled and job.callback_url:  # stored with the cancel, sent after commit
             webhook_job_event(job_id=job.pk, event=WebhookDelivery.Event.CANCELLED)
     if not cancelled:
@@ -212,7 +219,12 @@ def debate_job_cancel(*, job: DebateJob) -> None:
 def debate_job_retry_failed(*, job: DebateJob, enqueue: bool = True) -> int:
     """Give the job's failed debates a fresh set of attempts: back to pending (stored turns and
     the last error kept), a finished job running again, and enqueued if the job is running.
-    Returns how many. Raises DebateJobError for a cancelled job."""
+    Returns how many. Raises DebateJobError for a cancelled job.
+
+    Each keeps its failed ``attempts`` and the time it failed (``finished``) until a worker
+    claims it (:data:`debates.services.leases.LeaseSQL.CLAIM` then zeroes both), so that a
+    cancel before it runs again can put it back failed as it was (:func:`debate_job_cancel`)
+    instead of leaving a pending pair whose failure no list shows."""
     with transaction.atomic():
         locked = _locked(job)
         if locked.status == DebateJob.Status.CANCELLED:
@@ -220,8 +232,10 @@ def debate_job_retry_failed(*, job: DebateJob, enqueue: bool = True) -> int:
         failed = list(
             locked.debates.filter(status=Debate.Status.FAILED).values_list("pk", flat=True)
         )
+        # A failed debate has its finish time; one without (a row written by hand) gets now,
+        # since the claim tells a given-back debate by it.
         Debate.objects.filter(pk__in=failed).update(
-            status=Debate.Status.PENDING, attempts=0, finished=None
+            status=Debate.Status.PENDING, finished=Coalesce(F("finished"), timezone.now())
         )
         if failed and locked.status == DebateJob.Status.FINISHED:
             locked.status, locked.finished = DebateJob.Status.RUNNING, None

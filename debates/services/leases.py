@@ -131,9 +131,12 @@ class LeaseSQL:
     #: :func:`lease_claim`: pending -> running with a new token, ``expires`` and ``started``
     #: (kept from an earlier attempt), only while the debate's job runs and is not in batch
     #: mode. One row changed: claimed; none: someone else has it, or the job is not running.
+    #: A pending debate with a finish time is one ``debate_job_retry_failed`` gave back: asked
+    #: again now, it starts a fresh count of attempts and is no longer ended.
     CLAIM = f"""
 UPDATE {_DEBATE} SET status = %(debate_running)s, lease_token = %(token)s,
-    lease_expires_at = %(expires)s, started = COALESCE(started, %(now)s)
+    lease_expires_at = %(expires)s, started = COALESCE(started, %(now)s),
+    attempts = CASE WHEN finished IS NULL THEN attempts ELSE 0 END, finished = NULL
 WHERE id = %(debate_id)s AND status = %(debate_pending)s
     AND EXISTS (
         SELECT 1 FROM {_JOB}

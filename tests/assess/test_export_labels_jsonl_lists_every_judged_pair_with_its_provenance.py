@@ -100,7 +100,8 @@ def test_each_judged_pair_is_one_line_in_canonical_order(refined):
     assert consensus["generation"] == {
         "agents": [{}, {}],
         "max_tokens": refined.job.max_tokens,
-        "max_tokens_cap": 2 * refined.job.max_tokens,
+        "max_tokens_cap": 2 * refined.job.max_tokens,  # the job set none: the default
+        "max_tokens_cap_default": True,
     }
     assert (consensus["cached_tokens"], consensus["reasoning_tokens"]) == (0, 0)
     assert consensus["reused"] is None  # debated by its own job, not taken over
@@ -138,6 +139,7 @@ def test_a_labels_provenance_names_each_agents_reasoning_options_and_token_parts
         ],
         "max_tokens": refined.job.max_tokens,
         "max_tokens_cap": 5000,
+        "max_tokens_cap_default": False,
     }
     assert (line["cached_tokens"], line["reasoning_tokens"]) == (64, 321)
 

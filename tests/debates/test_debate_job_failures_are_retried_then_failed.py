@@ -88,14 +88,20 @@ def test_retry_failed_gives_failed_debates_fresh_attempts_and_reruns_them(
     with django_capture_on_commit_callbacks(execute=True):
         assert debate_job_retry_failed(job=job) == 1
     failed.refresh_from_db()
+    # Given back with its failure as it was (a cancel before it runs puts it back failed)...
     assert (failed.status, failed.attempts, failed.last_error) == (
         "pending",
-        0,
+        3,
         "PermanentLLMError: x",
     )
+    assert failed.finished is not None
     assert job.status == "running"
     assert sent == [(failed.pk, None)]
-    fake_llms(a=ScriptedClient([reply(0)]), b=ScriptedClient([reply(0)]))
+    # ... and asked again with a fresh count: one failed attempt is 1 of 3, not the 4th.
+    fake_llms(a=ScriptedClient([PermanentLLMError("y"), reply(0)]), b=ScriptedClient([reply(0)]))
+    with django_capture_on_commit_callbacks(execute=False):
+        failed = debate_run(debate_id=failed.pk)
+    assert (failed.status, failed.attempts, failed.finished) == ("pending", 1, None)
     failed = debate_run(debate_id=failed.pk)
     assert (failed.status, failed.final_label, failed.last_error) == ("agreed", 0, "")
     job.refresh_from_db()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from functools import partial
 from typing import Any
@@ -37,7 +36,7 @@ from debates.services.backends import (
     agent_config_build,
     agent_fields_given,
 )
-from debates.services.common import MAX_GOLD_SHARE, DebateJobError
+from debates.services.common import MAX_GOLD_SHARE, AgentFieldError, DebateJobError
 from debates.services.launch import (
     MAX_TEMPERATURE,
     DuplicateJobError,
@@ -515,7 +514,7 @@ def backend_flags_configs(
         try:
             config = agent_config_build(fields=raw_a, agent="A")
         except DebateJobError as exc:
-            message = _flag_named(str(exc), opts)
+            message = _flag_named(exc, opts)
             raise DebateJobError(f"backend: {message.removeprefix('agent A: ')}") from None
         return config, config
     try:
@@ -524,22 +523,20 @@ def backend_flags_configs(
             agent_config_build(fields=raw_b, agent="B"),
         )
     except DebateJobError as exc:
-        raise DebateJobError(_flag_named(str(exc), opts)) from None
+        raise DebateJobError(_flag_named(exc, opts)) from None
 
 
-_AGENT_FIELD_ERROR = re.compile(r"agent ([AB]): (\w+)[: ]")
-
-
-def _flag_named(message: str, opts: dict[str, Any]) -> str:
-    """``message`` ("agent B: FIELD: why", the config's words) with the flag that sets FIELD
-    appended where its name is not FIELD's own, e.g. "agent B: model: required for the openai
-    backend (flag --model-b)": a command's user types flags, not field names. Agent B's flag is its
-    ``-b`` one when given or when ``--backend-b`` makes all of B's fields its own; otherwise
-    B took A's value, so A's flag is named."""
-    found = _AGENT_FIELD_ERROR.match(message)
-    if found is None or found.group(2) not in AGENT_FIELD_NAMES:
+def _flag_named(exc: DebateJobError, opts: dict[str, Any]) -> str:
+    """``exc``'s message ("agent B: FIELD: why", the config's words) with the flag that sets
+    FIELD (:attr:`~debates.services.common.AgentFieldError.field`) appended where its name is
+    not FIELD's own, e.g. "agent B: model: required for the openai backend (flag --model-b)":
+    a command's user types flags, not field names. Agent B's flag is its ``-b`` one when given
+    or when ``--backend-b`` makes all of B's fields its own; otherwise B took A's value, so
+    A's flag is named."""
+    message = str(exc)
+    if not isinstance(exc, AgentFieldError) or exc.field not in AGENT_FIELD_NAMES:
         return message
-    agent, name = found.groups()
+    agent, name = exc.agent, exc.field
     own_b = agent == "B" and (
         opts.get(flag_dest(name, "_b")) is not None or opts.get("backend_b") is not None
     )
