@@ -550,6 +550,11 @@ def _rbp(ranked: Ranked, qrels: Qrels, queries: Sequence[str], rel_level: int) -
     return ranking.rbp(ranked, qrels, queries=queries, rel_level=rel_level)[0]
 
 
+def _top_grade(*qrels: Qrels) -> int | None:
+    """The highest grade in any of ``qrels`` (None when they hold no judgment)."""
+    return max((g for q in qrels for by_doc in q.values() for g in by_doc.values()), default=None)
+
+
 def rebenchmark(
     original_qrels: Qrels,
     refined_qrels: Qrels,
@@ -567,9 +572,8 @@ def rebenchmark(
     ``measures`` defaults to :func:`measures_at` with ``rel_level`` (the lowest grade the
     binary measures count as relevant; Hole@10 counts the same) and, with ``exp_gain``, the
     exponential-gain nDCG@10 over the grades of both qrel sets.
-    Returns a :class:`RebenchResult`. Raises ValueError for an empty ``runs`` or a bad run
-    (as :func:`rank_run`), a ``rel_level`` outside 1..127; ``measures`` must include nDCG@10.
-    """
+    Raises ValueError for an empty ``runs`` or a bad run (as :func:`rank_run`), a
+    ``rel_level`` outside 1..127; ``measures`` must include nDCG@10."""
     if not runs:
         raise ValueError("rebenchmark needs at least one run")
     rel_level = check_rel_level(rel_level)
@@ -628,13 +632,5 @@ def rebenchmark(
         agreement=agreement,
         rbp_before=rbp_before,
         rbp_after=rbp_after,
-        top_grade=max(
-            (
-                g
-                for qrels in (original_qrels, refined_qrels)
-                for d in qrels.values()
-                for g in d.values()
-            ),
-            default=None,
-        ),
+        top_grade=_top_grade(original_qrels, refined_qrels),
     )
