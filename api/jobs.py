@@ -25,7 +25,7 @@ from typing import (
 )
 
 from django.db import transaction
-from django.http import HttpRequest, StreamingHttpResponse
+from django.http import HttpRequest
 from ninja import Field, Header, Query, Router, Schema, Status
 from ninja.errors import HttpError, ValidationError
 from pydantic import create_model
@@ -34,6 +34,7 @@ from assess.evaluation.budget import job_budget
 from assess.evaluation.rebench import RebenchError, rebench_compute
 from assess.evaluation.refined_intervals import report_intervals
 from assess.evaluation.tables import leaderboards_json, ranking_json, rebench_tables
+from assess.models.bundled import refined_bundled_warning
 from assess.refined.operations import refinement_start
 from assess.refined.refine import (
     RefineError,
@@ -552,6 +553,8 @@ def _refined_out(refinement: Any, budget: RefinementBudget) -> dict[str, Any]:
         "counts": {**(refinement.counts or {}), "by_source": by_source},
         "simulated": any(simulated.values()),
         "simulated_labels": simulated,
+        # The job page's banner when the bundled tiny model gave labels of the set ("").
+        "bundled_model_warning": refined_bundled_warning(qrel_set=refinement.qrel_set),
         "exclude_flagged": refinement.exclude_flagged,
         "excluded_annotators": refinement.excluded_annotators,
         "created": refinement.created.isoformat(),
@@ -650,7 +653,9 @@ def refined_rebenchmark(
     refined set corrects original grades, ``effects`` holds the leaderboards on the original
     with the corrections only, the holes only and both (its table comes last); else null.
     ``simulated`` (bool) and ``simulated_labels`` ``{"debate": n, "human": m, "stage0": k}``
-    say whether the refined set's labels (copied ones included) are simulated."""
+    say whether the refined set's labels (copied ones included) are simulated;
+    ``bundled_model_warning``, the job page's banner when the bundled tiny model gave some
+    of them ("" otherwise)."""
     dataset = dataset_or_404(slug)
     refined = qrel_set_or_404(dataset, name)
     refinement = getattr(refined, "refinement", None)
@@ -673,6 +678,7 @@ def refined_rebenchmark(
         # Said at the top as well as under "intervals": the tables rest on them too.
         "simulated": intervals["simulated"],
         "simulated_labels": intervals["simulated_labels"],
+        "bundled_model_warning": refined_bundled_warning(qrel_set=refined),
         "intervals": intervals,
         "effects": report.effects.as_json() if report.effects is not None else None,
         "tables": [
@@ -685,14 +691,3 @@ def refined_rebenchmark(
             for t in tables
         ],
     }
-
-
-def download_response(lines: Any, *, content_type: str, filename: str) -> StreamingHttpResponse:
-    """A streamed download named ``filename``."""
-    from django.utils.http import content_disposition_header
-
-    response = StreamingHttpResponse(lines, content_type=content_type)
-    disposition = content_disposition_header(True, filename)
-    if disposition:
-        response["Content-Disposition"] = disposition
-    return response

@@ -62,6 +62,7 @@ from debates.services.worker_wait import worker_warning_watch
 from .evaluation.rebench import RebenchError, rebench_compute
 from .evaluation.refined_intervals import interval_tables, refined_simulated, report_intervals
 from .evaluation.tables import format_text, rebench_tables, relevance_note
+from .models.bundled import refined_bundled_warning
 from .models.simulated import (
     JOB_SIMULATED_SCOPE,
     SIMULATED_KINDS,
@@ -645,6 +646,8 @@ def _rebench_report(
     simulated = simulated_sentence(refined_simulated(refined=refined))
     if simulated:  # said before any table: they all rest on these labels
         echo(f"{simulated}.")
+    if bundled := refined_bundled_warning(qrel_set=refined):
+        echo(f"Labels from a tiny model, not for a benchmark. {bundled}")
     if rebench.self_entries_note():
         echo(rebench.self_entries_note())
     echo(relevance_note(rebench.result))

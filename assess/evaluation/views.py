@@ -21,6 +21,7 @@ from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
+from assess.models.bundled import refined_bundled_warning
 from assess.models.simulated import qrel_sets_simulated, simulated_sentence
 from core.roles import Role, role_required
 from corpora.formats import relevance_level_check
@@ -153,6 +154,8 @@ def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
     wanted = request.GET.getlist("runs")
     context = {"dataset": dataset, "all_runs": all_runs, "wanted": set(wanted), **choice}
     context["simulated_sets"] = qrel_sets_simulated(choice["qrel_sets"])
+    if choice["refined"] is not None:
+        context["bundled_warning"] = refined_bundled_warning(qrel_set=choice["refined"])
     report = None
     if choice["original"] and choice["refined"] and all_runs and not choice["errors"]:
         try:

@@ -32,6 +32,7 @@ from corpora.services.operations import operation_fix
 from corpora.simulated import simulated_response_mark
 
 from ..models import ExportFile, Refinement
+from ..models.bundled import refined_bundled_warning
 from ..models.simulated import simulated_sentence
 from .cost import cost_rows
 from .detail import refined_detail_get
@@ -202,6 +203,7 @@ def refined_detail(request: HttpRequest, slug: str, name: str) -> HttpResponse:
             "by_source": sorted(page.by_source.items()),
             "simulated_line": simulated_sentence(page.simulated),
             "simulated": page.simulated,
+            "bundled_warning": refined_bundled_warning(qrel_set=refinement.qrel_set),
             "by_reason": sorted((refinement.counts.get("by_reason") or {}).items()),
             "open_note": open_disagreements_sentence(
                 open_disagreements_count(refinement.counts.get("by_reason"))

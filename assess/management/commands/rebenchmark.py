@@ -15,6 +15,7 @@ from assess.evaluation.refined_intervals import (
     report_intervals,
 )
 from assess.evaluation.tables import format_text, rebench_tables, relevance_note
+from assess.models.bundled import refined_bundled_warning
 from assess.models.simulated import simulated_sentence
 from corpora.formats import relevance_level_check
 from corpora.management.commands._common import load_dataset
@@ -91,6 +92,8 @@ class Command(BaseCommand):
         simulated = simulated_sentence(refined_simulated(refined=refined))
         if simulated:
             self.stdout.write(f"{simulated}.\n")
+        if bundled := refined_bundled_warning(qrel_set=refined):
+            self.stdout.write(f"Labels from a tiny model, not for a benchmark. {bundled}\n")
         if report.self_entries_note():
             self.stdout.write(report.self_entries_note() + "\n")
         self.stdout.write(relevance_note(report.result) + "\n\n")
