@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from .evaluation.interval_reports import whole_range
 from .evaluation.ranking import RBP_P
 from .evaluation.refined_intervals import COVERAGE_CAVEAT, RefinedIntervals, refinement_intervals
 from .models import Refinement
@@ -21,7 +22,8 @@ def refinement_intervals_sheet(refinement: Refinement) -> IntervalsSheet:
     :func:`assess.evaluation.refined_intervals.refinement_intervals` (the pool's runs
     against the original qrels; binary relevance, grade >= 1) as plain values: per run and
     measure the estimate, its 95% interval and its sample size (audited and escalated human
-    labels), the sample's counts, the
+    labels), the run's plain value on the refined qrels (the re-benchmark page's refined
+    leaderboard) and whether the interval is the whole range, the sample's counts, the
     settled run pairs, Kendall's tau and the caveat; ``error`` says why there are none. The
     same re-benchmark's ranking agreement and RBP go with them (``ranking``)."""
     found = refinement_intervals(refinement=refinement)
@@ -44,7 +46,15 @@ def refinement_intervals_sheet(refinement: Refinement) -> IntervalsSheet:
         sheet,
         systems={
             system: {
-                m: IntervalCell(i.estimate, i.low, i.high, found.sample(i).total, i.n_bearing)
+                m: IntervalCell(
+                    i.estimate,
+                    i.low,
+                    i.high,
+                    found.sample(i).total,
+                    i.n_bearing,
+                    plain=found.plain.get(system, {}).get(m),
+                    whole_range=whole_range(i),
+                )
                 for m, i in by.items()
             }
             for system, by in found.ppi.by_system.items()

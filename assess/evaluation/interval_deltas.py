@@ -26,7 +26,7 @@ from typing import Any
 from core.text import plural
 
 from .interval_comparisons import PairComparison
-from .interval_reports import SampleSize, bearing_text, interval_json
+from .interval_reports import WHOLE_RANGE_NOTE, SampleSize, interval_json, sizes_text, whole_range
 from .intervals import INTERVAL_MEASURES, Interval
 
 # Why the other measures of the re-benchmark have no interval: said once, wherever a Δ of
@@ -57,17 +57,16 @@ class DeltaIntervals:
         return self.intervals.get(measure, {}).get(system)
 
     def cell(self, measure: str, system: str) -> str:
-        """``-0.1220 [-0.2309, -0.0131] (n = 2; n_b = 1)``, n every human label behind it,
-        n_b the human labels (audited or escalated) that bear on it; ``n/a`` when there is no
-        interval (the table's note says why)."""
+        """``-0.1220 [-0.2309, -0.0131] (n = 2; n_b = 7)``, n every human label behind it,
+        n_b the human labels (audited or escalated) that bear on it, led by "whole range"
+        when fewer than 5 do (:func:`~assess.evaluation.interval_reports.sizes_text`);
+        ``n/a`` when there is no interval (the table's note says why)."""
         found = self.get(measure, system)
         if found is None:
             return "n/a"
         sample = self.samples[measure][system]
-        return (
-            f"{_signed(found.estimate)} [{_signed(found.low)}, {_signed(found.high)}] "
-            f"(n = {sample.total:,}" + (f"; {bearing_text(found)})" if bearing_text(found) else ")")
-        )
+        bracket = f"{_signed(found.estimate)} [{_signed(found.low)}, {_signed(found.high)}]"
+        return f"{bracket} {sizes_text(found, sample)}"
 
     def sample_text(self, measure: str) -> str:
         """The human labels behind ``measure``'s Δ intervals, ``2 (1 audited, 1
@@ -84,6 +83,12 @@ class DeltaIntervals:
             return self.missing
         return "" if measure in self.intervals else ONLY_THESE
 
+    def _range_words(self, measure: str) -> str:
+        """``; 'whole range': ...`` when a Δ interval of ``measure`` is its whole range
+        (:func:`~assess.evaluation.interval_reports.whole_range`), else ""."""
+        marked = any(whole_range(i) for i in self.intervals.get(measure, {}).values())
+        return f"; {WHOLE_RANGE_NOTE}" if marked else ""
+
     def table_note(self, measure: str, rel_level: int) -> str:
         """The rank-changes table's sentence on its ``Δ measure [95%]`` column."""
         if measure not in self.intervals:
@@ -91,7 +96,8 @@ class DeltaIntervals:
         return (
             f"Δ {measure} [95%]: the prediction-powered refined estimate minus the original "
             f"score, with its 95% interval, n = {self.sample_text(measure)} human labels "
-            "(the sample of the intervals below). The original score is exact, so the "
+            f"(the sample of the intervals below{self._range_words(measure)}). The original "
+            "score is exact, so the "
             "interval is the refined one shifted by it; both sides count relevance as "
             f"grade >= {rel_level} with binary gains (the intervals' definition), so it can "
             f"differ from the plain Δ {measure}, which takes the refined qrels' debate labels "

@@ -349,13 +349,13 @@ def few_labels_note(values: Sequence[tuple[str, str]], *, minimum: int) -> str:
     :data:`assess.evaluation.interval_range.MIN_BEARING`'s)."""
     if len(values) == 1:
         value, n = values[0]
+        # n_b, as beside the interval: a bare "n" there counts every human label instead.
         return (
-            f"{value}: too few human labels (audited or escalated) bear on this run's value (n = "
-            f"{n}; at least "
-            f"{minimum} needed): the interval is every value the pairs without a human label "
-            "allow"
+            f"{value}: too few human labels (audited or escalated) bear on this run's value "
+            f"(n_b = {n}; at least {minimum} needed): the interval is every value the pairs "
+            "without a human label allow"
         )
-    named = ", ".join(f"{value} (n = {n})" for value, n in values)
+    named = ", ".join(f"{value} (n_b = {n})" for value, n in values)
     return (
         f"{named}: too few human labels (audited or escalated) bear on these runs' values (at "
         f"least {minimum} "

@@ -14,6 +14,7 @@ from typing import Any
 from core.text import plural
 
 from .interval_comparisons import PairComparison
+from .interval_range import MIN_BEARING
 from .intervals import Interval
 
 # A re-benchmark shows two Kendall taus that can even differ in sign; each is named by what
@@ -56,10 +57,11 @@ def sample_of(interval: Interval, *, escalated: int) -> SampleSize:
 
 def interval_json(interval: Interval, sample: SampleSize) -> dict[str, float | int | None]:
     """``{"estimate", "low", "high", "n_human", "n", "n_audited", "n_escalated",
-    "n_bearing"}``: ``n_human`` and ``n`` both count every human label behind it (audited and
-    escalated); ``n_bearing`` (n_b) the human labels (audited or escalated) that bear on
-    this value, on which its width rests (fewer than 5: the interval is the value's whole
-    range; None: no sample behind it, as for the LLM-only bootstrap)."""
+    "n_bearing", "whole_range"}``: ``n_human`` and ``n`` both count every human label behind
+    it (audited and escalated); ``n_bearing`` (n_b) the human labels (audited or escalated)
+    that bear on this value, on which its width rests (fewer than 5: the interval is the
+    value's whole range, and ``whole_range`` is true: :func:`whole_range`; None: no sample
+    behind it, as for the LLM-only bootstrap)."""
     return {
         "estimate": interval.estimate,
         "low": interval.low,
@@ -67,6 +69,7 @@ def interval_json(interval: Interval, sample: SampleSize) -> dict[str, float | i
         "n_human": sample.total,
         **sample.as_json(),
         "n_bearing": interval.n_bearing,
+        "whole_range": whole_range(interval),
     }
 
 
@@ -76,13 +79,43 @@ def bearing_text(interval: Interval) -> str:
     return "" if interval.n_bearing is None else f"n_b = {interval.n_bearing:,}"
 
 
+# Beside a value whose bracket is its whole range for want of labels, in place of a 95%
+# interval, wherever a "[95%]" column or heading would call it one (page, printout, API
+# tables, datasheet).
+WHOLE_RANGE = "whole range"
+WHOLE_RANGE_NOTE = (
+    f"'{WHOLE_RANGE}': fewer than {MIN_BEARING} human labels bear on the value (n_b < "
+    f"{MIN_BEARING}), so the bracket is every value the pairs without a human label allow, "
+    "not a 95% interval"
+)
+
+
+def whole_range(interval: Interval) -> bool:
+    """Whether ``interval`` is its value's whole range rather than a 95% interval: fewer than
+    :data:`~assess.evaluation.interval_range.MIN_BEARING` human labels bear on it (its
+    ``n_bearing`` known and below; the minimum-sample rule of
+    :mod:`assess.evaluation.intervals`)."""
+    return interval.n_bearing is not None and interval.n_bearing < MIN_BEARING
+
+
+def sizes_text(interval: Interval, sample: SampleSize | None = None) -> str:
+    """``(whole range; n = 2; n_b = 1)`` after an interval: :data:`WHOLE_RANGE` when
+    :func:`whole_range`, ``n`` the human labels behind it when ``sample`` is given, and n_b
+    (:func:`bearing_text`); "" when none applies."""
+    parts = [WHOLE_RANGE if whole_range(interval) else ""]
+    parts += [f"n = {sample.total:,}" if sample else "", bearing_text(interval)]
+    shown = [part for part in parts if part]
+    return f"({'; '.join(shown)})" if shown else ""
+
+
 def pair_json(pair: PairComparison, sample: SampleSize) -> dict[str, Any]:
     """One system pair's nDCG@10 difference as the API gives it everywhere (the re-benchmark's
     ``pairs`` and ``budget.undecided_pairs``, the job's ``budget.undecided_pairs``): ``{"a",
     "b", "difference", "low", "high", "settled", "n", "n_audited", "n_escalated",
-    "n_bearing"}`` (a - b, its 95% interval, whether the interval excludes 0, the human labels
-    behind it, and n_b, the human labels (audited or escalated) that bear on it, moving
-    the two systems unalike)."""
+    "n_bearing", "whole_range"}`` (a - b, its 95% interval, whether the interval excludes 0,
+    the human labels behind it, n_b, the human labels (audited or escalated) that bear on
+    it, moving the two systems unalike, and whether the interval is the whole range for
+    fewer than 5 of them: :func:`whole_range`)."""
     d = pair.difference
     return {
         "a": pair.a,
@@ -93,6 +126,7 @@ def pair_json(pair: PairComparison, sample: SampleSize) -> dict[str, Any]:
         "settled": pair.settled,
         **sample.as_json(),
         "n_bearing": d.n_bearing,
+        "whole_range": whole_range(d),
     }
 
 

@@ -16,15 +16,13 @@ audit pairs wait for a human label (:mod:`assess.evaluation.interval_missing`).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Count, Q
 
 from assess.models import Adjudication, Judgment, LabelProvenance, Refinement, ReviewItem
-from assess.models.overrides import HUMAN_SOURCES
 from assess.models.simulated import qrel_set_simulated_labels, simulated_sentence
 from core.text import plural
 from corpora.identical import skip_identical
@@ -46,15 +44,18 @@ from .interval_missing import (
 )
 from .interval_reports import (
     TAU_PPI,
+    WHOLE_RANGE_NOTE,
     SampleSize,
     SampleSource,
-    bearing_text,
     interval_json,
     level_note,
     pair_json,
     sample_of,
+    sizes_text,
     sources_note,
+    whole_range,
 )
+from .interval_sources import sample_sources as sample_sources
 from .ranking import RankingAgreement, RbpScore
 from .rebench import (
     CACHE_SECONDS,
@@ -103,6 +104,24 @@ COVERAGE_CAVEAT = (
 )
 
 
+# What a run pair's "settled" says, and what it does not: the rank changes' Wilcoxon and
+# t-test compare each system with itself (original vs refined qrels), never two systems.
+SETTLED_WORDS = (
+    "Paired over queries and the same human sample. The order of a and b is what the "
+    "interval on their paired per-query difference says: settled when it excludes 0, at 95% "
+    "for each pair on its own, not adjusted for the pairs compared. Conditional on these "
+    "queries: label errors cannot reverse the order on this query set, which says nothing "
+    "of queries at large. The rank changes' Wilcoxon and t-test p ask another question: "
+    "whether one system's score moved between the original and the refined qrels."
+)
+
+
+def _range_note(intervals: Iterable[iv.Interval]) -> str:
+    """`` 'whole range': ...`` after a table's note when one of its ``intervals`` is its
+    value's whole range (:func:`~assess.evaluation.interval_reports.whole_range`), else ""."""
+    return f" {WHOLE_RANGE_NOTE}." if any(whole_range(i) for i in intervals) else ""
+
+
 @dataclass
 class RefinedIntervals:
     """Every interval a re-benchmark shows, or ``error`` saying what is missing; and, from
@@ -124,6 +143,10 @@ class RefinedIntervals:
     # {measure: {run: score on the original qrels}} for every interval measure, measured as
     # ``before``: what each Δ interval subtracts (:meth:`deltas`).
     originals: dict[str, dict[str, float]] = field(default_factory=dict)
+    # {run: {measure: score on the refined qrels as they are}}: the leaderboard's plain values
+    # (ir_measures on the qrels, debate labels taken as decided), from :func:`report_intervals`;
+    # the datasheet shows each beside its estimate, which corrects those labels' errors.
+    plain: dict[str, dict[str, float]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     more_labels: int | None = None  # more audit labels for +-BUDGET_TARGET on nDCG@10
@@ -246,69 +269,6 @@ def pool_best_ranks(*, refined: QrelSet) -> dict[tuple[str, str], int]:
     re-benchmark happens to evaluate."""
     pool = Refinement.objects.filter(qrel_set=refined).values_list("pool_id", flat=True).first()
     return {} if pool is None else pool_pair_ranks(pool=pool, by_ids=True)
-
-
-def sample_sources(*, refined: QrelSet) -> list[SampleSource]:
-    """The jobs whose reviews gave ``refined``'s human labels, by the kind of each review (an
-    audit of its agreed pair, or its escalation; :func:`pooled_labels` counts by the pair's
-    deciding debate instead, so an escalation of one job on a pair another job's newer
-    debate agreed on is an audited label there), in job order, each
-    with its audit share, the labels it gave, the labels of the set reused from its debates,
-    and whether it debated the set's pool (else its reviews of the same pairs came through
-    another pool's job), and the labels it drew or escalated that still wait for a human (a
-    job whose labels all wait is listed with 0 audited, 0 escalated). Three queries; [] for
-    a set without provenance."""
-    rows = LabelProvenance.objects.filter(
-        qrel_set=refined, original_relevance__isnull=True, job__isnull=False
-    )
-    human = (
-        rows.filter(source__in=HUMAN_SOURCES)
-        .values("job_id", "job__audit_share", "job__pool_id")
-        .annotate(
-            audited=Count("pk", filter=Q(consensus_label__isnull=False, review_kind="audit")),
-            escalated=Count("pk", filter=Q(consensus_label__isnull=True)),
-        )
-    )
-    reused = dict(
-        rows.filter(debate__reused_from__isnull=False)
-        .values("debate__reused_from__job_id")
-        .annotate(n=Count("pk"))
-        .values_list("debate__reused_from__job_id", "n")
-    )
-    # Labels a job's reviews will give but have not: its drawn audits still without a human
-    # label (the pair keeps its consensus) and its escalations people have not decided.
-    waiting = {
-        r["job_id"]: r
-        for r in rows.exclude(source__in=HUMAN_SOURCES)
-        .values("job_id", "job__audit_share", "job__pool_id")
-        .annotate(
-            audits=Count("pk", filter=Q(review_kind="audit")),
-            escalations=Count(
-                "pk", filter=Q(consensus_label__isnull=True, review_kind="escalated")
-            ),
-        )
-        if r["audits"] or r["escalations"]
-    }
-    refinement = getattr(refined, "refinement", None)
-    pool = refinement.pool_id if refinement is not None else None
-    given = {r["job_id"]: r for r in human}
-    found = []
-    for job in sorted(given.keys() | waiting.keys()):
-        r = given.get(job) or waiting[job]
-        wait = waiting.get(job, {})
-        found.append(
-            SampleSource(
-                job=job,
-                audit_share=float(r["job__audit_share"]),
-                audited=given[job]["audited"] if job in given else 0,
-                escalated=given[job]["escalated"] if job in given else 0,
-                reused=reused.get(job, 0),
-                on_pool=r["job__pool_id"] == pool,
-                audits_waiting=wait.get("audits", 0),
-                escalations_waiting=wait.get("escalations", 0),
-            )
-        )
-    return found
 
 
 def refined_simulated(*, refined: QrelSet) -> dict[str, int]:
@@ -437,7 +397,8 @@ def report_intervals(
     """:func:`rebench_intervals` for the runs of a re-benchmark ``report`` of ``original``
     vs ``refined``, with Kendall's tau against the report's original nDCG@10 scores (what
     the command, the page, the API and the pipeline show), carrying the report's ranking
-    agreement and RBP along."""
+    agreement and RBP along, and each run's plain scores on ``refined`` (``plain``: the
+    refined leaderboard's nDCG@10, P@10 and R@100)."""
     found = rebench_intervals(
         original=original,
         refined=refined,
@@ -446,6 +407,10 @@ def report_intervals(
         with_tau=True,
     )
     result = report.result
+    found.plain = {
+        row.system: {m: row.scores[m] for m in iv.INTERVAL_MEASURES if m in row.scores}
+        for row in result.after
+    }
     found.agreement = result.agreement
     found.rbp = {s: (result.rbp_before[s], result.rbp_after[s]) for s in result.rbp_after}
     return found
@@ -510,10 +475,11 @@ def refinement_intervals(*, refinement: Refinement, rel_level: int = 1) -> Refin
 def _cell(interval: iv.Interval, sample: SampleSize | None = None) -> str:
     """``0.6655 [0.6012, 0.7301] (n_b = 7)``, with ``n = 12; `` before n_b when ``sample``
     is given (n_b: :func:`~assess.evaluation.interval_reports.bearing_text`, left out when no
-    sample is behind the interval)."""
+    sample is behind the interval) and "whole range; " first when fewer than 5 human labels
+    bear on it (:func:`~assess.evaluation.interval_reports.sizes_text`)."""
     cell = f"{interval.estimate:.4f} [{interval.low:.4f}, {interval.high:.4f}]"
-    sizes = ([f"n = {sample.total:,}"] if sample else []) + [bearing_text(interval)]
-    return f"{cell} ({'; '.join(s for s in sizes if s)})" if any(sizes) else cell
+    sizes = sizes_text(interval, sample)
+    return f"{cell} {sizes}" if sizes else cell
 
 
 def _llm_only_cell(interval: iv.Interval, result: RefinedIntervals) -> str:
@@ -652,6 +618,7 @@ def interval_tables(result: RefinedIntervals) -> list[Table]:
             "otherwise). 'LLM only': debate labels, bootstrap over queries, blind to "
             "label errors; 'humans only': the human sample alone. "
             f"{COVERAGE_CAVEAT}{_summary_note(result)}"
+            + _range_note(i for by in result.ppi.by_system.values() for i in by.values())
         ),
         numeric=(False, *([False] * 5), True),
     )
@@ -668,12 +635,7 @@ def interval_tables(result: RefinedIntervals) -> list[Table]:
             )
             for p in result.pairs
         ],
-        note=(
-            "Paired over queries and the same human sample; each interval at 95% on its own. "
-            "Conditional on these queries: 'settled' means label errors cannot reverse the "
-            "order on this query set, not that one system is better on queries at large "
-            "(that is the paired tests' question: Wilcoxon and t-test p of the rank changes)."
-        ),
+        note=(SETTLED_WORDS + _range_note(p.difference for p in result.pairs)),
         empty="No system pair to compare: one run only.",
         numeric=(False, False, False, False, True),
     )

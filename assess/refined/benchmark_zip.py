@@ -37,6 +37,7 @@ from typing import Any
 
 from django.db.models import Count
 
+from core.version import software
 from corpora.models import Dataset, Document, Pool, QrelSet, Query
 from corpora.ordering import code_point
 from corpora.services import qrels_export
@@ -276,6 +277,7 @@ def benchmark_datasheet(*, refinement: Refinement) -> Datasheet:
         simulated_labels=simulated_rows_sentence(
             simulated_rows, name=qrel_set.name, scope="in this set's final labels"
         ),
+        software=software(),
     )
 
 

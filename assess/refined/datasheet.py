@@ -38,6 +38,10 @@ from .labels import BEYOND_BUDGET, HUMAN_TIE, budget_split
 # At most this many ids of a pool's query subset are listed (the rest are counted).
 QUERIES_LISTED = 50
 
+# The section the other sections send the reader to for the counts of labels ('under "..."'
+# always quotes a heading of this file, word for word).
+LABELS_HEADING = "Final labels of the pool's pairs"
+
 
 def _share(value: float | None) -> str:
     return "undefined" if value is None else f"{value:.3f}"
@@ -200,7 +204,9 @@ class Datasheet:
     now); ``simulated_labels`` the "SIMULATED labels: ..."
     line of the set's final labels ("" when none is simulated), first under the title;
     ``embedded_warning`` the job page's banner on the bundled model's labels
-    (:func:`debates.bundled.embedded_warning`; "" when no job used it), a warning under it.
+    (:func:`debates.bundled.embedded_warning`; "" when no job used it), a warning under it;
+    ``software`` the DREAM Assess that wrote the file, version and commit
+    (:func:`core.version.software`; "": not known).
     """
 
     folder: str
@@ -244,6 +250,7 @@ class Datasheet:
     budget_recorded: bool = True
     simulated_labels: str = ""
     embedded_warning: str = ""
+    software: str = ""
 
 
 SIMULATED_WARNING = (
@@ -276,6 +283,12 @@ def _simulated_lines(s: Datasheet) -> list[str]:
     return lines
 
 
+def _software(s: Datasheet) -> str:
+    """The DREAM Assess that wrote the sheet, as a reviewer cites it: "DREAM Assess 0.1.0
+    (commit 1a2b3c4)", or with "version unknown" when the sheet does not say."""
+    return md_inline(s.software) if s.software else "DREAM Assess (version unknown)"
+
+
 def _header(s: Datasheet) -> list[str]:
     created = s.created.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     return [
@@ -287,7 +300,7 @@ def _header(s: Datasheet) -> list[str]:
         "that the original qrels never judged were put to DREAM debates between two LLM "
         "agents of opposite initial stance, and the pairs the agents could not agree on to "
         "humans; how many of each were labelled, and how many are still unresolved (left "
-        "out of the qrels), is under Counts. Written by DREAM Assess.",
+        f'out of the qrels), is under "{LABELS_HEADING}". Written by {_software(s)}.',
         "",
         "## Files",
         "",
@@ -436,7 +449,7 @@ def _counted(counts: Mapping[str, int], indent: str = "  ") -> list[str]:
 
 
 def _labels(s: Datasheet) -> list[str]:
-    lines = ["## Final labels of the pool's pairs", ""]
+    lines = [f"## {LABELS_HEADING}", ""]
     known = dict(_SOURCES)
     for source, meaning in _SOURCES:
         lines.append(f"- {meaning.capitalize()}: {_count(s.by_source.get(source, 0))}")
@@ -580,8 +593,8 @@ def _jobs(s: Datasheet) -> list[str]:
         "The figures of each job's audit and annotators are as they stood when this file "
         "was written. A job's audit compares its own consensus with the human label of each "
         "pair it drew, one that people gave on another job's item too; so its wrong labels "
-        "and the human labels that overrode the consensus (under Final labels: each pool "
-        "pair once, by its final label) may differ."
+        f'and the human labels that overrode the consensus (under "{LABELS_HEADING}": each '
+        "pool pair once, by its final label) may differ."
     )
     for job in sorted(s.jobs, key=lambda j: j.job):
         lines += ["", *_job(job)]
@@ -589,7 +602,9 @@ def _jobs(s: Datasheet) -> list[str]:
 
 
 def _intervals(s: Datasheet) -> list[str]:
-    return interval_lines(s.intervals, code=md_code, text=md_inline, flat=one_line)
+    return interval_lines(
+        s.intervals, code=md_code, text=md_inline, flat=one_line, software=_software(s)
+    )
 
 
 def _ranking(s: Datasheet) -> list[str]:

@@ -20,9 +20,19 @@ from .datasheet_ranking import RankingSheet
 
 HEADING = "## Intervals on the refined measures"
 
+# Why a run's value on the shipped qrels and its estimate differ, said once beside them.
+PLAIN_VS_ESTIMATE = (
+    "The qrels hold the labels as decided (the debates' consensus where no human judged a "
+    "pair), so a run's value on them, which trec_eval or ir_measures compute from this zip, "
+    "takes the debate labels' errors as they are; the estimate beside it corrects the errors "
+    "that the audit measured, so the two differ by what the audit found wrong (and, on "
+    "graded qrels, nDCG@10's binary gains)."
+)
+
 # The method, with its sources; the formulas are in assess/evaluation/intervals.py.
 INTERVALS_METHOD = (
-    "Each run's measures on the refined qrels are estimated by a model-assisted (GREG) "
+    "Each run's measures as they would be with a human label on every pooled pair are "
+    "estimated by a model-assisted (GREG) "
     "survey estimator (Sarndal, Swensson and Wretman 1992) in the spirit of "
     "prediction-powered inference (Angelopoulos, Bates, Fannjiang, Jordan and Zrnic, "
     "Science 382, 2023): the audit, a probability sample of the agreed pairs, gives per "
@@ -38,7 +48,7 @@ INTERVALS_METHOD = (
     "unjudged pairs "
     "allow. nDCG@10 has binary gains here. Intervals are at 95%, conditional on the "
     "evaluated queries; how they are computed and checked: `docs/rebenchmarking.md` of "
-    'DREAM Assess, section "Intervals".'
+    '{software}, section "Intervals".'
 )
 
 
@@ -46,13 +56,19 @@ INTERVALS_METHOD = (
 class IntervalCell:
     """One 95% interval: the point ``estimate``, its ``low`` and ``high`` ends, the
     ``n_human`` human labels behind it (audited and escalated) and ``n_bearing`` (n_b), the
-    human labels (audited or escalated) that bear on this value (None: not known)."""
+    human labels (audited or escalated) that bear on this value (None: not known);
+    ``plain`` the run's value on the zip's qrels as they are (what ir_measures computes from
+    them; None: not known); ``whole_range`` True when fewer than 5 human labels bear on it,
+    so ``low``..``high`` is every value the pairs without a human label allow, not a 95%
+    interval."""
 
     estimate: float
     low: float
     high: float
     n_human: int
     n_bearing: int | None = None
+    plain: float | None = None
+    whole_range: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,17 +109,37 @@ class IntervalsSheet:
     ranking: RankingSheet | None = None
 
 
+# Beside a cell whose bracket is its whole range, as the page and the printout mark it.
+WHOLE_RANGE = "whole range"
+
+
 def _cell(c: IntervalCell) -> str:
+    plain = "" if c.plain is None else f"{c.plain:.4f} on the qrels, estimate "
+    marked = f"{WHOLE_RANGE}; " if c.whole_range else ""
     bearing = "" if c.n_bearing is None else f"; n_b = {c.n_bearing:,}"
-    return f"{c.estimate:.4f} [{c.low:.4f}, {c.high:.4f}] (n = {c.n_human:,}{bearing})"
+    return (
+        f"{plain}{c.estimate:.4f} [{c.low:.4f}, {c.high:.4f}] ({marked}n = {c.n_human:,}{bearing})"
+    )
 
 
 def _estimates(v: IntervalsSheet, code: Callable[[str], str]) -> list[str]:
     """Per run its cells, the settled pairs and Kendall's tau, each with its n."""
     split = f"{v.audited:,} audited + {v.escalated:,} escalated"
+    every = [c for by in v.systems.values() for c in by.values()]
+    plain = (
+        "the value on this zip's qrels as they are, then "
+        if any(c.plain is not None for c in every)
+        else ""
+    )
+    ranged = (
+        f'; "{WHOLE_RANGE}": fewer than 5 human labels bear on the value (n_b < 5), so the '
+        "bracket is every value the pairs without a human label allow, not a 95% interval"
+        if any(c.whole_range for c in every)
+        else ""
+    )
     lines = [
-        f"- Per run: estimate [95% interval] (n = human labels behind it, {split}; n_b = "
-        "the human labels (audited or escalated) that bear on it):"
+        f"- Per run: {plain}estimate [95% interval] (n = human labels behind it, {split}; "
+        f"n_b = the human labels (audited or escalated) that bear on it{ranged}):"
     ]
     for system, by in sorted(v.systems.items()):
         # nDCG@10 first (the measure the rest of the section is about), then by name.
@@ -114,9 +150,10 @@ def _estimates(v: IntervalsSheet, code: Callable[[str], str]) -> list[str]:
     if v.pairs:
         lines.append(
             f"- Run pairs whose nDCG@10 order is settled at 95%: {v.settled:,} of {v.pairs:,} "
-            f"({v.settled / v.pairs:.0%}), {n}; each pair's interval on its own, not adjusted "
-            f"for the {plural(v.pairs, 'pair')} compared (of truly tied pairs, about 5% may "
-            "look settled; the tau interval below is adjusted)"
+            f"({v.settled / v.pairs:.0%}), {n}; settled: the 95% interval on the pair's "
+            "paired per-query difference excludes 0, each pair's interval on its own, not "
+            f"adjusted for the {plural(v.pairs, 'pair')} compared (of truly tied pairs, about "
+            "5% may look settled; the tau interval below is adjusted)"
         )
     if v.tau is not None:
         tau, low, high = v.tau
@@ -167,15 +204,21 @@ def interval_lines(
     code: Callable[[str], str],
     text: Callable[[str], str],
     flat: Callable[[str], str],
+    software: str = "DREAM Assess (version unknown)",
 ) -> list[str]:
-    """The section's Markdown lines: the method, the sample sizes, then the estimates or why
-    there are none, the caveat and the notes. ``code`` writes a run or measure name as an
-    inert code span, ``text`` database text as inert Markdown, ``flat`` our own text on one
-    line. ``v`` None: the section says none was computed."""
+    """The section's Markdown lines: the method (citing the manual of ``software``, the
+    DREAM Assess that wrote the file, already inert Markdown), why a run's value on the
+    qrels and its estimate differ, the sample sizes, then the estimates or why there are
+    none, the caveat and the notes. ``code`` writes a run or measure name as an inert code
+    span, ``text`` database text as inert Markdown, ``flat`` our own text on one line.
+    ``v`` None: the section says none was computed."""
     lines = [HEADING, ""]
     if v is None:
         return [*lines, "No interval was computed for this file."]
-    lines += [INTERVALS_METHOD, "", _sample_sizes(v)]
+    method = INTERVALS_METHOD.format(software=software)
+    if any(c.plain is not None for by in v.systems.values() for c in by.values()):
+        method += " " + PLAIN_VS_ESTIMATE
+    lines += [method, "", _sample_sizes(v)]
     if v.error:
         lines.append(f"- No interval: {text(v.error)}")
     else:

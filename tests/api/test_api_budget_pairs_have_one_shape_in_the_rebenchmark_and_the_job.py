@@ -21,6 +21,7 @@ KEYS = {
     "n_audited",
     "n_escalated",
     "n_bearing",
+    "whole_range",
 }
 
 

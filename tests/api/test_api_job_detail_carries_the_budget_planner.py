@@ -44,6 +44,7 @@ PAIR_KEYS = {
     "n_audited",
     "n_escalated",
     "n_bearing",
+    "whole_range",
 }
 
 
@@ -76,8 +77,8 @@ def test_the_job_detail_has_the_budget_of_the_newest_refined_set(refined, api_as
             "its pairs, nor of any stratum with the same binary label, was audited), so each "
             "of these intervals is every value the pairs without a human label allow",
             # One audited label bears on alpha's P@10, fewer than 5: its whole range too.
-            "alpha P@10: too few human labels (audited or escalated) bear on this run's value (n = "
-            "1; at least 5 "
+            "alpha P@10: too few human labels (audited or escalated) bear on this run's value "
+            "(n_b = 1; at least 5 "
             "needed): the interval is every value the pairs without a human label allow",
         ],
         "error": "",

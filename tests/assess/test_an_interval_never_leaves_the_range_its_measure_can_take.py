@@ -38,7 +38,8 @@ def test_on_the_holes_world_one_audited_label_settles_no_system_pair(refined):
     text = out.getvalue()
     row = next(line.split() for line in text.splitlines() if line.startswith("alpha  beta"))
     assert -1.0 <= float(row[2]) <= 1.0
-    # The pair's n_b (the audited label moves alpha and beta unalike), then "no".
-    assert row[3:9] == ["[-0.4599,", "0.0401]", "(n_b", "=", "1)", "no"]
-    assert " ".join(row[9:]) == "2 (1 audited, 1 escalated)"  # the pair's n
+    # Marked as the whole range (n_b = 1 < 5), the pair's n_b (the audited label moves alpha
+    # and beta unalike), then "no".
+    assert row[3:11] == ["[-0.4599,", "0.0401]", "(whole", "range;", "n_b", "=", "1)", "no"]
+    assert " ".join(row[11:]) == "2 (1 audited, 1 escalated)"  # the pair's n
     assert "System pairs settled at 95% (each on its own, unadjusted): 0 of 1 (0%)" in text

@@ -71,8 +71,8 @@ def test_four_audited_labels_give_the_whole_range_and_say_why():
     assert got.estimate == pytest.approx((2 + 6 * 0.5) / 10)
     assert got.n_bearing == 4
     assert any(
-        "s P@10: too few human labels (audited or escalated) bear on this run's value (n = 4; at "
-        "least 5 needed)" in note
+        "s P@10: too few human labels (audited or escalated) bear on this run's value "
+        "(n_b = 4; at least 5 needed)" in note
         for note in found.notes
     ), found.notes
     assert ("P@10", "s") in found.unseen

@@ -28,10 +28,14 @@ from tests.fixtures.refine import refined_at_share
 pytestmark = pytest.mark.django_db
 
 
-def cell(i) -> str:
-    # n = 2: the holes world's one audited label and its one escalated pair's label; n_b:
-    # those that move the value.
-    return f"{i.estimate:.4f} [{i.low:.4f}, {i.high:.4f}] (n = 2; n_b = {i.n_bearing})"
+def cell(i, plain: float) -> str:
+    # The run's value on the zip's qrels first, then the estimate; n = 2: the holes world's
+    # one audited label and its one escalated pair's label; n_b: those that move the value,
+    # here fewer than 5, so the bracket is marked as the whole range.
+    return (
+        f"{plain:.4f} on the qrels, estimate {i.estimate:.4f} [{i.low:.4f}, {i.high:.4f}] "
+        f"(whole range; n = 2; n_b = {i.n_bearing})"
+    )
 
 
 def test_the_datasheet_holds_the_numbers_of_report_intervals(refined, tmp_path):
@@ -47,7 +51,13 @@ def test_the_datasheet_holds_the_numbers_of_report_intervals(refined, tmp_path):
         for measure, i in by.items():
             # n: every human label behind the interval, the 1 audited and the 1 escalated.
             assert sheet.systems[system][measure] == IntervalCell(
-                i.estimate, i.low, i.high, 2, i.n_bearing
+                i.estimate,
+                i.low,
+                i.high,
+                2,
+                i.n_bearing,
+                plain=found.plain[system][measure],
+                whole_range=True,
             )
             assert i.n_bearing is not None  # n_b, the audited labels that move the value
     benchmark_zip_write(qrel_set=refined.refined, path=tmp_path / "b.zip")
@@ -55,15 +65,17 @@ def test_the_datasheet_holds_the_numbers_of_report_intervals(refined, tmp_path):
         readme = archive.read("holes/README.md").decode()
     section = readme.split("## Intervals on the refined measures")[1].split("\n## ")[0]
     alpha = found.ppi.by_system["alpha"]
+    # alpha on the refined qrels, worked by hand in tests/assess/test_rebenchmark_command_
+    # prints_the_hand_worked_tables.py: nDCG@10 0.6934, P@10 0.15, R@100 0.75.
     assert (
-        f"  - `alpha`: `nDCG@10` {cell(alpha['nDCG@10'])}; `P@10` {cell(alpha['P@10'])}; "
-        f"`R@100` {cell(alpha['R@100'])}"
+        f"  - `alpha`: `nDCG@10` {cell(alpha['nDCG@10'], 0.6934)}; "
+        f"`P@10` {cell(alpha['P@10'], 0.15)}; `R@100` {cell(alpha['R@100'], 0.75)}"
     ) in section
     waiting = drawn_waiting(refined)
     more = f" ({waiting} more drawn, not judged yet)" if waiting else ""
     assert sheet.audit_waiting == waiting
     # The hand-worked P@10 of alpha (tests/assess/test_rebenchmark_shows_intervals_...).
-    assert "`P@10` 0.1000 [" in section
+    assert "`P@10` 0.1500 on the qrels, estimate 0.1000 [" in section
     assert (
         f"- Sample sizes: 2 human labels (1 audited agreed pair{more}, 1 escalated pair); "
         "3 machine labels (the debates' consensus); 0 pairs without a final label, left out "

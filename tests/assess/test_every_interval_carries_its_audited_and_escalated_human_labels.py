@@ -42,8 +42,9 @@ def test_the_printout_gives_each_system_and_each_pair_its_n_with_the_split(audit
         # The naive intervals carry theirs: the debate labels alone rest on the escalated
         # pair's human label only; the humans-only one on both.
         # The LLM-only bootstrap's own sample is the queries it resamples.
+        # The humans-only one rests on fewer than 5 labels bearing on it: the whole range.
         assert row[4].endswith("(n = 1; 2 queries resampled)") and row[5].endswith(
-            f"(n = 2; n_b = {bearing})"
+            f"(whole range; n = 2; n_b = {bearing})"
         )
     pairs = rows(text, "System pairs: nDCG@10 difference on the refined qrels (a - b)")
     assert pairs[0][:2] == ["alpha", "beta"] and pairs[0][-1] == "2 (1 audited, 1 escalated)"

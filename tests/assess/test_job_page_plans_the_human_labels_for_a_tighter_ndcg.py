@@ -60,8 +60,10 @@ def test_the_panel_says_how_many_more_labels_and_which_pairs_are_undecided(refin
         "System pairs still undecided at 95% on nDCG@10 (1 of 1), with the difference a − b, "
         "its 95% interval, the human labels behind it and n_b, those that bear on the "
         f"difference: alpha vs beta: {pair['difference']:.4f} [{pair['low']:.4f}, "
-        f"{pair['high']:.4f}], n = 2 (1 audited, 1 escalated); n_b = {pair['n_bearing']}"
+        f"{pair['high']:.4f}] (whole range: fewer than 5 human labels bear on it, not a 95% "
+        f"interval), n = 2 (1 audited, 1 escalated); n_b = {pair['n_bearing']}"
     ) in text
+    assert pair["n_bearing"] == 1 and pair["whole_range"] is True
     assert "Read them as approximate" in text
     assert (
         "Each interval is on the mean over the 2 evaluated queries, of which 2 hold pooled "

@@ -38,8 +38,8 @@ def test_one_label_per_stratum_and_no_sibling_gives_the_whole_range():
     # Two audited labels bear on it, fewer than 5: that is the reason the note gives, before
     # its variance of 0 (either gives the whole range).
     assert found.notes == [
-        "s R@100: too few human labels (audited or escalated) bear on this run's value (n = 2; at "
-        "least 5 needed): "
+        "s R@100: too few human labels (audited or escalated) bear on this run's value "
+        "(n_b = 2; at least 5 needed): "
         "the interval is every value the pairs without a human label allow"
     ]
 

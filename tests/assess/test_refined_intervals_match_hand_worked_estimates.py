@@ -243,8 +243,8 @@ def test_two_audited_labels_that_agree_still_give_an_interval_with_width():
     assert found.notes == [
         "stratum 'label 1': a rank band has no audited pair, so the stratum's pairs share one "
         "model",
-        "s P@10: too few human labels (audited or escalated) bear on this run's value (n = 2; at "
-        "least 5 needed): "
+        "s P@10: too few human labels (audited or escalated) bear on this run's value "
+        "(n_b = 2; at least 5 needed): "
         "the interval is every value the pairs without a human label allow",
     ]
 
@@ -321,8 +321,8 @@ def test_a_stratum_without_a_human_label_is_named_in_the_notes():
         "share one model",
         # Two audited labels (b, c) bear on P@10, fewer than 5: its whole range, said so
         # (nDCG@10 and R@100 are 1 whatever d is: nothing to say).
-        "s P@10: too few human labels (audited or escalated) bear on this run's value (n = 2; at "
-        "least 5 needed): "
+        "s P@10: too few human labels (audited or escalated) bear on this run's value "
+        "(n_b = 2; at least 5 needed): "
         "the interval is every value the pairs without a human label allow",
     ]
 
