@@ -42,14 +42,13 @@ from corpora.models import Dataset, Document, Pool, QrelSet, Query
 from corpora.ordering import code_point
 from corpora.services import qrels_export
 from corpora.simulated import simulated_filename
-from debates.bundled import embedded_warning
 from debates.llm.config import AgentConfig, backend_and_model, model_shown
 from debates.models import Debate, DebateJob
 
 from ..models import LabelProvenance, Refinement
+from ..models.bundled import jobs_bundled_warning, refined_jobs
 from ..models.simulated import (
     qrel_set_simulated_rows,
-    refinement_chain,
     simulated_rows_counts,
     simulated_rows_sentence,
 )
@@ -223,7 +222,7 @@ def benchmark_datasheet(*, refinement: Refinement) -> Datasheet:
     pool = refinement.pool
     counts = refinement.counts or {}
     # The jobs behind every row the set copied, walked once: two facts below read them.
-    chain = _chain_jobs(qrel_set)
+    chain = refined_jobs(qrel_set)
     jobs = DebateJob.objects.filter(pk__in=list(refinement.jobs or [])).order_by("pk")
     by_source, by_reason = _pool_counts(refinement)
     # The budget the set was refined under, not the pool's now (it may have changed since).
@@ -272,29 +271,13 @@ def benchmark_datasheet(*, refinement: Refinement) -> Datasheet:
         excluded_annotators=tuple(refinement.excluded_annotators or ()),
         intervals=_intervals_sheet(refinement),
         simulated_judgments=simulated_judgments_count(jobs=chain),
-        embedded_warning=_embedded_warning(chain),
+        embedded_warning=jobs_bundled_warning(chain),
         corrections=int(counts.get("corrections") or 0),
         simulated_labels=simulated_rows_sentence(
             simulated_rows, name=qrel_set.name, scope="in this set's final labels"
         ),
         software=software(),
     )
-
-
-def _embedded_warning(chain: list[int]) -> str:
-    """The job page's banner on the bundled model's labels when a job behind the set's labels
-    (``chain``: :func:`_chain_jobs`) used it, by the job page's own test
-    (:attr:`debates.models.DebateJob.uses_bundled_model`); "" otherwise."""
-    jobs = DebateJob.objects.filter(pk__in=chain)
-    return embedded_warning() if any(job.uses_bundled_model for job in jobs) else ""
-
-
-def _chain_jobs(qrel_set: QrelSet) -> list[int]:
-    """The debate job ids of the refinements that made ``qrel_set`` and the refined sets it
-    was refined from (:func:`assess.models.simulated.refinement_chain`): the rows it copied
-    from those sets are their jobs' labels."""
-    chain = Refinement.objects.filter(qrel_set__in=[q.pk for q in refinement_chain(qrel_set)])
-    return sorted({job for jobs in chain.values_list("jobs", flat=True) for job in jobs or []})
 
 
 def _pool_counts(refinement: Refinement) -> tuple[dict[str, int], dict[str, int]]:
