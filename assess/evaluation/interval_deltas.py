@@ -201,6 +201,16 @@ def _signed(value: float) -> str:
     return "0.0000" if round(value, 4) == 0 else f"{value:+.4f}"
 
 
+def not_refined_note(name: str) -> str:
+    """What a re-benchmark says when its "refined" side ``name`` was not made by ``refine``
+    (an imported set compared as the second qrels): the tables' "refined" is that set, and
+    its labels are no debate's."""
+    return (
+        f"qrel set {name!r} was imported, not made by refine: it is compared as the second "
+        'qrel set, so "refined" below means this set and its labels are not debate labels'
+    )
+
+
 def not_refined(name: str) -> DeltaIntervals:
     """The Δ intervals of a refined side that was not made by ``refine`` (an imported set):
     none, and why."""

@@ -29,7 +29,7 @@ from corpora.models import Dataset, QrelSet
 from corpora.services import dataset_get
 
 from . import plots
-from .interval_deltas import DeltaIntervals, not_refined, order_caption
+from .interval_deltas import DeltaIntervals, not_refined, not_refined_note, order_caption
 from .metrics import NDCG10
 from .rag_eval import rag_generators, rag_stored_report
 from .rebench import (
@@ -156,6 +156,8 @@ def rebenchmark(request: HttpRequest, slug: str) -> HttpResponse:
     context["simulated_sets"] = qrel_sets_simulated(choice["qrel_sets"])
     if choice["refined"] is not None:
         context["bundled_warning"] = refined_bundled_warning(qrel_set=choice["refined"])
+        if not hasattr(choice["refined"], "refinement"):
+            context["not_refined_note"] = not_refined_note(choice["refined"].name)
     report = None
     if choice["original"] and choice["refined"] and all_runs and not choice["errors"]:
         try:

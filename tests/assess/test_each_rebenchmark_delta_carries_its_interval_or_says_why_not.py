@@ -138,3 +138,19 @@ def test_a_set_not_made_by_refine_and_no_intervals_asked_say_so_in_the_printout(
     assert "Δ nDCG@10 [95%]: n/a, no interval: not computed (--no-intervals)." in " ".join(
         out.getvalue().split()
     )
+
+
+@pytest.mark.django_db
+def test_an_imported_set_compared_as_refined_is_said_to_hold_no_debate_labels(refined, client_as):
+    said = (
+        "qrel set 'test' was imported, not made by refine: it is compared as the second qrel "
+        'set, so "refined" below means this set and its labels are not debate labels'
+    )
+    out = io.StringIO()
+    call_command("rebenchmark", "holes", "--original", "test", "--refined", "test", stdout=out)
+    assert f"Note: {said}." in out.getvalue()
+    url = reverse("refined:rebenchmark", args=["holes"]) + "?original=test&refined=test"
+    page = client_as("researcher").get(url).content.decode()
+    assert "Qrel set &#x27;test&#x27; was imported, not made by refine" in page
+    made = reverse("refined:rebenchmark", args=["holes"]) + "?" + QUERY
+    assert "not made by refine:" not in client_as("researcher").get(made).content.decode()

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from assess.evaluation.interval_deltas import DeltaIntervals, not_refined
+from assess.evaluation.interval_deltas import DeltaIntervals, not_refined, not_refined_note
 from assess.evaluation.rebench import (
     RebenchError,
     rebench_compute,
@@ -89,6 +89,8 @@ class Command(BaseCommand):
             f"re-benchmark of {dataset.slug}: {len(report.runs)} runs ({', '.join(report.runs)}) "
             f"on qrels {original.name} (original) and {refined.name} (refined)\n"
         )
+        if not hasattr(refined, "refinement"):
+            self.stdout.write(f"Note: {not_refined_note(refined.name)}.\n")
         simulated = simulated_sentence(refined_simulated(refined=refined))
         if simulated:
             self.stdout.write(f"{simulated}.\n")
