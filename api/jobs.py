@@ -10,25 +10,17 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from datetime import datetime
-from types import UnionType
 from typing import (
-    TYPE_CHECKING,
-    Annotated,
     Any,
     Literal,
-    Optional,
-    Union,
     cast,
-    get_args,
-    get_origin,
-    get_type_hints,
 )
 
 from django.db import transaction
 from django.http import HttpRequest
 from ninja import Field, Header, Query, Router, Schema, Status
 from ninja.errors import HttpError, ValidationError
-from pydantic import create_model
+from pydantic import ValidationError as PydanticValidationError
 
 from assess.evaluation.budget import job_budget
 from assess.evaluation.rebench import RebenchError, rebench_compute
@@ -72,18 +64,14 @@ from debates.services.idempotency import (
 )
 from debates.services.launch import (
     DuplicateJobError,
-    JobOptions,
     debate_job_resume_launch,
     debate_job_retry_launch,
     debate_job_warnings,
-    job_option_default,
-    job_option_names,
 )
 from debates.services.worker_wait import debate_job_worker_warning
 
 from .common import (
     MAX_ID,
-    WHOLE,
     WRITE,
     OperationOut,
     PageNumber,
@@ -98,69 +86,9 @@ from .common import (
 )
 from .errors import error_responses
 from .job_failures import FailureOut, JobCountsOut, failures_first_page
-from .job_inputs import AgentConfigIn, IdempotencyKeyIn
+from .job_inputs import IdempotencyKeyIn, JobIn
 
 router = Router(tags=["jobs"])
-
-
-def _whole(annotation: Any) -> Any:
-    """``annotation`` with every whole-number part taking ``3.0`` as 3 (:data:`WHOLE`, after
-    its range, or the document loses the range); other types as they are."""
-    if annotation is int:
-        return Whole
-    if get_origin(annotation) is Annotated and get_args(annotation)[0] is int:
-        return Annotated[annotation, WHOLE]  # nested: Annotated[int, range, WHOLE]
-    args = get_args(annotation)
-    if get_origin(annotation) in (Union, UnionType) and type(None) in args and len(args) == 2:
-        inner = next(arg for arg in args if arg is not type(None))
-        return Optional[_whole(inner)]  # noqa: UP045 (built at run time, not written)
-    return annotation
-
-
-def _job_in() -> type[StrictIn]:
-    """The input schema of a new job, built from :class:`~debates.services.launch.JobOptions`
-    (its types, ranges and defaults, in its order): only the pool (an id), the agents (JSON
-    backend configs, parsed at the launch) and the typed ``api_keys`` are the API's own."""
-    hints = get_type_hints(JobOptions, include_extras=True)
-    own: dict[str, Any] = {
-        "pool": (Whole, Field(..., ge=1, le=MAX_ID)),
-        "agent_a": (AgentConfigIn, None),
-        "agent_b": (AgentConfigIn, None),
-    }
-    options = {
-        name: (_whole(hints[name]), job_option_default(name))
-        for name in job_option_names(api=True)
-        if name not in own
-    }
-    schema: dict[str, Any] = {**own, **options, "api_keys": (dict[str, str] | None, None)}
-    return create_model("JobIn", __base__=StrictIn, __doc__=JOB_IN_DOC, **schema)
-
-
-JOB_IN_DOC = """A new debate job: the options of the job form, with its ranges (the launch service
-    checks them again). ``agent_a`` and ``agent_b`` are backend configs (``{"backend":
-    "openai", "model": ..., "base_url": ..., "reasoning_effort": ...}``; None: the embedded
-    model; ``agent_b`` None: as agent A), never holding a key: ``api_keys`` ({"A": key, "B":
-    key}) are stored only encrypted, as the form's key fields. ``batch``: the rounds go out
-    as batch files (advanced with ``debate_batch``). ``allow_duplicate``: launch even when a
-    running or paused job of the pool has the same debate settings (else 409).
-    ``check_judged``: debate only the pool's judged pairs, to check the qrels' own labels
-    (400 when the pool has none). ``reuse`` (default true): a pair an earlier job of the
-    dataset settled as agreed with the same reuse key takes that label without a call; false
-    asks every pair."""
-
-if TYPE_CHECKING:
-
-    class JobIn(StrictIn):
-        """What the code reads of :func:`_job_in`'s schema by name (its own fields)."""
-
-        pool: int
-        agent_a: dict[str, Any] | None
-        agent_b: dict[str, Any] | None
-        api_keys: dict[str, str] | None
-
-else:
-    # Built once, at import: django-ninja reads it as any declared schema.
-    JobIn = _job_in()
 
 
 # The closed sets of a job's fields, as enums in the OpenAPI document (a test holds them to
@@ -179,9 +107,12 @@ class JobOut(Schema):
     rounds: int
     scale: JobScale
     max_tokens: int
-    #: The most a re-ask of a cut reply gets: the job's cap, or the default (twice
-    #: ``max_tokens``, ``max_tokens_cap_default`` true) when it set none, as the labels JSONL.
-    max_tokens_cap: int
+    #: The cap as the job was launched with it (null: none set), so that a job's JSON sent
+    #: back launches the same job; ``max_tokens_cap_applied`` is the most a re-ask of a cut
+    #: reply gets: that cap, or the default (twice ``max_tokens``,
+    #: ``max_tokens_cap_default`` true) when it set none, as the labels JSONL says.
+    max_tokens_cap: int | None
+    max_tokens_cap_applied: int
     max_tokens_cap_default: bool
     prompt_version: str
     agents: list[dict[str, Any]] = Field(
@@ -241,7 +172,8 @@ def _job_out(job: DebateJob) -> JobOut:
         # The model's choices, checked against these enums by the API's tests.
         scale=cast(JobScale, job.scale),
         max_tokens=job.max_tokens,
-        max_tokens_cap=job.max_tokens_cap_applied,
+        max_tokens_cap=job.max_tokens_cap,
+        max_tokens_cap_applied=job.max_tokens_cap_applied,
         max_tokens_cap_default=job.max_tokens_cap is None,
         prompt_version=job.prompt_version,
         agents=[config_shown(job.agent_a), config_shown(job.agent_b)],
@@ -383,7 +315,17 @@ def job_create(
             )
     except DebateJobError as exc:
         raise _job_create_refused(exc) from None
-    return Status(status, JobOut.model_validate(body))
+    return Status(status, _stored_answer(body))
+
+
+def _stored_answer(body: dict[str, Any]) -> JobOut:
+    """The answer stored for an Idempotency-Key (the first answer, replayed as it was), or,
+    when it was stored in an earlier shape of JobOut that no longer validates (a field added
+    since), the job as it is now: a repeat is never a 500."""
+    try:
+        return JobOut.model_validate(body)
+    except PydanticValidationError:
+        return _job_out(DebateJob.objects.get(pk=body["id"]))
 
 
 def _job_create_refused(exc: DebateJobError) -> HttpError | ValidationError:

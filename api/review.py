@@ -5,10 +5,11 @@ rules hold: one lease per annotator, an answer idempotent on its ``client_id``, 
 guidelines confirmed before any answer counts, audits shown blind (the agents' labels only
 on escalated pairs) and known-answer pairs looking like any other pair.
 
-Annotators only (a token of a user with the annotator role). An answer sent here has no
-active time (nothing watched the screen): it stores the seconds since the pair was leased,
-or fewer when the client measured fewer, so the click-through check still sees a fast
-answer.
+Annotators only (a token of a user with the annotator role). An answer is taken only
+from the annotator holding the pair's lease, and has no active time (nothing watched the
+screen): it stores the seconds since the pair was leased, or fewer when the client measured
+fewer, so the click-through check still sees a fast answer. Excluding a pair one holds
+gives it back: an annotator holds one pair at a time.
 """
 
 from __future__ import annotations
@@ -95,7 +96,9 @@ def _debate_out(view: PairView) -> dict[str, Any] | None:
         }
         for r in view.rounds
     ]
-    return {"why": view.why, "rounds": rounds}
+    # Whether the chunk was cut for the agents' context belongs to the debate: a known-answer
+    # pair has no debate, so shown on a blind pair it would tell the two apart.
+    return {"why": view.why, "chunk_truncated": view.chunk_truncated, "rounds": rounds}
 
 
 def _item_out(item: ReviewItem, annotator: Any) -> dict[str, Any]:
@@ -112,7 +115,6 @@ def _item_out(item: ReviewItem, annotator: Any) -> dict[str, Any]:
         "doc_id": view.doc_id,
         "title": view.title,
         "chunk": "".join(s.text for s in view.chunk),
-        "chunk_truncated": view.chunk_truncated,
         "labels": [{"label": c.label, "name": c.name, "rubric": c.rubric} for c in view.choices],
         "debate": _debate_out(view),
         "lease_expires": item.lease_expires_at.isoformat() if item.lease_expires_at else None,
@@ -148,7 +150,9 @@ def review_next(request: HttpRequest, payload: NextIn | None = None) -> dict[str
     excluded = list(payload.exclude) if payload is not None else []
     pks = list(ReviewItem.objects.filter(public_id__in=excluded).values_list("pk", flat=True))
     item = review_item_claim(annotator=request.user, exclude_ids=pks)
-    status = judging_status(annotator=request.user, exclude_ids=pks)
+    # The queue counted without the client's exclusions: counting them would tell a
+    # known-answer pair from a debate's (the count leaves known-answer pairs in).
+    status = judging_status(annotator=request.user)
     return {
         "item": None if item is None else _item_out(item, request.user),
         "queue": status.queue,
@@ -174,8 +178,9 @@ def review_judgment(
     on a job that checks them; else null); a re-send with the same ``client_id`` answers 200
     with the stored answer and stores nothing. 400 for a label off the pair's scale or a
     ``client_id`` used for another pair; 409 when the guidelines in force are not confirmed,
-    another annotator holds the lease, the pair is decided, or this annotator answered it
-    (or its query and chunk in another job)."""
+    this annotator does not hold the pair's lease (skipped, given back, never leased), the
+    pair is decided, or this annotator answered it (or its query and chunk in another
+    job)."""
     item = _item_or_404(item_id)
     guidelines = guidelines_for_item(item=item)
     if guidelines is not None and not guidelines_confirmed(
@@ -193,8 +198,9 @@ def review_judgment(
             label=payload.label,
             client_id=payload.client_id,
             note=payload.note,
-            seconds=_seconds(item, request.user, payload.seconds),
+            seconds=payload.seconds or 0.0,
             guidelines=guidelines,
+            leased_only=True,
         )
     except JudgingConflict as exc:
         raise HttpError(409, str(exc)) from None
@@ -211,16 +217,6 @@ def review_judgment(
     return Status(201 if recorded.created else 200, body)
 
 
-def _seconds(item: ReviewItem, annotator: Any, sent: float | None) -> float:
-    """Seconds on task for an answer sent over the API: the time since this annotator's
-    lease began (what the server saw), or the client's own figure when smaller; 0 when
-    they hold no lease (the service refuses or takes the answer as the page's would)."""
-    if item.leased_to_id != annotator.pk or item.claimed_at is None:
-        return sent or 0.0
-    held = max(0.0, (timezone.now() - item.claimed_at).total_seconds())
-    return held if sent is None else min(sent, held)
-
-
 @router.post(
     "/review/judgments/{client_id}/undo",
     response={200: dict[str, Any], **error_responses(404, 409, 422)},
@@ -229,14 +225,19 @@ def _seconds(item: ReviewItem, annotator: Any, sent: float | None) -> float:
 def review_undo(request: HttpRequest, client_id: uuid.UUID) -> dict[str, Any]:
     """Undo this annotator's answer sent with ``client_id`` (within the undo window, as the
     page's ``u``) and lease its pair to them again: ``{"item": ITEM}`` as ``/review/next``
-    gives it, to be answered again. Idempotent: a re-sent undo answers as the first did.
+    gives it, to be answered again. Idempotent: a re-sent undo changes nothing, and answers
+    ``{"item": null}`` once the pair was answered again or is no longer theirs.
     409 when there is nothing to undo (no such answer of yours, or too long ago), another
     annotator holds the pair or an admin decided it."""
     try:
         item = judgment_undo(annotator=request.user, client_id=client_id)
     except JudgingError as exc:  # JudgingConflict too: both say why nothing changed
         raise HttpError(409, str(exc)) from None
-    return {"item": _item_out(item, request.user)}
+    # A late re-send, after the pair was answered again or handed on: nothing to answer.
+    held = item.leased_to_id == request.user.pk and (
+        item.lease_expires_at is not None and item.lease_expires_at > timezone.now()
+    )
+    return {"item": _item_out(item, request.user) if held else None}
 
 
 @router.post(

@@ -7,6 +7,7 @@ still be written when the version cannot be read, so what is missing reads "unkn
 from __future__ import annotations
 
 import functools
+import os
 import subprocess
 import tomllib
 from pathlib import Path
@@ -29,16 +30,20 @@ def package_version(root: Path = ROOT) -> str:
 
 
 def git_commit(root: Path = ROOT) -> str:
-    """The short hash of the commit ``root`` is checked out at (``git rev-parse --short
-    HEAD``), "unknown" when ``root`` holds no ``.git`` (a directory, or a worktree's file),
-    git is missing, fails or takes over :data:`GIT_TIMEOUT_SECONDS`."""
+    """The commit ``root`` is checked out at, as ``git describe --always --dirty
+    --abbrev=7`` names it (its short hash, ``-dirty`` after it when tracked files differ
+    from it, so that a modified checkout never cites a clean commit), "unknown" when
+    ``root`` holds no ``.git`` (a directory, or a worktree's file), git is missing, fails or
+    takes over :data:`GIT_TIMEOUT_SECONDS`."""
     if not (root / ".git").exists():
         return "unknown"
     try:
         # Fixed arguments and no shell: nothing from outside reaches the command line.
         done = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
+            ["git", "describe", "--always", "--dirty", "--abbrev=7"],
             cwd=root,
+            # The checkout's own repository, whatever GIT_DIR the process was given.
+            env={k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
             capture_output=True,
             text=True,
             timeout=GIT_TIMEOUT_SECONDS,

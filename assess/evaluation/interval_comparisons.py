@@ -376,6 +376,26 @@ def machine_only_intervals(
 # --------------------------------------------------------------------------- budget
 
 
+def first_step_note(intervals: SystemIntervals, *, measure: str = "nDCG@10") -> str:
+    """Words on the systems for which :func:`labels_for_half_width` gives only a first step
+    (``measure``'s n_b from 1 to MIN_BEARING - 1: the labels that would bring it to
+    MIN_BEARING, not to the target width), "" when there are none."""
+    few = sorted(
+        name
+        for name, system in intervals.by_system.items()
+        if 0 < (system[measure].n_bearing or 0) < MIN_BEARING
+    )
+    if not few:
+        return ""
+    return (
+        f"for {', '.join(few)}, whose {measure} rests on fewer than {MIN_BEARING} labels' "
+        f"effective size (n_b), the more audited labels planned are only a first step, those "
+        f"that would give each {MIN_BEARING} if n_b grows with the audit share (judged "
+        "escalations bearing on it do not): its width is known once they are in, so plan "
+        "again then"
+    )
+
+
 def labels_for_half_width(
     intervals: SystemIntervals, *, target: float = 0.01, measure: str = "nDCG@10", pool_size: int
 ) -> int:

@@ -36,9 +36,10 @@ CACHE_SECONDS = 600
 # below 5 and Student t above, strata merged by the binary label, pairs beyond a pool's
 # budget counted apart, 12: the budget planner asks a value on fewer than 5 labels'
 # effective size only for the share that gives it 5, 13: the refined intervals carry each
-# run's plain refined scores), so that a result cached by the code before (e.g. in Redis
+# run's plain refined scores, 14: the note that the planner's figure is a first step for a
+# run on fewer than 5 labels), so that a result cached by the code before (e.g. in Redis
 # across a restart) is not read.
-CACHE_VERSION = 13
+CACHE_VERSION = 14
 
 
 class RebenchError(ValueError):

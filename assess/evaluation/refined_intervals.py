@@ -384,6 +384,8 @@ def rebench_intervals(
     result.more_labels = ic.labels_for_half_width(
         result.ppi, target=BUDGET_TARGET, pool_size=counts["agreed"]
     )
+    if result.more_labels and (step := ic.first_step_note(result.ppi)):
+        result.notes.append(step)
     result.originals = _binary_scores(ranked, fixed, queries, rel_level)
     result.before = result.originals["nDCG@10"]
     if with_tau and len(ranked) > 1:

@@ -365,15 +365,22 @@ def review_item_claim(
     (a pool extended after the gold draw may hold a gold pair), is within its job's human
     budget (its ``budget_rank`` at most ``human_budget``; highest impact first, see
     :func:`review_budget_renumber`) and is not in ``exclude_ids`` (the pairs skipped in
-    this login session). The lease lasts :func:`review_lease_seconds`. The claim creates no
-    debate's item: escalated debates and drawn audits got theirs when the debate ended
-    (:func:`review_item_for_debate`). At a gold position of the annotator's work on the
+    this login session; any of them the annotator holds is given back first, so that one
+    annotator never holds two pairs). The lease lasts :func:`review_lease_seconds`. The
+    claim creates no debate's item: escalated debates and drawn audits got theirs when the
+    debate ended (:func:`review_item_for_debate`). At a gold position of the annotator's work on the
     leased item's job, their item of a known-answer pair is leased instead
     (:func:`assess.review.gold_queue.gold_item_claim`, which creates it when new, unless
     ``create`` is False: a page being read inserts nothing) and the first item is given back.
     """
     now = now or timezone.now()
     exclude = sorted({int(pk) for pk in exclude_ids})
+    if exclude:
+        # Passing over a pair one holds gives it back: an annotator holds one pair at a
+        # time, so a client cannot gather leases by excluding the pairs it holds.
+        ReviewItem.objects.filter(pk__in=exclude, leased_to=annotator).update(
+            leased_to=None, lease_expires_at=None
+        )
     held = _held_item(annotator, now, exclude)
     if held is not None:
         return held
@@ -474,13 +481,20 @@ def _uuid(value: uuid.UUID | str, *, what: str) -> uuid.UUID:
         raise JudgingError(f"{what} {value!r} is not a UUID") from None
 
 
-def _judgment_refusal_check(locked: ReviewItem, annotator: Any, now: datetime) -> None:
+def _judgment_refusal_check(
+    locked: ReviewItem, annotator: Any, now: datetime, *, leased_only: bool = False
+) -> None:
     """Raise JudgingConflict when ``annotator`` may not judge ``locked`` (its row locked):
     it is another annotator's gold item, another annotator holds a live lease, an admin
     decided it, it has its judgments, or this annotator judged it (or its query and chunk in
     another job) already."""
     if locked.assigned_to_id is not None and locked.assigned_to_id != annotator.pk:
         raise JudgingConflict("This pair is not in your queue; your answer was not saved.")
+    if leased_only and locked.leased_to_id != annotator.pk:
+        raise JudgingConflict(
+            "You do not hold this pair (skipped, given back or never leased to you): lease it "
+            "first; your answer was not saved."
+        )
     others_lease = (
         locked.leased_to_id is not None
         and locked.leased_to_id != annotator.pk
@@ -527,6 +541,7 @@ def judgment_record(
     guidelines: Guidelines | None = None,
     now: datetime | None = None,
     timed: bool = True,
+    leased_only: bool = False,
 ) -> Recorded:
     """Save ``annotator``'s ``label`` for ``item``: 1 relevant or 0 not, or on a graded
     job's pair a grade 0..G (:func:`review_item_top_grade`); one transaction.
@@ -546,6 +561,10 @@ def judgment_record(
     guidelines the annotator had confirmed (:mod:`assess.review.guidelines`), stored with it.
     ``timed=False`` records a judgment nobody timed (the simulated annotator's): no active
     seconds and never a click-through, so it cannot count as a fast human answer.
+    ``leased_only=True`` (answers over the API, where nothing watches the screen) takes an
+    answer only from the annotator holding the pair's lease (an expired one nobody claimed
+    since included), and its wall seconds are the time since that lease began, or
+    ``seconds`` when smaller: a client cannot claim more time than it held the pair.
 
     Raises JudgingConflict when another annotator holds a live lease on the pair, the pair
     already has the judgments it needs or an adjudication, or this annotator already judged
@@ -564,7 +583,10 @@ def judgment_record(
             if stored.item_id != locked.pk or stored.annotator_id != annotator.pk:
                 raise JudgingError("this submission id was already used for another pair")
             return Recorded(stored, False)
-        _judgment_refusal_check(locked, annotator, now)
+        _judgment_refusal_check(locked, annotator, now, leased_only=leased_only)
+        if leased_only and locked.claimed_at is not None:
+            held = max(0.0, (now - locked.claimed_at).total_seconds())
+            seconds = held if not seconds else min(_clean_seconds(seconds), held)
         times = _times(locked, annotator, seconds, active_seconds, now) if timed else UNTIMED
         try:
             with transaction.atomic():

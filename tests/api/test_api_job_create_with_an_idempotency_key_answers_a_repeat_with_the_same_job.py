@@ -118,3 +118,21 @@ def test_a_non_ascii_key_is_a_422_counting_characters_not_bytes(api_as, tiny_dat
         ],
     }
     assert DebateJob.objects.count() == 0
+
+
+def test_a_repeat_whose_stored_answer_predates_a_new_field_gets_the_job_not_a_500(
+    api_as, tiny_dataset
+):
+    # An answer stored before JobOut gained max_tokens_cap_applied no longer validates as
+    # JobOut: the repeat answers the job as it is now, never a server error.
+    client = api_as("admin")
+    body = {"pool": tiny_dataset.pools.get().pk, "rounds": 1}
+    first = _post(client, body, "order-old")
+    stored = JobIdempotencyKey.objects.get()
+    stored.response = {k: v for k, v in stored.response.items() if k != "max_tokens_cap_applied"}
+    stored.save()
+    again = _post(client, body, "order-old")
+    assert again.status_code == 202, again.content
+    assert again.json()["id"] == first.json()["id"]
+    assert again.json()["max_tokens_cap_applied"] == first.json()["max_tokens_cap_applied"]
+    assert DebateJob.objects.count() == 1

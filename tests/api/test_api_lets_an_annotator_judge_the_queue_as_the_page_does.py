@@ -45,6 +45,7 @@ def test_the_next_escalated_pair_comes_with_its_debate_and_its_labels(api_as, ma
     assert not any(r["agreed"] for r in item["debate"]["rounds"])
     assert "disagreed" in item["debate"]["why"]
     assert "kind" not in item and "audit" not in str(sorted(item))
+    assert item["debate"]["chunk_truncated"] is False and "chunk_truncated" not in item
     assert body["queue"] == 2 and body["today"] == 0
     # Asking again gives the held pair back, as a reload of the page does.
     assert _post(client, NEXT).json()["item"]["id"] == item["id"]
@@ -105,7 +106,7 @@ def test_a_label_off_the_scale_and_a_pair_someone_else_holds_are_refused(
     held_by_bob = review_item_claim(annotator=bob)
     url = f"/api/v1/review/items/{held_by_bob.public_id}/judgment"
     taken = _post(client, url, {"label": 1, "client_id": str(uuid.uuid4())})
-    assert taken.status_code == 409 and "another annotator" in taken.json()["detail"]
+    assert taken.status_code == 409 and "You do not hold this pair" in taken.json()["detail"]
     assert not Judgment.objects.exists()
 
 
@@ -118,6 +119,30 @@ def test_a_skipped_pair_goes_back_and_is_not_offered_again_when_excluded(api_as,
     second = _post(client, NEXT, {"exclude": [first["id"]]}).json()["item"]
     assert second["id"] != first["id"]
     assert _post(client, first["skip"]).json() == {"released": False}
+    # A skipped pair is not this annotator's any more: an answer to it is refused.
+    late = _post(client, first["judgment"], {"label": 1, "client_id": str(uuid.uuid4())})
+    assert late.status_code == 409 and "You do not hold this pair" in late.json()["detail"]
+
+
+def test_excluding_a_held_pair_gives_it_back_so_one_annotator_holds_one_pair(
+    api_as, make_review_job
+):
+    make_review_job(escalated=4)
+    client = api_as("annotator")
+    seen = []
+    for _ in range(3):
+        item = _post(client, NEXT, {"exclude": seen}).json()["item"]
+        seen.append(item["id"])
+    assert ReviewItem.objects.filter(leased_to=client.user).count() == 1
+    assert str(ReviewItem.objects.get(leased_to=client.user).public_id) == seen[-1]
+
+
+def test_the_queue_count_does_not_move_with_the_clients_exclusions(api_as, make_review_job):
+    make_review_job(escalated=3)
+    client = api_as("annotator")
+    first = _post(client, NEXT).json()
+    again = _post(client, NEXT, {"exclude": [first["item"]["id"]]}).json()
+    assert first["queue"] == again["queue"] == 3
 
 
 def test_the_seconds_stored_are_at_most_the_time_the_lease_was_held(api_as, make_review_job):

@@ -29,7 +29,8 @@ def _statements(refined, api, page) -> tuple:
     (token_line,) = [row for row in sheet.splitlines() if row.startswith("- Token budget")]
     return (
         generation,
-        (job["max_tokens"], job["max_tokens_cap"], job["max_tokens_cap_default"]),
+        (job["max_tokens"], job["max_tokens_cap_applied"], job["max_tokens_cap_default"]),
+        job["max_tokens_cap"],
         budget.split(">", 1)[1].split("</dd>")[0],
         token_line,
     )
@@ -41,6 +42,7 @@ def test_a_job_without_a_cap_is_said_to_have_the_default_768_everywhere(refined,
     assert _statements(refined, api_as("admin"), client_as("admin")) == (
         {"max_tokens": 384, "max_tokens_cap": 768, "max_tokens_cap_default": True},
         (384, 768, True),
+        None,  # as launched: a job's JSON sent back launches the same job
         "384 per call; a reply cut at it is asked once more with up to 768 (the default, "
         "twice the budget: the job set no cap)",
         "- Token budget: 384 completion tokens for a turn's first call, 768 for the re-ask of "
@@ -54,6 +56,7 @@ def test_a_job_that_set_a_cap_is_said_to_have_that_cap_everywhere(refined, api_a
     assert _statements(refined, api_as("admin"), client_as("admin")) == (
         {"max_tokens": 384, "max_tokens_cap": 500, "max_tokens_cap_default": False},
         (384, 500, False),
+        500,
         "384 per call; a reply cut at it is asked once more with up to 500",
         "- Token budget: 384 completion tokens for a turn's first call, 500 for the re-ask of "
         "a reply cut at its budget",

@@ -135,3 +135,12 @@ def test_a_system_on_one_label_asks_for_at_most_every_pair():
     found = _planned(thin=(0.5, 1))
     found.n_human = 30
     assert labels_for_half_width(found, pool_size=100) == 70
+
+
+def test_the_planner_says_its_figure_is_a_first_step_for_a_system_on_too_few_labels():
+    from assess.evaluation.interval_comparisons import first_step_note
+
+    note = first_step_note(_planned(thin=(0.5, 2), measured=(0.05, 8)))
+    assert note.startswith("for thin, whose nDCG@10 rests on fewer than 5 labels'")
+    assert "first step" in note and "plan again then" in note
+    assert first_step_note(_planned(measured=(0.05, 8))) == ""

@@ -1,6 +1,6 @@
 """A file a reviewer cites names the DREAM Assess that wrote it: pyproject.toml's version
-and, in a git checkout, the commit (``git rev-parse --short HEAD``); whatever cannot be
-read is "unknown", and nothing raises."""
+and, in a git checkout, the commit (``git describe --always --dirty``: a modified checkout
+says so); whatever cannot be read is "unknown", and nothing raises."""
 
 from __future__ import annotations
 
@@ -38,6 +38,8 @@ def test_a_git_checkout_gives_its_short_commit(tmp_path):
     ).stdout.strip()
     assert len(head) >= 7 and git_commit(tmp_path) == head
     assert software_text(tmp_path) == f"DREAM Assess 0.9 (commit {head})"
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "1.0"\n')
+    assert software_text(tmp_path) == f"DREAM Assess 1.0 (commit {head}-dirty)"
 
 
 def test_a_broken_git_folder_gives_an_unknown_commit(tmp_path):
