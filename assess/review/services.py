@@ -49,21 +49,13 @@ from .active_time import (
 from .agreement import audit_draw
 from .claim_sql import CLAIM_SQL
 from .gold_queue import gold_item_claim, gold_pairs_draw
-from .same_pair import judged_elsewhere_exists
+from .judgment_rules import JudgingConflict, JudgingError, judgment_refusal_check, lease_seconds
 
 NOTE_MAX_CHARS = 2000
 MAX_SECONDS_ON_TASK = 24 * 3600.0
 # Key of the PostgreSQL advisory lock that serialises renumbering one job's budget ranks
 # (the second key is the job id).
 _RANKS_LOCK = 0x52414E4B
-
-
-class JudgingError(ValueError):
-    """A judging action that is refused; the message says why, for the annotator."""
-
-
-class JudgingConflict(JudgingError):
-    """The pair is held by another annotator (or already has its judgments): not saved."""
 
 
 def review_lease_seconds() -> float:
@@ -481,43 +473,6 @@ def _uuid(value: uuid.UUID | str, *, what: str) -> uuid.UUID:
         raise JudgingError(f"{what} {value!r} is not a UUID") from None
 
 
-def _judgment_refusal_check(
-    locked: ReviewItem, annotator: Any, now: datetime, *, leased_only: bool = False
-) -> None:
-    """Raise JudgingConflict when ``annotator`` may not judge ``locked`` (its row locked):
-    it is another annotator's gold item, another annotator holds a live lease, an admin
-    decided it, it has its judgments, or this annotator judged it (or its query and chunk in
-    another job) already."""
-    if locked.assigned_to_id is not None and locked.assigned_to_id != annotator.pk:
-        raise JudgingConflict("This pair is not in your queue; your answer was not saved.")
-    if leased_only and locked.leased_to_id != annotator.pk:
-        raise JudgingConflict(
-            "You do not hold this pair (skipped, given back or never leased to you): lease it "
-            "first; your answer was not saved."
-        )
-    others_lease = (
-        locked.leased_to_id is not None
-        and locked.leased_to_id != annotator.pk
-        and locked.lease_expires_at is not None
-        and locked.lease_expires_at > now
-    )
-    if others_lease:
-        raise JudgingConflict(
-            "Your lease on this pair expired and another annotator is judging it now; "
-            "your answer was not saved."
-        )
-    if Adjudication.objects.filter(item=locked).exists():
-        raise JudgingConflict("An admin has already decided this pair; not saved.")
-    if locked.judgments_done >= locked.judgments_needed:
-        raise JudgingConflict("This pair already has the judgments it needs; not saved.")
-    if Judgment.objects.filter(item=locked, annotator=annotator, undone_at__isnull=True).exists():
-        raise JudgingConflict("You have already judged this pair; not saved.")
-    if judged_elsewhere_exists(item=locked, annotator=annotator):
-        raise JudgingConflict(
-            "You have already judged this query and chunk in another job; not saved."
-        )
-
-
 # A judgment nobody timed (the simulated annotator's): no seconds, never a click-through.
 UNTIMED = JudgmentTimes(0.0, None, False)
 
@@ -557,14 +512,11 @@ def judgment_record(
     this annotator's heartbeats reported) plus it, clamped to 0..86,400, or None (not
     measured) when neither exists, and the click-through flag
     (:func:`assess.review.active_time.judgment_times` has the rules and settings).
-    ``guidelines`` is the version of the
-    guidelines the annotator had confirmed (:mod:`assess.review.guidelines`), stored with it.
+    ``guidelines``: the version the annotator confirmed (:mod:`assess.review.guidelines`).
     ``timed=False`` records a judgment nobody timed (the simulated annotator's): no active
     seconds and never a click-through, so it cannot count as a fast human answer.
-    ``leased_only=True`` (answers over the API, where nothing watches the screen) takes an
-    answer only from the annotator holding the pair's lease (an expired one nobody claimed
-    since included), and its wall seconds are the time since that lease began, or
-    ``seconds`` when smaller: a client cannot claim more time than it held the pair.
+    ``leased_only=True`` (the API's answers) takes one only from the lease's holder, its
+    seconds capped by the lease (:func:`~assess.review.judgment_rules.lease_seconds`).
 
     Raises JudgingConflict when another annotator holds a live lease on the pair, the pair
     already has the judgments it needs or an adjudication, or this annotator already judged
@@ -583,10 +535,9 @@ def judgment_record(
             if stored.item_id != locked.pk or stored.annotator_id != annotator.pk:
                 raise JudgingError("this submission id was already used for another pair")
             return Recorded(stored, False)
-        _judgment_refusal_check(locked, annotator, now, leased_only=leased_only)
-        if leased_only and locked.claimed_at is not None:
-            held = max(0.0, (now - locked.claimed_at).total_seconds())
-            seconds = held if not seconds else min(_clean_seconds(seconds), held)
+        judgment_refusal_check(locked, annotator, now, leased_only=leased_only)
+        if leased_only:
+            seconds = lease_seconds(locked, seconds, now)
         times = _times(locked, annotator, seconds, active_seconds, now) if timed else UNTIMED
         try:
             with transaction.atomic():

@@ -80,6 +80,12 @@ def test_the_job_detail_has_the_budget_of_the_newest_refined_set(refined, api_as
             "alpha P@10: too few human labels (audited or escalated) bear on this run's value "
             "(n_b = 1; at least 5 "
             "needed): the interval is every value the pairs without a human label allow",
+            # alpha's nDCG@10 rests on fewer than 5 labels too: the 2 more planned are the
+            # first step that would give it 5, not labels for +-0.01.
+            "for alpha, whose nDCG@10 rests on fewer than 5 labels' effective size (n_b), the "
+            "more audited labels planned are only a first step, those that would give each 5 "
+            "if n_b grows with the audit share (judged escalations bearing on it do not): its "
+            "width is known once they are in, so plan again then",
         ],
         "error": "",
         "refined": "test-dream",
