@@ -136,3 +136,58 @@ def test_many_problems_of_several_kinds_are_cut_with_and_n_more(sixty, tmp_path)
     assert message[41] == "  line 41: unknown document id 'u1'"
     assert len(message) == 1 + MAX_LISTED + 1
     assert message[-1] == f"  ... and {70 - MAX_LISTED} more"
+
+
+# tiny (d1-d3, q1-q2): line 2 a field short, line 3 naming d9, line 4 repeating line 1.
+THREE_QRELS = "q1 0 d1 1\nq2 0 d3\nq2 0 d9 1\nq1 0 d1 0\n"
+
+
+@pytest.mark.django_db
+def test_the_api_names_both_options_as_json_fields(tiny_dataset, api_as):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from corpora.models import QrelSet
+    from corpora.services.operations import operation_run
+
+    api = api_as("admin")
+    upload = SimpleUploadedFile("three.qrels", THREE_QRELS.encode())
+    answer = api.post("/api/v1/datasets/tiny/qrels", {"name": "three", "qrels": upload})
+    assert answer.status_code == 202, answer.content
+    operation_run(operation_id=answer.json()["id"])
+    body = api.get(answer.json()["url"]).json()
+    assert body["error"] == (
+        "import failed, nothing imported: three.qrels:2: 3 problems: 1 bad line, 1 duplicate "
+        f"pair, 1 row with an unknown id; {UNCHECKED_NOTE}\n"
+        "  line 2: expected 4 fields (qid iter docid rel), got 3\n"
+        "  line 3: unknown document id 'd9'\n"
+        "  line 4: query 'q1' document 'd1' on lines 1, 4\n"
+        'To get past this: send "on_duplicate": "keep-max" or keep-last to resolve duplicates; '
+        'send "unknown_ids": "drop" to skip the rows with unknown ids (counted and listed)'
+    )
+    assert not QrelSet.objects.filter(name="three").exists()
+
+
+@pytest.mark.django_db
+def test_the_operation_page_names_both_of_the_forms_choices(tiny_dataset, client_as):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from corpora.models import Operation
+    from corpora.services.operations import operation_run
+
+    client = client_as("admin")
+    upload = SimpleUploadedFile("three.qrels", THREE_QRELS.encode())
+    answer = client.post(
+        "/datasets/tiny/actions/qrels/",
+        {"name": "three", "fmt": "trec", "unknown_ids": "reject", "qrels": upload},
+    )
+    assert answer.status_code == 302
+    operation = Operation.objects.get()
+    operation_run(operation_id=operation.pk)
+    page = client.get(f"/operations/{operation.pk}/").content.decode()
+    start = page.index('<p id="operation-fix">')
+    assert page[start : page.index("</p>", start)] == (
+        '<p id="operation-fix">To get past this, upload again and choose &quot;keep the '
+        "highest&quot; for &quot;Duplicate rows&quot; or keep-last to resolve duplicates and "
+        "choose &quot;drop those rows, counted&quot; for &quot;Unknown ids&quot; to skip the "
+        "rows with unknown ids (counted and listed)."
+    )
