@@ -498,7 +498,8 @@ def run_import(
     trec_eval reads a run; raw scores are stored as they are. ``name`` defaults to the file's
     tag. One transaction; rejects, changing nothing, with file and line: a malformed line, a
     non-numeric score, a document listed twice for a query, unknown query or document ids
-    (all listed), several tags without ``name``, a name already taken. With
+    (all of these found in one reading and refused once, :mod:`corpora.file_problems`),
+    then several tags without ``name``, a name already taken. With
     ``unknown_ids="drop"`` the rows naming unknown ids are skipped instead, counted in the
     run's ``parameters["unknown_ids_dropped"]`` and listed (``file:line: unknown ... id``) in
     the ImportRecord's ``summary["unknown_ids_dropped_rows"]``.
