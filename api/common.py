@@ -25,7 +25,7 @@ from core.roles import Role, user_has_role
 from core.tokens import api_token_user
 from corpora.models import Dataset, Operation, Pool, QrelSet, Run
 from corpora.services import dataset_get, qrel_set_get, run_get
-from corpora.services.operations import operation_fix
+from corpora.services.operations import operation_fixes
 
 READERS = (Role.RESEARCHER, Role.ADMIN)
 ADMINS = (Role.ADMIN,)
@@ -203,5 +203,7 @@ class OperationOut(Schema):
 
 def _operation_error(operation: Operation) -> str:
     """The operation's error, with the option that would get past it as a JSON field."""
-    fix = operation_fix(operation=operation)
-    return f"{operation.error}\nTo get past this: {fix.words('api')}" if fix else operation.error
+    fixes = operation_fixes(operation=operation)
+    if not fixes:
+        return operation.error
+    return f"{operation.error}\nTo get past this: {'; '.join(f.words('api') for f in fixes)}"

@@ -93,7 +93,9 @@ class FormatError(ValueError):
     unknown ids, malformed lines), so the whole list reaches the user at once; ``omitted``
     counts those left out of it (said as "... and N more"). ``fix`` is the option that
     would get past it (:class:`core.fixes.OptionFix`), worded after the reason: ``str()`` as
-    the command line says it, :meth:`worded` for the API or the browser.
+    the command line says it, :meth:`worded` for the API or the browser; ``more_fixes`` the
+    options past the other problems of a file refused for several
+    (:mod:`corpora.file_problems`), worded after it.
     """
 
     def __init__(
@@ -105,12 +107,14 @@ class FormatError(ValueError):
         *,
         fix: OptionFix | None = None,
         omitted: int = 0,
+        more_fixes: Iterable[OptionFix] = (),
     ) -> None:
         self.path = str(path)
         self.line = line
         self.reason = reason
         self.details = list(details)
         self.fix = fix
+        self.more_fixes = list(more_fixes)
         self.omitted = omitted  # offending records counted but not in ``details``
         super().__init__(self.worded("cli"))
 
@@ -120,12 +124,9 @@ class FormatError(ValueError):
         where = f"{self.path}:{self.line}" if self.line is not None else self.path
         reason = self.reason
         if self.fix is not None and interface != "plain":
-            words = (
-                self.fix.browser_words(form)
-                if interface == "browser"
-                else self.fix.words(interface)
-            )
-            reason = f"{reason}; {words}"
+            for fix in (self.fix, *self.more_fixes):
+                words = fix.browser_words(form) if interface == "browser" else fix.words(interface)
+                reason = f"{reason}; {words}"
         message = f"{where}: {reason}"
         if self.details:
             shown = self.details[:MAX_LISTED]
@@ -204,6 +205,33 @@ def parse_lines(
     errors.raise_if_any()
     if not seen_any:
         raise FormatError(path, None, empty)
+
+
+def parse_all(
+    path: str | Path, read: Callable[[int, str], _R | None], empty: str
+) -> tuple[list[_R], LineErrors]:
+    """Every record ``read(line_number, text)`` makes of ``path``'s lines, bad lines or not,
+    and the bad lines collected (:class:`LineErrors`, not raised): for a file whose rows are
+    checked further (duplicates, unknown ids) before one refusal names every problem
+    (:mod:`corpora.file_problems`). A file that cannot be opened, or whose gzip stream breaks,
+    is a bad line too, where the reading stopped. Raises FormatError ``empty`` only when no
+    line held a record and none was bad."""
+    errors = LineErrors(path)
+    records: list[_R] = []
+    try:
+        for number, text in iter_lines(path, errors):
+            try:
+                record = read(number, text)
+            except FormatError as exc:
+                errors.add(exc)
+                continue
+            if record is not None:
+                records.append(record)
+    except FormatError as exc:  # from iter_lines: the file cannot be read on
+        errors.add(exc)
+    if not records and not errors:
+        raise FormatError(path, None, empty)
+    return records, errors
 
 
 @dataclass(frozen=True, slots=True)
@@ -475,6 +503,11 @@ def parse_beir_qrels(path: str | Path) -> Iterator[QrelRecord]:
     Raises :class:`FormatError` for a wrong field count, a bad grade or an empty file,
     listing every bad line (:func:`parse_lines`).
     """
+    yield from parse_lines(path, _beir_qrels_line(path), _NO_QRELS)
+
+
+def _beir_qrels_line(path: str | Path) -> Callable[[int, str], QrelRecord | None]:
+    """The reader of one line of the BEIR qrels file ``path`` (see :func:`parse_beir_qrels`)."""
     header_possible = [True]  # until the first line with fields
 
     def read(number: int, text: str) -> QrelRecord | None:
@@ -496,7 +529,7 @@ def parse_beir_qrels(path: str | Path) -> Iterator[QrelRecord]:
             relevance=parse_grade(fields[2], path, number),
         )
 
-    yield from parse_lines(path, read, _NO_QRELS)
+    return read
 
 
 def trec_qrels_header_refuse(path: str | Path) -> None:
@@ -534,6 +567,11 @@ def parse_trec_qrels(path: str | Path) -> Iterator[QrelRecord]:
     Raises :class:`FormatError` for a wrong field count, a bad grade or an empty file,
     listing every bad line (:func:`parse_lines`).
     """
+    yield from parse_lines(path, _trec_qrels_line(path), _NO_QRELS)
+
+
+def _trec_qrels_line(path: str | Path) -> Callable[[int, str], QrelRecord | None]:
+    """The reader of one line of the TREC qrels file ``path`` (see :func:`parse_trec_qrels`)."""
 
     def read(number: int, text: str) -> QrelRecord | None:
         fields = text.split()
@@ -550,7 +588,15 @@ def parse_trec_qrels(path: str | Path) -> Iterator[QrelRecord]:
             relevance=parse_grade(fields[3], path, number),
         )
 
-    yield from parse_lines(path, read, _NO_QRELS)
+    return read
+
+
+def read_qrels(path: str | Path, fmt: str) -> tuple[list[QrelRecord], LineErrors]:
+    """Every row of the qrels file ``path`` (``fmt`` "trec" or "beir") that can be read, and
+    the lines that cannot (:func:`parse_all`), for an import that checks the rows before it
+    refuses once. FormatError for an empty file or one that cannot be opened."""
+    line = _trec_qrels_line(path) if fmt == "trec" else _beir_qrels_line(path)
+    return parse_all(path, line, _NO_QRELS)
 
 
 def parse_answers(path: str | Path) -> Iterator[AnswerRecord]:
@@ -580,12 +626,13 @@ def parse_answers(path: str | Path) -> Iterator[AnswerRecord]:
 
 def resolve_duplicate_qrels(
     records: Iterable[QrelRecord], policy: str | None, path: str | Path
-) -> tuple[list[QrelRecord], int]:
-    """Return ``(records, dropped)`` with one record per (query, doc), in first-seen order.
+) -> tuple[list[QrelRecord], int, dict[tuple[str, str], list[int]]]:
+    """Return ``(records, dropped, lines)`` with one record per (query, doc), in first-seen
+    order, and ``lines`` the lines of every pair found more than once.
 
-    ``policy`` None rejects any duplicate, listing every line of every duplicated pair;
-    ``"keep-max"`` keeps the highest grade, ``"keep-last"`` the last row. Raises
-    :class:`FormatError` on duplicates without a policy, or an unknown policy.
+    ``"keep-max"`` keeps the highest grade, ``"keep-last"`` the last row; with ``policy``
+    None the duplicates are a problem (:func:`duplicate_qrels_error`), which the caller
+    raises with the file's other problems. Raises :class:`FormatError` for an unknown policy.
     """
     if policy not in (None, *DUPLICATE_POLICIES):
         raise FormatError(path, None, f"unknown duplicate policy {policy!r}")
@@ -604,19 +651,23 @@ def resolve_duplicate_qrels(
             policy == "keep-max" and record.relevance > previous.relevance
         ):
             kept[key] = record
-    if lines and policy is None:
-        details = [
-            f"query {q!r} document {d!r} on lines {', '.join(map(str, ls))}"
-            for (q, d), ls in lines.items()
-        ]
-        raise FormatError(
-            path,
-            lines[next(iter(lines))][1],
-            f"{len(lines)} duplicate (query, document) pair(s)",
-            details,
-            fix=OptionFix("on_duplicate", "keep-max", "or keep-last to resolve them"),
-        )
-    return list(kept.values()), dropped
+    return list(kept.values()), dropped, lines
+
+
+def duplicate_qrels_error(lines: dict[tuple[str, str], list[int]], path: str | Path) -> FormatError:
+    """The refusal of qrels holding the pairs of ``lines`` (from :func:`resolve_duplicate_qrels`)
+    more than once, listing every line of each, naming ``--on-duplicate``."""
+    details = [
+        f"query {q!r} document {d!r} on lines {', '.join(map(str, ls))}"
+        for (q, d), ls in lines.items()
+    ]
+    return FormatError(
+        path,
+        lines[next(iter(lines))][1],
+        f"{len(lines)} duplicate (query, document) pair(s)",
+        details,
+        fix=OptionFix("on_duplicate", "keep-max", "or keep-last to resolve them"),
+    )
 
 
 def format_trec_qrel(query_id: str, doc_id: str, relevance: int) -> str:

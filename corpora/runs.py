@@ -12,7 +12,7 @@ from the same file.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO
 
@@ -20,7 +20,7 @@ import numpy as np
 
 from core.text import plural
 
-from .formats import FormatError, check_id, parse_lines
+from .formats import FormatError, LineErrors, check_id, parse_all, parse_lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +76,21 @@ def parse_trec_run(path) -> Iterator[RunRecord]:
     non-integer rank, a non-numeric or infinite score, or an empty file: one error listing
     every bad line with its reason (:func:`corpora.formats.parse_lines`).
     """
+    yield from parse_lines(path, _run_line(path), _NO_RUN_LINES)
+
+
+def read_trec_run(path) -> tuple[list[RunRecord], LineErrors]:
+    """Every line of the TREC run file ``path`` that can be read (see :func:`parse_trec_run`)
+    and the lines that cannot, collected, not raised (:func:`corpora.formats.parse_all`), so
+    that an import checks the rows too before it refuses once. FormatError for an empty file."""
+    return parse_all(path, _run_line(path), _NO_RUN_LINES)
+
+
+_NO_RUN_LINES = "file is empty (no run lines)"
+
+
+def _run_line(path) -> Callable[[int, str], RunRecord | None]:
+    """The reader of one line of the run file ``path`` (see :func:`parse_trec_run`)."""
 
     def read(number: int, text: str) -> RunRecord | None:
         fields = text.split()
@@ -98,34 +113,36 @@ def parse_trec_run(path) -> Iterator[RunRecord]:
             tag=fields[5],
         )
 
-    yield from parse_lines(path, read, "file is empty (no run lines)")
+    return read
 
 
-def reject_duplicates(records: Iterable[RunRecord], path) -> list[RunRecord]:
-    """All records, or :class:`FormatError` listing every line of every document that appears
-    twice for the same query."""
+def duplicate_lines(records: Iterable[RunRecord]) -> dict[tuple[str, str], list[int]]:
+    """``{(query id, doc id): lines}`` of every document that appears more than once for the
+    same query, in the order the pairs first repeat."""
     first: dict[tuple[str, str], int] = {}
     lines: dict[tuple[str, str], list[int]] = {}
-    kept = []
     for record in records:
         key = (record.query_id, record.doc_id)
         if key in first:
             lines.setdefault(key, [first[key]]).append(record.line)
         else:
             first[key] = record.line
-        kept.append(record)
-    if lines:
-        details = [
-            f"query {q!r} document {d!r} on lines {', '.join(map(str, ls))}"
-            for (q, d), ls in lines.items()
-        ]
-        raise FormatError(
-            path,
-            lines[next(iter(lines))][1],
-            f"{len(lines)} document(s) listed twice for the same query",
-            details,
-        )
-    return kept
+    return lines
+
+
+def duplicates_error(lines: dict[tuple[str, str], list[int]], path) -> FormatError:
+    """The refusal of a run listing the documents of ``lines`` (:func:`duplicate_lines`, not
+    empty) twice for a query, every line of each."""
+    details = [
+        f"query {q!r} document {d!r} on lines {', '.join(map(str, ls))}"
+        for (q, d), ls in lines.items()
+    ]
+    return FormatError(
+        path,
+        lines[next(iter(lines))][1],
+        f"{len(lines)} document(s) listed twice for the same query",
+        details,
+    )
 
 
 def rank_order(entries: Iterable[tuple[str, float]]) -> list[tuple[str, int, float]]:

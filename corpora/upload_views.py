@@ -23,7 +23,7 @@ from .forms import BeirUploadForm, QrelsUploadForm, RunUploadForm
 from .models import Dataset, Operation
 from .services import RunError, dataset_get, run_create
 from .services.datasets import dataset_name_problem
-from .services.operations import OperationError, operation_create, operation_fix
+from .services.operations import OperationError, operation_create, operation_fixes
 from .services.runs import run_start_background
 from .views import action_forms, dataset_page, upload_limit_text
 
@@ -151,12 +151,14 @@ def operation_detail(request: HttpRequest, pk: int) -> HttpResponse:
     operation = Operation.objects.select_related("dataset", "created_by").filter(pk=pk).first()
     if operation is None:
         raise Http404(f"No operation {pk}.")
-    fix = operation_fix(operation=operation)
+    form = UPLOAD_FORMS.get(operation.kind, _no_form)()
     context = {
         "operation": operation,
         "polling": not operation.ended,
-        # The option that gets past the error, in the words of the form that sent it.
-        "fix_words": fix.browser_words(UPLOAD_FORMS.get(operation.kind, _no_form)()) if fix else "",
+        # The options that get past the error, in the words of the form that sent it.
+        "fix_words": " and ".join(
+            f.browser_words(form) for f in operation_fixes(operation=operation)
+        ),
     }
     if wants_fragment(request):
         return render(request, "corpora/partials/operation_status.html", context)

@@ -1,4 +1,5 @@
-"""Benchmark write/read actions: .datasets, .embeddings (dense vectors), .runs (with
+"""Benchmark write/read actions: .datasets (with .file_ids, the ids a qrels or run file
+names looked up), .embeddings (dense vectors), .runs (with
 .run_settings, a built-in run's checked settings), .fusion (fused runs), .systems (the
 standard set of varied systems), .pools.
 Re-exports only the names used outside corpora; corpora's own modules import the submodules.

@@ -2,8 +2,9 @@
 
 Every import runs in one transaction: a :class:`~corpora.formats.FormatError` (or any other
 error) rolls back everything the import wrote, so bad input changes nothing. This module also
-owns the bulk-write and progress helpers (:func:`copy_rows`, :func:`_progress`) and the id
-lookups (:func:`id_maps`) that the run and pool services reuse.
+owns the bulk-write and progress helpers (:func:`copy_rows`, :func:`_progress`) that the run
+and pool services reuse; a qrels file is read whole and refused once for all its problems
+(:mod:`corpora.file_problems`, the ids looked up by :mod:`.file_ids`).
 """
 
 from __future__ import annotations
@@ -23,16 +24,22 @@ from tqdm import tqdm
 
 from core.fixes import OptionFix
 from core.names import NameRefused, name_check, name_problem, text_clean, title_check
+from core.text import plural
 
 from .. import formats
+from ..file_problems import FileProblems, Problem, duplicate_entries
 from ..formats import FormatError
 from ..identical import IDENTICAL_ID_POLICIES, exclude_by_default
 from ..models import Dataset, Document, ImportRecord, Qrel, QrelSet, Query
 from ..ordering import code_point
 from ..selectors import identical_counts
+from .file_ids import UNKNOWN_IDS_FIX as UNKNOWN_IDS_FIX
+from .file_ids import check_unknown_ids, qrels_ids_resolve
 from .long_texts import dataset_long_texts
 
 BATCH_SIZE = 5000
+#: The option that imports a corpus or queries file holding an id twice.
+DUPLICATE_IDS_FIX = OptionFix("on_duplicate", "keep-last", "to keep the last record of each")
 
 
 def _progress(iterable: Iterable, *, desc: str, enabled: bool, unit: str) -> Iterable:
@@ -158,102 +165,35 @@ def _import_queries(
     return len(objs), dropped
 
 
-def id_maps(dataset: Dataset, records: Iterable) -> tuple[dict[str, int], dict[str, int]]:
-    """``(query_id → pk, doc_id → pk)`` for the ids ``records`` name that exist in ``dataset``,
-    looked up in batches; ids missing from the dataset are simply absent."""
-    query_ids = sorted({r.query_id for r in records})
-    doc_ids = sorted({r.doc_id for r in records})
-    query_pk: dict[str, int] = {}
-    doc_pk: dict[str, int] = {}
-    for start in range(0, len(query_ids), BATCH_SIZE):
-        query_pk.update(
-            Query.objects.filter(
-                dataset=dataset, query_id__in=query_ids[start : start + BATCH_SIZE]
-            ).values_list("query_id", "pk")
+def _qrels_read(
+    dataset: Dataset, path: Path, *, fmt: str, on_duplicate: str | None, unknown_ids: str
+) -> tuple[dict[str, int], dict[str, int], list[formats.QrelRecord], int, list[str]]:
+    """Read the qrels file ``path`` whole and check it: bad lines, duplicate pairs (without
+    ``on_duplicate``) and unknown ids (with ``unknown_ids="reject"``), refused at once
+    (:class:`corpora.file_problems.FileProblems`). Returns ``(query_pk, doc_pk, records
+    kept, duplicates resolved, rows dropped for unknown ids)``."""
+    if fmt == "trec":
+        formats.trec_qrels_header_refuse(path)
+    records, bad_lines = formats.read_qrels(path, fmt)
+    problems = FileProblems(path)
+    problems.add_bad_lines(bad_lines)
+    records, dropped, lines = formats.resolve_duplicate_qrels(records, on_duplicate, path)
+    if lines and on_duplicate is None:
+        problems.add(
+            Problem(
+                error=formats.duplicate_qrels_error(lines, path),
+                entries=duplicate_entries(lines),
+                count=len(lines),
+                counted=plural(len(lines), "duplicate pair"),
+                fix=OptionFix("on_duplicate", "keep-max", "or keep-last to resolve duplicates"),
+            )
         )
-    for start in range(0, len(doc_ids), BATCH_SIZE):
-        doc_pk.update(
-            Document.objects.filter(
-                dataset=dataset, doc_id__in=doc_ids[start : start + BATCH_SIZE]
-            ).values_list("doc_id", "pk")
-        )
-    return query_pk, doc_pk
-
-
-# Unknown ids: a qrels or run row naming an id absent from the dataset is rejected or dropped.
-#: The option that imports a file whose rows name unknown ids, skipping those rows.
-UNKNOWN_IDS_FIX = OptionFix("unknown_ids", "drop", "to skip those rows (counted and listed)")
-#: The option that imports a corpus or queries file holding an id twice.
-DUPLICATE_IDS_FIX = OptionFix("on_duplicate", "keep-last", "to keep the last record of each")
-
-
-def unknown_id_rows(records: list, query_pk: dict, doc_pk: dict, path: Path) -> list[str]:
-    """One ``path:line: unknown ... id 'X'`` line per record naming an unknown id."""
-    return [
-        f"{path}:{r.line}: unknown query id {r.query_id!r}"
-        if r.query_id not in query_pk
-        else f"{path}:{r.line}: unknown document id {r.doc_id!r}"
-        for r in records
-        if r.query_id not in query_pk or r.doc_id not in doc_pk
-    ]
-
-
-def check_unknown_ids(policy: str, path: Path) -> None:
-    """Raise FormatError (naming ``path``) unless ``policy`` is an ``--unknown-ids`` policy
-    (reject or drop)."""
-    if policy not in formats.UNKNOWN_ID_POLICIES:
-        raise FormatError(
-            path, None, f"unknown --unknown-ids policy {policy!r} (expected reject or drop)"
-        )
-
-
-def _id_lines(records: list[formats.QrelRecord]) -> dict[tuple[str, str], str]:
-    """Where each id of ``records`` is found, in words: ``{("query" | "doc", id): "line 4"
-    | "line 4 and 12 more lines"}`` (its first line, so that a refusal listing an unknown id
-    points at a line to fix, and how many others name it)."""
-    found: dict[tuple[str, str], list[int]] = {}
-    for r in records:
-        found.setdefault(("query", r.query_id), []).append(r.line)
-        found.setdefault(("doc", r.doc_id), []).append(r.line)
-    return {
-        key: f"line {min(at)}"
-        + (f" and {len(at) - 1:,} more line{'s' if len(at) > 2 else ''}" if len(at) > 1 else "")
-        for key, at in found.items()
-    }
-
-
-def _resolve_ids(
-    dataset: Dataset, records: list[formats.QrelRecord], path: Path, unknown_ids: str = "reject"
-) -> tuple[dict[str, int], dict[str, int], list[formats.QrelRecord], list[str]]:
-    """Map the qrels' query and doc ids to primary keys: ``(query_pk, doc_pk, records kept,
-    dropped)``. Unknown ids are rejected, listing them (``unknown_ids="reject"``), or their
-    rows skipped (``"drop"``), ``dropped`` listing each as ``path:line: unknown ... id``."""
-    check_unknown_ids(unknown_ids, path)
-    query_pk, doc_pk = id_maps(dataset, records)
-    if unknown_ids == "drop":
-        dropped = unknown_id_rows(records, query_pk, doc_pk, path)
-        kept = [r for r in records if r.query_id in query_pk and r.doc_id in doc_pk]
-        return query_pk, doc_pk, kept, dropped
-    query_ids = sorted({r.query_id for r in records})
-    doc_ids = sorted({r.doc_id for r in records})
-    missing_queries = [q for q in query_ids if q not in query_pk]
-    missing_docs = [d for d in doc_ids if d not in doc_pk]
-    if missing_queries or missing_docs:
-        first_line = min(
-            r.line for r in records if r.query_id not in query_pk or r.doc_id not in doc_pk
-        )
-        lines = _id_lines(records)
-        details = [f"unknown query id {q!r} ({lines['query', q]})" for q in missing_queries]
-        details += [f"unknown document id {d!r} ({lines['doc', d]})" for d in missing_docs]
-        raise FormatError(
-            path,
-            first_line,
-            f"qrels name {len(missing_queries)} unknown query id(s) and "
-            f"{len(missing_docs)} unknown document id(s) in dataset {dataset.slug!r}",
-            details,
-            fix=UNKNOWN_IDS_FIX,
-        )
-    return query_pk, doc_pk, records, []
+    query_pk, doc_pk, records, unknown, problem = qrels_ids_resolve(
+        dataset, records, path, unknown_ids
+    )
+    problems.add(problem)
+    problems.raise_if_any()
+    return query_pk, doc_pk, records, dropped, unknown
 
 
 def _import_qrels(
@@ -273,11 +213,9 @@ def _import_qrels(
         raise FormatError(path, None, problem)
     if QrelSet.objects.filter(dataset=dataset, name=name).exists():
         raise FormatError(path, None, f"qrel set {name!r} already exists in {dataset.slug!r}")
-    if fmt == "trec":
-        formats.trec_qrels_header_refuse(path)
-    parser = formats.parse_trec_qrels if fmt == "trec" else formats.parse_beir_qrels
-    records, dropped = formats.resolve_duplicate_qrels(parser(path), on_duplicate, path)
-    query_pk, doc_pk, records, unknown = _resolve_ids(dataset, records, path, unknown_ids)
+    query_pk, doc_pk, records, dropped, unknown = _qrels_read(
+        dataset, path, fmt=fmt, on_duplicate=on_duplicate, unknown_ids=unknown_ids
+    )
     qrel_set = QrelSet.objects.create(
         dataset=dataset,
         name=name,

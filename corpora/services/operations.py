@@ -213,8 +213,7 @@ def operation_run(*, operation_id: int) -> Operation:
         # for themselves (a form's label, a JSON field) from ``result["fix"]``.
         message = server_paths_hidden(error_worded(exc, "plain"), root)
         message = FAILED_PREFIX.get(operation.kind, "") + message  # the commands' words
-        fix = error_fix(exc)
-        _operation_end(operation, error=message, result={"fix": fix.as_dict()} if fix else None)
+        _operation_end(operation, error=message, result=_fixes_stored(exc))
     except Exception as exc:  # anything else is stored too: the row must not stay running
         log.exception("operation %s failed", operation_id)  # the full paths: the server's log
         _operation_end(operation, error=unexpected_error_shown(exc, root))
@@ -254,10 +253,32 @@ def server_paths_hidden(text: str, root: Path | None) -> str:
     return text
 
 
+def _fixes_stored(exc: BaseException) -> dict | None:
+    """What a failed step stores of the options that get past ``exc``: ``{"fix": ...}``, and
+    ``"more_fixes": [...]`` for a file refused for several kinds of problem (each as
+    :meth:`OptionFix.as_dict`); None without one."""
+    fix = error_fix(exc)
+    if fix is None:
+        return None
+    more = [f.as_dict() for f in getattr(exc, "more_fixes", ()) if isinstance(f, OptionFix)]
+    return {"fix": fix.as_dict(), **({"more_fixes": more} if more else {})}
+
+
 def operation_fix(*, operation: Operation) -> OptionFix | None:
     """The option that would have got a failed operation past its error (stored by
     :func:`operation_run` in ``result["fix"]``), for the page or the API to word; or None."""
     return OptionFix.from_dict((operation.result or {}).get("fix")) if operation.error else None
+
+
+def operation_fixes(*, operation: Operation) -> list[OptionFix]:
+    """Every option that would get a failed operation past a part of its error: the one of
+    :func:`operation_fix`, then those of the file's other kinds of problem
+    (``result["more_fixes"]``, :mod:`corpora.file_problems`); [] without one."""
+    first = operation_fix(operation=operation)
+    if first is None:
+        return []
+    more = [OptionFix.from_dict(d) for d in (operation.result or {}).get("more_fixes") or ()]
+    return [first, *(f for f in more if f is not None)]
 
 
 def _operation_end(

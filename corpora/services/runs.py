@@ -22,30 +22,29 @@ from django.db.models import F
 from core.broker import background_after_commit, task_named
 from core.fixes import FixableError, OptionFix
 from core.names import NameRefused, name_problem, text_clean
+from core.text import plural
 
 from .. import retrieval
 from .. import runs as run_files
+from ..file_problems import FileProblems, Problem, duplicate_entries, unknown_entries
 from ..formats import FormatError
 from ..identical import skip_identical
 from ..models import Dataset, DocumentEmbedding, ImportRecord, QrelSet, Query, Run, RunEntry
 from ..ordering import code_point
-from .datasets import (
-    BATCH_SIZE,
-    UNKNOWN_IDS_FIX,
-    check_unknown_ids,
-    copy_rows,
-    id_maps,
-    progress_bar,
-    qrel_set_get,
-    qrels_rows,
-    unknown_id_rows,
-)
+from .datasets import BATCH_SIZE, copy_rows, progress_bar, qrel_set_get, qrels_rows
 from .embeddings import (
     embeddings_ensure,
     embeddings_seed_bundled,
     embeddings_windows_ensure,
     run_documents,
     truncated_document_count,
+)
+from .file_ids import (
+    UNKNOWN_IDS_FIX,
+    check_unknown_ids,
+    id_maps,
+    unknown_id_rows,
+    unknown_ids_problem,
 )
 from .run_settings import run_settings
 
@@ -499,7 +498,8 @@ def run_import(
     trec_eval reads a run; raw scores are stored as they are. ``name`` defaults to the file's
     tag. One transaction; rejects, changing nothing, with file and line: a malformed line, a
     non-numeric score, a document listed twice for a query, unknown query or document ids
-    (all listed), several tags without ``name``, a name already taken. With
+    (all of these found in one reading and refused once, :mod:`corpora.file_problems`),
+    then several tags without ``name``, a name already taken. With
     ``unknown_ids="drop"`` the rows naming unknown ids are skipped instead, counted in the
     run's ``parameters["unknown_ids_dropped"]`` and listed (``file:line: unknown ... id``) in
     the ImportRecord's ``summary["unknown_ids_dropped_rows"]``.
@@ -508,22 +508,15 @@ def run_import(
     started = time.monotonic()
     path = Path(path)
     check_unknown_ids(unknown_ids, path)
-    records = run_files.reject_duplicates(run_files.parse_trec_run(path), path)
-    tags = list(dict.fromkeys(r.tag for r in records))
-    name = _run_import_name(name, tags, records, path)
     try:
         system = text_clean(system, field="system", max_length=500)
     except NameRefused as exc:
         raise FormatError(path, None, str(exc)) from None
     with transaction.atomic():
+        records, tags, query_pk, doc_pk, unknown = _run_file_read(dataset, path, unknown_ids)
+        name = _run_import_name(name, tags, records, path)
         if Run.objects.filter(dataset=dataset, name=name).exists():
             raise FormatError(path, None, f"run {name!r} already exists in {dataset.slug!r}")
-        query_pk, doc_pk = id_maps(dataset, records)
-        unknown = unknown_id_rows(records, query_pk, doc_pk, path)
-        if unknown and unknown_ids == "drop":
-            records = [r for r in records if r.query_id in query_pk and r.doc_id in doc_pk]
-        elif unknown:
-            _resolve_run_ids(dataset, records, path)  # raises, listing them
         rows, queries, reordered = _run_import_rows(records, query_pk, doc_pk)
         run = Run.objects.create(
             dataset=dataset,
@@ -596,30 +589,59 @@ def _run_import_rows(
     return rows, len(by_query), reordered
 
 
-def _resolve_run_ids(
-    dataset: Dataset, records: list[run_files.RunRecord], path: Path
-) -> tuple[dict[str, int], dict[str, int]]:
-    """Map a run's query and doc ids to primary keys; reject unknown ids, listing them."""
-    query_pk, doc_pk = id_maps(dataset, records)
-    bad = [r for r in records if r.query_id not in query_pk or r.doc_id not in doc_pk]
-    if bad:
-        details = [
-            f"line {r.line}: unknown query id {r.query_id!r}"
-            if r.query_id not in query_pk
-            else f"line {r.line}: unknown document id {r.doc_id!r}"
-            for r in bad
-        ]
-        missing_q = len({r.query_id for r in bad if r.query_id not in query_pk})
-        missing_d = len({r.doc_id for r in bad if r.doc_id not in doc_pk})
-        raise FormatError(
-            path,
-            bad[0].line,
-            f"run names {missing_q} unknown query id(s) and {missing_d} unknown document "
-            f"id(s) in dataset {dataset.slug!r}",
-            details,
-            fix=UNKNOWN_IDS_FIX,
+def _run_file_read(
+    dataset: Dataset, path: Path, unknown_ids: str
+) -> tuple[list[run_files.RunRecord], list[str], dict[str, int], dict[str, int], list[str]]:
+    """Read the run file ``path`` whole and check it: bad lines, a document twice for a
+    query, and (with ``unknown_ids="reject"``) unknown query or document ids, refused at once
+    (:class:`corpora.file_problems.FileProblems`). Returns ``(records kept, the file's tags
+    in order, query_pk, doc_pk, rows dropped for unknown ids as path:line: unknown ... id)``."""
+    records, bad_lines = run_files.read_trec_run(path)
+    tags = list(dict.fromkeys(r.tag for r in records))
+    problems = FileProblems(path)
+    problems.add_bad_lines(bad_lines)
+    if lines := run_files.duplicate_lines(records):
+        problems.add(
+            Problem(
+                error=run_files.duplicates_error(lines, path),
+                entries=duplicate_entries(lines),
+                count=len(lines),
+                counted=plural(len(lines), "document listed twice", "documents listed twice"),
+            )
         )
-    return query_pk, doc_pk
+    query_pk, doc_pk = id_maps(dataset, records)
+    unknown = unknown_id_rows(records, query_pk, doc_pk, path)
+    if unknown and unknown_ids == "drop":
+        records = [r for r in records if r.query_id in query_pk and r.doc_id in doc_pk]
+    elif unknown:
+        problems.add(_unknown_run_ids(dataset, records, query_pk, doc_pk, path))
+        unknown = []
+    problems.raise_if_any()
+    return records, tags, query_pk, doc_pk, unknown
+
+
+def _unknown_run_ids(
+    dataset: Dataset,
+    records: list[run_files.RunRecord],
+    query_pk: dict[str, int],
+    doc_pk: dict[str, int],
+    path: Path,
+) -> Problem:
+    """The rows of a run naming ids absent from ``dataset``, as one kind of its problems;
+    alone, refused as ``run names Q unknown query id(s) and D unknown document id(s)``,
+    a ``line L: unknown ... id`` for each row."""
+    entries = unknown_entries(records, query_pk, doc_pk)
+    missing_q = len({r.query_id for r in records if r.query_id not in query_pk})
+    missing_d = len({r.doc_id for r in records if r.doc_id not in doc_pk})
+    error = FormatError(
+        path,
+        entries[0][0],
+        f"run names {missing_q} unknown query id(s) and {missing_d} unknown document "
+        f"id(s) in dataset {dataset.slug!r}",
+        [f"line {line}: {text}" for line, text in entries],
+        fix=UNKNOWN_IDS_FIX,
+    )
+    return unknown_ids_problem(error, entries)
 
 
 def run_rows(*, run: Run) -> Iterator[tuple[str, str, int, float]]:

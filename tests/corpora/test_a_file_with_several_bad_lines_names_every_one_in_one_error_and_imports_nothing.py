@@ -33,15 +33,17 @@ BAD_5_7_21 = (
 
 
 @pytest.mark.django_db
-def test_import_run_names_the_bad_lines_5_7_and_21_at_once(energy, run_tables, tmp_path):
+def test_import_run_names_the_bad_lines_5_7_and_21_at_once(sixty, run_tables, tmp_path):
+    # Into a dataset that holds d1..d21: the bad lines are the file's only problems (the
+    # 4-document "energy" would also refuse the 14 rows naming d5..d21 it lacks).
     path = tmp_path / "bad.run"
     path.write_text(run_file(run_with_bad_lines_5_7_and_21()), encoding="utf-8")
     before = run_tables()
     with pytest.raises(FormatError) as err:
-        run_import(dataset=energy, path=path, name="bad")
+        run_import(dataset=sixty, path=path, name="bad")
     assert str(err.value) == f"{path}{BAD_5_7_21}"
     with pytest.raises(CommandError) as caught:
-        call_command("import_run", "energy", str(path), "--name", "bad", stdout=io.StringIO())
+        call_command("import_run", "sixty", str(path), "--name", "bad", stdout=io.StringIO())
     assert str(caught.value) == f"import failed, nothing imported: {path}{BAD_5_7_21}"
     assert run_tables() == before
 
