@@ -108,11 +108,11 @@ def _item_out(item: ReviewItem, annotator: Any) -> dict[str, Any]:
     guidelines = guidelines_for_item(item=item)
     base = f"/api/v1/review/items/{item.public_id}"
     return {
+        # No query or document id: on a public benchmark an id looks the pair up in the
+        # qrels, which would tell a known-answer pair and give away its answer.
         "id": str(item.public_id),
-        "query_id": view.query_id,
         "query": view.query,
         "answers": view.answers,
-        "doc_id": view.doc_id,
         "title": view.title,
         "chunk": "".join(s.text for s in view.chunk),
         "labels": [{"label": c.label, "name": c.name, "rubric": c.rubric} for c in view.choices],
@@ -139,7 +139,8 @@ def _item_out(item: ReviewItem, annotator: Any) -> dict[str, Any]:
 def review_next(request: HttpRequest, payload: NextIn | None = None) -> dict[str, Any]:
     """Lease the next pair to judge, as opening the judging page does: ``{"item": ITEM or
     null, "queue": n, "today": n}``. ITEM: ``id`` (a UUID, the item's public id),
-    ``query_id``, ``query``, ``answers``, ``doc_id``, ``title``, ``chunk``,
+    ``query``, ``answers``, ``title``, ``chunk`` (no query or document id, as on the page:
+    on a public benchmark an id would look the pair up in the qrels),
     ``chunk_truncated``, ``labels`` (``[{"label", "name", "rubric"}]``, the labels this pair
     takes, highest first), ``debate`` (null for a pair to judge blind; else ``{"why",
     "rounds": [{"number", "agreed", "turns": [...]}]}``), ``lease_expires`` (ISO time; the

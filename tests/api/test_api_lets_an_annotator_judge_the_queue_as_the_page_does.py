@@ -184,3 +184,16 @@ def test_an_undone_answer_gives_the_pair_back_to_answer_again(api_as, make_revie
     assert _post(client, item["judgment"], again).status_code == 201
     nothing = _post(client, f"/api/v1/review/judgments/{uuid.uuid4()}/undo")
     assert nothing.status_code == 409 and "Nothing to undo" in nothing.json()["detail"]
+
+
+def test_neither_the_api_nor_the_page_shows_the_pairs_ids_to_the_annotator(
+    api_as, client_as, make_review_job
+):
+    # q001 and d001 would look the pair up in a public benchmark's qrels.
+    make_review_job(escalated=2)
+    item = _post(api_as("annotator"), NEXT).json()["item"]
+    assert "q001" not in str(item) and "d001" not in str(item)
+    # The page's annotator is given the other pair, q002 / d002.
+    page = client_as("annotator").get("/judge/").content.decode()
+    assert 'id="pair-query">Does vitamin D reduce fractures?' in page
+    assert "q002" not in page and "d002" not in page
