@@ -177,47 +177,11 @@ class LineErrors:
 _R = TypeVar("_R")
 
 
-def parse_lines(
-    path: str | Path, read: Callable[[int, str], _R | None], empty: str
+def _records(
+    path: str | Path, read: Callable[[int, str], _R | None], errors: LineErrors
 ) -> Iterator[_R]:
-    """Stream what ``read(line_number, text)`` makes of each line of ``path`` (None: a line
-    that holds no record, such as a blank one). Every line is read: a FormatError ``read``
-    raises, or a line that is not UTF-8, is collected, no record is yielded after the first
-    one, and at the end one FormatError names them all (:meth:`LineErrors.raise_if_any`).
-    FormatError ``empty`` when no line held a record; a file that cannot be opened or a
-    damaged gzip stream stops the reading there."""
-    errors = LineErrors(path)
-    seen_any = False
-    try:
-        for number, text in iter_lines(path, errors):
-            try:
-                record = read(number, text)
-            except FormatError as exc:
-                errors.add(exc)
-                continue
-            if record is None:
-                continue
-            seen_any = True
-            if not errors:
-                yield record
-    except FormatError as exc:  # from iter_lines: the file cannot be read on
-        errors.add(exc)
-    errors.raise_if_any()
-    if not seen_any:
-        raise FormatError(path, None, empty)
-
-
-def parse_all(
-    path: str | Path, read: Callable[[int, str], _R | None], empty: str
-) -> tuple[list[_R], LineErrors]:
-    """Every record ``read(line_number, text)`` makes of ``path``'s lines, bad lines or not,
-    and the bad lines collected (:class:`LineErrors`, not raised): for a file whose rows are
-    checked further (duplicates, unknown ids) before one refusal names every problem
-    (:mod:`corpora.file_problems`). A file that cannot be opened, or whose gzip stream breaks,
-    is a bad line too, where the reading stopped. Raises FormatError ``empty`` only when no
-    line held a record and none was bad."""
-    errors = LineErrors(path)
-    records: list[_R] = []
+    """Every record ``read(line_number, text)`` makes of ``path``'s lines; bad lines (and
+    where an unreadable file or a broken gzip stream stopped) go to ``errors``."""
     try:
         for number, text in iter_lines(path, errors):
             try:
@@ -226,9 +190,38 @@ def parse_all(
                 errors.add(exc)
                 continue
             if record is not None:
-                records.append(record)
+                yield record
     except FormatError as exc:  # from iter_lines: the file cannot be read on
         errors.add(exc)
+
+
+def parse_lines(
+    path: str | Path, read: Callable[[int, str], _R | None], empty: str
+) -> Iterator[_R]:
+    """Stream what ``read(line_number, text)`` makes of each line of ``path`` (None: no
+    record, e.g. a blank line). Every line is read; after the first bad line nothing more is
+    yielded, and at the end one FormatError names them all (:meth:`LineErrors.raise_if_any`);
+    FormatError ``empty`` when no line held a record."""
+    errors = LineErrors(path)
+    seen_any = False
+    for record in _records(path, read, errors):
+        seen_any = True
+        if not errors:
+            yield record
+    errors.raise_if_any()
+    if not seen_any:
+        raise FormatError(path, None, empty)
+
+
+def parse_all(
+    path: str | Path, read: Callable[[int, str], _R | None], empty: str
+) -> tuple[list[_R], LineErrors]:
+    """Every record of ``path`` (:func:`_records`) and its bad lines, collected, not raised:
+    for a file whose rows are checked further (duplicates, unknown ids) before one refusal
+    names every problem (:mod:`corpora.file_problems`). Raises FormatError ``empty`` only
+    when no line held a record and none was bad."""
+    errors = LineErrors(path)
+    records = list(_records(path, read, errors))
     if not records and not errors:
         raise FormatError(path, None, empty)
     return records, errors
@@ -627,8 +620,8 @@ def parse_answers(path: str | Path) -> Iterator[AnswerRecord]:
 def resolve_duplicate_qrels(
     records: Iterable[QrelRecord], policy: str | None, path: str | Path
 ) -> tuple[list[QrelRecord], int, dict[tuple[str, str], list[int]]]:
-    """Return ``(records, dropped, lines)`` with one record per (query, doc), in first-seen
-    order, and ``lines`` the lines of every pair found more than once.
+    """``(records, dropped, lines)``: one record per (query, doc), in first-seen order, and
+    the lines of every pair found more than once.
 
     ``"keep-max"`` keeps the highest grade, ``"keep-last"`` the last row; with ``policy``
     None the duplicates are a problem (:func:`duplicate_qrels_error`), which the caller
@@ -654,20 +647,26 @@ def resolve_duplicate_qrels(
     return list(kept.values()), dropped, lines
 
 
-def duplicate_qrels_error(lines: dict[tuple[str, str], list[int]], path: str | Path) -> FormatError:
-    """The refusal of qrels holding the pairs of ``lines`` (from :func:`resolve_duplicate_qrels`)
-    more than once, listing every line of each, naming ``--on-duplicate``."""
+def duplicates_refusal(
+    lines: dict[tuple[str, str], list[int]],
+    path: str | Path,
+    reason: str,
+    fix: OptionFix | None = None,
+) -> FormatError:
+    """The refusal of a file holding the pairs of ``lines`` (not empty) more than once:
+    ``reason`` and every line of each pair, at the first repeat's line."""
     details = [
         f"query {q!r} document {d!r} on lines {', '.join(map(str, ls))}"
         for (q, d), ls in lines.items()
     ]
-    return FormatError(
-        path,
-        lines[next(iter(lines))][1],
-        f"{len(lines)} duplicate (query, document) pair(s)",
-        details,
-        fix=OptionFix("on_duplicate", "keep-max", "or keep-last to resolve them"),
-    )
+    return FormatError(path, lines[next(iter(lines))][1], reason, details, fix=fix)
+
+
+def duplicate_qrels_error(lines: dict[tuple[str, str], list[int]], path: str | Path) -> FormatError:
+    """:func:`duplicates_refusal` of qrels (``lines`` from :func:`resolve_duplicate_qrels`),
+    naming ``--on-duplicate``."""
+    fix = OptionFix("on_duplicate", "keep-max", "or keep-last to resolve them")
+    return duplicates_refusal(lines, path, f"{len(lines)} duplicate (query, document) pair(s)", fix)
 
 
 def format_trec_qrel(query_id: str, doc_id: str, relevance: int) -> str:

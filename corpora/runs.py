@@ -20,7 +20,14 @@ import numpy as np
 
 from core.text import plural
 
-from .formats import FormatError, LineErrors, check_id, parse_all, parse_lines
+from .formats import (
+    FormatError,
+    LineErrors,
+    check_id,
+    duplicates_refusal,
+    parse_all,
+    parse_lines,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,16 +140,8 @@ def duplicate_lines(records: Iterable[RunRecord]) -> dict[tuple[str, str], list[
 def duplicates_error(lines: dict[tuple[str, str], list[int]], path) -> FormatError:
     """The refusal of a run listing the documents of ``lines`` (:func:`duplicate_lines`, not
     empty) twice for a query, every line of each."""
-    details = [
-        f"query {q!r} document {d!r} on lines {', '.join(map(str, ls))}"
-        for (q, d), ls in lines.items()
-    ]
-    return FormatError(
-        path,
-        lines[next(iter(lines))][1],
-        f"{len(lines)} document(s) listed twice for the same query",
-        details,
-    )
+    reason = f"{len(lines)} document(s) listed twice for the same query"
+    return duplicates_refusal(lines, path, reason)
 
 
 def rank_order(entries: Iterable[tuple[str, float]]) -> list[tuple[str, int, float]]:

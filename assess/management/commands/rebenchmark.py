@@ -89,7 +89,8 @@ class Command(BaseCommand):
             f"re-benchmark of {dataset.slug}: {len(report.runs)} runs ({', '.join(report.runs)}) "
             f"on qrels {original.name} (original) and {refined.name} (refined)\n"
         )
-        if not hasattr(refined, "refinement"):
+        made_by_refine = hasattr(refined, "refinement")
+        if not made_by_refine:
             self.stdout.write(f"Note: {not_refined_note(refined.name)}.\n")
         simulated = simulated_sentence(refined_simulated(refined=refined))
         if simulated:
@@ -102,7 +103,7 @@ class Command(BaseCommand):
         found = None
         if opts["no_intervals"]:
             deltas = DeltaIntervals(missing="not computed (--no-intervals)")
-        elif not hasattr(refined, "refinement"):
+        elif not made_by_refine:
             deltas = not_refined(refined.name)
         else:
             found = report_intervals(
