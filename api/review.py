@@ -140,10 +140,10 @@ def review_next(request: HttpRequest, payload: NextIn | None = None) -> dict[str
     """Lease the next pair to judge, as opening the judging page does: ``{"item": ITEM or
     null, "queue": n, "today": n}``. ITEM: ``id`` (a UUID, the item's public id),
     ``query``, ``answers``, ``title``, ``chunk`` (no query or document id, as on the page:
-    on a public benchmark an id would look the pair up in the qrels),
-    ``chunk_truncated``, ``labels`` (``[{"label", "name", "rubric"}]``, the labels this pair
-    takes, highest first), ``debate`` (null for a pair to judge blind; else ``{"why",
-    "rounds": [{"number", "agreed", "turns": [...]}]}``), ``lease_expires`` (ISO time; the
+    on a public benchmark an id would look the pair up in the qrels), ``labels``
+    (``[{"label", "name", "rubric"}]``, the labels this pair takes, highest first),
+    ``debate`` (null for a pair to judge blind; else ``{"why", "chunk_truncated", "rounds":
+    [{"number", "agreed", "turns": [...]}]}``), ``lease_expires`` (ISO time; the
     pair goes back to the queue then), ``guidelines`` (null, or ``{"version", "text",
     "confirmed", "confirm"}``: POST ``confirm`` before answering) and the URLs ``judgment``
     and ``skip``. A pair already leased to this annotator comes back first. ``exclude``:
